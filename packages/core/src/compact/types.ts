@@ -1,0 +1,106 @@
+/**
+ * @module compact/types
+ * The public contract of `compact()`: its input, options and result.
+ */
+
+import type { ChatMessage, MessageFormat } from "../messages/types.js";
+import type { SummarizerFailureKind } from "../errors/condense-error.js";
+import type { Ledger } from "../summary/ledger-types.js";
+import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
+
+export interface CompactInput {
+  model: string;
+  /** Chat Completions messages, Anthropic `messages`, or Responses input items, per `format`. */
+  messages: readonly unknown[];
+  /** Default `openai`. */
+  format?: MessageFormat;
+  /** Anthropic top-level `system` (string or text blocks), when `format` is `anthropic`. */
+  system?: unknown;
+}
+
+export interface CompactOptions {
+  /** Tokens the model accepts, a number or `"128k"`. Default: from the model table. */
+  contextWindow?: number | string;
+  /** Fraction of the window that triggers compaction. Default 0.75. */
+  threshold?: number;
+  /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
+  reserveTokens?: number;
+  /** Tokens the model may answer with; counted into the reserve. */
+  maxOutputTokens?: number;
+  /** Leading messages kept verbatim after system/developer messages. Default 3. */
+  headMessages?: number;
+  /** Token budget of the verbatim tail. Default 20,000, scaled down for small windows. */
+  tailTokens?: number;
+  /** Messages the tail keeps at least. Default 4. */
+  minTailMessages?: number;
+  /** Default: `extractiveSummarizer()`. */
+  summarizer?: Summarizer;
+  /** Default `strict`. */
+  identifierPolicy?: IdentifierPolicy;
+  /** Operator text for `identifierPolicy: "custom"`. */
+  identifierInstructions?: string;
+  /** Manual-compaction instructions for the summarizer. */
+  instructions?: string;
+  /** What the summary should focus on. */
+  focus?: string;
+  /** Compact even below the threshold. */
+  force?: boolean;
+  signal?: AbortSignal;
+  /** Clock for cooldown decisions, ms since epoch or a Date. Default `Date.now()`. */
+  now?: number | Date;
+  /** While in the future (ms since epoch), the LLM tiers are skipped. */
+  cooldownUntil?: number;
+  /** Cooldown after a summarizer failure. Default 600 s. */
+  cooldownSeconds?: number;
+  /** Summary size bounds in tokens. Default 2,000 .. 12,000. */
+  summaryMinTokens?: number;
+  summaryMaxTokens?: number;
+}
+
+export type Tier = 0 | 1 | 2 | 3 | 4;
+
+export type WarningLevel = "none" | "warning" | "critical";
+
+export interface PrunedToolOutput {
+  toolCallId: string;
+  toolName: string;
+  /** The output exactly as it was in the input. */
+  content: string;
+  tokens: number;
+}
+
+export interface SummarizerFailure {
+  kind: SummarizerFailureKind;
+  message: string;
+  retryAfter?: number;
+}
+
+export interface CompactResult<M = ChatMessage> {
+  compacted: boolean;
+  /** Valid messages in the input's format. */
+  messages: M[];
+  /** Anthropic top-level `system`, when the input format is `anthropic`. */
+  system?: unknown;
+  /** The summary now in the context, or null. */
+  summary: string | null;
+  tier: Tier;
+  originalCount: number;
+  finalCount: number;
+  originalTokens: number;
+  finalTokens: number;
+  contextWindow: number;
+  /** Tokens the context may hold and still leave the reserve free. */
+  budget: number;
+  warningLevel: WarningLevel;
+  prunedToolOutputs: PrunedToolOutput[];
+  ledger: Ledger;
+  passes: number;
+  /** Why nothing was done, when `compacted` is false. */
+  reason?: string;
+  summarizerFailure?: SummarizerFailure;
+  /** Set after a summarizer failure: until then, skip the LLM tiers. */
+  cooldownUntil?: number;
+  /** Calls made to an LLM summarizer and tokens sent to it. */
+  summarizerCalls: number;
+  summarizerInputTokens: number;
+}

@@ -1,0 +1,53 @@
+/**
+ * @module messages/types
+ * The canonical message shape of the engine: OpenAI Chat Completions. Every
+ * other format (Anthropic Messages, OpenAI Responses) is converted to it on the
+ * way in and back on the way out.
+ */
+
+export type Role = "system" | "developer" | "user" | "assistant" | "tool";
+
+export interface TextPart {
+  type: "text";
+  text: string;
+}
+
+export interface ImagePart {
+  type: "image_url";
+  image_url: { url: string; detail?: "auto" | "low" | "high" };
+}
+
+export type ContentPart = TextPart | ImagePart;
+
+export type MessageContent = string | ContentPart[] | null;
+
+export interface ToolCall {
+  id: string;
+  type: "function";
+  function: { name: string; arguments: string };
+}
+
+/**
+ * One Chat Completions message. `reasoning` carries thinking/reasoning blocks
+ * from other formats so that round-trips keep them; it is never sent to a
+ * summarizer.
+ */
+export interface ChatMessage {
+  role: Role;
+  content: MessageContent;
+  name?: string;
+  tool_calls?: ToolCall[];
+  tool_call_id?: string;
+  /** Opaque provider data carried through conversions (thinking blocks, reasoning items, encrypted compaction items). */
+  provider_data?: ProviderData;
+}
+
+/** Data that only one provider format understands, kept so a round-trip loses nothing. */
+export interface ProviderData {
+  anthropic?: { thinking?: unknown[]; blocks?: unknown[]; cache_control?: unknown };
+  responses?: { items?: unknown[]; id?: string; status?: string };
+}
+
+export type Provider = "openai" | "anthropic" | "gemini";
+
+export type MessageFormat = "openai" | "anthropic" | "responses";
