@@ -1,0 +1,176 @@
+/**
+ * @module summary/redact
+ * Keeps secrets away from the summarizer: API keys, tokens, private keys and
+ * passwords are swapped for stable placeholders (`[[SECRET_1]]`) before any
+ * text leaves the process, and swapped back in the summary afterwards.
+ *
+ * Over-redaction is harmless (the placeholder is restored to the exact
+ * original text), under-redaction leaks, so the patterns lean generous. Every
+ * quantifier is bounded and no pattern nests quantifiers, so a match attempt
+ * does a bounded amount of work and a scan is linear in the text length.
+ */
+
+/**
+ * Remembers which secret got which placeholder during one `summarize` call,
+ * so the same secret gets the same placeholder in every request of that call.
+ */
+export interface SecretVault {
+  /** Placeholder by secret. */
+  readonly bySecret: Map<string, string>;
+  /** Secret by placeholder. */
+  readonly byPlaceholder: Map<string, string>;
+  /** Placeholder-like text found in the input itself: never handed out, so restoring cannot turn it into a secret. */
+  readonly reserved: Set<string>;
+}
+
+export function createSecretVault(): SecretVault {
+  return { bySecret: new Map(), byPlaceholder: new Map(), reserved: new Set() };
+}
+
+interface SecretPattern {
+  /** For tests and debugging; never the secret itself. */
+  name: string;
+  /** Global, with the `d` flag when it has a `secret` group. */
+  regex: RegExp;
+}
+
+// The value part of `key = value` assignments: anything up to a delimiter.
+const assignedValue = String.raw`[^\s"'\x60\\,;{}()<>\[\]]{6,512}`;
+const secretKeyNames = [
+  "api[_-]?key",
+  "apikey",
+  "secret(?:[_-]?(?:access[_-]?)?key)?",
+  "client[_-]?secret",
+  "access[_-]?token",
+  "refresh[_-]?token",
+  "auth[_-]?token",
+  "session[_-]?token",
+  "bearer[_-]?token",
+  "token",
+  "password",
+  "passwd",
+  "private[_-]?key",
+].join("|");
+
+const patterns: SecretPattern[] = [
+  {
+    name: "pem-private-key",
+    regex:
+      /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----[\s\S]{0,16384}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----/g,
+  },
+  {
+    // A key block cut short (no END line): take the base64 lines that follow.
+    name: "pem-private-key-truncated",
+    regex:
+      /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----(?:(?:\s|\\r|\\n){1,4}[A-Za-z0-9+/=:, -]{1,128}){0,512}/g,
+  },
+  {
+    name: "jwt",
+    regex: /\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,4096}/g,
+  },
+  // OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-) keys.
+  { name: "openai-anthropic-key", regex: /\bsk-[A-Za-z0-9_-]{20,512}/g },
+  { name: "stripe-key", regex: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,256}/g },
+  { name: "stripe-webhook-secret", regex: /\bwhsec_[A-Za-z0-9]{16,256}/g },
+  {
+    name: "aws-access-key-id",
+    regex: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA)[A-Z0-9]{16}\b/g,
+  },
+  {
+    name: "aws-secret-access-key",
+    regex:
+      /(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key|SecretAccessKey)["']?\s{0,4}(?::|=|=>)\s{0,4}["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
+  },
+  { name: "github-token", regex: /\b(?:ghp|gho|ghu|ghs|ghr)_[A-Za-z0-9]{30,255}/g },
+  { name: "github-fine-grained-token", regex: /\bgithub_pat_[A-Za-z0-9_]{40,255}/g },
+  { name: "slack-token", regex: /\bxox[abposr]-[A-Za-z0-9-]{10,255}/g },
+  { name: "slack-webhook", regex: /https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/]{16,128}/g },
+  { name: "google-api-key", regex: /\bAIza[0-9A-Za-z_-]{35}/g },
+  { name: "huggingface-token", regex: /\bhf_[A-Za-z0-9]{30,64}/g },
+  { name: "npm-token", regex: /\bnpm_[A-Za-z0-9]{36}/g },
+  {
+    name: "authorization-header",
+    regex:
+      /\b(?:proxy-)?authorization["']?\s{0,4}[:=]\s{0,4}["']?(?:(?:bearer|basic|token|bot|digest)\s{1,4})?(?<secret>[A-Za-z0-9._~+/=-]{8,4096})/dgi,
+  },
+  { name: "bearer-token", regex: /\bbearer\s{1,4}(?<secret>[A-Za-z0-9._~+/-]{12,4096}=*)/dgi },
+  {
+    // scheme://user:password@host: only the password goes.
+    name: "url-password",
+    regex: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{1,256}:(?<secret>[^\s/@"'<>]{1,256})@/dgi,
+  },
+  {
+    // "password": "two words", api_key='...': a quoted value may hold spaces.
+    name: "secret-assignment-quoted",
+    regex: new RegExp(
+      String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:${secretKeyNames})(?:\\?["'])?\s{0,4}(?::|=|=>)\s{0,4}\\?["'](?<secret>[^"'\\\r\n]{3,512})\\?["']`,
+      "dgi",
+    ),
+  },
+  {
+    // api_key=..., OPENAI_API_KEY: ..., client-secret => ...
+    name: "secret-assignment",
+    regex: new RegExp(
+      String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:${secretKeyNames})(?:\\?["'])?\s{0,4}(?::|=|=>)\s{0,4}(?:\\?["'])?(?<secret>${assignedValue})`,
+      "dgi",
+    ),
+  },
+];
+
+const placeholderPattern = /\[\[SECRET_(\d{1,6})\]\]/g;
+
+function placeholderFor(secret: string, vault: SecretVault): string {
+  const known = vault.bySecret.get(secret);
+  if (known !== undefined) return known;
+  let number = vault.bySecret.size + vault.reserved.size + 1;
+  while (vault.reserved.has(`[[SECRET_${number}]]`)) number += 1;
+  const placeholder = `[[SECRET_${number}]]`;
+  vault.bySecret.set(secret, placeholder);
+  vault.byPlaceholder.set(placeholder, secret);
+  return placeholder;
+}
+
+function isPlaceholder(text: string): boolean {
+  return /^\[\[SECRET_\d{1,6}\]\]$/.test(text);
+}
+
+function redactWith(text: string, pattern: SecretPattern, vault: SecretVault): string {
+  pattern.regex.lastIndex = 0;
+  let out = "";
+  let last = 0;
+  for (const match of text.matchAll(pattern.regex)) {
+    const whole = match.indices?.[0];
+    const group = match.indices?.groups?.secret;
+    const [start, end] = group ?? whole ?? [match.index, match.index + match[0].length];
+    const secret = text.slice(start, end);
+    if (secret === "" || isPlaceholder(secret)) continue;
+    out += text.slice(last, start) + placeholderFor(secret, vault);
+    last = end;
+  }
+  return last === 0 ? text : out + text.slice(last);
+}
+
+/**
+ * Replaces every secret in `text` with its placeholder. The same secret gets
+ * the same placeholder for the life of `vault`.
+ */
+export function redactSecrets(text: string, vault: SecretVault): string {
+  for (const literal of text.match(placeholderPattern) ?? []) {
+    if (!vault.byPlaceholder.has(literal)) vault.reserved.add(literal);
+  }
+  let out = text;
+  for (const pattern of patterns) out = redactWith(out, pattern, vault);
+  return out;
+}
+
+/** Puts the original secrets back where the summary mentions their placeholders. */
+export function restoreSecrets(text: string, vault: SecretVault): string {
+  if (vault.byPlaceholder.size === 0) return text;
+  return text.replace(
+    placeholderPattern,
+    (placeholder) => vault.byPlaceholder.get(placeholder) ?? placeholder,
+  );
+}
+
+/** Names of the patterns, for documentation and tests. */
+export const SECRET_PATTERN_NAMES: readonly string[] = patterns.map((pattern) => pattern.name);
