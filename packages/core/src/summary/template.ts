@@ -77,3 +77,40 @@ export function parseSections(summary: string): Map<string, string> {
   }
   return sections;
 }
+
+/** Where one section sits in a Markdown summary (offsets into the summary string). */
+export interface SectionLocation {
+  /** Start of the heading line. */
+  start: number;
+  /** Start of the body (just after the heading line's newline, or the end of the text). */
+  bodyStart: number;
+  /** End of the section: the start of the next heading of the same or a higher level, or the end of the text. */
+  end: number;
+}
+
+/** A heading line; `[^\n]*` keeps the scan linear on hostile model output. */
+const headingLinePattern = /^(#{1,4})[ \t]+([^\n]*)$/gm;
+
+/** Finds `section` by its normalized heading (any level 1-4, e.g. `### Exact Identifiers`); the first match wins. */
+export function locateSection(
+  summary: string,
+  section: SummarySection,
+): SectionLocation | undefined {
+  const wanted = normalizeHeading(section);
+  let found: { start: number; bodyStart: number; level: number } | undefined;
+  for (const match of summary.matchAll(headingLinePattern)) {
+    const level = match[1]?.length ?? 0;
+    if (found !== undefined) {
+      if (level <= found.level)
+        return { start: found.start, bodyStart: found.bodyStart, end: match.index };
+      continue;
+    }
+    if (normalizeHeading(match[2] ?? "") === wanted) {
+      const lineEnd = match.index + match[0].length;
+      found = { start: match.index, bodyStart: Math.min(lineEnd + 1, summary.length), level };
+    }
+  }
+  return found === undefined
+    ? undefined
+    : { start: found.start, bodyStart: found.bodyStart, end: summary.length };
+}
