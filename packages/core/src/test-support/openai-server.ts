@@ -18,7 +18,8 @@
  * - `error`: an HTTP error with an OpenAI-style error body and optional headers (`retry-after`).
  * - `raw`: any body with any status and content type (malformed JSON, HTML error pages).
  * - `truncated`: the answer stops mid-way: half a JSON body, or SSE chunks
- *   without a finish reason or `[DONE]`, then the connection is cut.
+ *   without a finish reason or `[DONE]`; then the connection is cut, or with
+ *   `stall: true` kept open and silent (a server that stops sending).
  * - `hang`: never answers (until the client gives up or the server closes).
  * Every reply may carry `delayMs` before anything is written.
  */
@@ -75,7 +76,7 @@ export type OpenAIServerReply =
       delayMs?: number;
     }
   | { type: "raw"; body: string; status?: number; contentType?: string; delayMs?: number }
-  | { type: "truncated"; content: string; delayMs?: number }
+  | { type: "truncated"; content: string; stall?: boolean; delayMs?: number }
   | { type: "hang"; delayMs?: number };
 
 /** Decides the reply to a request; `index` counts requests from 0. */
@@ -126,11 +127,11 @@ export function lastUserText(request: RecordedRequest): string {
 
 /**
  * A valid summary with every template section, echoing every `[[SECRET_n]]`
- * placeholder the request contained (so tests can check restoration) and the
- * number of the request.
+ * placeholder anywhere in the request (so tests can check restoration) and
+ * the number of the request.
  */
 export function templateSummary(request: RecordedRequest, index = 0): string {
-  const placeholders = [...new Set(lastUserText(request).match(/\[\[SECRET_\d+\]\]/g) ?? [])];
+  const placeholders = [...new Set(requestText(request).match(/\[\[SECRET_\d+\]\]/g) ?? [])];
   return SUMMARY_SECTIONS.map((section) => {
     let body = "None";
     if (section === "Goal") body = `Summary written for request ${index + 1}.`;
@@ -272,6 +273,10 @@ async function answer(
         );
         response.writeHead(200, { "content-type": "application/json" });
         response.write(body.slice(0, Math.floor(body.length / 2)));
+      }
+      if (reply.stall === true) {
+        await socketClosed;
+        return;
       }
       // Cut the connection without finishing the response.
       await sleep(10);

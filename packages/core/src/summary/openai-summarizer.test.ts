@@ -1,0 +1,138 @@
+// Runs in Node and in workerd: the summarizer must work without Node built-ins,
+// here with an injected fetch (the HTTP-server tests are in the `.node.test.ts`).
+import { describe, expect, it } from "vitest";
+import { InvalidOptionsError } from "../errors/condense-error.js";
+import { looksLikeRefusal, openAISummarizer, parseRetryAfter } from "./openai-summarizer.js";
+import type { SummarizeRequest } from "./summarizer.js";
+import { missingSections, SUMMARY_SECTIONS } from "./template.js";
+
+const summary = SUMMARY_SECTIONS.map((section) => `## ${section}\nNone`).join("\n\n");
+
+const request: SummarizeRequest = {
+  messages: [
+    {
+      role: "user",
+      content:
+        "Rename the `fetchUser` helper in src/api/user.ts. My key: sk-proj-AAAABBBBCCCCDDDDEEEEFFFF0000",
+    },
+    { role: "assistant", content: "Done: renamed to loadUser in src/api/user.ts." },
+  ],
+  model: "gpt-4o",
+  targetTokens: 500,
+  maxTokens: 2_000,
+  identifierPolicy: "strict",
+  ledger: { identifiers: [], files: { read: [], modified: ["src/api/user.ts"] }, userRequests: [] },
+};
+
+interface Captured {
+  url: string;
+  body: string;
+  authorization: string | null;
+}
+
+function fakeFetch(captured: Captured[], stream: boolean): typeof globalThis.fetch {
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const headers = new Headers(init?.headers);
+    captured.push({ url, body: String(init?.body), authorization: headers.get("authorization") });
+    if (!stream) {
+      const completion = {
+        id: "x",
+        object: "chat.completion",
+        created: 0,
+        model: "m",
+        choices: [
+          { index: 0, message: { role: "assistant", content: summary }, finish_reason: "stop" },
+        ],
+        usage: { prompt_tokens: 123, completion_tokens: 45, total_tokens: 168 },
+      };
+      return new Response(JSON.stringify(completion), {
+        headers: { "content-type": "application/json" },
+      });
+    }
+    const events = [
+      {
+        choices: [
+          {
+            index: 0,
+            delta: { role: "assistant", content: summary.slice(0, 40) },
+            finish_reason: null,
+          },
+        ],
+      },
+      { choices: [{ index: 0, delta: { content: summary.slice(40) }, finish_reason: null }] },
+      { choices: [{ index: 0, delta: {}, finish_reason: "stop" }] },
+      { choices: [], usage: { prompt_tokens: 321, completion_tokens: 45, total_tokens: 366 } },
+    ];
+    const text = `${events.map((event) => `data: ${JSON.stringify({ id: "x", object: "chat.completion.chunk", created: 0, model: "m", ...event })}\n\n`).join("")}data: [DONE]\n\n`;
+    return new Response(text, { headers: { "content-type": "text/event-stream" } });
+  };
+}
+
+describe("openAISummarizer with an injected fetch", () => {
+  for (const stream of [false, true]) {
+    it(`summarizes through the SDK (stream ${stream})`, async () => {
+      const captured: Captured[] = [];
+      const summarizer = openAISummarizer({
+        apiKey: "sk-test-key-000000000000000000000",
+        baseURL: "https://llm.example.test/v1",
+        model: "test-model",
+        fetch: fakeFetch(captured, stream),
+        stream,
+      });
+      expect(summarizer.name).toBe("openai:test-model");
+      expect(summarizer.kind).toBe("llm");
+      const result = await summarizer.summarize(request);
+      expect(captured).toHaveLength(1);
+      expect(captured[0]?.url).toBe("https://llm.example.test/v1/chat/completions");
+      expect(captured[0]?.authorization).toBe("Bearer sk-test-key-000000000000000000000");
+      expect(captured[0]?.body).not.toContain("sk-proj-AAAABBBBCCCCDDDDEEEEFFFF0000");
+      expect(captured[0]?.body).toContain("Rename the `fetchUser` helper");
+      expect(missingSections(result.summary)).toEqual([]);
+      expect(result.summary).toContain("src/api/user.ts");
+      expect(result.calls).toBe(1);
+      expect(result.inputTokens).toBe(stream ? 321 : 123);
+    });
+  }
+});
+
+describe("openAISummarizer options", () => {
+  it("names the option that is wrong", () => {
+    expect(() => openAISummarizer({ apiKey: "k", model: "" })).toThrow(/`model`/);
+    expect(() => openAISummarizer({ apiKey: "", model: "m" })).toThrow(/`apiKey`.*placeholder/);
+    expect(() => openAISummarizer({ apiKey: "k", model: "m", timeoutMs: 0 })).toThrow(
+      InvalidOptionsError,
+    );
+    expect(() => openAISummarizer({ apiKey: "k", model: "m", maxRetries: -1 })).toThrow(
+      /`maxRetries`/,
+    );
+    expect(() => openAISummarizer({ apiKey: "k", model: "m", contextWindow: Number.NaN })).toThrow(
+      /`contextWindow`/,
+    );
+  });
+});
+
+describe("parseRetryAfter", () => {
+  it("reads seconds, milliseconds and HTTP dates", () => {
+    expect(parseRetryAfter(new Headers({ "retry-after": "12" }))).toBe(12);
+    expect(parseRetryAfter(new Headers({ "retry-after-ms": "1500", "retry-after": "12" }))).toBe(
+      1.5,
+    );
+    const now = Date.parse("2026-01-01T00:00:00Z");
+    expect(
+      parseRetryAfter(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:30 GMT" }), now),
+    ).toBe(30);
+    expect(parseRetryAfter(new Headers({ "retry-after": "soon" }))).toBeUndefined();
+    expect(parseRetryAfter(new Headers())).toBeUndefined();
+    expect(parseRetryAfter(undefined)).toBeUndefined();
+  });
+});
+
+describe("looksLikeRefusal", () => {
+  it("spots refusals only when the template is absent", () => {
+    expect(looksLikeRefusal("I'm sorry, but I can't help with that.")).toBe(true);
+    expect(looksLikeRefusal("I cannot summarize this content.")).toBe(true);
+    expect(looksLikeRefusal(`I'm sorry for the long summary.\n\n${summary}`)).toBe(false);
+    expect(looksLikeRefusal("HACKED")).toBe(false);
+  });
+});
