@@ -1,0 +1,378 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
+import {
+  appendMissingIdentifiers,
+  buildLedger,
+  classifyUserMessage,
+  filesTouched,
+  missingIdentifiers,
+  packIdentifiers,
+  REQUEST_CHAR_LIMIT,
+  REQUESTS_TOTAL_LIMIT,
+  shellTouches,
+} from "./ledger.js";
+import type { Ledger } from "./ledger-types.js";
+import { parseSections } from "./template.js";
+
+function call(id: string, name: string, args: unknown): ToolCall {
+  return {
+    id,
+    type: "function",
+    function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
+  };
+}
+
+function assistant(content: string | null, ...calls: ToolCall[]): ChatMessage {
+  return calls.length > 0
+    ? { role: "assistant", content, tool_calls: calls }
+    : { role: "assistant", content };
+}
+
+function tool(id: string, content: string): ChatMessage {
+  return { role: "tool", tool_call_id: id, content };
+}
+
+function user(content: string): ChatMessage {
+  return { role: "user", content };
+}
+
+const emptyLedger: Ledger = {
+  identifiers: [],
+  files: { read: [], modified: [] },
+  userRequests: [],
+};
+
+describe("buildLedger identifiers", () => {
+  it("takes identifiers from user text, assistant text and tool arguments, plus every tool-call id, but not from tool output", () => {
+    const ledger = buildLedger([
+      user("Work on bead spotter-4te."),
+      assistant(
+        "Let me look at lib/spotter/application.ex first.",
+        call("toolu_01Read", "Read", { file_path: "/home/USER/projects/spotter/mix.exs" }),
+      ),
+      tool(
+        "toolu_01Read",
+        'deps: [{:opentelemetry, "~> 1.3"}] see https://hex.pm/packages/opentelemetry 7f3a9c2e',
+      ),
+      assistant(null, call("call_final", "bash", { command: "git log --oneline -1" })),
+      tool("call_final", "d9e611e feat: instrument hooks"),
+    ]);
+    expect(ledger.identifiers).toEqual([
+      "spotter-4te",
+      "lib/spotter/application.ex",
+      "toolu_01Read",
+      "/home/USER/projects/spotter/mix.exs",
+      "call_final",
+    ]);
+  });
+
+  it("skips tool feedback sent with the user role but keeps the user's own error reports", () => {
+    // openhands ponyc-4588: an error observation logged as a user message right after a tool result
+    const messages: ChatMessage[] = [
+      assistant(
+        null,
+        call("toolu_10", "str_replace_editor", { command: "str_replace", path: "/workspace/a.c" }),
+      ),
+      tool("toolu_10", "ERROR:\nNo replacement was performed."),
+      user(
+        "Parameter 'command' is expected to be one of ['view', 'create', 'str_replace', 'insert', 'undo_edit'].",
+      ),
+      assistant("I'll stop here."),
+      user("Error: build fails in src/ponyc/main.c, please fix"),
+    ];
+    const ledger = buildLedger(messages);
+    expect(ledger.userRequests).toEqual(["Error: build fails in src/ponyc/main.c, please fix"]);
+    expect(ledger.identifiers).toContain("src/ponyc/main.c");
+    expect(classifyUserMessage(messages[2]?.content as string, messages[1])).toBe("observation");
+  });
+
+  it("merges a previous ledger first, without duplicates", () => {
+    const previous: Ledger = {
+      identifiers: ["3f2a9c1", "src/a.ts"],
+      files: { read: ["src/a.ts"], modified: ["src/b.ts"] },
+      userRequests: ["Fix the login bug"],
+    };
+    const ledger = buildLedger(
+      [
+        user("Also update src/a.ts and src/c.ts"),
+        assistant(
+          null,
+          call("call_1", "Edit", { file_path: "src/b.ts", old_string: "x", new_string: "y" }),
+        ),
+        tool("call_1", "ok"),
+      ],
+      previous,
+    );
+    expect(ledger.identifiers).toEqual(["3f2a9c1", "src/a.ts", "src/c.ts", "call_1", "src/b.ts"]);
+    expect(ledger.files).toEqual({ read: ["src/a.ts"], modified: ["src/b.ts"] });
+    expect(ledger.userRequests).toEqual(["Fix the login bug", "Also update src/a.ts and src/c.ts"]);
+  });
+});
+
+describe("buildLedger user requests", () => {
+  it("keeps user requests verbatim and leaves out summaries and harness messages", () => {
+    // claude-code 258c7280 (shortened)
+    const ledger = buildLedger([
+      user("Implement spotter-gqc"),
+      user("[Request interrupted by user for tool use]"),
+      user(
+        "<task-notification>\n<task-id>b0be39e</task-id>\n<status>completed</status>\n</task-notification>",
+      ),
+      user(
+        "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.",
+      ),
+      user("## Goal\nx\n## Progress\ny\n## Files\nz\n## Exact identifiers\nw\n## Next steps\nv"),
+      user("did you push?"),
+    ]);
+    expect(ledger.userRequests).toEqual(["Implement spotter-gqc", "did you push?"]);
+    expect(ledger.identifiers).toContain("b0be39e");
+  });
+
+  it("trims each request and keeps the first plus the latest within the total budget", () => {
+    const long = (tag: string): string => `${tag} ${"x".repeat(REQUEST_CHAR_LIMIT + 100)}`;
+    const messages = ["first", "second", "third", "fourth", "fifth", "sixth"].map((tag) =>
+      user(long(tag)),
+    );
+    const ledger = buildLedger(messages);
+    for (const request of ledger.userRequests) {
+      expect(request.length).toBeLessThanOrEqual(REQUEST_CHAR_LIMIT + 20);
+      expect(request.endsWith("[…truncated]")).toBe(true);
+    }
+    const tags = ledger.userRequests.map((request) => request.split(" ")[0]);
+    expect(tags[0]).toBe("first");
+    expect(tags.at(-1)).toBe("sixth");
+    expect(tags).not.toContain("second");
+    const total = ledger.userRequests.reduce((sum, request) => sum + request.length, 0);
+    expect(total).toBeLessThanOrEqual(REQUESTS_TOTAL_LIMIT + REQUEST_CHAR_LIMIT + 20);
+    // Carrying the ledger forward trims nothing twice.
+    expect(buildLedger([], ledger).userRequests).toEqual(ledger.userRequests);
+  });
+
+  it("reads text parts of array content", () => {
+    const ledger = buildLedger([
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Look at" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,AAAA" } },
+          { type: "text", text: "src/ui/button.tsx" },
+        ],
+      },
+    ]);
+    expect(ledger.userRequests).toEqual(["Look at\nsrc/ui/button.tsx"]);
+    expect(ledger.identifiers).toEqual(["src/ui/button.tsx"]);
+  });
+});
+
+describe("filesTouched", () => {
+  const touched = (c: ToolCall): string[] => filesTouched(c).map((t) => `${t.kind}:${t.path}`);
+
+  it("recognizes Claude Code tools", () => {
+    expect(touched(call("1", "Read", { file_path: "/p/a.ex", limit: 50 }))).toEqual([
+      "read:/p/a.ex",
+    ]);
+    expect(
+      touched(call("2", "Edit", { file_path: "/p/a.ex", old_string: "a", new_string: "b" })),
+    ).toEqual(["modified:/p/a.ex"]);
+    expect(touched(call("3", "Write", { file_path: "/p/b.ex", content: "x" }))).toEqual([
+      "modified:/p/b.ex",
+    ]);
+    expect(touched(call("4", "MultiEdit", { file_path: "/p/c.ex", edits: [] }))).toEqual([
+      "modified:/p/c.ex",
+    ]);
+    expect(touched(call("5", "NotebookEdit", { notebook_path: "/p/n.ipynb" }))).toEqual([
+      "modified:/p/n.ipynb",
+    ]);
+    expect(touched(call("6", "Grep", { pattern: "x", path: "/p" }))).toEqual([]);
+    expect(touched(call("7", "Glob", { pattern: "**/*.ex" }))).toEqual([]);
+  });
+
+  it("recognizes the OpenHands editor by its command", () => {
+    const path = "/workspace/ponylang__ponyc__0.1/src/libponyc/expr/match.c";
+    expect(touched(call("toolu_05", "str_replace_editor", { command: "view", path }))).toEqual([
+      `read:${path}`,
+    ]);
+    expect(
+      touched(
+        call("toolu_10", "str_replace_editor", {
+          command: "str_replace",
+          path,
+          old_str: "a",
+          new_str: "b",
+        }),
+      ),
+    ).toEqual([`modified:${path}`]);
+    expect(
+      touched(
+        call("t", "str_replace_editor", { command: "create", path: "/w/t.c", file_text: "" }),
+      ),
+    ).toEqual(["modified:/w/t.c"]);
+  });
+
+  it("follows SWE-agent's open file for edit", () => {
+    // swe-agent pydicom-1458
+    const messages: ChatMessage[] = [
+      assistant(null, call("call_0", "create", { command: "create reproduce_bug.py\n" })),
+      tool("call_0", "[File: /pydicom__pydicom/reproduce_bug.py (1 lines total)]"),
+      assistant(null, call("call_3", "find_file", { command: 'find_file "numpy_handler.py"\n' })),
+      tool("call_3", "Found 1 matches"),
+      assistant(
+        null,
+        call("call_4", "open", {
+          command: "open pydicom/pixel_data_handlers/numpy_handler.py 293\n",
+        }),
+      ),
+      tool("call_4", "..."),
+      assistant(
+        null,
+        call("call_5", "edit", {
+          command: "edit 287:295\n    required_elements = [\nend_of_edit\n",
+        }),
+      ),
+      tool("call_5", "..."),
+    ];
+    expect(buildLedger(messages).files).toEqual({
+      read: ["pydicom/pixel_data_handlers/numpy_handler.py"],
+      modified: ["reproduce_bug.py", "pydicom/pixel_data_handlers/numpy_handler.py"],
+    });
+  });
+
+  it("recognizes shell reads and writes from real mini-swe-agent commands", () => {
+    const touches = (command: string): string[] =>
+      shellTouches(command).map((t) => `${t.kind}:${t.path}`);
+    expect(touches("cat /testbed/django/db/migrations/operations/fields.py | head -200")).toEqual([
+      "read:/testbed/django/db/migrations/operations/fields.py",
+    ]);
+    expect(touches("cat /testbed/django/db/models/fields/related.py | sed -n '765,850p'")).toEqual([
+      "read:/testbed/django/db/models/fields/related.py",
+    ]);
+    expect(
+      touches("sed -i 's/np\\.Inf/np.inf/g' ./pvlib/singlediode.py ./pvlib/pvsystem.py"),
+    ).toEqual(["modified:./pvlib/singlediode.py", "modified:./pvlib/pvsystem.py"]);
+    expect(
+      touches(
+        "cd /testbed && cat > test_rst_issue.py << 'EOF'\nfrom astropy.table import QTable\nprint('x') > other.txt\nEOF\npython test_rst_issue.py 2>&1",
+      ),
+    ).toEqual(["modified:test_rst_issue.py"]);
+    expect(touches('echo "int main() { return 0; }" > /workspace/test.c')).toEqual([
+      "modified:/workspace/test.c",
+    ]);
+    expect(
+      touches('grep -r "set_text_map" deps/opentelemetry*/src/ 2>/dev/null | head -10'),
+    ).toEqual([]);
+    expect(touches("cp ./pvlib/iam.py.backup ./pvlib/iam.py && rm -f scratch.py")).toEqual([
+      "modified:./pvlib/iam.py",
+      "modified:scratch.py",
+    ]);
+    expect(touches("patch -p1 < fix_l036_final.patch")).toEqual(["read:fix_l036_final.patch"]);
+    expect(touches("git checkout -- src/a.py && git diff -- src/b.py")).toEqual([
+      "modified:src/a.py",
+      "read:src/b.py",
+    ]);
+    expect(touches('python -c "print(1)" | tee -a run.log >> all.log')).toEqual([
+      "modified:all.log",
+      "modified:run.log",
+    ]);
+  });
+
+  it("reads apply_patch blocks and applied unified diffs", () => {
+    const patch =
+      "*** Begin Patch\n*** Update File: src/app.ts\n@@\n-a\n+b\n*** Add File: src/new.ts\n+x\n*** End Patch";
+    expect(touched(call("c1", "apply_patch", { input: patch }))).toEqual([
+      "modified:src/app.ts",
+      "modified:src/new.ts",
+    ]);
+    expect(
+      touched(
+        call("c2", "shell", { command: ["bash", "-lc", `apply_patch <<'EOF'\n${patch}\nEOF`] }),
+      ),
+    ).toEqual(["modified:src/app.ts", "modified:src/new.ts"]);
+    const diff = "git apply <<'EOF'\n--- a/lib/x.py\n+++ b/lib/x.py\n@@ -1 +1 @@\n-a\n+b\nEOF";
+    expect(touched(call("c3", "bash", { command: diff }))).toEqual(["modified:lib/x.py"]);
+    // Writing a patch file does not modify the files it names.
+    const written = "cat > fix.diff << 'EOF'\n--- a/lib/x.py\n+++ b/lib/x.py\nEOF";
+    expect(touched(call("c4", "bash", { command: written }))).toEqual(["modified:fix.diff"]);
+  });
+
+  it("classifies unknown tools by name and ignores malformed arguments", () => {
+    expect(touched(call("1", "mcp__fs__read_text_file", { path: "/etc/hosts" }))).toEqual([
+      "read:/etc/hosts",
+    ]);
+    expect(touched(call("2", "save_document", { filename: "notes.md" }))).toEqual([
+      "modified:notes.md",
+    ]);
+    expect(touched(call("3", "search", { path: "src" }))).toEqual([]);
+    expect(touched(call("4", "Read", "{not json"))).toEqual([]);
+  });
+});
+
+describe("missingIdentifiers and appendMissingIdentifiers", () => {
+  const ledger: Ledger = {
+    identifiers: ["3f2a9c1", "https://x.io/a`b", "call_1"],
+    files: { read: ["src/a.ts"], modified: ["src/b.ts"] },
+    userRequests: [],
+  };
+
+  it("lists identifiers and files absent from the summary, in ledger order", () => {
+    expect(missingIdentifiers("## Goal\nfix src/b.ts at 3f2a9c1", ledger)).toEqual([
+      "https://x.io/a`b",
+      "call_1",
+      "src/a.ts",
+    ]);
+  });
+
+  it("appends into an existing section, before the next heading", () => {
+    const summary =
+      "## Goal\nShip it\n\n## Exact identifiers\n- 3f2a9c1\n\n## Next steps\n1. Run tests\n";
+    const repaired = appendMissingIdentifiers(summary, missingIdentifiers(summary, ledger));
+    expect(missingIdentifiers(repaired, ledger)).toEqual([]);
+    const sections = parseSections(repaired);
+    expect(sections.get("Exact identifiers")).toBe(
+      "- 3f2a9c1\n- https://x.io/a`b, call_1, src/b.ts, src/a.ts",
+    );
+    expect(sections.get("Next steps")).toBe("1. Run tests");
+    expect(sections.get("Goal")).toBe("Ship it");
+  });
+
+  it("creates the section when absent and replaces a lone None", () => {
+    expect(appendMissingIdentifiers("## Goal\nShip it", ["a1b2c3d"])).toBe(
+      "## Goal\nShip it\n\n## Exact identifiers\n- a1b2c3d\n",
+    );
+    expect(appendMissingIdentifiers("", ["a1b2c3d"])).toBe("## Exact identifiers\n- a1b2c3d\n");
+    expect(
+      appendMissingIdentifiers("### Exact Identifiers\nNone\n## Next steps\nx", ["a1b2c3d"]),
+    ).toBe("### Exact Identifiers\n- a1b2c3d\n\n## Next steps\nx");
+    expect(appendMissingIdentifiers("## Goal\nx", [])).toBe("## Goal\nx");
+  });
+
+  it("packs identifiers into comma-separated lines about 100 characters wide", () => {
+    const ids = Array.from({ length: 30 }, (_, i) => `src/module_${i}/index.ts`);
+    const lines = packIdentifiers(ids).split("\n");
+    expect(lines.length).toBeGreaterThan(5);
+    for (const line of lines) expect(line.length).toBeLessThanOrEqual(102);
+    expect(packIdentifiers(["x".repeat(150), "b"])).toBe(`- ${"x".repeat(150)}\n- b`);
+  });
+
+  it("always leaves no identifier missing and keeps the other sections (property)", () => {
+    const idArb = fc.string({ minLength: 1, maxLength: 30 });
+    const bodyArb = fc.string({ maxLength: 60 }).map((s) => s.replace(/#/g, ""));
+    fc.assert(
+      fc.property(
+        fc.array(idArb, { maxLength: 20 }),
+        bodyArb,
+        fc.boolean(),
+        (ids, body, withSection) => {
+          const summary = withSection
+            ? `## Goal\n${body}\n\n## Exact identifiers\n${body}\n\n## Next steps\nstep`
+            : `## Goal\n${body}`;
+          const l: Ledger = { ...emptyLedger, identifiers: ids };
+          const repaired = appendMissingIdentifiers(summary, missingIdentifiers(summary, l));
+          expect(missingIdentifiers(repaired, l)).toEqual([]);
+          expect(repaired.startsWith(`## Goal\n${body}`.trimEnd())).toBe(true);
+          if (withSection) expect(repaired.endsWith("## Next steps\nstep")).toBe(true);
+        },
+      ),
+    );
+  });
+});
