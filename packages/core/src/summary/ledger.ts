@@ -288,11 +288,7 @@ export function filesTouched(call: ToolCall, editor: EditorState = {}): FileTouc
   const args = parseArguments(call);
   const command = shellCommandOf(call);
 
-  if (
-    SWE_AGENT_COMMANDS.has(name) &&
-    command !== undefined &&
-    command.trimStart().startsWith(name)
-  ) {
+  if (SWE_AGENT_COMMANDS.has(name) && command?.trimStart().startsWith(name)) {
     return sweAgentTouches(name, command, editor);
   }
   if (SHELL_TOOLS.has(name)) return command === undefined ? [] : shellTouches(command);
