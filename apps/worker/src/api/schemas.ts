@@ -1,0 +1,415 @@
+/**
+ * @module api/schemas
+ * Every request and response body of the HTTP API as zod schemas. The same
+ * definitions validate requests and generate `GET /openapi.json`, and their
+ * inferred types are exported for the typed client (`import type`).
+ */
+
+import { z } from "@hono/zod-openapi";
+
+// ---------------------------------------------------------------- shared
+
+export const ErrorResponse = z
+  .object({
+    error: z.object({
+      code: z.string().openapi({ example: "invalid_request" }),
+      message: z.string(),
+      details: z.unknown(),
+    }),
+  })
+  .openapi("Error");
+
+export const MessageFormat = z.enum(["openai", "anthropic", "responses"]).openapi("MessageFormat", {
+  description:
+    "openai: Chat Completions messages; anthropic: Messages API (`system` separate); responses: Responses API input items",
+});
+
+/** A message or item as the client sends it; its shape is checked by the engine per `format`. */
+export const InputMessage = z.record(z.string(), z.unknown()).openapi("InputMessage", {
+  description:
+    "A Chat Completions message, an Anthropic message or a Responses input item, per `format`.",
+});
+
+/** A Chat Completions message as the service returns it (the canonical form). */
+export const ChatMessage = z
+  .looseObject({
+    role: z.enum(["system", "developer", "user", "assistant", "tool"]),
+    content: z.unknown(),
+    name: z.string().optional(),
+    tool_calls: z.array(z.unknown()).optional(),
+    tool_call_id: z.string().optional(),
+  })
+  .openapi("ChatMessage");
+
+export const WarningLevel = z.enum(["none", "warning", "critical"]).openapi("WarningLevel", {
+  description: "none: fits; warning: over window − reserve; critical: over the window itself",
+});
+
+export const SessionIdParam = z.object({
+  id: z
+    .string()
+    .regex(/^[A-Za-z0-9._:-]{1,128}$/, "session ids are 1-128 characters of A-Z a-z 0-9 . _ : -")
+    .openapi({ param: { name: "id", in: "path" }, example: "agent-run-42" }),
+});
+
+const contextWindowValue = z
+  .union([z.number().int().positive(), z.string().regex(/^\s*\d+(\.\d+)?\s*[kKmM]?\s*$/)])
+  .openapi({ description: 'Tokens the model accepts: a number or a string such as "128k"' });
+
+const IdentifierPolicy = z.enum(["strict", "custom", "off"]);
+
+const Ledger = z.object({
+  identifiers: z.array(z.string()),
+  files: z.object({ read: z.array(z.string()), modified: z.array(z.string()) }),
+  userRequests: z.array(z.string()),
+});
+
+// ---------------------------------------------------------------- POST /v1/compact
+
+export const CompactOptionsBody = z
+  .strictObject({
+    contextWindow: contextWindowValue.optional(),
+    threshold: z.number().gt(0).lte(1).optional(),
+    reserveTokens: z.number().int().nonnegative().optional(),
+    maxOutputTokens: z.number().int().nonnegative().optional(),
+    headMessages: z.number().int().nonnegative().optional(),
+    tailTokens: z.number().int().nonnegative().optional(),
+    minTailMessages: z.number().int().nonnegative().optional(),
+    identifierPolicy: IdentifierPolicy.optional(),
+    identifierInstructions: z.string().max(20_000).optional(),
+    instructions: z.string().max(20_000).optional(),
+    focus: z.string().max(20_000).optional(),
+    force: z.boolean().optional(),
+    summaryMinTokens: z.number().int().nonnegative().optional(),
+    summaryMaxTokens: z.number().int().positive().optional(),
+  })
+  .openapi("CompactOptions");
+
+export const CompactRequest = z
+  .strictObject({
+    model: z.string().min(1).max(200),
+    messages: z.array(InputMessage).min(1),
+    format: MessageFormat.optional(),
+    system: z.unknown().optional().openapi({ description: "Anthropic top-level `system`" }),
+    options: CompactOptionsBody.optional(),
+  })
+  .openapi("CompactRequest");
+
+export const PrunedToolOutput = z.object({
+  toolCallId: z.string(),
+  toolName: z.string(),
+  content: z.string(),
+  tokens: z.number().int(),
+});
+
+export const CompactResponse = z
+  .object({
+    compacted: z.boolean(),
+    messages: z.array(z.unknown()),
+    system: z.unknown().optional(),
+    summary: z.string().nullable(),
+    tier: z.number().int().min(0).max(4),
+    originalCount: z.number().int(),
+    finalCount: z.number().int(),
+    originalTokens: z.number().int(),
+    finalTokens: z.number().int(),
+    contextWindow: z.number().int(),
+    budget: z.number().int(),
+    warningLevel: WarningLevel,
+    prunedToolOutputs: z.array(PrunedToolOutput),
+    ledger: Ledger,
+    passes: z.number().int(),
+    reason: z.string().optional(),
+    summarizerFailure: z
+      .object({ kind: z.string(), message: z.string(), retryAfter: z.number().optional() })
+      .optional(),
+    cooldownUntil: z.number().optional(),
+    summarizerCalls: z.number().int(),
+    summarizerInputTokens: z.number().int(),
+  })
+  .openapi("CompactResult");
+
+// ---------------------------------------------------------------- sessions
+
+export const AppendRequest = z
+  .strictObject({
+    messages: z.array(InputMessage).min(1),
+    format: MessageFormat.optional(),
+    system: z.unknown().optional().openapi({ description: "Anthropic top-level `system`" }),
+    model: z.string().min(1).max(200).optional(),
+    usage: z.strictObject({ inputTokens: z.number().int().nonnegative() }).optional().openapi({
+      description:
+        "What the provider reported for the last call; calibrates the token estimate of non-OpenAI models",
+    }),
+  })
+  .openapi("AppendRequest");
+
+export const CompactionStatus = z
+  .enum(["none", "scheduled", "running"])
+  .openapi("CompactionStatus", {
+    description: "none: nothing pending; scheduled: queued in the background; running: in progress",
+  });
+
+export const AppendResponse = z
+  .object({
+    sessionId: z.string(),
+    appended: z.number().int(),
+    firstSeq: z.number().int(),
+    lastSeq: z.number().int(),
+    messageCount: z.number().int().openapi({ description: "Messages in the transcript" }),
+    tokens: z.number().int().openapi({ description: "Tokens of the current context" }),
+    contextWindow: z.number().int(),
+    threshold: z
+      .number()
+      .int()
+      .openapi({ description: "Context tokens at which compaction triggers" }),
+    warningLevel: WarningLevel,
+    compaction: z.object({ status: CompactionStatus }),
+  })
+  .openapi("AppendResponse");
+
+export const ContextQuery = z.object({
+  format: MessageFormat.optional().openapi({ param: { name: "format", in: "query" } }),
+});
+
+export const ContextResponse = z
+  .object({
+    sessionId: z.string(),
+    format: MessageFormat,
+    messages: z.array(z.unknown()),
+    system: z.unknown().optional(),
+    messageCount: z.number().int(),
+    tokens: z.number().int(),
+    contextWindow: z.number().int(),
+    budget: z.number().int().openapi({ description: "window − reserve" }),
+    warningLevel: WarningLevel,
+    summary: z.string().nullable(),
+    coveredSeq: z.number().int().openapi({
+      description: "Transcript messages up to this seq are represented by the compacted view",
+    }),
+    lastSeq: z.number().int(),
+    compaction: z.object({ status: CompactionStatus, waited: z.boolean() }),
+  })
+  .openapi("ContextResponse");
+
+export const ManualCompactRequest = z
+  .strictObject({
+    instructions: z.string().max(20_000).optional(),
+    focus: z.string().max(20_000).optional(),
+  })
+  .openapi("ManualCompactRequest");
+
+export const CompactionEvent = z
+  .object({
+    id: z.number().int(),
+    at: z.string().openapi({ description: "ISO time" }),
+    trigger: z.string(),
+    strategy: z.enum(["local", "openai"]),
+    tier: z.number().int(),
+    tokensBefore: z.number().int(),
+    tokensAfter: z.number().int(),
+    range: z.object({ fromSeq: z.number().int(), toSeq: z.number().int() }),
+    summary: z.string().nullable(),
+    summarizer: z.string().nullable(),
+    summarizerFailure: z.object({ kind: z.string(), message: z.string() }).nullable(),
+    prunedToolOutputs: z.number().int(),
+    passes: z.number().int(),
+  })
+  .openapi("CompactionEvent");
+
+export const ManualCompactResponse = z
+  .object({
+    sessionId: z.string(),
+    compacted: z.boolean(),
+    reason: z.string().optional(),
+    event: CompactionEvent.nullable(),
+    tokens: z.number().int(),
+    warningLevel: WarningLevel,
+  })
+  .openapi("ManualCompactResponse");
+
+export const OverflowRequest = z
+  .strictObject({
+    error: z.strictObject({
+      status: z.number().int().optional(),
+      message: z.string().max(100_000),
+      body: z.unknown().optional(),
+    }),
+    format: MessageFormat.optional(),
+  })
+  .openapi("OverflowRequest");
+
+export const OverflowResponse = ContextResponse.extend({
+  passes: z.number().int(),
+  reportedTokens: z.number().int().nullable(),
+}).openapi("OverflowResponse");
+
+export const SessionSettings = z
+  .object({
+    model: z.string().nullable(),
+    contextWindow: z.number().int().nullable(),
+    threshold: z.number().nullable(),
+    reserveTokens: z.number().int().nullable(),
+    tailTokens: z.number().int().nullable(),
+    identifierPolicy: IdentifierPolicy.nullable(),
+    identifierInstructions: z.string().nullable(),
+    pinned: z.array(ChatMessage),
+    summarizerModel: z.string().nullable(),
+    strategy: z.enum(["local", "openai"]),
+  })
+  .openapi("SessionSettings", { description: "null: the default applies" });
+
+export const SettingsPatch = z
+  .strictObject({
+    model: z.string().min(1).max(200).nullable().optional(),
+    contextWindow: contextWindowValue.nullable().optional(),
+    threshold: z.number().gt(0).lte(1).nullable().optional(),
+    reserveTokens: z.number().int().nonnegative().nullable().optional(),
+    tailTokens: z.number().int().nonnegative().nullable().optional(),
+    identifierPolicy: IdentifierPolicy.nullable().optional(),
+    identifierInstructions: z.string().max(20_000).nullable().optional(),
+    pinned: z.array(InputMessage).max(50).nullable().optional().openapi({
+      description:
+        "Chat Completions messages (system, developer, user or assistant without tool calls) re-injected after the leading system messages of every context",
+    }),
+    summarizerModel: z.string().min(1).max(200).nullable().optional(),
+    strategy: z.enum(["local", "openai"]).nullable().optional(),
+  })
+  .openapi("SettingsPatch");
+
+export const SessionStatus = z
+  .object({
+    sessionId: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    model: z.string(),
+    messageCount: z.number().int(),
+    transcriptTokens: z.number().int(),
+    contextTokens: z.number().int(),
+    contextMessageCount: z.number().int(),
+    contextWindow: z.number().int(),
+    budget: z.number().int(),
+    warningLevel: WarningLevel,
+    coveredSeq: z.number().int(),
+    lastSeq: z.number().int(),
+    compactions: z.number().int(),
+    lastCompaction: CompactionEvent.nullable(),
+    compaction: z.object({ status: CompactionStatus }),
+    cooldownUntil: z
+      .string()
+      .nullable()
+      .openapi({ description: "ISO time until which LLM summaries are skipped" }),
+    calibration: z.object({ ratio: z.number(), samples: z.number().int() }),
+    settings: SessionSettings,
+  })
+  .openapi("SessionStatus");
+
+export const DeleteResponse = z
+  .object({ sessionId: z.string(), deleted: z.literal(true), messageCount: z.number().int() })
+  .openapi("DeleteResponse");
+
+export const CompactionsResponse = z
+  .object({ sessionId: z.string(), compactions: z.array(CompactionEvent) })
+  .openapi("CompactionsResponse");
+
+export const ToolOutputParams = SessionIdParam.extend({
+  toolCallId: z
+    .string()
+    .min(1)
+    .max(512)
+    .openapi({ param: { name: "toolCallId", in: "path" } }),
+});
+
+export const ToolOutputResponse = z
+  .object({
+    toolCallId: z.string(),
+    toolName: z.string().nullable(),
+    content: z.unknown().openapi({ description: "The tool message's content exactly as appended" }),
+    seq: z.number().int(),
+    tokens: z.number().int(),
+    pruned: z
+      .boolean()
+      .openapi({ description: "Whether a compaction removed it from the context" }),
+  })
+  .openapi("ToolOutputResponse");
+
+export const TranscriptQuery = z.object({
+  after: z.coerce
+    .number()
+    .int()
+    .nonnegative()
+    .optional()
+    .openapi({
+      param: { name: "after", in: "query" },
+      description: "Return messages with seq > after",
+    }),
+  limit: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .openapi({ param: { name: "limit", in: "query" }, description: "Default 100" }),
+});
+
+export const TranscriptEntry = z.object({
+  seq: z.number().int(),
+  role: z.string(),
+  tokens: z.number().int(),
+  createdAt: z.string(),
+  message: ChatMessage,
+});
+
+export const TranscriptResponse = z
+  .object({
+    sessionId: z.string(),
+    messages: z.array(TranscriptEntry),
+    nextAfter: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Pass as `after` for the next page; null at the end" }),
+  })
+  .openapi("TranscriptResponse");
+
+// ---------------------------------------------------------------- OpenAI forwarding
+
+export const ResponsesCompactRequest = z
+  .looseObject({
+    model: z.string().min(1),
+    input: z.union([z.string(), z.array(z.unknown())]),
+  })
+  .openapi("ResponsesCompactRequest", {
+    description: "Forwarded as-is to OpenAI `POST /responses/compact`",
+  });
+
+export const ResponsesCompactResponse = z
+  .looseObject({ output: z.array(z.unknown()) })
+  .openapi("ResponsesCompactResponse", { description: "OpenAI's answer, as-is" });
+
+// ---------------------------------------------------------------- meta
+
+export const HealthResponse = z.object({ ok: z.literal(true) }).openapi("Health");
+
+// ---------------------------------------------------------------- inferred types for clients
+
+export type ErrorResponseBody = z.infer<typeof ErrorResponse>;
+export type CompactRequestBody = z.input<typeof CompactRequest>;
+export type CompactResponseBody = z.infer<typeof CompactResponse>;
+export type AppendRequestBody = z.input<typeof AppendRequest>;
+export type AppendResponseBody = z.infer<typeof AppendResponse>;
+export type ContextResponseBody = z.infer<typeof ContextResponse>;
+export type ManualCompactRequestBody = z.input<typeof ManualCompactRequest>;
+export type ManualCompactResponseBody = z.infer<typeof ManualCompactResponse>;
+export type OverflowRequestBody = z.input<typeof OverflowRequest>;
+export type OverflowResponseBody = z.infer<typeof OverflowResponse>;
+export type SessionSettingsBody = z.infer<typeof SessionSettings>;
+export type SettingsPatchBody = z.input<typeof SettingsPatch>;
+export type SessionStatusBody = z.infer<typeof SessionStatus>;
+export type DeleteResponseBody = z.infer<typeof DeleteResponse>;
+export type CompactionEventBody = z.infer<typeof CompactionEvent>;
+export type CompactionsResponseBody = z.infer<typeof CompactionsResponse>;
+export type ToolOutputResponseBody = z.infer<typeof ToolOutputResponse>;
+export type TranscriptResponseBody = z.infer<typeof TranscriptResponse>;
+export type ResponsesCompactRequestBody = z.input<typeof ResponsesCompactRequest>;
+export type MessageFormatName = z.infer<typeof MessageFormat>;

@@ -1,0 +1,51 @@
+/**
+ * @module http/log
+ * Structured logs: one JSON line per request and one per compaction. The
+ * lines carry ids, counts and timings only; message content, API keys and
+ * bearer tokens never reach them (the fields are an allow-list, not a dump).
+ */
+
+import type { MiddlewareHandler } from "hono";
+import { routePath } from "hono/route";
+import type { AppEnv } from "../env";
+
+export interface CompactionLogLine {
+  user: string;
+  session: string;
+  /** What started it: `append` (alarm), `context`, `manual`, `overflow`. */
+  trigger: string;
+  outcome: "committed" | "not_needed" | "discarded" | "failed";
+  tier?: number;
+  tokensBefore?: number;
+  tokensAfter?: number;
+  durationMs: number;
+  summarizer?: string;
+  summarizerFailure?: string;
+  coveredSeq?: number;
+}
+
+export function logLine(line: Record<string, unknown>): void {
+  console.log(JSON.stringify({ time: new Date().toISOString(), ...line }));
+}
+
+export function logCompaction(line: CompactionLogLine): void {
+  logLine({ type: "compaction", ...line });
+}
+
+/** Emits the request line after the response is ready (errors included). */
+export function requestLog(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = Date.now();
+    await next();
+    const fields = c.get("log");
+    logLine({
+      type: "request",
+      requestId: c.get("requestId"),
+      method: c.req.method,
+      route: routePath(c, -1),
+      status: c.res.status,
+      durationMs: Date.now() - started,
+      ...fields,
+    });
+  };
+}

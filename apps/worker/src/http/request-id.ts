@@ -1,0 +1,30 @@
+/**
+ * @module http/request-id
+ * Gives every request an id, echoed in `X-Request-Id` on every response
+ * (errors included) and carried into the logs. A well-formed incoming id is
+ * kept so that a caller can correlate its own logs.
+ */
+
+import type { MiddlewareHandler } from "hono";
+import type { AppEnv } from "../env";
+
+export const REQUEST_ID_HEADER = "X-Request-Id";
+
+const acceptable = /^[A-Za-z0-9._:-]{8,128}$/;
+
+export function requestId(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const incoming = c.req.header(REQUEST_ID_HEADER);
+    const id = incoming !== undefined && acceptable.test(incoming) ? incoming : crypto.randomUUID();
+    c.set("requestId", id);
+    c.set("log", {});
+    await next();
+    try {
+      c.res.headers.set(REQUEST_ID_HEADER, id);
+    } catch {
+      // Responses passed through from fetch() have immutable headers.
+      c.res = new Response(c.res.body, c.res);
+      c.res.headers.set(REQUEST_ID_HEADER, id);
+    }
+  };
+}

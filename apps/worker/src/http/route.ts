@@ -1,0 +1,177 @@
+/**
+ * @module http/route
+ * Declares an API route once: the declaration is registered in the OpenAPI
+ * document and the same zod schemas validate the request. Validation errors
+ * become 400 `invalid_request` with the path of each bad field (an unknown
+ * `format` is 400 `unknown_format`); the body is read by `readJsonBody`, so
+ * size and content-type limits apply before any parsing.
+ */
+
+import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { ErrorResponse } from "../api/schemas";
+import type { AppEnv } from "../env";
+import { readJsonBody } from "./body";
+import { ApiError } from "./errors";
+
+type Method = "get" | "post" | "patch" | "delete";
+
+export interface RouteSpec<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> {
+  method: Method;
+  /** OpenAPI-style path, e.g. `/v1/sessions/{id}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  params?: P;
+  query?: Q;
+  body?: B;
+  /** An empty body reads as `{}` (every field of the body is optional). */
+  bodyOptional?: boolean;
+  /** Success responses: status → description and schema. */
+  responses: Record<number, { description: string; schema?: z.ZodType }>;
+  /** Error statuses this route documents besides 400/401/404/413/415/500. */
+  errors?: Record<number, string>;
+  /** Public routes skip the bearer-auth declaration. */
+  public?: boolean;
+}
+
+type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
+
+export interface RouteInput<P, Q, B> {
+  params: P;
+  query: Q;
+  body: B;
+  /** The raw body text (for idempotency hashing); empty for routes without a body. */
+  bodyText: string;
+}
+
+function formatIssuePath(path: readonly PropertyKey[]): string {
+  let out = "";
+  for (const part of path) {
+    if (typeof part === "number") out += `[${part}]`;
+    else out += out === "" ? String(part) : `.${String(part)}`;
+  }
+  return out;
+}
+
+/** Validates `value` against `schema` or throws the API error for `where` (body, query, path). */
+export function validate<T extends z.ZodType>(
+  schema: T,
+  value: unknown,
+  where: "body" | "query" | "path",
+): z.output<T> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    path: formatIssuePath(issue.path),
+    message: issue.message,
+    code: issue.code,
+  }));
+  const idIssue = where === "path" ? issues.find((issue) => issue.path === "id") : undefined;
+  if (idIssue !== undefined) {
+    throw new ApiError(
+      400,
+      "invalid_session_id",
+      "invalid session id: use 1-128 characters of A-Z a-z 0-9 . _ : -",
+      { issues: [idIssue] },
+    );
+  }
+  const formatIssue = issues.find((issue) => issue.path === "format");
+  if (formatIssue !== undefined) {
+    throw new ApiError(
+      400,
+      "unknown_format",
+      `unknown format in the ${where}: use one of openai, anthropic, responses`,
+      { issues: [formatIssue] },
+    );
+  }
+  const first = issues[0];
+  const message =
+    first === undefined
+      ? `invalid request ${where}`
+      : `invalid request ${where}: ${first.path === "" ? "" : `\`${first.path}\` `}${first.message}`;
+  throw new ApiError(400, "invalid_request", message, { in: where, issues });
+}
+
+const standardErrors: Record<number, string> = {
+  400: "Invalid request (invalid_json, invalid_request, invalid_messages, invalid_session_id, unknown_format)",
+  401: "Missing or invalid bearer token",
+  404: "Unknown session or resource",
+  413: "Body over 16 MiB or a message over 4 MiB",
+  415: "Body is not JSON",
+  500: "Internal error (no details)",
+  503: "Authentication is not configured on this deployment",
+};
+
+/** Registers `spec` in the OpenAPI document and installs its handler with validation. */
+export function defineRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
+  app: OpenAPIHono<AppEnv>,
+  spec: RouteSpec<P, Q, B>,
+  handler: (
+    c: Context<AppEnv>,
+    input: RouteInput<Infer<P>, Infer<Q>, Infer<B>>,
+  ) => Response | Promise<Response>,
+): void {
+  const responses: Record<string, object> = {};
+  for (const [status, response] of Object.entries(spec.responses)) {
+    responses[status] = response.schema
+      ? {
+          description: response.description,
+          content: { "application/json": { schema: response.schema } },
+        }
+      : { description: response.description };
+  }
+  const errorStatuses = spec.public ? {} : { ...standardErrors, ...spec.errors };
+  for (const [status, description] of Object.entries(errorStatuses)) {
+    responses[status] = { description, content: { "application/json": { schema: ErrorResponse } } };
+  }
+  const request: Record<string, unknown> = {};
+  if (spec.params) request.params = spec.params;
+  if (spec.query) request.query = spec.query;
+  if (spec.body) {
+    request.body = {
+      required: spec.bodyOptional !== true,
+      content: { "application/json": { schema: spec.body } },
+    };
+  }
+  app.openAPIRegistry.registerPath(
+    createRoute({
+      method: spec.method,
+      path: spec.path,
+      summary: spec.summary,
+      description: spec.description,
+      tags: spec.tags,
+      security: spec.public ? [] : [{ bearer: [] }],
+      request,
+      responses,
+    } as Parameters<typeof createRoute>[0]),
+  );
+
+  const honoPath = spec.path.replace(/\{([^}]+)\}/g, ":$1");
+  app.on(spec.method.toUpperCase(), honoPath, async (c) => {
+    const params = spec.params ? validate(spec.params, c.req.param(), "path") : undefined;
+    const query = spec.query ? validate(spec.query, c.req.query(), "query") : undefined;
+    let body: unknown;
+    let bodyText = "";
+    if (spec.body) {
+      const read = await readJsonBody(c.req.raw, { allowEmpty: spec.bodyOptional === true });
+      bodyText = read.text;
+      body = validate(spec.body, read.value, "body");
+    }
+    return handler(c, {
+      params: params as Infer<P>,
+      query: query as Infer<Q>,
+      body: body as Infer<B>,
+      bodyText,
+    });
+  });
+}

@@ -1,0 +1,47 @@
+/**
+ * @module routes/meta
+ * Public routes: `GET /healthz` (liveness) and `GET /openapi.json` (the
+ * OpenAPI 3.1 document generated from the route declarations).
+ */
+
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import { HealthResponse } from "../api/schemas";
+import type { AppEnv } from "../env";
+import { defineRoute } from "../http/route";
+
+export function metaRoutes(app: OpenAPIHono<AppEnv>): void {
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/healthz",
+      summary: "Liveness",
+      tags: ["meta"],
+      public: true,
+      responses: { 200: { description: "The Worker is up", schema: HealthResponse } },
+    },
+    (c) => c.json({ ok: true as const }, 200),
+  );
+
+  app.openAPIRegistry.registerComponent("securitySchemes", "bearer", {
+    type: "http",
+    scheme: "bearer",
+    description:
+      "An API key from API_KEYS, or an HS256 JWT signed with JWT_SECRET whose `sub` is the user",
+  });
+
+  app.get("/openapi.json", (c) =>
+    c.json(
+      app.getOpenAPI31Document({
+        openapi: "3.1.0",
+        info: {
+          title: "Condense",
+          version: "0.1.0",
+          description:
+            "Context-window compaction for long-running LLM agents: per-user sessions that never overflow. Errors are `{ error: { code, message, details } }`; every response carries `X-Request-Id`.",
+        },
+        security: [{ bearer: [] }],
+      }),
+    ),
+  );
+}

@@ -1,0 +1,384 @@
+/**
+ * @module routes/sessions
+ * The session routes. Each request is addressed to the Durable Object named
+ * after the authenticated user and the session id together, so one user can
+ * never reach another's session: a foreign session simply does not exist
+ * (404). Bodies are validated and messages converted here, in the stateless
+ * Worker, so the object only stores and compacts.
+ */
+
+import { type ChatMessage, type MessageFormat, parseContextWindow } from "@condense/core";
+import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
+import {
+  AppendRequest,
+  AppendResponse,
+  CompactionsResponse,
+  ContextQuery,
+  ContextResponse,
+  DeleteResponse,
+  ManualCompactRequest,
+  ManualCompactResponse,
+  OverflowRequest,
+  OverflowResponse,
+  SessionIdParam,
+  SessionStatus,
+  SettingsPatch,
+  ToolOutputParams,
+  ToolOutputResponse,
+  TranscriptQuery,
+  TranscriptResponse,
+} from "../api/schemas";
+import type { AppEnv, Env } from "../env";
+import { ApiError, unwrap } from "../http/errors";
+import { defineRoute } from "../http/route";
+import type {
+  ContextData,
+  IdempotencyInput,
+  OverflowData,
+  SessionKey,
+  SettingsUpdate,
+  TranscriptPage,
+} from "../session/session-object";
+
+const TAGS = ["sessions"];
+
+/** The Durable Object of (user, session). JSON encoding keeps the pair unambiguous whatever the ids hold. */
+export function sessionStub(env: Env, key: SessionKey) {
+  return env.SESSIONS.get(env.SESSIONS.idFromName(JSON.stringify([key.userId, key.sessionId])));
+}
+
+function sessionKey(c: Context<AppEnv>, sessionId: string): SessionKey {
+  c.get("log").session = sessionId;
+  return { userId: c.get("userId"), sessionId };
+}
+
+const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
+
+async function idempotency(
+  c: Context<AppEnv>,
+  bodyText: string,
+): Promise<IdempotencyInput | undefined> {
+  const key = c.req.header("Idempotency-Key");
+  if (key === undefined) return undefined;
+  if (!idempotencyKeyPattern.test(key)) {
+    throw new ApiError(
+      400,
+      "invalid_request",
+      "Idempotency-Key must be 1-255 visible ASCII characters (a UUID is a good choice)",
+    );
+  }
+  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(bodyText));
+  const bodyHash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+  return { key, bodyHash };
+}
+
+const idempotencyHeaderDoc =
+  "Send `Idempotency-Key` to make retries safe: the same key with the same body returns the first answer; with a different body, 409 `idempotency_conflict`. Keys are kept 24 hours per session.";
+
+/** The context body in the requested format. */
+function renderContext(data: ContextData, requested: MessageFormat | undefined) {
+  const format = requested ?? data.defaultFormat;
+  let rendered: { messages: unknown[]; system?: unknown };
+  if (data.responsesItems !== undefined) {
+    if (format !== "responses") {
+      throw new ApiError(
+        409,
+        "format_not_available",
+        "this session's context holds OpenAI compaction items (strategy: openai), which only the Responses format can carry; ask for format=responses or set the session's strategy to local",
+      );
+    }
+    rendered = {
+      messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
+    };
+  } else {
+    rendered = renderMessages(data.messages, format);
+  }
+  return {
+    sessionId: data.sessionId,
+    format,
+    messages: rendered.messages,
+    ...(rendered.system !== undefined ? { system: rendered.system } : {}),
+    messageCount: rendered.messages.length,
+    tokens: data.tokens,
+    contextWindow: data.contextWindow,
+    budget: data.budget,
+    warningLevel: data.warningLevel,
+    summary: data.summary,
+    coveredSeq: data.coveredSeq,
+    lastSeq: data.lastSeq,
+    compaction: data.compaction,
+  };
+}
+
+export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
+  defineRoute(
+    app,
+    {
+      method: "post",
+      path: "/v1/sessions/{id}/messages",
+      summary: "Append messages (the first append creates the session)",
+      description: `Stores the messages with their token counts. When the context crosses the threshold a compaction is scheduled in the background and the answer comes at once. ${idempotencyHeaderDoc}`,
+      tags: TAGS,
+      params: SessionIdParam,
+      body: AppendRequest,
+      responses: { 200: { description: "Appended", schema: AppendResponse } },
+      errors: { 409: "Idempotency-Key reused with a different body" },
+    },
+    async (c, { params, body, bodyText }) => {
+      const key = sessionKey(c, params.id);
+      const idem = await idempotency(c, bodyText);
+      const messages = canonicalMessages(body.messages, body.format ?? "openai", body.system);
+      const result = await sessionStub(c.env, key).append(key, {
+        messages,
+        ...(body.model !== undefined ? { model: body.model } : {}),
+        ...(body.usage !== undefined ? { usage: body.usage } : {}),
+        ...(idem !== undefined ? { idempotency: idem } : {}),
+      });
+      return c.json(unwrap(result), 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/context",
+      summary: "The messages to send to the model now",
+      description:
+        "Head, pinned messages, summary and tail. Returns the committed view at once; only a context over window − reserve waits for (or runs) a compaction.",
+      tags: TAGS,
+      params: SessionIdParam,
+      query: ContextQuery,
+      responses: { 200: { description: "The context", schema: ContextResponse } },
+      errors: { 409: "The context holds OpenAI compaction items and needs format=responses" },
+    },
+    async (c, { params, query }) => {
+      const key = sessionKey(c, params.id);
+      const data = unwrap<ContextData>(await sessionStub(c.env, key).context(key));
+      return c.json(renderContext(data, query.format), 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "post",
+      path: "/v1/sessions/{id}/compact",
+      summary: "Compact now",
+      description: `Runs a compaction even below the threshold, with optional instructions and focus for the summarizer. ${idempotencyHeaderDoc}`,
+      tags: TAGS,
+      params: SessionIdParam,
+      body: ManualCompactRequest,
+      bodyOptional: true,
+      responses: {
+        200: { description: "The compaction's outcome", schema: ManualCompactResponse },
+      },
+      errors: { 409: "Idempotency-Key reused with a different body" },
+    },
+    async (c, { params, body, bodyText }) => {
+      const key = sessionKey(c, params.id);
+      const idem = await idempotency(c, bodyText);
+      const result = await sessionStub(c.env, key).compactNow(key, {
+        ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
+        ...(body.focus !== undefined ? { focus: body.focus } : {}),
+        ...(idem !== undefined ? { idempotency: idem } : {}),
+      });
+      const value = unwrap(result);
+      const log = c.get("log");
+      if (value.event) {
+        log.tier = value.event.tier;
+        log.tokensBefore = value.event.tokensBefore;
+        log.tokensAfter = value.event.tokensAfter;
+      }
+      return c.json(value, 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "post",
+      path: "/v1/sessions/{id}/overflow",
+      summary: "Report a provider's context-overflow error",
+      description:
+        "If the error is a context overflow, compacts until the reserve holds (at most 3 passes) and returns the new context; otherwise 422 `not_an_overflow`.",
+      tags: TAGS,
+      params: SessionIdParam,
+      body: OverflowRequest,
+      responses: { 200: { description: "The compacted context", schema: OverflowResponse } },
+      errors: { 422: "The error is not a context overflow" },
+    },
+    async (c, { params, body }) => {
+      const key = sessionKey(c, params.id);
+      const data = unwrap<OverflowData>(
+        await sessionStub(c.env, key).overflow(key, { error: body.error }),
+      );
+      const context = renderContext(data, body.format);
+      return c.json({ ...context, passes: data.passes, reportedTokens: data.reportedTokens }, 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}",
+      summary: "Session status",
+      tags: TAGS,
+      params: SessionIdParam,
+      responses: {
+        200: {
+          description: "Counts, tokens, compactions, cooldown and settings",
+          schema: SessionStatus,
+        },
+      },
+    },
+    async (c, { params }) => {
+      const key = sessionKey(c, params.id);
+      return c.json(unwrap(await sessionStub(c.env, key).status(key)), 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "patch",
+      path: "/v1/sessions/{id}",
+      summary: "Change session settings",
+      description: "Fields left out keep their value; `null` restores the default.",
+      tags: TAGS,
+      params: SessionIdParam,
+      body: SettingsPatch,
+      responses: {
+        200: { description: "The session's status with the new settings", schema: SessionStatus },
+      },
+    },
+    async (c, { params, body }) => {
+      const key = sessionKey(c, params.id);
+      const update: SettingsUpdate = {};
+      for (const name of [
+        "model",
+        "threshold",
+        "reserveTokens",
+        "tailTokens",
+        "identifierPolicy",
+        "identifierInstructions",
+        "summarizerModel",
+      ] as const) {
+        if (body[name] !== undefined) (update as Record<string, unknown>)[name] = body[name];
+      }
+      if (body.strategy !== undefined) update.strategy = body.strategy ?? "local";
+      if (body.contextWindow !== undefined) {
+        try {
+          update.contextWindow =
+            body.contextWindow === null ? null : parseContextWindow(body.contextWindow);
+        } catch (error) {
+          rethrowEngineError(error);
+        }
+      }
+      if (body.pinned !== undefined) {
+        update.pinned = body.pinned === null ? [] : pinnedMessages(body.pinned);
+      }
+      return c.json(unwrap(await sessionStub(c.env, key).updateSettings(key, update)), 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "delete",
+      path: "/v1/sessions/{id}",
+      summary: "Delete the session and everything stored for it",
+      tags: TAGS,
+      params: SessionIdParam,
+      responses: { 200: { description: "Deleted", schema: DeleteResponse } },
+    },
+    async (c, { params }) => {
+      const key = sessionKey(c, params.id);
+      return c.json(unwrap(await sessionStub(c.env, key).remove(key)), 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/compactions",
+      summary: "Compaction history",
+      tags: TAGS,
+      params: SessionIdParam,
+      responses: {
+        200: {
+          description: "Every committed compaction, oldest first",
+          schema: CompactionsResponse,
+        },
+      },
+    },
+    async (c, { params }) => {
+      const key = sessionKey(c, params.id);
+      const compactions = unwrap(await sessionStub(c.env, key).compactions(key));
+      return c.json({ sessionId: key.sessionId, compactions }, 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/tool-outputs/{toolCallId}",
+      summary: "A tool output, exactly as appended",
+      description:
+        "Compaction replaces old tool outputs by placeholders that name their tool_call_id; this returns the original.",
+      tags: TAGS,
+      params: ToolOutputParams,
+      responses: { 200: { description: "The tool output", schema: ToolOutputResponse } },
+    },
+    async (c, { params }) => {
+      const key = sessionKey(c, params.id);
+      return c.json(unwrap(await sessionStub(c.env, key).toolOutput(key, params.toolCallId)), 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/transcript",
+      summary: "The original transcript, paginated",
+      tags: TAGS,
+      params: SessionIdParam,
+      query: TranscriptQuery,
+      responses: { 200: { description: "A page of the transcript", schema: TranscriptResponse } },
+    },
+    async (c, { params, query }) => {
+      const key = sessionKey(c, params.id);
+      const page = unwrap<TranscriptPage>(
+        await sessionStub(c.env, key).transcript(key, query.after ?? 0, query.limit ?? 100),
+      );
+      return c.json({ sessionId: key.sessionId, ...page }, 200);
+    },
+  );
+}
+
+const PINNED_ROLES = new Set(["system", "developer", "user", "assistant"]);
+
+/** Pinned messages: canonical, and never tool traffic (they are re-inserted out of their original place). */
+function pinnedMessages(messages: readonly unknown[]): ChatMessage[] {
+  const canonical = canonicalMessages(messages, "openai", undefined, "pinned");
+  canonical.forEach((message, index) => {
+    if (!PINNED_ROLES.has(message.role) || (message.tool_calls?.length ?? 0) > 0) {
+      throw new ApiError(
+        400,
+        "invalid_request",
+        `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls`,
+        {
+          in: "body",
+          issues: [{ path: `pinned[${index}]`, message: "tool traffic cannot be pinned" }],
+        },
+      );
+    }
+  });
+  return canonical;
+}

@@ -1,0 +1,136 @@
+/**
+ * @module session/schema
+ * The SQLite schema of a session's Durable Object. Every table is namespaced
+ * `condense_*`; `condense_schema_version` records which migrations ran, so a
+ * deployed object upgrades itself the first time new code touches it.
+ *
+ * Tables (v1):
+ * - `condense_session`: the one row describing the session (owner, epoch, counters, cooldown, calibration).
+ * - `condense_settings`: per-session settings as JSON values.
+ * - `condense_transcript`: every appended message, never rewritten: seq, role, tokens counted once, JSON body
+ *   (first chunk inline, the rest in `condense_chunks`).
+ * - `condense_view` + `condense_view_state`: the compacted messages of the last compaction and the transcript
+ *   seq they cover; the context is the view plus every transcript message after that seq.
+ * - `condense_chunks`: the 2nd..nth 1 MiB chunks of large transcript (`t`) and view (`v`) messages.
+ * - `condense_compactions`: the compaction history with summaries.
+ * - `condense_tool_outputs`: tool_call_id → the transcript row holding its output, and the compaction that
+ *   pruned it.
+ * - `condense_idempotency`: answers kept for `Idempotency-Key` retries.
+ */
+
+interface Migration {
+  version: number;
+  statements: string[];
+}
+
+const migrations: Migration[] = [
+  {
+    version: 1,
+    statements: [
+      `CREATE TABLE condense_session (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        user_id TEXT NOT NULL,
+        session_id TEXT NOT NULL,
+        epoch TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        last_model TEXT,
+        message_count INTEGER NOT NULL DEFAULT 0,
+        transcript_tokens INTEGER NOT NULL DEFAULT 0,
+        cooldown_until INTEGER,
+        calibration_ratio REAL NOT NULL DEFAULT 1,
+        calibration_samples INTEGER NOT NULL DEFAULT 0,
+        pending_trigger TEXT,
+        exhausted_seq INTEGER
+      )`,
+      "CREATE TABLE condense_settings (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
+      `CREATE TABLE condense_transcript (
+        seq INTEGER PRIMARY KEY,
+        role TEXT NOT NULL,
+        tokens INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL,
+        chunk_count INTEGER NOT NULL,
+        body BLOB NOT NULL,
+        created_at INTEGER NOT NULL
+      )`,
+      `CREATE TABLE condense_chunks (
+        owner TEXT NOT NULL,
+        id INTEGER NOT NULL,
+        idx INTEGER NOT NULL,
+        data BLOB NOT NULL,
+        PRIMARY KEY (owner, id, idx)
+      )`,
+      `CREATE TABLE condense_view (
+        pos INTEGER PRIMARY KEY,
+        role TEXT NOT NULL,
+        tokens INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL,
+        chunk_count INTEGER NOT NULL,
+        body BLOB NOT NULL
+      )`,
+      `CREATE TABLE condense_view_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        covered_seq INTEGER NOT NULL,
+        compaction_id INTEGER NOT NULL,
+        tokens INTEGER NOT NULL,
+        summary TEXT,
+        strategy TEXT NOT NULL,
+        openai_items TEXT,
+        openai_endpoint TEXT,
+        openai_key_fingerprint TEXT
+      )`,
+      `CREATE TABLE condense_compactions (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        trigger TEXT NOT NULL,
+        strategy TEXT NOT NULL,
+        tier INTEGER NOT NULL,
+        tokens_before INTEGER NOT NULL,
+        tokens_after INTEGER NOT NULL,
+        from_seq INTEGER NOT NULL,
+        to_seq INTEGER NOT NULL,
+        summary TEXT,
+        summarizer TEXT,
+        failure_kind TEXT,
+        failure_message TEXT,
+        pruned_count INTEGER NOT NULL,
+        passes INTEGER NOT NULL
+      )`,
+      `CREATE TABLE condense_tool_outputs (
+        tool_call_id TEXT PRIMARY KEY,
+        tool_name TEXT,
+        seq INTEGER,
+        pruned_by INTEGER
+      )`,
+      `CREATE TABLE condense_idempotency (
+        key TEXT NOT NULL,
+        route TEXT NOT NULL,
+        body_hash TEXT NOT NULL,
+        status INTEGER NOT NULL,
+        response TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        PRIMARY KEY (route, key)
+      )`,
+      "CREATE INDEX condense_idempotency_created ON condense_idempotency (created_at)",
+    ],
+  },
+];
+
+export const SCHEMA_VERSION = migrations.length;
+
+/** Applies the migrations this object has not run yet, each in its own transaction. */
+export function migrate(storage: DurableObjectStorage): void {
+  const sql = storage.sql;
+  sql.exec("CREATE TABLE IF NOT EXISTS condense_schema_version (version INTEGER NOT NULL)");
+  const row = sql
+    .exec<{ version: number | null }>("SELECT MAX(version) AS version FROM condense_schema_version")
+    .one();
+  const current = row.version ?? 0;
+  for (const migration of migrations) {
+    if (migration.version <= current) continue;
+    storage.transactionSync(() => {
+      for (const statement of migration.statements) sql.exec(statement);
+      sql.exec("INSERT INTO condense_schema_version (version) VALUES (?)", migration.version);
+    });
+  }
+}

@@ -1,0 +1,475 @@
+/**
+ * Compaction inside the session object: no waiting on appends, serialization
+ * without loss under a slow LLM, eviction in the middle, the alarm path,
+ * cooldown across eviction, overflow reports, manual compaction, the OpenAI
+ * strategy, and a real transcript replayed turn by turn.
+ */
+
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { validateMessages } from "@condense/core";
+import { describe, expect, it, vi } from "vitest";
+import fixture from "../../../packages/core/test/fixtures/openhands__ponylang__ponyc-4595.json";
+import type {
+  AppendResponseBody,
+  CompactionsResponseBody,
+  ContextResponseBody,
+  ManualCompactResponseBody,
+  OverflowResponseBody,
+  SessionStatusBody,
+  ToolOutputResponseBody,
+  TranscriptResponseBody,
+} from "../src/api/schemas";
+import { call, conversation, freshSession, llm, type Message, stubFor, toolStep } from "./helpers";
+
+const append = (id: string, body: unknown) =>
+  call<AppendResponseBody>("POST", `/v1/sessions/${id}/messages`, { body });
+const status = async (id: string) =>
+  (await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body;
+const compactions = async (id: string) =>
+  (await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`)).body.compactions;
+const transcript = async (id: string) =>
+  (await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript?limit=1000`)).body
+    .messages;
+
+const WORDS =
+  "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split(
+    " ",
+  );
+
+/** User/assistant prose that tool stripping cannot shrink, so compaction needs the summarizer. */
+function prose(turns: number, words = 250): Message[] {
+  const messages: Message[] = [
+    { role: "system", content: "You are a planning assistant." },
+    {
+      role: "user",
+      content: "Plan the migration of service https://api.example.com/v2 to the new cluster.",
+    },
+  ];
+  for (let t = 0; t < turns; t++) {
+    const text = Array.from({ length: words }, (_, i) => WORDS[(i * 7 + t) % WORDS.length]).join(
+      " ",
+    );
+    messages.push({ role: "assistant", content: `Turn ${t}: ${text}` });
+    messages.push({
+      role: "user",
+      content: `Continue with part ${t + 1}, keeping ticket OPS-${1000 + t} in mind.`,
+    });
+  }
+  return messages;
+}
+
+/** A session whose forced compactions go through the LLM tier (small tail, roomy window). */
+async function llmSession(summarizerModel: string, turns = 20): Promise<string> {
+  const id = freshSession();
+  expect((await append(id, { messages: prose(turns), model: "gpt-4o" })).status).toBe(200);
+  const patched = await call("PATCH", `/v1/sessions/${id}`, {
+    body: { contextWindow: 100_000, tailTokens: 1_500, summarizerModel },
+  });
+  expect(patched.status).toBe(200);
+  return id;
+}
+
+function textOf(message: unknown): string {
+  const content = (message as { content?: unknown }).content;
+  return typeof content === "string" ? content : JSON.stringify(content);
+}
+
+describe("serialization without loss", () => {
+  it("lands 50 concurrent appends, in order, while a slow LLM compaction is in flight", async () => {
+    const tag = crypto.randomUUID();
+    const model = `hold:${tag}`;
+    const id = await llmSession(model);
+    const before = await status(id);
+
+    const manual = call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    await llm.waitForRequests(model);
+
+    // The summary is being written; appends must neither wait for it nor be lost.
+    const replies = await Promise.all(
+      Array.from({ length: 50 }, (_, i) =>
+        append(id, { messages: [{ role: "user", content: `concurrent message ${i}` }] }),
+      ),
+    );
+    for (const reply of replies) expect(reply.status).toBe(200);
+    const seqs = replies.map((reply) => reply.body.firstSeq).sort((a, b) => a - b);
+    expect(seqs).toEqual(Array.from({ length: 50 }, (_, i) => before.lastSeq + 1 + i));
+    expect((await status(id)).compaction.status).toBe("running");
+    expect(await compactions(id)).toHaveLength(0);
+
+    await llm.release(tag);
+    const result = await manual;
+    expect(result.status).toBe(200);
+    expect(result.body.compacted).toBe(true);
+    expect(result.body.event?.tier).toBeGreaterThanOrEqual(2);
+    expect(result.body.event?.summarizer).toBe("llm");
+    // The compaction covered what existed when it started, nothing more.
+    expect(result.body.event?.range).toEqual({ fromSeq: 1, toSeq: before.lastSeq });
+
+    const bySeq = new Map(
+      replies.map((reply, i) => [reply.body.firstSeq, `concurrent message ${i}`]),
+    );
+    const expectedTail = [...bySeq.keys()].sort((a, b) => a - b).map((seq) => bySeq.get(seq));
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.body.coveredSeq).toBe(before.lastSeq);
+    expect(context.body.messages.slice(-50).map(textOf)).toEqual(expectedTail);
+    expect(context.body.summary).toContain("## Goal");
+
+    const all = await transcript(id);
+    expect(all.map((entry) => entry.seq)).toEqual(
+      Array.from({ length: before.lastSeq + 50 }, (_, i) => i + 1),
+    );
+    expect(all.slice(-50).map((entry) => textOf(entry.message))).toEqual(expectedTail);
+  });
+
+  it("loses nothing when the object is evicted in the middle of a compaction", async () => {
+    const tag = crypto.randomUUID();
+    const model = `hold:${tag}`;
+    const id = await llmSession(model);
+    const stub = stubFor("alice", id);
+    const contextBefore = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    const lastSeq = contextBefore.body.lastSeq;
+
+    const manual = call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+    await llm.waitForRequests(model);
+    const during = await append(id, {
+      messages: [{ role: "user", content: "sent during the compaction" }],
+    });
+    expect(during.status).toBe(200);
+
+    const evicted = evictDurableObject(stub);
+    await llm.release(tag);
+    await evicted;
+    await manual; // answered or cut off by the eviction; either way nothing half-done may remain
+
+    const after = await status(id);
+    expect(after.messageCount).toBe(lastSeq + 1);
+    const all = await transcript(id);
+    expect(all.map((entry) => entry.seq)).toEqual(
+      Array.from({ length: lastSeq + 1 }, (_, i) => i + 1),
+    );
+    expect(textOf(all.at(-1)?.message)).toBe("sent during the compaction");
+    const history = await compactions(id);
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    if (history.length === 0) {
+      // Evicted before the commit: the previous state, untouched.
+      expect(context.body.coveredSeq).toBe(0);
+      expect(context.body.messages).toEqual([...contextBefore.body.messages, all.at(-1)?.message]);
+    } else {
+      // The commit won the race: it covers exactly the snapshot, and the later append follows it.
+      expect(history).toHaveLength(1);
+      expect(context.body.coveredSeq).toBe(lastSeq);
+      expect(textOf(context.body.messages.at(-1))).toBe("sent during the compaction");
+    }
+
+    // The object keeps working after the eviction.
+    const again = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(again.body.compacted).toBe(true);
+    const finalContext = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(textOf(finalContext.body.messages.at(-1))).toBe("sent during the compaction");
+  });
+});
+
+describe("background compaction (alarm)", () => {
+  it("answers the append at once and compacts when the alarm runs", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(0), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+    const crossing = await append(id, { messages: conversation(20).slice(2) });
+    expect(crossing.status).toBe(200);
+    expect(crossing.body.compaction.status).toBe("scheduled");
+    expect(crossing.body.tokens).toBeGreaterThan(crossing.body.threshold);
+
+    const stub = stubFor("alice", id);
+    const alarm = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(await compactions(id)).toHaveLength(0);
+
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const history = await compactions(id);
+    expect(history).toHaveLength(1);
+    expect(history[0]).toMatchObject({
+      trigger: "append",
+      range: { fromSeq: 1, toSeq: crossing.body.lastSeq },
+    });
+    expect(history[0]?.tokensAfter).toBeLessThan(history[0]?.tokensBefore ?? 0);
+
+    const after = await status(id);
+    expect(after.compaction.status).toBe("none");
+    expect(after.contextTokens).toBeLessThanOrEqual(after.budget);
+    expect(after.coveredSeq).toBe(crossing.body.lastSeq);
+    // Nothing more to do: a second alarm run is a no-op.
+    expect(await runDurableObjectAlarm(stub)).toBe(false);
+
+    // Pruned tool outputs stay retrievable, exactly as appended.
+    const pruned = history[0]?.prunedToolOutputs ?? 0;
+    expect(pruned).toBeGreaterThan(0);
+    const output = await call<ToolOutputResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/tool-outputs/call_1`,
+    );
+    expect(output.body).toMatchObject({
+      pruned: true,
+      toolName: "read_file",
+      content: toolStep(1)[1]?.content,
+    });
+  });
+
+  it("serves the committed view at once when it fits, and waits only when it does not", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(0), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000, threshold: 0.2 } });
+    // Over the threshold (20%) but within window − reserve: scheduled, not waited for.
+    const small = await append(id, { messages: conversation(5).slice(2) });
+    expect(small.body.compaction.status).toBe("scheduled");
+    const quick = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(quick.body.compaction).toEqual({ status: "scheduled", waited: false });
+    expect(quick.body.coveredSeq).toBe(0);
+
+    // Over window − reserve: the read runs the compaction through the queue before answering.
+    await append(id, { messages: conversation(25).slice(12) });
+    const full = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(full.body.compaction.waited).toBe(true);
+    expect(full.body.coveredSeq).toBe(full.body.lastSeq);
+    expect(full.body.tokens).toBeLessThanOrEqual(full.body.budget);
+    expect(validateMessages(full.body.messages as never, "openai").ok).toBe(true);
+    expect((await compactions(id))[0]?.trigger).toBe("context");
+  });
+});
+
+describe("summarizer cooldown", () => {
+  it("stores the cooldown after a summarizer failure and honours it across eviction", async () => {
+    const model = `fail:500:${crypto.randomUUID()}`;
+    const id = await llmSession(model);
+    const first = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(first.body.compacted).toBe(true);
+    expect(first.body.event?.tier).toBe(4);
+    expect(first.body.event?.summarizerFailure?.kind).toBe("server_error");
+    const calls = await llm.count(model);
+    expect(calls).toBeGreaterThan(0);
+
+    const cooling = await status(id);
+    expect(cooling.cooldownUntil).not.toBeNull();
+    const until = Date.parse(cooling.cooldownUntil ?? "");
+    expect(until).toBeGreaterThan(Date.now() + 500_000);
+    expect(until).toBeLessThanOrEqual(Date.now() + 600_000);
+
+    await evictDurableObject(stubFor("alice", id));
+    expect((await status(id)).cooldownUntil).toBe(cooling.cooldownUntil);
+
+    await append(id, { messages: prose(20).slice(2) });
+    const second = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(second.body.compacted).toBe(true);
+    expect(second.body.event?.summarizer).toBe("extractive");
+    expect(await llm.count(model)).toBe(calls);
+  });
+});
+
+describe("manual compaction and overflow", () => {
+  it("passes instructions and focus to the summarizer", async () => {
+    const id = await llmSession("ok-model");
+    const reply = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: { instructions: "Keep the ticket numbers.", focus: "database cutover" },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.compacted).toBe(true);
+    expect(reply.body.event).toMatchObject({ trigger: "manual", summarizer: "llm" });
+    expect(reply.body.tokens).toBeLessThan(reply.body.event?.tokensBefore ?? 0);
+  });
+
+  it("compacts on a reported overflow and refuses other errors", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(14), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+
+    const rateLimit = await call("POST", `/v1/sessions/${id}/overflow`, {
+      body: {
+        error: {
+          status: 429,
+          message: "Rate limit reached for gpt-4o in organization org-x on tokens per min.",
+        },
+      },
+    });
+    expect(rateLimit.status).toBe(422);
+    expect(rateLimit.body).toMatchObject({ error: { code: "not_an_overflow" } });
+    expect(await compactions(id)).toHaveLength(0);
+
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: {
+        error: {
+          status: 400,
+          message:
+            "This model's maximum context length is 16000 tokens. However, your messages resulted in 17500 tokens. Please reduce the length of the messages.",
+          body: { error: { code: "context_length_exceeded" } },
+        },
+      },
+    });
+    expect(overflow.status).toBe(200);
+    expect(overflow.body.passes).toBeGreaterThanOrEqual(1);
+    expect(overflow.body.passes).toBeLessThanOrEqual(3);
+    expect(overflow.body.reportedTokens).toBe(17_500);
+    expect(overflow.body.tokens).toBeLessThanOrEqual(overflow.body.budget);
+    expect(validateMessages(overflow.body.messages as never, "openai").ok).toBe(true);
+    expect((await compactions(id))[0]?.trigger).toBe("overflow");
+  });
+});
+
+describe("OpenAI strategy", () => {
+  it("compacts through /responses/compact, stores the items with the key fingerprint, and serves them", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(4), model: "gpt-4o" });
+    const patched = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { strategy: "openai" },
+    });
+    expect(patched.body.settings.strategy).toBe("openai");
+
+    const reply = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(reply.body.compacted).toBe(true);
+    expect(reply.body.event?.strategy).toBe("openai");
+    await append(id, { messages: [{ role: "user", content: "after the OpenAI compaction" }] });
+
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.body.format).toBe("responses");
+    const items = context.body.messages as Array<Record<string, unknown>>;
+    expect(items.find((item) => item.type === "compaction")).toMatchObject({
+      encrypted_content: expect.stringMatching(/^gAAAA-encrypted-/),
+    });
+    expect(JSON.stringify(items.at(-1))).toContain("after the OpenAI compaction");
+
+    const asChat = await call("GET", `/v1/sessions/${id}/context?format=openai`);
+    expect(asChat.status).toBe(409);
+    expect(asChat.body).toMatchObject({ error: { code: "format_not_available" } });
+
+    const stored = await runInDurableObject(stubFor("alice", id), (_instance, state) => {
+      const view = state.storage.sql
+        .exec<{ openai_endpoint: string; openai_key_fingerprint: string }>(
+          "SELECT openai_endpoint, openai_key_fingerprint FROM condense_view_state",
+        )
+        .one();
+      let everything = "";
+      for (const table of [
+        "condense_view",
+        "condense_view_state",
+        "condense_compactions",
+        "condense_settings",
+        "condense_session",
+      ]) {
+        everything += JSON.stringify(state.storage.sql.exec(`SELECT * FROM ${table}`).toArray());
+      }
+      return { view, everything };
+    });
+    const digest = await crypto.subtle.digest(
+      "SHA-256",
+      new TextEncoder().encode("sk-test-openai"),
+    );
+    const hex = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+    expect(stored.view.openai_key_fingerprint).toBe(hex);
+    expect(stored.view.openai_endpoint).toMatch(/\/v1\/responses\/compact$/);
+    expect(stored.everything).not.toContain("sk-test-openai");
+  });
+
+  it("falls back to the local tiers when the endpoint fails", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(8), model: "fail:500" });
+    await call("PATCH", `/v1/sessions/${id}`, {
+      body: { strategy: "openai", contextWindow: 32_000 },
+    });
+    const reply = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(reply.body.compacted).toBe(true);
+    expect(reply.body.event?.strategy).toBe("local");
+    expect(await llm.count("responses:fail:500")).toBeGreaterThan(0);
+  });
+});
+
+describe("logs", () => {
+  it("writes one JSON line per request and per compaction, without content or keys", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      lines.push(String(line));
+    });
+    try {
+      const id = freshSession();
+      const secret = "TOP-SECRET-CONTENT-4711";
+      await append(id, {
+        messages: [...conversation(10), { role: "user", content: secret }],
+        model: "gpt-4o",
+      });
+      await call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+      const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      const requests = parsed.filter((line) => line.type === "request");
+      const compactionLines = parsed.filter((line) => line.type === "compaction");
+      expect(requests.length).toBeGreaterThanOrEqual(2);
+      expect(requests.find((line) => line.route === "/v1/sessions/:id/compact")).toMatchObject({
+        user: "alice",
+        session: id,
+        status: 200,
+        method: "POST",
+      });
+      expect(typeof requests[0]?.requestId).toBe("string");
+      expect(typeof requests[0]?.durationMs).toBe("number");
+      expect(compactionLines[0]).toMatchObject({
+        user: "alice",
+        session: id,
+        trigger: "manual",
+        outcome: "committed",
+      });
+      expect(typeof compactionLines[0]?.tokensBefore).toBe("number");
+      const all = lines.join("\n");
+      expect(all).not.toContain(secret);
+      expect(all).not.toContain("alice-key");
+      expect(all).not.toContain("module_1");
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
+describe("a real transcript replayed turn by turn", () => {
+  it("stays valid and within its window at every step", async () => {
+    const id = freshSession();
+    const messages = (fixture as { messages: Message[] }).messages;
+    const stub = stubFor("alice", id);
+    // Turns: a message plus the tool results answering it, so no append splits a call from its results.
+    const turns: Message[][] = [];
+    for (const message of messages) {
+      if (message.role === "tool" && turns.length > 0) turns.at(-1)?.push(message);
+      else turns.push([message]);
+    }
+    let first = true;
+    let compacted = 0;
+    for (const turn of turns) {
+      const reply = await append(id, { messages: turn, model: "gpt-4o" });
+      expect(reply.status).toBe(200);
+      if (first) {
+        await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+        first = false;
+      }
+      if (reply.body.compaction.status === "scheduled") {
+        await runDurableObjectAlarm(stub);
+        compacted++;
+      }
+      const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+      expect(context.status).toBe(200);
+      expect(context.body.tokens).toBeLessThanOrEqual(context.body.contextWindow);
+      const last = turn.at(-1);
+      if (last?.role !== "assistant" || last.tool_calls === undefined) {
+        // Between turns (no call awaiting its results) the context must be valid to send as it is.
+        expect(validateMessages(context.body.messages as never, "openai").problems).toEqual([]);
+      }
+    }
+    expect(compacted).toBeGreaterThan(0);
+    const all = await transcript(id);
+    expect(all.map((entry) => entry.message)).toHaveLength(messages.length);
+  });
+});

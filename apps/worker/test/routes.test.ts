@@ -1,0 +1,102 @@
+/**
+ * The stateless routes: `POST /v1/compact` and the OpenAI forwarding route.
+ */
+
+import { validateMessages } from "@condense/core";
+import { describe, expect, it } from "vitest";
+import fixture from "../../../packages/core/test/fixtures/openhands__ponylang__ponyc-4595.json";
+import type { CompactResponseBody } from "../src/api/schemas";
+import { call, conversation, llm } from "./helpers";
+
+const corpus = (fixture as { messages: unknown[] }).messages;
+
+describe("POST /v1/compact", () => {
+  it("compacts a real transcript into a valid, smaller context within the window", async () => {
+    const reply = await call<CompactResponseBody>("POST", "/v1/compact", {
+      body: { model: "gpt-4o", messages: corpus, options: { contextWindow: 16_000 } },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.compacted).toBe(true);
+    expect(reply.body.finalTokens).toBeLessThan(reply.body.originalTokens);
+    expect(reply.body.finalTokens).toBeLessThanOrEqual(16_000);
+    expect(reply.body.originalCount).toBe(corpus.length);
+    expect(validateMessages(reply.body.messages as never, "openai").problems).toEqual([]);
+    expect(reply.body.prunedToolOutputs.length).toBeGreaterThan(0);
+  });
+
+  it("answers in the input's format", async () => {
+    const reply = await call<CompactResponseBody>("POST", "/v1/compact", {
+      body: {
+        model: "claude-sonnet-4-5",
+        format: "anthropic",
+        system: "Be brief.",
+        messages: [
+          { role: "user", content: "hello" },
+          { role: "assistant", content: "hi" },
+        ],
+      },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.compacted).toBe(false);
+    expect(reply.body.reason).toBeDefined();
+    expect(JSON.stringify(reply.body.system)).toContain("Be brief.");
+    expect(reply.body.messages).toHaveLength(2);
+  });
+
+  it("rejects bad options with the field's path", async () => {
+    const reply = await call<{
+      error: { code: string; details: { issues: Array<{ path: string }> } };
+    }>("POST", "/v1/compact", {
+      body: { model: "gpt-4o", messages: conversation(1), options: { threshold: 2 } },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.details.issues[0]?.path).toBe("options.threshold");
+    const engine = await call("POST", "/v1/compact", {
+      body: { model: "gpt-4o", messages: conversation(1), options: { identifierPolicy: "custom" } },
+    });
+    expect(engine.status).toBe(400);
+    expect(engine.body).toMatchObject({ error: { code: "invalid_options" } });
+    const missing = await call("POST", "/v1/compact", { body: { messages: conversation(1) } });
+    expect(missing.status).toBe(400);
+  });
+});
+
+describe("POST /v1/responses/compact", () => {
+  const body = { model: "gpt-5", input: [{ role: "user", content: "hello" }] };
+
+  it("forwards to OpenAI with the server's key", async () => {
+    const before = await llm.count("responses:gpt-5");
+    const reply = await call<{ object: string; output: Array<Record<string, unknown>> }>(
+      "POST",
+      "/v1/responses/compact",
+      { body },
+    );
+    expect(reply.status).toBe(200);
+    expect(reply.body.object).toBe("response.compaction");
+    expect(reply.body.output.at(-1)).toMatchObject({ type: "compaction" });
+    expect(await llm.count("responses:gpt-5")).toBe(before + 1);
+  });
+
+  it("surfaces upstream errors with their status", async () => {
+    const reply = await call("POST", "/v1/responses/compact", {
+      body: { ...body, model: "fail:429" },
+    });
+    expect(reply.status).toBe(429);
+    expect(reply.body).toMatchObject({
+      error: { code: "upstream_error", details: { upstreamStatus: 429 } },
+    });
+  });
+
+  it("answers 501 without an OpenAI key", async () => {
+    const reply = await call("POST", "/v1/responses/compact", {
+      body,
+      env: { OPENAI_API_KEY: undefined },
+    });
+    expect(reply.status).toBe(501);
+    expect(reply.body).toMatchObject({ error: { code: "not_configured" } });
+  });
+
+  it("needs auth like every /v1 route", async () => {
+    expect((await call("POST", "/v1/responses/compact", { body, as: null })).status).toBe(401);
+  });
+});

@@ -1,0 +1,392 @@
+/**
+ * The session routes end to end: append, context in every format, status,
+ * settings, transcript, tool outputs, compactions, delete, idempotency and
+ * cross-user isolation.
+ */
+
+import { runInDurableObject } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import type {
+  AppendResponseBody,
+  CompactionsResponseBody,
+  ContextResponseBody,
+  ManualCompactResponseBody,
+  SessionStatusBody,
+  ToolOutputResponseBody,
+  TranscriptResponseBody,
+} from "../src/api/schemas";
+import { call, conversation, createSmallSession, freshSession, stubFor, toolStep } from "./helpers";
+
+const append = (id: string, body: unknown, as = "alice", headers: Record<string, string> = {}) =>
+  call<AppendResponseBody>("POST", `/v1/sessions/${id}/messages`, { as, body, headers });
+
+describe("append and read", () => {
+  it("creates the session on first append and counts tokens", async () => {
+    const id = freshSession();
+    const first = await append(id, { messages: conversation(1), model: "gpt-4o" });
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({
+      sessionId: id,
+      appended: 4,
+      firstSeq: 1,
+      lastSeq: 4,
+      messageCount: 4,
+      contextWindow: 128_000,
+      warningLevel: "none",
+      compaction: { status: "none" },
+    });
+    expect(first.body.tokens).toBeGreaterThan(100);
+    expect(first.body.threshold).toBe(96_000);
+
+    const second = await append(id, { messages: toolStep(2) });
+    expect(second.body).toMatchObject({ appended: 2, firstSeq: 5, lastSeq: 6, messageCount: 6 });
+    expect(second.body.tokens).toBeGreaterThan(first.body.tokens);
+
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.status).toBe(200);
+    expect(context.body.format).toBe("openai");
+    expect(context.body.messages).toEqual([...conversation(1), ...toolStep(2)]);
+    expect(context.body.tokens).toBe(second.body.tokens);
+    expect(context.body).toMatchObject({
+      coveredSeq: 0,
+      lastSeq: 6,
+      summary: null,
+      compaction: { waited: false },
+    });
+  });
+
+  it("converts appends and context between formats", async () => {
+    const id = freshSession();
+    const anthropic = {
+      format: "anthropic",
+      system: "Be brief.",
+      messages: [
+        { role: "user", content: "list the files" },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "Listing." },
+            { type: "tool_use", id: "toolu_1", name: "ls", input: { path: "." } },
+          ],
+        },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "a.txt\nb.txt" }],
+        },
+      ],
+    };
+    expect((await append(id, anthropic)).status).toBe(200);
+
+    const openai = await call<ContextResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/context?format=openai`,
+    );
+    expect(openai.body.messages).toEqual([
+      { role: "system", content: "Be brief." },
+      { role: "user", content: "list the files" },
+      {
+        role: "assistant",
+        content: "Listing.",
+        tool_calls: [
+          { id: "toolu_1", type: "function", function: { name: "ls", arguments: '{"path":"."}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: "toolu_1", content: "a.txt\nb.txt" },
+    ]);
+
+    const back = await call<ContextResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/context?format=anthropic`,
+    );
+    expect(back.body.system).toBeDefined();
+    expect(JSON.stringify(back.body.system)).toContain("Be brief.");
+    expect(back.body.messages[0]).toMatchObject({ role: "user" });
+    expect(JSON.stringify(back.body.messages)).toContain("tool_result");
+
+    const responses = await call<ContextResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/context?format=responses`,
+    );
+    expect(JSON.stringify(responses.body.messages)).toContain("function_call_output");
+
+    const unknown = await call("GET", `/v1/sessions/${id}/context?format=gemini`);
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ error: { code: "unknown_format" } });
+  });
+
+  it("pages through the transcript", async () => {
+    const id = freshSession();
+    const messages = conversation(5);
+    await append(id, { messages });
+    const first = await call<TranscriptResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/transcript?limit=5`,
+    );
+    expect(first.body.messages.map((entry) => entry.seq)).toEqual([1, 2, 3, 4, 5]);
+    expect(first.body.nextAfter).toBe(5);
+    const rest = await call<TranscriptResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/transcript?after=5&limit=100`,
+    );
+    expect(rest.body.messages.map((entry) => entry.seq)).toEqual([6, 7, 8, 9, 10, 11, 12]);
+    expect(rest.body.nextAfter).toBeNull();
+    expect([...first.body.messages, ...rest.body.messages].map((entry) => entry.message)).toEqual(
+      messages,
+    );
+    const bad = await call("GET", `/v1/sessions/${id}/transcript?limit=0`);
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ error: { code: "invalid_request" } });
+  });
+
+  it("answers 404 on every read route for a session that was never appended to", async () => {
+    const id = freshSession();
+    for (const [method, path] of [
+      ["GET", `/v1/sessions/${id}`],
+      ["GET", `/v1/sessions/${id}/context`],
+      ["GET", `/v1/sessions/${id}/compactions`],
+      ["GET", `/v1/sessions/${id}/transcript`],
+      ["GET", `/v1/sessions/${id}/tool-outputs/call_1`],
+      ["POST", `/v1/sessions/${id}/compact`],
+      ["DELETE", `/v1/sessions/${id}`],
+    ] as const) {
+      const reply = await call(method, path);
+      expect(reply.status, `${method} ${path}`).toBe(404);
+      expect(reply.body).toMatchObject({ error: { code: "not_found" } });
+    }
+    const patch = await call("PATCH", `/v1/sessions/${id}`, { body: { threshold: 0.5 } });
+    expect(patch.status).toBe(404);
+  });
+});
+
+describe("settings and status", () => {
+  it("changes settings, resets them with null, and reports status", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(1), model: "claude-sonnet-4-5" });
+    const patched = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: {
+        contextWindow: "64k",
+        threshold: 0.6,
+        identifierPolicy: "off",
+        pinned: [{ role: "user", content: "Always answer in French." }],
+        summarizerModel: "my-summarizer",
+      },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body.settings).toMatchObject({
+      contextWindow: 64_000,
+      threshold: 0.6,
+      identifierPolicy: "off",
+      summarizerModel: "my-summarizer",
+      strategy: "local",
+      pinned: [{ role: "user", content: "Always answer in French." }],
+    });
+    expect(patched.body.contextWindow).toBe(64_000);
+    expect(patched.body.model).toBe("claude-sonnet-4-5");
+
+    // Pinned messages come right after the system message.
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.body.messages.slice(0, 3)).toEqual([
+      conversation(0)[0],
+      { role: "user", content: "Always answer in French." },
+      conversation(0)[1],
+    ]);
+
+    const reset = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { contextWindow: null, pinned: null, model: "gpt-4o" },
+    });
+    expect(reset.body.settings.contextWindow).toBeNull();
+    expect(reset.body.settings.pinned).toEqual([]);
+    expect(reset.body.contextWindow).toBe(128_000);
+    expect(reset.body.model).toBe("gpt-4o");
+
+    const badPin = await call("PATCH", `/v1/sessions/${id}`, {
+      body: { pinned: [{ role: "tool", tool_call_id: "x", content: "no" }] },
+    });
+    expect(badPin.status).toBe(400);
+    const badThreshold = await call<{ error: { details: { issues: Array<{ path: string }> } } }>(
+      "PATCH",
+      `/v1/sessions/${id}`,
+      { body: { threshold: 3 } },
+    );
+    expect(badThreshold.status).toBe(400);
+    expect(badThreshold.body.error.details.issues[0]?.path).toBe("threshold");
+    const unknownField = await call("PATCH", `/v1/sessions/${id}`, { body: { colour: "blue" } });
+    expect(unknownField.status).toBe(400);
+  });
+
+  it("calibrates the estimate of non-OpenAI models from reported usage", async () => {
+    const id = freshSession();
+    const first = await append(id, { messages: conversation(3), model: "claude-sonnet-4-5" });
+    const estimate = first.body.tokens;
+    // The provider counted 30% more than our estimate for that prompt.
+    const second = await append(id, {
+      messages: [{ role: "user", content: "next" }],
+      usage: { inputTokens: Math.round(estimate * 1.3) },
+    });
+    const status = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    expect(status.body.calibration.samples).toBe(1);
+    expect(status.body.calibration.ratio).toBeCloseTo(1.3, 1);
+    expect(second.body.tokens).toBeGreaterThan(Math.round(estimate * 1.25));
+
+    // OpenAI models are counted exactly and never calibrated.
+    const exact = freshSession();
+    const base = await append(exact, { messages: conversation(3), model: "gpt-4o" });
+    await append(exact, {
+      messages: [{ role: "user", content: "next" }],
+      usage: { inputTokens: base.body.tokens * 2 },
+    });
+    const exactStatus = await call<SessionStatusBody>("GET", `/v1/sessions/${exact}`);
+    expect(exactStatus.body.calibration).toEqual({ ratio: 1, samples: 0 });
+  });
+});
+
+describe("idempotency", () => {
+  it("returns the first answer for a retry and 409 for a different body", async () => {
+    const id = freshSession();
+    const body = { messages: conversation(1) };
+    const headers = { "Idempotency-Key": "append-1" };
+    const first = await append(id, body, "alice", headers);
+    const retry = await append(id, body, "alice", headers);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    const status = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    expect(status.body.messageCount).toBe(4);
+
+    const conflict = await append(id, { messages: toolStep(9) }, "alice", headers);
+    expect(conflict.status).toBe(409);
+    expect(conflict.body).toMatchObject({ error: { code: "idempotency_conflict" } });
+    expect((await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body.messageCount).toBe(4);
+
+    // A new key appends again.
+    const next = await append(id, body, "alice", { "Idempotency-Key": "append-2" });
+    expect(next.body.lastSeq).toBe(8);
+  });
+
+  it("makes manual compaction retries safe", async () => {
+    const id = freshSession();
+    await createSmallSession(id);
+    await append(id, { messages: conversation(12).slice(2) });
+    const headers = { "Idempotency-Key": "compact-1" };
+    const first = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+      headers,
+    });
+    expect(first.status).toBe(200);
+    expect(first.body.compacted).toBe(true);
+    const retry = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+      headers,
+    });
+    expect(retry.body).toEqual(first.body);
+    const history = await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`);
+    expect(history.body.compactions).toHaveLength(1);
+    const conflict = await call("POST", `/v1/sessions/${id}/compact`, {
+      body: { focus: "tests" },
+      headers,
+    });
+    expect(conflict.status).toBe(409);
+  });
+});
+
+describe("cross-user isolation", () => {
+  it("keeps one user's session out of every other user's reach", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(2) }, "alice");
+    const routes: Array<[string, string, unknown?]> = [
+      ["GET", `/v1/sessions/${id}`],
+      ["GET", `/v1/sessions/${id}/context`],
+      ["GET", `/v1/sessions/${id}/compactions`],
+      ["GET", `/v1/sessions/${id}/transcript`],
+      ["GET", `/v1/sessions/${id}/tool-outputs/call_1`],
+      ["POST", `/v1/sessions/${id}/compact`, {}],
+      [
+        "POST",
+        `/v1/sessions/${id}/overflow`,
+        { error: { status: 400, message: "maximum context length exceeded" } },
+      ],
+      ["PATCH", `/v1/sessions/${id}`, { threshold: 0.5 }],
+      ["DELETE", `/v1/sessions/${id}`],
+    ];
+    for (const [method, path, body] of routes) {
+      const reply = await call(method, path, {
+        as: "bob",
+        ...(body !== undefined ? { body } : {}),
+      });
+      expect(reply.status, `${method} ${path}`).toBe(404);
+    }
+    // Bob appending to "the same" id creates his own, separate session.
+    const bobs = await append(id, { messages: [{ role: "user", content: "bob was here" }] }, "bob");
+    expect(bobs.body).toMatchObject({ messageCount: 1, firstSeq: 1 });
+
+    const alice = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`, { as: "alice" });
+    expect(alice.body.messageCount).toBe(6);
+    expect(alice.body.settings.threshold).toBeNull();
+    const aliceContext = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`, {
+      as: "alice",
+    });
+    expect(JSON.stringify(aliceContext.body.messages)).not.toContain("bob was here");
+  });
+});
+
+describe("tool outputs", () => {
+  it("round-trips a 4 MiB tool output byte for byte, through chunked storage", async () => {
+    const id = freshSession();
+    // Multi-byte characters and a surrogate pair near every chunk boundary.
+    const unit = 'résumé 🚀 данные "quoted" \\ line\n';
+    let output = "";
+    while (output.length < 4 * 1024 * 1024 - unit.length) output += unit;
+    const bytes = new TextEncoder().encode(output).length;
+    expect(bytes).toBeGreaterThan(4 * 1024 * 1024);
+    output = output.slice(0, output.length - Math.ceil((bytes - 4 * 1024 * 1024) / 2));
+    const step = toolStep(1);
+    const reply = await append(id, {
+      messages: [
+        conversation(0)[1],
+        step[0],
+        { role: "tool", tool_call_id: "call_1", content: output },
+      ],
+    });
+    expect(reply.status).toBe(200);
+
+    const stored = await call<ToolOutputResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/tool-outputs/call_1`,
+    );
+    expect(stored.status).toBe(200);
+    expect(stored.body.content === output).toBe(true);
+    expect(stored.body).toMatchObject({
+      toolCallId: "call_1",
+      toolName: "read_file",
+      seq: 3,
+      pruned: false,
+    });
+
+    const chunks = await runInDurableObject(
+      stubFor("alice", id),
+      (_instance, state) =>
+        state.storage.sql
+          .exec<{ n: number }>(
+            "SELECT COUNT(*) AS n FROM condense_chunks WHERE owner = 't' AND id = 3",
+          )
+          .one().n,
+    );
+    expect(chunks).toBeGreaterThanOrEqual(3);
+
+    const missing = await call("GET", `/v1/sessions/${id}/tool-outputs/call_404`);
+    expect(missing.status).toBe(404);
+  });
+});
+
+describe("delete", () => {
+  it("deletes everything and lets the id start over", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(2) });
+    const deleted = await call("DELETE", `/v1/sessions/${id}`);
+    expect(deleted.status).toBe(200);
+    expect(deleted.body).toEqual({ sessionId: id, deleted: true, messageCount: 6 });
+    expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+    expect((await call("GET", `/v1/sessions/${id}/tool-outputs/call_1`)).status).toBe(404);
+    const again = await append(id, { messages: [{ role: "user", content: "fresh start" }] });
+    expect(again.body).toMatchObject({ firstSeq: 1, messageCount: 1 });
+  });
+});

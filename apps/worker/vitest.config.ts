@@ -1,0 +1,32 @@
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { defineConfig } from "vitest/config";
+
+// Tests run inside workerd with the real Durable Object and SQLite storage. The LLM they talk to is a
+// local server started from Node by test/global-setup.ts; its URL reaches the Worker as a binding.
+export default defineConfig({
+  plugins: [
+    cloudflareTest(({ inject }) => ({
+      wrangler: { configPath: "./wrangler.jsonc" },
+      miniflare: {
+        bindings: {
+          API_KEYS: "alice:alice-key, bob:bob-key\ncarol:carol-key",
+          JWT_SECRET: "test-jwt-secret",
+          SUMMARIZER_BASE_URL: inject<string>("llmChatUrl"),
+          SUMMARIZER_API_KEY: "sk-test-summarizer",
+          OPENAI_API_KEY: "sk-test-openai",
+          OPENAI_BASE_URL: `${inject<string>("llmControlUrl")}/v1`,
+          TEST_LLM_URL: inject<string>("llmControlUrl"),
+          COOLDOWN_SECONDS: "600",
+          // Background compactions run only when a test fires the alarm (runDurableObjectAlarm).
+          COMPACTION_DELAY_MS: "3600000",
+        },
+      },
+    })),
+  ],
+  test: {
+    globalSetup: ["./test/global-setup.ts"],
+    include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    testTimeout: 60_000,
+    hookTimeout: 60_000,
+  },
+});
