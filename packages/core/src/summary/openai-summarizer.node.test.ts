@@ -385,6 +385,37 @@ describe("openAISummarizer: chunking", () => {
     expect(missingSections(result.summary)).toEqual([]);
   });
 
+  it("merges in rounds when the partial summaries do not fit one merge call", async () => {
+    const window = 6_000;
+    const filler = (label: string) => `## Progress\n${label} ${"detail ".repeat(350)}`;
+    server.setHandler((recorded, index) => {
+      const prompt = lastUserText(recorded);
+      if (prompt.includes("<ledger>"))
+        return { type: "completion", content: templateSummary(recorded, index) };
+      return {
+        type: "completion",
+        content: filler(prompt.includes("<partial-summary") ? "ROUND" : "PART"),
+      };
+    });
+    const result = await summarizer({ contextWindow: window }).summarize(
+      request({ messages: longConversation(60), maxTokens: 1_000, targetTokens: 600 }),
+    );
+    const prompts = server.requests.map(lastUserText);
+    const rounds = prompts.filter(
+      (prompt) => prompt.includes("<partial-summary") && !prompt.includes("<ledger>"),
+    );
+    const finals = prompts.filter(
+      (prompt) => prompt.includes("<partial-summary") && prompt.includes("<ledger>"),
+    );
+    expect(rounds.length).toBeGreaterThan(0);
+    expect(finals).toHaveLength(1);
+    expect(prompts.at(-1)).toBe(finals[0]);
+    for (const recorded of server.requests) {
+      expect(countTokens(requestText(recorded), MODEL)).toBeLessThanOrEqual(window);
+    }
+    expect(missingSections(result.summary)).toEqual([]);
+  });
+
   it("updates the previous summary with the merged new turns", async () => {
     const result = await summarizer({ contextWindow: 16_000 }).summarize(
       request({

@@ -2,7 +2,12 @@
 // here with an injected fetch (the HTTP-server tests are in the `.node.test.ts`).
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../errors/condense-error.js";
-import { looksLikeRefusal, openAISummarizer, parseRetryAfter } from "./openai-summarizer.js";
+import {
+  looksLikeRefusal,
+  openAISummarizer,
+  parseRetryAfter,
+  unwrapSummary,
+} from "./openai-summarizer.js";
 import type { SummarizeRequest } from "./summarizer.js";
 import { missingSections, SUMMARY_SECTIONS } from "./template.js";
 
@@ -134,5 +139,36 @@ describe("looksLikeRefusal", () => {
     expect(looksLikeRefusal("I cannot summarize this content.")).toBe(true);
     expect(looksLikeRefusal(`I'm sorry for the long summary.\n\n${summary}`)).toBe(false);
     expect(looksLikeRefusal("HACKED")).toBe(false);
+  });
+});
+
+describe("unwrapSummary", () => {
+  it("drops inline reasoning, a wrapping code fence and a short preamble", () => {
+    expect(unwrapSummary("<think>plan</think>\n```markdown\n## Goal\nShip\n```")).toBe(
+      "## Goal\nShip",
+    );
+    expect(unwrapSummary("Here is the summary:\n\n## Goal\nShip")).toBe("## Goal\nShip");
+  });
+
+  it("keeps long text before the first heading, and text without headings", () => {
+    const long = `${"Context that matters. ".repeat(20)}\n## Goal\nShip`;
+    expect(unwrapSummary(long)).toBe(long);
+    expect(unwrapSummary("HACKED")).toBe("HACKED");
+  });
+});
+
+describe("openAISummarizer maxOutputTokens", () => {
+  it("never asks for more output than the model can write", async () => {
+    const captured: Captured[] = [];
+    await openAISummarizer({
+      apiKey: "k",
+      model: "test-model",
+      baseURL: "https://llm.example.test/v1",
+      fetch: fakeFetch(captured, false),
+      maxOutputTokens: 1_024,
+      stream: false,
+    }).summarize(request);
+    const body: unknown = JSON.parse(captured[0]?.body ?? "{}");
+    expect(body).toMatchObject({ max_tokens: 1_024 });
   });
 });

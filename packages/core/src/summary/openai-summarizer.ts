@@ -16,12 +16,6 @@
  * wrong, so the engine can fall to the next tier.
  */
 
-import OpenAI, {
-  APIConnectionError,
-  APIConnectionTimeoutError,
-  APIError,
-  APIUserAbortError,
-} from "openai";
 import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
 import { contextWindowFor } from "../models/context-window.js";
 import { countTokens } from "../tokens/count.js";
@@ -36,6 +30,13 @@ import {
 } from "./chunk.js";
 import { appendMissingIdentifiers, missingIdentifiers } from "./ledger.js";
 import {
+  abortedError,
+  type CallAnswer,
+  type ChatMessageParam,
+  OpenAITransport,
+  type Tally,
+} from "./openai-transport.js";
+import {
   chunkPrompt,
   mergePrompt,
   missingSectionsPrompt,
@@ -48,6 +49,8 @@ import {
 import { createSecretVault, redactSecrets, restoreSecrets, type SecretVault } from "./redact.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "./summarizer.js";
 import { missingSections, REQUIRED_SECTIONS } from "./template.js";
+
+export { parseRetryAfter } from "./openai-transport.js";
 
 export interface OpenAISummarizerOptions {
   /** Sent as the bearer token; never logged. Servers that need none still need a placeholder here. */
@@ -66,8 +69,10 @@ export interface OpenAISummarizerOptions {
   maxRetries?: number;
   /** Extra headers for every request (e.g. OpenRouter's `HTTP-Referer`). */
   headers?: Record<string, string>;
-  /** Tokens the summarizer model accepts. Default: from the model table. */
+  /** Tokens the summarizer model accepts. Default: from the model table (128k when unknown). */
   contextWindow?: number;
+  /** The most tokens the summarizer model may write in one answer; `max_tokens` never exceeds it. Default: half its window. */
+  maxOutputTokens?: number;
   /** A fetch implementation (tests, proxies, Worker service bindings). */
   fetch?: typeof globalThis.fetch;
   /** Stream the answer (SSE). Default true. */
@@ -83,11 +88,7 @@ export interface OpenAISummarizerOptions {
 const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_CONCURRENCY = 4;
-/** A 429 asking for a longer wait than this fails at once, so the engine can cool down instead of blocking. */
-const MAX_RETRY_AFTER_MS = 20_000;
-const BACKOFF_BASE_MS = 500;
-const BACKOFF_MAX_MS = 8_000;
-/** Share of the window kept free for tokenizer differences between our count and the server's. */
+/** Share of the window kept free for differences between our token count and the server's. */
 const WINDOW_MARGIN = 0.05;
 /** The summary may exceed `maxTokens` by this share before it counts as too large (tokenizers differ). */
 const SIZE_TOLERANCE = 1.1;
@@ -98,26 +99,8 @@ const SMALL_SUMMARY_TOKENS = 512;
 const CHUNK_SUMMARY_SHARE = 0.25;
 const CHUNK_SUMMARY_MIN = 400;
 const CHUNK_SUMMARY_MAX = 4_000;
-
-type ChatMessageParam = OpenAI.Chat.ChatCompletionMessageParam;
-
-interface CallAnswer {
-  content: string;
-  refusal: string;
-  finishReason: string | null;
-}
-
-/** A failed attempt and whether another attempt may help. */
-class AttemptFailure extends Error {
-  constructor(
-    readonly failure: SummarizerError,
-    readonly retryable: boolean,
-    /** What the server asked us to wait, in ms. */
-    readonly retryAfterMs: number | undefined,
-  ) {
-    super(failure.message);
-  }
-}
+/** Text before the first heading longer than this is kept (it is content, not a "Here is the summary:" preamble). */
+const PREAMBLE_MAX_CHARS = 300;
 
 function positiveNumber(name: string, value: unknown, fallback: number): number {
   if (value === undefined) return fallback;
@@ -138,29 +121,10 @@ function nonNegativeInteger(name: string, value: unknown, fallback: number): num
   return value;
 }
 
-/** Seconds from a `retry-after` (seconds or HTTP date) or `retry-after-ms` header. */
-export function parseRetryAfter(
-  headers: Headers | undefined,
-  now: number = Date.now(),
-): number | undefined {
-  const millis = headers?.get("retry-after-ms");
-  if (millis !== null && millis !== undefined && millis.trim() !== "") {
-    const value = Number(millis);
-    if (Number.isFinite(value) && value >= 0) return value / 1000;
-  }
-  const header = headers?.get("retry-after");
-  if (header === null || header === undefined || header.trim() === "") return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(header);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, (date - now) / 1000);
-}
-
 const refusalStart =
   /^\s*(?:I['’]m sorry|I am sorry|sorry\b|I apologi[sz]e|I can(?:no|['’])t\b|I cannot\b|I won['’]t\b|I will not\b|I['’]m (?:not able|unable)\b|I am (?:not able|unable)\b|As an AI\b)/i;
 
-/** A refusal written as text instead of the refusal field. */
+/** A refusal written as text instead of in the refusal field: refusal wording and none of the template. */
 export function looksLikeRefusal(text: string): boolean {
   return (
     refusalStart.test(text.slice(0, 300)) &&
@@ -168,26 +132,332 @@ export function looksLikeRefusal(text: string): boolean {
   );
 }
 
-function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) {
-      reject(new SummarizerError("aborted", "summarization was aborted by the caller's signal"));
-      return;
-    }
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(new SummarizerError("aborted", "summarization was aborted by the caller's signal"));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener("abort", onAbort, { once: true });
-  });
+/**
+ * The summary inside a model's answer: inline reasoning dropped, a wrapping
+ * ```markdown fence and a short preamble before the first heading removed.
+ */
+export function unwrapSummary(answer: string): string {
+  let text = stripInlineReasoning(answer).trim();
+  const fenced = /^```[a-zA-Z]*\n([\s\S]*)\n```$/.exec(text);
+  if (fenced?.[1] !== undefined) text = fenced[1].trim();
+  const heading = /^#{1,4}\s/m.exec(text);
+  if (heading !== null && heading.index > 0 && heading.index <= PREAMBLE_MAX_CHARS)
+    text = text.slice(heading.index);
+  return text;
 }
 
-function abortedError(): SummarizerError {
-  return new SummarizerError("aborted", "summarization was aborted by the caller's signal");
+interface Settings {
+  model: string;
+  window: number;
+  maxOutputTokens: number;
+  concurrency: number;
+  maxTokensParameter: string;
+}
+
+/** The work of one `summarize` call: its secrets, budgets and calls. */
+class SummaryRun {
+  private readonly vault: SecretVault = createSecretVault();
+  private readonly tally: Tally = { calls: 0, inputTokens: 0 };
+  private readonly system = systemPrompt();
+  private readonly systemTokens: number;
+  private readonly margin: number;
+  /** `max_tokens` of the final call. */
+  private readonly maxOutput: number;
+  private readonly previous: string | undefined;
+  private readonly steering: PromptSteering;
+
+  constructor(
+    private readonly transport: OpenAITransport,
+    private readonly settings: Settings,
+    private readonly request: SummarizeRequest,
+  ) {
+    const { window } = settings;
+    this.systemTokens = this.count(this.system);
+    this.margin = Math.ceil(window * WINDOW_MARGIN) + 64;
+    this.maxOutput = Math.max(
+      MIN_OUTPUT_TOKENS,
+      Math.min(request.maxTokens, settings.maxOutputTokens),
+    );
+    this.previous =
+      request.previousSummary !== undefined && request.previousSummary.trim() !== ""
+        ? this.redact(request.previousSummary)
+        : undefined;
+    const optional = (text: string | undefined) =>
+      text === undefined ? undefined : this.redact(text);
+    this.steering = {
+      targetTokens: Math.max(1, Math.min(request.targetTokens, this.maxOutput)),
+      maxTokens: this.maxOutput,
+      instructions: optional(request.instructions),
+      focus: optional(request.focus),
+      identifierPolicy: request.identifierPolicy,
+      identifierInstructions: optional(request.identifierInstructions),
+      ledger: this.redact(renderLedger(request.ledger)),
+    };
+  }
+
+  private redact(text: string): string {
+    return redactSecrets(text, this.vault);
+  }
+
+  private count(text: string): number {
+    return countTokens(text, this.settings.model);
+  }
+
+  private get model(): string {
+    return this.settings.model;
+  }
+
+  async execute(): Promise<SummarizeResult> {
+    const { window } = this.settings;
+    const groups = renderGroups(this.request.messages, (text) => this.count(text), {
+      transform: (text) => this.redact(text),
+    });
+    const middleTokens = groups.reduce((sum, group) => sum + group.tokens, 0);
+    const previous = this.previous;
+    const frame =
+      previous === undefined
+        ? summarizePrompt("", this.steering)
+        : updatePrompt(previous, "", this.steering);
+    const singlePromptTokens = this.systemTokens + this.count(frame) + middleTokens + groups.length;
+
+    let summary: string;
+    if (singlePromptTokens + this.maxOutput + this.margin <= window) {
+      const transcript = joinGroups(groups);
+      const prompt =
+        previous === undefined
+          ? summarizePrompt(transcript, this.steering)
+          : updatePrompt(previous, transcript, this.steering);
+      summary = await this.finalCall(prompt, singlePromptTokens);
+    } else {
+      summary = await this.mergeAll(await this.summarizeChunks(groups, middleTokens));
+    }
+
+    const restored = restoreSecrets(summary, this.vault);
+    const summaryTokens = this.count(restored);
+    const materialTokens = middleTokens + (previous === undefined ? 0 : this.count(previous));
+    if (summaryTokens > Math.max(materialTokens, SMALL_SUMMARY_TOKENS)) {
+      throw new SummarizerError(
+        "too_large",
+        `the summary (${summaryTokens} tokens) is larger than what it summarizes (${materialTokens} tokens)`,
+      );
+    }
+    if (summaryTokens > this.request.maxTokens * SIZE_TOLERANCE) {
+      throw new SummarizerError(
+        "too_large",
+        `the summary (${summaryTokens} tokens) exceeds the limit of ${this.request.maxTokens} tokens; the server may ignore \`${this.settings.maxTokensParameter}\``,
+      );
+    }
+    // The ledger is carried by code, whatever the model wrote and whatever the identifier policy.
+    const missing = missingIdentifiers(restored, this.request.ledger);
+    return {
+      summary: missing.length === 0 ? restored : appendMissingIdentifiers(restored, missing),
+      calls: this.tally.calls,
+      inputTokens: this.tally.inputTokens,
+    };
+  }
+
+  private call(
+    messages: ChatMessageParam[],
+    maxOutput: number,
+    estimatedTokens: number,
+  ): Promise<CallAnswer> {
+    return this.transport.call(
+      messages,
+      maxOutput,
+      estimatedTokens,
+      this.request.signal,
+      this.tally,
+    );
+  }
+
+  /** Checks an answer (refusal, content filter, truncation, emptiness) and returns the summary in it. */
+  private accept(answer: CallAnswer, what: string): string {
+    const model = this.model;
+    if (answer.refusal.trim() !== "") {
+      throw new SummarizerError(
+        "refusal",
+        `the summarizer (${model}) refused ${what}: ${this.transport.sanitize(answer.refusal.slice(0, 200))}`,
+      );
+    }
+    if (answer.finishReason === "content_filter") {
+      throw new SummarizerError(
+        "refusal",
+        `the summarizer (${model}) stopped ${what} on its content filter`,
+      );
+    }
+    if (answer.finishReason === "length") {
+      throw new SummarizerError(
+        "truncated",
+        `the summarizer (${model}) hit its token limit while writing ${what}; raise the summary size limit or maxOutputTokens`,
+      );
+    }
+    const text = unwrapSummary(answer.content);
+    if (text === "")
+      throw new SummarizerError("empty", `the summarizer (${model}) returned an empty ${what}`);
+    if (looksLikeRefusal(text)) {
+      throw new SummarizerError(
+        "refusal",
+        `the summarizer (${model}) refused ${what}: ${this.transport.sanitize(text.slice(0, 200))}`,
+      );
+    }
+    return text;
+  }
+
+  /** The final call (single or merge): the answer must hold every required section; one retry names what is missing. */
+  private async finalCall(userPrompt: string, estimatedPromptTokens: number): Promise<string> {
+    const first: ChatMessageParam[] = [
+      { role: "system", content: this.system },
+      // Everything in the prompt was redacted piece by piece; this pass is a backstop.
+      { role: "user", content: this.redact(userPrompt) },
+    ];
+    const answer = this.accept(
+      await this.call(first, this.maxOutput, estimatedPromptTokens),
+      "the summary",
+    );
+    const missing = missingSections(answer);
+    if (missing.length === 0) return answer;
+    const retry: ChatMessageParam[] = [
+      ...first,
+      { role: "assistant", content: answer },
+      { role: "user", content: missingSectionsPrompt(missing) },
+    ];
+    const retryTokens = estimatedPromptTokens + this.count(answer) + 64;
+    const second = this.accept(await this.call(retry, this.maxOutput, retryTokens), "the summary");
+    const stillMissing = missingSections(second);
+    if (stillMissing.length > 0) {
+      throw new SummarizerError(
+        "missing_sections",
+        `the summarizer (${this.model}) left out required section(s) ${stillMissing.join(", ")} even after being asked again`,
+      );
+    }
+    return second;
+  }
+
+  /** Answer size for a chunk of `chunkTokens`. */
+  private chunkSummaryTokens(chunkTokens: number): number {
+    const wanted = Math.max(CHUNK_SUMMARY_MIN, chunkTokens * CHUNK_SUMMARY_SHARE);
+    return Math.round(Math.min(CHUNK_SUMMARY_MAX, wanted, this.maxOutput));
+  }
+
+  /** One summary per chunk, at most `concurrency` at a time; the first failure fails the run. */
+  private async summarizeChunks(groups: RenderedGroup[], middleTokens: number): Promise<string[]> {
+    const { window } = this.settings;
+    const averageMessageTokens = middleTokens / Math.max(1, this.request.messages.length);
+    const fixed = this.systemTokens + this.count(chunkPrompt("", 1, 1, 1)) + this.margin;
+    // A chunk, its prompt and its answer must fit the window together.
+    let limit = chunkTokenLimit(window, averageMessageTokens);
+    let chunkOutput = this.chunkSummaryTokens(limit);
+    if (limit + fixed + chunkOutput > window) {
+      limit = Math.max(1, window - fixed - chunkOutput);
+      chunkOutput = this.chunkSummaryTokens(limit);
+    }
+    const fitted = groups.map((group) =>
+      group.tokens > limit
+        ? squeezeGroup(this.request.messages, group, limit, (text) => this.count(text), {
+            transform: (text) => this.redact(text),
+          })
+        : group,
+    );
+    const chunks = packChunks(fitted, limit);
+    const partials = new Array<string>(chunks.length).fill("");
+    let next = 0;
+    let failure: unknown;
+    let failed = false;
+    const worker = async () => {
+      while (next < chunks.length && !failed) {
+        const index = next;
+        next += 1;
+        const chunk = chunks[index] ?? [];
+        const tokens = chunk.reduce((sum, group) => sum + group.tokens, 0);
+        const prompt = chunkPrompt(
+          joinGroups(chunk),
+          index + 1,
+          chunks.length,
+          this.chunkSummaryTokens(tokens),
+        );
+        const messages: ChatMessageParam[] = [
+          { role: "system", content: this.system },
+          { role: "user", content: this.redact(prompt) },
+        ];
+        try {
+          const answer = await this.call(messages, chunkOutput, fixed - this.margin + tokens);
+          partials[index] = this.accept(
+            answer,
+            `the summary of part ${index + 1} of ${chunks.length}`,
+          );
+        } catch (error) {
+          // The first failure stops the other workers from starting chunks; in-flight ones finish.
+          if (!failed) failure = error;
+          failed = true;
+        }
+      }
+    };
+    await Promise.all(
+      Array.from({ length: Math.min(this.settings.concurrency, chunks.length) }, worker),
+    );
+    if (failed) throw failure;
+    return partials;
+  }
+
+  /** Merges partial summaries into the final one, first in rounds of neighbours while they do not fit one call. */
+  private async mergeAll(partialsIn: string[]): Promise<string> {
+    const { window } = this.settings;
+    let partials = partialsIn;
+    const finalFixed =
+      this.systemTokens + this.count(mergePrompt([], this.steering, this.previous)) + this.margin;
+    const finalRoom = window - finalFixed - this.maxOutput;
+    const roundSteering: PromptSteering = { ...this.steering, ledger: "" };
+    const roundRoom =
+      window -
+      this.systemTokens -
+      this.count(mergePrompt([], roundSteering)) -
+      this.margin -
+      this.maxOutput;
+    for (;;) {
+      const tokens = partials.map((partial) => this.count(partial));
+      const total = tokens.reduce((sum, value) => sum + value, 0);
+      if (total <= finalRoom || partials.length <= 1) {
+        return this.finalCall(
+          mergePrompt(partials, this.steering, this.previous),
+          finalFixed - this.margin + total,
+        );
+      }
+      const merged: string[] = [];
+      let batch: string[] = [];
+      let batchTokens = 0;
+      const flush = async () => {
+        if (batch.length === 1) merged.push(batch[0] ?? "");
+        if (batch.length > 1) {
+          const messages: ChatMessageParam[] = [
+            { role: "system", content: this.system },
+            { role: "user", content: this.redact(mergePrompt(batch, roundSteering)) },
+          ];
+          const answer = await this.call(
+            messages,
+            this.maxOutput,
+            this.systemTokens + batchTokens + 200,
+          );
+          merged.push(this.accept(answer, "a merged summary"));
+        }
+        batch = [];
+        batchTokens = 0;
+      };
+      for (const [index, partial] of partials.entries()) {
+        const partialTokens = tokens[index] ?? 0;
+        if (batch.length > 0 && batchTokens + partialTokens > roundRoom) await flush();
+        batch.push(partial);
+        batchTokens += partialTokens;
+      }
+      await flush();
+      if (merged.length >= partials.length) {
+        throw new SummarizerError(
+          "too_large",
+          `the partial summaries do not fit the summarizer's window (${window} tokens) even in pairs; use a summarizer model with a larger context window`,
+        );
+      }
+      partials = merged;
+    }
+  }
 }
 
 /** Builds an LLM summarizer that talks to an OpenAI-compatible Chat Completions endpoint. */
@@ -205,575 +475,42 @@ export function openAISummarizer(options: OpenAISummarizerOptions): Summarizer {
     );
   }
   const model = options.model;
-  const apiKey = options.apiKey;
-  const timeoutMs = positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS);
-  const maxRetries = nonNegativeInteger("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES);
-  const concurrency = Math.max(
-    1,
-    nonNegativeInteger("concurrency", options.concurrency, DEFAULT_CONCURRENCY),
-  );
   const window =
     options.contextWindow === undefined
       ? contextWindowFor(model)
-      : Math.floor(positiveNumber("contextWindow", options.contextWindow, 0));
-  const stream = options.stream ?? true;
+      : Math.floor(positiveNumber("contextWindow", options.contextWindow, 1));
+  const maxOutputTokens = Math.floor(
+    Math.min(positiveNumber("maxOutputTokens", options.maxOutputTokens, window / 2), window / 2),
+  );
   const maxTokensParameter = options.maxTokensParameter ?? "max_tokens";
-
-  const client = new OpenAI({
-    apiKey,
+  const transport = new OpenAITransport({
+    apiKey: options.apiKey,
     baseURL: options.baseURL,
-    // Our own loop retries, so that timeouts cover every attempt and a long retry-after fails fast.
-    maxRetries: 0,
-    timeout: timeoutMs,
-    defaultHeaders: options.headers,
+    model,
+    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    maxRetries: nonNegativeInteger("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES),
+    headers: options.headers,
     fetch: options.fetch,
-    // Workers look like a browser to the SDK; the key stays server-side here.
-    dangerouslyAllowBrowser: true,
-    // The SDK's logger could print request details; nothing is logged.
-    logLevel: "off",
+    stream: options.stream ?? true,
+    maxTokensParameter,
+    temperature: options.temperature,
   });
-
-  /** Error text as it may be shown: the key and anything secret-looking removed. */
-  function sanitize(text: string): string {
-    return redactSecrets(text.split(apiKey).join("[api key]"), createSecretVault());
-  }
-
-  function classify(
-    error: unknown,
-    signal: AbortSignal | undefined,
-    timedOut: boolean,
-  ): AttemptFailure {
-    if (error instanceof AttemptFailure) return error;
-    if (SummarizerError.isInstance(error)) return new AttemptFailure(error, false, undefined);
-    if (signal?.aborted) return new AttemptFailure(abortedError(), false, undefined);
-    if (timedOut || error instanceof APIConnectionTimeoutError) {
-      return new AttemptFailure(
-        new SummarizerError(
-          "timeout",
-          `the summarizer (${model}) did not answer within ${timeoutMs} ms`,
-        ),
-        true,
-        undefined,
-      );
-    }
-    if (error instanceof APIUserAbortError)
-      return new AttemptFailure(abortedError(), false, undefined);
-    if (error instanceof APIConnectionError) {
-      return new AttemptFailure(
-        new SummarizerError(
-          "network",
-          `could not reach the summarizer at ${client.baseURL}: ${sanitize(error.message)}; check baseURL and the network`,
-          { cause: error },
-        ),
-        true,
-        undefined,
-      );
-    }
-    if (error instanceof APIError) {
-      const status = error.status ?? 0;
-      const detail = sanitize(error.message);
-      if (status === 429) {
-        const retryAfter = parseRetryAfter(error.headers);
-        return new AttemptFailure(
-          new SummarizerError(
-            "rate_limited",
-            `the summarizer (${model}) is rate limited (429): ${detail}`,
-            {
-              cause: error,
-              ...(retryAfter === undefined ? {} : { retryAfter }),
-            },
-          ),
-          true,
-          retryAfter === undefined ? undefined : retryAfter * 1000,
-        );
-      }
-      if (status === 408) {
-        return new AttemptFailure(
-          new SummarizerError("timeout", `the summarizer (${model}) timed out (408): ${detail}`, {
-            cause: error,
-          }),
-          true,
-          undefined,
-        );
-      }
-      if (status >= 500) {
-        const retryAfter = parseRetryAfter(error.headers);
-        return new AttemptFailure(
-          new SummarizerError(
-            "server_error",
-            `the summarizer (${model}) failed with ${status}: ${detail}`,
-            {
-              cause: error,
-            },
-          ),
-          true,
-          retryAfter === undefined ? undefined : retryAfter * 1000,
-        );
-      }
-      const hint =
-        status === 401 || status === 403
-          ? "; check apiKey"
-          : status === 404
-            ? "; check baseURL and model"
-            : status === 400
-              ? "; the server rejected the request (model name, contextWindow or maxTokensParameter may be wrong)"
-              : "";
-      return new AttemptFailure(
-        new SummarizerError(
-          "other",
-          `the summarizer (${model}) answered ${status}: ${detail}${hint}`,
-          {
-            cause: error,
-          },
-        ),
-        false,
-        undefined,
-      );
-    }
-    if (error instanceof SyntaxError) {
-      return new AttemptFailure(
-        new SummarizerError(
-          "malformed",
-          `the summarizer (${model}) sent a response that is not valid JSON`,
-          {
-            cause: error,
-          },
-        ),
-        false,
-        undefined,
-      );
-    }
-    const message = error instanceof Error ? sanitize(error.message) : String(error);
-    return new AttemptFailure(
-      new SummarizerError("other", `the summarizer (${model}) failed: ${message}`, {
-        cause: error,
-      }),
-      false,
-      undefined,
-    );
-  }
-
-  function malformed(reason: string): AttemptFailure {
-    return new AttemptFailure(
-      new SummarizerError(
-        "malformed",
-        `the summarizer (${model}) sent an unusable response: ${reason}`,
-      ),
-      false,
-      undefined,
-    );
-  }
-
-  /** Reads a non-streaming completion defensively: servers that claim compatibility differ. */
-  function readCompletion(completion: unknown): CallAnswer & { promptTokens: number | undefined } {
-    if (typeof completion !== "object" || completion === null || !("choices" in completion)) {
-      throw malformed("no `choices` in the response body");
-    }
-    const choices = completion.choices;
-    const first: unknown = Array.isArray(choices) ? choices[0] : undefined;
-    if (typeof first !== "object" || first === null || !("message" in first)) {
-      throw malformed("no `choices[0].message` in the response body");
-    }
-    const message = first.message;
-    if (typeof message !== "object" || message === null)
-      throw malformed("`choices[0].message` is not an object");
-    const content = "content" in message ? message.content : null;
-    const refusal = "refusal" in message ? message.refusal : null;
-    if (content !== null && content !== undefined && typeof content !== "string") {
-      throw malformed("`choices[0].message.content` is not a string");
-    }
-    const finishReason =
-      "finish_reason" in first && typeof first.finish_reason === "string"
-        ? first.finish_reason
-        : null;
-    let promptTokens: number | undefined;
-    if (
-      "usage" in completion &&
-      typeof completion.usage === "object" &&
-      completion.usage !== null
-    ) {
-      const usage = completion.usage;
-      if ("prompt_tokens" in usage && typeof usage.prompt_tokens === "number")
-        promptTokens = usage.prompt_tokens;
-    }
-    return {
-      content: content ?? "",
-      refusal: typeof refusal === "string" ? refusal : "",
-      finishReason,
-      promptTokens,
-    };
-  }
-
+  const settings: Settings = {
+    model,
+    window,
+    maxOutputTokens,
+    concurrency: Math.max(
+      1,
+      nonNegativeInteger("concurrency", options.concurrency, DEFAULT_CONCURRENCY),
+    ),
+    maxTokensParameter,
+  };
   return {
     name: `openai:${model}`,
     kind: "llm",
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
-      const signal = request.signal;
-      if (signal?.aborted) throw abortedError();
-      const vault: SecretVault = createSecretVault();
-      const redact = (text: string) => redactSecrets(text, vault);
-      const count = (text: string) => countTokens(text, model);
-      let calls = 0;
-      let inputTokens = 0;
-
-      /** One attempt: a request and its answer, within the timeout. */
-      async function attempt(
-        messages: ChatMessageParam[],
-        maxOutput: number,
-        estimatedTokens: number,
-      ): Promise<CallAnswer> {
-        const controller = new AbortController();
-        let timedOut = false;
-        const onAbort = () => controller.abort();
-        signal?.addEventListener("abort", onAbort, { once: true });
-        let timer: ReturnType<typeof setTimeout> | undefined;
-        const arm = () => {
-          clearTimeout(timer);
-          timer = setTimeout(() => {
-            timedOut = true;
-            controller.abort();
-          }, timeoutMs);
-        };
-        arm();
-        calls += 1;
-        let promptTokens: number | undefined;
-        try {
-          const body = {
-            model,
-            messages,
-            [maxTokensParameter]: maxOutput,
-            ...(options.temperature === undefined ? {} : { temperature: options.temperature }),
-          };
-          if (!stream) {
-            const completion: unknown = await client.chat.completions.create(
-              { ...body, stream: false },
-              { signal: controller.signal },
-            );
-            const answer = readCompletion(completion);
-            promptTokens = answer.promptTokens;
-            return answer;
-          }
-          const chunks = await client.chat.completions.create(
-            { ...body, stream: true, stream_options: { include_usage: true } },
-            { signal: controller.signal },
-          );
-          let content = "";
-          let refusal = "";
-          let finishReason: string | null = null;
-          try {
-            for await (const chunk of chunks) {
-              arm();
-              const choice = chunk.choices?.[0];
-              if (choice?.delta?.content) content += choice.delta.content;
-              if (choice?.delta?.refusal) refusal += choice.delta.refusal;
-              if (choice?.finish_reason) finishReason = choice.finish_reason;
-              if (chunk.usage && typeof chunk.usage.prompt_tokens === "number") {
-                promptTokens = chunk.usage.prompt_tokens;
-              }
-            }
-          } catch (error) {
-            if (error instanceof APIError || error instanceof SyntaxError) throw error;
-            if (signal?.aborted || timedOut) throw error;
-            // The connection dropped mid-answer: worth another attempt.
-            throw new AttemptFailure(
-              new SummarizerError(
-                "truncated",
-                `the summarizer (${model}) stream broke off before the answer ended`,
-                {
-                  cause: error,
-                },
-              ),
-              true,
-              undefined,
-            );
-          }
-          // The SDK ends the iteration quietly when the request is aborted.
-          if (signal?.aborted) throw abortedError();
-          if (timedOut) throw new APIConnectionTimeoutError();
-          if (finishReason === null) {
-            throw new AttemptFailure(
-              new SummarizerError(
-                "truncated",
-                `the summarizer (${model}) stream ended without a finish reason`,
-              ),
-              true,
-              undefined,
-            );
-          }
-          return { content, refusal, finishReason };
-        } catch (error) {
-          throw classify(error, signal, timedOut);
-        } finally {
-          clearTimeout(timer);
-          signal?.removeEventListener("abort", onAbort);
-          inputTokens += promptTokens ?? estimatedTokens;
-        }
-      }
-
-      /** A call with retries and backoff for transient failures. */
-      async function call(
-        messages: ChatMessageParam[],
-        maxOutput: number,
-        estimatedTokens: number,
-      ) {
-        for (let retry = 0; ; retry += 1) {
-          try {
-            return await attempt(messages, maxOutput, estimatedTokens);
-          } catch (error) {
-            const failure = classify(error, signal, false);
-            if (!failure.retryable || retry >= maxRetries) throw failure.failure;
-            if (failure.retryAfterMs !== undefined && failure.retryAfterMs > MAX_RETRY_AFTER_MS)
-              throw failure.failure;
-            const backoff =
-              Math.min(BACKOFF_MAX_MS, BACKOFF_BASE_MS * 2 ** retry) *
-              (0.75 + Math.random() * 0.25);
-            await delay(failure.retryAfterMs ?? backoff, signal);
-          }
-        }
-      }
-
-      /** Checks an answer; returns its text without inline reasoning. */
-      function accept(answer: CallAnswer, what: string): string {
-        if (answer.refusal.trim() !== "") {
-          throw new SummarizerError(
-            "refusal",
-            `the summarizer (${model}) refused ${what}: ${sanitize(answer.refusal.slice(0, 200))}`,
-          );
-        }
-        if (answer.finishReason === "content_filter") {
-          throw new SummarizerError(
-            "refusal",
-            `the summarizer (${model}) stopped ${what} on its content filter`,
-          );
-        }
-        if (answer.finishReason === "length") {
-          throw new SummarizerError(
-            "truncated",
-            `the summarizer (${model}) hit its token limit while writing ${what}; raise the summary size limit or use a model with more output`,
-          );
-        }
-        const text = stripInlineReasoning(answer.content).trim();
-        if (text === "")
-          throw new SummarizerError("empty", `the summarizer (${model}) returned an empty ${what}`);
-        if (looksLikeRefusal(text)) {
-          throw new SummarizerError(
-            "refusal",
-            `the summarizer (${model}) refused ${what}: ${sanitize(text.slice(0, 200))}`,
-          );
-        }
-        return text;
-      }
-
-      const system = systemPrompt();
-      const systemTokens = count(system);
-      const margin = Math.ceil(window * WINDOW_MARGIN) + 64;
-      const maxOutput = Math.max(
-        MIN_OUTPUT_TOKENS,
-        Math.min(request.maxTokens, Math.floor(window / 2)),
-      );
-      const previous =
-        request.previousSummary !== undefined && request.previousSummary.trim() !== ""
-          ? redact(request.previousSummary)
-          : undefined;
-      const steering: PromptSteering = {
-        targetTokens: Math.max(1, Math.min(request.targetTokens, maxOutput)),
-        maxTokens: maxOutput,
-        instructions: request.instructions === undefined ? undefined : redact(request.instructions),
-        focus: request.focus === undefined ? undefined : redact(request.focus),
-        identifierPolicy: request.identifierPolicy,
-        identifierInstructions:
-          request.identifierInstructions === undefined
-            ? undefined
-            : redact(request.identifierInstructions),
-        ledger: redact(renderLedger(request.ledger)),
-      };
-
-      /** The final call (single or merge): its answer must be a complete summary; one retry names what is missing. */
-      async function finalCall(userPrompt: string, estimatedPromptTokens: number): Promise<string> {
-        const first: ChatMessageParam[] = [
-          { role: "system", content: system },
-          { role: "user", content: redact(userPrompt) },
-        ];
-        const answer = accept(await call(first, maxOutput, estimatedPromptTokens), "the summary");
-        const missing = missingSections(answer);
-        if (missing.length === 0) return answer;
-        const retry: ChatMessageParam[] = [
-          ...first,
-          { role: "assistant", content: answer },
-          { role: "user", content: missingSectionsPrompt(missing) },
-        ];
-        const second = accept(
-          await call(retry, maxOutput, estimatedPromptTokens + count(answer) + 64),
-          "the summary",
-        );
-        const stillMissing = missingSections(second);
-        if (stillMissing.length > 0) {
-          throw new SummarizerError(
-            "missing_sections",
-            `the summarizer (${model}) left out required section(s) ${stillMissing.join(", ")} even after being asked again`,
-          );
-        }
-        return second;
-      }
-
-      const groups = renderGroups(request.messages, count, { transform: redact });
-      const middleTokens = groups.reduce((sum, group) => sum + group.tokens, 0);
-      const previousTokens = previous === undefined ? 0 : count(previous);
-      const steeringTokens = count(
-        previous === undefined
-          ? summarizePrompt("", steering)
-          : updatePrompt(previous, "", steering),
-      );
-      const singlePromptTokens = systemTokens + steeringTokens + middleTokens + groups.length;
-      let summary: string;
-
-      if (singlePromptTokens + maxOutput + margin <= window) {
-        const transcript = joinGroups(groups);
-        const prompt =
-          previous === undefined
-            ? summarizePrompt(transcript, steering)
-            : updatePrompt(previous, transcript, steering);
-        summary = await finalCall(prompt, singlePromptTokens);
-      } else {
-        const partials = await summarizeChunks(groups);
-        summary = await mergeAll(partials);
-      }
-
-      /** Chunked path: one summary per chunk, at most `concurrency` at a time. */
-      async function summarizeChunks(all: RenderedGroup[]): Promise<string[]> {
-        const averageMessageTokens = middleTokens / Math.max(1, request.messages.length);
-        const fixed = systemTokens + count(chunkPrompt("", 1, 1, 1)) + margin;
-        // A chunk, its prompt and its answer must fit the window.
-        let limit = chunkTokenLimit(window, averageMessageTokens);
-        let chunkOutput = chunkSummaryTokens(limit);
-        if (limit + fixed + chunkOutput > window) {
-          limit = Math.max(1, window - fixed - chunkOutput);
-          chunkOutput = chunkSummaryTokens(limit);
-        }
-        const squeezed = all.map((group) =>
-          group.tokens > limit
-            ? squeezeGroup(request.messages, group, limit, count, { transform: redact })
-            : group,
-        );
-        const chunks = packChunks(squeezed, limit);
-        const partials: string[] = new Array<string>(chunks.length).fill("");
-        let next = 0;
-        let failure: unknown;
-        let failed = false;
-        const worker = async () => {
-          while (next < chunks.length && !failed) {
-            const index = next;
-            next += 1;
-            const chunk = chunks[index] ?? [];
-            const text = joinGroups(chunk);
-            const tokens = chunk.reduce((sum, group) => sum + group.tokens, 0);
-            const target = chunkSummaryTokens(tokens);
-            const messages: ChatMessageParam[] = [
-              { role: "system", content: system },
-              {
-                role: "user",
-                content: redact(chunkPrompt(text, index + 1, chunks.length, target)),
-              },
-            ];
-            try {
-              const answer = await call(messages, chunkOutput, fixed - margin + tokens);
-              partials[index] = accept(
-                answer,
-                `the summary of part ${index + 1} of ${chunks.length}`,
-              );
-            } catch (error) {
-              // The first failure stops the others from starting new chunks; in-flight ones finish.
-              if (!failed) failure = error;
-              failed = true;
-            }
-          }
-        };
-        await Promise.all(Array.from({ length: Math.min(concurrency, chunks.length) }, worker));
-        if (failed) throw failure;
-        return partials;
-      }
-
-      /** Merges partial summaries, in rounds when they do not fit one merge call. */
-      async function mergeAll(partialsIn: string[]): Promise<string> {
-        let partials = partialsIn;
-        const finalFixed = systemTokens + count(mergePrompt([], steering, previous)) + margin;
-        const room = window - finalFixed - maxOutput;
-        for (;;) {
-          const tokens = partials.map(count);
-          const total = tokens.reduce((sum, value) => sum + value, 0);
-          if (total <= room || partials.length <= 1) {
-            return finalCall(
-              mergePrompt(partials, steering, previous),
-              finalFixed - margin + total,
-            );
-          }
-          // Merge neighbours in batches that fit, keeping order; the partial summaries of this round are intermediate.
-          const batchRoom =
-            window - systemTokens - count(mergePrompt([], steering)) - margin - maxOutput;
-          const merged: string[] = [];
-          let batch: string[] = [];
-          let batchTokens = 0;
-          const flush = async () => {
-            if (batch.length === 0) return;
-            if (batch.length === 1) {
-              merged.push(batch[0] ?? "");
-            } else {
-              const messages: ChatMessageParam[] = [
-                { role: "system", content: system },
-                { role: "user", content: redact(mergePrompt(batch, { ...steering, ledger: "" })) },
-              ];
-              const answer = await call(messages, maxOutput, systemTokens + batchTokens + 200);
-              merged.push(accept(answer, "a merged summary"));
-            }
-            batch = [];
-            batchTokens = 0;
-          };
-          for (const [index, partial] of partials.entries()) {
-            const partialTokens = tokens[index] ?? 0;
-            if (batch.length > 0 && batchTokens + partialTokens > batchRoom) await flush();
-            batch.push(partial);
-            batchTokens += partialTokens;
-          }
-          await flush();
-          if (merged.length >= partials.length) {
-            throw new SummarizerError(
-              "too_large",
-              `the partial summaries do not fit the summarizer's window (${window} tokens) even in pairs; use a summarizer model with a larger context window`,
-            );
-          }
-          partials = merged;
-        }
-      }
-
-      function chunkSummaryTokens(chunkTokens: number): number {
-        return Math.round(
-          Math.min(
-            CHUNK_SUMMARY_MAX,
-            Math.max(CHUNK_SUMMARY_MIN, chunkTokens * CHUNK_SUMMARY_SHARE),
-            maxOutput,
-          ),
-        );
-      }
-
-      const restored = restoreSecrets(summary, vault);
-      const summaryTokens = count(restored);
-      const materialTokens = middleTokens + previousTokens;
-      if (summaryTokens > Math.max(materialTokens, SMALL_SUMMARY_TOKENS)) {
-        throw new SummarizerError(
-          "too_large",
-          `the summary (${summaryTokens} tokens) is larger than what it summarizes (${materialTokens} tokens)`,
-        );
-      }
-      if (summaryTokens > request.maxTokens * SIZE_TOLERANCE) {
-        throw new SummarizerError(
-          "too_large",
-          `the summary (${summaryTokens} tokens) exceeds the limit of ${request.maxTokens} tokens; the server may ignore ${maxTokensParameter}`,
-        );
-      }
-      const missing = missingIdentifiers(restored, request.ledger);
-      const complete =
-        missing.length === 0 ? restored : appendMissingIdentifiers(restored, missing);
-      return { summary: complete, calls, inputTokens };
+      if (request.signal?.aborted) throw abortedError();
+      return new SummaryRun(transport, settings, request).execute();
     },
   };
 }
