@@ -3,8 +3,8 @@
  * The public contract of `compact()`: its input, options and result.
  */
 
-import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import type { SummarizerFailureKind } from "../errors/condense-error.js";
+import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
 

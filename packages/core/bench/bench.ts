@@ -1,0 +1,222 @@
+/**
+ * `pnpm bench`: prints the engine's figures (nothing here is a test).
+ * Reads every transcript of ../shared/corpus/normalized when it is present,
+ * otherwise the fixtures kept in the repository.
+ *
+ *   node --expose-gc --import tsx bench/bench.ts [--quick]
+ */
+
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { Tiktoken } from "js-tiktoken/lite";
+import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { compact } from "../src/compact/compact.js";
+import type { ChatMessage } from "../src/messages/types.js";
+import { openAISummarizer } from "../src/summary/openai-summarizer.js";
+import { startOpenAIServer } from "../src/test-support/openai-server.js";
+import { countMessageTokens, countTokens } from "../src/tokens/count.js";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const model = "gpt-4o";
+const quick = process.argv.includes("--quick");
+
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+const heapMB = () => {
+  gc();
+  return process.memoryUsage().heapUsed / 1_048_576;
+};
+const ms = (start: number) => performance.now() - start;
+const fmt = (value: number, digits = 0) =>
+  value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
+
+function table(rows: Array<Record<string, string | number>>): void {
+  const first = rows[0];
+  if (first === undefined) return;
+  const headers = Object.keys(first);
+  const widths = headers.map((h) => Math.max(h.length, ...rows.map((r) => String(r[h]).length)));
+  const line = (cells: string[]) => cells.map((c, i) => c.padStart(widths[i] ?? 0)).join("  ");
+  console.log(line(headers));
+  for (const row of rows) console.log(line(headers.map((h) => String(row[h]))));
+}
+
+interface Transcript {
+  name: string;
+  messages: ChatMessage[];
+}
+
+function loadTranscripts(): { source: string; transcripts: Transcript[] } {
+  const shared = join(here, "../../../../shared/corpus/normalized");
+  const folder = existsSync(shared) ? shared : join(here, "../test/fixtures");
+  const transcripts = readdirSync(folder)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map((file) => ({
+      name: file.replace(/\.json$/, ""),
+      messages: (
+        JSON.parse(readFileSync(join(folder, file), "utf8")) as { messages: ChatMessage[] }
+      ).messages,
+    }));
+  return { source: folder, transcripts };
+}
+
+const fresh = (messages: readonly ChatMessage[]): ChatMessage[] =>
+  JSON.parse(JSON.stringify(messages)) as ChatMessage[];
+
+function tokenizerFigures(): void {
+  console.log("\n## Tokenizer");
+  const heapBefore = heapMB();
+  let start = performance.now();
+  countTokens("warm up the o200k_base encoder", model);
+  const o200k = ms(start);
+  const heapAfter = heapMB();
+  start = performance.now();
+  countTokens("warm up the cl100k_base encoder", "gpt-4");
+  const cl100k = ms(start);
+  console.log(
+    `o200k_base first use (build): ${fmt(o200k)} ms, heap +${fmt(heapAfter - heapBefore, 1)} MB`,
+  );
+  console.log(`cl100k_base first use (build): ${fmt(cl100k)} ms, heap now ${fmt(heapMB(), 1)} MB`);
+
+  const bytes = new Uint8Array(786_432);
+  for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2_654_435_761) >>> 24;
+  const base64 = btoa(String.fromCharCode(...bytes.subarray(0, 60_000)))
+    .repeat(13)
+    .slice(0, 1_048_576);
+  const minified = JSON.stringify(
+    Array.from({ length: 12_000 }, (_, i) => ({
+      id: i,
+      key: `k${i.toString(36)}`,
+      v: [i, i * 3, `x${i}`],
+      ok: i % 2 === 0,
+    })),
+  ).slice(0, 1_048_576);
+  const letters = "a".repeat(1_048_576);
+  const reference = new Tiktoken(o200kBase);
+  const rows = [];
+  for (const [name, text] of [
+    ["base64", base64],
+    ["minified JSON", minified],
+    ["one letter", letters],
+  ] as const) {
+    start = performance.now();
+    const ours = countTokens(text, model);
+    const oursMs = ms(start);
+    // js-tiktoken's own merge is quadratic on long pieces: compare on a 20 KB sample it can still do.
+    const sample = text.slice(0, 20_000);
+    start = performance.now();
+    const exact = reference.encode(sample).length;
+    const referenceMs = ms(start);
+    const sampleOurs = countTokens(sample, model);
+    rows.push({
+      text: `${name} (${fmt(text.length / 1_048_576, 1)} MB)`,
+      tokens: fmt(ours),
+      "count ms": fmt(oursMs),
+      "20 KB sample: ours": fmt(sampleOurs),
+      "js-tiktoken": fmt(exact),
+      "js-tiktoken ms": fmt(referenceMs),
+      "error %": fmt((100 * (sampleOurs - exact)) / exact, 2),
+    });
+  }
+  table(rows);
+}
+
+function accountingFigures(transcripts: Transcript[]): void {
+  console.log("\n## Token accounting per transcript (o200k_base, exact)");
+  const rows = transcripts.map(({ name, messages }) => {
+    const exact = countMessageTokens(fresh(messages), model);
+    const chars = JSON.stringify(messages.map((m) => [m.content, m.tool_calls])).length;
+    const estimate = Math.round(chars / 4);
+    // Cost of accounting as a session grows: each appended message is counted once, as a new object.
+    const copies = fresh(messages);
+    const start = performance.now();
+    for (const message of copies) countMessageTokens([message], model);
+    const elapsed = ms(start);
+    return {
+      transcript: name.slice(0, 48),
+      messages: messages.length,
+      tokens: fmt(exact),
+      "chars/4 error %": fmt((100 * (estimate - exact)) / exact, 1),
+      "ms per 1k appended tokens": fmt(elapsed / (exact / 1000), 3),
+    };
+  });
+  table(rows);
+}
+
+async function compactionFigures(transcripts: Transcript[]): Promise<void> {
+  console.log("\n## Compaction, deterministic summarizer (force: true, default options)");
+  const rows = [];
+  for (const { name, messages } of transcripts) {
+    for (const window of [64_000, 128_000]) {
+      const input = fresh(messages);
+      const start = performance.now();
+      const result = await compact(
+        { model, messages: input },
+        { contextWindow: window, force: true },
+      );
+      rows.push({
+        transcript: name.slice(0, 48),
+        window: `${window / 1000}k`,
+        before: fmt(result.originalTokens),
+        after: fmt(result.finalTokens),
+        tier: result.tier,
+        passes: result.passes,
+        "messages before→after": `${result.originalCount}→${result.finalCount}`,
+        ms: fmt(ms(start)),
+        fits: result.finalTokens <= result.budget ? "yes" : "NO",
+      });
+    }
+  }
+  table(rows);
+}
+
+async function llmFigures(transcripts: Transcript[]): Promise<void> {
+  console.log(
+    "\n## Compaction through the LLM path (local OpenAI-protocol server, scripted summaries)",
+  );
+  const server = await startOpenAIServer();
+  try {
+    const rows = [];
+    for (const { name, messages } of transcripts) {
+      const window = 64_000;
+      const summarizer = openAISummarizer({
+        apiKey: "bench",
+        baseURL: server.url,
+        model: "gpt-4o-mini",
+        contextWindow: 32_000,
+      });
+      const before = server.requests.length;
+      const start = performance.now();
+      const result = await compact(
+        { model, messages: fresh(messages) },
+        { contextWindow: window, force: true, summarizer },
+      );
+      const elapsed = ms(start);
+      const raw = result.prunedToolOutputs.length;
+      rows.push({
+        transcript: name.slice(0, 48),
+        tier: result.tier,
+        "summarizer calls": result.summarizerCalls,
+        "requests seen": server.requests.length - before,
+        "tokens sent": fmt(result.summarizerInputTokens),
+        "tokens before": fmt(result.originalTokens),
+        after: fmt(result.finalTokens),
+        "outputs removed": raw,
+        ms: fmt(elapsed),
+      });
+    }
+    table(rows);
+  } finally {
+    await server.close();
+  }
+}
+
+const { source, transcripts } = loadTranscripts();
+console.log(
+  `# @condense/core benchmark — Node ${process.version}, ${transcripts.length} transcripts from ${source}`,
+);
+tokenizerFigures();
+accountingFigures(transcripts);
+await compactionFigures(quick ? transcripts.slice(0, 3) : transcripts);
+await llmFigures(quick ? transcripts.slice(0, 3) : transcripts);

@@ -1,0 +1,103 @@
+/**
+ * @module compact/boundaries
+ * Where the protected head ends and the protected tail begins. Neither
+ * boundary ever separates an assistant tool call from its results, and a
+ * previous Condense summary always falls in the compacted middle so that it is
+ * updated rather than kept beside a new one.
+ */
+
+import type { ChatMessage } from "../messages/types.js";
+import { isSummaryMessage } from "./assemble.js";
+
+export interface Boundaries {
+  /** Messages `[0, headEnd)` are the head. */
+  headEnd: number;
+  /** Messages `[tailStart, length)` are the tail; the middle lies between. */
+  tailStart: number;
+}
+
+function isSystemLike(message: ChatMessage): boolean {
+  return message.role === "system" || message.role === "developer";
+}
+
+/** Moves an index forward past tool results, so it never lands inside a call's result block. */
+function skipToolResults(messages: readonly ChatMessage[], index: number): number {
+  let i = index;
+  while (i < messages.length && messages[i]?.role === "tool") i++;
+  return i;
+}
+
+/** Moves an index back to the assistant message whose results it points into. */
+function backToToolCall(messages: readonly ChatMessage[], index: number, floor: number): number {
+  let i = index;
+  while (i > floor && messages[i]?.role === "tool") i--;
+  return i;
+}
+
+/**
+ * The head: leading system/developer messages plus the next `headMessages`
+ * messages (the first exchange), extended over the results of a trailing tool
+ * call and stopped before a previous summary.
+ */
+export function findHeadEnd(messages: readonly ChatMessage[], headMessages: number): number {
+  let end = 0;
+  while (end < messages.length) {
+    const message = messages[end];
+    if (message === undefined || !isSystemLike(message) || isSummaryMessage(message)) break;
+    end++;
+  }
+  let taken = 0;
+  while (end < messages.length && taken < headMessages) {
+    const message = messages[end];
+    if (message === undefined || isSummaryMessage(message)) return end;
+    end++;
+    taken++;
+  }
+  return skipToolResults(messages, end);
+}
+
+/**
+ * The tail: the newest messages within `tailTokens`, at least
+ * `minTailMessages`, never starting on a tool result or on a previous summary.
+ */
+export function findTailStart(
+  messages: readonly ChatMessage[],
+  tokens: readonly number[],
+  headEnd: number,
+  tailTokens: number,
+  minTailMessages: number,
+): number {
+  let start = messages.length;
+  let used = 0;
+  while (start > headEnd) {
+    const cost = tokens[start - 1] ?? 0;
+    const kept = messages.length - start;
+    if (kept >= minTailMessages && used + cost > tailTokens) break;
+    used += cost;
+    start--;
+  }
+  start = backToToolCall(messages, start, headEnd);
+  // A summary in the tail would survive verbatim beside the new one; fold it into the middle instead.
+  for (let i = start; i < messages.length; i++) {
+    const message = messages[i];
+    if (message !== undefined && isSummaryMessage(message))
+      start = skipToolResults(messages, i + 1);
+  }
+  return Math.max(start, headEnd);
+}
+
+export function findBoundaries(
+  messages: readonly ChatMessage[],
+  tokens: readonly number[],
+  options: { headMessages: number; tailTokens: number; minTailMessages: number },
+): Boundaries {
+  const headEnd = findHeadEnd(messages, options.headMessages);
+  const tailStart = findTailStart(
+    messages,
+    tokens,
+    headEnd,
+    options.tailTokens,
+    options.minTailMessages,
+  );
+  return { headEnd, tailStart };
+}

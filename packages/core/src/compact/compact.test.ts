@@ -1,0 +1,319 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import claudeCode from "../../test/fixtures/claude-code__258c7280-ae70-4798-800f-63464d01a85d.json" with {
+  type: "json",
+};
+import django from "../../test/fixtures/mini-swe-agent__django__django-11910.json" with {
+  type: "json",
+};
+import { CondenseError, InvalidMessagesError, SummarizerError } from "../errors/condense-error.js";
+import { toAnthropic } from "../formats/anthropic.js";
+import type { ChatMessage } from "../messages/types.js";
+import { validateMessages } from "../messages/validate.js";
+import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
+import { agentSession, arbConversation, assistant, user } from "../test-support/conversation.js";
+import { countMessageTokens } from "../tokens/count.js";
+import { extractSummary } from "./assemble.js";
+import { compact } from "./compact.js";
+import type { CompactResult } from "./types.js";
+
+const model = "gpt-4o";
+
+/** Text of the whole result, to check that identifiers survive verbatim. */
+const textOf = (messages: readonly ChatMessage[]) =>
+  JSON.stringify(messages.map((m) => [m.content, m.tool_calls]));
+
+function expectLedgerComplete(result: CompactResult) {
+  const text = textOf(result.messages);
+  const missing = result.ledger.identifiers.filter(
+    (id) => !text.includes(JSON.stringify(id).slice(1, -1)),
+  );
+  expect(missing).toEqual([]);
+}
+
+/** The latest user message of the input appears, verbatim, in the result. */
+function expectLatestUserKept(result: CompactResult, input: readonly ChatMessage[]) {
+  const latest = [...input]
+    .reverse()
+    .find((m) => m.role === "user" && extractSummary(m) === undefined);
+  if (latest === undefined) return;
+  const texts =
+    typeof latest.content === "string"
+      ? [latest.content]
+      : (latest.content ?? []).map((p) => (p.type === "text" ? p.text : ""));
+  for (const text of texts)
+    expect(textOf(result.messages)).toContain(JSON.stringify(text).slice(1, -1));
+}
+
+/** A scripted LLM summarizer: answers with `write(request)` or throws what it returns. */
+function fakeLLM(
+  write: (request: SummarizeRequest) => string | Error,
+): Summarizer & { requests: SummarizeRequest[] } {
+  const requests: SummarizeRequest[] = [];
+  return {
+    name: "fake-llm",
+    kind: "llm",
+    requests,
+    async summarize(request) {
+      requests.push(request);
+      const answer = write(request);
+      if (answer instanceof Error) throw answer;
+      return { summary: answer, calls: 1, inputTokens: 100 };
+    },
+  };
+}
+
+const sections = (body: string) =>
+  `## Goal\n${body}\n\n## Progress\nsome\n\n## Files\nnone\n\n## Exact identifiers\nnone\n\n## Next steps\ncontinue`;
+
+describe("compact: nothing to do", () => {
+  it("returns the input untouched with a reason when under the threshold", async () => {
+    const messages = [user("hello"), assistant("hi")];
+    const result = await compact({ model, messages });
+    expect(result.compacted).toBe(false);
+    expect(result.tier).toBe(0);
+    expect(result.messages).toEqual(messages);
+    expect(result.reason).toMatch(/under the trigger/);
+    expect(result.finalTokens).toBe(result.originalTokens);
+    expect(result.prunedToolOutputs).toEqual([]);
+  });
+
+  it("rejects malformed messages with a typed error naming the index", async () => {
+    const attempt = compact({ model, messages: [user("ok"), { role: "robot", content: "x" }] });
+    await expect(attempt).rejects.toSatisfy(
+      (error: unknown) => InvalidMessagesError.isInstance(error) && error.problems[0]?.index === 1,
+    );
+  });
+
+  it("rejects a missing model", async () => {
+    await expect(compact({ model: "", messages: [user("x")] })).rejects.toSatisfy(
+      CondenseError.isInstance,
+    );
+  });
+});
+
+describe("compact: tier 1, the tool strip", () => {
+  it("prunes old tool outputs when that alone fits, and hands every original back", async () => {
+    const messages = agentSession(60, 40);
+    const original = countMessageTokens(messages, model);
+    const window = Math.ceil(original * 0.9);
+    const result = await compact(
+      { model, messages },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+    );
+    expect(result.compacted).toBe(true);
+    expect(result.tier).toBe(1);
+    expect(result.summary).toBeNull();
+    expect(result.finalTokens).toBeLessThan(result.originalTokens);
+    expect(result.finalTokens).toBeLessThanOrEqual(Math.floor(window * 0.75));
+    expect(result.messages).toHaveLength(messages.length);
+    expect(result.messages.at(-1)).toEqual(messages.at(-1));
+    for (const pruned of result.prunedToolOutputs) {
+      const source = messages.find((m) => m.tool_call_id === pruned.toolCallId);
+      expect(pruned.content).toBe(source?.content);
+      expect(textOf(result.messages)).toContain(pruned.toolCallId);
+    }
+    expect(result.prunedToolOutputs.length).toBeGreaterThan(0);
+  });
+});
+
+/** A chat with little tool output, so pruning alone cannot make it fit. */
+const conversation = (turns: number): ChatMessage[] => {
+  const messages: ChatMessage[] = [{ role: "system", content: "You are helpful." }];
+  for (let i = 0; i < turns; i++) {
+    messages.push(
+      user(
+        `Request ${i}: explain module src/lib/part_${i}.ts and its commit a1b2c3d${i}. ${"Details follow. ".repeat(40)}`,
+      ),
+    );
+    messages.push(
+      assistant(`Answer ${i}: ${"The module does things in a careful way. ".repeat(40)}`),
+    );
+  }
+  messages.push(user("Final question: what about src/lib/last.ts?"));
+  return messages;
+};
+
+describe("compact: tier 4, the deterministic summary", () => {
+  it("summarizes the middle, keeps head and tail, and keeps every identifier", async () => {
+    const messages = conversation(60);
+    const result = await compact({ model, messages }, { contextWindow: 40_000 });
+    expect(result.compacted).toBe(true);
+    expect(result.tier).toBe(4);
+    expect(result.summary).toContain("## Goal");
+    expect(result.messages.slice(0, 4)).toEqual(messages.slice(0, 4));
+    expect(result.messages.at(-1)).toEqual(messages.at(-1));
+    expect(result.finalTokens).toBeLessThanOrEqual(result.budget);
+    expect(result.ledger.identifiers).toContain("src/lib/part_30.ts");
+    expectLedgerComplete(result);
+    expect(validateMessages(result.messages, "openai").ok).toBe(true);
+  });
+
+  it("updates a previous summary instead of nesting one inside another", async () => {
+    const first = await compact({ model, messages: conversation(60) }, { contextWindow: 40_000 });
+    const grown = [...first.messages, ...conversation(40).slice(1)];
+    const second = await compact({ model, messages: grown }, { contextWindow: 40_000 });
+    expect(second.compacted).toBe(true);
+    const summaries = second.messages.filter((m) => extractSummary(m) !== undefined);
+    expect(summaries).toHaveLength(1);
+    expect(second.summary?.match(/<compacted-context>/g) ?? []).toHaveLength(0);
+    // Identifiers from the first compaction's range are carried forward by code.
+    expect(textOf(second.messages)).toContain("src/lib/part_5.ts");
+  });
+
+  it("keeps the latest user message verbatim even when its turn is compacted", async () => {
+    const messages = conversation(30);
+    messages.pop();
+    const latest = "Please switch the cache to /var/cache/condense-v2 and keep port 8787.";
+    messages.splice(40, 0, user(latest));
+    const result = await compact({ model, messages }, { contextWindow: 24_000 });
+    expect(result.compacted).toBe(true);
+    expect(textOf(result.messages)).toContain(latest);
+  });
+});
+
+describe("compact: LLM tiers", () => {
+  const messages = conversation(80);
+  const options = { contextWindow: 48_000, tailTokens: 4_000 } as const;
+
+  it("uses tier 2 when the LLM summary fits", async () => {
+    const llm = fakeLLM((request) => sections(`from ${request.messages.length} messages`));
+    const result = await compact({ model, messages }, { ...options, summarizer: llm });
+    expect(result.tier).toBe(2);
+    expect(llm.requests).toHaveLength(1);
+    expect(result.summarizerCalls).toBe(1);
+    expectLedgerComplete(result);
+    expect(result.summary).toContain("## Exact identifiers");
+  });
+
+  it("falls to tier 3 when the full summary does not fit, then to tier 4 when nothing fits", async () => {
+    const huge = `${sections("x")}\n${"padding ".repeat(40_000)}`;
+    const tooBig = fakeLLM(() => huge);
+    const result = await compact({ model, messages }, { ...options, summarizer: tooBig });
+    expect(tooBig.requests.length).toBe(2);
+    expect(
+      (tooBig.requests[1]?.messages.length ?? 0) < (tooBig.requests[0]?.messages.length ?? 0),
+    ).toBe(true);
+    expect(result.tier).toBe(4);
+    expect(result.finalTokens).toBeLessThanOrEqual(result.budget);
+  });
+
+  it("uses tier 3 when only the older half fits", async () => {
+    let call = 0;
+    const llm = fakeLLM(() =>
+      ++call === 1 ? `${sections("x")}\n${"padding ".repeat(40_000)}` : sections("older half"),
+    );
+    const result = await compact({ model, messages }, { ...options, summarizer: llm });
+    expect(result.tier).toBe(3);
+    expect(result.summary).toContain("older half");
+  });
+
+  it("degrades to tier 4 on failure, reports it and sets a cooldown", async () => {
+    const now = 1_700_000_000_000;
+    const failing = fakeLLM(
+      () => new SummarizerError("rate_limited", "429 from upstream", { retryAfter: 900 }),
+    );
+    const result = await compact({ model, messages }, { ...options, summarizer: failing, now });
+    expect(result.tier).toBe(4);
+    expect(failing.requests).toHaveLength(1);
+    expect(result.summarizerFailure).toEqual({
+      kind: "rate_limited",
+      message: "429 from upstream",
+      retryAfter: 900,
+    });
+    expect(result.cooldownUntil).toBe(now + 900_000);
+    expect(result.messages.at(-1)).toEqual(messages.at(-1));
+  });
+
+  it("does not call the LLM while a cooldown is in force", async () => {
+    const llm = fakeLLM(() => sections("x"));
+    const result = await compact(
+      { model, messages },
+      { ...options, summarizer: llm, now: 1_000, cooldownUntil: 2_000 },
+    );
+    expect(llm.requests).toHaveLength(0);
+    expect(result.tier).toBe(4);
+    expect(result.summarizerFailure).toBeUndefined();
+  });
+
+  it("stops when the caller aborts", async () => {
+    const controller = new AbortController();
+    const llm = fakeLLM(() => {
+      controller.abort();
+      return new SummarizerError("aborted", "aborted");
+    });
+    await expect(
+      compact({ model, messages }, { ...options, summarizer: llm, signal: controller.signal }),
+    ).rejects.toSatisfy(
+      (error: unknown) => CondenseError.isInstance(error) && error.code === "aborted",
+    );
+  });
+});
+
+describe("compact: formats", () => {
+  it("answers in the Anthropic format it was given", async () => {
+    const canonical = agentSession(50, 40);
+    const anthropic = toAnthropic(canonical);
+    const result = await compact(
+      {
+        model: "claude-sonnet-4-5",
+        format: "anthropic",
+        system: anthropic.system,
+        messages: anthropic.messages,
+      },
+      { contextWindow: 32_000 },
+    );
+    expect(result.compacted).toBe(true);
+    expect(result.system).toEqual(anthropic.system);
+    const roles = (result.messages as Array<{ role: string }>).map((m) => m.role);
+    expect(roles[0]).toBe("user");
+    for (let i = 1; i < roles.length; i++) expect(roles[i]).not.toBe(roles[i - 1]);
+  });
+});
+
+describe("compact: properties", () => {
+  it("output is valid, head and last message kept, tokens never grow, ledger complete", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        arbConversation(40),
+        fc.constantFrom(8_000, 16_000, 32_000),
+        fc.boolean(),
+        async (messages, window, force) => {
+          const result = await compact({ model, messages }, { contextWindow: window, force });
+          expect(validateMessages(result.messages, "openai").ok).toBe(true);
+          expect(result.finalTokens).toBeLessThanOrEqual(result.originalTokens);
+          expect(result.compacted).toBe(result.finalTokens < result.originalTokens);
+          expect(result.passes).toBeLessThanOrEqual(3);
+          if (result.compacted) {
+            expect(result.messages[0]?.role).toBe(messages[0]?.role);
+            expectLatestUserKept(result, messages);
+            expectLedgerComplete(result);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
+describe("compact: real transcripts", () => {
+  const transcripts = { django: django.messages, claudeCode: claudeCode.messages } as Record<
+    string,
+    unknown[]
+  >;
+  for (const [name, transcript] of Object.entries(transcripts)) {
+    for (const window of [64_000, 128_000]) {
+      it(`${name} at ${window / 1000}k fits, stays valid for OpenAI and Anthropic, keeps its ledger`, async () => {
+        const result = await compact(
+          { model, messages: transcript },
+          { contextWindow: window, force: true },
+        );
+        expect(result.finalTokens).toBeLessThanOrEqual(window - 20_000);
+        expect(validateMessages(result.messages, "openai").ok).toBe(true);
+        expect(validateMessages(result.messages, "anthropic").ok).toBe(true);
+        expectLedgerComplete(result);
+        expectLatestUserKept(result, transcript as ChatMessage[]);
+      });
+    }
+  }
+});

@@ -1,0 +1,490 @@
+/**
+ * @module compact/compact
+ * `compact()`: keeps a conversation inside its context window. Each pass
+ * protects the head and the tail, tries the tool strip (tier 1), then
+ * summarizes the middle: the LLM over all of it (tier 2), the LLM over its
+ * older half (tier 3), the deterministic summarizer (tier 4). The first result
+ * that fits wins. A failing summarizer degrades to the next tier; no message is
+ * ever dropped without being summarized or handed back in `prunedToolOutputs`.
+ */
+
+import { CondenseError, InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
+import { fromCanonical, toCanonical } from "../formats/convert.js";
+import { repairMessages } from "../messages/repair.js";
+import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
+import { validateMessages } from "../messages/validate.js";
+import { extractiveSummarizer } from "../summary/extractive.js";
+import { extractIdentifiers } from "../summary/identifiers.js";
+import { appendMissingIdentifiers, buildLedger, missingIdentifiers } from "../summary/ledger.js";
+import type { Ledger } from "../summary/ledger-types.js";
+import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
+import { countMessageTokens, messageTokens } from "../tokens/count.js";
+import { extractSummary, placeSummary } from "./assemble.js";
+import { findBoundaries } from "./boundaries.js";
+import { DEFAULTS, type ResolvedOptions, resolveOptions } from "./options.js";
+import { isPrunePlaceholder, pruneToolOutputs, toolNames, toolOutputText } from "./prune.js";
+import { decideTrigger, warningLevelFor } from "./trigger.js";
+import type {
+  CompactInput,
+  CompactOptions,
+  CompactResult,
+  PrunedToolOutput,
+  SummarizerFailure,
+  Tier,
+} from "./types.js";
+
+const emptyLedger = (): Ledger => ({
+  identifiers: [],
+  files: { read: [], modified: [] },
+  userRequests: [],
+});
+
+/** Failures that say the LLM is unreachable: trying it again for tier 3 would only repeat them. */
+const TRANSPORT_FAILURES = new Set([
+  "timeout",
+  "rate_limited",
+  "server_error",
+  "network",
+  "aborted",
+]);
+
+interface PassContext {
+  model: string;
+  options: ResolvedOptions;
+  /** Tool outputs removed from the context so far, by call id. */
+  pruned: Map<string, PrunedToolOutput>;
+  failure: SummarizerFailure | undefined;
+  summarizerCalls: number;
+  summarizerInputTokens: number;
+}
+
+interface PassResult {
+  messages: ChatMessage[];
+  tokens: number;
+  tier: Tier;
+  ledger: Ledger | undefined;
+}
+
+function total(messages: readonly ChatMessage[], model: string): number {
+  return countMessageTokens(messages, model);
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted)
+    throw new CondenseError("aborted", "compaction was aborted by the caller's signal");
+}
+
+function providerFor(format: MessageFormat): Provider {
+  return format === "anthropic" ? "anthropic" : "openai";
+}
+
+function recordPruned(context: PassContext, outputs: readonly PrunedToolOutput[]): void {
+  for (const output of outputs) {
+    if (!context.pruned.has(output.toolCallId)) context.pruned.set(output.toolCallId, output);
+  }
+}
+
+/** Every real tool output in a range that is about to be summarized away. */
+function outputsOf(
+  messages: readonly ChatMessage[],
+  all: readonly ChatMessage[],
+  model: string,
+): PrunedToolOutput[] {
+  const names = toolNames(all);
+  const outputs: PrunedToolOutput[] = [];
+  for (const message of messages) {
+    if (message.role !== "tool" || !message.tool_call_id) continue;
+    const content = toolOutputText(message);
+    if (isPrunePlaceholder(content)) continue;
+    outputs.push({
+      toolCallId: message.tool_call_id,
+      toolName: names.get(message.tool_call_id) ?? "tool",
+      content,
+      tokens: messageTokens(message, model),
+    });
+  }
+  return outputs;
+}
+
+/** Strips tool outputs anywhere (oldest first) until the messages fit the target. */
+function fitByPruning(messages: ChatMessage[], context: PassContext): ChatMessage[] {
+  const tokens = total(messages, context.model);
+  if (tokens <= context.options.target) return messages;
+  const outcome = pruneToolOutputs(messages, context.model, {
+    from: 0,
+    to: messages.length,
+    needToSave: tokens - context.options.target,
+  });
+  recordPruned(context, outcome.pruned);
+  return outcome.messages;
+}
+
+function latestUserIndex(messages: readonly ChatMessage[]): number {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role === "user" && extractSummary(message) === undefined) return i;
+  }
+  return -1;
+}
+
+function userText(message: ChatMessage): string {
+  return toolOutputText(message);
+}
+
+/** Splits the middle near its token midpoint, on a boundary that keeps calls with their results. */
+function splitOlderHalf(middle: readonly ChatMessage[], model: string): number {
+  const costs = middle.map((message) => messageTokens(message, model));
+  const half = costs.reduce((sum, cost) => sum + cost, 0) / 2;
+  let used = 0;
+  let split = 0;
+  while (split < middle.length && used < half) {
+    used += costs[split] ?? 0;
+    split++;
+  }
+  while (split < middle.length && middle[split]?.role === "tool") split++;
+  return split;
+}
+
+async function summarizeWith(
+  summarizer: Summarizer,
+  request: SummarizeRequest,
+  context: PassContext,
+): Promise<string> {
+  const result = await summarizer.summarize(request);
+  if (summarizer.kind === "llm") {
+    context.summarizerCalls += result.calls;
+    context.summarizerInputTokens += result.inputTokens;
+  }
+  // The ledger guarantee must not depend on the summarizer obeying: check and complete it here.
+  const missing = missingIdentifiers(result.summary, request.ledger);
+  return missing.length === 0 ? result.summary : appendMissingIdentifiers(result.summary, missing);
+}
+
+async function summarizePass(
+  messages: readonly ChatMessage[],
+  headEnd: number,
+  tailStart: number,
+  context: PassContext,
+): Promise<PassResult | undefined> {
+  const { model, options } = context;
+  const head = messages.slice(0, headEnd);
+  const tail = messages.slice(tailStart);
+
+  let previousSummary: string | undefined;
+  const middle: ChatMessage[] = [];
+  for (const message of messages.slice(headEnd, tailStart)) {
+    const found = extractSummary(message);
+    if (found === undefined) {
+      middle.push(message);
+      continue;
+    }
+    previousSummary =
+      previousSummary === undefined ? found.summary : `${previousSummary}\n\n${found.summary}`;
+    if (found.remainder) middle.push(found.remainder);
+  }
+  const middleTokens = middle.reduce((sum, message) => sum + messageTokens(message, model), 0);
+  if (middleTokens < DEFAULTS.minSummarizableTokens && previousSummary === undefined)
+    return undefined;
+  if (middle.length === 0) return undefined;
+
+  const carried: Ledger | undefined =
+    previousSummary === undefined
+      ? undefined
+      : { ...emptyLedger(), identifiers: extractIdentifiers(previousSummary) };
+  const latestUser = latestUserIndex(messages);
+  const latestUserMessage =
+    latestUser >= headEnd && latestUser < tailStart ? messages[latestUser] : undefined;
+
+  const available = options.target - total([...head, ...tail], model) - 200;
+  const maxTokens = Math.min(
+    options.summaryMaxTokens,
+    Math.max(available, options.summaryMinTokens),
+  );
+  const targetTokens = Math.max(
+    Math.min(Math.ceil(middleTokens * 0.2), maxTokens),
+    Math.min(options.summaryMinTokens, maxTokens),
+  );
+
+  const request = (range: ChatMessage[]): SummarizeRequest => ({
+    messages: range,
+    ...(previousSummary === undefined ? {} : { previousSummary }),
+    model,
+    targetTokens,
+    maxTokens,
+    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+    ...(options.focus === undefined ? {} : { focus: options.focus }),
+    identifierPolicy: options.identifierPolicy,
+    ...(options.identifierInstructions === undefined
+      ? {}
+      : { identifierInstructions: options.identifierInstructions }),
+    ledger: buildLedger(range, carried),
+    ...(options.signal === undefined ? {} : { signal: options.signal }),
+  });
+
+  const build = (summary: string, kept: readonly ChatMessage[]): ChatMessage[] => {
+    // The latest user message stays verbatim even when its turn is compacted.
+    const withLatest =
+      latestUserMessage === undefined || kept.includes(latestUserMessage)
+        ? summary
+        : `${summary}\n\n## Latest user message (verbatim)\n${userText(latestUserMessage)}`;
+    return fitByPruning(placeSummary(head, withLatest, [...kept, ...tail]), context);
+  };
+
+  const finish = (
+    tier: Tier,
+    assembled: ChatMessage[],
+    summarized: readonly ChatMessage[],
+    ledger: Ledger,
+  ): PassResult => {
+    recordPruned(context, outputsOf(summarized, messages, model));
+    return { messages: assembled, tokens: total(assembled, model), tier, ledger };
+  };
+
+  const inCooldown = options.cooldownUntil !== undefined && options.cooldownUntil > options.now;
+  let best: PassResult | undefined;
+
+  if (options.summarizer.kind === "llm" && !inCooldown) {
+    const attempts: Array<{ tier: Tier; range: ChatMessage[]; kept: ChatMessage[] }> = [
+      { tier: 2, range: middle, kept: [] },
+    ];
+    const split = splitOlderHalf(middle, model);
+    if (split > 0 && split < middle.length) {
+      attempts.push({ tier: 3, range: middle.slice(0, split), kept: middle.slice(split) });
+    }
+    for (const attempt of attempts) {
+      throwIfAborted(options.signal);
+      const summarizeRequest = request(attempt.range);
+      try {
+        const summary = await summarizeWith(options.summarizer, summarizeRequest, context);
+        const candidate = finish(
+          attempt.tier,
+          build(summary, attempt.kept),
+          attempt.range,
+          summarizeRequest.ledger,
+        );
+        if (candidate.tokens <= options.target) return candidate;
+        best ??= candidate;
+      } catch (error) {
+        throwIfAborted(options.signal);
+        const failure = SummarizerError.isInstance(error)
+          ? {
+              kind: error.kind,
+              message: error.message,
+              ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+            }
+          : {
+              kind: "other" as const,
+              message: error instanceof Error ? error.message : String(error),
+            };
+        context.failure = failure;
+        if (TRANSPORT_FAILURES.has(failure.kind)) break;
+      }
+    }
+  }
+
+  throwIfAborted(options.signal);
+  const fallback =
+    options.summarizer.kind === "extractive" ? options.summarizer : extractiveSummarizer();
+  const fallbackRequest = request(middle);
+  const summary = await summarizeWith(fallback, fallbackRequest, context);
+  const candidate = finish(4, build(summary, []), middle, fallbackRequest.ledger);
+  if (best === undefined || candidate.tokens <= best.tokens) return candidate;
+  return best;
+}
+
+async function runPass(
+  messages: readonly ChatMessage[],
+  tailTokens: number,
+  summarizeOnly: boolean,
+  context: PassContext,
+): Promise<PassResult | undefined> {
+  const { model, options } = context;
+  const tokens = messages.map((message) => messageTokens(message, model));
+  const current = total(messages, model);
+  const { headEnd, tailStart } = findBoundaries(messages, tokens, {
+    headMessages: options.headMessages,
+    tailTokens,
+    minTailMessages: options.minTailMessages,
+  });
+
+  if (!summarizeOnly) {
+    const outcome = pruneToolOutputs(messages, model, {
+      from: 0,
+      to: tailStart,
+      needToSave: current - options.target,
+    });
+    const after = total(outcome.messages, model);
+    if (after <= options.target && outcome.saved > 0) {
+      recordPruned(context, outcome.pruned);
+      return { messages: outcome.messages, tokens: after, tier: 1, ledger: undefined };
+    }
+  }
+
+  const summarized = await summarizePass(messages, headEnd, tailStart, context);
+  if (summarized) return summarized;
+
+  // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included, and
+  // only when the context does not fit (a forced compaction of a small context changes nothing).
+  if (current <= options.target) return undefined;
+  const outcome = pruneToolOutputs(messages, model, {
+    from: 0,
+    to: messages.length,
+    needToSave: current - options.target,
+  });
+  if (outcome.saved === 0) return undefined;
+  recordPruned(context, outcome.pruned);
+  return {
+    messages: outcome.messages,
+    tokens: total(outcome.messages, model),
+    tier: 1,
+    ledger: undefined,
+  };
+}
+
+function mergeLedgers(into: Ledger, from: Ledger): Ledger {
+  const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+  return {
+    identifiers: union(into.identifiers, from.identifiers),
+    files: {
+      read: union(into.files.read, from.files.read),
+      modified: union(into.files.modified, from.files.modified),
+    },
+    userRequests: union(into.userRequests, from.userRequests),
+  };
+}
+
+function currentSummary(messages: readonly ChatMessage[]): string | null {
+  for (const message of messages) {
+    const found = extractSummary(message);
+    if (found) return found.summary;
+  }
+  return null;
+}
+
+export function compact(
+  input: CompactInput & { format?: "openai" },
+  options?: CompactOptions,
+): Promise<CompactResult<ChatMessage>>;
+export function compact(
+  input: CompactInput,
+  options?: CompactOptions,
+): Promise<CompactResult<unknown>>;
+export async function compact(
+  input: CompactInput,
+  options: CompactOptions = {},
+): Promise<CompactResult<unknown>> {
+  if (typeof input !== "object" || input === null) {
+    throw new InvalidOptionsError("input", "expected an object `{ model, messages }`");
+  }
+  if (typeof input.model !== "string" || input.model.trim() === "") {
+    throw new InvalidOptionsError(
+      "model",
+      "expected the model name as a non-empty string, e.g. `gpt-4o`",
+    );
+  }
+  const model = input.model;
+  const format: MessageFormat = input.format ?? "openai";
+  const canonical = toCanonical({ format, messages: input.messages, system: input.system });
+  const resolved = resolveOptions(model, options);
+  throwIfAborted(resolved.signal);
+
+  const originalTokens = total(canonical, model);
+  const repaired = repairMessages(canonical).messages;
+  const context: PassContext = {
+    model,
+    options: resolved,
+    pruned: new Map(),
+    failure: undefined,
+    summarizerCalls: 0,
+    summarizerInputTokens: 0,
+  };
+
+  const finalize = (
+    messages: ChatMessage[],
+    fields: { compacted: boolean; tier: Tier; passes: number; ledger: Ledger; reason?: string },
+  ): CompactResult<unknown> => {
+    const validation = validateMessages(messages, providerFor(format));
+    if (!validation.ok) {
+      throw new CondenseError(
+        "invalid_messages",
+        `internal error: compaction produced invalid messages (${validation.problems[0]?.message ?? "unknown problem"})`,
+        {
+          details: { problems: validation.problems },
+        },
+      );
+    }
+    const finalTokens = total(messages, model);
+    const converted = fromCanonical(messages, format);
+    const failure = context.failure;
+    return {
+      compacted: fields.compacted,
+      messages: converted.messages,
+      ...(converted.system === undefined ? {} : { system: converted.system }),
+      summary: currentSummary(messages),
+      tier: fields.tier,
+      originalCount: canonical.length,
+      finalCount: messages.length,
+      originalTokens,
+      finalTokens,
+      contextWindow: resolved.contextWindow,
+      budget: resolved.budget,
+      warningLevel: warningLevelFor(finalTokens, resolved),
+      prunedToolOutputs: fields.compacted ? [...context.pruned.values()] : [],
+      ledger: fields.ledger,
+      passes: fields.passes,
+      ...(fields.reason === undefined ? {} : { reason: fields.reason }),
+      ...(failure === undefined
+        ? {}
+        : {
+            summarizerFailure: failure,
+            cooldownUntil:
+              resolved.now + Math.max(resolved.cooldownSeconds, failure.retryAfter ?? 0) * 1000,
+          }),
+      summarizerCalls: context.summarizerCalls,
+      summarizerInputTokens: context.summarizerInputTokens,
+    };
+  };
+
+  const decision = decideTrigger(originalTokens, resolved);
+  if (!resolved.force && !decision.compact) {
+    return finalize(repaired, {
+      compacted: false,
+      tier: 0,
+      passes: 0,
+      ledger: emptyLedger(),
+      reason: `the context holds ${originalTokens} tokens, under the trigger of ${decision.triggerTokens} (${resolved.threshold} × ${resolved.contextWindow}) with ${resolved.reserveTokens} tokens of reserve free; pass force: true to compact anyway`,
+    });
+  }
+
+  let messages = repaired;
+  let tokens = total(messages, model);
+  let tier: Tier = 0;
+  let ledger = emptyLedger();
+  let passes = 0;
+  let tailTokens = resolved.tailTokens;
+  while (passes < DEFAULTS.maxPasses) {
+    throwIfAborted(resolved.signal);
+    const pass = await runPass(messages, tailTokens, resolved.force || passes > 0, context);
+    if (pass === undefined || pass.tokens >= tokens) break;
+    const saving = (tokens - pass.tokens) / tokens;
+    passes++;
+    messages = pass.messages;
+    tokens = pass.tokens;
+    if (pass.tier > 1 || tier === 0) tier = pass.tier;
+    if (pass.ledger) ledger = mergeLedgers(ledger, pass.ledger);
+    if (tokens <= resolved.target || saving < DEFAULTS.minPassSaving) break;
+    tailTokens = Math.floor(tailTokens / 2);
+  }
+
+  if (passes === 0 || tokens >= originalTokens) {
+    return finalize(repaired, {
+      compacted: false,
+      tier: 0,
+      passes,
+      ledger: emptyLedger(),
+      reason:
+        "nothing could be compacted without growing the context: the middle is too small to summarize and no tool output is large enough to prune",
+    });
+  }
+  return finalize(messages, { compacted: true, tier, passes, ledger });
+}

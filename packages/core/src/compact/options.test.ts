@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { InvalidOptionsError } from "../errors/condense-error.js";
+import { resolveOptions } from "./options.js";
+
+describe("resolveOptions", () => {
+  it("applies the documented defaults for a 128k model", () => {
+    const resolved = resolveOptions("gpt-4o");
+    expect(resolved.contextWindow).toBe(128_000);
+    expect(resolved.threshold).toBe(0.75);
+    expect(resolved.reserveTokens).toBe(20_000);
+    expect(resolved.budget).toBe(108_000);
+    expect(resolved.target).toBe(96_000);
+    expect(resolved.headMessages).toBe(3);
+    expect(resolved.tailTokens).toBe(20_000);
+    expect(resolved.minTailMessages).toBe(4);
+    expect(resolved.identifierPolicy).toBe("strict");
+    expect(resolved.summarizer.kind).toBe("extractive");
+  });
+
+  it("floors the reserve at 20k and caps it at half of a small window", () => {
+    expect(resolveOptions("gpt-4o", { reserveTokens: 5_000 }).reserveTokens).toBe(20_000);
+    expect(resolveOptions("gpt-4o", { maxOutputTokens: 32_000 }).reserveTokens).toBe(32_000);
+    const small = resolveOptions("gpt-4o", { contextWindow: "32k" });
+    expect(small.reserveTokens).toBe(16_000);
+    expect(small.tailTokens).toBe(8_000);
+  });
+
+  it("rejects bad values with the option named", () => {
+    const cases: Array<[Record<string, unknown>, string]> = [
+      [{ threshold: 1.5 }, "threshold"],
+      [{ threshold: "high" }, "threshold"],
+      [{ headMessages: -1 }, "headMessages"],
+      [{ tailTokens: 1.5 }, "tailTokens"],
+      [{ identifierPolicy: "loose" }, "identifierPolicy"],
+      [{ identifierPolicy: "custom" }, "identifierInstructions"],
+      [{ summarizer: {} }, "summarizer"],
+      [{ now: "yesterday" }, "now"],
+      [{ summaryMinTokens: 5_000, summaryMaxTokens: 1_000 }, "summaryMaxTokens"],
+    ];
+    for (const [options, option] of cases) {
+      let caught: unknown;
+      try {
+        resolveOptions("gpt-4o", options);
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidOptionsError.isInstance(caught), option).toBe(true);
+      expect((caught as InvalidOptionsError).option).toBe(option);
+    }
+  });
+});

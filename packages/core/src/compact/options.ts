@@ -1,0 +1,205 @@
+/**
+ * @module compact/options
+ * Turns the caller's `CompactOptions` into a complete, validated set with the
+ * documented defaults, so the rest of the engine never sees `undefined`.
+ */
+
+import { InvalidOptionsError } from "../errors/condense-error.js";
+import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
+import { extractiveSummarizer } from "../summary/extractive.js";
+import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
+import type { CompactOptions } from "./types.js";
+
+export const DEFAULTS = {
+  threshold: 0.75,
+  reserveFloor: 20_000,
+  headMessages: 3,
+  tailTokens: 20_000,
+  minTailMessages: 4,
+  cooldownSeconds: 600,
+  summaryMinTokens: 2_000,
+  summaryMaxTokens: 12_000,
+  /** A middle smaller than this is not worth a summary. */
+  minSummarizableTokens: 2_000,
+  /** Tool outputs at most this long are never replaced by a placeholder. */
+  prunableOutputChars: 200,
+  maxPasses: 3,
+  /** A pass that saves less than this fraction ends the loop. */
+  minPassSaving: 0.05,
+} as const;
+
+export interface ResolvedOptions {
+  contextWindow: number;
+  threshold: number;
+  reserveTokens: number;
+  /** Tokens the context may hold: window − reserve. */
+  budget: number;
+  /** What a compaction aims for: under the budget and under the trigger, so it does not fire again at once. */
+  target: number;
+  headMessages: number;
+  tailTokens: number;
+  minTailMessages: number;
+  summarizer: Summarizer;
+  identifierPolicy: IdentifierPolicy;
+  identifierInstructions: string | undefined;
+  instructions: string | undefined;
+  focus: string | undefined;
+  force: boolean;
+  signal: AbortSignal | undefined;
+  now: number;
+  cooldownUntil: number | undefined;
+  cooldownSeconds: number;
+  summaryMinTokens: number;
+  summaryMaxTokens: number;
+}
+
+function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
+    throw new InvalidOptionsError(
+      name,
+      `expected a whole number ≥ 0, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+function optionalString(name: string, value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string") {
+    throw new InvalidOptionsError(name, `expected a string, got ${typeof value}`);
+  }
+  return value.trim() === "" ? undefined : value;
+}
+
+function resolveNow(value: unknown): number {
+  if (value === undefined) return Date.now();
+  if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  throw new InvalidOptionsError("now", "expected a Date or milliseconds since the epoch");
+}
+
+export function resolveOptions(model: string, options: CompactOptions = {}): ResolvedOptions {
+  const contextWindow =
+    options.contextWindow === undefined
+      ? contextWindowFor(model)
+      : parseContextWindow(options.contextWindow);
+
+  const threshold = options.threshold ?? DEFAULTS.threshold;
+  if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
+    throw new InvalidOptionsError(
+      "threshold",
+      `expected a fraction in (0, 1], got ${JSON.stringify(threshold)}`,
+    );
+  }
+
+  const maxOutputTokens = nonNegativeInteger("maxOutputTokens", options.maxOutputTokens, 0);
+  const requestedReserve = nonNegativeInteger(
+    "reserveTokens",
+    options.reserveTokens,
+    DEFAULTS.reserveFloor,
+  );
+  // The floor keeps room for the next turn; small windows could not hold anything else, so cap at half.
+  const reserveTokens = Math.min(
+    Math.max(requestedReserve, DEFAULTS.reserveFloor, maxOutputTokens),
+    Math.floor(contextWindow / 2),
+  );
+  const budget = contextWindow - reserveTokens;
+  const target = Math.min(budget, Math.floor(threshold * contextWindow));
+
+  // The default tail shrinks with the window so the summary and head still fit; an explicit one is honoured
+  // up to half the target.
+  const tailTokens =
+    options.tailTokens === undefined
+      ? Math.min(DEFAULTS.tailTokens, Math.floor(contextWindow / 4))
+      : Math.min(
+          nonNegativeInteger("tailTokens", options.tailTokens, DEFAULTS.tailTokens),
+          Math.floor(target / 2),
+        );
+
+  const identifierPolicy = options.identifierPolicy ?? "strict";
+  if (!["strict", "custom", "off"].includes(identifierPolicy)) {
+    throw new InvalidOptionsError(
+      "identifierPolicy",
+      `expected strict, custom or off, got ${JSON.stringify(identifierPolicy)}`,
+    );
+  }
+  const identifierInstructions = optionalString(
+    "identifierInstructions",
+    options.identifierInstructions,
+  );
+  if (identifierPolicy === "custom" && identifierInstructions === undefined) {
+    throw new InvalidOptionsError(
+      "identifierInstructions",
+      "identifierPolicy `custom` needs identifierInstructions",
+    );
+  }
+
+  const summaryMinTokens = nonNegativeInteger(
+    "summaryMinTokens",
+    options.summaryMinTokens,
+    DEFAULTS.summaryMinTokens,
+  );
+  const summaryMaxTokens = nonNegativeInteger(
+    "summaryMaxTokens",
+    options.summaryMaxTokens,
+    DEFAULTS.summaryMaxTokens,
+  );
+  if (summaryMaxTokens < summaryMinTokens || summaryMaxTokens === 0) {
+    throw new InvalidOptionsError(
+      "summaryMaxTokens",
+      `must be > 0 and ≥ summaryMinTokens (${summaryMinTokens})`,
+    );
+  }
+
+  const summarizer = options.summarizer ?? extractiveSummarizer();
+  if (
+    typeof summarizer !== "object" ||
+    summarizer === null ||
+    typeof summarizer.summarize !== "function"
+  ) {
+    throw new InvalidOptionsError(
+      "summarizer",
+      "expected an object with a summarize(request) method",
+    );
+  }
+
+  const cooldownUntil = options.cooldownUntil;
+  if (
+    cooldownUntil !== undefined &&
+    (typeof cooldownUntil !== "number" || !Number.isFinite(cooldownUntil))
+  ) {
+    throw new InvalidOptionsError("cooldownUntil", "expected milliseconds since the epoch");
+  }
+
+  return {
+    contextWindow,
+    threshold,
+    reserveTokens,
+    budget,
+    target,
+    headMessages: nonNegativeInteger("headMessages", options.headMessages, DEFAULTS.headMessages),
+    tailTokens,
+    minTailMessages: nonNegativeInteger(
+      "minTailMessages",
+      options.minTailMessages,
+      DEFAULTS.minTailMessages,
+    ),
+    summarizer,
+    identifierPolicy,
+    identifierInstructions,
+    instructions: optionalString("instructions", options.instructions),
+    focus: optionalString("focus", options.focus),
+    force: options.force === true,
+    signal: options.signal,
+    now: resolveNow(options.now),
+    cooldownUntil,
+    cooldownSeconds: nonNegativeInteger(
+      "cooldownSeconds",
+      options.cooldownSeconds,
+      DEFAULTS.cooldownSeconds,
+    ),
+    summaryMinTokens,
+    summaryMaxTokens,
+  };
+}

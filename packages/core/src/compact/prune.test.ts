@@ -1,0 +1,116 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { validateMessages } from "../messages/validate.js";
+import {
+  arbConversation,
+  assistant,
+  bulkyOutput,
+  call,
+  result,
+  user,
+} from "../test-support/conversation.js";
+import { countMessageTokens } from "../tokens/count.js";
+import { isPrunePlaceholder, pruneToolOutputs, toolOutputText } from "./prune.js";
+
+const model = "gpt-4o";
+
+describe("pruneToolOutputs", () => {
+  const big = bulkyOutput(80);
+  const messages = [
+    user("start"),
+    assistant(null, [call("c1", "read_file", { path: "a.py" })]),
+    result("c1", big),
+    assistant(null, [call("c2", "bash", { command: "ls" })]),
+    result("c2", "short output"),
+    assistant(null, [call("c3", "read_file", { path: "b.py" })]),
+    result("c3", bulkyOutput(80, "b")),
+    user("end"),
+  ];
+
+  it("replaces long outputs with a one-line placeholder naming the tool and call id", () => {
+    const outcome = pruneToolOutputs(messages, model, {
+      from: 0,
+      to: messages.length,
+      needToSave: Number.POSITIVE_INFINITY,
+    });
+    const replaced = toolOutputText(outcome.messages[2] ?? user(""));
+    expect(replaced).toContain("read_file");
+    expect(replaced).toContain("c1");
+    expect(replaced).not.toContain("\n");
+    expect(isPrunePlaceholder(replaced)).toBe(true);
+    expect(outcome.messages[4]?.content).toBe("short output");
+    expect(outcome.pruned.map((p) => p.toolCallId)).toEqual(["c1", "c3"]);
+    expect(outcome.pruned[0]?.content).toBe(big);
+    expect(outcome.pruned[0]?.toolName).toBe("read_file");
+    expect(outcome.saved).toBeGreaterThan(0);
+  });
+
+  it("prunes oldest first and stops once enough is saved", () => {
+    const outcome = pruneToolOutputs(messages, model, {
+      from: 0,
+      to: messages.length,
+      needToSave: 10,
+    });
+    expect(outcome.pruned.map((p) => p.toolCallId)).toEqual(["c1"]);
+    expect(outcome.messages[6]).toBe(messages[6]);
+  });
+
+  it("never touches messages outside the range", () => {
+    const outcome = pruneToolOutputs(messages, model, {
+      from: 0,
+      to: 5,
+      needToSave: Number.POSITIVE_INFINITY,
+    });
+    expect(outcome.messages[6]).toBe(messages[6]);
+  });
+
+  it("deduplicates an output repeated later, naming the later call", () => {
+    const repeated = [
+      user("go"),
+      assistant(null, [call("c1", "bash", { command: "pytest" })]),
+      result("c1", big),
+      assistant(null, [call("c2", "bash", { command: "pytest" })]),
+      result("c2", big),
+    ];
+    const outcome = pruneToolOutputs(repeated, model, { from: 0, to: 3, needToSave: 1 });
+    expect(toolOutputText(outcome.messages[2] ?? user(""))).toContain(
+      "identical to the later result of tool call c2",
+    );
+    expect(outcome.messages[4]).toBe(repeated[4]);
+  });
+
+  it("shrinks oversized tool-call arguments and keeps them valid JSON", () => {
+    const write = [
+      user("write it"),
+      assistant(null, [call("w1", "write_file", { path: "big.ts", content: "x".repeat(20_000) })]),
+      result("w1", "ok"),
+    ];
+    const outcome = pruneToolOutputs(write, model, {
+      from: 0,
+      to: 3,
+      needToSave: Number.POSITIVE_INFINITY,
+    });
+    const args = outcome.messages[1]?.tool_calls?.[0]?.function.arguments ?? "";
+    const parsed = JSON.parse(args) as { path: string; content: string };
+    expect(parsed.path).toBe("big.ts");
+    expect(parsed.content.length).toBeLessThan(1_000);
+  });
+
+  it("keeps conversations valid and never grows them", () => {
+    fc.assert(
+      fc.property(arbConversation(), (conversation) => {
+        const outcome = pruneToolOutputs(conversation, model, {
+          from: 0,
+          to: conversation.length,
+          needToSave: Number.POSITIVE_INFINITY,
+        });
+        expect(outcome.messages).toHaveLength(conversation.length);
+        expect(validateMessages(outcome.messages, "openai").ok).toBe(true);
+        expect(countMessageTokens(outcome.messages, model)).toBeLessThanOrEqual(
+          countMessageTokens(conversation, model),
+        );
+      }),
+      { numRuns: 60 },
+    );
+  });
+});

@@ -1,0 +1,121 @@
+/**
+ * @module test-support/conversation
+ * Builders and fast-check arbitraries for conversations, shared by tests.
+ * Not part of the published package.
+ */
+
+import fc from "fast-check";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
+
+export const system = (content: string): ChatMessage => ({ role: "system", content });
+export const user = (content: string): ChatMessage => ({ role: "user", content });
+export const assistant = (content: string | null, calls: ToolCall[] = []): ChatMessage =>
+  calls.length === 0
+    ? { role: "assistant", content }
+    : { role: "assistant", content, tool_calls: calls };
+export const call = (id: string, name: string, args: Record<string, unknown>): ToolCall => ({
+  id,
+  type: "function",
+  function: { name, arguments: JSON.stringify(args) },
+});
+export const result = (toolCallId: string, content: string): ChatMessage => ({
+  role: "tool",
+  tool_call_id: toolCallId,
+  content,
+});
+
+/** A long, realistic tool output: `lines` numbered lines of a file listing. */
+export function bulkyOutput(lines: number, seed = "out"): string {
+  return Array.from(
+    { length: lines },
+    (_, i) => `${seed} ${i}: def function_${i}(value): return value * ${i} + offset`,
+  ).join("\n");
+}
+
+/**
+ * An agent-style session: a system prompt, a task, then `turns` rounds of
+ * assistant tool calls with bulky results, with a user message every few turns.
+ */
+export function agentSession(turns: number, outputLines = 60): ChatMessage[] {
+  const messages: ChatMessage[] = [
+    system("You are a coding agent. Use the tools to fix the bug."),
+    user(
+      "Fix the failing test in src/app/server.ts; the CI run 4f9c2ab1 shows a timeout on localhost:8787.",
+    ),
+  ];
+  for (let turn = 0; turn < turns; turn++) {
+    const id = `call_${turn.toString().padStart(4, "0")}`;
+    messages.push(
+      assistant(`Step ${turn}: reading src/module_${turn}.ts`, [
+        call(id, "read_file", { path: `src/module_${turn}.ts` }),
+      ]),
+    );
+    messages.push(result(id, bulkyOutput(outputLines, `module_${turn}`)));
+    if (turn % 7 === 6)
+      messages.push(
+        assistant(`Checkpoint ${turn}: the handler in src/module_${turn}.ts looks fine.`),
+      );
+    if (turn % 7 === 6) messages.push(user(`Keep going, and check src/extra_${turn}.ts too.`));
+  }
+  return messages;
+}
+
+const text = fc.oneof(
+  { weight: 5, arbitrary: fc.string({ maxLength: 60 }) },
+  { weight: 2, arbitrary: fc.string({ unit: "grapheme", maxLength: 40 }) },
+  { weight: 1, arbitrary: fc.constant("") },
+  {
+    weight: 1,
+    arbitrary: fc.integer({ min: 50, max: 400 }).map((lines) => bulkyOutput(lines, "bulk")),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.uuid().map((id) => `see /srv/app/${id}.log and https://example.com/runs/${id}`),
+  },
+);
+
+/**
+ * Valid conversations: optional system prompt, user first, then turns of
+ * plain replies or parallel tool calls each answered by its result.
+ */
+export const arbConversation = (maxTurns = 30): fc.Arbitrary<ChatMessage[]> =>
+  fc
+    .record({
+      withSystem: fc.boolean(),
+      first: text,
+      turns: fc.array(
+        fc.oneof(
+          fc.record({ kind: fc.constant("reply" as const), reply: text, next: text }),
+          fc.record({
+            kind: fc.constant("tools" as const),
+            say: fc.option(text, { nil: null }),
+            outputs: fc.array(text, { minLength: 1, maxLength: 4 }),
+          }),
+        ),
+        { maxLength: maxTurns },
+      ),
+    })
+    .map(({ withSystem, first, turns }) => {
+      const messages: ChatMessage[] = withSystem ? [system("You are an agent.")] : [];
+      messages.push(user(first));
+      let counter = 0;
+      for (const turn of turns) {
+        if (turn.kind === "reply") {
+          messages.push(assistant(turn.reply), user(turn.next));
+          continue;
+        }
+        const ids = turn.outputs.map(() => `call_${counter++}`);
+        messages.push(
+          assistant(
+            turn.say,
+            ids.map((id, i) =>
+              call(id, i % 2 === 0 ? "bash" : "read_file", { command: `cat file_${id}.py` }),
+            ),
+          ),
+        );
+        turn.outputs.forEach((output, i) => {
+          messages.push(result(ids[i] ?? "", output));
+        });
+      }
+      return messages;
+    });
