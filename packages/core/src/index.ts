@@ -1,0 +1,60 @@
+/**
+ * @module @condense/core
+ * Context-window compaction for long-running LLM agents: prune old tool
+ * outputs, protect the head and the recent tail, summarize the middle, keep
+ * every identifier exact, repair tool-call pairing, recognize overflow errors.
+ */
+
+export { extractSummary, SUMMARY_CLOSE, SUMMARY_OPEN } from "./compact/assemble.js";
+export { compact } from "./compact/compact.js";
+export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
+export type {
+  CompactInput,
+  CompactOptions,
+  CompactResult,
+  PrunedToolOutput,
+  SummarizerFailure,
+  Tier,
+  WarningLevel,
+} from "./compact/types.js";
+
+export {
+  CondenseError,
+  type CondenseErrorCode,
+  InvalidMessagesError,
+  InvalidOptionsError,
+  type MessageProblem,
+  SummarizerError,
+  type SummarizerFailureKind,
+} from "./errors/condense-error.js";
+export { isContextOverflowError, parseOverflowTokens } from "./errors/overflow.js";
+export { fromAnthropic, toAnthropic } from "./formats/anthropic.js";
+export { fromCanonical, toCanonical } from "./formats/convert.js";
+export { fromResponses, toResponses } from "./formats/responses.js";
+export { parseMessages } from "./messages/parse.js";
+export { repairMessages } from "./messages/repair.js";
+export type {
+  ChatMessage,
+  ContentPart,
+  ImagePart,
+  MessageContent,
+  MessageFormat,
+  Provider,
+  Role,
+  TextPart,
+  ToolCall,
+} from "./messages/types.js";
+export { validateMessages } from "./messages/validate.js";
+export { contextWindowFor, parseContextWindow } from "./models/context-window.js";
+export { extractiveSummarizer } from "./summary/extractive.js";
+
+export type { Ledger } from "./summary/ledger-types.js";
+export { openAISummarizer } from "./summary/openai-summarizer.js";
+export type {
+  IdentifierPolicy,
+  SummarizeRequest,
+  SummarizeResult,
+  Summarizer,
+} from "./summary/summarizer.js";
+export { SUMMARY_SECTIONS } from "./summary/template.js";
+export { countMessageTokens, countTokens, messageTokens } from "./tokens/count.js";
