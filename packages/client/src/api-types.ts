@@ -1,0 +1,52 @@
+/**
+ * @module api-types
+ * The request and response bodies of the Condense HTTP API, as the Worker's
+ * own route schemas define them (`apps/worker/src/api/schemas.ts`, the same
+ * zod definitions that validate requests and generate `/openapi.json`). They
+ * are imported, never restated, so the client cannot drift from the service.
+ */
+
+import type {
+  AppendRequestBody,
+  CompactRequestBody,
+  OverflowRequestBody,
+  TranscriptResponseBody,
+} from "@condense/worker/api";
+
+export type {
+  AppendRequestBody,
+  AppendResponseBody,
+  CompactionEventBody,
+  CompactionsResponseBody,
+  CompactRequestBody,
+  CompactResponseBody,
+  ContextResponseBody,
+  DeleteResponseBody,
+  ErrorResponseBody,
+  ManualCompactRequestBody,
+  ManualCompactResponseBody,
+  MessageFormatName,
+  OverflowRequestBody,
+  OverflowResponseBody,
+  ResponsesCompactRequestBody,
+  SessionSettingsBody,
+  SessionStatusBody,
+  SettingsPatchBody,
+  ToolOutputResponseBody,
+  TranscriptResponseBody,
+} from "@condense/worker/api";
+
+/** A message as sent to the service: Chat Completions, Anthropic or Responses, per `format`. */
+export type InputMessage = AppendRequestBody["messages"][number];
+
+/** Options of the stateless `POST /v1/compact`. */
+export type CompactOptions = NonNullable<CompactRequestBody["options"]>;
+
+/** A provider error as `POST /overflow` takes it. */
+export type ProviderErrorReport = OverflowRequestBody["error"];
+
+/** One stored message of the original transcript. */
+export type TranscriptEntry = TranscriptResponseBody["messages"][number];
+
+/** What the provider reported for the last call (`usage.inputTokens`). */
+export type UsageReport = NonNullable<AppendRequestBody["usage"]>;

@@ -1,0 +1,131 @@
+/**
+ * @module client
+ * `Condense`: the entry point of the client. Holds the service's address,
+ * the API key and the transport settings, makes the calls that belong to no
+ * session (`POST /v1/compact`, `POST /v1/responses/compact`, `/healthz`,
+ * `/openapi.json`) and hands out `SessionHandle`s.
+ */
+
+import type { HealthResponse, ResponsesCompactResponse } from "@condense/worker/api";
+import type {
+  CompactOptions,
+  CompactRequestBody,
+  CompactResponseBody,
+  InputMessage,
+  MessageFormatName,
+  ResponsesCompactRequestBody,
+} from "./api-types.js";
+import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
+import { SessionHandle } from "./session.js";
+import { type CallOptions, type FetchLike, Transport } from "./transport.js";
+
+// The Worker exports no inferred types for these two bodies yet; read them off its zod schemas.
+type ResponsesCompactResponseBody = (typeof ResponsesCompactResponse)["_zod"]["output"];
+type HealthResponseBody = (typeof HealthResponse)["_zod"]["output"];
+
+export interface CondenseOptions {
+  /** Where the service answers, e.g. `https://condense.example.workers.dev` or `http://127.0.0.1:8787`. */
+  baseUrl: string;
+  /** A key from the service's `API_KEYS` (or an HS256 JWT whose `sub` is the user). */
+  apiKey: string;
+  /** The `fetch` to call (default: the global one). Useful for service bindings and tests. */
+  fetch?: FetchLike;
+  /** Milliseconds each attempt may take, answer body included (default 60 000). */
+  timeoutMs?: number;
+  /** Retries of network failures, timeouts, 408, 429 and 5xx (default 2). */
+  maxRetries?: number;
+  /** Backoff before the first retry, doubling up to `maxDelayMs` (defaults 500 and 8 000 ms). */
+  backoff?: { initialDelayMs?: number; maxDelayMs?: number };
+}
+
+export interface StatelessCompactRequest {
+  model: string;
+  messages: InputMessage[];
+  format?: MessageFormatName;
+  /** Anthropic's top-level `system`, when `format` is `anthropic`. */
+  system?: unknown;
+  options?: CompactOptions;
+}
+
+export class Condense {
+  readonly #transport: Transport;
+
+  constructor(options: CondenseOptions) {
+    if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
+      throw new TypeError(
+        `Condense: baseUrl must be an http(s) URL such as "http://127.0.0.1:8787", got ${JSON.stringify(options.baseUrl)}`,
+      );
+    }
+    if (typeof options.apiKey !== "string" || options.apiKey === "") {
+      throw new TypeError(
+        "Condense: apiKey is required (a key from the service's API_KEYS, or a JWT whose sub is the user)",
+      );
+    }
+    const retry: RetryPolicy = {
+      ...DEFAULT_RETRY_POLICY,
+      ...(options.maxRetries !== undefined ? { maxRetries: Math.max(0, options.maxRetries) } : {}),
+      ...(options.backoff?.initialDelayMs !== undefined
+        ? { initialDelayMs: options.backoff.initialDelayMs }
+        : {}),
+      ...(options.backoff?.maxDelayMs !== undefined
+        ? { maxDelayMs: options.backoff.maxDelayMs }
+        : {}),
+    };
+    const globalFetch: FetchLike = (input, init) => fetch(input, init);
+    this.#transport = new Transport({
+      baseUrl: options.baseUrl,
+      apiKey: options.apiKey,
+      // Called through a wrapper: a bare `fetch` kept on an object throws "Illegal invocation" in browsers and Workers.
+      fetch: options.fetch ?? globalFetch,
+      timeoutMs: options.timeoutMs ?? 60_000,
+      retry,
+    });
+  }
+
+  /** The handle of session `id` (1–128 characters of `A-Z a-z 0-9 . _ : -`). Makes no request. */
+  session(id: string): SessionHandle {
+    return new SessionHandle(this.#transport, id);
+  }
+
+  /** Compacts a message list without storing anything (`POST /v1/compact`). */
+  compact(
+    request: StatelessCompactRequest,
+    options: CallOptions = {},
+  ): Promise<CompactResponseBody> {
+    const body: CompactRequestBody = request;
+    return this.#transport.request<CompactResponseBody>({
+      method: "POST",
+      path: "/v1/compact",
+      body,
+      ...options,
+    });
+  }
+
+  /** Forwards to OpenAI's `/responses/compact` with the service's key; OpenAI's answer as-is. */
+  responsesCompact(
+    request: ResponsesCompactRequestBody,
+    options: CallOptions = {},
+  ): Promise<ResponsesCompactResponseBody> {
+    return this.#transport.request<ResponsesCompactResponseBody>({
+      method: "POST",
+      path: "/v1/responses/compact",
+      body: request,
+      ...options,
+    });
+  }
+
+  /** Whether the service is up (`GET /healthz`); rejects with a `CondenseError` when it is not. */
+  async health(options: CallOptions = {}): Promise<boolean> {
+    const body = await this.#transport.request<HealthResponseBody>({
+      method: "GET",
+      path: "/healthz",
+      ...options,
+    });
+    return body.ok;
+  }
+
+  /** The service's OpenAPI 3.1 document. */
+  openapi(options: CallOptions = {}): Promise<Record<string, unknown>> {
+    return this.#transport.request({ method: "GET", path: "/openapi.json", ...options });
+  }
+}

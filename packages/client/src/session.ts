@@ -1,0 +1,199 @@
+/**
+ * @module session
+ * `SessionHandle`: the calls on one session, `/v1/sessions/{id}/…`. A handle
+ * holds no state beyond its id; the session is created by its first append and
+ * lives in the service. Appends and manual compactions always carry an
+ * `Idempotency-Key` made once per call and reused by its retries, so a retry
+ * after a lost answer can never store a message twice.
+ */
+
+import type {
+  AppendRequestBody,
+  AppendResponseBody,
+  CompactionEventBody,
+  CompactionsResponseBody,
+  ContextResponseBody,
+  DeleteResponseBody,
+  InputMessage,
+  ManualCompactRequestBody,
+  ManualCompactResponseBody,
+  MessageFormatName,
+  OverflowResponseBody,
+  SessionStatusBody,
+  SettingsPatchBody,
+  ToolOutputResponseBody,
+  TranscriptEntry,
+  TranscriptResponseBody,
+} from "./api-types.js";
+import { describeProviderError } from "./provider-error.js";
+import type { CallOptions, Transport } from "./transport.js";
+
+export interface AppendOptions extends CallOptions, Omit<AppendRequestBody, "messages"> {
+  /**
+   * The `Idempotency-Key` of this append. By default a fresh UUID per call; pass your own to make
+   * an append that may be repeated across process restarts idempotent too.
+   */
+  idempotencyKey?: string;
+}
+
+export interface ContextOptions extends CallOptions {
+  /** The format of the returned messages (default: the format of the session's appends). */
+  format?: MessageFormatName;
+}
+
+export interface CompactOptions extends CallOptions, ManualCompactRequestBody {
+  idempotencyKey?: string;
+}
+
+export interface TranscriptOptions extends CallOptions {
+  /** Messages with a sequence number greater than this (default 0: from the start). */
+  after?: number;
+  /** Page size, 1–1000 (default 100). */
+  limit?: number;
+}
+
+export class SessionHandle {
+  readonly id: string;
+  readonly #transport: Transport;
+  readonly #path: string;
+
+  constructor(transport: Transport, id: string) {
+    this.id = id;
+    this.#transport = transport;
+    this.#path = `/v1/sessions/${encodeURIComponent(id)}`;
+  }
+
+  /** Stores messages at the end of the session (creating it on the first call). */
+  append(messages: InputMessage[], options: AppendOptions = {}): Promise<AppendResponseBody> {
+    const { signal, timeoutMs, idempotencyKey, ...fields } = options;
+    const body: AppendRequestBody = { messages, ...fields };
+    return this.#transport.request<AppendResponseBody>({
+      method: "POST",
+      path: `${this.#path}/messages`,
+      body,
+      idempotencyKey: idempotencyKey ?? crypto.randomUUID(),
+      ...callOptions({ signal, timeoutMs }),
+    });
+  }
+
+  /** The messages to send to the model now: head, pinned messages, summary and recent tail. */
+  context(options: ContextOptions = {}): Promise<ContextResponseBody> {
+    const { format, ...call } = options;
+    return this.#transport.request<ContextResponseBody>({
+      method: "GET",
+      path: `${this.#path}/context`,
+      query: { format },
+      ...callOptions(call),
+    });
+  }
+
+  /** Compacts now, even below the threshold, optionally steering the summary. */
+  compact(options: CompactOptions = {}): Promise<ManualCompactResponseBody> {
+    const { signal, timeoutMs, idempotencyKey, ...body } = options;
+    return this.#transport.request<ManualCompactResponseBody>({
+      method: "POST",
+      path: `${this.#path}/compact`,
+      body,
+      idempotencyKey: idempotencyKey ?? crypto.randomUUID(),
+      ...callOptions({ signal, timeoutMs }),
+    });
+  }
+
+  /**
+   * Reports what a model provider threw. If the service recognises a context overflow it
+   * compacts until the context fits and returns it; otherwise it rejects with a
+   * `CondenseError` whose code is `not_an_overflow`, and the caller should handle the
+   * original error as it is.
+   */
+  reportOverflow(
+    providerError: unknown,
+    options: ContextOptions = {},
+  ): Promise<OverflowResponseBody> {
+    const { format, ...call } = options;
+    return this.#transport.request<OverflowResponseBody>({
+      method: "POST",
+      path: `${this.#path}/overflow`,
+      body: {
+        error: describeProviderError(providerError),
+        ...(format !== undefined ? { format } : {}),
+      },
+      ...callOptions(call),
+    });
+  }
+
+  /** Counts, tokens, compactions, cooldown and settings. */
+  status(options: CallOptions = {}): Promise<SessionStatusBody> {
+    return this.#transport.request<SessionStatusBody>({
+      method: "GET",
+      path: this.#path,
+      ...callOptions(options),
+    });
+  }
+
+  /** Changes settings; fields left out keep their value, `null` restores the default. */
+  update(settings: SettingsPatchBody, options: CallOptions = {}): Promise<SessionStatusBody> {
+    return this.#transport.request<SessionStatusBody>({
+      method: "PATCH",
+      path: this.#path,
+      body: settings,
+      ...callOptions(options),
+    });
+  }
+
+  /** Deletes the session and everything stored for it. */
+  delete(options: CallOptions = {}): Promise<DeleteResponseBody> {
+    return this.#transport.request<DeleteResponseBody>({
+      method: "DELETE",
+      path: this.#path,
+      ...callOptions(options),
+    });
+  }
+
+  /** Every committed compaction, oldest first. */
+  async compactions(options: CallOptions = {}): Promise<CompactionEventBody[]> {
+    const body = await this.#transport.request<CompactionsResponseBody>({
+      method: "GET",
+      path: `${this.#path}/compactions`,
+      ...callOptions(options),
+    });
+    return body.compactions;
+  }
+
+  /** A tool output exactly as appended, also after compaction pruned it from the context. */
+  toolOutput(toolCallId: string, options: CallOptions = {}): Promise<ToolOutputResponseBody> {
+    return this.#transport.request<ToolOutputResponseBody>({
+      method: "GET",
+      path: `${this.#path}/tool-outputs/${encodeURIComponent(toolCallId)}`,
+      ...callOptions(options),
+    });
+  }
+
+  /** One page of the original, uncompacted transcript. */
+  transcript(options: TranscriptOptions = {}): Promise<TranscriptResponseBody> {
+    const { after, limit, ...call } = options;
+    return this.#transport.request<TranscriptResponseBody>({
+      method: "GET",
+      path: `${this.#path}/transcript`,
+      query: { after, limit },
+      ...callOptions(call),
+    });
+  }
+
+  /** Every message of the original transcript from `after` on, page by page. */
+  async *transcriptEntries(options: TranscriptOptions = {}): AsyncGenerator<TranscriptEntry> {
+    let after: number | null = options.after ?? 0;
+    while (after !== null) {
+      const page: TranscriptResponseBody = await this.transcript({ ...options, after });
+      yield* page.messages;
+      after = page.nextAfter;
+    }
+  }
+}
+
+/** Only the call options that are set (the transport treats a present `undefined` as set). */
+function callOptions(options: CallOptions): CallOptions {
+  return {
+    ...(options.signal !== undefined ? { signal: options.signal } : {}),
+    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  };
+}
