@@ -193,16 +193,19 @@ async function llmFigures(transcripts: Transcript[]): Promise<void> {
         { contextWindow: window, force: true, summarizer },
       );
       const elapsed = ms(start);
-      const raw = result.prunedToolOutputs.length;
+      // What left the context: everything but the summary that replaced it.
+      const summaryTokens = result.summary === null ? 0 : countTokens(result.summary, model);
+      const compactedTokens = result.originalTokens - (result.finalTokens - summaryTokens);
       rows.push({
         transcript: name.slice(0, 48),
         tier: result.tier,
         "summarizer calls": result.summarizerCalls,
         "requests seen": server.requests.length - before,
+        "tokens compacted": fmt(compactedTokens),
         "tokens sent": fmt(result.summarizerInputTokens),
+        "sent/compacted": compactedTokens > 0 ? fmt(result.summarizerInputTokens / compactedTokens, 2) : "-",
         "tokens before": fmt(result.originalTokens),
         after: fmt(result.finalTokens),
-        "outputs removed": raw,
         ms: fmt(elapsed),
       });
     }
