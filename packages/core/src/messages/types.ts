@@ -44,7 +44,18 @@ export interface ChatMessage {
 
 /** Data that only one provider format understands, kept so a round-trip loses nothing. */
 export interface ProviderData {
-  anthropic?: { thinking?: unknown[]; blocks?: unknown[]; cache_control?: unknown };
+  /**
+   * `thinking`: thinking/redacted_thinking blocks of an assistant turn; `blocks`: the
+   * original blocks, sent back verbatim while the message still matches them;
+   * `is_error`: the flag of a tool result.
+   */
+  anthropic?: {
+    thinking?: unknown[];
+    blocks?: unknown[];
+    cache_control?: unknown;
+    is_error?: boolean;
+  };
+  /** `items`: the original input items of this message, including opaque reasoning/compaction items. */
   responses?: { items?: unknown[]; id?: string; status?: string };
 }
 

@@ -1,0 +1,102 @@
+/**
+ * @module messages/input-checks
+ * Building blocks for reading untrusted message input (OpenAI, Anthropic and
+ * Responses parsers share them): a problem collector that becomes one
+ * `InvalidMessagesError`, safe field access, readable type names, and the
+ * documented repair of lone UTF-16 surrogates.
+ */
+
+import { InvalidMessagesError, type MessageProblem } from "../errors/condense-error.js";
+
+/** Collects every problem found in one input, then throws them together. */
+export class ProblemCollector {
+  readonly problems: MessageProblem[] = [];
+
+  add(index: number, path: string, kind: string, message: string): void {
+    this.problems.push({ index, path, kind, message });
+  }
+
+  get size(): number {
+    return this.problems.length;
+  }
+
+  /** Throws `InvalidMessagesError` listing every problem, if there is any. */
+  throwIfAny(): void {
+    if (this.problems.length > 0) throw new InvalidMessagesError(this.problems);
+  }
+}
+
+/** A plain object (not null, not an array). */
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Own property only, so keys inherited from a prototype never count as input. */
+export function field(record: Record<string, unknown>, key: string): unknown {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/** "a string", "null", "an array", ... for error messages. */
+export function typeName(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  switch (typeof value) {
+    case "string":
+      return "a string";
+    case "number":
+      return "a number";
+    case "boolean":
+      return "a boolean";
+    case "undefined":
+      return "nothing";
+    case "object":
+      return "an object";
+    case "bigint":
+      return "a bigint";
+    case "function":
+      return "a function";
+    default:
+      return "a symbol";
+  }
+}
+
+/** A short quoted rendering of a value for error messages: `bot`, or its type name. */
+export function quote(value: unknown): string {
+  if (typeof value !== "string") return typeName(value);
+  const short = value.length > 40 ? `${value.slice(0, 40)}…` : value;
+  return `\`${short}\``;
+}
+
+const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+
+/**
+ * Replaces lone UTF-16 surrogates with U+FFFD (documented repair): they cannot
+ * be encoded as UTF-8, so providers reject them or tokenizers choke on them.
+ */
+export function toWellFormed(text: string): string {
+  return text.replace(loneSurrogate, "\uFFFD");
+}
+
+/**
+ * A copy of a JSON-like value with every string (and object key) made well
+ * formed. Values that JSON cannot hold (functions, symbols) are kept as they
+ * are; the shape checks that follow reject them where they matter.
+ */
+export function wellFormedDeep(value: unknown): unknown {
+  if (typeof value === "string") return toWellFormed(value);
+  if (Array.isArray(value)) return value.map(wellFormedDeep);
+  if (isRecord(value)) {
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) {
+      // defineProperty so a `__proto__` key stays data instead of changing the prototype.
+      Object.defineProperty(copy, toWellFormed(key), {
+        value: wellFormedDeep(value[key]),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    }
+    return copy;
+  }
+  return value;
+}

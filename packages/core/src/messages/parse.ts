@@ -1,0 +1,465 @@
+/**
+ * @module messages/parse
+ * Turns untrusted input (e.g. the JSON body of an HTTP request) into canonical
+ * Chat Completions messages, or throws one `InvalidMessagesError` that lists
+ * every problem with its message index, path and a fix.
+ *
+ * Documented repairs (applied silently, never reported as problems):
+ * - lone UTF-16 surrogates in any string become U+FFFD;
+ * - a tool call without `type` gets `type: "function"`;
+ * - `function.arguments` given as an object is stringified to JSON;
+ * - `tool_calls: []` is dropped (the API rejects empty arrays);
+ * - a missing or null `content` of an assistant message becomes `null`;
+ * - `null` in an optional field (`name`, `tool_calls`, `tool_call_id`) means absent;
+ * - fields the canonical shape does not have (`refusal`, `audio`, `function_call`,
+ *   `reasoning_content`, `provider_data`, `tool_call_id` on a non-tool message, extra
+ *   keys on content parts, ...) are dropped.
+ */
+
+import {
+  field,
+  isRecord,
+  ProblemCollector,
+  quote,
+  toWellFormed,
+  typeName,
+} from "./input-checks.js";
+import type { ChatMessage, ContentPart, MessageContent, Role, ToolCall } from "./types.js";
+
+const ROLES: readonly Role[] = ["system", "developer", "user", "assistant", "tool"];
+const ROLE_LIST = "system, developer, user, assistant or tool";
+const DETAILS = ["auto", "low", "high"] as const;
+
+function isRole(value: unknown): value is Role {
+  return typeof value === "string" && (ROLES as readonly string[]).includes(value);
+}
+
+/**
+ * Parses untrusted input into canonical messages. Throws `InvalidMessagesError`
+ * (never anything else) when the input is not a non-empty array of valid
+ * Chat Completions messages; the error lists every problem found.
+ */
+export function parseMessages(input: unknown): ChatMessage[] {
+  const problems = new ProblemCollector();
+  if (!Array.isArray(input)) {
+    problems.add(
+      -1,
+      "",
+      "not_an_array",
+      `messages must be an array of message objects, got ${typeName(input)}; send e.g. [{ "role": "user", "content": "hello" }]`,
+    );
+    problems.throwIfAny();
+    return [];
+  }
+  if (input.length === 0) {
+    problems.add(
+      -1,
+      "",
+      "empty",
+      "messages is empty; send at least one message, e.g. a user message",
+    );
+    problems.throwIfAny();
+  }
+  const callOwners = new Map<string, number>();
+  const messages: ChatMessage[] = [];
+  for (let index = 0; index < input.length; index++) {
+    const message = parseMessage(input[index], index, problems, callOwners);
+    if (message) messages.push(message);
+  }
+  problems.throwIfAny();
+  return messages;
+}
+
+function parseMessage(
+  value: unknown,
+  index: number,
+  problems: ProblemCollector,
+  callOwners: Map<string, number>,
+): ChatMessage | undefined {
+  if (!isRecord(value)) {
+    problems.add(
+      index,
+      "",
+      "not_an_object",
+      `each message must be an object with a \`role\`, got ${typeName(value)}`,
+    );
+    return undefined;
+  }
+  const before = problems.size;
+  const rawRole = field(value, "role");
+  let role: Role | undefined;
+  if (rawRole === undefined || rawRole === null) {
+    problems.add(index, "role", "missing_role", `a message needs a \`role\`; use ${ROLE_LIST}`);
+  } else if (!isRole(rawRole)) {
+    problems.add(index, "role", "unknown_role", `unknown role ${quote(rawRole)}; use ${ROLE_LIST}`);
+  } else {
+    role = rawRole;
+  }
+
+  const content = parseContent(field(value, "content"), role, index, problems);
+
+  const rawName = field(value, "name");
+  let name: string | undefined;
+  if (typeof rawName === "string") name = toWellFormed(rawName);
+  else if (rawName !== undefined && rawName !== null) {
+    problems.add(
+      index,
+      "name",
+      "invalid_name",
+      `\`name\` must be a string, got ${typeName(rawName)}; remove it or send a string`,
+    );
+  }
+
+  const toolCalls = parseToolCalls(field(value, "tool_calls"), role, index, problems, callOwners);
+
+  let toolCallId: string | undefined;
+  if (role === "tool") {
+    const rawId = field(value, "tool_call_id");
+    if (rawId === undefined || rawId === null) {
+      problems.add(
+        index,
+        "tool_call_id",
+        "missing_tool_call_id",
+        "a tool message must name the call it answers; add the `tool_call_id` of the assistant tool call",
+      );
+    } else if (typeof rawId !== "string" || rawId === "") {
+      problems.add(
+        index,
+        "tool_call_id",
+        "invalid_tool_call_id",
+        `\`tool_call_id\` must be a non-empty string, got ${typeName(rawId)}; use the \`id\` of the assistant tool call`,
+      );
+    } else {
+      toolCallId = toWellFormed(rawId);
+    }
+  }
+
+  if (problems.size > before || role === undefined || content === undefined) return undefined;
+  const message: ChatMessage = { role, content };
+  if (name !== undefined) message.name = name;
+  if (toolCalls !== undefined) message.tool_calls = toolCalls;
+  if (toolCallId !== undefined) message.tool_call_id = toolCallId;
+  return message;
+}
+
+function parseContent(
+  raw: unknown,
+  role: Role | undefined,
+  index: number,
+  problems: ProblemCollector,
+): MessageContent | undefined {
+  if (typeof raw === "string") return toWellFormed(raw);
+  if (raw === undefined || raw === null) {
+    // Only assistant messages may omit content (a turn that only calls tools).
+    if (role === "assistant" || role === undefined) return null;
+    problems.add(
+      index,
+      "content",
+      "missing_content",
+      `a ${role} message needs \`content\`; send a string ("" for an empty message)`,
+    );
+    return undefined;
+  }
+  if (!Array.isArray(raw)) {
+    problems.add(
+      index,
+      "content",
+      "invalid_content",
+      `\`content\` must be a string, an array of content parts or null, got ${typeName(raw)}`,
+    );
+    return undefined;
+  }
+  if (raw.length === 0) {
+    problems.add(
+      index,
+      "content",
+      "empty_content_parts",
+      'content parts must not be empty; send a string instead ("" for an empty message)',
+    );
+    return undefined;
+  }
+  const parts: ContentPart[] = [];
+  let ok = true;
+  for (let partIndex = 0; partIndex < raw.length; partIndex++) {
+    const part = parsePart(raw[partIndex], role, index, `content[${partIndex}]`, problems);
+    if (part) parts.push(part);
+    else ok = false;
+  }
+  return ok ? parts : undefined;
+}
+
+function parsePart(
+  raw: unknown,
+  role: Role | undefined,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): ContentPart | undefined {
+  if (!isRecord(raw)) {
+    problems.add(
+      index,
+      path,
+      "invalid_part",
+      `a content part must be an object like { "type": "text", "text": "..." }, got ${typeName(raw)}`,
+    );
+    return undefined;
+  }
+  const type = field(raw, "type");
+  if (type === "text") {
+    const text = field(raw, "text");
+    if (typeof text !== "string") {
+      problems.add(
+        index,
+        `${path}.text`,
+        "invalid_part",
+        `a text part needs a string \`text\`, got ${typeName(text)}`,
+      );
+      return undefined;
+    }
+    return { type: "text", text: toWellFormed(text) };
+  }
+  if (type === "image_url") return parseImagePart(raw, role, index, path, problems);
+  const fix =
+    type === "input_text" || type === "output_text" || type === "input_image"
+      ? `\`${type}\` is a Responses API part; in Chat Completions use { "type": "text", "text": "..." } or { "type": "image_url", ... }, or send the input with format "responses"`
+      : 'use { "type": "text", "text": "..." } or { "type": "image_url", "image_url": { "url": "..." } }';
+  problems.add(
+    index,
+    `${path}.type`,
+    "unknown_part_type",
+    `unsupported content part type ${quote(type)}; ${fix}`,
+  );
+  return undefined;
+}
+
+function parseImagePart(
+  raw: Record<string, unknown>,
+  role: Role | undefined,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): ContentPart | undefined {
+  if (role !== undefined && role !== "user") {
+    problems.add(
+      index,
+      path,
+      "image_not_allowed",
+      `image parts are only allowed in user messages, not in a ${role} message; move the image into a user message`,
+    );
+    return undefined;
+  }
+  const image = field(raw, "image_url");
+  if (!isRecord(image)) {
+    problems.add(
+      index,
+      `${path}.image_url`,
+      "invalid_part",
+      `an image part needs \`image_url\` as an object { "url": "..." }, got ${typeName(image)}`,
+    );
+    return undefined;
+  }
+  const url = field(image, "url");
+  if (typeof url !== "string" || url === "") {
+    problems.add(
+      index,
+      `${path}.image_url.url`,
+      "invalid_part",
+      `an image part needs a non-empty string \`url\` (https or data URL), got ${typeName(url)}`,
+    );
+    return undefined;
+  }
+  const detail = field(image, "detail");
+  if (detail === undefined || detail === null) {
+    return { type: "image_url", image_url: { url: toWellFormed(url) } };
+  }
+  const known = DETAILS.find((value) => value === detail);
+  if (known === undefined) {
+    problems.add(
+      index,
+      `${path}.image_url.detail`,
+      "invalid_part",
+      `unknown image detail ${quote(detail)}; use auto, low or high, or leave it out`,
+    );
+    return undefined;
+  }
+  return { type: "image_url", image_url: { url: toWellFormed(url), detail: known } };
+}
+
+function parseToolCalls(
+  raw: unknown,
+  role: Role | undefined,
+  index: number,
+  problems: ProblemCollector,
+  callOwners: Map<string, number>,
+): ToolCall[] | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  if (!Array.isArray(raw)) {
+    problems.add(
+      index,
+      "tool_calls",
+      "invalid_tool_calls",
+      `\`tool_calls\` must be an array of tool calls, got ${typeName(raw)}`,
+    );
+    return undefined;
+  }
+  if (raw.length === 0) return undefined;
+  if (role !== undefined && role !== "assistant") {
+    problems.add(
+      index,
+      "tool_calls",
+      "unexpected_tool_calls",
+      `only assistant messages can carry \`tool_calls\`, not a ${role} message; set the role to assistant or remove them`,
+    );
+    return undefined;
+  }
+  const calls: ToolCall[] = [];
+  let ok = true;
+  for (let callIndex = 0; callIndex < raw.length; callIndex++) {
+    const call = parseToolCall(
+      raw[callIndex],
+      index,
+      `tool_calls[${callIndex}]`,
+      problems,
+      callOwners,
+    );
+    if (call) calls.push(call);
+    else ok = false;
+  }
+  return ok ? calls : undefined;
+}
+
+function parseToolCall(
+  raw: unknown,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+  callOwners: Map<string, number>,
+): ToolCall | undefined {
+  if (!isRecord(raw)) {
+    problems.add(
+      index,
+      path,
+      "invalid_tool_call",
+      `a tool call must be an object { "id", "type": "function", "function": { "name", "arguments" } }, got ${typeName(raw)}`,
+    );
+    return undefined;
+  }
+  const before = problems.size;
+  const rawId = field(raw, "id");
+  let id: string | undefined;
+  if (typeof rawId !== "string" || rawId === "") {
+    problems.add(
+      index,
+      `${path}.id`,
+      "invalid_tool_call_id",
+      `a tool call needs a non-empty string \`id\`, got ${typeName(rawId)}; its tool message answers it with \`tool_call_id\``,
+    );
+  } else {
+    id = toWellFormed(rawId);
+    const owner = callOwners.get(id);
+    if (owner !== undefined) {
+      problems.add(
+        index,
+        `${path}.id`,
+        "duplicate_tool_call_id",
+        `tool call id ${quote(id)} is already used by message ${owner}; give every tool call a unique id`,
+      );
+    } else {
+      callOwners.set(id, index);
+    }
+  }
+
+  const type = field(raw, "type");
+  if (type !== undefined && type !== null && type !== "function") {
+    problems.add(
+      index,
+      `${path}.type`,
+      "unsupported_tool_call_type",
+      `tool call type ${quote(type)} is not supported; use "function"`,
+    );
+  }
+
+  const fn = field(raw, "function");
+  let name: string | undefined;
+  let args: string | undefined;
+  if (!isRecord(fn)) {
+    problems.add(
+      index,
+      `${path}.function`,
+      "invalid_tool_call",
+      `a tool call needs \`function\` as an object { "name", "arguments" }, got ${typeName(fn)}`,
+    );
+  } else {
+    const rawName = field(fn, "name");
+    if (typeof rawName !== "string" || rawName === "") {
+      problems.add(
+        index,
+        `${path}.function.name`,
+        "invalid_tool_call",
+        `a tool call needs a non-empty string \`function.name\` (the tool's name), got ${typeName(rawName)}`,
+      );
+    } else {
+      name = toWellFormed(rawName);
+    }
+    args = parseArguments(field(fn, "arguments"), index, `${path}.function.arguments`, problems);
+  }
+
+  if (problems.size > before || id === undefined || name === undefined || args === undefined) {
+    return undefined;
+  }
+  return { id, type: "function", function: { name, arguments: args } };
+}
+
+function parseArguments(
+  raw: unknown,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): string | undefined {
+  if (typeof raw === "string") {
+    const text = toWellFormed(raw);
+    try {
+      JSON.parse(text);
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : "parse error";
+      problems.add(
+        index,
+        path,
+        "invalid_arguments",
+        `\`arguments\` is not valid JSON (${reason}); send the arguments as a JSON object string, e.g. "{}" for none`,
+      );
+      return undefined;
+    }
+    return text;
+  }
+  if (isRecord(raw)) {
+    // Documented repair: an arguments object is sent as its JSON text.
+    try {
+      return JSON.stringify(raw);
+    } catch {
+      problems.add(
+        index,
+        path,
+        "invalid_arguments",
+        "`arguments` is an object that cannot be written as JSON (a cycle or a bigint); send a JSON string",
+      );
+      return undefined;
+    }
+  }
+  if (raw === undefined || raw === null) {
+    problems.add(
+      index,
+      path,
+      "missing_arguments",
+      'a tool call needs `function.arguments`; send "{}" for a call without arguments',
+    );
+    return undefined;
+  }
+  problems.add(
+    index,
+    path,
+    "invalid_arguments",
+    `\`arguments\` must be a JSON string (or an object), got ${typeName(raw)}`,
+  );
+  return undefined;
+}
