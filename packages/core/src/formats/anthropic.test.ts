@@ -1,0 +1,391 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { InvalidMessagesError, type MessageProblem } from "../errors/condense-error.js";
+import { repairMessages } from "../messages/repair.js";
+import type { ChatMessage, MessageContent } from "../messages/types.js";
+import { validateMessages } from "../messages/validate.js";
+import {
+  arbAnthropicNormalConversation,
+  arbAnthropicRequest,
+  arbMessyConversation,
+} from "../test-support/message-arbitraries.js";
+import { fromAnthropic, LEADING_USER_TEXT, toAnthropic } from "./anthropic.js";
+
+function problemsOf(input: { system?: unknown; messages: unknown }): MessageProblem[] {
+  try {
+    fromAnthropic(input as { messages: unknown[] });
+  } catch (error) {
+    if (InvalidMessagesError.isInstance(error)) return error.problems;
+    throw error;
+  }
+  throw new Error("expected fromAnthropic to throw");
+}
+
+/** Documented normalization for comparing canonical round-trips: string content ≡ one text part. */
+function normalized(messages: readonly ChatMessage[]): unknown[] {
+  const asParts = (content: MessageContent): MessageContent =>
+    typeof content === "string" ? [{ type: "text", text: content }] : content;
+  return messages.map((message) => ({
+    ...message,
+    content: message.role === "tool" ? message.content : asParts(message.content),
+  }));
+}
+
+describe("fromAnthropic", () => {
+  it("maps system, tool_use/tool_result, images and thinking", () => {
+    const messages = fromAnthropic({
+      system: "be brief",
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "what is this?" },
+            {
+              type: "image",
+              source: { type: "base64", media_type: "image/png", data: "iVBORw0KGgo=" },
+            },
+            { type: "image", source: { type: "url", url: "https://example.com/a.png" } },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "let me look", signature: "sig" },
+            { type: "text", text: "Checking." },
+            { type: "tool_use", id: "toolu_1", name: "read", input: { path: "a.txt" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "toolu_1", content: "file body", is_error: true },
+            { type: "text", text: "thanks" },
+          ],
+        },
+        { role: "assistant", content: "It is a cat." },
+      ],
+    });
+    expect(messages).toEqual([
+      { role: "system", content: "be brief" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "what is this?" },
+          { type: "image_url", image_url: { url: "data:image/png;base64,iVBORw0KGgo=" } },
+          { type: "image_url", image_url: { url: "https://example.com/a.png" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: [{ type: "text", text: "Checking." }],
+        tool_calls: [
+          {
+            id: "toolu_1",
+            type: "function",
+            function: { name: "read", arguments: '{"path":"a.txt"}' },
+          },
+        ],
+        provider_data: {
+          anthropic: {
+            thinking: [{ type: "thinking", thinking: "let me look", signature: "sig" }],
+          },
+        },
+      },
+      {
+        role: "tool",
+        content: "file body",
+        tool_call_id: "toolu_1",
+        provider_data: { anthropic: { is_error: true } },
+      },
+      { role: "user", content: [{ type: "text", text: "thanks" }] },
+      { role: "assistant", content: "It is a cat." },
+    ]);
+    expect(validateMessages(messages, "openai").ok).toBe(true);
+  });
+
+  it("keeps blocks it cannot rebuild (cache_control, order, no content) in provider_data", () => {
+    const input = {
+      system: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }],
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: "hi", cache_control: { type: "ephemeral", ttl: "1h" } }],
+        },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool_use", id: "t1", name: "f", input: {} },
+            { type: "text", text: "after the call" },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1" }] },
+      ],
+    };
+    const messages = fromAnthropic(input);
+    expect(messages[0]?.provider_data?.anthropic?.blocks).toEqual(input.system);
+    expect(messages[1]?.provider_data?.anthropic?.blocks).toEqual(input.messages[0]?.content);
+    expect(messages[2]?.content).toEqual([{ type: "text", text: "after the call" }]);
+    expect(messages[2]?.provider_data?.anthropic?.blocks).toEqual(input.messages[1]?.content);
+    expect(messages[3]).toMatchObject({ role: "tool", content: "", tool_call_id: "t1" });
+    expect(toAnthropic(messages)).toEqual(input);
+  });
+
+  it("rebuilds a message whose content changed instead of sending stale blocks", () => {
+    const messages = fromAnthropic({
+      messages: [
+        { role: "user", content: "go" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "plan", signature: "s" },
+            { type: "tool_use", id: "t1", name: "f", input: {} },
+            { type: "text", text: "old text", cache_control: { type: "ephemeral" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "t1",
+              content: "long output",
+              is_error: true,
+              cache_control: { type: "ephemeral" },
+            },
+          ],
+        },
+      ],
+    });
+    const edited = messages.map((message) => {
+      if (message.role === "assistant") return { ...message, content: "new text" };
+      if (message.role === "tool") return { ...message, content: "[pruned]" };
+      return message;
+    });
+    expect(toAnthropic(edited).messages).toEqual([
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "plan", signature: "s" },
+          { type: "text", text: "new text" },
+          { type: "tool_use", id: "t1", name: "f", input: {} },
+        ],
+      },
+      {
+        role: "user",
+        content: [{ type: "tool_result", tool_use_id: "t1", content: "[pruned]", is_error: true }],
+      },
+    ]);
+  });
+
+  it("puts tool_result blocks first in their turn (documented normalization)", () => {
+    const input = {
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input: {} }] },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "note" },
+            { type: "tool_result", tool_use_id: "t1", content: "r" },
+          ],
+        },
+      ],
+    };
+    expect(toAnthropic(fromAnthropic(input)).messages[2]).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "t1", content: "r" },
+        { type: "text", text: "note" },
+      ],
+    });
+  });
+
+  it("lists every shape problem", () => {
+    const problems = problemsOf({
+      system: 5,
+      messages: [
+        { role: "system", content: "x" },
+        { role: "user", content: [] },
+        { role: "user", content: [{ type: "tool_use", id: "a", name: "f", input: {} }] },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool_use", id: "a", name: "f", input: "{}" },
+            { type: "document", source: {} },
+          ],
+        },
+        { role: "assistant", content: [{ type: "tool_use", id: "a", name: "g", input: {} }] },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "a", content: 3, is_error: "yes" },
+            { type: "image", source: { type: "file" } },
+          ],
+        },
+        "text",
+      ],
+    });
+    expect(problems.map((problem) => `${problem.index}|${problem.path}|${problem.kind}`)).toEqual([
+      "-1|system|invalid_system",
+      "0|role|unknown_role",
+      "1|content|empty_content",
+      "2|content[0].type|unknown_block_type",
+      "3|content[0].input|invalid_block",
+      "3|content[1].type|unknown_block_type",
+      "4|content[0].id|duplicate_tool_call_id",
+      "5|content[0].content|invalid_block",
+      "5|content[0].is_error|invalid_block",
+      "5|content[1].source.type|invalid_block",
+      "6||not_an_object",
+    ]);
+    expect(problems[3]?.message).toContain("belong in assistant turns");
+  });
+
+  it("rejects a non-array and an empty list", () => {
+    expect(problemsOf({ messages: "hi" }).map((problem) => problem.kind)).toEqual(["not_an_array"]);
+    expect(problemsOf({ messages: [] }).map((problem) => problem.kind)).toEqual(["empty"]);
+  });
+
+  it("replaces lone surrogates", () => {
+    const [message] = fromAnthropic({ messages: [{ role: "user", content: "a\uD800b" }] });
+    expect(message?.content).toBe("a\uFFFDb");
+  });
+
+  it("either converts or throws InvalidMessagesError, for anything (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.anything(),
+        fc.oneof(fc.anything(), fc.array(fc.anything())),
+        (system, messages) => {
+          try {
+            fromAnthropic({ system, messages: messages as unknown[] });
+          } catch (error) {
+            if (!InvalidMessagesError.isInstance(error)) throw error;
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+
+  it("round-trips every valid alternating request exactly: toAnthropic(fromAnthropic(x)) = x (property)", () => {
+    fc.assert(
+      fc.property(arbAnthropicRequest, (request) => {
+        expect(toAnthropic(fromAnthropic(request))).toEqual(request);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("toAnthropic", () => {
+  it("joins system/developer messages, merges turns and prepends a user turn when needed", () => {
+    const request = toAnthropic([
+      { role: "system", content: "one" },
+      { role: "assistant", content: "I start", name: "bot" },
+      { role: "developer", content: "two" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "[1,2]" } }],
+      },
+      { role: "user", content: "interjection" },
+      { role: "tool", content: "r", tool_call_id: "c" },
+      {
+        role: "user",
+        content: [{ type: "image_url", image_url: { url: "https://x/y.png", detail: "high" } }],
+      },
+    ]);
+    expect(request).toEqual({
+      system: [
+        { type: "text", text: "one" },
+        { type: "text", text: "two" },
+      ],
+      messages: [
+        { role: "user", content: LEADING_USER_TEXT },
+        {
+          role: "assistant",
+          content: [
+            { type: "text", text: "I start" },
+            { type: "tool_use", id: "c", name: "f", input: { arguments: "[1,2]" } },
+          ],
+        },
+        {
+          role: "user",
+          content: [
+            { type: "tool_result", tool_use_id: "c", content: "r" },
+            { type: "text", text: "interjection" },
+            { type: "image", source: { type: "url", url: "https://x/y.png" } },
+          ],
+        },
+      ],
+    });
+  });
+
+  it("drops whitespace-only text next to tool calls, keeps a lone blank text for validate to flag", () => {
+    const request = toAnthropic([
+      { role: "user", content: "go" },
+      {
+        role: "assistant",
+        content: "\n\n",
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }],
+      },
+      { role: "tool", content: "", tool_call_id: "c" },
+      { role: "assistant", content: [{ type: "text", text: " " }] },
+    ]);
+    expect(request.messages[1]?.content).toEqual([
+      { type: "tool_use", id: "c", name: "f", input: {} },
+    ]);
+    expect(request.messages[2]?.content).toEqual([
+      { type: "tool_result", tool_use_id: "c", content: "" },
+    ]);
+    expect(request.messages[3]?.content).toEqual([{ type: "text", text: " " }]);
+  });
+
+  it("does not modify the messages or their stored blocks", () => {
+    const messages = fromAnthropic({
+      messages: [
+        {
+          role: "user",
+          content: [{ type: "text", text: "a", cache_control: { type: "ephemeral" } }],
+        },
+        {
+          role: "user",
+          content: [{ type: "text", text: "b", cache_control: { type: "ephemeral" } }],
+        },
+      ],
+    });
+    const snapshot = structuredClone(messages);
+    const request = toAnthropic(messages);
+    expect(request.messages).toHaveLength(1);
+    expect(request.messages[0]?.content).toHaveLength(2);
+    expect(messages).toEqual(snapshot);
+  });
+
+  it("loses nothing Anthropic can hold: canonical → anthropic → canonical (property)", () => {
+    fc.assert(
+      fc.property(arbAnthropicNormalConversation(true), (messages) => {
+        expect(normalized(fromAnthropic(toAnthropic(messages)))).toEqual(normalized(messages));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is stable after one trip for any repaired conversation, and valid for Anthropic (property)", () => {
+    fc.assert(
+      fc.property(arbMessyConversation, (messy) => {
+        const messages = repairMessages(messy).messages;
+        // Only system messages: Anthropic has no turn to send (validate reports no_user_turn).
+        fc.pre(messages.some((message) => message.role !== "system"));
+        const once = toAnthropic(messages);
+        const back = fromAnthropic(once);
+        expect(toAnthropic(back)).toEqual(once);
+        const problems = validateMessages(back, "anthropic").problems;
+        // Repaired structure is always fine; only blank text (which Anthropic rejects) may remain.
+        expect(problems.filter((problem) => problem.kind !== "empty_content")).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

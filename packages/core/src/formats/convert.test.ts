@@ -1,0 +1,140 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
+import type { ChatMessage, MessageFormat } from "../messages/types.js";
+import { arbValidConversation } from "../test-support/message-arbitraries.js";
+import { fromCanonical, toCanonical } from "./convert.js";
+
+function caught(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  throw new Error("expected a throw");
+}
+
+describe("toCanonical", () => {
+  it("parses openai input by default", () => {
+    expect(toCanonical({ messages: [{ role: "user", content: "hi", refusal: null }] })).toEqual([
+      { role: "user", content: "hi" },
+    ]);
+  });
+
+  it("converts anthropic input with its system", () => {
+    expect(
+      toCanonical({
+        format: "anthropic",
+        system: "sys",
+        messages: [{ role: "user", content: "hi" }],
+      }),
+    ).toEqual([
+      { role: "system", content: "sys" },
+      { role: "user", content: "hi" },
+    ]);
+  });
+
+  it("converts responses input", () => {
+    expect(
+      toCanonical({ format: "responses", messages: [{ role: "user", content: "hi" }] }),
+    ).toEqual([{ role: "user", content: "hi" }]);
+  });
+
+  it("reports bad input of every format with InvalidMessagesError", () => {
+    for (const format of ["openai", "anthropic", "responses"] as const) {
+      const error = caught(() =>
+        toCanonical({ format, messages: [{ role: "robot", content: 1 }] }),
+      );
+      expect(InvalidMessagesError.isInstance(error)).toBe(true);
+      expect((error as InvalidMessagesError).problems[0]?.index).toBe(0);
+    }
+  });
+
+  it("rejects `system` outside the anthropic format with a fix", () => {
+    const error = caught(() =>
+      toCanonical({ messages: [{ role: "user", content: "hi" }], system: "s" }),
+    );
+    expect(InvalidMessagesError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("put a system message first");
+  });
+
+  it("rejects an unknown format with unknown_format", () => {
+    const error = caught(() => toCanonical({ format: "gemini" as MessageFormat, messages: [] }));
+    expect(CondenseError.isInstance(error)).toBe(true);
+    expect((error as CondenseError).code).toBe("unknown_format");
+    expect((error as Error).message).toBe(
+      "format `gemini` is not supported; use openai, anthropic or responses",
+    );
+  });
+});
+
+describe("fromCanonical", () => {
+  const messages: ChatMessage[] = [
+    { role: "system", content: "sys" },
+    { role: "user", content: "hi" },
+    {
+      role: "assistant",
+      content: "ok",
+      provider_data: {
+        anthropic: { thinking: [{ type: "thinking", thinking: "t", signature: "s" }] },
+      },
+    },
+  ];
+
+  it("writes openai without provider_data", () => {
+    expect(fromCanonical(messages, "openai")).toEqual({
+      messages: [
+        { role: "system", content: "sys" },
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "ok" },
+      ],
+    });
+  });
+
+  it("writes anthropic with a top-level system, and omits system when there is none", () => {
+    expect(fromCanonical(messages, "anthropic")).toEqual({
+      system: "sys",
+      messages: [
+        { role: "user", content: "hi" },
+        {
+          role: "assistant",
+          content: [
+            { type: "thinking", thinking: "t", signature: "s" },
+            { type: "text", text: "ok" },
+          ],
+        },
+      ],
+    });
+    expect(Object.keys(fromCanonical(messages.slice(1), "anthropic"))).toEqual(["messages"]);
+  });
+
+  it("writes responses items", () => {
+    expect(fromCanonical(messages.slice(0, 2), "responses")).toEqual({
+      messages: [
+        { role: "system", content: "sys" },
+        { role: "user", content: "hi" },
+      ],
+    });
+  });
+
+  it("rejects an unknown format", () => {
+    const error = caught(() => fromCanonical(messages, "xml" as MessageFormat));
+    expect((error as CondenseError).code).toBe("unknown_format");
+  });
+
+  it("round-trips canonical conversations through every format (property)", () => {
+    fc.assert(
+      fc.property(
+        arbValidConversation,
+        fc.constantFrom<MessageFormat>("openai", "anthropic", "responses"),
+        (conversation, format) => {
+          fc.pre(conversation.some((message) => message.role !== "system"));
+          const written = fromCanonical(conversation, format);
+          const back = toCanonical({ format, ...written });
+          expect(fromCanonical(back, format)).toEqual(written);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});

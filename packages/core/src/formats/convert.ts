@@ -1,0 +1,101 @@
+/**
+ * @module formats/convert
+ * One entry point per direction between the supported input formats and the
+ * canonical Chat Completions messages: `toCanonical` checks untrusted input of
+ * any format (`InvalidMessagesError` listing every problem), `fromCanonical`
+ * writes canonical messages back in the caller's format.
+ */
+
+import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
+import { parseMessages } from "../messages/parse.js";
+import type { ChatMessage, MessageFormat } from "../messages/types.js";
+import { fromAnthropic, toAnthropic } from "./anthropic.js";
+import { fromResponses, toResponses } from "./responses.js";
+
+export interface CanonicalInput {
+  /** Default `openai`. */
+  format?: MessageFormat;
+  messages: readonly unknown[];
+  /** Anthropic top-level `system`; only with format `anthropic`. */
+  system?: unknown;
+}
+
+export interface FormattedMessages {
+  messages: unknown[];
+  /** Anthropic top-level `system`, when the format is `anthropic` and there is one. */
+  system?: unknown;
+}
+
+function unknownFormat(format: unknown): CondenseError {
+  const shown = typeof format === "string" ? format : String(typeof format);
+  return new CondenseError(
+    "unknown_format",
+    `format \`${shown}\` is not supported; use openai, anthropic or responses`,
+    { details: { format: shown } },
+  );
+}
+
+function rejectSystem(format: MessageFormat, system: unknown): void {
+  if (system === undefined) return;
+  const where =
+    format === "openai"
+      ? "a system message first in `messages`"
+      : "a system or developer message item first in `messages`";
+  throw new InvalidMessagesError([
+    {
+      index: -1,
+      path: "system",
+      kind: "unexpected_system",
+      message: `\`system\` is only used with format anthropic; for ${format} put ${where}`,
+    },
+  ]);
+}
+
+/**
+ * Checks and converts messages of any supported format to canonical messages.
+ * Throws `InvalidMessagesError` for bad input and `CondenseError` with code
+ * `unknown_format` for an unsupported format.
+ */
+export function toCanonical(input: CanonicalInput): ChatMessage[] {
+  const format: unknown = input.format ?? "openai";
+  switch (format) {
+    case "openai":
+      rejectSystem(format, input.system);
+      return parseMessages(input.messages);
+    case "anthropic":
+      return fromAnthropic({ system: input.system, messages: input.messages });
+    case "responses":
+      rejectSystem(format, input.system);
+      return fromResponses(input.messages);
+    default:
+      throw unknownFormat(format);
+  }
+}
+
+function withoutProviderData(message: ChatMessage): ChatMessage {
+  if (message.provider_data === undefined) return message;
+  const { provider_data: _dropped, ...rest } = message;
+  return rest;
+}
+
+/** Writes canonical messages in `format` (`provider_data` is dropped for openai). */
+export function fromCanonical(
+  messages: readonly ChatMessage[],
+  format: MessageFormat,
+): FormattedMessages {
+  const requested: unknown = format;
+  switch (requested) {
+    case "openai":
+      return { messages: messages.map(withoutProviderData) };
+    case "anthropic": {
+      const request = toAnthropic(messages);
+      return request.system === undefined
+        ? { messages: request.messages }
+        : { messages: request.messages, system: request.system };
+    }
+    case "responses":
+      return { messages: toResponses(messages) };
+    default:
+      throw unknownFormat(requested);
+  }
+}

@@ -1,0 +1,260 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { InvalidMessagesError, type MessageProblem } from "../errors/condense-error.js";
+import { repairMessages } from "../messages/repair.js";
+import { validateMessages } from "../messages/validate.js";
+import {
+  arbMessyConversation,
+  arbResponsesItems,
+  arbResponsesNormalConversation,
+} from "../test-support/message-arbitraries.js";
+import { fromResponses, toResponses } from "./responses.js";
+
+function problemsOf(items: unknown): MessageProblem[] {
+  try {
+    fromResponses(items as unknown[]);
+  } catch (error) {
+    if (InvalidMessagesError.isInstance(error)) return error.problems;
+    throw error;
+  }
+  throw new Error("expected fromResponses to throw");
+}
+
+describe("fromResponses", () => {
+  it("groups function calls with their assistant message and maps outputs to tool messages", () => {
+    const messages = fromResponses([
+      { role: "developer", content: "be brief" },
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "look" },
+          { type: "input_image", image_url: "https://x/y.png", detail: "low" },
+        ],
+      },
+      { role: "assistant", content: "Checking." },
+      { type: "function_call", call_id: "c1", name: "read", arguments: '{"path":"a"}' },
+      { type: "function_call", call_id: "c2", name: "read", arguments: '{"path":"b"}' },
+      { type: "function_call_output", call_id: "c1", output: "A" },
+      { type: "function_call_output", call_id: "c2", output: [{ type: "input_text", text: "B" }] },
+      { type: "function_call", call_id: "c3", name: "ls", arguments: "{}" },
+      { type: "function_call_output", call_id: "c3", output: "" },
+    ]);
+    expect(messages).toEqual([
+      { role: "developer", content: "be brief" },
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "look" },
+          { type: "image_url", image_url: { url: "https://x/y.png", detail: "low" } },
+        ],
+      },
+      {
+        role: "assistant",
+        content: "Checking.",
+        tool_calls: [
+          { id: "c1", type: "function", function: { name: "read", arguments: '{"path":"a"}' } },
+          { id: "c2", type: "function", function: { name: "read", arguments: '{"path":"b"}' } },
+        ],
+      },
+      { role: "tool", content: "A", tool_call_id: "c1" },
+      { role: "tool", content: [{ type: "text", text: "B" }], tool_call_id: "c2" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c3", type: "function", function: { name: "ls", arguments: "{}" } }],
+      },
+      { role: "tool", content: "", tool_call_id: "c3" },
+    ]);
+    expect(validateMessages(messages, "openai").ok).toBe(true);
+  });
+
+  it("keeps reasoning and compaction items opaque, attached to the next message, never as content", () => {
+    const reasoning = {
+      type: "reasoning",
+      id: "rs_1",
+      summary: [{ type: "summary_text", text: "SECRET PLAN" }],
+      encrypted_content: "enc",
+    };
+    const compaction = { type: "compaction", id: "cmp_1", encrypted_content: "opaque==" };
+    const call = {
+      type: "function_call",
+      id: "fc_1",
+      call_id: "c1",
+      name: "bash",
+      arguments: "{}",
+      status: "completed",
+    };
+    const trailing = { type: "reasoning", id: "rs_2", summary: [] };
+    const items = [
+      compaction,
+      { role: "user", content: "continue" },
+      reasoning,
+      call,
+      { type: "function_call_output", call_id: "c1", output: "ok" },
+      trailing,
+    ];
+    const messages = fromResponses(items);
+    expect(messages.map((message) => message.role)).toEqual(["user", "assistant", "tool"]);
+    expect(messages[0]?.provider_data?.responses?.items).toEqual([compaction, items[1]]);
+    expect(messages[1]?.provider_data?.responses?.items).toEqual([reasoning, call]);
+    expect(messages[2]?.provider_data?.responses?.items).toEqual([items[4], trailing]);
+    expect(JSON.stringify(messages.map((message) => message.content))).not.toContain("SECRET PLAN");
+    expect(toResponses(messages)).toEqual(items);
+  });
+
+  it("rebuilds a changed message but keeps its opaque and unchanged items", () => {
+    const reasoning = { type: "reasoning", id: "rs_1", summary: [] };
+    const message = {
+      type: "message",
+      id: "msg_1",
+      status: "completed",
+      role: "assistant",
+      content: [{ type: "output_text", text: "old", annotations: [] }],
+    };
+    const call = {
+      type: "function_call",
+      id: "fc_1",
+      call_id: "c1",
+      name: "bash",
+      arguments: "{}",
+    };
+    const [assistant] = fromResponses([reasoning, message, call]);
+    expect(assistant).toBeDefined();
+    if (!assistant) return;
+    const edited = { ...assistant, content: "new" };
+    expect(toResponses([edited])).toEqual([reasoning, { role: "assistant", content: "new" }, call]);
+    const output = { type: "function_call_output", id: "fco_1", call_id: "c1", output: "long" };
+    const [result] = fromResponses([{ role: "user", content: "x" }, output]).slice(1);
+    expect(result?.provider_data?.responses?.items).toEqual([output]);
+    expect(result && toResponses([{ ...result, content: "[pruned]" }])).toEqual([
+      { type: "function_call_output", call_id: "c1", output: "[pruned]" },
+    ]);
+  });
+
+  it("lists every shape problem", () => {
+    const problems = problemsOf([
+      7,
+      { role: "tool", content: "x" },
+      { type: "message", role: "user", content: [{ type: "input_file", file_id: "f" }] },
+      { role: "assistant", content: [{ type: "input_image", image_url: "u" }] },
+      { role: "user", content: [] },
+      { type: "function_call", call_id: "c", name: "", arguments: "{oops" },
+      { type: "function_call", call_id: "c", name: "f", arguments: {} },
+      { type: "function_call_output", output: 3 },
+      { type: "compaction" },
+      { type: "web_search_call", id: "ws" },
+      { content: "no role, no type" },
+      { role: "user", content: [{ type: "input_image", file_id: "f", detail: "huge" }] },
+    ]);
+    expect(problems.map((problem) => `${problem.index}|${problem.path}|${problem.kind}`)).toEqual([
+      "0||not_an_object",
+      "1|role|unknown_role",
+      "2|content[0].type|unknown_part_type",
+      "3|content[0].type|unknown_part_type",
+      "4|content|empty_content_parts",
+      "5|name|invalid_item",
+      "5|arguments|invalid_arguments",
+      "6|arguments|invalid_arguments",
+      "6|call_id|duplicate_tool_call_id",
+      "7|call_id|invalid_item",
+      "7|output|invalid_content",
+      "8|encrypted_content|invalid_item",
+      "9|type|unsupported_item_type",
+      "10|type|missing_type",
+      "11|content[0].image_url|invalid_part",
+      "11|content[0].detail|invalid_part",
+    ]);
+    expect(problems[2]?.message).toContain("input_text");
+  });
+
+  it("rejects input without any message", () => {
+    expect(problemsOf([]).map((problem) => problem.kind)).toEqual(["empty"]);
+    expect(
+      problemsOf([{ type: "compaction", encrypted_content: "x" }]).map((problem) => problem.kind),
+    ).toEqual(["no_messages"]);
+    expect(problemsOf("hello").map((problem) => problem.kind)).toEqual(["not_an_array"]);
+  });
+
+  it("either converts or throws InvalidMessagesError, for anything (property)", () => {
+    fc.assert(
+      fc.property(fc.oneof(fc.anything(), fc.array(fc.anything())), (items) => {
+        try {
+          fromResponses(items as unknown[]);
+        } catch (error) {
+          if (!InvalidMessagesError.isInstance(error)) throw error;
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("round-trips every valid item list exactly: toResponses(fromResponses(x)) = x (property)", () => {
+    fc.assert(
+      fc.property(arbResponsesItems, (items) => {
+        expect(toResponses(fromResponses(items))).toEqual(items);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("toResponses", () => {
+  it("writes each role in its own item form", () => {
+    expect(
+      toResponses([
+        { role: "system", content: "s" },
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "u" },
+            { type: "image_url", image_url: { url: "data:image/png;base64,AA==" } },
+          ],
+          name: "ann",
+        },
+        { role: "assistant", content: [{ type: "text", text: "a" }] },
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }],
+        },
+        { role: "tool", content: [{ type: "text", text: "r" }], tool_call_id: "c" },
+        { role: "assistant", content: null },
+      ]),
+    ).toEqual([
+      { role: "system", content: "s" },
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "u" },
+          { type: "input_image", image_url: "data:image/png;base64,AA==" },
+        ],
+      },
+      { role: "assistant", content: [{ type: "output_text", text: "a", annotations: [] }] },
+      { type: "function_call", call_id: "c", name: "f", arguments: "{}" },
+      { type: "function_call_output", call_id: "c", output: [{ type: "input_text", text: "r" }] },
+      { role: "assistant", content: "" },
+    ]);
+  });
+
+  it("loses nothing Responses can hold: canonical → responses → canonical (property)", () => {
+    fc.assert(
+      fc.property(arbResponsesNormalConversation, (messages) => {
+        expect(fromResponses(toResponses(messages))).toEqual(messages);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is stable after one trip for any repaired conversation and stays valid for OpenAI (property)", () => {
+    fc.assert(
+      fc.property(arbMessyConversation, (messy) => {
+        const messages = repairMessages(messy).messages;
+        const once = toResponses(messages);
+        const back = fromResponses(once);
+        expect(toResponses(back)).toEqual(once);
+        expect(validateMessages(back, "openai").problems).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});

@@ -1,0 +1,208 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { arbMessyConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
+import { INTERRUPTED_RESULT, repairMessages } from "./repair.js";
+import type { ChatMessage, ToolCall } from "./types.js";
+import { validateMessages } from "./validate.js";
+
+const call = (id: string): ToolCall => ({
+  id,
+  type: "function",
+  function: { name: "bash", arguments: "{}" },
+});
+const user = (content: string): ChatMessage => ({ role: "user", content });
+const assistant = (content: string | null, ids: string[] = []): ChatMessage =>
+  ids.length > 0
+    ? { role: "assistant", content, tool_calls: ids.map(call) }
+    : { role: "assistant", content };
+const tool = (id: string, content = `out ${id}`): ChatMessage => ({
+  role: "tool",
+  content,
+  tool_call_id: id,
+});
+
+describe("repairMessages", () => {
+  it("leaves a valid conversation untouched, returning the same message objects", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["a", "b"]),
+      tool("b"),
+      tool("a"),
+      assistant("done"),
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(repairs).toEqual([]);
+    expect(out).toEqual(messages);
+    out.forEach((message, index) => {
+      expect(message).toBe(messages[index]);
+    });
+  });
+
+  it("drops orphans and duplicates, keeping the first result", () => {
+    const messages = [
+      tool("ghost"),
+      user("u"),
+      assistant(null, ["a"]),
+      tool("a", "first"),
+      tool("a", "second"),
+      { role: "tool", content: "?" } as ChatMessage,
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(out).toEqual([user("u"), assistant(null, ["a"]), tool("a", "first")]);
+    expect(repairs).toEqual([
+      { kind: "dropped_orphan_result", index: 0, toolCallId: "ghost" },
+      { kind: "dropped_duplicate_result", index: 4, toolCallId: "a" },
+      { kind: "dropped_orphan_result", index: 5 },
+    ]);
+  });
+
+  it("synthesizes a result after the call's results block for every unanswered call", () => {
+    const messages = [user("u"), assistant("working", ["a", "b", "c"]), tool("b"), user("stop")];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(out).toEqual([
+      user("u"),
+      assistant("working", ["a", "b", "c"]),
+      tool("b"),
+      { role: "tool", content: INTERRUPTED_RESULT, tool_call_id: "a" },
+      { role: "tool", content: INTERRUPTED_RESULT, tool_call_id: "c" },
+      user("stop"),
+    ]);
+    expect(repairs).toEqual([
+      { kind: "synthesized_result", index: 1, toolCallId: "a" },
+      { kind: "synthesized_result", index: 1, toolCallId: "c" },
+    ]);
+    expect(INTERRUPTED_RESULT).toBe(
+      "[no result: this tool call was interrupted before it returned]",
+    );
+  });
+
+  it("moves results that come after their block next to their call", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["a", "b"]),
+      tool("a"),
+      user("meanwhile"),
+      assistant(null, ["c"]),
+      tool("c"),
+      tool("b"),
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(out).toEqual([
+      user("u"),
+      assistant(null, ["a", "b"]),
+      tool("a"),
+      tool("b"),
+      user("meanwhile"),
+      assistant(null, ["c"]),
+      tool("c"),
+    ]);
+    expect(repairs).toEqual([{ kind: "moved_result", index: 6, toolCallId: "b" }]);
+  });
+
+  it("treats a result before its call as an orphan", () => {
+    const { messages: out, repairs } = repairMessages([
+      user("u"),
+      tool("a"),
+      assistant(null, ["a"]),
+    ]);
+    expect(out).toEqual([
+      user("u"),
+      assistant(null, ["a"]),
+      { role: "tool", content: INTERRUPTED_RESULT, tool_call_id: "a" },
+    ]);
+    expect(repairs.map((repair) => repair.kind)).toEqual([
+      "dropped_orphan_result",
+      "synthesized_result",
+    ]);
+  });
+
+  it("renames a reused call id together with its result", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["a"]),
+      tool("a", "one"),
+      assistant(null, ["a", "a_2"]),
+      tool("a", "two"),
+      tool("a_2", "three"),
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(out).toEqual([
+      user("u"),
+      assistant(null, ["a"]),
+      tool("a", "one"),
+      assistant(null, ["a_3", "a_2"]),
+      tool("a_3", "two"),
+      tool("a_2", "three"),
+    ]);
+    expect(repairs).toEqual([
+      { kind: "renamed_duplicate_call", index: 3, toolCallId: "a", renamedTo: "a_3" },
+    ]);
+    expect(messages[3]?.tool_calls?.[0]?.id).toBe("a");
+  });
+
+  it("gives results to same-id calls of one message in order", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["x", "x"]),
+      tool("x", "first"),
+      tool("x", "second"),
+    ];
+    const { messages: out } = repairMessages(messages);
+    expect(out).toEqual([
+      user("u"),
+      assistant(null, ["x", "x_2"]),
+      tool("x", "first"),
+      tool("x_2", "second"),
+    ]);
+  });
+
+  it("always yields a conversation valid for OpenAI (property)", () => {
+    fc.assert(
+      fc.property(arbMessyConversation, (messages) => {
+        const { messages: out } = repairMessages(messages);
+        expect(validateMessages(out, "openai").problems).toEqual([]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("is idempotent (property)", () => {
+    fc.assert(
+      fc.property(arbMessyConversation, (messages) => {
+        const once = repairMessages(messages).messages;
+        const twice = repairMessages(once);
+        expect(twice.repairs).toEqual([]);
+        expect(twice.messages).toEqual(once);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("keeps every non-tool message in order and loses no real result of a surviving call (property)", () => {
+    fc.assert(
+      fc.property(arbMessyConversation, (messages) => {
+        const { messages: out, repairs } = repairMessages(messages);
+        expect(out.filter((message) => message.role !== "tool").length).toBe(
+          messages.filter((message) => message.role !== "tool").length,
+        );
+        const dropped = repairs.filter((repair) => repair.kind.startsWith("dropped_")).length;
+        const synthesized = repairs.filter((repair) => repair.kind === "synthesized_result").length;
+        const toolsIn = messages.filter((message) => message.role === "tool").length;
+        const toolsOut = out.filter((message) => message.role === "tool").length;
+        expect(toolsOut).toBe(toolsIn - dropped + synthesized);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it("changes nothing in a valid conversation (property)", () => {
+    fc.assert(
+      fc.property(arbValidConversation, (messages) => {
+        const { messages: out, repairs } = repairMessages(messages);
+        expect(repairs).toEqual([]);
+        expect(out).toEqual(messages);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});

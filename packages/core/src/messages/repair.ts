@@ -1,0 +1,176 @@
+/**
+ * @module messages/repair
+ * Makes the tool-call structure of any canonical message list valid for
+ * OpenAI (every call answered exactly once, results right after their
+ * assistant message, unique call ids), changing as little as possible and
+ * reporting every change. Idempotent: repairing a repaired list changes nothing.
+ *
+ * Rules, in the order they apply:
+ * - A tool message answers the nearest earlier assistant message that made a
+ *   call with its `tool_call_id` (calls sharing an id in one message take
+ *   results in order). Without such a call it is an orphan and is dropped
+ *   (`dropped_orphan_result`), as is a second result for a call
+ *   (`dropped_duplicate_result`); the first result wins.
+ * - A call id used again by a later call is renamed to a fresh id
+ *   (`renamed_duplicate_call`, `renamedTo`), together with its results.
+ * - Results sit right after their assistant message in their original order;
+ *   a result found later than that block is moved into it (`moved_result`).
+ * - A call without result gets a synthetic tool message after the block
+ *   (`synthesized_result`) whose content is {@link INTERRUPTED_RESULT}.
+ *
+ * Messages that need no change are returned as the same objects.
+ */
+
+import type { ChatMessage, ToolCall } from "./types.js";
+
+export type RepairKind =
+  | "dropped_orphan_result"
+  | "synthesized_result"
+  | "moved_result"
+  | "dropped_duplicate_result"
+  | "renamed_duplicate_call";
+
+export interface Repair {
+  kind: RepairKind;
+  /** Input index of the message concerned: the tool message, or for `synthesized_result`/`renamed_duplicate_call` the assistant message. */
+  index: number;
+  /** The call id as it was in the input. */
+  toolCallId?: string;
+  /** For `renamed_duplicate_call`: the new id of the call and its result. */
+  renamedTo?: string;
+}
+
+export interface RepairResult {
+  messages: ChatMessage[];
+  repairs: Repair[];
+}
+
+/** Content of the tool message synthesized for a call that has no result. */
+export const INTERRUPTED_RESULT = "[no result: this tool call was interrupted before it returned]";
+
+function callsOf(message: ChatMessage | undefined): readonly ToolCall[] {
+  return message?.role === "assistant" && Array.isArray(message.tool_calls)
+    ? message.tool_calls
+    : [];
+}
+
+/** Where a call lives: assistant index and position in its `tool_calls`. */
+interface Slot {
+  assistant: number;
+  call: number;
+}
+
+function fresh(id: string, used: Set<string>): string {
+  let n = 2;
+  while (used.has(`${id}_${n}`)) n++;
+  const name = `${id}_${n}`;
+  used.add(name);
+  return name;
+}
+
+/** Repairs tool-call structure so that the result passes `validateMessages(…, "openai")`. */
+export function repairMessages(messages: readonly ChatMessage[]): RepairResult {
+  const repairs: Repair[] = [];
+
+  // 1. Which result answers which call: nearest earlier assistant with that id.
+  const latest = new Map<string, number>(); // call id -> latest assistant index with it
+  const answer = new Map<number, Slot>(); // tool message index -> slot it answers
+  const resultsOf = new Map<number, number[]>(); // assistant index -> tool indices, input order
+  const filled = new Set<string>(); // "assistant:call" slots already answered
+  messages.forEach((message, index) => {
+    if (message.role === "tool") {
+      const id = message.tool_call_id;
+      const assistant = id === undefined ? undefined : latest.get(id);
+      if (id === undefined || assistant === undefined) {
+        repairs.push(withId({ kind: "dropped_orphan_result", index }, id));
+        return;
+      }
+      const calls = callsOf(messages[assistant]);
+      const call = calls.findIndex(
+        (candidate, at) => candidate.id === id && !filled.has(`${assistant}:${at}`),
+      );
+      if (call === -1) {
+        repairs.push({ kind: "dropped_duplicate_result", index, toolCallId: id });
+        return;
+      }
+      filled.add(`${assistant}:${call}`);
+      answer.set(index, { assistant, call });
+      const list = resultsOf.get(assistant) ?? [];
+      list.push(index);
+      resultsOf.set(assistant, list);
+      return;
+    }
+    for (const call of callsOf(message)) latest.set(call.id, index);
+  });
+
+  // 2. Unique call ids: the first use keeps its id, later uses get a fresh one.
+  const used = new Set<string>();
+  messages.forEach((message) => {
+    for (const call of callsOf(message)) used.add(call.id);
+    if (message.role === "tool" && message.tool_call_id !== undefined)
+      used.add(message.tool_call_id);
+  });
+  const seen = new Set<string>();
+  const renamed = new Map<string, string>(); // "assistant:call" -> new id
+  messages.forEach((message, index) => {
+    callsOf(message).forEach((call, at) => {
+      if (!seen.has(call.id)) {
+        seen.add(call.id);
+        return;
+      }
+      const name = fresh(call.id, used);
+      renamed.set(`${index}:${at}`, name);
+      repairs.push({ kind: "renamed_duplicate_call", index, toolCallId: call.id, renamedTo: name });
+    });
+  });
+
+  // 3. Emit: each assistant followed by its results, then synthesized ones.
+  const out: ChatMessage[] = [];
+  messages.forEach((message, index) => {
+    if (message.role === "tool") return;
+    const calls = callsOf(message);
+    if (calls.length === 0) {
+      out.push(message);
+      return;
+    }
+    const ids = calls.map((call, at) => renamed.get(`${index}:${at}`) ?? call.id);
+    const changed = ids.some((id, at) => id !== calls[at]?.id);
+    out.push(
+      changed
+        ? { ...message, tool_calls: calls.map((call, at) => ({ ...call, id: ids[at] ?? call.id })) }
+        : message,
+    );
+    let blockEnd = index + 1;
+    while (messages[blockEnd]?.role === "tool") blockEnd++;
+    const answered = new Set<number>();
+    for (const resultIndex of resultsOf.get(index) ?? []) {
+      const result = messages[resultIndex];
+      const slot = answer.get(resultIndex);
+      if (result === undefined || slot === undefined) continue;
+      answered.add(slot.call);
+      if (resultIndex >= blockEnd) {
+        repairs.push({
+          kind: "moved_result",
+          index: resultIndex,
+          toolCallId: result.tool_call_id ?? "",
+        });
+      }
+      const id = ids[slot.call] ?? result.tool_call_id;
+      out.push(id === result.tool_call_id ? result : { ...result, tool_call_id: id });
+    }
+    calls.forEach((call, at) => {
+      if (answered.has(at)) return;
+      const id = ids[at] ?? call.id;
+      repairs.push({ kind: "synthesized_result", index, toolCallId: call.id });
+      out.push({ role: "tool", content: INTERRUPTED_RESULT, tool_call_id: id });
+    });
+  });
+
+  repairs.sort((a, b) => a.index - b.index);
+  return { messages: out, repairs };
+}
+
+function withId(repair: Repair, id: string | undefined): Repair {
+  if (id !== undefined) repair.toolCallId = id;
+  return repair;
+}

@@ -1,0 +1,199 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { arbValidConversation } from "../test-support/message-arbitraries.js";
+import type { ChatMessage, ToolCall } from "./types.js";
+import { validateMessages } from "./validate.js";
+
+const call = (id: string): ToolCall => ({
+  id,
+  type: "function",
+  function: { name: "bash", arguments: "{}" },
+});
+const user = (content: string): ChatMessage => ({ role: "user", content });
+const system = (content: string): ChatMessage => ({ role: "system", content });
+const assistant = (content: string | null, ids: string[] = []): ChatMessage =>
+  ids.length > 0
+    ? { role: "assistant", content, tool_calls: ids.map(call) }
+    : { role: "assistant", content };
+const tool = (id: string, content = "out"): ChatMessage => ({
+  role: "tool",
+  content,
+  tool_call_id: id,
+});
+
+function kinds(messages: ChatMessage[], provider: "openai" | "anthropic" | "gemini"): string[] {
+  return validateMessages(messages, provider).problems.map(
+    (problem) => `${problem.index}:${problem.kind}`,
+  );
+}
+
+describe("validateMessages openai", () => {
+  it("accepts parallel calls answered in any order, and system messages between turns", () => {
+    const messages = [
+      system("s"),
+      user("u"),
+      assistant(null, ["a", "b"]),
+      tool("b"),
+      tool("a"),
+      { role: "developer", content: "d" } as ChatMessage,
+      assistant("done"),
+    ];
+    expect(validateMessages(messages, "openai")).toEqual({ ok: true, problems: [] });
+  });
+
+  it("reports orphans, misplaced, duplicate and missing results, and duplicate call ids", () => {
+    const messages = [
+      tool("x"), // 0 orphan
+      user("u"), // 1
+      assistant(null, ["a", "b"]), // 2: b unanswered before 5
+      tool("a"), // 3
+      tool("a"), // 4 duplicate
+      user("again"), // 5
+      tool("b"), // 6 misplaced (call of 2, after a user message)
+      assistant(null, ["a"]), // 7 duplicate id, unanswered at end
+    ];
+    expect(kinds(messages, "openai")).toEqual([
+      "7:duplicate_tool_call_id",
+      "0:orphan_result",
+      "4:duplicate_result",
+      "2:unanswered_call",
+      "6:misplaced_result",
+      "7:unanswered_call",
+    ]);
+    const result = validateMessages(messages, "openai");
+    expect(result.ok).toBe(false);
+    expect(result.problems.find((problem) => problem.index === 6)?.message).toContain("message 2");
+    expect(result.problems.find((problem) => problem.kind === "unanswered_call")?.path).toBe(
+      "tool_calls[1]",
+    );
+  });
+
+  it("reports a tool message without tool_call_id", () => {
+    const messages: ChatMessage[] = [
+      user("u"),
+      assistant(null, ["a"]),
+      tool("a"),
+      { role: "tool", content: "?" },
+    ];
+    expect(kinds(messages, "openai")).toEqual(["3:missing_tool_call_id"]);
+  });
+
+  it("accepts every well-formed generated conversation (property)", () => {
+    fc.assert(
+      fc.property(arbValidConversation, (messages) => {
+        expect(validateMessages(messages, "openai").problems).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
+  });
+});
+
+describe("validateMessages anthropic", () => {
+  it("accepts a conversation toAnthropic can send, including one that starts with the assistant", () => {
+    const messages = [
+      system("s"),
+      assistant("hi"),
+      user("u"),
+      assistant("x", ["a"]),
+      tool("a"),
+      user("more"),
+      assistant("ok"),
+    ];
+    expect(validateMessages(messages, "anthropic")).toEqual({ ok: true, problems: [] });
+  });
+
+  it("accepts consecutive assistant calls answered together (they merge into one turn)", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["a"]),
+      assistant(null, ["b"]),
+      tool("a"),
+      tool("b"),
+    ];
+    expect(validateMessages(messages, "anthropic").ok).toBe(true);
+    expect(validateMessages(messages, "openai").ok).toBe(false);
+  });
+
+  it("reports results outside the next user turn, unanswered uses and empty content", () => {
+    const messages = [
+      user("u"), // 0
+      assistant(null, ["a", "b"]), // 1: b unanswered
+      tool("a"), // 2
+      assistant("x"), // 3
+      tool("b"), // 4 misplaced
+      tool("zzz"), // 5 orphan
+      assistant("  "), // 6 blank
+      user(""), // 7 empty
+    ];
+    expect(kinds(messages, "anthropic")).toEqual([
+      "1:unanswered_call",
+      "4:misplaced_result",
+      "5:orphan_result",
+      "6:empty_content",
+      "7:empty_content",
+    ]);
+  });
+
+  it("reports empty text parts and a conversation of system messages only", () => {
+    const parts: ChatMessage = { role: "user", content: [{ type: "text", text: "" }] };
+    expect(kinds([parts], "anthropic")).toEqual(["0:empty_content", "0:empty_content"]);
+    expect(kinds([system("only")], "anthropic")).toEqual(["-1:no_user_turn"]);
+    expect(kinds([], "anthropic")).toEqual([]);
+  });
+
+  it("reports an unanswered call at the end", () => {
+    expect(kinds([user("u"), assistant("x", ["a"])], "anthropic")).toEqual(["1:unanswered_call"]);
+  });
+});
+
+describe("validateMessages gemini", () => {
+  it("accepts a well-formed conversation with parallel calls", () => {
+    const messages = [
+      system("s"),
+      user("u"),
+      assistant(null, ["a", "b"]),
+      tool("b"),
+      tool("a"),
+      assistant("ok"),
+    ];
+    expect(validateMessages(messages, "gemini")).toEqual({ ok: true, problems: [] });
+  });
+
+  it("requires a user turn first and responses right after the model turn", () => {
+    const messages = [
+      system("s"),
+      assistant("hi"), // 1 starts with model
+      user("u"), // 2
+      assistant(null, ["a", "b"]), // 3: b unanswered
+      tool("a"), // 4
+      user("stop"), // 5
+      tool("b"), // 6 misplaced
+      { role: "assistant", content: "" } as ChatMessage, // 7 empty
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "" },
+          { type: "text", text: "x" },
+        ],
+      } as ChatMessage, // 8 empty part
+    ];
+    expect(kinds(messages, "gemini")).toEqual([
+      "1:starts_with_model",
+      "3:unanswered_call",
+      "6:misplaced_result",
+      "7:empty_parts",
+      "8:empty_parts",
+    ]);
+  });
+
+  it("counts responses: one per call, no extras", () => {
+    const messages = [user("u"), assistant(null, ["a"]), tool("a"), tool("a")];
+    expect(kinds(messages, "gemini")).toEqual(["3:misplaced_result"]);
+  });
+});
+
+it("rejects an unknown provider with a fix", () => {
+  const result = validateMessages([user("u")], "mistral" as "openai");
+  expect(result.ok).toBe(false);
+  expect(result.problems[0]?.message).toContain("use openai, anthropic or gemini");
+});
