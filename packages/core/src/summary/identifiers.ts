@@ -603,7 +603,8 @@ function isSlashPath(path: string, piece: boolean): boolean {
     return first.length >= 2 && !piece;
   }
   // `s/old/new/g` is a sed expression, `--a/--b` a list of flags.
-  if (first === "s" || first === "y" || first.startsWith("-")) return false;
+  if (first === "s" || first === "y" || segments.some((segment) => segment.startsWith("-")))
+    return false;
   if (segments.length === 1) return trailingSlash && first.startsWith(".") && first.length > 1;
   if (hasKnownExtension(last)) return true;
   if (trailingSlash) return true;

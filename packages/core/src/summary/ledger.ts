@@ -27,7 +27,8 @@ import { locateSection, REQUIRED_SECTIONS } from "./template.js";
 export const REQUEST_CHAR_LIMIT = 1500;
 /** Characters of user requests a ledger keeps in total (the first request always, then the latest ones). */
 export const REQUESTS_TOTAL_LIMIT = 6000;
-const TRUNCATION_MARK = " […truncated]";
+/** Appended to a request cut at REQUEST_CHAR_LIMIT. */
+export const TRUNCATION_MARK = " […truncated]";
 
 /**
  * The ledger of `messages`, merged after `previous` (carried forward from an
@@ -51,7 +52,7 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
     if (message.role === "assistant") {
       addAll(identifiers, extractIdentifiers(messageText(message)));
       for (const call of message.tool_calls ?? []) {
-        if (call.id) identifiers.add(call.id);
+        if (call.id?.trim()) identifiers.add(call.id);
         addAll(identifiers, extractIdentifiers(argumentText(call)));
         for (const touch of filesTouched(call, editor)) {
           (touch.kind === "read" ? read : modified).add(touch.path);
@@ -59,7 +60,8 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
       }
       return;
     }
-    if (message.role === "tool" && message.tool_call_id) identifiers.add(message.tool_call_id);
+    if (message.role === "tool" && message.tool_call_id?.trim())
+      identifiers.add(message.tool_call_id);
   });
 
   return {
@@ -75,7 +77,7 @@ function addAll(set: Set<string>, values: readonly string[]): void {
 
 /** Trims each request and keeps the first one plus as many of the latest as fit the total budget. */
 function selectRequests(all: readonly string[]): string[] {
-  const unique = [...new Set(all.map(trimRequest))];
+  const unique = [...new Set(all.map(trimUserRequest))];
   const [first, ...rest] = unique;
   if (first === undefined) return [];
   let used = first.length;
@@ -89,8 +91,8 @@ function selectRequests(all: readonly string[]): string[] {
   return [first, ...latest];
 }
 
-/** Idempotent: an already trimmed request comes back unchanged. */
-function trimRequest(text: string): string {
+/** A user request cut to REQUEST_CHAR_LIMIT characters plus a mark; idempotent. */
+export function trimUserRequest(text: string): string {
   if (text.length <= REQUEST_CHAR_LIMIT) return text;
   return `${text.slice(0, REQUEST_CHAR_LIMIT)}${TRUNCATION_MARK}`;
 }
@@ -312,6 +314,11 @@ export function filesTouched(call: ToolCall, editor: EditorState = {}): FileTouc
   return [];
 }
 
+/** Whether the call runs a shell command (`bash`, `execute_bash`, `shell`, ...). */
+export function isShellCall(call: ToolCall): boolean {
+  return SHELL_TOOLS.has(toolName(call)) && shellCommandOf(call) !== undefined;
+}
+
 /** The shell command of a shell-like call (`command` or `cmd`, a string or an argv array). */
 export function shellCommandOf(call: ToolCall): string | undefined {
   const args = parseArguments(call);
@@ -393,8 +400,9 @@ function patchTouches(text: string, applied: boolean): FileTouch[] {
 export function shellTouches(command: string): FileTouch[] {
   const applied = /\bgit apply\b|\bpatch\s+-p/.test(command);
   const touches = patchTouches(command, applied);
+  // A loop, not push(...spread): a command can have a huge number of operands.
   for (const simple of parseShell(stripHeredocs(command)))
-    touches.push(...simpleCommandTouches(simple));
+    for (const touch of simpleCommandTouches(simple)) touches.push(touch);
   return touches;
 }
 
@@ -606,7 +614,7 @@ function simpleCommandTouches(command: SimpleCommand): FileTouch[] {
   } else if (program === "mv") {
     files(operands(args, new Set(["-t"])), "modified");
   } else if (program === "git") {
-    touches.push(...gitTouches(args));
+    for (const touch of gitTouches(args)) touches.push(touch);
   } else if (program === "apply_patch") {
     // Body already handled by patchTouches (here-doc text is scanned before stripping).
   }
@@ -667,12 +675,12 @@ function looksLikeFile(arg: string): boolean {
 
 /**
  * The ledger's identifiers and files that do not appear verbatim (as
- * substrings) in `summary`, in ledger order.
+ * substrings) in `summary`, in ledger order; blank ones are ignored.
  */
 export function missingIdentifiers(summary: string, ledger: Ledger): string[] {
   const all = new Set([...ledger.identifiers, ...ledger.files.modified, ...ledger.files.read]);
   const missing: string[] = [];
-  for (const id of all) if (id.length > 0 && !summary.includes(id)) missing.push(id);
+  for (const id of all) if (id.trim() !== "" && !summary.includes(id)) missing.push(id);
   return missing;
 }
 
@@ -688,7 +696,7 @@ const EMPTY_BODY = /^(?:none|\(none(?: recorded)?\)|n\/a|-)\.?$/i;
  * packing keeps thousands of them compact. A lone `None` body is replaced.
  */
 export function appendMissingIdentifiers(summary: string, missing: readonly string[]): string {
-  const ids = missing.filter((id) => id.length > 0);
+  const ids = missing.filter((id) => id.trim() !== "");
   if (ids.length === 0) return summary;
   const lines = packIdentifiers(ids);
   const location = locateSection(summary, "Exact identifiers");
@@ -705,11 +713,16 @@ export function appendMissingIdentifiers(summary: string, missing: readonly stri
   return `${before}${headingNeedsNewline}${lines}\n${after === "" ? "" : `\n${after}`}`;
 }
 
-/** `- a, b, c` lines of about IDENTIFIER_LINE_WIDTH characters; a longer identifier gets its own line. */
+/**
+ * `- a, b, c` lines of about IDENTIFIER_LINE_WIDTH characters; a longer
+ * identifier gets its own line. One with leading or trailing whitespace is
+ * put in double quotes so trimming cannot cut it (it still appears verbatim).
+ */
 export function packIdentifiers(ids: readonly string[]): string {
   const lines: string[] = [];
   let line = "";
-  for (const id of ids) {
+  for (const raw of ids) {
+    const id = raw.trim() === raw ? raw : `"${raw}"`;
     if (line === "") line = id;
     else if (line.length + 2 + id.length <= IDENTIFIER_LINE_WIDTH) line += `, ${id}`;
     else {

@@ -1,0 +1,551 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
+import { countTokens } from "../tokens/count.js";
+import { extractiveSummarizer, extractiveSummary } from "./extractive.js";
+import { buildLedger, missingIdentifiers } from "./ledger.js";
+import type { Ledger } from "./ledger-types.js";
+import type { SummarizeRequest } from "./summarizer.js";
+import { missingSections, parseSections } from "./template.js";
+
+const MODEL = "gpt-4o";
+
+function call(id: string, name: string, args: unknown): ToolCall {
+  return {
+    id,
+    type: "function",
+    function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
+  };
+}
+
+function assistant(content: string | null, ...calls: ToolCall[]): ChatMessage {
+  return calls.length > 0
+    ? { role: "assistant", content, tool_calls: calls }
+    : { role: "assistant", content };
+}
+
+function tool(id: string, content: string): ChatMessage {
+  return { role: "tool", tool_call_id: id, content };
+}
+
+function user(content: string): ChatMessage {
+  return { role: "user", content };
+}
+
+const emptyLedger: Ledger = {
+  identifiers: [],
+  files: { read: [], modified: [] },
+  userRequests: [],
+};
+
+function request(messages: ChatMessage[], extra: Partial<SummarizeRequest> = {}): SummarizeRequest {
+  return {
+    messages,
+    model: MODEL,
+    targetTokens: 2000,
+    maxTokens: 12_000,
+    identifierPolicy: "strict",
+    ledger: buildLedger(messages),
+    ...extra,
+  };
+}
+
+function section(summary: string, name: string): string {
+  return parseSections(summary).get(name) ?? "";
+}
+
+/** Shaped like mini-swe-agent astropy-14182: a PR task, bash calls with <returncode> outputs. */
+const miniSwe: ChatMessage[] = [
+  {
+    role: "system",
+    content:
+      "You are a helpful assistant that can interact with a computer shell to solve programming tasks.",
+  },
+  user(
+    "<pr_description>\nConsider the following PR description:\nPlease support header rows in RestructuredText output\n</pr_description>\n\nYou must not modify the tests. Always run the reproduction script after a change.",
+  ),
+  assistant(
+    "I'll start by finding the RST writer.",
+    call("call_00_a1", "bash", { command: "cat /testbed/astropy/io/ascii/rst.py" }),
+  ),
+  tool("call_00_a1", "<returncode>0</returncode>\n<output>\nclass RST(FixedWidth):\n</output>"),
+  assistant(
+    "Let me reproduce the issue.",
+    call("call_00_a2", "bash", {
+      command:
+        "cd /testbed && cat > test_rst_issue.py << 'EOF'\nprint(1)\nEOF\npython test_rst_issue.py",
+    }),
+  ),
+  tool(
+    "call_00_a2",
+    '<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "/testbed/test_rst_issue.py", line 9, in <module>\n    tbl.write(sys.stdout, format="ascii.rst", header_rows=["name", "unit"])\nTypeError: RST.__init__() got an unexpected keyword argument \'header_rows\'\n</output>',
+  ),
+  assistant(
+    "The root cause is that RST.__init__ does not accept header_rows. I decided to pass header_rows through to FixedWidth instead of rewriting the writer.",
+    call("call_00_a3", "bash", {
+      command:
+        "sed -i 's/def __init__(self):/def __init__(self, header_rows=None):/' astropy/io/ascii/rst.py",
+    }),
+  ),
+  tool("call_00_a3", "<returncode>0</returncode>\n<output>\n</output>"),
+  assistant(
+    "Now let me run the script again.",
+    call("call_00_a4", "bash", { command: "cd /testbed && python test_rst_issue.py" }),
+  ),
+  tool("call_00_a4", "<returncode>0</returncode>\n<output>\n===== ========\n</output>"),
+  assistant(
+    "I've fixed the header_rows support. Next, I will run the existing RST tests.",
+    call("call_00_a5", "bash", {
+      command: "cd /testbed && python -m pytest astropy/io/ascii/tests/test_rst.py -q",
+    }),
+  ),
+  tool(
+    "call_00_a5",
+    "<returncode>1</returncode>\n<output>\nFAILED astropy/io/ascii/tests/test_rst.py::test_write_normal\n1 failed, 9 passed\n</output>",
+  ),
+];
+
+describe("extractiveSummary on a mini-swe-agent range", () => {
+  const summary = extractiveSummary(request(miniSwe));
+
+  it("has every required section and every ledger identifier", () => {
+    expect(missingSections(summary)).toEqual([]);
+    expect(missingIdentifiers(summary, buildLedger(miniSwe))).toEqual([]);
+  });
+
+  it("quotes the first request as the goal and lists the user's constraints", () => {
+    expect(section(summary, "Goal")).toContain(
+      "> Please support header rows in RestructuredText output",
+    );
+    const constraints = section(summary, "Constraints & preferences");
+    expect(constraints).toContain("- You must not modify the tests.");
+    expect(constraints).toContain("- Always run the reproduction script after a change.");
+  });
+
+  it("records commands with exit codes and the exception line of a traceback", () => {
+    const commands = section(summary, "Commands & errors");
+    expect(commands).toContain("- 5 shell command(s) run, 2 failed.");
+    expect(commands).toContain(
+      "$ cd /testbed && cat > test_rst_issue.py << 'EOF' … → exit 1: TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'",
+    );
+    expect(commands).toContain("- $ cd /testbed && python test_rst_issue.py → ok");
+    expect(commands).toContain(
+      "exit 1: FAILED astropy/io/ascii/tests/test_rst.py::test_write_normal",
+    );
+  });
+
+  it("blocks only on failures that no later run of the same command fixed", () => {
+    const progress = section(summary, "Progress");
+    const blocked = progress.slice(progress.indexOf("### Blocked"));
+    expect(blocked).toContain("python -m pytest astropy/io/ascii/tests/test_rst.py -q → exit 1");
+    expect(blocked).not.toContain("test_rst_issue.py");
+    expect(progress).toContain("- Tool calls: bash ×5 (2 failed)");
+    expect(progress).toContain("- I've fixed the header_rows support.");
+  });
+
+  it("keeps decisions, files, next steps and the working directory", () => {
+    expect(section(summary, "Key decisions")).toContain(
+      "- I decided to pass header_rows through to FixedWidth instead of rewriting the writer.",
+    );
+    expect(section(summary, "Files")).toBe(
+      "### Modified\n- test_rst_issue.py\n- astropy/io/ascii/rst.py\n\n### Read\n- /testbed/astropy/io/ascii/rst.py",
+    );
+    expect(section(summary, "Next steps")).toBe("- Next, I will run the existing RST tests.");
+    expect(section(summary, "Critical context")).toBe(
+      "- Working directory (most used with cd): /testbed",
+    );
+    expect(section(summary, "Pending user asks")).toBe(
+      "- The request quoted under Goal is still open.",
+    );
+  });
+});
+
+describe("extractiveSummary on a Claude Code range", () => {
+  // Shaped like claude-code ae4a77f8: few user turns, Read/Edit/Bash calls, a todo list.
+  const messages: ChatMessage[] = [
+    user("Work on bead spotter-4te. Start with the first ready task."),
+    assistant(
+      null,
+      call("toolu_01Read", "Read", {
+        file_path: "/home/USER/projects/spotter/lib/spotter/application.ex",
+      }),
+      call("toolu_01Edit", "Edit", {
+        file_path: "/home/USER/projects/spotter/lib/spotter/telemetry/otel.ex",
+        old_string: "a",
+        new_string: "b",
+      }),
+    ),
+    tool("toolu_01Read", "     1→defmodule Spotter.Application do"),
+    tool(
+      "toolu_01Edit",
+      "<tool_use_error>String to replace not found in file.\nString: a</tool_use_error>",
+    ),
+    assistant(
+      null,
+      call("toolu_01Todo", "TodoWrite", {
+        todos: [
+          { content: "Add OTEL deps", status: "completed", activeForm: "Adding" },
+          {
+            content: "Instrument hook controllers",
+            status: "in_progress",
+            activeForm: "Instrumenting",
+          },
+          { content: "Run mix test", status: "pending", activeForm: "Running" },
+        ],
+      }),
+      call("toolu_01Push", "Bash", {
+        command: "git checkout -b spotter-4te && git push",
+        description: "push",
+      }),
+    ),
+    tool("toolu_01Todo", "Todos have been modified successfully."),
+    tool(
+      "toolu_01Push",
+      "Exit code 128\nfatal: The current branch spotter-4te has no upstream branch.",
+    ),
+    assistant("Spotter 4te.1 is done; all 297 tests pass."),
+    user("did you push?"),
+  ];
+  const summary = extractiveSummary(request(messages));
+
+  it("takes next steps from the latest todo list and keeps the open question pending", () => {
+    expect(section(summary, "Next steps")).toBe(
+      "- [in_progress] Instrument hook controllers\n- [pending] Run mix test",
+    );
+    expect(section(summary, "Pending user asks")).toBe("> did you push?");
+    expect(section(summary, "Goal")).toBe(
+      "> Work on bead spotter-4te. Start with the first ready task.",
+    );
+  });
+
+  it("records failed tool calls with their error line", () => {
+    const commands = section(summary, "Commands & errors");
+    expect(commands).toContain(
+      "- Edit /home/USER/projects/spotter/lib/spotter/telemetry/otel.ex → failed: String to replace not found in file.",
+    );
+    expect(commands).toContain(
+      "- $ git checkout -b spotter-4te && git push → exit 128: fatal: The current branch spotter-4te has no upstream branch.",
+    );
+    expect(section(summary, "Critical context")).toContain(
+      "- Branch created in this range: spotter-4te",
+    );
+  });
+
+  it("reports a final reply under Done and lists every tool-call id", () => {
+    const progress = section(summary, "Progress");
+    expect(progress).toContain("- Final reply: Spotter 4te.1 is done; all 297 tests pass.");
+    expect(progress).not.toContain("### In progress");
+    for (const id of ["toolu_01Read", "toolu_01Edit", "toolu_01Todo", "toolu_01Push"]) {
+      expect(section(summary, "Exact identifiers")).toContain(id);
+    }
+  });
+
+  it("does not repeat file paths under Exact identifiers", () => {
+    expect(section(summary, "Exact identifiers")).not.toContain(
+      "/home/USER/projects/spotter/lib/spotter/application.ex",
+    );
+    expect(section(summary, "Files")).toContain(
+      "- /home/USER/projects/spotter/lib/spotter/application.ex",
+    );
+  });
+});
+
+describe("extractiveSummary outcomes", () => {
+  it("joins a bare ERROR: label with its message and treats grep's exit 1 as no match", () => {
+    const messages: ChatMessage[] = [
+      user("Fix match.c"),
+      assistant(
+        null,
+        call("toolu_10", "str_replace_editor", {
+          command: "str_replace",
+          path: "/w/match.c",
+          old_str: "a",
+          new_str: "a",
+        }),
+      ),
+      tool("toolu_10", "ERROR:\nInvalid `new_str` parameter: a. No replacement was performed."),
+      assistant(null, call("toolu_11", "execute_bash", { command: 'grep -n "iso" /w/match.c' })),
+      tool("toolu_11", "<returncode>1</returncode>\n<output>\n</output>"),
+    ];
+    const commands = section(extractiveSummary(request(messages)), "Commands & errors");
+    expect(commands).toContain(
+      "- str_replace_editor /w/match.c → failed: ERROR: Invalid `new_str` parameter: a. No replacement was performed.",
+    );
+    expect(commands).toContain('- $ grep -n "iso" /w/match.c → exit 1');
+    expect(commands).toContain("1 shell command(s) run, 0 failed.");
+  });
+
+  it("marks calls without a result as waiting", () => {
+    const messages: ChatMessage[] = [
+      user("Run the build"),
+      assistant("Building.", call("call_9", "bash", { command: "make -j8" })),
+    ];
+    const summary = extractiveSummary(request(messages));
+    expect(section(summary, "Progress")).toContain("- Waiting for results of: $ make -j8");
+    expect(section(summary, "Commands & errors")).toContain("- $ make -j8 → no result yet");
+  });
+});
+
+describe("extractiveSummary with a previous summary", () => {
+  const previousSummary = [
+    "## Goal",
+    "> Port the billing service to Go",
+    "",
+    "## Constraints & preferences",
+    "- Never touch migrations/.",
+    "",
+    "## Progress",
+    "### Done",
+    "- Ported invoices.go",
+    "### In progress",
+    "- Porting payments.go",
+    "",
+    "## Key decisions",
+    "- Use pgx instead of database/sql because of COPY support.",
+    "",
+    "## Files",
+    "### Modified",
+    "- internal/invoices.go",
+    "### Read",
+    "- legacy/billing.py",
+    "",
+    "## Exact identifiers",
+    "- call_final, spotter-gqc",
+    "",
+    "## Next steps",
+    "1. Port payments.go",
+  ].join("\n");
+  const messages: ChatMessage[] = [
+    assistant(
+      "I've ported payments.go.",
+      call("call_20", "Write", { file_path: "internal/payments.go", content: "package billing" }),
+    ),
+    tool("call_20", "File created successfully"),
+    user("Now add tests, and always use table-driven tests."),
+  ];
+  const carried = buildLedger([], {
+    ...emptyLedger,
+    identifiers: ["call_final"],
+    userRequests: ["Port the billing service to Go"],
+  });
+  const summary = extractiveSummary(
+    request(messages, { previousSummary, ledger: buildLedger(messages, carried) }),
+  );
+
+  it("keeps the previous goal, constraints, decisions and identifier lines", () => {
+    // The new request is pending, so the goal does not repeat it.
+    expect(section(summary, "Goal")).toBe("> Port the billing service to Go");
+    expect(section(summary, "Constraints & preferences")).toBe(
+      "- Never touch migrations/.\n- Now add tests, and always use table-driven tests.",
+    );
+    expect(section(summary, "Key decisions")).toBe(
+      "- Use pgx instead of database/sql because of COPY support.",
+    );
+    expect(section(summary, "Exact identifiers")).toBe(
+      "- call_final, spotter-gqc\n- payments.go, call_20",
+    );
+  });
+
+  it("moves previous progress into Done and merges previous files", () => {
+    const progress = section(summary, "Progress");
+    expect(progress).toContain("- Ported invoices.go");
+    expect(progress).toContain("- (earlier, was in progress) Porting payments.go");
+    expect(progress).toContain("- I've ported payments.go.");
+    expect(section(summary, "Files")).toBe(
+      "### Modified\n- internal/invoices.go\n- internal/payments.go\n\n### Read\n- legacy/billing.py",
+    );
+  });
+
+  it("replaces the previous next steps with the pending request", () => {
+    expect(section(summary, "Pending user asks")).toBe(
+      "> Now add tests, and always use table-driven tests.",
+    );
+    expect(section(summary, "Next steps")).toBe(
+      "- Address the pending user request (see Pending user asks).",
+    );
+  });
+});
+
+describe("extractiveSummary budget", () => {
+  const messages: ChatMessage[] = [
+    user("Make the flaky test suite green. You must keep the public API unchanged."),
+  ];
+  for (let i = 0; i < 120; i++) {
+    messages.push(
+      assistant(
+        `Because step ${i} failed, I decided to retry with option ${i} instead of the default.`,
+        call(`call_${i}`, "bash", { command: `cd /repo && npm test -- --shard=${i}/120` }),
+      ),
+      tool(`call_${i}`, i % 3 === 0 ? `Exit code 1\nError: shard ${i} failed` : "ok"),
+    );
+  }
+  messages.push(
+    assistant(null, call("call_w", "Write", { file_path: "/repo/src/api.ts", content: "x" })),
+    tool("call_w", "ok"),
+  );
+
+  it("fits maxTokens by trimming low-priority sections, never Files or Exact identifiers", () => {
+    const ledger = buildLedger(messages);
+    const summary = extractiveSummary(request(messages, { maxTokens: 1000, ledger }));
+    expect(countTokens(summary, MODEL)).toBeLessThanOrEqual(1000);
+    expect(missingSections(summary)).toEqual([]);
+    expect(missingIdentifiers(summary, ledger)).toEqual([]);
+    expect(section(summary, "Files")).toBe("### Modified\n- /repo/src/api.ts");
+    const untrimmed = extractiveSummary(request(messages, { maxTokens: 100_000, ledger }));
+    expect(countTokens(untrimmed, MODEL)).toBeGreaterThan(1000);
+    expect(section(untrimmed, "Goal")).toContain("Make the flaky test suite green.");
+    // The goal outlives the commands.
+    expect(section(summary, "Goal")).toContain("Make the flaky test suite green.");
+    expect(section(summary, "Commands & errors").length).toBeLessThan(
+      section(untrimmed, "Commands & errors").length,
+    );
+  });
+
+  it("says a required section was trimmed when the budget took all of it", () => {
+    const summary = extractiveSummary(request(messages, { maxTokens: 50 }));
+    expect(section(summary, "Goal")).toBe("(trimmed to fit the token budget)");
+    expect(missingSections(summary)).toEqual([]);
+    expect(missingIdentifiers(summary, buildLedger(messages))).toEqual([]);
+  });
+});
+
+describe("extractiveSummarizer", () => {
+  it("is the extractive tier and makes no model calls", async () => {
+    const summarizer = extractiveSummarizer();
+    expect(summarizer.name).toBe("extractive");
+    expect(summarizer.kind).toBe("extractive");
+    const result = await summarizer.summarize(request(miniSwe));
+    expect(result.calls).toBe(0);
+    expect(result.inputTokens).toBe(0);
+    expect(result.summary).toBe(extractiveSummary(request(miniSwe)));
+  });
+
+  it("adds no identifiers of its own when the identifier policy is off", () => {
+    const summary = extractiveSummary(
+      request(miniSwe, { identifierPolicy: "off", ledger: emptyLedger }),
+    );
+    expect(section(summary, "Exact identifiers")).toBe("(none recorded)");
+  });
+
+  it("handles an empty range", () => {
+    const summary = extractiveSummary(request([]));
+    expect(missingSections(summary)).toEqual([]);
+    expect(section(summary, "Goal")).toBe("(none recorded)");
+  });
+});
+
+describe("extractiveSummary on hostile input", () => {
+  // About 1 MB per message; a quadratic step would take minutes and hit the timeout.
+  it("finishes on megabyte messages without whitespace", { timeout: 30_000 }, () => {
+    const blob = "QUJD".repeat(250_000);
+    const messages: ChatMessage[] = [
+      user(`Decode this: ${blob}`),
+      assistant(
+        `Because ${"a.".repeat(400_000)}`,
+        call("call_1", "bash", { command: `echo ${"x>".repeat(200_000)}` }),
+      ),
+      tool(
+        "call_1",
+        `Traceback (most recent call last):\n${'  File "/x.py", line 1\n'.repeat(40_000)}ValueError: boom`,
+      ),
+    ];
+    const summary = extractiveSummary(request(messages, { maxTokens: 4000 }));
+    expect(missingSections(summary)).toEqual([]);
+    expect(countTokens(summary, MODEL)).toBeLessThanOrEqual(4000);
+    expect(section(summary, "Commands & errors")).toContain("ValueError: boom");
+  });
+});
+
+describe("extractiveSummary properties", () => {
+  const fragment = fc.constantFrom(
+    "fix src/app.ts",
+    "see https://example.com/x",
+    "commit 3f2a9c1",
+    "You must not break the API.",
+    "I decided to use X because Y.",
+    "Traceback (most recent call last):\nValueError: bad",
+    "Exit code 2\nerror: nope",
+    "<returncode>0</returncode>",
+    "```\ncode /tmp/a.py\n```",
+    "## Goal\n## Progress",
+    "",
+    "\u0000\uffff",
+  );
+  const text = fc.oneof(
+    fc.string({ maxLength: 80 }),
+    fc.array(fragment, { maxLength: 4 }).map((parts) => parts.join(" ")),
+  );
+  const args = fc.oneof(
+    fc.string({ maxLength: 40 }),
+    fc.record({ command: text }).map((value) => JSON.stringify(value)),
+    fc
+      .record({ file_path: fc.constantFrom("/a/b.ts", "src/c.py", ""), content: text })
+      .map((value) => JSON.stringify(value)),
+    fc
+      .record({
+        todos: fc.array(
+          fc.record({ content: text, status: fc.constantFrom("pending", "completed") }),
+        ),
+      })
+      .map((value) => JSON.stringify(value)),
+  );
+  const toolCall = fc.record({
+    id: fc.oneof(fc.constantFrom("call_1", "toolu_01", "x"), fc.string({ maxLength: 12 })),
+    type: fc.constant("function" as const),
+    function: fc.record({
+      name: fc.constantFrom(
+        "bash",
+        "Read",
+        "Edit",
+        "TodoWrite",
+        "str_replace_editor",
+        "open",
+        "weird",
+      ),
+      arguments: args,
+    }),
+  });
+  const message: fc.Arbitrary<ChatMessage> = fc.oneof(
+    fc.record({
+      role: fc.constantFrom("user" as const, "system" as const, "developer" as const),
+      content: text,
+    }),
+    fc.record({
+      role: fc.constant("assistant" as const),
+      content: fc.option(text, { nil: null }),
+      tool_calls: fc.array(toolCall, { maxLength: 3 }),
+    }),
+    fc.record({
+      role: fc.constant("tool" as const),
+      content: text,
+      tool_call_id: fc.constantFrom("call_1", "toolu_01", "x", ""),
+    }),
+    fc.record({
+      role: fc.constant("user" as const),
+      content: fc.array(
+        fc.oneof(
+          fc.record({ type: fc.constant("text" as const), text }),
+          fc.constant({ type: "image_url" as const, image_url: { url: "data:x" } }),
+        ),
+        { maxLength: 3 },
+      ),
+    }),
+  );
+  const messages = fc.array(message, { maxLength: 25 });
+
+  it("always has the required sections and every ledger identifier, and is deterministic", () => {
+    fc.assert(
+      fc.property(messages, fc.constantFrom(60, 400, 12_000), (list, maxTokens) => {
+        const req = request(list, { maxTokens });
+        const summary = extractiveSummary(req);
+        expect(missingSections(summary)).toEqual([]);
+        expect(missingIdentifiers(summary, req.ledger)).toEqual([]);
+        expect(extractiveSummary(request(list, { maxTokens }))).toBe(summary);
+        const calls = list.some((m) => (m.tool_calls?.length ?? 0) > 0);
+        // The full summary (not the emergency fallback) was produced.
+        if (calls && maxTokens === 12_000) expect(summary).toContain("- Tool calls: ");
+      }),
+      { numRuns: 150 },
+    );
+  });
+});
