@@ -10,24 +10,26 @@
  * - Constraints & preferences: user sentences with must/never/don't/always/
  *   prefer/should/avoid/make sure/ensure/required.
  * - Progress: `### Done` (tool-call counts per tool, assistant sentences that
- *   report completed work), `### In progress` (the last assistant message,
- *   calls still waiting for a result), `### Blocked` (failures among the last
- *   20 calls that no later call with the same command, or the same tool on the
- *   same file, succeeded).
+ *   report completed work, the final reply when the range ends a turn),
+ *   `### In progress` (the last assistant message when the turn is still
+ *   open, calls still waiting for a result), `### Blocked` (failures among the
+ *   last 20 calls that no later call succeeded at: the same last step of a
+ *   command without its `cd dir &&`, or the same tool on the same file).
  * - Key decisions: assistant sentences with decided/instead/because/will use/
  *   chose/rather than/switch to/root cause.
  * - Pending user asks: user requests after the assistant's last final reply.
  * - Files: `### Modified` and `### Read` (read-only) from the ledger.
  * - Commands & errors: shell commands with their outcome (exit code from
  *   `<returncode>`, `Exit code N`, `exit code N`; else failure signals such as
- *   `Traceback`, `FAILED`, `error:`), the first useful error line (the
- *   exception line of a traceback), and failed non-shell calls. Recent
- *   failures and the last commands are listed; older successes are counted.
+ *   `Traceback`, `FAILED`, `error:`; exit 1 of a lone `grep`/`find` means
+ *   "nothing found"), the first useful error line (the exception line of a
+ *   traceback), and failed non-shell calls. The last 25 commands and the last
+ *   15 failures are listed (repeats collapsed as `(×n)`); the rest are counted.
  * - Exact identifiers: every ledger identifier not already listed under Files,
  *   plain and comma-packed (see `packIdentifiers`).
  * - Next steps: open todo items of the latest `TodoWrite`/`update_plan` call,
- *   else the intent sentences of the last assistant message, else the pending
- *   request.
+ *   else the intent sentences (next/let me/I'll/need to) of the last assistant
+ *   message, else a pointer to the pending request.
  * - Critical context: the working directory (most frequent `cd` target) and
  *   the branch created with `git checkout -b`/`git switch -c`.
  *
@@ -36,9 +38,10 @@
  * appended, duplicates dropped); its Files entries are merged into the lists;
  * its Progress items move into `### Done`, those that were in progress or
  * blocked marked `(earlier, was in progress)` / `(earlier, was blocked)`; its
- * Commands lines are kept before the new ones; its Pending user asks survive
- * only while the new range has no final assistant reply; its Next steps are
- * used only when the new range states none.
+ * Commands lines are kept before the new ones and its tool-call and command
+ * counts are added to the new ones; its Pending user asks survive only while
+ * the new range has no final assistant reply; its Next steps are used only
+ * when the new range has no assistant text at all.
  *
  * Size: `maxTokens` is respected by dropping items, lowest priority first:
  * Critical context, Commands & errors (older successes, then failures),
