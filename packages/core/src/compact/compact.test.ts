@@ -317,3 +317,32 @@ describe("compact: real transcripts", () => {
     }
   }
 });
+
+describe("compact: ledger carried forward", () => {
+  it("keeps identifiers of a stored ledger that the summary text no longer shows", async () => {
+    const first = await compact({ model, messages: conversation(60) }, { contextWindow: 40_000 });
+    // A model rewrote the summary and dropped an identifier; the caller passes the stored ledger back.
+    const lossy = first.messages.map((m) =>
+      typeof m.content === "string"
+        ? { ...m, content: m.content.replaceAll("src/lib/part_10.ts", "part ten") }
+        : m,
+    );
+    const later = conversation(40)
+      .slice(1)
+      .map((m) =>
+        typeof m.content === "string"
+          ? { ...m, content: m.content.replaceAll("src/lib/", "src/next/") }
+          : m,
+      );
+    const grown = [...lossy, ...later];
+    expect(first.ledger.identifiers).toContain("src/lib/part_10.ts");
+    const without = await compact({ model, messages: grown }, { contextWindow: 40_000 });
+    expect(textOf(without.messages)).not.toContain("src/lib/part_10.ts");
+    const withLedger = await compact(
+      { model, messages: grown },
+      { contextWindow: 40_000, ledger: first.ledger },
+    );
+    expect(textOf(withLedger.messages)).toContain("src/lib/part_10.ts");
+    expect(withLedger.ledger.identifiers).toContain("src/lib/part_10.ts");
+  });
+});

@@ -187,10 +187,16 @@ async function summarizePass(
     return undefined;
   if (middle.length === 0) return undefined;
 
-  const carried: Ledger | undefined =
+  // Identifiers of earlier compactions are carried by code: from the caller's stored ledger when it has
+  // one, and from the previous summary's text in any case.
+  const fromSummary: Ledger | undefined =
     previousSummary === undefined
       ? undefined
       : { ...emptyLedger(), identifiers: extractIdentifiers(previousSummary) };
+  const carried =
+    options.ledger === undefined
+      ? fromSummary
+      : mergeLedgers(options.ledger, fromSummary ?? emptyLedger());
   const latestUser = latestUserIndex(messages);
   const latestUserMessage =
     latestUser >= headEnd && latestUser < tailStart ? messages[latestUser] : undefined;

@@ -7,6 +7,7 @@
 import { InvalidOptionsError } from "../errors/condense-error.js";
 import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
+import type { Ledger } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
 import type { CompactOptions } from "./types.js";
 
@@ -51,6 +52,7 @@ export interface ResolvedOptions {
   cooldownSeconds: number;
   summaryMinTokens: number;
   summaryMaxTokens: number;
+  ledger: Ledger | undefined;
 }
 
 function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
@@ -77,6 +79,35 @@ function resolveNow(value: unknown): number {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
   if (typeof value === "number" && Number.isFinite(value)) return value;
   throw new InvalidOptionsError("now", "expected a Date or milliseconds since the epoch");
+}
+
+function stringArray(name: string, value: unknown): string[] {
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+    throw new InvalidOptionsError(
+      name,
+      "expected an array of strings, as a previous result's `ledger` has",
+    );
+  }
+  return value as string[];
+}
+
+function resolveLedger(value: unknown): Ledger | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null) {
+    throw new InvalidOptionsError(
+      "ledger",
+      "expected the `ledger` object of a previous compaction result",
+    );
+  }
+  const ledger = value as Partial<Ledger>;
+  return {
+    identifiers: stringArray("ledger.identifiers", ledger.identifiers ?? []),
+    files: {
+      read: stringArray("ledger.files.read", ledger.files?.read ?? []),
+      modified: stringArray("ledger.files.modified", ledger.files?.modified ?? []),
+    },
+    userRequests: stringArray("ledger.userRequests", ledger.userRequests ?? []),
+  };
 }
 
 export function resolveOptions(model: string, options: CompactOptions = {}): ResolvedOptions {
@@ -201,5 +232,6 @@ export function resolveOptions(model: string, options: CompactOptions = {}): Res
     ),
     summaryMinTokens,
     summaryMaxTokens,
+    ledger: resolveLedger(options.ledger),
   };
 }

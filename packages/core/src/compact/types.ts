@@ -52,6 +52,13 @@ export interface CompactOptions {
   cooldownUntil?: number;
   /** Cooldown after a summarizer failure. Default 600 s. */
   cooldownSeconds?: number;
+  /**
+   * The `ledger` an earlier compaction of this conversation returned. Its
+   * identifiers and files are carried forward by code, so a model rewriting the
+   * summary cannot lose them. Without it, they are recovered from the previous
+   * summary's text.
+   */
+  ledger?: Ledger;
   /** Summary size bounds in tokens. Default 2,000 .. 12,000. */
   summaryMinTokens?: number;
   summaryMaxTokens?: number;
