@@ -160,3 +160,49 @@ export async function createSmallSession(
   });
   if (patch.status !== 200) throw new Error(`patch failed: ${JSON.stringify(patch.body)}`);
 }
+
+const WORDS =
+  "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima mike november oscar papa".split(
+    " ",
+  );
+
+/** User/assistant prose that tool stripping cannot shrink, so compaction needs the summarizer. */
+export function prose(turns: number, words = 250): Message[] {
+  const messages: Message[] = [
+    { role: "system", content: "You are a planning assistant." },
+    {
+      role: "user",
+      content: "Plan the migration of service https://api.example.com/v2 to the new cluster.",
+    },
+  ];
+  for (let t = 0; t < turns; t++) {
+    const text = Array.from({ length: words }, (_, i) => WORDS[(i * 7 + t) % WORDS.length]).join(
+      " ",
+    );
+    messages.push({ role: "assistant", content: `Turn ${t}: ${text}` });
+    messages.push({
+      role: "user",
+      content: `Continue with part ${t + 1}, keeping ticket OPS-${1000 + t} in mind.`,
+    });
+  }
+  return messages;
+}
+
+/** A session whose forced compactions go through the LLM tier (small tail, roomy window). */
+export async function llmSession(summarizerModel: string, turns = 20): Promise<string> {
+  const id = freshSession();
+  const created = await call("POST", `/v1/sessions/${id}/messages`, {
+    body: { messages: prose(turns), model: "gpt-4o" },
+  });
+  if (created.status !== 200) throw new Error(`append failed: ${JSON.stringify(created.body)}`);
+  const patched = await call("PATCH", `/v1/sessions/${id}`, {
+    body: { contextWindow: 100_000, tailTokens: 1_500, summarizerModel },
+  });
+  if (patched.status !== 200) throw new Error(`patch failed: ${JSON.stringify(patched.body)}`);
+  return id;
+}
+
+export function textOf(message: unknown): string {
+  const content = (message as { content?: unknown }).content;
+  return typeof content === "string" ? content : JSON.stringify(content);
+}

@@ -86,7 +86,7 @@ describe("append and read", () => {
       { role: "user", content: "list the files" },
       {
         role: "assistant",
-        content: "Listing.",
+        content: [{ type: "text", text: "Listing." }],
         tool_calls: [
           { id: "toolu_1", type: "function", function: { name: "ls", arguments: '{"path":"."}' } },
         ],
@@ -333,11 +333,11 @@ describe("tool outputs", () => {
     const id = freshSession();
     // Multi-byte characters and a surrogate pair near every chunk boundary.
     const unit = 'résumé 🚀 данные "quoted" \\ line\n';
-    let output = "";
-    while (output.length < 4 * 1024 * 1024 - unit.length) output += unit;
-    const bytes = new TextEncoder().encode(output).length;
-    expect(bytes).toBeGreaterThan(4 * 1024 * 1024);
-    output = output.slice(0, output.length - Math.ceil((bytes - 4 * 1024 * 1024) / 2));
+    const unitBytes = new TextEncoder().encode(unit).length;
+    const size = 4 * 1024 * 1024;
+    const repeats = Math.floor(size / unitBytes);
+    const output = unit.repeat(repeats) + "z".repeat(size - repeats * unitBytes);
+    expect(new TextEncoder().encode(output).length).toBe(size);
     const step = toolStep(1);
     const reply = await append(id, {
       messages: [

@@ -10,6 +10,8 @@ import { routePath } from "hono/route";
 import type { AppEnv } from "../env";
 
 export interface CompactionLogLine {
+  /** The request that ran it (manual, context, overflow); absent for background (alarm) runs. */
+  requestId?: string;
   user: string;
   session: string;
   /** What started it: `append` (alarm), `context`, `manual`, `overflow`. */

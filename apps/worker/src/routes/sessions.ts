@@ -51,7 +51,7 @@ export function sessionStub(env: Env, key: SessionKey) {
 
 function sessionKey(c: Context<AppEnv>, sessionId: string): SessionKey {
   c.get("log").session = sessionId;
-  return { userId: c.get("userId"), sessionId };
+  return { userId: c.get("userId"), sessionId, requestId: c.get("requestId") };
 }
 
 const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;

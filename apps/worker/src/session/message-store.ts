@@ -161,7 +161,8 @@ export class MessageStore {
       this.#sql.exec(
         "INSERT INTO condense_view (pos, role, tokens, byte_length, chunk_count, body) VALUES (?, ?, ?, ?, ?, ?)",
         pos,
-        message.role,
+        // OpenAI Responses items (openai-strategy views) have a type instead of a role.
+        message.role ?? (message as { type?: string }).type ?? "item",
         tokens,
         bytes.length,
         chunks.length,

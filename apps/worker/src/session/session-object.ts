@@ -61,6 +61,8 @@ import { summarizerFor } from "./summarizer-config";
 export interface SessionKey {
   userId: string;
   sessionId: string;
+  /** The Worker's request id, carried into compaction log lines. */
+  requestId?: string;
 }
 
 export interface IdempotencyInput {
@@ -191,6 +193,7 @@ interface RunResult {
 }
 
 interface CompactionOptions {
+  requestId?: string;
   force?: boolean;
   instructions?: string;
   focus?: string;
@@ -590,7 +593,12 @@ export class SessionObject extends DurableObject<Env> {
     const settings = this.#settings();
     const snapshot = this.#snapshot(session);
     const limits = this.#limits(session, settings, snapshot.tokens);
-    const log = { user: session.user_id, session: session.session_id, trigger };
+    const log = {
+      ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+      user: session.user_id,
+      session: session.session_id,
+      trigger,
+    };
 
     if (options.force !== true) {
       const exhausted = session.exhausted_seq !== null && session.exhausted_seq >= snapshot.lastSeq;
@@ -713,7 +721,7 @@ export class SessionObject extends DurableObject<Env> {
           1,
           snapshot.lastSeq,
           result.summary,
-          result.summarizerCalls > 0 ? "llm" : "extractive",
+          result.summary === null ? null : result.summarizerCalls > 0 ? "llm" : "extractive",
           result.summarizerFailure?.kind ?? null,
           result.summarizerFailure?.message ?? null,
           result.prunedToolOutputs.length,
@@ -890,11 +898,19 @@ export class SessionObject extends DurableObject<Env> {
       if (this.#needsCompactionNow()) {
         // Only a context that does not fit waits; it joins the queue behind any compaction in flight.
         waited = true;
-        await this.#queue.run(() =>
-          this.#needsCompactionNow()
-            ? this.#runCompaction("context", {})
-            : Promise.resolve({ status: "not_needed" } as RunResult),
-        );
+        try {
+          await this.#queue.run(() =>
+            this.#needsCompactionNow()
+              ? this.#runCompaction(
+                  "context",
+                  key.requestId !== undefined ? { requestId: key.requestId } : {},
+                )
+              : Promise.resolve({ status: "not_needed" } as RunResult),
+          );
+        } catch {
+          // The committed view is still whole; serve it (its warningLevel tells the client it is over).
+          // The failure itself was logged by the compaction.
+        }
       }
       return this.#contextData(key, waited);
     });
@@ -917,6 +933,7 @@ export class SessionObject extends DurableObject<Env> {
       const run = (async (): Promise<ManualCompactResponseBody> => {
         const result = await this.#queue.run(() =>
           this.#runCompaction("manual", {
+            ...(key.requestId !== undefined ? { requestId: key.requestId } : {}),
             force: true,
             ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
             ...(input.focus !== undefined ? { focus: input.focus } : {}),
@@ -986,7 +1003,10 @@ export class SessionObject extends DurableObject<Env> {
       while (passes < MAX_OVERFLOW_PASSES) {
         passes++;
         const result = await this.#queue.run(() =>
-          this.#runCompaction("overflow", { force: true }),
+          this.#runCompaction("overflow", {
+            ...(key.requestId !== undefined ? { requestId: key.requestId } : {}),
+            force: true,
+          }),
         );
         if (result.status !== "committed") break;
         const current = this.#requireSession(key);
