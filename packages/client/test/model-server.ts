@@ -3,10 +3,10 @@
  * A model provider the `withCompaction` tests control: a Node HTTP server
  * speaking OpenAI's Chat Completions and Responses protocols (JSON and SSE),
  * started in vitest's globalSetup (workerd cannot listen). It counts the
- * prompt with its own "tokenizer" (characters / 3, deliberately not the
- * engine's) and REJECTS every request over the scenario's limit with a real
+ * prompt with its own "tokenizer" (characters / 3 by default, deliberately
+ * not the engine's) and REJECTS every request over the scenario's limit with a real
  * provider's overflow error, rotating through OpenAI, Anthropic, vLLM,
- * llama.cpp, Gemini and Mistral.
+ * llama.cpp, Gemini and Mistral (or the scenario's choice of them).
  *
  * Each test registers a scenario (`POST /scenarios`) and sends the scenario's
  * name as the request's `model`, so tests running in parallel never share
@@ -15,15 +15,20 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { ProviderName } from "./providers.js";
 
 export interface Scenario {
   name: string;
-  /** Prompt tokens (characters / 3) above which a request is refused as an overflow. */
+  /** Prompt tokens above which a request is refused as an overflow. */
   limit: number;
+  /** The server's tokenizer: characters per token (default 3; the engine's is about 4). */
+  charsPerToken?: number;
   /** Report `usage` (prompt tokens) in answers (default true). */
   reportUsage?: boolean;
   /** Every `toolEvery`-th answer (1-based) is a tool call instead of text (0: never). */
   toolEvery?: number;
+  /** The providers whose overflow errors it sends, in rotation (default: all of them). */
+  providers?: ProviderName[];
   /** Answer every request with this HTTP error instead (a non-overflow failure). */
   failWith?: { status: number; body: unknown };
   /** Characters of each text answer (default 300). */
@@ -70,17 +75,21 @@ function texts(value: unknown, out: string[]): void {
   }
 }
 
-/** The server's token count: characters / 3 plus 4 per message (a tokenizer unlike the engine's). */
-export function promptTokens(items: unknown[], instructions?: unknown): number {
+/** The server's token count: characters / `charsPerToken` plus 4 per message (a tokenizer unlike the engine's). */
+export function promptTokens(
+  items: unknown[],
+  instructions: unknown,
+  charsPerToken: number,
+): number {
   const parts: string[] = [];
   texts(items, parts);
   if (typeof instructions === "string") parts.push(instructions);
   const chars = parts.reduce((sum, text) => sum + text.length, 0);
-  return Math.ceil(chars / 3) + 4 * items.length;
+  return Math.ceil(chars / charsPerToken) + 4 * items.length;
 }
 
 /** Real overflow errors, as each provider sends them. */
-const PROVIDERS: Array<{ name: string; error: (tokens: number, limit: number) => Json }> = [
+const PROVIDERS: Array<{ name: ProviderName; error: (tokens: number, limit: number) => Json }> = [
   {
     name: "openai",
     error: (tokens, limit) => ({
@@ -358,7 +367,6 @@ export interface ModelServer {
 
 export async function startModelServer(): Promise<ModelServer> {
   const states = new Map<string, State>();
-  let rotation = 0;
 
   const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
     const url = new URL(request.url ?? "/", "http://localhost");
@@ -409,7 +417,7 @@ export async function startModelServer(): Promise<ModelServer> {
       : typeof items === "string"
         ? [{ role: "user", content: items }]
         : [];
-    const tokens = promptTokens(list, body.instructions);
+    const tokens = promptTokens(list, body.instructions, state.scenario.charsPerToken ?? 3);
     const entry: LogEntry = {
       api,
       stream: body.stream === true,
@@ -428,8 +436,10 @@ export async function startModelServer(): Promise<ModelServer> {
       return;
     }
     if (entry.overLimit) {
-      const provider = PROVIDERS[rotation++ % PROVIDERS.length];
-      if (provider === undefined) throw new Error("no providers");
+      const names = state.scenario.providers ?? PROVIDERS.map((p) => p.name);
+      const wanted = names[state.overflows % names.length];
+      const provider = PROVIDERS.find((p) => p.name === wanted);
+      if (provider === undefined) throw new Error(`unknown provider ${String(wanted)}`);
       entry.provider = provider.name;
       entry.status = 400;
       state.overflows++;
