@@ -10,6 +10,7 @@
 
 import { CondenseError, InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
 import { fromCanonical, toCanonical } from "../formats/convert.js";
+import { messageText, toolNamesById } from "../messages/content.js";
 import { repairMessages } from "../messages/repair.js";
 import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
 import { validateMessages } from "../messages/validate.js";
@@ -22,7 +23,7 @@ import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { extractSummary, placeSummary } from "./assemble.js";
 import { findBoundaries } from "./boundaries.js";
 import { DEFAULTS, type ResolvedOptions, resolveOptions } from "./options.js";
-import { isPrunePlaceholder, pruneToolOutputs, toolNames, toolOutputText } from "./prune.js";
+import { isPrunePlaceholder, pruneToolOutputs } from "./prune.js";
 import { decideTrigger, warningLevelFor } from "./trigger.js";
 import type {
   CompactInput,
@@ -90,11 +91,11 @@ function outputsOf(
   all: readonly ChatMessage[],
   model: string,
 ): PrunedToolOutput[] {
-  const names = toolNames(all);
+  const names = toolNamesById(all);
   const outputs: PrunedToolOutput[] = [];
   for (const message of messages) {
     if (message.role !== "tool" || !message.tool_call_id) continue;
-    const content = toolOutputText(message);
+    const content = messageText(message);
     if (isPrunePlaceholder(content)) continue;
     outputs.push({
       toolCallId: message.tool_call_id,
@@ -125,10 +126,6 @@ function latestUserIndex(messages: readonly ChatMessage[]): number {
     if (message?.role === "user" && extractSummary(message) === undefined) return i;
   }
   return -1;
-}
-
-function userText(message: ChatMessage): string {
-  return toolOutputText(message);
 }
 
 /** Splits the middle near its token midpoint, on a boundary that keeps calls with their results. */
@@ -232,7 +229,7 @@ async function summarizePass(
     const withLatest =
       latestUserMessage === undefined || kept.includes(latestUserMessage)
         ? summary
-        : `${summary}\n\n## Latest user message (verbatim)\n${userText(latestUserMessage)}`;
+        : `${summary}\n\n## Latest user message (verbatim)\n${messageText(latestUserMessage)}`;
     return fitByPruning(placeSummary(head, withLatest, [...kept, ...tail]), context);
   };
 

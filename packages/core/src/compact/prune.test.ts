@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { messageText } from "../messages/content.js";
 import { validateMessages } from "../messages/validate.js";
 import {
   arbConversation,
@@ -10,7 +11,7 @@ import {
   user,
 } from "../test-support/conversation.js";
 import { countMessageTokens } from "../tokens/count.js";
-import { isPrunePlaceholder, pruneToolOutputs, toolOutputText } from "./prune.js";
+import { isPrunePlaceholder, pruneToolOutputs } from "./prune.js";
 
 const model = "gpt-4o";
 
@@ -33,7 +34,7 @@ describe("pruneToolOutputs", () => {
       to: messages.length,
       needToSave: Number.POSITIVE_INFINITY,
     });
-    const replaced = toolOutputText(outcome.messages[2] ?? user(""));
+    const replaced = messageText(outcome.messages[2] ?? user(""));
     expect(replaced).toContain("read_file");
     expect(replaced).toContain("c1");
     expect(replaced).not.toContain("\n");
@@ -73,7 +74,7 @@ describe("pruneToolOutputs", () => {
       result("c2", big),
     ];
     const outcome = pruneToolOutputs(repeated, model, { from: 0, to: 3, needToSave: 1 });
-    expect(toolOutputText(outcome.messages[2] ?? user(""))).toContain(
+    expect(messageText(outcome.messages[2] ?? user(""))).toContain(
       "identical to the later result of tool call c2",
     );
     expect(outcome.messages[4]).toBe(repeated[4]);

@@ -6,6 +6,7 @@
  * are deduplicated; oversized tool-call arguments are shrunk, still valid JSON.
  */
 
+import { messageText, toolNamesById } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { messageTokens } from "../tokens/count.js";
 import { DEFAULTS } from "./options.js";
@@ -15,12 +16,6 @@ import type { PrunedToolOutput } from "./types.js";
 const MAX_ARGUMENT_CHARS = 2_000;
 /** What remains of each long string value in shrunk arguments. */
 const KEPT_STRING_CHARS = 300;
-
-export function toolOutputText(message: ChatMessage): string {
-  if (typeof message.content === "string") return message.content;
-  if (message.content === null) return "";
-  return message.content.map((part) => (part.type === "text" ? part.text : "")).join("");
-}
 
 export function pruneMarker(toolName: string, toolCallId: string, tokens: number): string {
   return `[Condense pruned this ${toolName} output (${tokens} tokens) to save context; fetch it back by tool call id ${toolCallId} if needed.]`;
@@ -32,15 +27,6 @@ function duplicateMarker(toolName: string, laterCallId: string): string {
 
 export function isPrunePlaceholder(text: string): boolean {
   return text.startsWith("[Condense pruned this ") || text.startsWith("[Condense removed this ");
-}
-
-/** Tool name of every call id in the list. */
-export function toolNames(messages: readonly ChatMessage[]): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const message of messages) {
-    for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
-  }
-  return names;
 }
 
 export interface PruneRange {
@@ -105,7 +91,7 @@ export function pruneToolOutputs(
 ): PruneOutcome {
   const result = [...messages];
   const pruned: PrunedToolOutput[] = [];
-  const names = toolNames(messages);
+  const names = toolNamesById(messages);
   let saved = 0;
 
   const replace = (index: number, replacement: ChatMessage, original?: PrunedToolOutput): void => {
@@ -122,13 +108,13 @@ export function pruneToolOutputs(
   for (let i = messages.length - 1; i >= range.to; i--) {
     const message = messages[i];
     if (message?.role === "tool" && message.tool_call_id)
-      lastSeen.set(toolOutputText(message), message.tool_call_id);
+      lastSeen.set(messageText(message), message.tool_call_id);
   }
   const duplicates: Array<[number, string]> = [];
   for (let i = range.to - 1; i >= range.from; i--) {
     const message = messages[i];
     if (message?.role !== "tool" || !message.tool_call_id) continue;
-    const text = toolOutputText(message);
+    const text = messageText(message);
     if (text.length <= DEFAULTS.prunableOutputChars || isPrunePlaceholder(text)) continue;
     const later = lastSeen.get(text);
     if (later !== undefined) duplicates.push([i, later]);
@@ -140,7 +126,7 @@ export function pruneToolOutputs(
     return {
       toolCallId,
       toolName: names.get(toolCallId) ?? "tool",
-      content: toolOutputText(message),
+      content: messageText(message),
       tokens: messageTokens(messages[index] ?? message, model),
     };
   };
@@ -160,7 +146,7 @@ export function pruneToolOutputs(
   for (let i = range.from; i < range.to && saved < range.needToSave; i++) {
     const message = result[i];
     if (message?.role !== "tool" || message !== messages[i]) continue;
-    const text = toolOutputText(message);
+    const text = messageText(message);
     if (text.length <= DEFAULTS.prunableOutputChars || isPrunePlaceholder(text)) continue;
     const original = entry(message, i);
     replace(

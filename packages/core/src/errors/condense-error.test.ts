@@ -4,7 +4,12 @@ import { CondenseError, InvalidMessagesError, SummarizerError } from "./condense
 describe("error classes", () => {
   it("recognizes instances by marker, not by prototype", () => {
     const error = new InvalidMessagesError([
-      { index: 2, path: "role", kind: "unknown_role", message: "unknown role `bot`; use user or assistant" },
+      {
+        index: 2,
+        path: "role",
+        kind: "unknown_role",
+        message: "unknown role `bot`; use user or assistant",
+      },
     ]);
     const copy = Object.assign(Object.create(null), error) as unknown;
     expect(InvalidMessagesError.isInstance(copy)).toBe(true);

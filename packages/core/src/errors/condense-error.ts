@@ -21,7 +21,11 @@ export class CondenseError extends Error {
   readonly code: CondenseErrorCode;
   readonly details: unknown;
 
-  constructor(code: CondenseErrorCode, message: string, options?: { cause?: unknown; details?: unknown }) {
+  constructor(
+    code: CondenseErrorCode,
+    message: string,
+    options?: { cause?: unknown; details?: unknown },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "CondenseError";
     this.code = code;
@@ -109,7 +113,11 @@ export class SummarizerError extends CondenseError {
   /** Seconds the provider asked us to wait, when it said so. */
   readonly retryAfter: number | undefined;
 
-  constructor(kind: SummarizerFailureKind, message: string, options?: { cause?: unknown; retryAfter?: number }) {
+  constructor(
+    kind: SummarizerFailureKind,
+    message: string,
+    options?: { cause?: unknown; retryAfter?: number },
+  ) {
     super("summarizer_failed", message, { cause: options?.cause, details: { kind } });
     this.name = "SummarizerError";
     this.kind = kind;

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { toolNamesById } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import {
   capText,
@@ -13,7 +14,6 @@ import {
   renderMessage,
   squeezeGroup,
   stripInlineReasoning,
-  toolNamesById,
   UNTRUSTED_CLOSE,
   UNTRUSTED_OPEN,
 } from "./chunk.js";

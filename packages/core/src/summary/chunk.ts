@@ -12,6 +12,7 @@
  * Everything here is pure: token counting is passed in.
  */
 
+import { toolNamesById } from "../messages/content.js";
 import type { ChatMessage, MessageContent } from "../messages/types.js";
 
 /** Characters of one message the summarizer sees at most. */
@@ -103,15 +104,6 @@ export function contentText(content: MessageContent): string {
 /** Makes fence tags inside untrusted text inert, so tool output cannot close its own fence. */
 function neutralizeFences(text: string): string {
   return text.replace(/<(\/?)\s*untrusted-data/gi, "<$1untrusted_data");
-}
-
-/** Tool names by tool-call id, from the assistant messages of the list. */
-export function toolNamesById(messages: readonly ChatMessage[]): Map<string, string> {
-  const names = new Map<string, string>();
-  for (const message of messages) {
-    for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
-  }
-  return names;
 }
 
 const roleLabels: Record<ChatMessage["role"], string> = {

@@ -52,6 +52,7 @@
  * summary over it. Operator `instructions`/`focus` steer LLM summarizers only.
  */
 
+import { messageText } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
 import { extractIdentifiers } from "./identifiers.js";
@@ -61,7 +62,6 @@ import {
   type EditorState,
   filesTouched,
   isShellCall,
-  messageText,
   packIdentifiers,
   parseArguments,
   shellCommandOf,

@@ -18,6 +18,7 @@
  * `read_file`/`write_file`/`edit_file` tools by name.
  */
 
+import { messageText } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractIdentifiers } from "./identifiers.js";
 import type { Ledger } from "./ledger-types.js";
@@ -95,17 +96,6 @@ function selectRequests(all: readonly string[]): string[] {
 export function trimUserRequest(text: string): string {
   if (text.length <= REQUEST_CHAR_LIMIT) return text;
   return `${text.slice(0, REQUEST_CHAR_LIMIT)}${TRUNCATION_MARK}`;
-}
-
-/** The text of a message: string content, or its text parts joined by newlines. */
-export function messageText(message: ChatMessage): string {
-  const { content } = message;
-  if (typeof content === "string") return content;
-  if (content === null) return "";
-  return content
-    .filter((part) => part.type === "text")
-    .map((part) => part.text)
-    .join("\n");
 }
 
 export type UserMessageKind = "request" | "summary" | "observation" | "injected";
