@@ -1,0 +1,342 @@
+/**
+ * @module tokens/encoder
+ * Exact token counts for OpenAI's `o200k_base` and `cl100k_base` encodings, and the
+ * choice of encoding (with a safety margin for non-OpenAI models) for a model name.
+ *
+ * Counts are identical to js-tiktoken's `Tiktoken.encode(text, [], []).length` (the tests
+ * check this on real transcripts and random text): we use its rank data and its
+ * pre-tokenizer pattern, but not its merge loop. That loop rebuilds byte-array keys on
+ * every step and is quadratic in the length of each pre-token piece (6,000 `a`s take
+ * seconds; 1 MB of base64 takes ~0.8 s), so a hostile tool output could stall a Worker.
+ * Here each piece is merged with a heap in O(n log n), short pieces are memoised, and
+ * no text is split at arbitrary points, so there is no approximation error either.
+ *
+ * Rank tables are parsed on first use only, once per encoding (~60 ms for o200k).
+ */
+
+import cl100kBase from "js-tiktoken/ranks/cl100k_base";
+import o200kBase from "js-tiktoken/ranks/o200k_base";
+import { normalizeModelName } from "../models/model-name.js";
+
+export type EncodingName = "o200k_base" | "cl100k_base";
+
+/** Which tokenizer to count a model's text with, and how much to add because it is an estimate. */
+export interface EncodingInfo {
+  encoding: EncodingName;
+  /** True when the model really uses this tokenizer (OpenAI models); counts are then exact. */
+  exact: boolean;
+  /** Fraction added to counts (`ceil(count * (1 + safetyMargin))`); 0 when exact. */
+  safetyMargin: number;
+}
+
+interface RankData {
+  pat_str: string;
+  bpe_ranks: string;
+}
+
+interface Bpe {
+  /** Byte string (one char per byte, as `atob` returns) to rank. */
+  ranks: Map<string, number>;
+  /** The encoding's pre-tokenizer; global and sticky-free, reset before each use. */
+  pattern: RegExp;
+  /** Token count per short piece: most pieces of real text are frequent words. */
+  pieceCache: Map<string, number>;
+}
+
+const rankData: Record<EncodingName, RankData> = {
+  o200k_base: o200kBase,
+  cl100k_base: cl100kBase,
+};
+
+const loaded = new Map<EncodingName, Bpe>();
+let textsEncoded = 0;
+
+const PIECE_CACHE_LIMIT = 100_000;
+const MAX_CACHED_PIECE_LENGTH = 64;
+// Heap keys pack `rank * 2^32 + position`; ranks stay below 2^20, so keys stay exact doubles.
+const RANK_SHIFT = 4_294_967_296;
+
+function load(encoding: EncodingName): Bpe {
+  const existing = loaded.get(encoding);
+  if (existing) return existing;
+  const data = rankData[encoding];
+  const ranks = new Map<string, number>();
+  // Same layout js-tiktoken parses: lines of `<name> <offset> <base64 token>...`.
+  for (const line of data.bpe_ranks.split("\n")) {
+    if (line.length === 0) continue;
+    const fields = line.split(" ");
+    const offset = Number.parseInt(fields[1] ?? "", 10);
+    for (let i = 2; i < fields.length; i++) {
+      const token = fields[i];
+      if (token) ranks.set(atob(token), offset + i - 2);
+    }
+  }
+  const bpe: Bpe = { ranks, pattern: new RegExp(data.pat_str, "gu"), pieceCache: new Map() };
+  loaded.set(encoding, bpe);
+  return bpe;
+}
+
+/**
+ * Number of tokens `text` encodes to with `encoding`, exactly as OpenAI counts it (special
+ * token strings such as `<|endoftext|>` count as ordinary text, as they do in user content).
+ * Linear-time up to a log factor on any input.
+ */
+export function countTextTokens(text: string, encoding: EncodingName): number {
+  textsEncoded++;
+  if (text.length === 0) return 0;
+  const bpe = load(encoding);
+  const pattern = bpe.pattern;
+  pattern.lastIndex = 0;
+  let total = 0;
+  for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
+    const piece = match[0];
+    if (piece.length === 0) {
+      // The patterns never match empty, but a zero-width match would loop forever.
+      pattern.lastIndex++;
+      continue;
+    }
+    total += pieceTokens(bpe, piece);
+  }
+  return total;
+}
+
+/** Counters for tests: how many texts were tokenized and which encodings have been built. */
+export function encoderStats(): { textsEncoded: number; loaded: EncodingName[] } {
+  return { textsEncoded, loaded: [...loaded.keys()] };
+}
+
+function pieceTokens(bpe: Bpe, piece: string): number {
+  const cached = bpe.pieceCache.get(piece);
+  if (cached !== undefined) return cached;
+  const bytes = toByteString(piece);
+  const count =
+    bytes.length === 1 || bpe.ranks.has(bytes)
+      ? 1
+      : bytes.length <= SHORT_PIECE
+        ? scanMergeCount(bytes, bpe.ranks)
+        : mergeCount(bytes, bpe.ranks);
+  if (piece.length <= MAX_CACHED_PIECE_LENGTH) {
+    // Clearing is cruder than LRU but O(1) and the cache refills from the next text.
+    if (bpe.pieceCache.size >= PIECE_CACHE_LIMIT) bpe.pieceCache.clear();
+    bpe.pieceCache.set(piece, count);
+  }
+  return count;
+}
+
+const utf8 = new TextEncoder();
+
+/** UTF-8 bytes as a string of char codes 0-255 (the key format of the rank map). */
+function toByteString(text: string): string {
+  let ascii = true;
+  for (let i = 0; i < text.length; i++) {
+    if (text.charCodeAt(i) > 0x7f) {
+      ascii = false;
+      break;
+    }
+  }
+  if (ascii) return text;
+  // TextEncoder turns lone surrogates into U+FFFD, exactly as js-tiktoken does.
+  const bytes = utf8.encode(text);
+  let out = "";
+  for (let i = 0; i < bytes.length; i += 8192) {
+    out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  }
+  return out;
+}
+
+// Below this many bytes a plain rescan beats the heap's bookkeeping.
+const SHORT_PIECE = 24;
+const scanStarts: number[] = [];
+const scanRanks: number[] = [];
+
+/** tiktoken's own merge loop (quadratic, fine for short pieces), on reused scratch arrays. */
+function scanMergeCount(bytes: string, ranks: Map<string, number>): number {
+  const n = bytes.length;
+  const starts = scanStarts;
+  const pairRanks = scanRanks;
+  starts.length = 0;
+  pairRanks.length = 0;
+  for (let i = 0; i <= n; i++) starts.push(i);
+  for (let i = 0; i + 1 < n; i++) pairRanks.push(ranks.get(bytes.slice(i, i + 2)) ?? Infinity);
+  // starts has parts+1 entries (the last is n); pairRanks[k] ranks merging parts k and k+1.
+  for (;;) {
+    let best = Infinity;
+    let at = -1;
+    for (let k = 0; k < pairRanks.length; k++) {
+      const r = pairRanks[k] as number;
+      if (r < best) {
+        best = r;
+        at = k;
+      }
+    }
+    if (at < 0) break;
+    starts.splice(at + 1, 1);
+    pairRanks.splice(at, 1);
+    const parts = starts.length - 1;
+    if (at < parts - 1) {
+      pairRanks[at] =
+        ranks.get(bytes.slice(starts[at] as number, starts[at + 2] as number)) ?? Infinity;
+    }
+    if (at > 0) {
+      pairRanks[at - 1] =
+        ranks.get(bytes.slice(starts[at - 1] as number, starts[at + 1] as number)) ?? Infinity;
+    }
+  }
+  return starts.length - 1;
+}
+
+/**
+ * Byte-pair merge with tiktoken's rule (repeatedly merge the adjacent pair with the lowest
+ * rank, leftmost first) but driven by a heap of candidate pairs instead of a full rescan per
+ * merge. Entries are validated lazily: an entry `(rank, start)` is current iff the pair now
+ * starting at `start` still has that rank (ranks identify byte sequences uniquely).
+ */
+function mergeCount(bytes: string, ranks: Map<string, number>): number {
+  const n = bytes.length;
+  // next[i]: end (exclusive) of the part starting at i, or -1 once i is merged into its left neighbour.
+  const next = new Int32Array(n);
+  const prev = new Int32Array(n);
+  const heap = new MinHeap();
+  for (let i = 0; i < n; i++) {
+    next[i] = i + 1;
+    prev[i] = i - 1;
+    if (i + 1 < n) {
+      const rank = ranks.get(bytes.slice(i, i + 2));
+      if (rank !== undefined) heap.push(rank * RANK_SHIFT + i);
+    }
+  }
+  let parts = n;
+  while (heap.size > 0) {
+    const key = heap.pop();
+    const rank = Math.floor(key / RANK_SHIFT);
+    const start = key - rank * RANK_SHIFT;
+    const mid = next[start] ?? -1;
+    if (mid < 0 || mid >= n) continue;
+    const end = next[mid] ?? n;
+    if (ranks.get(bytes.slice(start, end)) !== rank) continue;
+    next[start] = end;
+    next[mid] = -1;
+    if (end < n) prev[end] = start;
+    parts--;
+    const before = prev[start] ?? -1;
+    if (before >= 0) {
+      const left = ranks.get(bytes.slice(before, end));
+      if (left !== undefined) heap.push(left * RANK_SHIFT + before);
+    }
+    if (end < n) {
+      const right = ranks.get(bytes.slice(start, next[end] ?? n));
+      if (right !== undefined) heap.push(right * RANK_SHIFT + start);
+    }
+  }
+  return parts;
+}
+
+/** Binary min-heap of numbers. */
+class MinHeap {
+  private readonly items: number[] = [];
+
+  get size(): number {
+    return this.items.length;
+  }
+
+  push(value: number): void {
+    const items = this.items;
+    let i = items.length;
+    items.push(value);
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = items[parent] as number;
+      if (p <= value) break;
+      items[i] = p;
+      i = parent;
+    }
+    items[i] = value;
+  }
+
+  /** Removes and returns the smallest item; callers check `size` first. */
+  pop(): number {
+    const items = this.items;
+    const top = items[0] as number;
+    const last = items.pop() as number;
+    const n = items.length;
+    if (n === 0) return top;
+    let i = 0;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      let child = left;
+      let c = items[left] as number;
+      if (right < n) {
+        const r = items[right] as number;
+        if (r < c) {
+          child = right;
+          c = r;
+        }
+      }
+      if (c >= last) break;
+      items[i] = c;
+      i = child;
+    }
+    items[i] = last;
+    return top;
+  }
+}
+
+// --- model → encoding -------------------------------------------------------------------
+
+// OpenAI models on o200k_base: GPT-4o/4.1/4.5/5.x, the o-series, gpt-oss, realtime/audio, codex-mini.
+const o200kModels =
+  /^(?:gpt-4o|gpt-4\.1|gpt-4\.5|gpt-5|gpt-oss|chatgpt-4o|o[1-9](?:-|$)|gpt-realtime|gpt-audio|codex-mini|computer-use)/;
+// OpenAI models on cl100k_base: GPT-4 (non-o), GPT-3.5 (`gpt-35` on Azure), current embeddings.
+const cl100kModels = /^(?:gpt-4|gpt-3\.5|gpt-35|text-embedding-3|text-embedding-ada-002)/;
+
+/**
+ * Other families are counted with o200k_base and padded, because their tokenizers are not
+ * public or not shipped here. Margins are deliberately on the high side: overestimating only
+ * compacts a little early, underestimating gets the request rejected.
+ */
+const estimatedFamilies: ReadonlyArray<{ pattern: RegExp; margin: number }> = [
+  // Claude's tokenizer is not public; on English and code it yields noticeably more tokens
+  // than o200k (roughly 10-20% in practice, more on some content), so pad by 15%.
+  { pattern: /^claude/, margin: 0.15 },
+  // Gemini/Gemma use a 256k SentencePiece vocabulary, close to o200k on English; the margin
+  // covers code, CJK and whitespace-heavy text where they diverge.
+  { pattern: /^(?:gemini|gemma)/, margin: 0.1 },
+  // Byte-level BPE vocabularies of 128k-152k (Llama 3 extends cl100k, Qwen, DeepSeek, GLM,
+  // Mistral Tekken) tokenize somewhat less densely than o200k's 200k vocabulary.
+  { pattern: /^(?:llama|codellama|qwen|qwq|deepseek|glm|chatglm)/, margin: 0.1 },
+  {
+    pattern: /^(?:mistral|mixtral|ministral|codestral|pixtral|magistral|devstral|voxtral)/,
+    margin: 0.1,
+  },
+];
+
+// Unknown vocabularies can be much smaller than o200k (older 32k SentencePiece models need
+// 20-30% more tokens for the same text), so pad the most.
+const UNKNOWN_MARGIN = 0.2;
+
+const choiceCache = new Map<string, EncodingInfo>();
+
+/**
+ * The tokenizer to count `model` with. OpenAI models get their real encoding (`exact: true`);
+ * everything else is estimated with o200k_base plus a per-family `safetyMargin`.
+ * Provider prefixes and tags are ignored (`openai/gpt-4o`, `azure/gpt-4o`,
+ * `openrouter/anthropic/claude-3.5-sonnet:beta`).
+ */
+export function encodingFor(model: string): EncodingInfo {
+  const cached = choiceCache.get(model);
+  if (cached) return cached;
+  const name = normalizeModelName(model);
+  let info: EncodingInfo;
+  if (o200kModels.test(name)) info = { encoding: "o200k_base", exact: true, safetyMargin: 0 };
+  else if (cl100kModels.test(name))
+    info = { encoding: "cl100k_base", exact: true, safetyMargin: 0 };
+  else {
+    const family = estimatedFamilies.find((f) => f.pattern.test(name));
+    info = { encoding: "o200k_base", exact: false, safetyMargin: family?.margin ?? UNKNOWN_MARGIN };
+  }
+  if (choiceCache.size >= 1024) choiceCache.clear();
+  choiceCache.set(model, Object.freeze(info));
+  return info;
+}
