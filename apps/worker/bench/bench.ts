@@ -1,0 +1,284 @@
+/**
+ * @module bench/bench
+ * `node bench/bench.ts` (Node ≥ 24): measures the Worker under `wrangler dev`
+ * on loopback and prints the figures (it asserts nothing):
+ * - append latency p50/p99 with no compaction, and while a 5-second LLM compaction is in flight;
+ * - appends per second on one session and across 50 sessions;
+ * - the CPU time of compacting a 200k-token session (in this Node process, with the built engine).
+ * The "LLM" is a local OpenAI-compatible server that answers a valid summary after 5 s. Every request
+ * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { compact } from "@condense/core";
+
+const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+const KEY = "bench-key";
+const LLM_DELAY_MS = 5_000;
+const IDLE_APPENDS = 300;
+const THROUGHPUT_APPENDS = 600;
+const SESSIONS = 50;
+const CONCURRENCY = 16;
+
+const SUMMARY = [
+  "## Goal\nBenchmark summary.",
+  "## Progress\nDone: appends measured.",
+  "## Files\nNone",
+  "## Exact identifiers\nNone",
+  "## Next steps\nContinue.",
+].join("\n\n");
+
+function startSlowLlm(): Promise<{ url: string; close: () => void }> {
+  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
+    const chunks: Buffer[] = [];
+    request.on("data", (chunk: Buffer) => chunks.push(chunk));
+    request.on("end", () => {
+      let stream = false;
+      try {
+        stream =
+          (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { stream?: boolean }).stream ===
+          true;
+      } catch {
+        // not JSON: answer plainly
+      }
+      setTimeout(() => {
+        const base = {
+          id: "chatcmpl-bench",
+          created: Math.floor(Date.now() / 1000),
+          model: "bench",
+        };
+        if (stream) {
+          response.writeHead(200, { "content-type": "text/event-stream" });
+          const chunk = (delta: Record<string, unknown>, finish: string | null) =>
+            `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+          response.write(chunk({ role: "assistant", content: SUMMARY }, null));
+          response.write(chunk({}, "stop"));
+          response.end("data: [DONE]\n\n");
+          return;
+        }
+        response.writeHead(200, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({
+            ...base,
+            object: "chat.completion",
+            choices: [
+              { index: 0, message: { role: "assistant", content: SUMMARY }, finish_reason: "stop" },
+            ],
+            usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050 },
+          }),
+        );
+      }, LLM_DELAY_MS);
+    });
+  });
+  return new Promise((resolve) => {
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as AddressInfo;
+      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
+    });
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function startWorker(
+  llmUrl: string,
+): Promise<{ base: string; child: ChildProcess; dir: string }> {
+  const port = await freePort();
+  const dir = mkdtempSync(join(tmpdir(), "condense-bench-"));
+  const vars = {
+    API_KEYS: `bench:${KEY}`,
+    SUMMARIZER_BASE_URL: llmUrl,
+    SUMMARIZER_API_KEY: "unused",
+    COMPACTION_DELAY_MS: "0",
+  };
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
+    cwd: root,
+    stdio: "ignore",
+  });
+  const base = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 240; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  child.kill("SIGTERM");
+  throw new Error("wrangler dev did not start within 60 s");
+}
+
+async function api(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as unknown;
+}
+
+async function timedAppend(base: string, session: string, i: number): Promise<number> {
+  const started = performance.now();
+  await api(base, "POST", `/v1/sessions/${session}/messages`, {
+    messages: [{ role: "user", content: `message ${i}: ${"lorem ipsum ".repeat(10)}` }],
+  });
+  return performance.now() - started;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+function prose(turns: number): Array<Record<string, unknown>> {
+  const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(
+    " ",
+  );
+  const messages: Array<Record<string, unknown>> = [
+    { role: "system", content: "You are a planning assistant." },
+    { role: "user", content: "Plan the migration." },
+  ];
+  for (let t = 0; t < turns; t++) {
+    messages.push({
+      role: "assistant",
+      content: Array.from({ length: 250 }, (_, i) => words[(i + t) % words.length]).join(" "),
+    });
+    messages.push({ role: "user", content: `Continue with part ${t + 1}.` });
+  }
+  return messages;
+}
+
+async function pool(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < count) await task(next++);
+    }),
+  );
+}
+
+async function workerFigures(): Promise<void> {
+  const llm = await startSlowLlm();
+  const worker = await startWorker(llm.url);
+  try {
+    const { base } = worker;
+    // Warm up the isolate and the tokenizer.
+    for (let i = 0; i < 20; i++) await timedAppend(base, "warmup", i);
+
+    const idle: number[] = [];
+    for (let i = 0; i < IDLE_APPENDS; i++) idle.push(await timedAppend(base, "idle", i));
+    console.log(
+      `append latency, no compaction (${idle.length}): p50 ${ms(percentile(idle, 50))}, p99 ${ms(percentile(idle, 99))}`,
+    );
+
+    const session = "inflight";
+    await api(base, "POST", `/v1/sessions/${session}/messages`, {
+      messages: prose(20),
+      model: "gpt-4o",
+    });
+    await api(base, "PATCH", `/v1/sessions/${session}`, {
+      contextWindow: 100_000,
+      tailTokens: 1_500,
+    });
+    let done = false;
+    const started = performance.now();
+    const compaction = api(base, "POST", `/v1/sessions/${session}/compact`, {}).finally(() => {
+      done = true;
+    });
+    const during: number[] = [];
+    // Appends only while the compaction is still waiting on the LLM (bounded by count as well).
+    while (!done && during.length < 2_000)
+      during.push(await timedAppend(base, session, during.length));
+    const result = (await compaction) as {
+      compacted: boolean;
+      event: { summarizer: string | null } | null;
+    };
+    console.log(
+      `append latency, during a ${LLM_DELAY_MS / 1000}-s LLM compaction (${during.length}): p50 ${ms(percentile(during, 50))}, p99 ${ms(percentile(during, 99))} (compaction: ${result.compacted ? "committed" : "nothing to do"}, summarizer ${result.event?.summarizer ?? "none"}, ${ms(performance.now() - started)})`,
+    );
+    console.log(
+      `in-flight p99 / idle p99: ${(percentile(during, 99) / percentile(idle, 99)).toFixed(2)}× (goal ≤ 2×)`,
+    );
+
+    let t0 = performance.now();
+    await pool(THROUGHPUT_APPENDS, CONCURRENCY, (i) => timedAppend(base, "throughput", i));
+    console.log(
+      `appends/s, one session, ${CONCURRENCY} concurrent: ${(THROUGHPUT_APPENDS / ((performance.now() - t0) / 1000)).toFixed(0)}`,
+    );
+
+    t0 = performance.now();
+    await pool(THROUGHPUT_APPENDS, CONCURRENCY, (i) =>
+      timedAppend(base, `many-${i % SESSIONS}`, i),
+    );
+    console.log(
+      `appends/s, ${SESSIONS} sessions, ${CONCURRENCY} concurrent: ${(THROUGHPUT_APPENDS / ((performance.now() - t0) / 1000)).toFixed(0)}`,
+    );
+  } finally {
+    worker.child.kill("SIGTERM");
+    llm.close();
+    rmSync(worker.dir, { recursive: true, force: true });
+  }
+}
+
+async function compactionCpu(): Promise<void> {
+  // A 200k-token agent session (by a chars/4 estimate, so nothing is tokenized before the measurement):
+  // tool steps with long, distinct outputs, and prose turns the summary has to cover.
+  const messages: Array<Record<string, unknown>> = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Fix the build of https://github.com/example/project." },
+  ];
+  let chars = 0;
+  for (let i = 1; chars < 530_000 && i < 10_000; i++) {
+    const output = Array.from(
+      { length: 60 },
+      (_, line) => `export const v${i}_${line} = "${(i * 7919 + line).toString(36)}";`,
+    ).join("\n");
+    const note = `Step ${i}: ${"checked the module and its tests, the failure is elsewhere; ".repeat(4)}`;
+    messages.push({
+      role: "assistant",
+      content: note,
+      tool_calls: [
+        {
+          id: `call_${i}`,
+          type: "function",
+          function: { name: "read_file", arguments: `{"path":"src/file_${i}.ts"}` },
+        },
+      ],
+    });
+    messages.push({ role: "tool", tool_call_id: `call_${i}`, content: output });
+    messages.push({ role: "user", content: `Good, go on with file ${i + 1}.` });
+    chars += output.length + note.length + 40;
+  }
+  const cpu = process.cpuUsage();
+  const wall = performance.now();
+  const result = await compact({ model: "gpt-4o", messages }, { contextWindow: 128_000 });
+  const used = process.cpuUsage(cpu);
+  console.log(
+    `compaction of a ${result.originalTokens}-token session (Node, extractive summarizer, cold token cache): CPU ${ms((used.user + used.system) / 1000)}, wall ${ms(performance.now() - wall)}, tier ${result.tier}, ${result.originalTokens} → ${result.finalTokens} tokens`,
+  );
+}
+
+await compactionCpu();
+await workerFigures();
