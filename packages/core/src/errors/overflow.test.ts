@@ -1,0 +1,770 @@
+import { APIConnectionError, APIError } from "openai";
+import { describe, expect, it } from "vitest";
+import { isContextOverflowError, type OverflowTokens, parseOverflowTokens } from "./overflow.js";
+
+// Error texts below are as providers send them (collected from public issue reports);
+// ids, organisation names and request ids are shortened.
+
+/** An OpenAI SDK error exactly as the SDK builds it from a response. */
+function openaiError(status: number, body: object): unknown {
+  return APIError.generate(status, body, undefined, new Headers());
+}
+
+/** The shape the Anthropic SDK throws: `status`, parsed body in `error`, message `"<status> <body>"`. */
+function anthropicError(status: number, type: string, message: string): unknown {
+  const body = {
+    type: "error",
+    error: { type, message },
+    request_id: "req_011CVQe1dLrGNMJyE1ghG1av",
+  };
+  return Object.assign(new Error(`${status} ${JSON.stringify(body)}`), { status, error: body });
+}
+
+/** The shape AWS SDK v3 throws for Bedrock. */
+function awsError(name: string, message: string, httpStatusCode: number): unknown {
+  return Object.assign(new Error(message), {
+    name,
+    $fault: "client",
+    $metadata: { httpStatusCode, requestId: "16fb0962-139d-4c70-ba9c-602d9630e854", attempts: 1 },
+  });
+}
+
+interface Row {
+  name: string;
+  error: unknown;
+  /** Expected from parseOverflowTokens; undefined when the provider gives no numbers. */
+  tokens?: OverflowTokens;
+}
+
+const overflowRows: Row[] = [
+  {
+    name: "OpenAI chat completions (SDK error)",
+    error: openaiError(400, {
+      error: {
+        message:
+          "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.",
+        type: "invalid_request_error",
+        param: "messages",
+        code: "context_length_exceeded",
+      },
+    }),
+    tokens: { limit: 128000, requested: 130532, excess: 2532 },
+  },
+  {
+    name: "OpenAI with functions (Python SDK text)",
+    error: `BadRequestError('Error code: 400 - {\\'error\\': {\\'message\\': "This model\\'s maximum context length is 128000 tokens. However, your messages resulted in 202868 tokens (202767 in the messages, 101 in the functions). Please reduce the length of the messages or functions.", \\'type\\': \\'invalid_request_error\\', \\'param\\': \\'messages\\', \\'code\\': \\'context_length_exceeded\\'}}')`,
+    tokens: { limit: 128000, requested: 202868, excess: 74868 },
+  },
+  {
+    name: "OpenAI completions (legacy wording)",
+    error: new Error(
+      "This model's maximum context length is 4097 tokens, however you requested 4226 tokens (4012 in your prompt; 256 for the completion). Please reduce your prompt; or completion length.",
+    ),
+    tokens: { limit: 4097, requested: 4226, excess: 129 },
+  },
+  {
+    name: "OpenAI response body as a JSON string",
+    error:
+      '{"error":{"message":"This model\'s maximum context length is 4097 tokens. However, you requested 4268 tokens (4012 in the messages, 256 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}',
+    tokens: { limit: 4097, requested: 4268, excess: 171 },
+  },
+  {
+    name: "OpenAI Responses API (streamed error event)",
+    error: {
+      type: "error",
+      sequence_number: 2,
+      error: {
+        type: "invalid_request_error",
+        code: "context_length_exceeded",
+        message:
+          "Your input exceeds the context window of this model. Please adjust your input and try again.",
+        param: "input",
+      },
+    },
+  },
+  {
+    name: "OpenAI Responses API (message only)",
+    error: new Error(
+      "Your input exceeds the context window of this model. Please adjust your input and try again.",
+    ),
+  },
+  {
+    name: "Azure OpenAI (azure-ai-inference text)",
+    error:
+      "(context_length_exceeded) This model's maximum context length is 128000 tokens. However, you requested 1124171 tokens (124171 in the messages, 1000000 in the completion). Please reduce the length of the messages or completion.\nCode: context_length_exceeded",
+    tokens: { limit: 128000, requested: 1124171, excess: 996171 },
+  },
+  {
+    name: "Azure OpenAI (RequestFailedException)",
+    error: {
+      name: "RestError",
+      statusCode: 400,
+      code: "context_length_exceeded",
+      message:
+        "This model's maximum context length is 8192 tokens. However, your messages resulted in 10383 tokens. Please reduce the length of the messages.",
+    },
+    tokens: { limit: 8192, requested: 10383, excess: 2191 },
+  },
+  {
+    name: "Anthropic prompt too long",
+    error: anthropicError(
+      400,
+      "invalid_request_error",
+      "prompt is too long: 208764 tokens > 200000 maximum",
+    ),
+    tokens: { requested: 208764, limit: 200000, excess: 8764 },
+  },
+  {
+    name: "Anthropic input plus max_tokens",
+    error: anthropicError(
+      400,
+      "invalid_request_error",
+      "input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000, decrease input length or `max_tokens` and try again",
+    ),
+    tokens: { requested: 210000, limit: 200000, excess: 10000 },
+  },
+  {
+    name: "Anthropic input plus max_tokens (unformatted)",
+    error:
+      "input length and max_tokens exceed context limit: 90402 + 116650 > 204648, decrease input length or max_tokens and try again",
+    tokens: { requested: 207052, limit: 204648, excess: 2404 },
+  },
+  {
+    name: "Anthropic on Vertex, wrapped in a Google error body",
+    error: {
+      error: {
+        code: 400,
+        message:
+          '{"type":"error","error":{"type":"invalid_request_error","message":"prompt is too long: 200997 tokens \\u003e 200000 maximum"},"request_id":"req_vrtx_011CYh537A5wKS5uA7uh2J6n"}',
+        status: "INVALID_ARGUMENT",
+      },
+    },
+    tokens: { requested: 200997, limit: 200000, excess: 997 },
+  },
+  {
+    name: "Gemini (REST body)",
+    error:
+      '{"error":{"code":400,"message":"The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).","status":"INVALID_ARGUMENT"}}',
+    tokens: { requested: 1196265, limit: 1048575, excess: 147690 },
+  },
+  {
+    name: "Gemini (google-genai ClientError text)",
+    error: new Error(
+      "400 INVALID_ARGUMENT. {'error': {'code': 400, 'message': 'The input token count (81881) exceeds the maximum number of tokens allowed (65536).', 'status': 'INVALID_ARGUMENT'}}",
+    ),
+    tokens: { requested: 81881, limit: 65536, excess: 16345 },
+  },
+  {
+    name: "Gemini without the input count",
+    error: {
+      error: {
+        code: 400,
+        message: "The input token count exceeds the maximum number of tokens allowed (1048576).",
+        status: "INVALID_ARGUMENT",
+      },
+    },
+    tokens: { limit: 1048576 },
+  },
+  {
+    name: "Bedrock (AWS SDK ValidationException)",
+    error: awsError("ValidationException", "Input is too long for requested model.", 400),
+  },
+  {
+    name: "Bedrock Converse stream (Continue log)",
+    error:
+      "Error processing Bedrock stream: The model returned the following errors: Input is too long for requested model.",
+  },
+  {
+    name: "Bedrock (boto3 text)",
+    error:
+      "An error occurred (validationException) when calling the InvokeModelWithResponseStream operation: Input is too long for requested model.",
+  },
+  {
+    name: "Bedrock relaying Anthropic",
+    error: awsError(
+      "ValidationException",
+      "The model returned the following errors: prompt is too long: 200049 tokens > 200000 maximum",
+      400,
+    ),
+    tokens: { requested: 200049, limit: 200000, excess: 49 },
+  },
+  {
+    name: "Bedrock Titan too many input tokens",
+    error: awsError(
+      "ValidationException",
+      "400 Bad Request: Too many input tokens. Max input tokens: 8192, request input token count: 11038 ",
+      400,
+    ),
+    tokens: { limit: 8192, requested: 11038, excess: 2846 },
+  },
+  {
+    name: "OpenRouter",
+    error: {
+      error: {
+        message:
+          'This endpoint\'s maximum context length is 131072 tokens. However, you requested about 141607 tokens (10535 of text input, 131072 in the output). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
+        code: 400,
+        metadata: { provider_name: "Chutes" },
+      },
+    },
+    tokens: { limit: 131072, requested: 141607, excess: 10535 },
+  },
+  {
+    name: "OpenRouter through the OpenAI SDK",
+    error: new Error(
+      '400 This endpoint\'s maximum context length is 32768 tokens. However, you requested about 42832 tokens (42832 of text input). Please reduce the length of either one, or use the "middle-out" transform to compress your prompt automatically.',
+    ),
+    tokens: { limit: 32768, requested: 42832, excess: 10064 },
+  },
+  {
+    name: "Mistral",
+    error: {
+      status: 400,
+      body: '{"object":"error","message":"Prompt contains 40123 tokens and 0 draft tokens, too large for model with 32768 maximum context length","type":"invalid_request_message_error","param":null,"code":null}',
+    },
+    tokens: { requested: 40123, limit: 32768, excess: 7355 },
+  },
+  {
+    name: "DeepSeek",
+    error: openaiError(400, {
+      error: {
+        message:
+          "This model's maximum context length is 65536 tokens. However, you requested 66343 tokens (62247 in the messages, 4096 in the completion). Please reduce the length of the messages or completion.",
+        type: "invalid_request_error",
+        param: null,
+        code: "invalid_request_error",
+      },
+    }),
+    tokens: { limit: 65536, requested: 66343, excess: 807 },
+  },
+  {
+    name: "DeepSeek 128k (litellm text)",
+    error:
+      'litellm.ContextWindowExceededError: DeepseekException - {"error":{"message":"This model\'s maximum context length is 131072 tokens. However, you requested 131329 tokens (123137 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
+    tokens: { limit: 131072, requested: 131329, excess: 257 },
+  },
+  {
+    name: "vLLM (OpenAI-compatible server)",
+    error: {
+      object: "error",
+      message:
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+      type: "BadRequestError",
+      param: null,
+      code: 400,
+    },
+    tokens: { limit: 4096, requested: 5000, excess: 904 },
+  },
+  {
+    name: "vLLM (newer wording with output tokens)",
+    error:
+      "This model's maximum context length is 262144 tokens. However, you requested 128000 output tokens and your prompt contains at least 134145 input tokens, for a total of at least 262145 tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=134145)",
+    tokens: { limit: 262144, requested: 262145, excess: 1 },
+  },
+  {
+    name: "vLLM max_tokens check",
+    error:
+      "'max_tokens' or 'max_completion_tokens' is too large: 2000. This model's maximum context length is 4096 tokens and your request has 2104 input tokens (2000 > 4096 - 2104).",
+    tokens: { limit: 4096, requested: 4104, excess: 8 },
+  },
+  {
+    name: "vLLM scheduler",
+    error: "Input prompt (35247 tokens) is too long and exceeds limit of 1000",
+    tokens: { requested: 35247, limit: 1000, excess: 34247 },
+  },
+  {
+    name: "SGLang",
+    error: "Input length (160062 tokens) exceeds the maximum allowed length (59862 tokens).",
+    tokens: { requested: 160062, limit: 59862, excess: 100200 },
+  },
+  {
+    name: "llama.cpp server (400)",
+    error:
+      '{"error":{"code":400,"message":"the request exceeds the available context size. try increasing the context size or enable context shift","type":"exceed_context_size_error","n_prompt_tokens":14429,"n_ctx":8192}}',
+    tokens: { requested: 14429, limit: 8192, excess: 6237 },
+  },
+  {
+    name: "llama.cpp server (parsed body)",
+    error: {
+      error: {
+        code: 500,
+        message:
+          "the request exceeds the available context size. try increasing the context size or enable context shift",
+        type: "exceed_context_size_error",
+        n_prompt_tokens: 1407,
+        n_ctx: 256,
+      },
+    },
+    tokens: { requested: 1407, limit: 256, excess: 1151 },
+  },
+  {
+    name: "llama-cpp-python",
+    error: new Error("Requested tokens (516) exceed context window of 512"),
+    tokens: { requested: 516, limit: 512, excess: 4 },
+  },
+  {
+    name: "Ollama",
+    error: { status: 400, body: '{"error":"the input length exceeds the context length"}' },
+  },
+  {
+    name: "LM Studio (n_keep)",
+    error: new Error(
+      '400 {"error":"The number of tokens to keep from the initial prompt is greater than the context length (n_keep: 13055>= n_ctx: 4096). Try to load the model with a larger context length, or provide a shorter input."}',
+    ),
+    tokens: { requested: 13055, limit: 4096, excess: 8959 },
+  },
+  {
+    name: "LM Studio (context overflow policy)",
+    error:
+      "Trying to keep the first 111490 tokens when context the overflows. However, the model is loaded with context length of only 32768 tokens, which is not enough. Try to load the model with a larger context length, or provide a shorter input.",
+    tokens: { requested: 111490, limit: 32768, excess: 78722 },
+  },
+  {
+    name: "LM Studio (older wording)",
+    error: "Input length 1581 exceeds context length 1500",
+    tokens: { requested: 1581, limit: 1500, excess: 81 },
+  },
+  {
+    name: "Groq",
+    error: openaiError(400, {
+      error: {
+        message: "Please reduce the length of the messages or completion.",
+        type: "invalid_request_error",
+        param: "messages",
+        code: "context_length_exceeded",
+      },
+    }),
+  },
+  {
+    name: "Cerebras",
+    error:
+      "400 Please reduce the length of the messages or completion. Current length is 42328 while limit is 40000",
+    tokens: { requested: 42328, limit: 40000, excess: 2328 },
+  },
+  {
+    name: "Together / Hugging Face TGI",
+    error:
+      "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 2019 `inputs` tokens and 30 `max_new_tokens`",
+    tokens: { limit: 2048, requested: 2049, excess: 1 },
+  },
+  {
+    name: "Cohere (v1)",
+    error:
+      "CohereError: too many tokens: total number of tokens (prompt and prediction) cannot exceed 2048 - received 6354. Try using a shorter prompt or a smaller max_tokens value.",
+    tokens: { limit: 2048, requested: 6354, excess: 4306 },
+  },
+  {
+    name: "Cohere (v2)",
+    error: {
+      statusCode: 400,
+      body: {
+        message:
+          "too many tokens: size limit exceeded by 11326 tokens. Try using shorter or fewer inputs, or setting prompt_truncation='AUTO'.",
+      },
+    },
+    tokens: { excess: 11326 },
+  },
+  {
+    name: "xAI",
+    error: "This model's maximum prompt length is 131072 but the request contains 537812 tokens.",
+    tokens: { limit: 131072, requested: 537812, excess: 406740 },
+  },
+  {
+    name: "Kimi (Moonshot)",
+    error: openaiError(400, {
+      error: {
+        message:
+          "Invalid request: Your request exceeded model token limit: 262144 (requested: 269030)",
+        type: "invalid_request_error",
+      },
+    }),
+    tokens: { limit: 262144, requested: 269030, excess: 6886 },
+  },
+  {
+    name: "Moonshot (v1)",
+    error:
+      "code: 400 - {'error': {'message': 'model max length exceeded, max length:8192', 'type': 'invalid_request_error'}}",
+    tokens: { limit: 8192 },
+  },
+  {
+    name: "Zhipu GLM (code 1261)",
+    error: { status: 400, error: { code: "1261", message: "Prompt exceeds max length" } },
+  },
+  {
+    name: "Zhipu GLM (Chinese)",
+    error: '{"error":{"code":"1261","message":"Prompt 超长"}}',
+  },
+  {
+    name: "GitHub Copilot",
+    error: {
+      error: {
+        message: "prompt token count of 133529 exceeds the limit of 128000",
+        code: "model_max_prompt_tokens_exceeded",
+      },
+    },
+    tokens: { requested: 133529, limit: 128000, excess: 5529 },
+  },
+  {
+    name: "Alibaba DashScope (OpenAI-compatible)",
+    error: {
+      error: {
+        code: "invalid_parameter_error",
+        message:
+          "<400> InternalError.Algo.InvalidParameter: Range of input length should be [1, 983616]",
+        param: null,
+        type: "invalid_request_error",
+      },
+      request_id: "81a373d6-28bd-9968-8335-e22a2127c41b",
+    },
+    tokens: { limit: 983616 },
+  },
+  {
+    name: "Alibaba DashScope (native)",
+    error:
+      '{"code":"InvalidParameter","message":"Range of input length should be [1, 6000]","request_id":"x"}',
+    tokens: { limit: 6000 },
+  },
+  {
+    name: "SiliconFlow",
+    error: {
+      code: 20015,
+      message: "number of input tokens (204703) has exceeded max_prompt_tokens (202752) limit.",
+      data: null,
+    },
+    tokens: { requested: 204703, limit: 202752, excess: 1951 },
+  },
+  {
+    name: "Baidu ERNIE",
+    error: new Error("BadRequestError: prompt tokens too long"),
+  },
+  { name: "MLX server", error: "API Error: 400 Prompt exceeds maximum context length" },
+  { name: "Warp", error: "Input exceeded context window limit" },
+  { name: "MiniMax", error: "invalid params, context window exceeds limit" },
+  {
+    name: "iFlytek Spark (10907)",
+    error: "10907: token数量超过上限。对话历史+问题的字数太多，需要精简输入",
+  },
+  { name: "Chinese: 输入长度超过", error: "请求失败：输入长度超过模型最大上下文长度" },
+  { name: "Chinese: 上下文长度超过", error: new Error("上下文长度超过限制，请精简对话后重试") },
+  { name: "Chinese: 超出最大长度", error: { message: "请求内容超出最大长度" } },
+  { name: "Chinese: 超过模型最大上下文长度", error: "错误：超过模型最大上下文长度 131072" },
+];
+
+const notOverflowRows: Array<{ name: string; error: unknown }> = [
+  {
+    name: "OpenAI TPM rate limit (mentions tokens)",
+    error: openaiError(429, {
+      error: {
+        message:
+          "Rate limit reached for gpt-4o in organization org-uOtiSEwvUnroadaOnJJquBEC on tokens per min (TPM): Limit 30000, Used 29937, Requested 385. Please try again in 644ms. Visit https://platform.openai.com/account/rate-limits to learn more.",
+        type: "tokens",
+        param: null,
+        code: "rate_limit_exceeded",
+      },
+    }),
+  },
+  {
+    name: "OpenAI request larger than the TPM limit (text only)",
+    error:
+      "Request too large for gpt-4o in organization org-2itOgSdqw0DhUYp0QyLhttLL on tokens per min (TPM): Limit 30000, Requested 36278. The input or output tokens must be reduced in order to run successfully. Visit https://platform.openai.com/account/rate-limits to learn more.",
+  },
+  {
+    name: "Groq 413 over the TPM limit",
+    error: {
+      status: 413,
+      message:
+        "413 Request too large for model `moonshotai/kimi-k2-instruct` in organization `org_01hsjxygceejnvjd05wgz483z2` service tier `on_demand` on tokens per minute (TPM): Limit 10000, Requested 15088, please reduce your message size and try again. Need more tokens? Upgrade to Dev Tier today at https://console.groq.com/settings/billing",
+    },
+  },
+  {
+    name: "Anthropic input-token rate limit",
+    error: anthropicError(
+      429,
+      "rate_limit_error",
+      "This request would exceed your organization's rate limit of 30,000 input tokens per minute (org: 80162711-722b, model: claude-opus-4-6). For details, refer to: https://docs.claude.com/en/api/rate-limits. You can see the response headers for current usage. Please reduce the prompt length or the maximum tokens requested, or try again later.",
+    ),
+  },
+  {
+    name: "Anthropic input-token rate limit (text only)",
+    error:
+      "This request would exceed your organization's rate limit of 30,000 input tokens per minute (org: 80162711-722b, model: claude-opus-4-6). Please reduce the prompt length or the maximum tokens requested, or try again later.",
+  },
+  {
+    name: "Bedrock throttling (Too many tokens)",
+    error: awsError(
+      "ThrottlingException",
+      "Too many tokens, please wait before trying again.",
+      429,
+    ),
+  },
+  {
+    name: "Bedrock throttling (text only)",
+    error: "ThrottlingException: Too many tokens per day, please wait before trying again.",
+  },
+  {
+    name: "Azure OpenAI token rate limit",
+    error: {
+      statusCode: 429,
+      message:
+        "Requests to the ChatCompletions_Create Operation under Azure OpenAI API version 2024-02-01 have exceeded token rate limit of your current OpenAI S0 pricing tier. Please retry after 6 seconds.",
+    },
+  },
+  {
+    name: "OpenAI insufficient quota",
+    error: openaiError(429, {
+      error: {
+        message:
+          "You exceeded your current quota, please check your plan and billing details. For more information on this error, read the docs: https://platform.openai.com/docs/guides/error-codes/api-errors.",
+        type: "insufficient_quota",
+        param: null,
+        code: "insufficient_quota",
+      },
+    }),
+  },
+  {
+    name: "Gemini free-tier quota on input tokens",
+    error:
+      '{"error":{"code":429,"message":"You exceeded your current quota, please check your plan and billing details. For more information on this error, head to: https://ai.google.dev/gemini-api/docs/rate-limits.\\n* Quota exceeded for metric: generativelanguage.googleapis.com/generate_content_free_tier_input_token_count, limit: 250000, model: gemini-2.5-pro","status":"RESOURCE_EXHAUSTED"}}',
+  },
+  {
+    name: "DeepSeek insufficient balance",
+    error: openaiError(402, { error: { message: "Insufficient Balance", type: "unknown_error" } }),
+  },
+  {
+    name: "OpenAI invalid API key",
+    error: openaiError(401, {
+      error: {
+        message:
+          "Incorrect API key provided: sk-proj-****abcd. You can find your API key at https://platform.openai.com/account/api-keys.",
+        type: "invalid_request_error",
+        param: null,
+        code: "invalid_api_key",
+      },
+    }),
+  },
+  {
+    name: "Anthropic authentication",
+    error: anthropicError(401, "authentication_error", "invalid x-api-key"),
+  },
+  { name: "Anthropic overloaded", error: anthropicError(529, "overloaded_error", "Overloaded") },
+  {
+    name: "OpenAI max_tokens above the output cap",
+    error: openaiError(400, {
+      error: {
+        message:
+          "max_tokens is too large: 100000. This model supports at most 16384 completion tokens, whereas you provided 100000.",
+        type: "invalid_request_error",
+        param: "max_tokens",
+        code: null,
+      },
+    }),
+  },
+  {
+    name: "Anthropic max_tokens above the output cap",
+    error: anthropicError(
+      400,
+      "invalid_request_error",
+      "max_tokens: 100000 > 64000, which is the maximum allowed number of output tokens for claude-sonnet-4-20250514",
+    ),
+  },
+  {
+    name: "Bedrock max_tokens above the model limit",
+    error:
+      '400 Bad Request {"message":"The maximum tokens you requested exceeds the model limit of 32768"}',
+  },
+  {
+    name: "Groq max_tokens above the output cap",
+    error:
+      "400 max_tokens must be less than or equal to 16384, the maximum value for max_tokens is less than the context_window for this model",
+  },
+  {
+    name: "Baidu Qianfan max_output_tokens range",
+    error:
+      '{"message":"parameter check failed, max_output_tokens range is [2, 2048]","success":false}',
+  },
+  {
+    name: "Anthropic 413 request_too_large (bytes)",
+    error: anthropicError(
+      413,
+      "request_too_large",
+      "Request exceeds the maximum allowed number of bytes.",
+    ),
+  },
+  {
+    name: "Proxy 413 (bytes)",
+    error: {
+      status: 413,
+      body: "<html><head><title>413 Request Entity Too Large</title></head><body><center><h1>413 Request Entity Too Large</h1></center><hr><center>nginx</center></body></html>",
+    },
+  },
+  {
+    name: "Gemini payload size (bytes)",
+    error: "Request payload size exceeds the limit: 20971520 bytes.",
+  },
+  {
+    name: "OpenAI string length limit (characters)",
+    error: openaiError(400, {
+      error: {
+        message:
+          "Invalid 'messages[1].content': string too long. Expected a string with maximum length 10485760, but got a string with length 10500000 instead.",
+        type: "invalid_request_error",
+        param: "messages[1].content",
+        code: "string_above_max_length",
+      },
+    }),
+  },
+  {
+    name: "Bedrock body size constraint (bytes)",
+    error: awsError(
+      "ValidationException",
+      "1 validation error detected: Value at 'body' failed to satisfy constraint: Member must have length less than or equal to 25000000",
+      400,
+    ),
+  },
+  {
+    name: "Anthropic invalid request of another kind",
+    error: anthropicError(
+      400,
+      "invalid_request_error",
+      'messages: roles must alternate between "user" and "assistant", but found multiple "user" roles in a row',
+    ),
+  },
+  {
+    name: "OpenAI tool message without a call",
+    error: openaiError(400, {
+      error: {
+        message:
+          "Invalid parameter: messages with role 'tool' must be a response to a preceeding message with 'tool_calls'.",
+        type: "invalid_request_error",
+        param: "messages.[2].role",
+        code: null,
+      },
+    }),
+  },
+  {
+    name: "OpenAI unknown model",
+    error: openaiError(404, {
+      error: {
+        message: "The model `gpt-5-foo` does not exist or you do not have access to it.",
+        type: "invalid_request_error",
+        param: null,
+        code: "model_not_found",
+      },
+    }),
+  },
+  {
+    name: "Azure content filter",
+    error:
+      "The response was filtered due to the prompt triggering Azure OpenAI's content management policy. Please modify your prompt and retry.",
+  },
+  { name: "connection error", error: new APIConnectionError({ message: "Connection error." }) },
+  { name: "fetch failure", error: new TypeError("fetch failed") },
+  {
+    name: "server error",
+    error: openaiError(500, {
+      error: { message: "The server had an error while processing your request." },
+    }),
+  },
+  { name: "null", error: null },
+  { name: "undefined", error: undefined },
+  { name: "number", error: 400 },
+  { name: "empty object", error: {} },
+  { name: "empty string", error: "" },
+];
+
+describe("isContextOverflowError and parseOverflowTokens on real provider errors", () => {
+  for (const row of overflowRows) {
+    it(`recognises ${row.name}`, () => {
+      expect(isContextOverflowError(row.error)).toBe(true);
+      expect(parseOverflowTokens(row.error)).toEqual(row.tokens);
+    });
+  }
+
+  for (const row of notOverflowRows) {
+    it(`rejects ${row.name}`, () => {
+      expect(isContextOverflowError(row.error)).toBe(false);
+      expect(parseOverflowTokens(row.error)).toBeUndefined();
+    });
+  }
+});
+
+describe("rules", () => {
+  it("never treats a 429 as overflow, whatever the text says", () => {
+    const error = { status: 429, message: "prompt is too long: 208764 tokens > 200000 maximum" };
+    expect(isContextOverflowError(error)).toBe(false);
+  });
+
+  it("treats a 413 as overflow only when its text is a token overflow", () => {
+    expect(isContextOverflowError({ status: 413, message: "Request Entity Too Large" })).toBe(
+      false,
+    );
+    const tokens = { status: 413, message: "prompt is too long: 250000 tokens > 200000 maximum" };
+    expect(isContextOverflowError(tokens)).toBe(true);
+    expect(parseOverflowTokens(tokens)).toEqual({
+      requested: 250000,
+      limit: 200000,
+      excess: 50000,
+    });
+  });
+
+  it("follows Error causes", () => {
+    const inner = anthropicError(
+      400,
+      "invalid_request_error",
+      "prompt is too long: 201000 tokens > 200000 maximum",
+    );
+    const outer = new Error("summarizer call failed", { cause: inner });
+    expect(isContextOverflowError(outer)).toBe(true);
+    expect(parseOverflowTokens(outer)).toEqual({ requested: 201000, limit: 200000, excess: 1000 });
+    expect(
+      isContextOverflowError(new Error("summarizer call failed", { cause: new Error("boom") })),
+    ).toBe(false);
+  });
+
+  it("reads numbers with thousands separators", () => {
+    expect(parseOverflowTokens("prompt is too long: 208,764 tokens > 200,000 maximum")).toEqual({
+      requested: 208764,
+      limit: 200000,
+      excess: 8764,
+    });
+  });
+
+  it("survives cycles, deep nesting, throwing getters and huge strings", () => {
+    const cyclic: Record<string, unknown> = { message: "prompt is too long: 5 tokens > 4 maximum" };
+    cyclic.self = cyclic;
+    expect(isContextOverflowError(cyclic)).toBe(true);
+
+    let deep: Record<string, unknown> = { message: "prompt is too long: 5 tokens > 4 maximum" };
+    for (let i = 0; i < 50; i++) deep = { inner: deep };
+    expect(isContextOverflowError(deep)).toBe(false); // beyond the depth it looks at
+
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error("no keys for you");
+        },
+      },
+    );
+    expect(isContextOverflowError(hostile)).toBe(false);
+    const withGetter = Object.defineProperty({ status: 400 }, "message", {
+      enumerable: true,
+      get: () => {
+        throw new Error("getter");
+      },
+    });
+    expect(isContextOverflowError(withGetter)).toBe(false);
+
+    const huge = `${"x".repeat(2_000_000)} prompt is too long`;
+    expect(isContextOverflowError(huge)).toBe(false); // only the first 64k characters are read
+    expect(isContextOverflowError(`prompt is too long ${"x".repeat(2_000_000)}`)).toBe(true);
+  });
+
+  it("does not parse numbers out of errors that are not overflow", () => {
+    expect(
+      parseOverflowTokens(
+        "Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29937, Requested 385.",
+      ),
+    ).toBeUndefined();
+  });
+});
