@@ -22,11 +22,11 @@ export type EncodingName = "o200k_base" | "cl100k_base";
 
 /** Which tokenizer to count a model's text with, and how much to add because it is an estimate. */
 export interface EncodingInfo {
-  encoding: EncodingName;
+  readonly encoding: EncodingName;
   /** True when the model really uses this tokenizer (OpenAI models); counts are then exact. */
-  exact: boolean;
+  readonly exact: boolean;
   /** Fraction added to counts (`ceil(count * (1 + safetyMargin))`); 0 when exact. */
-  safetyMargin: number;
+  readonly safetyMargin: number;
 }
 
 interface RankData {
