@@ -187,6 +187,12 @@ describe("summarizer cooldown", () => {
     });
     expect(second.body.compacted).toBe(true);
     expect(second.body.event?.summarizer).toBe("extractive");
+    // Each event's range is what it newly folded in: from after the previous view up to its snapshot.
+    const toSeq = first.body.event?.range.toSeq ?? 0;
+    expect(second.body.event?.range).toEqual({
+      fromSeq: toSeq + 1,
+      toSeq: (await status(id)).lastSeq,
+    });
     expect(await llm.count(model)).toBe(calls);
   });
 });

@@ -208,7 +208,10 @@ export const CompactionEvent = z
     tier: z.number().int(),
     tokensBefore: z.number().int(),
     tokensAfter: z.number().int(),
-    range: z.object({ fromSeq: z.number().int(), toSeq: z.number().int() }),
+    range: z.object({ fromSeq: z.number().int(), toSeq: z.number().int() }).openapi({
+      description:
+        "Transcript seqs this compaction folded in: from after the previous view up to the last seq of its snapshot",
+    }),
     summary: z.string().nullable(),
     summarizer: z.string().nullable(),
     summarizerFailure: z.object({ kind: z.string(), message: z.string() }).nullable(),

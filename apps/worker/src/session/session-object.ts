@@ -175,6 +175,8 @@ interface Limits {
   pinnedTokens: number;
   /** The window handed to the engine, in its own (uncalibrated) units, pinned messages excluded. */
   engineWindow: number;
+  /** Engine-unit context size above which a compaction triggers: min(budget, threshold × window). */
+  engineTrigger: number;
   compact: boolean;
   /** Reported figures, in calibrated tokens. */
   tokens: number;
@@ -388,6 +390,7 @@ export class SessionObject extends DurableObject<Env> {
       pinned,
       pinnedTokens,
       engineWindow,
+      engineTrigger: Math.min(decision.budget, decision.triggerTokens),
       compact: decision.compact,
       tokens: real(estimate),
       contextWindow,
@@ -655,7 +658,7 @@ export class SessionObject extends DurableObject<Env> {
       throw error;
     }
 
-    const committed = this.#commitLocal(trigger, snapshot, limits.model, result);
+    const committed = this.#commitLocal(trigger, snapshot, limits, result);
     logCompaction({
       ...log,
       outcome:
@@ -679,7 +682,7 @@ export class SessionObject extends DurableObject<Env> {
   #commitLocal(
     trigger: string,
     snapshot: Snapshot,
-    model: string,
+    limits: Limits,
     result: CompactResult<ChatMessage>,
   ): RunResult {
     const sql = this.#sql();
@@ -704,7 +707,7 @@ export class SessionObject extends DurableObject<Env> {
       }
       const entries = result.messages.map((message) => ({
         message,
-        tokens: messageTokens(message, model),
+        tokens: messageTokens(message, limits.model),
       }));
       const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
       const now = Date.now();
@@ -718,7 +721,7 @@ export class SessionObject extends DurableObject<Env> {
           result.tier,
           snapshot.tokens,
           tokensAfter,
-          1,
+          snapshot.coveredSeq + 1,
           snapshot.lastSeq,
           result.summary,
           result.summary === null ? null : result.summarizerCalls > 0 ? "llm" : "extractive",
@@ -746,8 +749,8 @@ export class SessionObject extends DurableObject<Env> {
           pruned.toolCallId,
         );
       }
-      // A result still over its budget cannot be improved until more messages arrive.
-      const exhausted = result.finalTokens > result.budget ? snapshot.lastSeq : null;
+      // A result that would still trigger cannot be improved until more messages arrive.
+      const exhausted = tokensAfter > limits.engineTrigger ? snapshot.lastSeq : null;
       sql.exec(
         "UPDATE condense_session SET exhausted_seq = ?, pending_trigger = NULL, updated_at = ? WHERE id = 1",
         exhausted,
@@ -808,11 +811,12 @@ export class SessionObject extends DurableObject<Env> {
         .exec<{ id: number }>(
           `INSERT INTO condense_compactions (at, trigger, strategy, tier, tokens_before, tokens_after, from_seq,
              to_seq, summary, summarizer, failure_kind, failure_message, pruned_count, passes)
-           VALUES (?, ?, 'openai', 2, ?, ?, 1, ?, NULL, 'openai-responses-compact', NULL, NULL, 0, 1) RETURNING id`,
+           VALUES (?, ?, 'openai', 2, ?, ?, ?, ?, NULL, 'openai-responses-compact', NULL, NULL, 0, 1) RETURNING id`,
           now,
           trigger,
           snapshot.tokens,
           tokensAfter,
+          snapshot.coveredSeq + 1,
           snapshot.lastSeq,
         )
         .one();
