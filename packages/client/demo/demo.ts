@@ -197,7 +197,12 @@ async function replay(
       const events = await session.compactions();
       for (const event of events.slice(seenEvents)) {
         const ms = await durationOf(event, sessionId, service.compactionLogs);
-        if (event.summarizer !== null) summarizers.add(event.summarizer);
+        const failure =
+          event.summarizerFailure === null
+            ? ""
+            : ` after the LLM failed (${event.summarizerFailure.kind})`;
+        const summarizer = event.summarizer === null ? null : `${event.summarizer}${failure}`;
+        if (summarizer !== null) summarizers.add(summarizer);
         marks.push({
           turn: number,
           tier: event.tier,
@@ -205,14 +210,14 @@ async function replay(
           tokensAfter: event.tokensAfter,
           durationMs: ms,
           trigger: event.trigger,
-          summarizer: event.summarizer,
+          summarizer,
         });
         const saved =
           event.tokensBefore > 0
             ? Math.round((1 - event.tokensAfter / event.tokensBefore) * 100)
             : 0;
         view.event(
-          `${style.magenta("⚡ compaction")} #${marks.length} before turn ${number}: tier ${event.tier}  ${formatNumber(event.tokensBefore)} → ${style.bold(formatNumber(event.tokensAfter))} tokens ${style.dim(`(−${saved}%)`)}  ${ms === null ? style.dim("time n/a") : `${ms} ms`}  ${style.dim(`[${event.trigger}${event.summarizer ? `, ${event.summarizer}` : ""}]`)}`,
+          `${style.magenta("⚡ compaction")} #${marks.length} before turn ${number}: tier ${event.tier}  ${formatNumber(event.tokensBefore)} → ${style.bold(formatNumber(event.tokensAfter))} tokens ${style.dim(`(−${saved}%)`)}  ${ms === null ? style.dim("time n/a") : `${ms} ms`}  ${style.dim(`[${event.trigger}${summarizer === null ? "" : `, ${summarizer}`}]`)}`,
         );
       }
       seenEvents = events.length;
@@ -383,6 +388,11 @@ async function main(): Promise<number> {
         ? error.message
         : String(error);
     console.error(style.red(`\nThe demo failed: ${detail}`));
+    if (CondenseError.isInstance(error) && error.status === 401 && !service.started) {
+      console.error(
+        `Set CONDENSE_API_KEY to a key of the service on ${service.baseUrl}, or stop it and let the demo start its own.`,
+      );
+    }
     return 1;
   } finally {
     await service.stop();
