@@ -11,7 +11,15 @@ import { toAnthropic } from "../formats/anthropic.js";
 import type { ChatMessage } from "../messages/types.js";
 import { validateMessages } from "../messages/validate.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
-import { agentSession, arbConversation, assistant, user } from "../test-support/conversation.js";
+import {
+  agentSession,
+  arbConversation,
+  assistant,
+  bulkyOutput,
+  call,
+  result,
+  user,
+} from "../test-support/conversation.js";
 import { countMessageTokens } from "../tokens/count.js";
 import { extractSummary } from "./assemble.js";
 import { compact } from "./compact.js";
@@ -169,6 +177,40 @@ describe("compact: tier 4, the deterministic summary", () => {
     const result = await compact({ model, messages }, { contextWindow: 24_000 });
     expect(result.compacted).toBe(true);
     expect(textOf(result.messages)).toContain(latest);
+  });
+});
+
+describe("compact: the latest user message", () => {
+  const latest = `Now refactor the parser. ${bulkyOutput(40, "spec")}`;
+  const toolTraffic = (from: number, count: number): ChatMessage[] =>
+    Array.from({ length: count }, (_, i) => {
+      const id = `call_${from + i}`;
+      return [
+        assistant(null, [call(id, "bash", { command: `pytest tests/test_${from + i}.py` })]),
+        result(id, bulkyOutput(60, `t${from + i}`)),
+      ];
+    }).flat();
+
+  it("survives several passes and later compactions with no newer user message", async () => {
+    const messages = [
+      user("start"),
+      assistant("ok"),
+      user("go on"),
+      assistant("ok"),
+      user(latest),
+      ...toolTraffic(0, 30),
+    ];
+    const first = await compact({ model, messages }, { contextWindow: 12_000 });
+    expect(first.compacted).toBe(true);
+    expect(textOf(first.messages)).toContain(JSON.stringify(latest).slice(1, -1));
+    const second = await compact(
+      { model, messages: [...first.messages, ...toolTraffic(100, 30)] },
+      { contextWindow: 12_000 },
+    );
+    expect(second.compacted).toBe(true);
+    const text = textOf(second.messages);
+    expect(text).toContain(JSON.stringify(latest).slice(1, -1));
+    expect(text.split("Latest user message (verbatim)").length - 1).toBe(1);
   });
 });
 

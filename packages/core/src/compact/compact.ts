@@ -49,8 +49,16 @@ const TRANSPORT_FAILURES = new Set([
   "aborted",
 ]);
 
+interface LatestUser {
+  /** The message itself, while it is still in the context. */
+  message: ChatMessage | undefined;
+  text: string;
+}
+
 interface PassContext {
   model: string;
+  /** Kept verbatim whatever is compacted. */
+  latestUser: LatestUser | undefined;
   options: ResolvedOptions;
   /** Tool outputs removed from the context so far, by call id. */
   pruned: Map<string, PrunedToolOutput>;
@@ -120,12 +128,35 @@ function fitByPruning(messages: ChatMessage[], context: PassContext): ChatMessag
   return outcome.messages;
 }
 
-function latestUserIndex(messages: readonly ChatMessage[]): number {
+const LATEST_USER_HEADING = "## Latest user message (verbatim)";
+
+/** Splits off the verbatim latest-user section the engine appends (always last) from a summary. */
+function splitLatestUser(summary: string): { summary: string; latest: string | undefined } {
+  const at = summary.indexOf(`${LATEST_USER_HEADING}\n`);
+  if (at === -1 || (at > 0 && summary[at - 1] !== "\n")) return { summary, latest: undefined };
+  return {
+    summary: summary.slice(0, at).trimEnd(),
+    latest: summary.slice(at + LATEST_USER_HEADING.length + 1),
+  };
+}
+
+/**
+ * The latest user message of the conversation: the newest user message, or
+ * the verbatim copy an earlier compaction kept in its summary when no user
+ * message came after that summary.
+ */
+function findLatestUser(messages: readonly ChatMessage[]): LatestUser | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
-    if (message?.role === "user" && extractSummary(message) === undefined) return i;
+    if (message === undefined) continue;
+    const found = extractSummary(message);
+    if (found !== undefined) {
+      const latest = splitLatestUser(found.summary).latest;
+      return latest === undefined ? undefined : { message: undefined, text: latest };
+    }
+    if (message.role === "user") return { message, text: messageText(message) };
   }
-  return -1;
+  return undefined;
 }
 
 /** Splits the middle near its token midpoint, on a boundary that keeps calls with their results. */
@@ -175,8 +206,9 @@ async function summarizePass(
       middle.push(message);
       continue;
     }
-    previousSummary =
-      previousSummary === undefined ? found.summary : `${previousSummary}\n\n${found.summary}`;
+    // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite.
+    const text = splitLatestUser(found.summary).summary;
+    previousSummary = previousSummary === undefined ? text : `${previousSummary}\n\n${text}`;
     if (found.remainder) middle.push(found.remainder);
   }
   const middleTokens = middle.reduce((sum, message) => sum + messageTokens(message, model), 0);
@@ -194,9 +226,6 @@ async function summarizePass(
     options.ledger === undefined
       ? fromSummary
       : mergeLedgers(options.ledger, fromSummary ?? emptyLedger());
-  const latestUser = latestUserIndex(messages);
-  const latestUserMessage =
-    latestUser >= headEnd && latestUser < tailStart ? messages[latestUser] : undefined;
 
   const available = options.target - total([...head, ...tail], model) - 200;
   const maxTokens = Math.min(
@@ -226,10 +255,16 @@ async function summarizePass(
 
   const build = (summary: string, kept: readonly ChatMessage[]): ChatMessage[] => {
     // The latest user message stays verbatim even when its turn is compacted.
+    const latest = context.latestUser;
+    const stillThere =
+      latest?.message !== undefined &&
+      (head.includes(latest.message) ||
+        kept.includes(latest.message) ||
+        tail.includes(latest.message));
     const withLatest =
-      latestUserMessage === undefined || kept.includes(latestUserMessage)
+      latest === undefined || stillThere
         ? summary
-        : `${summary}\n\n## Latest user message (verbatim)\n${messageText(latestUserMessage)}`;
+        : `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}`;
     return fitByPruning(placeSummary(head, withLatest, [...kept, ...tail]), context);
   };
 
@@ -395,6 +430,7 @@ export async function compact(
   const repaired = repairMessages(canonical).messages;
   const context: PassContext = {
     model,
+    latestUser: findLatestUser(repaired),
     options: resolved,
     pruned: new Map(),
     failure: undefined,
