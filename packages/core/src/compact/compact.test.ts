@@ -200,14 +200,15 @@ describe("compact: the latest user message", () => {
       user(latest),
       ...toolTraffic(0, 30),
     ];
-    const first = await compact({ model, messages }, { contextWindow: 12_000 });
-    expect(first.compacted).toBe(true);
+    const first = await compact({ model, messages }, { contextWindow: 12_000, force: true });
+    expect(first.tier).toBe(4);
     expect(textOf(first.messages)).toContain(JSON.stringify(latest).slice(1, -1));
     const second = await compact(
       { model, messages: [...first.messages, ...toolTraffic(100, 30)] },
-      { contextWindow: 12_000 },
+      { contextWindow: 12_000, force: true },
     );
     expect(second.compacted).toBe(true);
+    expect(second.tier).toBe(4);
     const text = textOf(second.messages);
     expect(text).toContain(JSON.stringify(latest).slice(1, -1));
     expect(text.split("Latest user message (verbatim)").length - 1).toBe(1);
