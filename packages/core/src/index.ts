@@ -47,6 +47,7 @@ export type {
 export { validateMessages } from "./messages/validate.js";
 export { contextWindowFor, parseContextWindow } from "./models/context-window.js";
 export { extractiveSummarizer } from "./summary/extractive.js";
+export { extractIdentifiers } from "./summary/identifiers.js";
 
 export type { Ledger } from "./summary/ledger-types.js";
 export { openAISummarizer } from "./summary/openai-summarizer.js";

@@ -180,6 +180,40 @@ describe("compact: tier 4, the deterministic summary", () => {
   });
 });
 
+describe("compact: small windows and headroom", () => {
+  it("compacts an 8k-window conversation that does not fit, although its middle is small", async () => {
+    const words = (n: number, tag: string) => `${tag}: ${"word ".repeat(n)}`;
+    const messages: ChatMessage[] = [
+      { role: "system", content: words(1_000, "system") },
+      user(words(600, "task")),
+      assistant(words(600, "plan")),
+      user(words(600, "details")),
+      ...[0, 1, 2, 3].map((i) =>
+        i % 2 === 0 ? assistant(words(300, `middle ${i}`)) : user(words(300, `middle ${i}`)),
+      ),
+      ...[0, 1, 2, 3].map((i) =>
+        i % 2 === 0 ? assistant(words(600, `tail ${i}`)) : user(words(600, `tail ${i}`)),
+      ),
+    ];
+    const result = await compact({ model, messages }, { contextWindow: 8_000 });
+    expect(result.originalTokens).toBeGreaterThan(result.budget);
+    expect(result.compacted).toBe(true);
+    expect(result.tier).toBe(4);
+    expectLatestUserKept(result, messages);
+  });
+
+  it("prunes to well under the trigger, so the next turns do not compact again at once", async () => {
+    const messages = agentSession(60, 40);
+    const window = Math.ceil(countMessageTokens(messages, model) * 0.9);
+    const result = await compact(
+      { model, messages },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+    );
+    expect(result.tier).toBe(1);
+    expect(result.finalTokens).toBeLessThanOrEqual(Math.floor(Math.floor(window * 0.75) * 0.8));
+  });
+});
+
 describe("compact: the latest user message", () => {
   const latest = `Now refactor the parser. ${bulkyOutput(40, "spec")}`;
   const toolTraffic = (from: number, count: number): ChatMessage[] =>

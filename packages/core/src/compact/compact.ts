@@ -115,14 +115,14 @@ function outputsOf(
   return outputs;
 }
 
-/** Strips tool outputs anywhere (oldest first) until the messages fit the target. */
+/** Strips tool outputs anywhere (oldest first) until the messages fit the limit. */
 function fitByPruning(messages: ChatMessage[], context: PassContext): ChatMessage[] {
   const tokens = total(messages, context.model);
-  if (tokens <= context.options.target) return messages;
+  if (tokens <= context.options.limit) return messages;
   const outcome = pruneToolOutputs(messages, context.model, {
     from: 0,
     to: messages.length,
-    needToSave: tokens - context.options.target,
+    needToSave: tokens - context.options.limit,
   });
   recordPruned(context, outcome.pruned);
   return outcome.messages;
@@ -212,8 +212,9 @@ async function summarizePass(
     if (found.remainder) middle.push(found.remainder);
   }
   const middleTokens = middle.reduce((sum, message) => sum + messageTokens(message, model), 0);
-  if (middleTokens < DEFAULTS.minSummarizableTokens && previousSummary === undefined)
-    return undefined;
+  const worthIt = middleTokens >= options.minSummarizableTokens || previousSummary !== undefined;
+  // A context that does not fit at all is worth any summary that makes it fit.
+  if (!worthIt && total(messages, model) <= options.budget) return undefined;
   if (middle.length === 0) return undefined;
 
   // Identifiers of earlier compactions are carried by code: from the caller's stored ledger when it has
@@ -300,7 +301,7 @@ async function summarizePass(
           attempt.range,
           summarizeRequest.ledger,
         );
-        if (candidate.tokens <= options.target) return candidate;
+        if (candidate.tokens <= options.limit) return candidate;
         best ??= candidate;
       } catch (error) {
         throwIfAborted(options.signal);
@@ -352,7 +353,7 @@ async function runPass(
       needToSave: current - options.target,
     });
     const after = total(outcome.messages, model);
-    if (after <= options.target && outcome.saved > 0) {
+    if (after <= options.limit && outcome.saved > 0) {
       recordPruned(context, outcome.pruned);
       return { messages: outcome.messages, tokens: after, tier: 1, ledger: undefined };
     }
@@ -363,7 +364,7 @@ async function runPass(
 
   // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included, and
   // only when the context does not fit (a forced compaction of a small context changes nothing).
-  if (current <= options.target) return undefined;
+  if (current <= options.limit) return undefined;
   const outcome = pruneToolOutputs(messages, model, {
     from: 0,
     to: messages.length,
@@ -511,7 +512,7 @@ export async function compact(
     tokens = pass.tokens;
     if (pass.tier > 1 || tier === 0) tier = pass.tier;
     if (pass.ledger) ledger = mergeLedgers(ledger, pass.ledger);
-    if (tokens <= resolved.target || saving < DEFAULTS.minPassSaving) break;
+    if (tokens <= resolved.limit || saving < DEFAULTS.minPassSaving) break;
     tailTokens = Math.floor(tailTokens / 2);
   }
 

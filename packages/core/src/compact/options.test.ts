@@ -9,7 +9,10 @@ describe("resolveOptions", () => {
     expect(resolved.threshold).toBe(0.75);
     expect(resolved.reserveTokens).toBe(20_000);
     expect(resolved.budget).toBe(108_000);
-    expect(resolved.target).toBe(96_000);
+    expect(resolved.limit).toBe(96_000);
+    expect(resolved.target).toBe(76_800);
+    expect(resolved.minSummarizableTokens).toBe(2_000);
+    expect(resolved.summaryMinTokens).toBe(2_000);
     expect(resolved.headMessages).toBe(3);
     expect(resolved.tailTokens).toBe(20_000);
     expect(resolved.minTailMessages).toBe(4);
@@ -23,6 +26,11 @@ describe("resolveOptions", () => {
     const small = resolveOptions("gpt-4o", { contextWindow: "32k" });
     expect(small.reserveTokens).toBe(16_000);
     expect(small.tailTokens).toBe(8_000);
+    // Small windows scale what is worth a summary and how small a summary may be.
+    const tiny = resolveOptions("gpt-4o", { contextWindow: 8_000 });
+    expect(tiny.limit).toBe(4_000);
+    expect(tiny.minSummarizableTokens).toBe(250);
+    expect(tiny.summaryMinTokens).toBe(800);
   });
 
   it("rejects bad values with the option named", () => {

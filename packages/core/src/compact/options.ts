@@ -20,8 +20,14 @@ export const DEFAULTS = {
   cooldownSeconds: 600,
   summaryMinTokens: 2_000,
   summaryMaxTokens: 12_000,
-  /** A middle smaller than this is not worth a summary. */
+  /** A middle smaller than this is not worth a summary (less in small windows). */
   minSummarizableTokens: 2_000,
+  /**
+   * A compaction aims this far under its limit, so the next turns do not
+   * trigger it again at once (each compaction rewrites the prompt's start and
+   * so invalidates provider prompt caches).
+   */
+  headroom: 0.8,
   /** Tool outputs at most this long are never replaced by a placeholder. */
   prunableOutputChars: 200,
   maxPasses: 3,
@@ -35,8 +41,12 @@ export interface ResolvedOptions {
   reserveTokens: number;
   /** Tokens the context may hold: window − reserve. */
   budget: number;
-  /** What a compaction aims for: under the budget and under the trigger, so it does not fire again at once. */
+  /** The most a compacted context may hold: the budget or the trigger, whichever is lower. */
+  limit: number;
+  /** What a compaction aims for: `headroom` × limit. */
   target: number;
+  /** A middle smaller than this is not worth a summary unless the context does not fit. */
+  minSummarizableTokens: number;
   headMessages: number;
   tailTokens: number;
   minTailMessages: number;
@@ -136,7 +146,8 @@ export function resolveOptions(model: string, options: CompactOptions = {}): Res
     Math.floor(contextWindow / 2),
   );
   const budget = contextWindow - reserveTokens;
-  const target = Math.min(budget, Math.floor(threshold * contextWindow));
+  const limit = Math.min(budget, Math.floor(threshold * contextWindow));
+  const target = Math.floor(limit * DEFAULTS.headroom);
 
   // The default tail shrinks with the window so the summary and head still fit; an explicit one is honoured
   // up to half the target.
@@ -166,10 +177,11 @@ export function resolveOptions(model: string, options: CompactOptions = {}): Res
     );
   }
 
+  // In small windows a 2,000-token summary would crowd out the tail it is meant to make room for.
   const summaryMinTokens = nonNegativeInteger(
     "summaryMinTokens",
     options.summaryMinTokens,
-    DEFAULTS.summaryMinTokens,
+    Math.min(DEFAULTS.summaryMinTokens, Math.floor(target / 4)),
   );
   const summaryMaxTokens = nonNegativeInteger(
     "summaryMaxTokens",
@@ -208,7 +220,9 @@ export function resolveOptions(model: string, options: CompactOptions = {}): Res
     threshold,
     reserveTokens,
     budget,
+    limit,
     target,
+    minSummarizableTokens: Math.min(DEFAULTS.minSummarizableTokens, Math.floor(contextWindow / 32)),
     headMessages: nonNegativeInteger("headMessages", options.headMessages, DEFAULTS.headMessages),
     tailTokens,
     minTailMessages: nonNegativeInteger(
