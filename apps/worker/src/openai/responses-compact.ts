@@ -6,6 +6,7 @@
  * SHA-256 fingerprint.
  */
 
+import { sha256Hex } from "../digest";
 import type { Env } from "../env";
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
@@ -28,9 +29,8 @@ export function responsesCompactEndpoint(env: Env): string {
 }
 
 /** Hex SHA-256 of the key: says which key produced stored items without storing the key. */
-export async function keyFingerprint(key: string): Promise<string> {
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(key));
-  return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
+export function keyFingerprint(key: string): Promise<string> {
+  return sha256Hex(key);
 }
 
 export async function callResponsesCompact(

@@ -33,14 +33,11 @@ import {
 import type { AppEnv, Env } from "../env";
 import { ApiError, unwrap } from "../http/errors";
 import { defineRoute } from "../http/route";
-import type {
-  ContextData,
-  IdempotencyInput,
-  OverflowData,
-  SessionKey,
-  SettingsUpdate,
-  TranscriptPage,
-} from "../session/session-object";
+import type { ContextData, OverflowData } from "../session/context-view";
+import { idempotencyInput } from "../session/idempotency";
+import type { TranscriptPage } from "../session/session-object";
+import type { SessionKey } from "../session/session-record";
+import type { SettingsUpdate } from "../session/settings";
 
 const TAGS = ["sessions"];
 
@@ -54,24 +51,9 @@ function sessionKey(c: Context<AppEnv>, sessionId: string): SessionKey {
   return { userId: c.get("userId"), sessionId, requestId: c.get("requestId") };
 }
 
-const idempotencyKeyPattern = /^[\x21-\x7e]{1,255}$/;
-
-async function idempotency(
-  c: Context<AppEnv>,
-  bodyText: string,
-): Promise<IdempotencyInput | undefined> {
-  const key = c.req.header("Idempotency-Key");
-  if (key === undefined) return undefined;
-  if (!idempotencyKeyPattern.test(key)) {
-    throw new ApiError(
-      400,
-      "invalid_request",
-      "Idempotency-Key must be 1-255 visible ASCII characters (a UUID is a good choice)",
-    );
-  }
-  const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(bodyText));
-  const bodyHash = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-  return { key, bodyHash };
+/** The request's `Idempotency-Key`, with the hash of the body as sent. */
+function idempotency(c: Context<AppEnv>, bodyText: string) {
+  return idempotencyInput(c.req.header("Idempotency-Key"), bodyText);
 }
 
 const idempotencyHeaderDoc =
@@ -257,29 +239,19 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     async (c, { params, body }) => {
       const key = sessionKey(c, params.id);
-      const update: SettingsUpdate = {};
-      for (const name of [
-        "model",
-        "threshold",
-        "reserveTokens",
-        "tailTokens",
-        "identifierPolicy",
-        "identifierInstructions",
-        "summarizerModel",
-      ] as const) {
-        if (body[name] !== undefined) (update as Record<string, unknown>)[name] = body[name];
-      }
-      if (body.strategy !== undefined) update.strategy = body.strategy ?? "local";
-      if (body.contextWindow !== undefined) {
+      // Settings stored as sent; the others are converted first. Left-out (undefined) fields keep their value.
+      const { contextWindow, pinned, strategy, ...plain } = body;
+      const update: SettingsUpdate = { ...plain };
+      if (strategy !== undefined) update.strategy = strategy ?? "local";
+      if (contextWindow !== undefined) {
         try {
-          update.contextWindow =
-            body.contextWindow === null ? null : parseContextWindow(body.contextWindow);
+          update.contextWindow = contextWindow === null ? null : parseContextWindow(contextWindow);
         } catch (error) {
           rethrowEngineError(error);
         }
       }
-      if (body.pinned !== undefined) {
-        update.pinned = body.pinned === null ? [] : pinnedMessages(body.pinned);
+      if (pinned !== undefined) {
+        update.pinned = pinned === null ? [] : pinnedMessages(pinned);
       }
       return c.json(unwrap(await sessionStub(c.env, key).updateSettings(key, update)), 200);
     },

@@ -172,6 +172,11 @@ export class MessageStore {
     });
   }
 
+  /** Messages in the compacted view. */
+  viewCount(): number {
+    return this.#sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM condense_view").one().n;
+  }
+
   readView(): StoredMessage[] {
     const cursor = this.#sql.exec<RowShape>(
       `SELECT pos AS key, role, tokens, byte_length, chunk_count, body, 0 AS created_at

@@ -1,0 +1,114 @@
+/**
+ * @module session/compaction-history
+ * The `condense_compactions` table: one row per committed compaction (tier,
+ * tokens before and after, the transcript range it folded in, its summary and
+ * any summarizer failure), and its API shape.
+ */
+
+import type { CompactionEventBody } from "../api/schemas";
+
+type CompactionRow = {
+  id: number;
+  at: number;
+  trigger: string;
+  strategy: string;
+  tier: number;
+  tokens_before: number;
+  tokens_after: number;
+  from_seq: number;
+  to_seq: number;
+  summary: string | null;
+  summarizer: string | null;
+  failure_kind: string | null;
+  failure_message: string | null;
+  pruned_count: number;
+  passes: number;
+};
+
+/** What a commit records; the id and the API shape come back from `recordCompaction`. */
+export interface CompactionRecord {
+  at: number;
+  trigger: string;
+  strategy: "local" | "openai";
+  tier: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  fromSeq: number;
+  toSeq: number;
+  summary: string | null;
+  /** `llm`, `extractive` or `openai-responses-compact`; null without a summary. */
+  summarizer: string | null;
+  failure: { kind: string; message: string } | null;
+  prunedCount: number;
+  passes: number;
+}
+
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function eventFromRow(row: CompactionRow): CompactionEventBody {
+  return {
+    id: row.id,
+    at: iso(row.at),
+    trigger: row.trigger,
+    strategy: row.strategy === "openai" ? "openai" : "local",
+    tier: row.tier,
+    tokensBefore: row.tokens_before,
+    tokensAfter: row.tokens_after,
+    range: { fromSeq: row.from_seq, toSeq: row.to_seq },
+    summary: row.summary,
+    summarizer: row.summarizer,
+    summarizerFailure:
+      row.failure_kind === null
+        ? null
+        : { kind: row.failure_kind, message: row.failure_message ?? "" },
+    prunedToolOutputs: row.pruned_count,
+    passes: row.passes,
+  };
+}
+
+/** Inserts the event; run it inside the commit's transaction. */
+export function recordCompaction(sql: SqlStorage, record: CompactionRecord): CompactionEventBody {
+  const row = sql
+    .exec<CompactionRow>(
+      `INSERT INTO condense_compactions (at, trigger, strategy, tier, tokens_before, tokens_after, from_seq,
+         to_seq, summary, summarizer, failure_kind, failure_message, pruned_count, passes)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+      record.at,
+      record.trigger,
+      record.strategy,
+      record.tier,
+      record.tokensBefore,
+      record.tokensAfter,
+      record.fromSeq,
+      record.toSeq,
+      record.summary,
+      record.summarizer,
+      record.failure?.kind ?? null,
+      record.failure?.message ?? null,
+      record.prunedCount,
+      record.passes,
+    )
+    .one();
+  return eventFromRow(row);
+}
+
+/** Every committed compaction, oldest first. */
+export function listCompactions(sql: SqlStorage): CompactionEventBody[] {
+  return sql
+    .exec<CompactionRow>("SELECT * FROM condense_compactions ORDER BY id")
+    .toArray()
+    .map(eventFromRow);
+}
+
+export function compactionSummary(sql: SqlStorage): {
+  count: number;
+  last: CompactionEventBody | null;
+} {
+  const count = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM condense_compactions").one().n;
+  const last = sql
+    .exec<CompactionRow>("SELECT * FROM condense_compactions ORDER BY id DESC LIMIT 1")
+    .toArray()[0];
+  return { count, last: last === undefined ? null : eventFromRow(last) };
+}

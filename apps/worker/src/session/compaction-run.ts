@@ -1,0 +1,233 @@
+/**
+ * @module session/compaction-run
+ * One compaction of a session: snapshot the committed context up to the
+ * latest seq N, await the engine (other requests run meanwhile: the input gate
+ * does not hold across a fetch), then commit the view, the event, the
+ * pruned-output index and the cooldown in one `transactionSync`, or nothing.
+ * Appends that arrived during the wait have seq > N and follow the compacted
+ * range; a session deleted meanwhile makes the result `discarded`. Callers run
+ * it through the object's `CompactionQueue`, one at a time.
+ */
+
+import {
+  type ChatMessage,
+  type CompactOptions,
+  type CompactResult,
+  compact,
+  messageTokens,
+} from "@condense/core";
+import type { CompactionEventBody } from "../api/schemas";
+import type { Env } from "../env";
+import { type CompactionLogLine, logCompaction } from "../http/log";
+import { recordCompaction } from "./compaction-history";
+import {
+  commitView,
+  isCurrent,
+  type Limits,
+  limitsFor,
+  readSnapshot,
+  type Snapshot,
+} from "./context-view";
+import type { MessageStore } from "./message-store";
+import { compactThroughOpenAI } from "./openai-compaction";
+import {
+  clearPendingTrigger,
+  isExhausted,
+  readSession,
+  type SessionRow,
+  settleCompaction,
+} from "./session-record";
+import { readSettings, type SessionSettings } from "./settings";
+import { summarizerFor } from "./summarizer-config";
+import { markPruned } from "./tool-outputs";
+
+/** What a compaction works with: the object's (migrated) storage, its messages and the bindings. */
+export interface CompactionContext {
+  storage: DurableObjectStorage;
+  store: MessageStore;
+  env: Env;
+}
+
+export interface CompactionOptions {
+  requestId?: string;
+  /** Compact even below the trigger (manual and overflow compactions). */
+  force?: boolean;
+  instructions?: string;
+  focus?: string;
+}
+
+/**
+ * - `committed`: a new view; `unchanged`: the engine could not make it smaller (nothing written but
+ *   the cooldown and the exhausted mark); `not_needed`: within limits or already exhausted;
+ * - `discarded`: the session was deleted meanwhile; `gone`: there is no session.
+ */
+export type RunStatus = "committed" | "not_needed" | "unchanged" | "discarded" | "gone";
+
+export interface RunResult {
+  status: RunStatus;
+  reason?: string;
+  event?: CompactionEventBody;
+}
+
+const DEFAULT_COOLDOWN_SECONDS = 600;
+
+function cooldownSeconds(env: Env): number {
+  const value = Number(env.COOLDOWN_SECONDS ?? String(DEFAULT_COOLDOWN_SECONDS));
+  return Number.isFinite(value) && value >= 0 ? Math.floor(value) : DEFAULT_COOLDOWN_SECONDS;
+}
+
+/** The log outcome of a run that got as far as a result. */
+export function logOutcome(status: RunStatus): CompactionLogLine["outcome"] {
+  if (status === "committed") return "committed";
+  return status === "unchanged" || status === "not_needed" ? "not_needed" : "discarded";
+}
+
+/** Runs one compaction of the session in `ctx` and commits it, or nothing. */
+export async function runCompaction(
+  ctx: CompactionContext,
+  trigger: string,
+  options: CompactionOptions,
+): Promise<RunResult> {
+  const started = Date.now();
+  const sql = ctx.storage.sql;
+  const session = readSession(sql);
+  if (session === undefined) return { status: "gone" };
+  const settings = readSettings(sql);
+  const snapshot = readSnapshot(sql, ctx.store, session);
+  const limits = limitsFor(session, settings, snapshot.tokens, ctx.env.DEFAULT_MODEL);
+  const log = {
+    ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+    user: session.user_id,
+    session: session.session_id,
+    trigger,
+  };
+
+  if (options.force !== true) {
+    const exhausted = isExhausted(session, snapshot.lastSeq);
+    if (!limits.compact || exhausted) {
+      clearPendingTrigger(sql);
+      logCompaction({ ...log, outcome: "not_needed", durationMs: Date.now() - started });
+      return {
+        status: "not_needed",
+        reason: exhausted
+          ? "the context was already compacted as far as it goes; append more messages first"
+          : "the context is within its limits",
+      };
+    }
+  }
+  if (snapshot.messages.length === 0)
+    return { status: "not_needed", reason: "the context is empty" };
+
+  if (settings.strategy === "openai") {
+    const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, limits, started);
+    if (viaOpenAI !== undefined) return viaOpenAI;
+  }
+
+  let result: CompactResult<ChatMessage>;
+  try {
+    result = await compact(
+      { model: limits.model, messages: snapshot.messages },
+      engineOptions(ctx.env, session, settings, limits, options),
+    );
+  } catch (error) {
+    logCompaction({ ...log, outcome: "failed", durationMs: Date.now() - started });
+    throw error;
+  }
+
+  const committed = commitLocal(ctx, trigger, snapshot, limits, result);
+  logCompaction({
+    ...log,
+    outcome: logOutcome(committed.status),
+    tier: result.tier,
+    tokensBefore: result.originalTokens,
+    tokensAfter: result.finalTokens,
+    durationMs: Date.now() - started,
+    ...(result.summarizerFailure ? { summarizerFailure: result.summarizerFailure.kind } : {}),
+    coveredSeq: snapshot.lastSeq,
+  });
+  return committed;
+}
+
+/** The engine's options from the session's settings, cooldown and the request. */
+function engineOptions(
+  env: Env,
+  session: SessionRow,
+  settings: SessionSettings,
+  limits: Limits,
+  options: CompactionOptions,
+): CompactOptions {
+  return {
+    contextWindow: limits.engineWindow,
+    ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
+    ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
+    ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
+    ...(settings.identifierPolicy !== null ? { identifierPolicy: settings.identifierPolicy } : {}),
+    ...(settings.identifierInstructions !== null
+      ? { identifierInstructions: settings.identifierInstructions }
+      : {}),
+    summarizer: summarizerFor(env, settings.summarizerModel),
+    ...(session.cooldown_until !== null ? { cooldownUntil: session.cooldown_until } : {}),
+    cooldownSeconds: cooldownSeconds(env),
+    ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+    ...(options.focus !== undefined ? { focus: options.focus } : {}),
+    force: options.force === true,
+  };
+}
+
+/** Commits a local compaction result in one transaction, or nothing if the session changed identity. */
+function commitLocal(
+  ctx: CompactionContext,
+  trigger: string,
+  snapshot: Snapshot,
+  limits: Limits,
+  result: CompactResult<ChatMessage>,
+): RunResult {
+  const sql = ctx.storage.sql;
+  return ctx.storage.transactionSync((): RunResult => {
+    if (!isCurrent(sql, snapshot)) return { status: "discarded" };
+    if (result.cooldownUntil !== undefined) {
+      sql.exec("UPDATE condense_session SET cooldown_until = ? WHERE id = 1", result.cooldownUntil);
+    }
+    if (!result.compacted || result.finalTokens >= result.originalTokens) {
+      settleCompaction(sql, snapshot.lastSeq);
+      return {
+        status: "unchanged",
+        reason: result.reason ?? "compaction could not make the context smaller",
+      };
+    }
+    const entries = result.messages.map((message) => ({
+      message,
+      tokens: messageTokens(message, limits.model),
+    }));
+    const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
+    const now = Date.now();
+    const event = recordCompaction(sql, {
+      at: now,
+      trigger,
+      strategy: "local",
+      tier: result.tier,
+      tokensBefore: snapshot.tokens,
+      tokensAfter,
+      fromSeq: snapshot.coveredSeq + 1,
+      toSeq: snapshot.lastSeq,
+      summary: result.summary,
+      summarizer:
+        result.summary === null ? null : result.summarizerCalls > 0 ? "llm" : "extractive",
+      failure: result.summarizerFailure ?? null,
+      prunedCount: result.prunedToolOutputs.length,
+      passes: result.passes,
+    });
+    commitView(sql, ctx.store, {
+      coveredSeq: snapshot.lastSeq,
+      compactionId: event.id,
+      tokens: tokensAfter,
+      summary: result.summary,
+      strategy: "local",
+      entries,
+    });
+    markPruned(sql, event.id, result.prunedToolOutputs);
+    // A result that would still trigger cannot be improved until more messages arrive.
+    settleCompaction(sql, tokensAfter > limits.engineTrigger ? snapshot.lastSeq : null, now);
+    return { status: "committed", event };
+  });
+}

@@ -1,0 +1,90 @@
+import { type ChatMessage, contextWindowFor, messageTokens } from "@condense/core";
+import { describe, expect, it } from "vitest";
+import { limitsFor, withPinned } from "./context-view";
+import type { SessionRow } from "./session-record";
+import { DEFAULT_SETTINGS, type SessionSettings } from "./settings";
+
+const system: ChatMessage = { role: "system", content: "rules" };
+const developer: ChatMessage = { role: "developer", content: "more rules" };
+const user: ChatMessage = { role: "user", content: "hello" };
+const assistant: ChatMessage = { role: "assistant", content: "hi" };
+const pin: ChatMessage = { role: "user", content: "Always answer in French." };
+
+function session(overrides: Partial<SessionRow> = {}): SessionRow {
+  return {
+    user_id: "u",
+    session_id: "s",
+    epoch: "e",
+    created_at: 0,
+    updated_at: 0,
+    last_model: null,
+    message_count: 0,
+    transcript_tokens: 0,
+    cooldown_until: null,
+    calibration_ratio: 1,
+    calibration_samples: 0,
+    pending_trigger: null,
+    exhausted_seq: null,
+    ...overrides,
+  };
+}
+
+function settings(overrides: Partial<SessionSettings> = {}): SessionSettings {
+  return { ...DEFAULT_SETTINGS, ...overrides };
+}
+
+describe("withPinned", () => {
+  it("puts pinned messages after the leading system and developer messages", () => {
+    expect(withPinned([system, developer, user, assistant], [pin])).toEqual([
+      system,
+      developer,
+      pin,
+      user,
+      assistant,
+    ]);
+  });
+
+  it("puts them first when there is no leading system message, and changes nothing without any", () => {
+    expect(withPinned([user, system], [pin])).toEqual([pin, user, system]);
+    const messages = [system, user];
+    expect(withPinned(messages, [])).toBe(messages);
+  });
+});
+
+describe("limitsFor", () => {
+  it("hands the engine the calibrated window minus the pinned messages, and reports calibrated figures", () => {
+    const model = "claude-sonnet-4";
+    const pinnedTokens = messageTokens(pin, model);
+    const limits = limitsFor(
+      session({ last_model: model, calibration_ratio: 1.5 }),
+      settings({ contextWindow: 90_000, pinned: [pin] }),
+      10_000,
+      undefined,
+    );
+    expect(limits.model).toBe(model);
+    expect(limits.ratio).toBe(1.5);
+    expect(limits.pinnedTokens).toBe(pinnedTokens);
+    expect(limits.engineWindow).toBe(60_000 - pinnedTokens);
+    expect(limits.tokens).toBe(Math.round((10_000 + pinnedTokens) * 1.5));
+    expect(limits.contextWindow).toBe(90_000);
+  });
+
+  it("never calibrates OpenAI models, whose tokens are counted exactly", () => {
+    const limits = limitsFor(session({ calibration_ratio: 1.5 }), settings(), 1_000, "gpt-4o");
+    expect(limits.model).toBe("gpt-4o");
+    expect(limits.ratio).toBe(1);
+    expect(limits.tokens).toBe(1_000);
+    expect(limits.contextWindow).toBe(contextWindowFor("gpt-4o"));
+  });
+
+  it("asks for a compaction above threshold × window, and warns above window − reserve", () => {
+    const base = settings({ contextWindow: 100_000, threshold: 0.5, reserveTokens: 30_000 });
+    const below = limitsFor(session(), base, 49_000, "gpt-4o");
+    const above = limitsFor(session(), base, 51_000, "gpt-4o");
+    const over = limitsFor(session(), base, 75_000, "gpt-4o");
+    expect([below.compact, above.compact, over.compact]).toEqual([false, true, true]);
+    expect(below.triggerTokens).toBe(50_000);
+    expect(over.budget).toBe(70_000);
+    expect([below.warningLevel, over.warningLevel]).toEqual(["none", "warning"]);
+  });
+});

@@ -1,0 +1,247 @@
+/**
+ * @module session/context-view
+ * What the model is sent now, and how it stands against its limits.
+ *
+ * Compaction is a view over the transcript, which is never rewritten: the
+ * context is the view (the messages the last compaction produced, covering
+ * transcript seq ≤ N) followed by every transcript message with seq > N, with
+ * the pinned messages re-injected after the leading system messages. The
+ * limits translate between the engine's token estimate and the calibrated
+ * figures the API reports.
+ */
+
+import {
+  type ChatMessage,
+  contextWindowFor,
+  type MessageFormat,
+  messageTokens,
+  shouldCompact,
+  toCanonical,
+} from "@condense/core";
+import { isExactlyCounted } from "./calibration";
+import type { MessageStore } from "./message-store";
+import { readSession, type SessionRow } from "./session-record";
+import { modelFor, type SessionSettings } from "./settings";
+
+export type ViewState = {
+  covered_seq: number;
+  compaction_id: number;
+  tokens: number;
+  summary: string | null;
+  strategy: string;
+  openai_endpoint: string | null;
+  openai_key_fingerprint: string | null;
+};
+
+/** The committed context at one moment; a compaction works on one and commits against its epoch. */
+export interface Snapshot {
+  epoch: string;
+  view: ViewState | undefined;
+  coveredSeq: number;
+  lastSeq: number;
+  /** Canonical context without pinned messages. */
+  messages: ChatMessage[];
+  /** When the view holds OpenAI items: those items (raw) and the canonical tail. */
+  openaiItems?: unknown[];
+  tail: ChatMessage[];
+  /** Estimated tokens of `messages`, from the stored counts. */
+  tokens: number;
+}
+
+export type WarningLevel = "none" | "warning" | "critical";
+
+export interface Limits {
+  model: string;
+  ratio: number;
+  pinned: ChatMessage[];
+  pinnedTokens: number;
+  /** The window handed to the engine, in its own (uncalibrated) units, pinned messages excluded. */
+  engineWindow: number;
+  /** Engine-unit context size above which a compaction triggers: min(budget, threshold × window). */
+  engineTrigger: number;
+  compact: boolean;
+  /** Reported figures, in calibrated tokens. */
+  tokens: number;
+  contextWindow: number;
+  triggerTokens: number;
+  budget: number;
+  warningLevel: WarningLevel;
+}
+
+export type CompactionStatus = "none" | "scheduled" | "running";
+
+/** What the object hands the Worker for `GET /context`; the Worker renders it in the asked format. */
+export interface ContextData {
+  sessionId: string;
+  /** Used when the request names no format: `responses` for `strategy: "openai"` sessions. */
+  defaultFormat: MessageFormat;
+  /** The whole context in canonical form (pinned messages included). */
+  messages: ChatMessage[];
+  /** When the view holds OpenAI compaction items: those items, then `rest` converted. */
+  responsesItems?: unknown[];
+  rest?: ChatMessage[];
+  tokens: number;
+  contextWindow: number;
+  budget: number;
+  warningLevel: WarningLevel;
+  summary: string | null;
+  coveredSeq: number;
+  lastSeq: number;
+  compaction: { status: CompactionStatus; waited: boolean };
+}
+
+export interface OverflowData extends ContextData {
+  passes: number;
+  reportedTokens: number | null;
+}
+
+export function readViewState(sql: SqlStorage): ViewState | undefined {
+  return sql.exec<ViewState>("SELECT * FROM condense_view_state WHERE id = 1").toArray()[0];
+}
+
+export function readSnapshot(sql: SqlStorage, store: MessageStore, session: SessionRow): Snapshot {
+  const view = readViewState(sql);
+  const coveredSeq = view?.covered_seq ?? 0;
+  const viewRows = view === undefined ? [] : store.readView();
+  const tailRows = store.readTranscript(coveredSeq);
+  const tail = tailRows.map((row) => row.message);
+  const tokens = [...viewRows, ...tailRows].reduce((sum, row) => sum + row.tokens, 0);
+  const common = { epoch: session.epoch, view, coveredSeq, lastSeq: session.message_count, tail };
+  if (view?.strategy === "openai") {
+    // The view rows are OpenAI Responses items (with encrypted compaction content).
+    const items = viewRows.map((row) => row.message as unknown);
+    const canonical = toCanonical({ format: "responses", messages: items });
+    return { ...common, messages: [...canonical, ...tail], openaiItems: items, tokens };
+  }
+  return { ...common, messages: [...viewRows.map((row) => row.message), ...tail], tokens };
+}
+
+/** Whether the session `snapshot` was taken of still exists (it was not deleted, or created again). */
+export function isCurrent(sql: SqlStorage, snapshot: Snapshot): boolean {
+  return readSession(sql)?.epoch === snapshot.epoch;
+}
+
+/** What a commit writes as the new view: the state row and the messages with their token counts. */
+export interface ViewCommit {
+  coveredSeq: number;
+  compactionId: number;
+  tokens: number;
+  summary: string | null;
+  strategy: "local" | "openai";
+  /** For OpenAI items: which endpoint and key produced them. */
+  openai?: { endpoint: string; keyFingerprint: string };
+  entries: readonly { message: ChatMessage; tokens: number }[];
+}
+
+/** Replaces the view whole; run it inside the commit's transaction. */
+export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCommit): void {
+  store.replaceView(commit.entries);
+  sql.exec(
+    `INSERT OR REPLACE INTO condense_view_state (id, covered_seq, compaction_id, tokens, summary, strategy,
+       openai_endpoint, openai_key_fingerprint)
+     VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
+    commit.coveredSeq,
+    commit.compactionId,
+    commit.tokens,
+    commit.summary,
+    commit.strategy,
+    commit.openai?.endpoint ?? null,
+    commit.openai?.keyFingerprint ?? null,
+  );
+}
+
+/** Context tokens and messages without loading any: the view's totals plus the transcript after it. */
+export function contextSize(
+  sql: SqlStorage,
+  store: MessageStore,
+): { tokens: number; count: number } {
+  const view = readViewState(sql);
+  const after = store.tokensAfter(view?.covered_seq ?? 0);
+  return {
+    tokens: (view?.tokens ?? 0) + after.tokens,
+    count: (view === undefined ? 0 : store.viewCount()) + after.count,
+  };
+}
+
+export function messagesTokens(messages: readonly ChatMessage[], model: string): number {
+  return messages.reduce((sum, message) => sum + messageTokens(message, model), 0);
+}
+
+/** The limits of a context estimated at `estimate` engine tokens (pinned messages excluded). */
+export function limitsFor(
+  session: SessionRow,
+  settings: SessionSettings,
+  estimate: number,
+  defaultModel: string | undefined,
+): Limits {
+  const model = modelFor(settings, session.last_model, defaultModel);
+  const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
+  const pinned = settings.pinned;
+  const pinnedTokens = messagesTokens(pinned, model);
+  const contextWindow = settings.contextWindow ?? contextWindowFor(model);
+  // The engine counts in its own units: a calibrated window is the real one divided by the ratio,
+  // and the pinned messages take their share before the engine sees it.
+  const engineWindow = Math.max(1, Math.floor(contextWindow / ratio) - pinnedTokens);
+  const decision = shouldCompact(
+    { model, tokens: estimate },
+    {
+      contextWindow: engineWindow,
+      ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
+      ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
+    },
+  );
+  const real = (engineTokens: number) => Math.round((engineTokens + pinnedTokens) * ratio);
+  return {
+    model,
+    ratio,
+    pinned,
+    pinnedTokens,
+    engineWindow,
+    engineTrigger: Math.min(decision.budget, decision.triggerTokens),
+    compact: decision.compact,
+    tokens: real(estimate),
+    contextWindow,
+    triggerTokens: real(decision.triggerTokens),
+    budget: real(decision.budget),
+    warningLevel: decision.warningLevel,
+  };
+}
+
+/** Inserts `pinned` after the leading system/developer messages of `messages`. */
+export function withPinned(messages: ChatMessage[], pinned: ChatMessage[]): ChatMessage[] {
+  if (pinned.length === 0) return messages;
+  let head = 0;
+  while (
+    head < messages.length &&
+    (messages[head]?.role === "system" || messages[head]?.role === "developer")
+  ) {
+    head++;
+  }
+  return [...messages.slice(0, head), ...pinned, ...messages.slice(head)];
+}
+
+/** The context of `snapshot` as the Worker renders it. */
+export function contextData(
+  sessionId: string,
+  settings: SessionSettings,
+  snapshot: Snapshot,
+  limits: Limits,
+  compaction: ContextData["compaction"],
+): ContextData {
+  return {
+    sessionId,
+    defaultFormat: settings.strategy === "openai" ? "responses" : "openai",
+    messages: withPinned(snapshot.messages, limits.pinned),
+    ...(snapshot.openaiItems !== undefined
+      ? { responsesItems: snapshot.openaiItems, rest: [...limits.pinned, ...snapshot.tail] }
+      : {}),
+    tokens: limits.tokens,
+    contextWindow: limits.contextWindow,
+    budget: limits.budget,
+    warningLevel: limits.warningLevel,
+    summary: snapshot.view?.summary ?? null,
+    coveredSeq: snapshot.coveredSeq,
+    lastSeq: snapshot.lastSeq,
+    compaction,
+  };
+}

@@ -1,0 +1,110 @@
+/**
+ * @module session/openai-compaction
+ * The `strategy: "openai"` tier: the context goes to OpenAI's
+ * `/responses/compact` and the returned items (encrypted compaction content
+ * included) become the view, stored with the endpoint and the fingerprint of
+ * the key that produced them. Any failure leaves the local tiers to run.
+ */
+
+import { type ChatMessage, toCanonical } from "@condense/core";
+import { renderMessages } from "../api/formats";
+import { type CompactionLogLine, logCompaction } from "../http/log";
+import {
+  callResponsesCompact,
+  keyFingerprint,
+  openAIKey,
+  responsesCompactEndpoint,
+} from "../openai/responses-compact";
+import { recordCompaction } from "./compaction-history";
+import type { CompactionContext, RunResult } from "./compaction-run";
+import { commitView, isCurrent, type Limits, messagesTokens, type Snapshot } from "./context-view";
+import { settleCompaction } from "./session-record";
+
+const SUMMARIZER = "openai-responses-compact";
+
+type LogBase = Pick<CompactionLogLine, "requestId" | "user" | "session" | "trigger">;
+
+/**
+ * Compacts `snapshot` through `/responses/compact` and commits the items in one transaction.
+ * Returns undefined when no key is configured or the endpoint fails, so the local tiers take over.
+ */
+export async function compactThroughOpenAI(
+  ctx: CompactionContext,
+  log: LogBase,
+  snapshot: Snapshot,
+  limits: Limits,
+  started: number,
+): Promise<RunResult | undefined> {
+  const key = openAIKey(ctx.env);
+  if (key === undefined) return undefined;
+  const input = [
+    ...(snapshot.openaiItems ?? []),
+    ...renderMessages(
+      snapshot.openaiItems === undefined ? snapshot.messages : snapshot.tail,
+      "responses",
+    ).messages,
+  ];
+  const upstream = await callResponsesCompact(ctx.env, key, { model: limits.model, input });
+  const output = upstream.ok ? (upstream.body as { output?: unknown }).output : undefined;
+  if (!upstream.ok || !Array.isArray(output) || output.length === 0) {
+    logCompaction({
+      ...log,
+      outcome: "failed",
+      durationMs: Date.now() - started,
+      summarizer: SUMMARIZER,
+      summarizerFailure: upstream.ok ? "malformed" : `http_${upstream.status}`,
+    });
+    return undefined;
+  }
+  const fingerprint = await keyFingerprint(key);
+  const endpoint = responsesCompactEndpoint(ctx.env);
+  const tokensAfter = messagesTokens(
+    toCanonical({ format: "responses", messages: output }),
+    limits.model,
+  );
+  // Items have no count of their own: the canonical total is spread evenly over them.
+  const perItem = Math.ceil(tokensAfter / output.length);
+  const sql = ctx.storage.sql;
+  const committed = ctx.storage.transactionSync((): RunResult => {
+    if (!isCurrent(sql, snapshot)) return { status: "discarded" };
+    const now = Date.now();
+    const event = recordCompaction(sql, {
+      at: now,
+      trigger: log.trigger,
+      strategy: "openai",
+      tier: 2,
+      tokensBefore: snapshot.tokens,
+      tokensAfter,
+      fromSeq: snapshot.coveredSeq + 1,
+      toSeq: snapshot.lastSeq,
+      summary: null,
+      summarizer: SUMMARIZER,
+      failure: null,
+      prunedCount: 0,
+      passes: 1,
+    });
+    commitView(sql, ctx.store, {
+      coveredSeq: snapshot.lastSeq,
+      compactionId: event.id,
+      tokens: perItem * output.length,
+      summary: null,
+      strategy: "openai",
+      openai: { endpoint, keyFingerprint: fingerprint },
+      // The view rows hold the Responses items as OpenAI returned them (encrypted content included).
+      entries: output.map((item) => ({ message: item as ChatMessage, tokens: perItem })),
+    });
+    settleCompaction(sql, null, now);
+    return { status: "committed", event };
+  });
+  logCompaction({
+    ...log,
+    outcome: committed.status === "committed" ? "committed" : "discarded",
+    tier: 2,
+    tokensBefore: snapshot.tokens,
+    tokensAfter,
+    durationMs: Date.now() - started,
+    summarizer: SUMMARIZER,
+    coveredSeq: snapshot.lastSeq,
+  });
+  return committed;
+}

@@ -1,0 +1,140 @@
+/**
+ * @module session/session-record
+ * The one `condense_session` row of a session's object: its owner, epoch,
+ * counters, summarizer cooldown, token calibration, the pending background
+ * trigger and how far compaction has gone. The epoch changes when a session
+ * is deleted and created again, so a compaction that started before can tell
+ * that its snapshot belongs to a session that no longer exists.
+ */
+
+import { ApiError } from "../http/errors";
+import type { Calibration } from "./calibration";
+
+/** Who asks: the authenticated user and the session id (the object's name encodes both). */
+export interface SessionKey {
+  userId: string;
+  sessionId: string;
+  /** The Worker's request id, carried into compaction log lines. */
+  requestId?: string;
+}
+
+export type SessionRow = {
+  user_id: string;
+  session_id: string;
+  epoch: string;
+  created_at: number;
+  updated_at: number;
+  last_model: string | null;
+  message_count: number;
+  transcript_tokens: number;
+  cooldown_until: number | null;
+  calibration_ratio: number;
+  calibration_samples: number;
+  pending_trigger: string | null;
+  exhausted_seq: number | null;
+};
+
+export function notFound(sessionId: string): ApiError {
+  return new ApiError(
+    404,
+    "not_found",
+    `session ${JSON.stringify(sessionId)} not found; a session exists once a message has been appended to it`,
+  );
+}
+
+export function readSession(sql: SqlStorage): SessionRow | undefined {
+  return sql.exec<SessionRow>("SELECT * FROM condense_session WHERE id = 1").toArray()[0];
+}
+
+/** The session `key` names, or the 404 for a session that does not exist or is not the caller's. */
+export function requireSession(sql: SqlStorage, key: SessionKey): SessionRow {
+  const row = readSession(sql);
+  // The object's name already encodes the user; the stored owner is checked as defence in depth.
+  if (row === undefined || row.user_id !== key.userId || row.session_id !== key.sessionId) {
+    throw notFound(key.sessionId);
+  }
+  return row;
+}
+
+/** The session of `key`, created (empty, with a new epoch) if this object holds none. */
+export function openSession(sql: SqlStorage, key: SessionKey, now: number): SessionRow {
+  if (readSession(sql) === undefined) {
+    sql.exec(
+      `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at)
+       VALUES (1, ?, ?, ?, ?, ?)`,
+      key.userId,
+      key.sessionId,
+      crypto.randomUUID(),
+      now,
+      now,
+    );
+  }
+  return requireSession(sql, key);
+}
+
+/** Whether compaction already went as far as it can for the transcript up to `lastSeq`. */
+export function isExhausted(session: SessionRow, lastSeq = session.message_count): boolean {
+  return session.exhausted_seq !== null && session.exhausted_seq >= lastSeq;
+}
+
+export function saveCalibration(sql: SqlStorage, calibration: Calibration): void {
+  sql.exec(
+    "UPDATE condense_session SET calibration_ratio = ?, calibration_samples = ? WHERE id = 1",
+    calibration.ratio,
+    calibration.samples,
+  );
+}
+
+export function calibrationOf(session: SessionRow): Calibration {
+  return { ratio: session.calibration_ratio, samples: session.calibration_samples };
+}
+
+/** Marks a background compaction as wanted (the caller sets the alarm). */
+export function setPendingTrigger(sql: SqlStorage, trigger: string): void {
+  sql.exec("UPDATE condense_session SET pending_trigger = ? WHERE id = 1", trigger);
+}
+
+/** A compaction ran without changing the context: nothing is pending any more. */
+export function clearPendingTrigger(sql: SqlStorage): void {
+  sql.exec("UPDATE condense_session SET pending_trigger = NULL WHERE id = 1");
+}
+
+/**
+ * After a compaction: nothing is pending, and `exhaustedSeq` (or null) records up to which seq the
+ * context is compacted as far as it goes. Run it inside the commit's transaction.
+ */
+export function settleCompaction(
+  sql: SqlStorage,
+  exhaustedSeq: number | null,
+  updatedAt?: number,
+): void {
+  sql.exec(
+    `UPDATE condense_session SET exhausted_seq = ?, pending_trigger = NULL,
+       updated_at = COALESCE(?, updated_at) WHERE id = 1`,
+    exhaustedSeq,
+    updatedAt ?? null,
+  );
+}
+
+/** New limits, a new strategy or a provider's refusal: compaction may get further than it did. */
+export function resetExhausted(sql: SqlStorage, updatedAt?: number): void {
+  sql.exec(
+    "UPDATE condense_session SET exhausted_seq = NULL, updated_at = COALESCE(?, updated_at) WHERE id = 1",
+    updatedAt ?? null,
+  );
+}
+
+export function setLastModel(sql: SqlStorage, model: string): void {
+  sql.exec("UPDATE condense_session SET last_model = ? WHERE id = 1", model);
+}
+
+/** Counts appended messages in; run it in the append's transaction. */
+export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, now: number): void {
+  sql.exec(
+    `UPDATE condense_session SET message_count = ?, transcript_tokens = transcript_tokens + ?, updated_at = ?
+     WHERE id = 1`,
+    lastSeq,
+    tokens,
+    now,
+  );
+}
