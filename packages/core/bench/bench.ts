@@ -203,7 +203,8 @@ async function llmFigures(transcripts: Transcript[]): Promise<void> {
         "requests seen": server.requests.length - before,
         "tokens compacted": fmt(compactedTokens),
         "tokens sent": fmt(result.summarizerInputTokens),
-        "sent/compacted": compactedTokens > 0 ? fmt(result.summarizerInputTokens / compactedTokens, 2) : "-",
+        "sent/compacted":
+          compactedTokens > 0 ? fmt(result.summarizerInputTokens / compactedTokens, 2) : "-",
         "tokens before": fmt(result.originalTokens),
         after: fmt(result.finalTokens),
         ms: fmt(elapsed),
