@@ -1,0 +1,189 @@
+/**
+ * Provider data (Anthropic thinking blocks, Responses reasoning items) appended
+ * in its own format survives storage, compaction and rendering: `/transcript`
+ * keeps it, and `/context` in the same format sends it back, before and after
+ * the session is compacted. `POST /v1/compact` keeps it too.
+ */
+
+import { describe, expect, it } from "vitest";
+import type {
+  AppendResponseBody,
+  ContextResponseBody,
+  ManualCompactResponseBody,
+  TranscriptResponseBody,
+} from "../src/api/schemas";
+import { call, conversation, freshSession } from "./helpers";
+
+const append = (id: string, body: unknown) =>
+  call<AppendResponseBody>("POST", `/v1/sessions/${id}/messages`, { body });
+const context = async (id: string, format: string) =>
+  (await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context?format=${format}`)).body;
+
+const thinking = {
+  type: "thinking",
+  thinking: "The build log points at src/module_3.ts; list the directory first.",
+  signature: "sig-EqQBCkgIARABGAIiQL",
+};
+const redacted = { type: "redacted_thinking", data: "redacted-blob-123" };
+
+/** An Anthropic tool turn whose assistant message carries thinking blocks. */
+const anthropicTurn = [
+  {
+    role: "assistant",
+    content: [
+      thinking,
+      redacted,
+      { type: "text", text: "Listing the directory." },
+      { type: "tool_use", id: "toolu_think", name: "ls", input: { path: "src" } },
+    ],
+  },
+  {
+    role: "user",
+    content: [{ type: "tool_result", tool_use_id: "toolu_think", content: "module_3.ts" }],
+  },
+];
+
+const reasoning = {
+  type: "reasoning",
+  id: "rs_42",
+  summary: [{ type: "summary_text", text: "Check the directory." }],
+  encrypted_content: "gAAAA-reasoning-enc-42",
+};
+
+/** A Responses tool turn led by an opaque reasoning item. */
+const responsesTurn = [
+  reasoning,
+  { type: "function_call", call_id: "call_reason", name: "ls", arguments: '{"path":"src"}' },
+  { type: "function_call_output", call_id: "call_reason", output: "module_3.ts" },
+];
+
+/** A session with enough history for a forced compaction to summarize, then the provider turn. */
+async function sessionWith(format: "anthropic" | "responses"): Promise<string> {
+  const id = freshSession();
+  expect((await append(id, { messages: conversation(12), model: "gpt-4o" })).status).toBe(200);
+  expect(
+    (
+      await call("PATCH", `/v1/sessions/${id}`, {
+        body: { contextWindow: 32_000, tailTokens: 1_500 },
+      })
+    ).status,
+  ).toBe(200);
+  const turn = format === "anthropic" ? anthropicTurn : responsesTurn;
+  expect((await append(id, { format, messages: turn })).status).toBe(200);
+  return id;
+}
+
+async function compactNow(id: string): Promise<void> {
+  const reply = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+    body: {},
+  });
+  expect(reply.status).toBe(200);
+  expect(reply.body.compacted).toBe(true);
+}
+
+function anthropicAssistant(messages: unknown[]): unknown {
+  return messages.find((message) => JSON.stringify(message).includes('"toolu_think"'));
+}
+
+describe("Anthropic thinking blocks", () => {
+  it("are stored, served in /transcript, and sent back by /context before and after compaction", async () => {
+    const id = await sessionWith("anthropic");
+    const page = (
+      await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript?limit=1000`)
+    ).body;
+    expect(JSON.stringify(page.messages)).toContain(thinking.signature);
+    expect(JSON.stringify(page.messages)).toContain(redacted.data);
+
+    const before = await context(id, "anthropic");
+    expect(anthropicAssistant(before.messages)).toMatchObject({
+      content: expect.arrayContaining([thinking, redacted]),
+    });
+
+    await compactNow(id);
+    const after = await context(id, "anthropic");
+    expect(after.coveredSeq).toBe(after.lastSeq);
+    expect(anthropicAssistant(after.messages)).toMatchObject({
+      role: "assistant",
+      content: expect.arrayContaining([thinking, redacted]),
+    });
+  });
+});
+
+describe("Responses reasoning items", () => {
+  it("are stored, served in /transcript, and sent back by /context before and after compaction", async () => {
+    const id = await sessionWith("responses");
+    const page = (
+      await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript?limit=1000`)
+    ).body;
+    expect(JSON.stringify(page.messages)).toContain(reasoning.encrypted_content);
+
+    const before = await context(id, "responses");
+    expect(before.messages).toContainEqual(reasoning);
+
+    await compactNow(id);
+    const after = await context(id, "responses");
+    expect(after.coveredSeq).toBe(after.lastSeq);
+    expect(after.messages).toContainEqual(reasoning);
+    // The reasoning item still comes right before the call it led to.
+    const index = after.messages.findIndex(
+      (item) => JSON.stringify(item) === JSON.stringify(reasoning),
+    );
+    expect(after.messages[index + 1]).toMatchObject({
+      type: "function_call",
+      call_id: "call_reason",
+    });
+  });
+});
+
+describe("POST /v1/compact", () => {
+  it("keeps thinking blocks of the messages it keeps", async () => {
+    const history = conversation(12);
+    const reply = await call<{ compacted: boolean; messages: unknown[] }>("POST", "/v1/compact", {
+      body: {
+        model: "gpt-4o",
+        format: "anthropic",
+        system: "You are a careful coding agent.",
+        messages: [...toAnthropic(history.slice(1)), ...anthropicTurn],
+        options: { contextWindow: 32_000, tailTokens: 1_500, force: true },
+      },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.compacted).toBe(true);
+    expect(anthropicAssistant(reply.body.messages)).toMatchObject({
+      content: expect.arrayContaining([thinking, redacted]),
+    });
+  });
+});
+
+/** The helpers' OpenAI conversation (without its system message) as Anthropic messages. */
+function toAnthropic(messages: ReturnType<typeof conversation>): unknown[] {
+  const out: Array<{ role: string; content: unknown }> = [];
+  for (const message of messages) {
+    if (message.role === "tool") {
+      out.push({
+        role: "user",
+        content: [
+          { type: "tool_result", tool_use_id: message.tool_call_id, content: message.content },
+        ],
+      });
+    } else if (message.role === "assistant") {
+      const calls = (message.tool_calls ?? []) as Array<{
+        id: string;
+        function: { name: string; arguments: string };
+      }>;
+      out.push({
+        role: "assistant",
+        content: [
+          { type: "text", text: message.content },
+          ...calls.map((c) => ({
+            type: "tool_use",
+            id: c.id,
+            name: c.function.name,
+            input: JSON.parse(c.function.arguments) as unknown,
+          })),
+        ],
+      });
+    } else out.push({ role: message.role as string, content: message.content });
+  }
+  return out;
+}
