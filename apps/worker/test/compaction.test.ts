@@ -246,6 +246,37 @@ describe("manual compaction and overflow", () => {
   });
 });
 
+describe("identifier ledger", () => {
+  it("carries the ledger of one compaction into the next one's summarizer request", async () => {
+    const model = `ledger:${crypto.randomUUID()}`;
+    const id = freshSession();
+    await append(id, { messages: conversation(12), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, {
+      body: { contextWindow: 100_000, tailTokens: 1_500, summarizerModel: model },
+    });
+    const compactNow = () =>
+      call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, { body: {} });
+    const first = await compactNow();
+    expect(first.body.event?.summarizer).toBe("llm");
+    await append(id, {
+      messages: Array.from({ length: 12 }, (_, i) => toolStep(100 + i)).flat(),
+    });
+    const second = await compactNow();
+    expect(second.body.event?.summarizer).toBe("llm");
+
+    const prompts = await llm.prompts(model);
+    expect(prompts).toHaveLength(2);
+    const filesRead = (prompt: string | undefined) =>
+      /^Files read: (.*)$/m.exec(prompt ?? "")?.[1]?.split(", ") ?? [];
+    // A file read in the first range is known to the second compaction as a file read, which only
+    // the stored ledger says (the previous summary's text only yields it as an identifier).
+    expect(filesRead(prompts[0])).toContain("src/module_2.ts");
+    expect(filesRead(prompts[1])).toEqual(
+      expect.arrayContaining(["src/module_2.ts", "src/module_105.ts"]),
+    );
+  });
+});
+
 describe("OpenAI strategy", () => {
   it("compacts through /responses/compact, stores the items with the key fingerprint, and serves them", async () => {
     const id = freshSession();

@@ -82,6 +82,11 @@ export const llm = {
     const response = await fetch(`${env.TEST_LLM_URL}/requests?model=${encodeURIComponent(model)}`);
     return ((await response.json()) as { count: number }).count;
   },
+  /** The text of every Chat Completions request `model` received, in order. */
+  async prompts(model: string): Promise<string[]> {
+    const response = await fetch(`${env.TEST_LLM_URL}/prompts?model=${encodeURIComponent(model)}`);
+    return (await response.json()) as string[];
+  },
   /** Waits until the server has received at least `n` requests for `model`. */
   async waitForRequests(model: string, n = 1): Promise<void> {
     await waitFor(async () => (await llm.count(model)) >= n, `${n} request(s) for ${model}`);

@@ -9,13 +9,15 @@
  * - anything else: a valid template summary at once.
  * A second small server takes the control calls and fakes OpenAI's
  * `POST /v1/responses/compact` (model `fail:<status>` fails it too).
- * `GET /requests?model=` counts what each model name received.
+ * `GET /requests?model=` counts what each model name received; `GET /prompts?model=` returns the
+ * text of each of those Chat Completions requests, in order.
  */
 
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   type OpenAIServerHandler,
+  requestText,
   startOpenAIServer,
   templateHandler,
 } from "../../../packages/core/src/test-support/openai-server";
@@ -66,6 +68,14 @@ export async function startLlmServers(): Promise<LlmServers> {
       };
       if (url.pathname === "/requests") {
         send(200, { count: counts.get(url.searchParams.get("model") ?? "") ?? 0 });
+        return;
+      }
+      if (url.pathname === "/prompts") {
+        const model = url.searchParams.get("model") ?? "";
+        send(
+          200,
+          chat.requests.filter((request) => request.body?.model === model).map(requestText),
+        );
         return;
       }
       if (url.pathname === "/release") {

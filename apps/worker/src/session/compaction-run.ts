@@ -33,8 +33,10 @@ import { compactThroughOpenAI } from "./openai-compaction";
 import {
   clearPendingTrigger,
   isExhausted,
+  ledgerOf,
   readSession,
   type SessionRow,
+  saveLedger,
   settleCompaction,
 } from "./session-record";
 import { readSettings, type SessionSettings } from "./settings";
@@ -156,6 +158,7 @@ function engineOptions(
   limits: Limits,
   options: CompactionOptions,
 ): CompactOptions {
+  const ledger = ledgerOf(session);
   return {
     contextWindow: limits.engineWindow,
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
@@ -168,6 +171,8 @@ function engineOptions(
     summarizer: summarizerFor(env, settings.summarizerModel),
     ...(session.cooldown_until !== null ? { cooldownUntil: session.cooldown_until } : {}),
     cooldownSeconds: cooldownSeconds(env),
+    // Identifiers, files and requests of earlier compactions, carried by code rather than by the summary.
+    ...(ledger !== undefined ? { ledger } : {}),
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     ...(options.focus !== undefined ? { focus: options.focus } : {}),
     force: options.force === true,
@@ -226,6 +231,9 @@ function commitLocal(
       entries,
     });
     markPruned(sql, event.id, result.prunedToolOutputs);
+    // Only a summarizing pass (tier 2 and up) returns a ledger, the carried one included; after a
+    // prune-only compaction the stored one still holds.
+    if (result.tier >= 2) saveLedger(sql, result.ledger);
     // A result that would still trigger cannot be improved until more messages arrive.
     settleCompaction(sql, tokensAfter > limits.engineTrigger ? snapshot.lastSeq : null, now);
     return { status: "committed", event };

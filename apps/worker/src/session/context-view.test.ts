@@ -25,6 +25,7 @@ function session(overrides: Partial<SessionRow> = {}): SessionRow {
     calibration_samples: 0,
     pending_trigger: null,
     exhausted_seq: null,
+    ledger: null,
     ...overrides,
   };
 }

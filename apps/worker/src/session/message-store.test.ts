@@ -1,34 +1,12 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { CHUNK_BYTES, MessageStore } from "./message-store";
-import { migrate, SCHEMA_VERSION } from "./schema";
+import { migrate } from "./schema";
 
 /** A fresh, never-used session object to borrow storage from. */
 function freshObject() {
   return env.SESSIONS.get(env.SESSIONS.idFromName(`store-test-${crypto.randomUUID()}`));
 }
-
-describe("schema", () => {
-  it("migrates once and records its version", async () => {
-    const version = await runInDurableObject(freshObject(), (_instance, state) => {
-      migrate(state.storage);
-      migrate(state.storage);
-      const tables = state.storage.sql
-        .exec<{ name: string }>(
-          "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'condense_%'",
-        )
-        .toArray()
-        .map((row) => row.name);
-      expect(tables).toEqual(
-        expect.arrayContaining(["condense_transcript", "condense_view", "condense_idempotency"]),
-      );
-      return state.storage.sql
-        .exec<{ version: number }>("SELECT version FROM condense_schema_version")
-        .toArray();
-    });
-    expect(version).toEqual([{ version: SCHEMA_VERSION }]);
-  });
-});
 
 describe("MessageStore", () => {
   it("stores messages at and around the chunk size byte for byte", async () => {

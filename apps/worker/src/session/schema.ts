@@ -16,6 +16,10 @@
  * - `condense_tool_outputs`: tool_call_id → the transcript row holding its output, and the compaction that
  *   pruned it.
  * - `condense_idempotency`: answers kept for `Idempotency-Key` retries.
+ *
+ * v2: `condense_session.ledger`, the identifier ledger (JSON) the last summarizing compaction returned,
+ * handed to the next one; NULL in sessions from before (the engine then reads identifiers from the
+ * previous summary, as it did).
  */
 
 interface Migration {
@@ -114,12 +118,19 @@ const migrations: Migration[] = [
       "CREATE INDEX condense_idempotency_created ON condense_idempotency (created_at)",
     ],
   },
+  {
+    version: 2,
+    statements: ["ALTER TABLE condense_session ADD COLUMN ledger TEXT"],
+  },
 ];
 
 export const SCHEMA_VERSION = migrations.length;
 
-/** Applies the migrations this object has not run yet, each in its own transaction. */
-export function migrate(storage: DurableObjectStorage): void {
+/**
+ * Applies the migrations this object has not run yet, each in its own transaction. `target` stops
+ * earlier (tests build old schemas with it).
+ */
+export function migrate(storage: DurableObjectStorage, target = SCHEMA_VERSION): void {
   const sql = storage.sql;
   sql.exec("CREATE TABLE IF NOT EXISTS condense_schema_version (version INTEGER NOT NULL)");
   const row = sql
@@ -127,7 +138,7 @@ export function migrate(storage: DurableObjectStorage): void {
     .one();
   const current = row.version ?? 0;
   for (const migration of migrations) {
-    if (migration.version <= current) continue;
+    if (migration.version <= current || migration.version > target) continue;
     storage.transactionSync(() => {
       for (const statement of migration.statements) sql.exec(statement);
       sql.exec("INSERT INTO condense_schema_version (version) VALUES (?)", migration.version);

@@ -2,11 +2,13 @@
  * @module session/session-record
  * The one `condense_session` row of a session's object: its owner, epoch,
  * counters, summarizer cooldown, token calibration, the pending background
- * trigger and how far compaction has gone. The epoch changes when a session
+ * trigger, how far compaction has gone and the identifier ledger carried from
+ * one compaction to the next. The epoch changes when a session
  * is deleted and created again, so a compaction that started before can tell
  * that its snapshot belongs to a session that no longer exists.
  */
 
+import type { Ledger } from "@condense/core";
 import { ApiError } from "../http/errors";
 import type { Calibration } from "./calibration";
 
@@ -32,6 +34,8 @@ export type SessionRow = {
   calibration_samples: number;
   pending_trigger: string | null;
   exhausted_seq: number | null;
+  /** JSON of the `ledger` the last summarizing compaction returned (schema v2). */
+  ledger: string | null;
 };
 
 export function notFound(sessionId: string): ApiError {
@@ -137,4 +141,14 @@ export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, 
     tokens,
     now,
   );
+}
+
+/** The ledger the last summarizing compaction returned, for the next one. */
+export function ledgerOf(session: SessionRow): Ledger | undefined {
+  return session.ledger === null ? undefined : (JSON.parse(session.ledger) as Ledger);
+}
+
+/** Stores a compaction's ledger; run it inside the commit's transaction. */
+export function saveLedger(sql: SqlStorage, ledger: Ledger): void {
+  sql.exec("UPDATE condense_session SET ledger = ? WHERE id = 1", JSON.stringify(ledger));
 }
