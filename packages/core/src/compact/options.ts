@@ -5,6 +5,7 @@
  */
 
 import { InvalidOptionsError } from "../errors/condense-error.js";
+import { nonNegativeInteger, optionalString } from "../errors/option-checks.js";
 import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
 import type { Ledger } from "../summary/ledger-types.js";
@@ -63,25 +64,6 @@ export interface ResolvedOptions {
   summaryMinTokens: number;
   summaryMaxTokens: number;
   ledger: Ledger | undefined;
-}
-
-function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new InvalidOptionsError(
-      name,
-      `expected a whole number ≥ 0, got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
-}
-
-function optionalString(name: string, value: unknown): string | undefined {
-  if (value === undefined) return undefined;
-  if (typeof value !== "string") {
-    throw new InvalidOptionsError(name, `expected a string, got ${typeof value}`);
-  }
-  return value.trim() === "" ? undefined : value;
 }
 
 function resolveNow(value: unknown): number {

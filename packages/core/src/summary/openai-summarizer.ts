@@ -17,6 +17,7 @@
  */
 
 import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
+import { nonNegativeInteger, positiveNumber } from "../errors/option-checks.js";
 import { contextWindowFor } from "../models/context-window.js";
 import { countTokens } from "../tokens/count.js";
 import {
@@ -101,25 +102,6 @@ const CHUNK_SUMMARY_MIN = 400;
 const CHUNK_SUMMARY_MAX = 4_000;
 /** Text before the first heading longer than this is kept (it is content, not a "Here is the summary:" preamble). */
 const PREAMBLE_MAX_CHARS = 300;
-
-function positiveNumber(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value <= 0) {
-    throw new InvalidOptionsError(name, `expected a number > 0, got ${JSON.stringify(value)}`);
-  }
-  return value;
-}
-
-function nonNegativeInteger(name: string, value: unknown, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isInteger(value) || value < 0) {
-    throw new InvalidOptionsError(
-      name,
-      `expected a whole number ≥ 0, got ${JSON.stringify(value)}`,
-    );
-  }
-  return value;
-}
 
 const refusalStart =
   /^\s*(?:I['’]m sorry|I am sorry|sorry\b|I apologi[sz]e|I can(?:no|['’])t\b|I cannot\b|I won['’]t\b|I will not\b|I['’]m (?:not able|unable)\b|I am (?:not able|unable)\b|As an AI\b)/i;
