@@ -92,6 +92,31 @@ describe("serialization without loss", () => {
   });
 });
 
+describe("delete during a compaction", () => {
+  it("discards the compaction: nothing of the deleted session comes back", async () => {
+    const tag = crypto.randomUUID();
+    const model = `hold:${tag}`;
+    const id = await llmSession(model);
+    const manual = call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    await llm.waitForRequests(model);
+    const deleted = await call("DELETE", `/v1/sessions/${id}`);
+    expect(deleted.status).toBe(200);
+
+    await llm.release(tag);
+    const result = await manual;
+    expect(result.status).toBe(404);
+    expect(result.body).toMatchObject({ error: { code: "not_found" } });
+    expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+
+    // The id starts over: one message, no compaction from before.
+    const fresh = await append(id, { messages: [{ role: "user", content: "a new start" }] });
+    expect(fresh.body).toMatchObject({ firstSeq: 1, messageCount: 1 });
+    expect(await compactions(id)).toEqual([]);
+  });
+});
+
 describe("background compaction (alarm)", () => {
   it("answers the append at once and compacts when the alarm runs", async () => {
     const id = freshSession();

@@ -43,9 +43,13 @@ import { readSettings, type SessionSettings } from "./settings";
 import { summarizerFor } from "./summarizer-config";
 import { markPruned } from "./tool-outputs";
 
-/** What a compaction works with: the object's (migrated) storage, its messages and the bindings. */
+/** What a compaction works with: the object's storage, its messages and the bindings. */
 export interface CompactionContext {
-  storage: DurableObjectStorage;
+  /**
+   * The storage with its schema in place. Asked again at commit: a session deleted during the wait
+   * took its tables with it, and the commit must find them (empty) to see that and discard.
+   */
+  open(): DurableObjectStorage;
   store: MessageStore;
   env: Env;
 }
@@ -91,7 +95,7 @@ export async function runCompaction(
   options: CompactionOptions,
 ): Promise<RunResult> {
   const started = Date.now();
-  const sql = ctx.storage.sql;
+  const sql = ctx.open().sql;
   const session = readSession(sql);
   if (session === undefined) return { status: "gone" };
   const settings = readSettings(sql);
@@ -187,8 +191,9 @@ function commitLocal(
   limits: Limits,
   result: CompactResult<ChatMessage>,
 ): RunResult {
-  const sql = ctx.storage.sql;
-  return ctx.storage.transactionSync((): RunResult => {
+  const storage = ctx.open();
+  const sql = storage.sql;
+  return storage.transactionSync((): RunResult => {
     if (!isCurrent(sql, snapshot)) return { status: "discarded" };
     if (result.cooldownUntil !== undefined) {
       sql.exec("UPDATE condense_session SET cooldown_until = ? WHERE id = 1", result.cooldownUntil);

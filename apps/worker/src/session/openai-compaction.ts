@@ -64,8 +64,9 @@ export async function compactThroughOpenAI(
   );
   // Items have no count of their own: the canonical total is spread evenly over them.
   const perItem = Math.ceil(tokensAfter / output.length);
-  const sql = ctx.storage.sql;
-  const committed = ctx.storage.transactionSync((): RunResult => {
+  const storage = ctx.open();
+  const sql = storage.sql;
+  const committed = storage.transactionSync((): RunResult => {
     if (!isCurrent(sql, snapshot)) return { status: "discarded" };
     const now = Date.now();
     const event = recordCompaction(sql, {

@@ -179,7 +179,7 @@ export class SessionObject extends DurableObject<Env> {
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
   async #compact(trigger: string, options: CompactionOptions): Promise<RunResult> {
     const result = await runCompaction(
-      { storage: this.#storage(), store: this.#store, env: this.env },
+      { open: () => this.#storage(), store: this.#store, env: this.env },
       trigger,
       options,
     );
