@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { toolNamesById } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
+import { assistant, call, result } from "../test-support/conversation.js";
 import {
   capText,
   chunkTokenLimit,
@@ -20,18 +21,6 @@ import {
 
 // Pure tests: a rough counter stands in for a tokenizer.
 const count = (text: string) => Math.ceil(text.length / 4);
-
-function call(id: string, name: string, args: Record<string, unknown>): ChatMessage {
-  return {
-    role: "assistant",
-    content: null,
-    tool_calls: [{ id, type: "function", function: { name, arguments: JSON.stringify(args) } }],
-  };
-}
-
-function result(id: string, content: string): ChatMessage {
-  return { role: "tool", tool_call_id: id, content };
-}
 
 describe("capText", () => {
   it("leaves a message within the cap alone", () => {
@@ -255,7 +244,7 @@ describe("renderGroups + squeezeGroup", () => {
     const messages: ChatMessage[] = [];
     for (let index = 0; index < 40; index += 1) {
       messages.push({ role: "user", content: `step ${index} ${"u".repeat(300)}` });
-      messages.push(call(`id${index}`, "bash", { cmd: `make ${index}` }));
+      messages.push(assistant(null, [call(`id${index}`, "bash", { cmd: `make ${index}` })]));
       messages.push(result(`id${index}`, `output ${index} ${"o".repeat(1_500)}`));
     }
     const groups = renderGroups(messages, count);

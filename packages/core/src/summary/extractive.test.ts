@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ChatMessage, ToolCall } from "../messages/types.js";
+import type { ChatMessage } from "../messages/types.js";
+import { assistant, call, result, user } from "../test-support/conversation.js";
 import { countTokens } from "../tokens/count.js";
 import { extractiveSummarizer, extractiveSummary } from "./extractive.js";
 import { buildLedger, missingIdentifiers } from "./ledger.js";
@@ -9,28 +10,6 @@ import type { SummarizeRequest } from "./summarizer.js";
 import { missingSections, parseSections } from "./template.js";
 
 const MODEL = "gpt-4o";
-
-function call(id: string, name: string, args: unknown): ToolCall {
-  return {
-    id,
-    type: "function",
-    function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
-  };
-}
-
-function assistant(content: string | null, ...calls: ToolCall[]): ChatMessage {
-  return calls.length > 0
-    ? { role: "assistant", content, tool_calls: calls }
-    : { role: "assistant", content };
-}
-
-function tool(id: string, content: string): ChatMessage {
-  return { role: "tool", tool_call_id: id, content };
-}
-
-function user(content: string): ChatMessage {
-  return { role: "user", content };
-}
 
 const emptyLedger: Ledger = {
   identifiers: [],
@@ -64,42 +43,40 @@ const miniSwe: ChatMessage[] = [
   user(
     "<pr_description>\nConsider the following PR description:\nPlease support header rows in RestructuredText output\n</pr_description>\n\nYou must not modify the tests. Always run the reproduction script after a change.",
   ),
-  assistant(
-    "I'll start by finding the RST writer.",
+  assistant("I'll start by finding the RST writer.", [
     call("call_00_a1", "bash", { command: "cat /testbed/astropy/io/ascii/rst.py" }),
-  ),
-  tool("call_00_a1", "<returncode>0</returncode>\n<output>\nclass RST(FixedWidth):\n</output>"),
-  assistant(
-    "Let me reproduce the issue.",
+  ]),
+  result("call_00_a1", "<returncode>0</returncode>\n<output>\nclass RST(FixedWidth):\n</output>"),
+  assistant("Let me reproduce the issue.", [
     call("call_00_a2", "bash", {
       command:
         "cd /testbed && cat > test_rst_issue.py << 'EOF'\nprint(1)\nEOF\npython test_rst_issue.py",
     }),
-  ),
-  tool(
+  ]),
+  result(
     "call_00_a2",
     '<returncode>1</returncode>\n<output>\nTraceback (most recent call last):\n  File "/testbed/test_rst_issue.py", line 9, in <module>\n    tbl.write(sys.stdout, format="ascii.rst", header_rows=["name", "unit"])\nTypeError: RST.__init__() got an unexpected keyword argument \'header_rows\'\n</output>',
   ),
   assistant(
     "The root cause is that RST.__init__ does not accept header_rows. I decided to pass header_rows through to FixedWidth instead of rewriting the writer.",
-    call("call_00_a3", "bash", {
-      command:
-        "sed -i 's/def __init__(self):/def __init__(self, header_rows=None):/' astropy/io/ascii/rst.py",
-    }),
+    [
+      call("call_00_a3", "bash", {
+        command:
+          "sed -i 's/def __init__(self):/def __init__(self, header_rows=None):/' astropy/io/ascii/rst.py",
+      }),
+    ],
   ),
-  tool("call_00_a3", "<returncode>0</returncode>\n<output>\n</output>"),
-  assistant(
-    "Now let me run the script again.",
+  result("call_00_a3", "<returncode>0</returncode>\n<output>\n</output>"),
+  assistant("Now let me run the script again.", [
     call("call_00_a4", "bash", { command: "cd /testbed && python test_rst_issue.py" }),
-  ),
-  tool("call_00_a4", "<returncode>0</returncode>\n<output>\n===== ========\n</output>"),
-  assistant(
-    "I've fixed the header_rows support. Next, I will run the existing RST tests.",
+  ]),
+  result("call_00_a4", "<returncode>0</returncode>\n<output>\n===== ========\n</output>"),
+  assistant("I've fixed the header_rows support. Next, I will run the existing RST tests.", [
     call("call_00_a5", "bash", {
       command: "cd /testbed && python -m pytest astropy/io/ascii/tests/test_rst.py -q",
     }),
-  ),
-  tool(
+  ]),
+  result(
     "call_00_a5",
     "<returncode>1</returncode>\n<output>\nFAILED astropy/io/ascii/tests/test_rst.py::test_write_normal\n1 failed, 9 passed\n</output>",
   ),
@@ -164,8 +141,7 @@ describe("extractiveSummary on a Claude Code range", () => {
   // Shaped like claude-code ae4a77f8: few user turns, Read/Edit/Bash calls, a todo list.
   const messages: ChatMessage[] = [
     user("Work on bead spotter-4te. Start with the first ready task."),
-    assistant(
-      null,
+    assistant(null, [
       call("toolu_01Read", "Read", {
         file_path: "/home/USER/projects/spotter/lib/spotter/application.ex",
       }),
@@ -174,14 +150,13 @@ describe("extractiveSummary on a Claude Code range", () => {
         old_string: "a",
         new_string: "b",
       }),
-    ),
-    tool("toolu_01Read", "     1→defmodule Spotter.Application do"),
-    tool(
+    ]),
+    result("toolu_01Read", "     1→defmodule Spotter.Application do"),
+    result(
       "toolu_01Edit",
       "<tool_use_error>String to replace not found in file.\nString: a</tool_use_error>",
     ),
-    assistant(
-      null,
+    assistant(null, [
       call("toolu_01Todo", "TodoWrite", {
         todos: [
           { content: "Add OTEL deps", status: "completed", activeForm: "Adding" },
@@ -197,9 +172,9 @@ describe("extractiveSummary on a Claude Code range", () => {
         command: "git checkout -b spotter-4te && git push",
         description: "push",
       }),
-    ),
-    tool("toolu_01Todo", "Todos have been modified successfully."),
-    tool(
+    ]),
+    result("toolu_01Todo", "Todos have been modified successfully."),
+    result(
       "toolu_01Push",
       "Exit code 128\nfatal: The current branch spotter-4te has no upstream branch.",
     ),
@@ -254,18 +229,17 @@ describe("extractiveSummary outcomes", () => {
   it("joins a bare ERROR: label with its message and treats grep's exit 1 as no match", () => {
     const messages: ChatMessage[] = [
       user("Fix match.c"),
-      assistant(
-        null,
+      assistant(null, [
         call("toolu_10", "str_replace_editor", {
           command: "str_replace",
           path: "/w/match.c",
           old_str: "a",
           new_str: "a",
         }),
-      ),
-      tool("toolu_10", "ERROR:\nInvalid `new_str` parameter: a. No replacement was performed."),
-      assistant(null, call("toolu_11", "execute_bash", { command: 'grep -n "iso" /w/match.c' })),
-      tool("toolu_11", "<returncode>1</returncode>\n<output>\n</output>"),
+      ]),
+      result("toolu_10", "ERROR:\nInvalid `new_str` parameter: a. No replacement was performed."),
+      assistant(null, [call("toolu_11", "execute_bash", { command: 'grep -n "iso" /w/match.c' })]),
+      result("toolu_11", "<returncode>1</returncode>\n<output>\n</output>"),
     ];
     const commands = section(extractiveSummary(request(messages)), "Commands & errors");
     expect(commands).toContain(
@@ -278,7 +252,7 @@ describe("extractiveSummary outcomes", () => {
   it("marks calls without a result as waiting", () => {
     const messages: ChatMessage[] = [
       user("Run the build"),
-      assistant("Building.", call("call_9", "bash", { command: "make -j8" })),
+      assistant("Building.", [call("call_9", "bash", { command: "make -j8" })]),
     ];
     const summary = extractiveSummary(request(messages));
     expect(section(summary, "Progress")).toContain("- Waiting for results of: $ make -j8");
@@ -316,11 +290,10 @@ describe("extractiveSummary with a previous summary", () => {
     "1. Port payments.go",
   ].join("\n");
   const messages: ChatMessage[] = [
-    assistant(
-      "I've ported payments.go.",
+    assistant("I've ported payments.go.", [
       call("call_20", "Write", { file_path: "internal/payments.go", content: "package billing" }),
-    ),
-    tool("call_20", "File created successfully"),
+    ]),
+    result("call_20", "File created successfully"),
     user("Now add tests, and always use table-driven tests."),
   ];
   const carried = buildLedger([], {
@@ -374,14 +347,14 @@ describe("extractiveSummary budget", () => {
     messages.push(
       assistant(
         `Because step ${i} failed, I decided to retry with option ${i} instead of the default.`,
-        call(`call_${i}`, "bash", { command: `cd /repo && npm test -- --shard=${i}/120` }),
+        [call(`call_${i}`, "bash", { command: `cd /repo && npm test -- --shard=${i}/120` })],
       ),
-      tool(`call_${i}`, i % 3 === 0 ? `Exit code 1\nError: shard ${i} failed` : "ok"),
+      result(`call_${i}`, i % 3 === 0 ? `Exit code 1\nError: shard ${i} failed` : "ok"),
     );
   }
   messages.push(
-    assistant(null, call("call_w", "Write", { file_path: "/repo/src/api.ts", content: "x" })),
-    tool("call_w", "ok"),
+    assistant(null, [call("call_w", "Write", { file_path: "/repo/src/api.ts", content: "x" })]),
+    result("call_w", "ok"),
   );
 
   it("fits maxTokens by trimming low-priority sections, never Files or Exact identifiers", () => {
@@ -440,11 +413,10 @@ describe("extractiveSummary on hostile input", () => {
     const blob = "QUJD".repeat(250_000);
     const messages: ChatMessage[] = [
       user(`Decode this: ${blob}`),
-      assistant(
-        `Because ${"a.".repeat(400_000)}`,
+      assistant(`Because ${"a.".repeat(400_000)}`, [
         call("call_1", "bash", { command: `echo ${"x>".repeat(200_000)}` }),
-      ),
-      tool(
+      ]),
+      result(
         "call_1",
         `Traceback (most recent call last):\n${'  File "/x.py", line 1\n'.repeat(40_000)}ValueError: boom`,
       ),

@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
+import { assistant, call, result, user } from "../test-support/conversation.js";
 import {
   appendMissingIdentifiers,
   buildLedger,
@@ -15,28 +16,6 @@ import {
 import type { Ledger } from "./ledger-types.js";
 import { parseSections } from "./template.js";
 
-function call(id: string, name: string, args: unknown): ToolCall {
-  return {
-    id,
-    type: "function",
-    function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
-  };
-}
-
-function assistant(content: string | null, ...calls: ToolCall[]): ChatMessage {
-  return calls.length > 0
-    ? { role: "assistant", content, tool_calls: calls }
-    : { role: "assistant", content };
-}
-
-function tool(id: string, content: string): ChatMessage {
-  return { role: "tool", tool_call_id: id, content };
-}
-
-function user(content: string): ChatMessage {
-  return { role: "user", content };
-}
-
 const emptyLedger: Ledger = {
   identifiers: [],
   files: { read: [], modified: [] },
@@ -47,16 +26,15 @@ describe("buildLedger identifiers", () => {
   it("takes identifiers from user text, assistant text and tool arguments, plus every tool-call id, but not from tool output", () => {
     const ledger = buildLedger([
       user("Work on bead spotter-4te."),
-      assistant(
-        "Let me look at lib/spotter/application.ex first.",
+      assistant("Let me look at lib/spotter/application.ex first.", [
         call("toolu_01Read", "Read", { file_path: "/home/USER/projects/spotter/mix.exs" }),
-      ),
-      tool(
+      ]),
+      result(
         "toolu_01Read",
         'deps: [{:opentelemetry, "~> 1.3"}] see https://hex.pm/packages/opentelemetry 7f3a9c2e',
       ),
-      assistant(null, call("call_final", "bash", { command: "git log --oneline -1" })),
-      tool("call_final", "d9e611e feat: instrument hooks"),
+      assistant(null, [call("call_final", "bash", { command: "git log --oneline -1" })]),
+      result("call_final", "d9e611e feat: instrument hooks"),
     ]);
     expect(ledger.identifiers).toEqual([
       "spotter-4te",
@@ -70,11 +48,10 @@ describe("buildLedger identifiers", () => {
   it("skips tool feedback sent with the user role but keeps the user's own error reports", () => {
     // openhands ponyc-4588: an error observation logged as a user message right after a tool result
     const messages: ChatMessage[] = [
-      assistant(
-        null,
+      assistant(null, [
         call("toolu_10", "str_replace_editor", { command: "str_replace", path: "/workspace/a.c" }),
-      ),
-      tool("toolu_10", "ERROR:\nNo replacement was performed."),
+      ]),
+      result("toolu_10", "ERROR:\nNo replacement was performed."),
       user(
         "Parameter 'command' is expected to be one of ['view', 'create', 'str_replace', 'insert', 'undo_edit'].",
       ),
@@ -96,11 +73,10 @@ describe("buildLedger identifiers", () => {
     const ledger = buildLedger(
       [
         user("Also update src/a.ts and src/c.ts"),
-        assistant(
-          null,
+        assistant(null, [
           call("call_1", "Edit", { file_path: "src/b.ts", old_string: "x", new_string: "y" }),
-        ),
-        tool("call_1", "ok"),
+        ]),
+        result("call_1", "ok"),
       ],
       previous,
     );
@@ -213,24 +189,22 @@ describe("filesTouched", () => {
   it("follows SWE-agent's open file for edit", () => {
     // swe-agent pydicom-1458
     const messages: ChatMessage[] = [
-      assistant(null, call("call_0", "create", { command: "create reproduce_bug.py\n" })),
-      tool("call_0", "[File: /pydicom__pydicom/reproduce_bug.py (1 lines total)]"),
-      assistant(null, call("call_3", "find_file", { command: 'find_file "numpy_handler.py"\n' })),
-      tool("call_3", "Found 1 matches"),
-      assistant(
-        null,
+      assistant(null, [call("call_0", "create", { command: "create reproduce_bug.py\n" })]),
+      result("call_0", "[File: /pydicom__pydicom/reproduce_bug.py (1 lines total)]"),
+      assistant(null, [call("call_3", "find_file", { command: 'find_file "numpy_handler.py"\n' })]),
+      result("call_3", "Found 1 matches"),
+      assistant(null, [
         call("call_4", "open", {
           command: "open pydicom/pixel_data_handlers/numpy_handler.py 293\n",
         }),
-      ),
-      tool("call_4", "..."),
-      assistant(
-        null,
+      ]),
+      result("call_4", "..."),
+      assistant(null, [
         call("call_5", "edit", {
           command: "edit 287:295\n    required_elements = [\nend_of_edit\n",
         }),
-      ),
-      tool("call_5", "..."),
+      ]),
+      result("call_5", "..."),
     ];
     expect(buildLedger(messages).files).toEqual({
       read: ["pydicom/pixel_data_handlers/numpy_handler.py"],

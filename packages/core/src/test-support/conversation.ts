@@ -13,10 +13,15 @@ export const assistant = (content: string | null, calls: ToolCall[] = []): ChatM
   calls.length === 0
     ? { role: "assistant", content }
     : { role: "assistant", content, tool_calls: calls };
-export const call = (id: string, name: string, args: Record<string, unknown>): ToolCall => ({
+/** A tool call; `args` as an object is sent as JSON, as a string verbatim (e.g. malformed JSON). */
+export const call = (
+  id: string,
+  name: string,
+  args: Record<string, unknown> | string,
+): ToolCall => ({
   id,
   type: "function",
-  function: { name, arguments: JSON.stringify(args) },
+  function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
 });
 export const result = (toolCallId: string, content: string): ChatMessage => ({
   role: "tool",
