@@ -262,6 +262,30 @@ describe("idempotency", () => {
     expect(next.body.lastSeq).toBe(8);
   });
 
+  it("keeps an append and its answer together, so a retry after a failure appends nothing twice", async () => {
+    const id = freshSession();
+    await createSmallSession(id);
+    // This append crosses the trigger, and setting its alarm fails once, after the messages are stored.
+    await runInDurableObject(stubFor("alice", id), (_instance, state) => {
+      const setAlarm = state.storage.setAlarm.bind(state.storage);
+      let failures = 1;
+      state.storage.setAlarm = (...args: Parameters<typeof setAlarm>) => {
+        if (failures-- > 0) throw new Error("scripted storage failure");
+        return setAlarm(...args);
+      };
+    });
+    const body = { messages: conversation(20).slice(2) };
+    const headers = { "Idempotency-Key": "append-then-fail" };
+    const failed = await append(id, body, "alice", headers);
+    expect(failed.status).toBe(500);
+
+    const retry = await append(id, body, "alice", headers);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toMatchObject({ firstSeq: 3, lastSeq: 42, messageCount: 42 });
+    const status = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    expect(status.body.messageCount).toBe(42);
+  });
+
   it("makes manual compaction retries safe", async () => {
     const id = freshSession();
     await createSmallSession(id);

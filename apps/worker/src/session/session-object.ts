@@ -86,6 +86,9 @@ export interface AppendInput {
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
 
+/** A background compaction marked pending by this call (`new`) or before it (`pending`). */
+type PendingMark = "new" | "pending";
+
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 const MAX_OVERFLOW_PASSES = 3;
 
@@ -151,22 +154,36 @@ export class SessionObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------ compaction
 
-  /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
-  async #scheduleIfNeeded(trigger: string): Promise<boolean> {
+  /**
+   * Marks a background compaction as pending when the context is over the trigger and none is.
+   * Synchronous, so it commits with the caller's writes; `#armAlarm` sets the alarm after. Returns
+   * `new` (marked now), `pending` (marked before) or undefined (none wanted).
+   */
+  #markPending(trigger: string): PendingMark | undefined {
     const sql = this.#sql();
     const session = readSession(sql);
-    if (session === undefined) return false;
-    if (session.pending_trigger !== null) {
-      // Self-healing: a pending compaction whose alarm is gone (and that is not running) gets a new alarm.
-      if (this.#queue.size === 0 && (await this.ctx.storage.getAlarm()) === null) {
-        await this.ctx.storage.setAlarm(Date.now() + this.#compactionDelayMs());
-      }
-      return true;
-    }
-    if (isExhausted(session)) return false;
-    if (!this.#currentLimits(session).compact) return false;
+    if (session === undefined) return undefined;
+    if (session.pending_trigger !== null) return "pending";
+    if (isExhausted(session)) return undefined;
+    if (!this.#currentLimits(session).compact) return undefined;
     setPendingTrigger(sql, trigger);
+    return "new";
+  }
+
+  /** The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is gone. */
+  async #armAlarm(mark: PendingMark): Promise<void> {
+    // Self-healing: a pending compaction whose alarm is gone (and that is not running) gets a new alarm.
+    if (mark === "pending") {
+      if (this.#queue.size > 0 || (await this.ctx.storage.getAlarm()) !== null) return;
+    }
     await this.ctx.storage.setAlarm(Date.now() + this.#compactionDelayMs());
+  }
+
+  /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
+  async #scheduleIfNeeded(trigger: string): Promise<boolean> {
+    const mark = this.#markPending(trigger);
+    if (mark === undefined) return false;
+    await this.#armAlarm(mark);
     return true;
   }
 
@@ -209,27 +226,30 @@ export class SessionObject extends DurableObject<Env> {
   async append(key: SessionKey, input: AppendInput): Promise<Outcome<AppendResponseBody>> {
     return outcome(async () => {
       const sql = this.#sql();
-      const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, Date.now());
-      if (replayed !== undefined) return replayed;
+      let mark: PendingMark | undefined;
+      // The messages, the counters, the calibration, the pending mark and the idempotency record commit
+      // together: a retry after any failure finds either all of them or none.
+      const response = this.ctx.storage.transactionSync((): AppendResponseBody => {
+        const now = Date.now();
+        const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
+        if (replayed !== undefined) return replayed;
 
-      const now = Date.now();
-      let session = openSession(sql, key, now);
-      const settings = readSettings(sql);
-      if (input.model !== undefined && input.model !== session.last_model) {
-        setLastModel(sql, input.model);
-        session = { ...session, last_model: input.model };
-      }
-      // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
-      // as it was before this append.
-      if (input.usage !== undefined) {
-        session = this.#calibrate(session, settings, input.usage.inputTokens);
-      }
-      const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
+        let session = openSession(sql, key, now);
+        const settings = readSettings(sql);
+        if (input.model !== undefined && input.model !== session.last_model) {
+          setLastModel(sql, input.model);
+          session = { ...session, last_model: input.model };
+        }
+        // `usage.inputTokens` is what the provider counted for the prompt the client sent: the
+        // context as it was before this append.
+        if (input.usage !== undefined) {
+          session = this.#calibrate(session, settings, input.usage.inputTokens);
+        }
+        const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
 
-      const firstSeq = session.message_count + 1;
-      let seq = session.message_count;
-      let addedTokens = 0;
-      this.ctx.storage.transactionSync(() => {
+        const firstSeq = session.message_count + 1;
+        let seq = session.message_count;
+        let addedTokens = 0;
         for (const message of input.messages) {
           seq++;
           const tokens = messageTokens(message, model);
@@ -238,24 +258,28 @@ export class SessionObject extends DurableObject<Env> {
           indexToolCalls(sql, message, seq);
         }
         countAppended(sql, seq, addedTokens, now);
-      });
 
-      const scheduled = await this.#scheduleIfNeeded("append");
-      const after = requireSession(sql, key);
-      const limits = this.#currentLimits(after, settings);
-      const response: AppendResponseBody = {
-        sessionId: key.sessionId,
-        appended: input.messages.length,
-        firstSeq,
-        lastSeq: seq,
-        messageCount: after.message_count,
-        tokens: limits.tokens,
-        contextWindow: limits.contextWindow,
-        threshold: limits.triggerTokens,
-        warningLevel: limits.warningLevel,
-        compaction: { status: scheduled ? "scheduled" : this.#compactionStatus(after) },
-      };
-      remember(sql, "append", input.idempotency, response, Date.now());
+        mark = this.#markPending("append");
+        const after = requireSession(sql, key);
+        const limits = this.#currentLimits(after, settings);
+        const answer: AppendResponseBody = {
+          sessionId: key.sessionId,
+          appended: input.messages.length,
+          firstSeq,
+          lastSeq: seq,
+          messageCount: after.message_count,
+          tokens: limits.tokens,
+          contextWindow: limits.contextWindow,
+          threshold: limits.triggerTokens,
+          warningLevel: limits.warningLevel,
+          compaction: {
+            status: mark !== undefined ? "scheduled" : this.#compactionStatus(after),
+          },
+        };
+        remember(sql, "append", input.idempotency, answer, now);
+        return answer;
+      });
+      if (mark !== undefined) await this.#armAlarm(mark);
       return response;
     });
   }
