@@ -1,9 +1,10 @@
 /**
  * @module test-support/openai-server
- * A local HTTP server that speaks the Chat Completions protocol, for tests
- * that drive the real `openai` SDK (or anything else that calls an
- * OpenAI-compatible endpoint). Node only (`node:http`): tests using it are
- * named `*.node.test.ts`.
+ * A local HTTP server that speaks OpenAI's Chat Completions and Responses
+ * protocols (JSON and SSE), for tests that drive the real `openai` SDK (or
+ * anything else that calls an OpenAI-compatible endpoint). Node only
+ * (`node:http`): tests using it are named `*.node.test.ts`, or start it from
+ * vitest's globalSetup (the worker and client tests, whose workerd cannot listen).
  *
  * ```ts
  * const server = await startOpenAIServer((request) => ({ type: "completion", content: "## Goal\n…" }));
@@ -12,13 +13,18 @@
  * await server.close();
  * ```
  *
- * Replies (what the handler returns):
+ * `POST …/chat/completions` and `POST …/responses` go to the handler (and are
+ * recorded, with `api` saying which); any other path goes to the optional
+ * `control` handler (a harness's own endpoints) or gets a 404.
+ *
+ * Replies (what the handler returns), in the protocol the request used:
  * - `completion`: a normal answer (JSON, or SSE when the request asked `stream: true`);
- *   `content`, `refusal`, `finishReason` (`stop`, `length`, …) and `usage` are scriptable.
+ *   `content`, `refusal`, `toolCalls`, `finishReason` (`stop`, `length`, …) and `usage` are scriptable.
  * - `error`: an HTTP error with an OpenAI-style error body and optional headers (`retry-after`).
- * - `raw`: any body with any status and content type (malformed JSON, HTML error pages).
- * - `truncated`: the answer stops mid-way: half a JSON body, or SSE chunks
- *   without a finish reason or `[DONE]`; then the connection is cut, or with
+ * - `raw`: any body with any status and content type (malformed JSON, HTML error pages,
+ *   another provider's error body).
+ * - `truncated`: the answer stops mid-way: half a JSON body, or SSE events
+ *   without the finish or `[DONE]`; then the connection is cut, or with
  *   `stall: true` kept open and silent (a server that stops sending).
  * - `hang`: never answers (until the client gives up or the server closes).
  * Every reply may carry `delayMs` before anything is written.
@@ -28,8 +34,11 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { SUMMARY_SECTIONS } from "../summary/template.js";
 
+/** The protocol of a model request: Chat Completions or Responses. */
+export type OpenAIApi = "chat" | "responses";
+
 /** One request the server received. */
-export interface RecordedRequest {
+export interface ReceivedRequest {
   method: string;
   /** Path and query, e.g. `/v1/chat/completions`. */
   path: string;
@@ -37,14 +46,24 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** The body as received. */
   rawBody: string;
-  /** The body parsed as JSON (`undefined` when it is not JSON). */
-  body: ChatRequestBody | undefined;
+  /** The body parsed as a JSON object (`undefined` when it is not one). */
+  body: OpenAIRequestBody | undefined;
 }
 
-/** The part of a Chat Completions request body tests look at. */
-export interface ChatRequestBody {
+/** A model request (`…/chat/completions` or `…/responses`), as recorded in `requests`. */
+export interface RecordedRequest extends ReceivedRequest {
+  api: OpenAIApi;
+}
+
+/** The part of a request body tests look at. */
+export interface OpenAIRequestBody {
   model?: string;
+  /** Chat Completions. */
   messages?: Array<{ role: string; content: unknown }>;
+  /** Responses: a string or a list of input items. */
+  input?: unknown;
+  /** Responses: the system prompt. */
+  instructions?: unknown;
   stream?: boolean;
   stream_options?: { include_usage?: boolean };
   max_tokens?: number;
@@ -57,13 +76,26 @@ export interface Usage {
   completion_tokens: number;
 }
 
+/** A function call in an answer: Chat `tool_calls[]`, or a Responses `function_call` item. */
+export interface ToolCallReply {
+  /** The call id (`call_id` in Responses). */
+  id: string;
+  name: string;
+  /** The arguments as JSON text. */
+  arguments: string;
+}
+
+export type FinishReason = "stop" | "length" | "content_filter" | "tool_calls";
+
 export type OpenAIServerReply =
   | {
       type: "completion";
+      /** Default `""`, or `null` when the answer has tool calls. */
       content?: string | null;
       refusal?: string | null;
-      /** Default `stop`. */
-      finishReason?: "stop" | "length" | "content_filter" | "tool_calls";
+      toolCalls?: ToolCallReply[];
+      /** Default `tool_calls` when there are tool calls, else `stop`. */
+      finishReason?: FinishReason;
       /** Default: rough counts (characters / 4); `null` sends no usage. */
       usage?: Usage | null;
       delayMs?: number;
@@ -79,50 +111,77 @@ export type OpenAIServerReply =
   | { type: "truncated"; content: string; stall?: boolean; delayMs?: number }
   | { type: "hang"; delayMs?: number };
 
-/** Decides the reply to a request; `index` counts requests from 0. */
+/** Decides the reply to a model request; `index` counts model requests from 0. */
 export type OpenAIServerHandler = (
   request: RecordedRequest,
   index: number,
 ) => OpenAIServerReply | Promise<OpenAIServerReply>;
 
+/** A JSON answer to a control request (status default 200). */
+export interface ControlReply {
+  status?: number;
+  body: unknown;
+}
+
+/** Answers a request to any other path; `undefined` is a 404. */
+export type ControlHandler = (
+  request: ReceivedRequest,
+) => ControlReply | undefined | Promise<ControlReply | undefined>;
+
+export interface OpenAIServerOptions {
+  /** The harness's own endpoints (scenarios, logs, releasing held requests, fakes of other APIs). */
+  control?: ControlHandler;
+}
+
 export interface OpenAIServer {
   /** Base URL for an OpenAI client, ending in `/v1`. */
   url: string;
-  /** Every request received, in order. */
+  /** `http://127.0.0.1:<port>`, for control requests. */
+  origin: string;
+  /** Every model request received, in order. */
   requests: RecordedRequest[];
   setHandler(handler: OpenAIServerHandler): void;
   close(): Promise<void>;
 }
 
-/** The text of every message of a recorded request, joined (system prompt included). */
-export function requestText(request: RecordedRequest): string {
-  const messages = request.body?.messages ?? [];
-  return messages
-    .map((message) => {
-      const content = message.content;
-      if (typeof content === "string") return content;
-      if (Array.isArray(content)) {
-        return content
-          .map((part: unknown) =>
-            typeof part === "object" &&
-            part !== null &&
-            "text" in part &&
-            typeof part.text === "string"
-              ? part.text
-              : "",
-          )
-          .join("\n");
-      }
-      return "";
-    })
-    .join("\n\n");
+type Json = Record<string, unknown>;
+
+function isRecord(value: unknown): value is Json {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** The last user message of a recorded request (the prompt under the system prompt). */
-export function lastUserText(request: RecordedRequest): string {
-  const users = (request.body?.messages ?? []).filter((message) => message.role === "user");
-  const last = users.at(-1)?.content;
-  return typeof last === "string" ? last : "";
+/** The conversation of a request: Chat `messages`, or Responses `input` (a string is one user message). */
+function conversation(request: ReceivedRequest): unknown[] {
+  const body = request.body;
+  if (body === undefined) return [];
+  if (Array.isArray(body.messages)) return body.messages;
+  if (typeof body.input === "string") return [{ role: "user", content: body.input }];
+  return Array.isArray(body.input) ? body.input : [];
+}
+
+/** The text of a message's `content` (a string or text parts), or of a Responses tool output. */
+function itemText(item: unknown): string {
+  if (!isRecord(item)) return "";
+  const content = item.content ?? item.output;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .map((part: unknown) => (isRecord(part) && typeof part.text === "string" ? part.text : ""))
+    .join("\n");
+}
+
+/** The text of every message of a request, joined (system prompt or `instructions` included). */
+export function requestText(request: ReceivedRequest): string {
+  const texts = conversation(request).map(itemText);
+  const instructions = request.body?.instructions;
+  return (typeof instructions === "string" ? [instructions, ...texts] : texts).join("\n\n");
+}
+
+/** The last user message of a request (the prompt under the system prompt). */
+export function lastUserText(request: ReceivedRequest): string {
+  const users = conversation(request).filter((item) => isRecord(item) && item.role === "user");
+  const last = users.at(-1);
+  return isRecord(last) && typeof last.content === "string" ? last.content : "";
 }
 
 /**
@@ -130,7 +189,7 @@ export function lastUserText(request: RecordedRequest): string {
  * placeholder anywhere in the request (so tests can check restoration) and
  * the number of the request.
  */
-export function templateSummary(request: RecordedRequest, index = 0): string {
+export function templateSummary(request: ReceivedRequest, index = 0): string {
   const placeholders = [...new Set(requestText(request).match(/\[\[SECRET_\d+\]\]/g) ?? [])];
   return SUMMARY_SECTIONS.map((section) => {
     let body = "None";
@@ -156,10 +215,10 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-function parseBody(raw: string): ChatRequestBody | undefined {
+function parseBody(raw: string): OpenAIRequestBody | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === "object" && parsed !== null ? (parsed as ChatRequestBody) : undefined;
+    return isRecord(parsed) ? (parsed as OpenAIRequestBody) : undefined;
   } catch {
     return undefined;
   }
@@ -176,54 +235,223 @@ function roughUsage(request: RecordedRequest, content: string): Usage {
   };
 }
 
-let completionCounter = 0;
-
-function completionBody(
-  model: string,
-  message: { content: string | null; refusal: string | null },
-  finishReason: string,
-  usage: Usage | null,
-) {
-  completionCounter += 1;
-  return {
-    id: `chatcmpl-test-${completionCounter}`,
-    object: "chat.completion",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [
-      {
-        index: 0,
-        message: { role: "assistant", ...message },
-        finish_reason: finishReason,
-        logprobs: null,
-      },
-    ],
-    ...(usage === null
-      ? {}
-      : { usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens } }),
-  };
-}
-
-function chunkEvent(
-  model: string,
-  id: string,
-  delta: Record<string, unknown>,
-  finishReason: string | null,
-) {
-  return `data: ${JSON.stringify({
-    id,
-    object: "chat.completion.chunk",
-    created: Math.floor(Date.now() / 1000),
-    model,
-    choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
-  })}\n\n`;
-}
-
-/** Splits text into a few pieces, as a streaming server would. */
+/** Splits text into pieces, as a streaming server would. */
 function pieces(text: string, size = 64): string[] {
   const out: string[] = [];
   for (let index = 0; index < text.length; index += size) out.push(text.slice(index, index + size));
   return out;
+}
+
+/** Tool-call arguments stream in small pieces, as OpenAI sends them. */
+const ARGUMENT_PIECE = 8;
+
+function sendJson(response: ServerResponse, status: number, body: unknown): void {
+  response.writeHead(status, { "content-type": "application/json" });
+  response.end(JSON.stringify(body));
+}
+
+/** A `completion` (or `truncated`) reply with every default filled in. */
+interface Answer {
+  content: string | null;
+  refusal: string | null;
+  toolCalls: ToolCallReply[];
+  finishReason: FinishReason;
+  usage: Usage | null;
+}
+
+/** An answer rendered in one protocol: the JSON body, or the SSE events. */
+interface Rendered {
+  json: Json;
+  events: string[];
+  /** How many of `events` come before the finish (what a truncated stream sends). */
+  beforeFinish: number;
+  /** Sent after the events (`data: [DONE]` in Chat Completions). */
+  end: string;
+}
+
+let answerCounter = 0;
+
+function chatRender(model: string, answer: Answer, includeUsage: boolean): Rendered {
+  answerCounter += 1;
+  const id = `chatcmpl-test-${answerCounter}`;
+  const created = Math.floor(Date.now() / 1000);
+  const usage =
+    answer.usage === null
+      ? undefined
+      : {
+          ...answer.usage,
+          total_tokens: answer.usage.prompt_tokens + answer.usage.completion_tokens,
+        };
+  const toolCalls = answer.toolCalls.map((call) => ({
+    id: call.id,
+    type: "function",
+    function: { name: call.name, arguments: call.arguments },
+  }));
+  const json: Json = {
+    id,
+    object: "chat.completion",
+    created,
+    model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: "assistant",
+          content: answer.content,
+          refusal: answer.refusal,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+        },
+        finish_reason: answer.finishReason,
+        logprobs: null,
+      },
+    ],
+    ...(usage === undefined ? {} : { usage }),
+  };
+  const chunk = (delta: Json, finishReason: string | null) =>
+    `data: ${JSON.stringify({
+      id,
+      object: "chat.completion.chunk",
+      created,
+      model,
+      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
+    })}\n\n`;
+  // A call-only answer starts with `content: null`; any other with "", as OpenAI's streams do.
+  const events = [
+    chunk({ role: "assistant", content: answer.toolCalls.length > 0 ? null : "" }, null),
+  ];
+  for (const piece of pieces(answer.content ?? "")) events.push(chunk({ content: piece }, null));
+  answer.toolCalls.forEach((call, index) => {
+    // The way OpenAI streams a call: id and name first, then the arguments in pieces.
+    events.push(
+      chunk(
+        {
+          tool_calls: [
+            { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
+          ],
+        },
+        null,
+      ),
+    );
+    for (const piece of pieces(call.arguments, ARGUMENT_PIECE))
+      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
+  });
+  if (answer.refusal !== null) events.push(chunk({ refusal: answer.refusal }, null));
+  const beforeFinish = events.length;
+  events.push(chunk({}, answer.finishReason));
+  if (usage !== undefined && includeUsage) {
+    events.push(
+      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`,
+    );
+  }
+  return { json, events, beforeFinish, end: "data: [DONE]\n\n" };
+}
+
+function responsesRender(model: string, answer: Answer): Rendered {
+  answerCounter += 1;
+  const n = answerCounter;
+  const incomplete =
+    answer.finishReason === "length"
+      ? "max_output_tokens"
+      : answer.finishReason === "content_filter"
+        ? "content_filter"
+        : null;
+  const items: Json[] = [];
+  const text = answer.content ?? "";
+  if (answer.toolCalls.length === 0 || text !== "" || answer.refusal !== null) {
+    items.push({
+      type: "message",
+      id: `msg_test_${n}`,
+      role: "assistant",
+      status: "completed",
+      content: [
+        ...(answer.content === null ? [] : [{ type: "output_text", text, annotations: [] }]),
+        ...(answer.refusal === null ? [] : [{ type: "refusal", refusal: answer.refusal }]),
+      ],
+    });
+  }
+  answer.toolCalls.forEach((call, index) => {
+    items.push({
+      type: "function_call",
+      id: `fc_test_${n}_${index}`,
+      call_id: call.id,
+      name: call.name,
+      arguments: call.arguments,
+      status: "completed",
+    });
+  });
+  const json: Json = {
+    id: `resp_test_${n}`,
+    object: "response",
+    created_at: Math.floor(Date.now() / 1000),
+    status: incomplete === null ? "completed" : "incomplete",
+    incomplete_details: incomplete === null ? null : { reason: incomplete },
+    model,
+    output: items,
+    parallel_tool_calls: true,
+    tool_choice: "auto",
+    tools: [],
+    ...(answer.usage === null
+      ? {}
+      : {
+          usage: {
+            input_tokens: answer.usage.prompt_tokens,
+            output_tokens: answer.usage.completion_tokens,
+            total_tokens: answer.usage.prompt_tokens + answer.usage.completion_tokens,
+            input_tokens_details: { cached_tokens: 0 },
+            output_tokens_details: { reasoning_tokens: 0 },
+          },
+        }),
+  };
+  let sequence = 0;
+  const event = (type: string, fields: Json) =>
+    `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: sequence++ })}\n\n`;
+  const events = [
+    event("response.created", { response: { ...json, status: "in_progress", output: [] } }),
+  ];
+  let beforeFinish: number | undefined;
+  items.forEach((item, index) => {
+    const started =
+      item.type === "message"
+        ? { ...item, status: "in_progress", content: [] }
+        : { ...item, status: "in_progress", arguments: "" };
+    events.push(event("response.output_item.added", { output_index: index, item: started }));
+    if (item.type === "message") {
+      for (const piece of pieces(text)) {
+        events.push(
+          event("response.output_text.delta", {
+            item_id: item.id,
+            output_index: index,
+            content_index: 0,
+            delta: piece,
+          }),
+        );
+      }
+    } else {
+      for (const piece of pieces(String(item.arguments), ARGUMENT_PIECE)) {
+        events.push(
+          event("response.function_call_arguments.delta", {
+            item_id: item.id,
+            output_index: index,
+            delta: piece,
+          }),
+        );
+      }
+    }
+    beforeFinish ??= events.length;
+    events.push(event("response.output_item.done", { output_index: index, item }));
+  });
+  events.push(
+    event(incomplete === null ? "response.completed" : "response.incomplete", { response: json }),
+  );
+  // The Responses stream has no `[DONE]`: it ends with the connection.
+  return { json, events, beforeFinish: beforeFinish ?? events.length - 1, end: "" };
+}
+
+function render(request: RecordedRequest, answer: Answer): Rendered {
+  const model = request.body?.model ?? "test-model";
+  return request.api === "chat"
+    ? chatRender(model, answer, request.body?.stream_options?.include_usage === true)
+    : responsesRender(model, answer);
 }
 
 async function answer(
@@ -236,24 +464,23 @@ async function answer(
     await Promise.race([sleep(reply.delayMs), socketClosed]);
   }
   if (response.destroyed) return;
-  const model = request.body?.model ?? "test-model";
   const streaming = request.body?.stream === true;
   switch (reply.type) {
     case "hang":
       await socketClosed;
       return;
-    case "error": {
-      const body = JSON.stringify({
-        error: {
-          message: reply.message ?? `scripted error ${reply.status}`,
-          type: "server_error",
-          code: null,
-        },
-      });
+    case "error":
       response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
-      response.end(body);
+      response.end(
+        JSON.stringify({
+          error: {
+            message: reply.message ?? `scripted error ${reply.status}`,
+            type: "server_error",
+            code: null,
+          },
+        }),
+      );
       return;
-    }
     case "raw":
       response.writeHead(reply.status ?? 200, {
         "content-type": reply.contentType ?? "application/json",
@@ -261,16 +488,18 @@ async function answer(
       response.end(reply.body);
       return;
     case "truncated": {
+      const rendered = render(request, {
+        content: reply.content,
+        refusal: null,
+        toolCalls: [],
+        finishReason: "stop",
+        usage: null,
+      });
       if (streaming) {
         response.writeHead(200, { "content-type": "text/event-stream" });
-        const id = `chatcmpl-test-${++completionCounter}`;
-        response.write(chunkEvent(model, id, { role: "assistant", content: "" }, null));
-        for (const piece of pieces(reply.content))
-          response.write(chunkEvent(model, id, { content: piece }, null));
+        for (const event of rendered.events.slice(0, rendered.beforeFinish)) response.write(event);
       } else {
-        const body = JSON.stringify(
-          completionBody(model, { content: reply.content, refusal: null }, "stop", null),
-        );
+        const body = JSON.stringify(rendered.json);
         response.writeHead(200, { "content-type": "application/json" });
         response.write(body.slice(0, Math.floor(body.length / 2)));
       }
@@ -284,49 +513,43 @@ async function answer(
       return;
     }
     case "completion": {
-      const content = reply.content === undefined ? "" : reply.content;
-      const refusal = reply.refusal ?? null;
-      const finishReason = reply.finishReason ?? "stop";
-      const usage = reply.usage === undefined ? roughUsage(request, content ?? "") : reply.usage;
+      const toolCalls = reply.toolCalls ?? [];
+      const content =
+        reply.content === undefined ? (toolCalls.length > 0 ? null : "") : reply.content;
+      const rendered = render(request, {
+        content,
+        refusal: reply.refusal ?? null,
+        toolCalls,
+        finishReason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
+        usage: reply.usage === undefined ? roughUsage(request, content ?? "") : reply.usage,
+      });
       if (!streaming) {
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify(completionBody(model, { content, refusal }, finishReason, usage)),
-        );
+        sendJson(response, 200, rendered.json);
         return;
       }
       response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      const id = `chatcmpl-test-${++completionCounter}`;
-      response.write(chunkEvent(model, id, { role: "assistant", content: "" }, null));
-      for (const piece of pieces(content ?? ""))
-        response.write(chunkEvent(model, id, { content: piece }, null));
-      if (refusal !== null) response.write(chunkEvent(model, id, { refusal }, null));
-      response.write(chunkEvent(model, id, {}, finishReason));
-      if (usage !== null && request.body?.stream_options?.include_usage === true) {
-        response.write(
-          `data: ${JSON.stringify({
-            id,
-            object: "chat.completion.chunk",
-            created: Math.floor(Date.now() / 1000),
-            model,
-            choices: [],
-            usage: { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens },
-          })}\n\n`,
-        );
-      }
-      response.end("data: [DONE]\n\n");
+      for (const event of rendered.events) response.write(event);
+      response.end(rendered.end);
       return;
     }
   }
 }
 
+/** Which protocol a path speaks, if any. */
+function apiOf(path: string): OpenAIApi | undefined {
+  const pathname = path.split("?")[0] ?? "";
+  if (pathname.endsWith("/chat/completions")) return "chat";
+  if (pathname.endsWith("/responses")) return "responses";
+  return undefined;
+}
+
 /**
  * Starts the server on 127.0.0.1 with a free port. Without a handler every
- * request gets `templateSummary`. Requests to paths other than
- * `…/chat/completions` get a 404.
+ * model request gets `templateSummary`.
  */
 export async function startOpenAIServer(
   handler: OpenAIServerHandler = templateHandler,
+  options: OpenAIServerOptions = {},
 ): Promise<OpenAIServer> {
   let current = handler;
   const requests: RecordedRequest[] = [];
@@ -340,20 +563,26 @@ export async function startOpenAIServer(
       for (const [name, value] of Object.entries(incoming.headers)) {
         if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
       }
-      const recorded: RecordedRequest = {
+      const received: ReceivedRequest = {
         method: incoming.method ?? "GET",
         path: incoming.url ?? "/",
         headers,
         rawBody,
         body: parseBody(rawBody),
       };
-      if (!recorded.path.split("?")[0]?.endsWith("/chat/completions")) {
-        response.writeHead(404, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({ error: { message: `no route ${recorded.path}`, type: "not_found" } }),
-        );
+      const api = apiOf(received.path);
+      if (api === undefined) {
+        const reply = await options.control?.(received);
+        if (reply === undefined) {
+          sendJson(response, 404, {
+            error: { message: `no route ${received.method} ${received.path}`, type: "not_found" },
+          });
+        } else {
+          sendJson(response, reply.status ?? 200, reply.body);
+        }
         return;
       }
+      const recorded: RecordedRequest = { ...received, api };
       const index = requests.length;
       requests.push(recorded);
       const reply = await current(recorded, index);
@@ -365,8 +594,10 @@ export async function startOpenAIServer(
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
+  const origin = `http://127.0.0.1:${port}`;
   return {
-    url: `http://127.0.0.1:${port}/v1`,
+    url: `${origin}/v1`,
+    origin,
     requests,
     setHandler(next) {
       current = next;
