@@ -371,6 +371,24 @@ describe("OpenAI strategy", () => {
     expect(reply.body.event?.strategy).toBe("local");
     expect(await llm.count("responses:fail:500")).toBeGreaterThan(0);
   });
+
+  it("falls back to the local tiers when the endpoint answers items it cannot read", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(16), model: "malformed:items" });
+    await call("PATCH", `/v1/sessions/${id}`, {
+      body: { strategy: "openai", contextWindow: 16_000 },
+    });
+    const reply = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.compacted).toBe(true);
+    expect(reply.body.event?.strategy).toBe("local");
+    expect(await llm.count("responses:malformed:items")).toBeGreaterThan(0);
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.status).toBe(200);
+    expect(JSON.stringify(context.body.messages)).not.toContain("not_an_item_type");
+  });
 });
 
 describe("logs", () => {

@@ -8,7 +8,8 @@
  * - `fail:<status>`: answers with that HTTP error;
  * - anything else: a valid template summary at once.
  * A second small server takes the control calls and fakes OpenAI's
- * `POST /v1/responses/compact` (model `fail:<status>` fails it too).
+ * `POST /v1/responses/compact` (model `fail:<status>` fails it too; `malformed…` answers items
+ * that are not Responses items).
  * `GET /requests?model=` counts what each model name received; `GET /prompts?model=` returns the
  * text of each of those Chat Completions requests, in order.
  */
@@ -101,6 +102,10 @@ export async function startLlmServers(): Promise<LlmServers> {
           send(Number(fail[1]), {
             error: { message: `scripted failure ${fail[1]}`, type: "server_error" },
           });
+          return;
+        }
+        if (model.startsWith("malformed")) {
+          send(200, { output: [{ type: "not_an_item_type", id: "x_1" }] });
           return;
         }
         if (incoming.headers.authorization !== "Bearer sk-test-openai") {

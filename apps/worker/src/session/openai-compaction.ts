@@ -6,7 +6,7 @@
  * the key that produced them. Any failure leaves the local tiers to run.
  */
 
-import { type ChatMessage, toCanonical } from "@condense/core";
+import { type ChatMessage, InvalidMessagesError, toCanonical } from "@condense/core";
 import { renderMessages } from "../api/formats";
 import { type CompactionLogLine, logCompaction } from "../http/log";
 import {
@@ -23,6 +23,20 @@ import { settleCompaction } from "./session-record";
 const SUMMARIZER = "openai-responses-compact";
 
 type LogBase = Pick<CompactionLogLine, "requestId" | "user" | "session" | "trigger">;
+
+/**
+ * The output items and their canonical form, or undefined when they are not Responses items the
+ * engine can read: stored, they would make every later read of the context fail.
+ */
+function readItems(output: unknown): { items: unknown[]; canonical: ChatMessage[] } | undefined {
+  if (!Array.isArray(output) || output.length === 0) return undefined;
+  try {
+    return { items: output, canonical: toCanonical({ format: "responses", messages: output }) };
+  } catch (error) {
+    if (InvalidMessagesError.isInstance(error)) return undefined;
+    throw error;
+  }
+}
 
 /**
  * Compacts `snapshot` through `/responses/compact` and commits the items in one transaction.
@@ -45,8 +59,10 @@ export async function compactThroughOpenAI(
     ).messages,
   ];
   const upstream = await callResponsesCompact(ctx.env, key, { model: limits.model, input });
-  const output = upstream.ok ? (upstream.body as { output?: unknown }).output : undefined;
-  if (!upstream.ok || !Array.isArray(output) || output.length === 0) {
+  const output = upstream.ok
+    ? readItems((upstream.body as { output?: unknown }).output)
+    : undefined;
+  if (output === undefined) {
     logCompaction({
       ...log,
       outcome: "failed",
@@ -58,12 +74,9 @@ export async function compactThroughOpenAI(
   }
   const fingerprint = await keyFingerprint(key);
   const endpoint = responsesCompactEndpoint(ctx.env);
-  const tokensAfter = messagesTokens(
-    toCanonical({ format: "responses", messages: output }),
-    limits.model,
-  );
+  const tokensAfter = messagesTokens(output.canonical, limits.model);
   // Items have no count of their own: the canonical total is spread evenly over them.
-  const perItem = Math.ceil(tokensAfter / output.length);
+  const perItem = Math.ceil(tokensAfter / output.items.length);
   const storage = ctx.open();
   const sql = storage.sql;
   const committed = storage.transactionSync((): RunResult => {
@@ -87,12 +100,12 @@ export async function compactThroughOpenAI(
     commitView(sql, ctx.store, {
       coveredSeq: snapshot.lastSeq,
       compactionId: event.id,
-      tokens: perItem * output.length,
+      tokens: perItem * output.items.length,
       summary: null,
       strategy: "openai",
       openai: { endpoint, keyFingerprint: fingerprint },
       // The view rows hold the Responses items as OpenAI returned them (encrypted content included).
-      entries: output.map((item) => ({ message: item as ChatMessage, tokens: perItem })),
+      entries: output.items.map((item) => ({ message: item as ChatMessage, tokens: perItem })),
     });
     settleCompaction(sql, null, now);
     return { status: "committed", event };
