@@ -15,6 +15,6 @@ declare module "vitest" {
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const server = await startModelServer();
-  project.provide("modelUrl", server.url);
+  project.provide("modelUrl", server.origin);
   return () => server.close();
 }

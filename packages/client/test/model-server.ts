@@ -1,8 +1,8 @@
 /**
  * @module test/model-server
- * A model provider the `withCompaction` tests control: a Node HTTP server
- * speaking OpenAI's Chat Completions and Responses protocols (JSON and SSE),
- * started in vitest's globalSetup (workerd cannot listen). It counts the
+ * A model provider the `withCompaction` tests control: core's OpenAI test
+ * server (Chat Completions and Responses, JSON and SSE; started in vitest's
+ * globalSetup, as workerd cannot listen) with scenarios on top. It counts the
  * prompt with its own "tokenizer" (characters / 3 by default, deliberately
  * not the engine's) and REJECTS every request over the scenario's limit with a real
  * provider's overflow error, rotating through OpenAI, Anthropic, vLLM,
@@ -13,8 +13,13 @@
  * state. `GET /scenarios/{name}/log` returns what the server received.
  */
 
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import {
+  type ControlHandler,
+  type OpenAIServer,
+  type OpenAIServerHandler,
+  type OpenAIServerReply,
+  startOpenAIServer,
+} from "../../core/src/test-support/openai-server.js";
 import type { ProviderName } from "./providers.js";
 
 export interface Scenario {
@@ -162,28 +167,6 @@ function answerText(state: State, chars: number): string {
     .slice(0, Math.max(chars, head.length));
 }
 
-function send(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" });
-  response.end(JSON.stringify(body));
-}
-
-function sse(response: ServerResponse, events: unknown[], named = false): void {
-  response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-  for (const event of events) {
-    const type =
-      named && isRecord(event) && typeof event.type === "string" ? `event: ${event.type}\n` : "";
-    response.write(`${type}data: ${JSON.stringify(event)}\n\n`);
-  }
-  response.end("data: [DONE]\n\n");
-}
-
-/** Splits text into pieces as a streaming server would. */
-function pieces(text: string, size = 40): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
-  return out;
-}
-
 function firstSystem(items: unknown[]): string | null {
   for (const item of items) {
     if (isRecord(item) && (item.role === "system" || item.role === "developer")) {
@@ -193,236 +176,55 @@ function firstSystem(items: unknown[]): string | null {
   return null;
 }
 
-function chat(state: State, body: Json, response: ServerResponse, tokens: number): void {
-  const scenario = state.scenario;
-  state.answers++;
-  const model = String(body.model);
-  const id = `chatcmpl-${state.answers}`;
-  const tool = (scenario.toolEvery ?? 0) > 0 && state.answers % (scenario.toolEvery ?? 1) === 0;
-  const usage = { prompt_tokens: tokens, completion_tokens: 50, total_tokens: tokens + 50 };
-  const text = answerText(state, scenario.answerChars ?? 300);
-  const call = {
-    id: `call_${state.answers}`,
-    type: "function",
-    function: {
-      name: "read_file",
-      arguments: JSON.stringify({ path: `src/module_${state.answers}.ts` }),
-    },
-  };
-  const stream = body.stream === true;
-  if (!stream) {
-    send(response, 200, {
-      id,
-      object: "chat.completion",
-      created: 1_700_000_000,
-      model,
-      choices: [
-        {
-          index: 0,
-          message: tool
-            ? { role: "assistant", content: null, refusal: null, tool_calls: [call] }
-            : { role: "assistant", content: text, refusal: null },
-          finish_reason: tool ? "tool_calls" : "stop",
-          logprobs: null,
-        },
-      ],
-      ...(scenario.reportUsage === false ? {} : { usage }),
-    });
-    return;
-  }
-  const chunk = (delta: Json, finish: string | null) => ({
-    id,
-    object: "chat.completion.chunk",
-    created: 1_700_000_000,
-    model,
-    choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }],
-  });
-  const events: unknown[] = [chunk({ role: "assistant", content: tool ? null : "" }, null)];
-  if (tool) {
-    // The call arrives the way OpenAI streams it: id and name first, then the arguments in pieces.
-    events.push(
-      chunk(
-        {
-          tool_calls: [
-            {
-              index: 0,
-              id: call.id,
-              type: "function",
-              function: { name: "read_file", arguments: "" },
-            },
-          ],
-        },
-        null,
-      ),
-    );
-    for (const piece of pieces(call.function.arguments, 7)) {
-      events.push(chunk({ tool_calls: [{ index: 0, function: { arguments: piece } }] }, null));
-    }
-  } else {
-    for (const piece of pieces(text)) events.push(chunk({ content: piece }, null));
-  }
-  events.push(chunk({}, tool ? "tool_calls" : "stop"));
-  const options = isRecord(body.stream_options) ? body.stream_options : {};
-  if (options.include_usage === true && scenario.reportUsage !== false) {
-    events.push({
-      id,
-      object: "chat.completion.chunk",
-      created: 1_700_000_000,
-      model,
-      choices: [],
-      usage,
-    });
-  }
-  sse(response, events);
+/** A JSON reply with any status (a provider's error body, or the server's own). */
+function json(status: number, body: unknown): OpenAIServerReply {
+  return { type: "raw", status, body: JSON.stringify(body) };
 }
 
-function responses(state: State, body: Json, response: ServerResponse, tokens: number): void {
-  const scenario = state.scenario;
-  state.answers++;
-  const tool = (scenario.toolEvery ?? 0) > 0 && state.answers % (scenario.toolEvery ?? 1) === 0;
-  const text = answerText(state, scenario.answerChars ?? 300);
-  const item = tool
-    ? {
-        type: "function_call",
-        id: `fc_${state.answers}`,
-        call_id: `call_${state.answers}`,
-        name: "read_file",
-        arguments: JSON.stringify({ path: `src/module_${state.answers}.ts` }),
-        status: "completed",
-      }
-    : {
-        type: "message",
-        id: `msg_${state.answers}`,
-        role: "assistant",
-        status: "completed",
-        content: [{ type: "output_text", text, annotations: [] }],
-      };
-  const final = {
-    id: `resp_${state.answers}`,
-    object: "response",
-    created_at: 1_700_000_000,
-    status: "completed",
-    model: String(body.model),
-    output: [item],
-    parallel_tool_calls: true,
-    tool_choice: "auto",
-    tools: [],
-    ...(scenario.reportUsage === false
-      ? {}
-      : {
-          usage: {
-            input_tokens: tokens,
-            output_tokens: 50,
-            total_tokens: tokens + 50,
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens_details: { reasoning_tokens: 0 },
-          },
-        }),
-  };
-  if (body.stream !== true) {
-    send(response, 200, final);
-    return;
-  }
-  let sequence = 0;
-  const event = (fields: Json) => ({ ...fields, sequence_number: sequence++ });
-  const events: unknown[] = [
-    event({ type: "response.created", response: { ...final, status: "in_progress", output: [] } }),
-    event({
-      type: "response.output_item.added",
-      output_index: 0,
-      item: { ...item, status: "in_progress" },
-    }),
-  ];
-  if (!tool) {
-    for (const piece of pieces(text)) {
-      events.push(
-        event({
-          type: "response.output_text.delta",
-          item_id: item.id,
-          output_index: 0,
-          content_index: 0,
-          delta: piece,
-        }),
-      );
-    }
-  }
-  events.push(event({ type: "response.output_item.done", output_index: 0, item }));
-  events.push(event({ type: "response.completed", response: final }));
-  sse(response, events, true);
-}
-
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => resolve(Buffer.concat(chunks).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-export interface ModelServer {
-  url: string;
-  close(): Promise<void>;
-}
-
-export async function startModelServer(): Promise<ModelServer> {
+/** Starts the server; its `origin` takes the scenario calls, `url` (`…/v1`) the model requests. */
+export async function startModelServer(): Promise<OpenAIServer> {
   const states = new Map<string, State>();
 
-  const handle = async (request: IncomingMessage, response: ServerResponse): Promise<void> => {
-    const url = new URL(request.url ?? "/", "http://localhost");
-    const raw = await readBody(request);
-    let body: Json = {};
-    try {
-      const parsed: unknown = raw === "" ? {} : JSON.parse(raw);
-      if (isRecord(parsed)) body = parsed;
-    } catch {
-      send(response, 400, { error: { message: "invalid JSON", type: "invalid_request_error" } });
-      return;
-    }
-
-    if (url.pathname === "/scenarios" && request.method === "POST") {
-      const scenario = body as unknown as Scenario;
+  const control: ControlHandler = (request) => {
+    const { pathname } = new URL(request.path, "http://localhost");
+    if (pathname === "/scenarios" && request.method === "POST") {
+      const scenario = request.body as unknown as Scenario;
       states.set(scenario.name, { scenario, log: [], answers: 0, overflows: 0 });
-      send(response, 200, { ok: true });
-      return;
+      return { body: { ok: true } };
     }
-    const logMatch = /^\/scenarios\/([^/]+)\/log$/.exec(url.pathname);
+    const logMatch = /^\/scenarios\/([^/]+)\/log$/.exec(pathname);
     if (logMatch?.[1] !== undefined) {
-      send(response, 200, states.get(decodeURIComponent(logMatch[1]))?.log ?? null);
-      return;
+      return { body: states.get(decodeURIComponent(logMatch[1]))?.log ?? null };
     }
+    return undefined;
+  };
 
-    const api = url.pathname.endsWith("/chat/completions")
-      ? "chat"
-      : url.pathname.endsWith("/responses")
-        ? "responses"
-        : undefined;
-    if (api === undefined || request.method !== "POST") {
-      send(response, 404, { error: { message: `no route ${request.method} ${url.pathname}` } });
-      return;
-    }
+  const handler: OpenAIServerHandler = (request) => {
+    const body = request.body;
+    if (body === undefined)
+      return json(400, { error: { message: "invalid JSON", type: "invalid_request_error" } });
     const state = states.get(String(body.model));
     if (state === undefined) {
-      send(response, 404, {
+      return json(404, {
         error: {
           message: `unknown model ${String(body.model)}; register the scenario first`,
           code: "model_not_found",
         },
       });
-      return;
     }
-    const items = api === "chat" ? body.messages : body.input;
-    const list = Array.isArray(items)
+    const scenario = state.scenario;
+    const items = request.api === "chat" ? body.messages : body.input;
+    const list: unknown[] = Array.isArray(items)
       ? items
       : typeof items === "string"
         ? [{ role: "user", content: items }]
         : [];
-    const tokens = promptTokens(list, body.instructions, state.scenario.charsPerToken ?? 3);
+    const tokens = promptTokens(list, body.instructions, scenario.charsPerToken ?? 3);
     const entry: LogEntry = {
-      api,
+      api: request.api,
       stream: body.stream === true,
       tokens,
-      overLimit: tokens > state.scenario.limit,
+      overLimit: tokens > scenario.limit,
       provider: null,
       status: 200,
       items: list.length,
@@ -430,42 +232,39 @@ export async function startModelServer(): Promise<ModelServer> {
     };
     state.log.push(entry);
 
-    if (state.scenario.failWith !== undefined) {
-      entry.status = state.scenario.failWith.status;
-      send(response, state.scenario.failWith.status, state.scenario.failWith.body);
-      return;
+    if (scenario.failWith !== undefined) {
+      entry.status = scenario.failWith.status;
+      return json(scenario.failWith.status, scenario.failWith.body);
     }
     if (entry.overLimit) {
-      const names = state.scenario.providers ?? PROVIDERS.map((p) => p.name);
+      const names = scenario.providers ?? PROVIDERS.map((p) => p.name);
       const wanted = names[state.overflows % names.length];
       const provider = PROVIDERS.find((p) => p.name === wanted);
       if (provider === undefined) throw new Error(`unknown provider ${String(wanted)}`);
       entry.provider = provider.name;
       entry.status = 400;
       state.overflows++;
-      send(response, 400, provider.error(tokens, state.scenario.limit));
-      return;
+      return json(400, provider.error(tokens, scenario.limit));
     }
-    if (api === "chat") chat(state, body, response, tokens);
-    else responses(state, body, response, tokens);
+    state.answers++;
+    const n = state.answers;
+    const tool = (scenario.toolEvery ?? 0) > 0 && n % (scenario.toolEvery ?? 1) === 0;
+    return {
+      type: "completion",
+      content: tool ? null : answerText(state, scenario.answerChars ?? 300),
+      toolCalls: tool
+        ? [
+            {
+              id: `call_${n}`,
+              name: "read_file",
+              arguments: JSON.stringify({ path: `src/module_${n}.ts` }),
+            },
+          ]
+        : [],
+      usage:
+        scenario.reportUsage === false ? null : { prompt_tokens: tokens, completion_tokens: 50 },
+    };
   };
 
-  const server = createServer((request, response) => {
-    handle(request, response).catch((error: unknown) => {
-      if (!response.headersSent)
-        send(response, 500, { error: { message: `model server failed: ${String(error)}` } });
-      else response.end();
-    });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  return {
-    url: `http://127.0.0.1:${port}`,
-    close() {
-      server.closeAllConnections();
-      return new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
-    },
-  };
+  return startOpenAIServer(handler, { control });
 }
