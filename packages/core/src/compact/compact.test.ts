@@ -424,3 +424,19 @@ describe("compact: ledger carried forward", () => {
     expect(withLedger.ledger.identifiers).toContain("src/lib/part_10.ts");
   });
 });
+
+describe("compact: provider data", () => {
+  it("messages it keeps keep their provider data (thinking blocks, reasoning items)", async () => {
+    const messages = conversation(60);
+    const thinking = [
+      { type: "thinking", thinking: "weighing options", signature: "c2lnbmF0dXJl" },
+    ];
+    const last = messages.length - 2;
+    const tagged = messages.map((m, i) =>
+      i === last ? { ...m, provider_data: { anthropic: { thinking } } } : m,
+    );
+    const result = await compact({ model, messages: tagged }, { contextWindow: 40_000 });
+    expect(result.compacted).toBe(true);
+    expect(result.messages.at(-2)?.provider_data).toEqual({ anthropic: { thinking } });
+  });
+});

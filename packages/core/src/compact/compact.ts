@@ -454,7 +454,10 @@ export async function compact(
       );
     }
     const finalTokens = total(messages, model);
-    const converted = fromCanonical(messages, format);
+    // Canonical output keeps the provider data the caller gave (a store round-trips it); the other
+    // formats carry it in their own shape.
+    const converted =
+      format === "openai" ? { messages, system: undefined } : fromCanonical(messages, format);
     const failure = context.failure;
     return {
       compacted: fields.compacted,

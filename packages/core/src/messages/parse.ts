@@ -12,8 +12,12 @@
  * - a missing or null `content` of an assistant message becomes `null`;
  * - `null` in an optional field (`name`, `tool_calls`, `tool_call_id`) means absent;
  * - fields the canonical shape does not have (`refusal`, `audio`, `function_call`,
- *   `reasoning_content`, `provider_data`, `tool_call_id` on a non-tool message, extra
- *   keys on content parts, ...) are dropped.
+ *   `reasoning_content`, `tool_call_id` on a non-tool message, extra keys on content
+ *   parts, ...) are dropped.
+ *
+ * `provider_data` (thinking blocks, Responses reasoning and compaction items that
+ * `fromAnthropic`/`fromResponses` attach) is kept, so canonical messages survive
+ * `compact()` whole; only its known keys are kept and their types are checked.
  */
 
 import {
@@ -23,8 +27,16 @@ import {
   quote,
   toWellFormed,
   typeName,
+  wellFormedDeep,
 } from "./input-checks.js";
-import type { ChatMessage, ContentPart, MessageContent, Role, ToolCall } from "./types.js";
+import type {
+  ChatMessage,
+  ContentPart,
+  MessageContent,
+  ProviderData,
+  Role,
+  ToolCall,
+} from "./types.js";
 
 const ROLES: readonly Role[] = ["system", "developer", "user", "assistant", "tool"];
 const ROLE_LIST = "system, developer, user, assistant or tool";
@@ -134,12 +146,104 @@ function parseMessage(
     }
   }
 
+  const providerData = parseProviderData(field(value, "provider_data"), index, problems);
+
   if (problems.size > before || role === undefined || content === undefined) return undefined;
   const message: ChatMessage = { role, content };
   if (name !== undefined) message.name = name;
   if (toolCalls !== undefined) message.tool_calls = toolCalls;
   if (toolCallId !== undefined) message.tool_call_id = toolCallId;
+  if (providerData !== undefined) message.provider_data = providerData;
   return message;
+}
+
+function optionalOf<T>(
+  record: Record<string, unknown>,
+  key: string,
+  check: (value: unknown) => value is T,
+  expected: string,
+  report: (path: string, message: string) => void,
+  path: string,
+): T | undefined {
+  const value = field(record, key);
+  if (value === undefined || value === null) return undefined;
+  if (check(value)) return value;
+  report(`${path}.${key}`, `\`${path}.${key}\` must be ${expected}, got ${typeName(value)}`);
+  return undefined;
+}
+
+const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
+const isString = (value: unknown): value is string => typeof value === "string";
+const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
+const isAnything = (value: unknown): value is unknown => value !== undefined;
+
+/** The provider data `fromAnthropic` / `fromResponses` attach, checked key by key. */
+function parseProviderData(
+  raw: unknown,
+  index: number,
+  problems: ProblemCollector,
+): ProviderData | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  const report = (path: string, message: string) =>
+    problems.add(
+      index,
+      path,
+      "invalid_provider_data",
+      `${message}; send it back as Condense returned it, or leave it out`,
+    );
+  if (!isRecord(raw)) {
+    report("provider_data", `\`provider_data\` must be an object, got ${typeName(raw)}`);
+    return undefined;
+  }
+  const data: ProviderData = {};
+  const anthropic = field(raw, "anthropic");
+  if (isRecord(anthropic)) {
+    const path = "provider_data.anthropic";
+    const kept: NonNullable<ProviderData["anthropic"]> = {};
+    const thinking = optionalOf(anthropic, "thinking", isArray, "an array", report, path);
+    const blocks = optionalOf(anthropic, "blocks", isArray, "an array", report, path);
+    const cacheControl = optionalOf(
+      anthropic,
+      "cache_control",
+      isAnything,
+      "a value",
+      report,
+      path,
+    );
+    const isError = optionalOf(anthropic, "is_error", isBoolean, "a boolean", report, path);
+    if (thinking !== undefined) kept.thinking = wellFormedArray(thinking);
+    if (blocks !== undefined) kept.blocks = wellFormedArray(blocks);
+    if (cacheControl !== undefined) kept.cache_control = wellFormedDeep(cacheControl);
+    if (isError !== undefined) kept.is_error = isError;
+    data.anthropic = kept;
+  } else if (anthropic !== undefined && anthropic !== null) {
+    report(
+      "provider_data.anthropic",
+      `\`provider_data.anthropic\` must be an object, got ${typeName(anthropic)}`,
+    );
+  }
+  const responses = field(raw, "responses");
+  if (isRecord(responses)) {
+    const path = "provider_data.responses";
+    const kept: NonNullable<ProviderData["responses"]> = {};
+    const items = optionalOf(responses, "items", isArray, "an array", report, path);
+    const id = optionalOf(responses, "id", isString, "a string", report, path);
+    const status = optionalOf(responses, "status", isString, "a string", report, path);
+    if (items !== undefined) kept.items = wellFormedArray(items);
+    if (id !== undefined) kept.id = toWellFormed(id);
+    if (status !== undefined) kept.status = toWellFormed(status);
+    data.responses = kept;
+  } else if (responses !== undefined && responses !== null) {
+    report(
+      "provider_data.responses",
+      `\`provider_data.responses\` must be an object, got ${typeName(responses)}`,
+    );
+  }
+  return data.anthropic === undefined && data.responses === undefined ? undefined : data;
+}
+
+function wellFormedArray(values: unknown[]): unknown[] {
+  return values.map((value) => wellFormedDeep(value));
 }
 
 function parseContent(
