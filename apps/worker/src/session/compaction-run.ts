@@ -36,6 +36,7 @@ import {
   ledgerOf,
   readSession,
   type SessionRow,
+  saveCooldown,
   saveLedger,
   settleCompaction,
 } from "./session-record";
@@ -83,7 +84,7 @@ function cooldownSeconds(env: Env): number {
 }
 
 /** The log outcome of a run that got as far as a result. */
-export function logOutcome(status: RunStatus): CompactionLogLine["outcome"] {
+function logOutcome(status: RunStatus): CompactionLogLine["outcome"] {
   if (status === "committed") return "committed";
   return status === "unchanged" || status === "not_needed" ? "not_needed" : "discarded";
 }
@@ -195,9 +196,7 @@ function commitLocal(
   const sql = storage.sql;
   return storage.transactionSync((): RunResult => {
     if (!isCurrent(sql, snapshot)) return { status: "discarded" };
-    if (result.cooldownUntil !== undefined) {
-      sql.exec("UPDATE condense_session SET cooldown_until = ? WHERE id = 1", result.cooldownUntil);
-    }
+    if (result.cooldownUntil !== undefined) saveCooldown(sql, result.cooldownUntil);
     if (!result.compacted || result.finalTokens >= result.originalTokens) {
       settleCompaction(sql, snapshot.lastSeq);
       return {

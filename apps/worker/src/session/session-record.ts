@@ -89,6 +89,11 @@ export function saveCalibration(sql: SqlStorage, calibration: Calibration): void
   );
 }
 
+/** Until when the LLM summarizer is skipped after a failure; run it inside the commit's transaction. */
+export function saveCooldown(sql: SqlStorage, cooldownUntil: number): void {
+  sql.exec("UPDATE condense_session SET cooldown_until = ? WHERE id = 1", cooldownUntil);
+}
+
 export function calibrationOf(session: SessionRow): Calibration {
   return { ratio: session.calibration_ratio, samples: session.calibration_samples };
 }
