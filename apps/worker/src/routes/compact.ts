@@ -4,11 +4,10 @@
  * the summarizer is the configured one (LLM or deterministic).
  */
 
-import type { ChatMessage, CompactResult } from "@condense/core";
+import { type ChatMessage, type CompactResult, compact } from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
 import { CompactRequest, CompactResponse } from "../api/schemas";
-import { compactCanonical } from "../compact-canonical";
 import type { AppEnv } from "../env";
 import { defineRoute } from "../http/route";
 import { summarizerFor } from "../session/summarizer-config";
@@ -31,8 +30,8 @@ export function compactRoutes(app: OpenAPIHono<AppEnv>): void {
       const messages = canonicalMessages(body.messages, format, body.system);
       let result: CompactResult<ChatMessage>;
       try {
-        // Converted once (validated, sizes checked); the provider data of kept messages survives.
-        result = await compactCanonical(
+        // Converted once (validated, sizes checked); kept messages keep their provider data.
+        result = await compact(
           { model: body.model, messages },
           { ...body.options, summarizer: summarizerFor(c.env), signal: c.req.raw.signal },
         );

@@ -13,10 +13,10 @@ import {
   type ChatMessage,
   type CompactOptions,
   type CompactResult,
+  compact,
   messageTokens,
 } from "@condense/core";
 import type { CompactionEventBody } from "../api/schemas";
-import { compactCanonical } from "../compact-canonical";
 import type { Env } from "../env";
 import { type CompactionLogLine, logCompaction } from "../http/log";
 import { recordCompaction } from "./compaction-history";
@@ -132,7 +132,8 @@ export async function runCompaction(
 
   let result: CompactResult<ChatMessage>;
   try {
-    result = await compactCanonical(
+    // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
+    result = await compact(
       { model: limits.model, messages: snapshot.messages },
       engineOptions(ctx.env, session, settings, limits, options),
     );
