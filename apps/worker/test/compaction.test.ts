@@ -10,37 +10,28 @@ import { validateMessages } from "@condense/core";
 import { describe, expect, it, vi } from "vitest";
 import fixture from "../../../packages/core/test/fixtures/openhands__ponylang__ponyc-4595.json";
 import type {
-  AppendResponseBody,
-  CompactionsResponseBody,
   ContextResponseBody,
   ManualCompactResponseBody,
   OverflowResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
-  TranscriptResponseBody,
 } from "../src/api/schemas";
 import {
+  append,
   call,
+  compactions,
   conversation,
   freshSession,
   llm,
   llmSession,
   type Message,
   prose,
+  status,
   stubFor,
   textOf,
   toolStep,
+  transcript,
 } from "./helpers";
-
-const append = (id: string, body: unknown) =>
-  call<AppendResponseBody>("POST", `/v1/sessions/${id}/messages`, { body });
-const status = async (id: string) =>
-  (await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body;
-const compactions = async (id: string) =>
-  (await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`)).body.compactions;
-const transcript = async (id: string) =>
-  (await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript?limit=1000`)).body
-    .messages;
 
 describe("serialization without loss", () => {
   it("lands 50 concurrent appends, in order, while a slow LLM compaction is in flight", async () => {

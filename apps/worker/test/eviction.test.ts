@@ -17,21 +17,18 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type {
-  CompactionsResponseBody,
-  ContextResponseBody,
-  SessionStatusBody,
-  TranscriptResponseBody,
-} from "../src/api/schemas";
-import { call, llm, llmSession, stubFor, textOf, waitFor } from "./helpers";
-
-const status = async (id: string) =>
-  (await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body;
-const compactions = async (id: string) =>
-  (await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`)).body.compactions;
-const transcript = async (id: string) =>
-  (await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript?limit=1000`)).body
-    .messages;
+import type { ContextResponseBody } from "../src/api/schemas";
+import {
+  call,
+  compactions,
+  llm,
+  llmSession,
+  status,
+  stubFor,
+  textOf,
+  transcript,
+  waitFor,
+} from "./helpers";
 
 describe("eviction in the middle of a compaction", () => {
   it("keeps the previous state, every append, and finishes the compaction later", async () => {

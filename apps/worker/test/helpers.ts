@@ -6,6 +6,12 @@
  */
 
 import { env, SELF } from "cloudflare:test";
+import type {
+  AppendResponseBody,
+  CompactionsResponseBody,
+  SessionStatusBody,
+  TranscriptResponseBody,
+} from "../src/api/schemas";
 import { createApp } from "../src/app";
 import type { Env } from "../src/env";
 import { sessionStub } from "../src/routes/sessions";
@@ -71,6 +77,27 @@ export function freshSession(prefix = "s"): string {
 export function stubFor(user: string, sessionId: string) {
   return sessionStub(env, { userId: user, sessionId });
 }
+
+// ---------------------------------------------------------------- session calls
+
+/** Appends to session `id` (creating it on first use) as `as`. */
+export const append = (
+  id: string,
+  body: unknown,
+  as = "alice",
+  headers: Record<string, string> = {},
+) => call<AppendResponseBody>("POST", `/v1/sessions/${id}/messages`, { as, body, headers });
+
+export const status = async (id: string) =>
+  (await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body;
+
+export const compactions = async (id: string) =>
+  (await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`)).body.compactions;
+
+/** Every stored message of session `id` (up to 1000). */
+export const transcript = async (id: string) =>
+  (await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript?limit=1000`)).body
+    .messages;
 
 // ---------------------------------------------------------------- the LLM server
 

@@ -7,15 +7,12 @@
 
 import { describe, expect, it } from "vitest";
 import type {
-  AppendResponseBody,
   ContextResponseBody,
   ManualCompactResponseBody,
   TranscriptResponseBody,
 } from "../src/api/schemas";
-import { call, conversation, freshSession } from "./helpers";
+import { append, call, conversation, freshSession } from "./helpers";
 
-const append = (id: string, body: unknown) =>
-  call<AppendResponseBody>("POST", `/v1/sessions/${id}/messages`, { body });
 const context = async (id: string, format: string) =>
   (await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context?format=${format}`)).body;
 

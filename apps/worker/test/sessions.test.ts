@@ -7,7 +7,6 @@
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type {
-  AppendResponseBody,
   CompactionsResponseBody,
   ContextResponseBody,
   ManualCompactResponseBody,
@@ -15,10 +14,15 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../src/api/schemas";
-import { call, conversation, createSmallSession, freshSession, stubFor, toolStep } from "./helpers";
-
-const append = (id: string, body: unknown, as = "alice", headers: Record<string, string> = {}) =>
-  call<AppendResponseBody>("POST", `/v1/sessions/${id}/messages`, { as, body, headers });
+import {
+  append,
+  call,
+  conversation,
+  createSmallSession,
+  freshSession,
+  stubFor,
+  toolStep,
+} from "./helpers";
 
 describe("append and read", () => {
   it("creates the session on first append and counts tokens", async () => {
