@@ -5,31 +5,7 @@
 
 import { describe, expect, it } from "vitest";
 import { BASE, call, conversation, freshSession } from "./helpers";
-
-async function hs256(
-  payload: Record<string, unknown>,
-  secret = "test-jwt-secret",
-  alg = "HS256",
-): Promise<string> {
-  const encode = (value: unknown) =>
-    btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-  const head = `${encode({ alg, typ: "JWT" })}.${encode(payload)}`;
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const signature = new Uint8Array(
-    await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(head)),
-  );
-  const sig = btoa(String.fromCharCode(...signature))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "");
-  return `${head}.${sig}`;
-}
+import { signJwt } from "./jwt";
 
 const now = () => Math.floor(Date.now() / 1000);
 
@@ -117,7 +93,7 @@ describe("authentication", () => {
 
   it("accepts an HS256 JWT and uses its sub as the user", async () => {
     const id = freshSession();
-    const token = await hs256({ sub: "dave", exp: now() + 600 });
+    const token = await signJwt({ sub: "dave", exp: now() + 600 });
     const created = await call("POST", `/v1/sessions/${id}/messages`, {
       headers: { Authorization: `Bearer ${token}` },
       body: { messages: conversation(0) },
@@ -133,11 +109,11 @@ describe("authentication", () => {
 
   it("rejects expired, not-yet-valid, wrongly signed and alg-none JWTs", async () => {
     const bad = [
-      await hs256({ sub: "dave", exp: now() - 3600 }),
-      await hs256({ sub: "dave", nbf: now() + 3600 }),
-      await hs256({ sub: "dave" }, "another-secret"),
-      await hs256({ sub: "dave" }, "test-jwt-secret", "none"),
-      await hs256({ exp: now() + 600 }),
+      await signJwt({ sub: "dave", exp: now() - 3600 }),
+      await signJwt({ sub: "dave", nbf: now() + 3600 }),
+      await signJwt({ sub: "dave" }, "another-secret"),
+      await signJwt({ sub: "dave" }, "test-jwt-secret", "none"),
+      await signJwt({ exp: now() + 600 }),
     ];
     for (const token of bad) {
       const reply = await call("GET", path(), { headers: { Authorization: `Bearer ${token}` } });
