@@ -353,7 +353,8 @@ async function runPass(
       needToSave: current - options.target,
     });
     const after = total(outcome.messages, model);
-    if (after <= options.limit && outcome.saved > 0) {
+    // Pruning is kept only when it reaches the aim: a prune that barely fits would be redone next turn.
+    if (after <= options.target && outcome.saved > 0) {
       recordPruned(context, outcome.pruned);
       return { messages: outcome.messages, tokens: after, tier: 1, ledger: undefined };
     }

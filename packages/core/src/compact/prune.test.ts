@@ -97,6 +97,25 @@ describe("pruneToolOutputs", () => {
     expect(parsed.content.length).toBeLessThan(1_000);
   });
 
+  it("keeps the identifiers of the part of an argument it cuts", () => {
+    const script = `${"x = 1\n".repeat(400)}open(os.path.join(root, 'settings.py'))\nfetch('https://api.example.com/v2/items')`;
+    const write = [
+      user("run it"),
+      assistant(null, [call("w1", "bash", { command: script })]),
+      result("w1", "ok"),
+    ];
+    const outcome = pruneToolOutputs(write, model, {
+      from: 0,
+      to: 3,
+      needToSave: Number.POSITIVE_INFINITY,
+    });
+    const args = outcome.messages[1]?.tool_calls?.[0]?.function.arguments ?? "";
+    const command = (JSON.parse(args) as { command: string }).command;
+    expect(command.length).toBeLessThan(script.length);
+    expect(command).toContain("settings.py");
+    expect(command).toContain("https://api.example.com/v2/items");
+  });
+
   it("keeps conversations valid and never grows them", () => {
     fc.assert(
       fc.property(arbConversation(), (conversation) => {

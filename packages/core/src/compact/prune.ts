@@ -8,6 +8,7 @@
 
 import { messageText, toolNamesById } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
+import { extractIdentifiers } from "../summary/identifiers.js";
 import { messageTokens } from "../tokens/count.js";
 import { DEFAULTS } from "./options.js";
 import type { PrunedToolOutput } from "./types.js";
@@ -46,7 +47,13 @@ export interface PruneOutcome {
 
 function shrinkValue(value: unknown): unknown {
   if (typeof value === "string" && value.length > KEPT_STRING_CHARS * 2) {
-    return `${value.slice(0, KEPT_STRING_CHARS)}…[Condense cut ${value.length - KEPT_STRING_CHARS} characters]`;
+    const kept = value.slice(0, KEPT_STRING_CHARS);
+    // Identifiers in the cut part stay in the context, so the ledger guarantee holds for arguments too.
+    const lost = extractIdentifiers(value.slice(KEPT_STRING_CHARS)).filter(
+      (id) => !kept.includes(id),
+    );
+    const note = lost.length === 0 ? "" : `; identifiers in the cut part: ${lost.join(" ")}`;
+    return `${kept}…[Condense cut ${value.length - KEPT_STRING_CHARS} characters${note}]`;
   }
   if (Array.isArray(value)) return value.map(shrinkValue);
   if (typeof value === "object" && value !== null) {
