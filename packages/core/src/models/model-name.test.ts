@@ -43,6 +43,11 @@ describe("normalizeModelName", () => {
     });
   }
 
+  it("trims what cutting a tag leaves behind", () => {
+    expect(normalizeModelName("! :")).toBe("!");
+    expect(normalizeModelName("gpt-4o :free")).toBe("gpt-4o");
+  });
+
   it("always yields a trimmed lower-case name without a path (property)", () => {
     fc.assert(
       fc.property(fc.string({ maxLength: 60 }), (input) => {

@@ -41,5 +41,6 @@ export function normalizeModelName(model: string): string {
     (_match, major: string, minor: string | undefined) =>
       minor === undefined ? `llama-${major}` : `llama-${major}.${minor}`,
   );
-  return name;
+  // Cutting a tag or prefix can leave spaces at an end (`"gpt-4o :free"`).
+  return name.trim();
 }
