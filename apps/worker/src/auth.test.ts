@@ -1,26 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { signJwt } from "../test/jwt";
 import { authenticate, parseApiKeys, userForApiKey, verifyJwt } from "./auth";
 import type { Env } from "./env";
 import { ApiError } from "./http/errors";
 
+/** Base64url of JSON, for hand-built (tampered or unsigned) tokens. */
 function b64url(value: unknown): string {
   return btoa(JSON.stringify(value)).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
-}
-
-async function sign(payload: Record<string, unknown>, secret: string): Promise<string> {
-  const head = `${b64url({ alg: "HS256", typ: "JWT" })}.${b64url(payload)}`;
-  const key = await crypto.subtle.importKey(
-    "raw",
-    new TextEncoder().encode(secret),
-    { name: "HMAC", hash: "SHA-256" },
-    false,
-    ["sign"],
-  );
-  const sig = new Uint8Array(await crypto.subtle.sign("HMAC", key, new TextEncoder().encode(head)));
-  return `${head}.${btoa(String.fromCharCode(...sig))
-    .replace(/\+/g, "-")
-    .replace(/\//g, "_")
-    .replace(/=+$/, "")}`;
 }
 
 const env = (vars: Partial<Env>) => vars as Env;
@@ -48,18 +34,18 @@ describe("userForApiKey", () => {
 describe("verifyJwt", () => {
   const now = 1_800_000_000_000;
   it("accepts a valid token and honours exp and nbf with a small leeway", async () => {
-    const token = await sign({ sub: "u1", exp: now / 1000 + 60, nbf: now / 1000 - 60 }, "s");
+    const token = await signJwt({ sub: "u1", exp: now / 1000 + 60, nbf: now / 1000 - 60 }, "s");
     expect(await verifyJwt(token, "s", now)).toEqual({ ok: true, sub: "u1" });
-    const expired = await sign({ sub: "u1", exp: now / 1000 - 31 }, "s");
+    const expired = await signJwt({ sub: "u1", exp: now / 1000 - 31 }, "s");
     expect((await verifyJwt(expired, "s", now)).ok).toBe(false);
-    const withinLeeway = await sign({ sub: "u1", exp: now / 1000 - 10 }, "s");
+    const withinLeeway = await signJwt({ sub: "u1", exp: now / 1000 - 10 }, "s");
     expect((await verifyJwt(withinLeeway, "s", now)).ok).toBe(true);
-    const early = await sign({ sub: "u1", nbf: now / 1000 + 31 }, "s");
+    const early = await signJwt({ sub: "u1", nbf: now / 1000 + 31 }, "s");
     expect((await verifyJwt(early, "s", now)).ok).toBe(false);
   });
 
   it("rejects tampered payloads and other algorithms", async () => {
-    const token = await sign({ sub: "u1" }, "s");
+    const token = await signJwt({ sub: "u1" }, "s");
     const [head, , sig] = token.split(".");
     expect((await verifyJwt(`${head}.${b64url({ sub: "admin" })}.${sig}`, "s", now)).ok).toBe(
       false,
@@ -82,7 +68,7 @@ describe("authenticate", () => {
   it("uses API keys first, then JWTs", async () => {
     const configured = env({ API_KEYS: "k:key-1", JWT_SECRET: "s" });
     expect(await authenticate(configured, "Bearer key-1")).toBe("k");
-    expect(await authenticate(configured, `bearer ${await sign({ sub: "j" }, "s")}`)).toBe("j");
+    expect(await authenticate(configured, `bearer ${await signJwt({ sub: "j" }, "s")}`)).toBe("j");
     await expect(authenticate(configured, "Basic a2V5LTE=")).rejects.toMatchObject({
       code: "unauthorized",
     });
