@@ -39,6 +39,17 @@ function expectLedgerComplete(result: CompactResult) {
   expect(missing).toEqual([]);
 }
 
+/** Every output listed as pruned is really gone from the context (placeholder or summarized away). */
+function expectPrunedGone(result: CompactResult) {
+  for (const pruned of result.prunedToolOutputs) {
+    const still = result.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === pruned.toolCallId,
+    );
+    if (still !== undefined && pruned.content.length > 0)
+      expect(still.content).not.toBe(pruned.content);
+  }
+}
+
 /** The latest user message of the input appears, verbatim, in the result. */
 function expectLatestUserKept(result: CompactResult, input: readonly ChatMessage[]) {
   const latest = [...input]
@@ -276,6 +287,21 @@ describe("compact: LLM tiers", () => {
     expect(result.finalTokens).toBeLessThanOrEqual(result.budget);
   });
 
+  it("lists as pruned only the outputs that left the context, when tier 3 keeps the newer half", async () => {
+    const session = [...conversation(40), ...agentSession(40, 30).slice(1)];
+    let call = 0;
+    const llm = fakeLLM(() =>
+      ++call === 1 ? `${sections("x")}\n${"padding ".repeat(80_000)}` : sections("older half"),
+    );
+    const result = await compact(
+      { model, messages: session },
+      { contextWindow: 64_000, tailTokens: 4_000, summarizer: llm, force: true },
+    );
+    expect(result.tier).toBe(3);
+    expect(result.prunedToolOutputs.length).toBeGreaterThan(0);
+    expectPrunedGone(result);
+  });
+
   it("uses tier 3 when only the older half fits", async () => {
     let call = 0;
     const llm = fakeLLM(() =>
@@ -363,6 +389,7 @@ describe("compact: properties", () => {
           expect(result.compacted).toBe(result.finalTokens < result.originalTokens);
           expect(result.passes).toBeLessThanOrEqual(3);
           if (result.compacted) {
+            expectPrunedGone(result);
             expect(result.messages[0]?.role).toBe(messages[0]?.role);
             expectLatestUserKept(result, messages);
             expectLedgerComplete(result);

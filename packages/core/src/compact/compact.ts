@@ -72,6 +72,8 @@ interface PassResult {
   tokens: number;
   tier: Tier;
   ledger: Ledger | undefined;
+  /** Tool outputs this pass removed from the context; recorded only if the pass is kept. */
+  pruned: PrunedToolOutput[];
 }
 
 function total(messages: readonly ChatMessage[], model: string): number {
@@ -116,16 +118,18 @@ function outputsOf(
 }
 
 /** Strips tool outputs anywhere (oldest first) until the messages fit the limit. */
-function fitByPruning(messages: ChatMessage[], context: PassContext): ChatMessage[] {
+function fitByPruning(
+  messages: ChatMessage[],
+  context: PassContext,
+): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } {
   const tokens = total(messages, context.model);
-  if (tokens <= context.options.limit) return messages;
+  if (tokens <= context.options.limit) return { messages, pruned: [] };
   const outcome = pruneToolOutputs(messages, context.model, {
     from: 0,
     to: messages.length,
     needToSave: tokens - context.options.limit,
   });
-  recordPruned(context, outcome.pruned);
-  return outcome.messages;
+  return { messages: outcome.messages, pruned: outcome.pruned };
 }
 
 const LATEST_USER_HEADING = "## Latest user message (verbatim)";
@@ -254,7 +258,10 @@ async function summarizePass(
     ...(options.signal === undefined ? {} : { signal: options.signal }),
   });
 
-  const build = (summary: string, kept: readonly ChatMessage[]): ChatMessage[] => {
+  const build = (
+    summary: string,
+    kept: readonly ChatMessage[],
+  ): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } => {
     // The latest user message stays verbatim even when its turn is compacted.
     const latest = context.latestUser;
     const stillThere =
@@ -271,13 +278,16 @@ async function summarizePass(
 
   const finish = (
     tier: Tier,
-    assembled: ChatMessage[],
+    assembled: { messages: ChatMessage[]; pruned: PrunedToolOutput[] },
     summarized: readonly ChatMessage[],
     ledger: Ledger,
-  ): PassResult => {
-    recordPruned(context, outputsOf(summarized, messages, model));
-    return { messages: assembled, tokens: total(assembled, model), tier, ledger };
-  };
+  ): PassResult => ({
+    messages: assembled.messages,
+    tokens: total(assembled.messages, model),
+    tier,
+    ledger,
+    pruned: [...outputsOf(summarized, messages, model), ...assembled.pruned],
+  });
 
   const inCooldown = options.cooldownUntil !== undefined && options.cooldownUntil > options.now;
   let best: PassResult | undefined;
@@ -355,8 +365,13 @@ async function runPass(
     const after = total(outcome.messages, model);
     // Pruning is kept only when it reaches the aim: a prune that barely fits would be redone next turn.
     if (after <= options.target && outcome.saved > 0) {
-      recordPruned(context, outcome.pruned);
-      return { messages: outcome.messages, tokens: after, tier: 1, ledger: undefined };
+      return {
+        messages: outcome.messages,
+        tokens: after,
+        tier: 1,
+        ledger: undefined,
+        pruned: outcome.pruned,
+      };
     }
   }
 
@@ -372,12 +387,12 @@ async function runPass(
     needToSave: current - options.target,
   });
   if (outcome.saved === 0) return undefined;
-  recordPruned(context, outcome.pruned);
   return {
     messages: outcome.messages,
     tokens: total(outcome.messages, model),
     tier: 1,
     ledger: undefined,
+    pruned: outcome.pruned,
   };
 }
 
@@ -513,6 +528,7 @@ export async function compact(
     const saving = (tokens - pass.tokens) / tokens;
     passes++;
     messages = pass.messages;
+    recordPruned(context, pass.pruned);
     tokens = pass.tokens;
     if (pass.tier > 1 || tier === 0) tier = pass.tier;
     if (pass.ledger) ledger = mergeLedgers(ledger, pass.ledger);
