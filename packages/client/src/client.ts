@@ -6,22 +6,19 @@
  * `/openapi.json`) and hands out `SessionHandle`s.
  */
 
-import type { HealthResponse, ResponsesCompactResponse } from "@condense/worker/api";
 import type {
   CompactOptions,
   CompactRequestBody,
   CompactResponseBody,
+  HealthResponseBody,
   InputMessage,
   MessageFormatName,
   ResponsesCompactRequestBody,
+  ResponsesCompactResponseBody,
 } from "./api-types.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { SessionHandle } from "./session.js";
 import { type CallOptions, type FetchLike, Transport } from "./transport.js";
-
-// The Worker exports no inferred types for these two bodies yet; read them off its zod schemas.
-type ResponsesCompactResponseBody = (typeof ResponsesCompactResponse)["_zod"]["output"];
-type HealthResponseBody = (typeof HealthResponse)["_zod"]["output"];
 
 export interface CondenseOptions {
   /** Where the service answers, e.g. `https://condense.example.workers.dev` or `http://127.0.0.1:8787`. */

@@ -415,4 +415,6 @@ export type CompactionsResponseBody = z.infer<typeof CompactionsResponse>;
 export type ToolOutputResponseBody = z.infer<typeof ToolOutputResponse>;
 export type TranscriptResponseBody = z.infer<typeof TranscriptResponse>;
 export type ResponsesCompactRequestBody = z.input<typeof ResponsesCompactRequest>;
+export type ResponsesCompactResponseBody = z.infer<typeof ResponsesCompactResponse>;
+export type HealthResponseBody = z.infer<typeof HealthResponse>;
 export type MessageFormatName = z.infer<typeof MessageFormat>;
