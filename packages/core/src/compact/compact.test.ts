@@ -314,10 +314,14 @@ describe("compact: LLM tiers", () => {
 
   it("degrades to tier 4 on failure, reports it and sets a cooldown", async () => {
     const now = 1_700_000_000_000;
-    const failing = fakeLLM(
-      () => new SummarizerError("rate_limited", "429 from upstream", { retryAfter: 900 }),
+    const failing = fakeLLM(() =>
+      Object.assign(new SummarizerError("rate_limited", "429 from upstream", { retryAfter: 900 }), {
+        usage: { calls: 3, inputTokens: 9_000 },
+      }),
     );
     const result = await compact({ model, messages }, { ...options, summarizer: failing, now });
+    expect(result.summarizerCalls).toBe(3);
+    expect(result.summarizerInputTokens).toBe(9_000);
     expect(result.tier).toBe(4);
     expect(failing.requests).toHaveLength(1);
     expect(result.summarizerFailure).toEqual({

@@ -326,6 +326,10 @@ async function summarizePass(
               message: error instanceof Error ? error.message : String(error),
             };
         context.failure = failure;
+        if (SummarizerError.isInstance(error) && error.usage !== undefined) {
+          context.summarizerCalls += error.usage.calls;
+          context.summarizerInputTokens += error.usage.inputTokens;
+        }
         if (TRANSPORT_FAILURES.has(failure.kind)) break;
       }
     }

@@ -112,6 +112,8 @@ export class SummarizerError extends CondenseError {
   readonly kind: SummarizerFailureKind;
   /** Seconds the provider asked us to wait, when it said so. */
   readonly retryAfter: number | undefined;
+  /** Model calls made and tokens sent before the failure, so a failed attempt is still accounted for. */
+  usage: { calls: number; inputTokens: number } | undefined;
 
   constructor(
     kind: SummarizerFailureKind,

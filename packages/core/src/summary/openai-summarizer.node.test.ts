@@ -603,6 +603,8 @@ describe("openAISummarizer: failures", () => {
     expect(error.kind).toBe("server_error");
     expect(error.message).toContain("503");
     expect(server.requests).toHaveLength(3);
+    // The failed attempts are still accounted for.
+    expect(error.usage?.calls).toBe(3);
   });
 
   for (const stream of [true, false]) {

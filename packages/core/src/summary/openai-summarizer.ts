@@ -140,6 +140,11 @@ interface Settings {
 class SummaryRun {
   private readonly vault: SecretVault = createSecretVault();
   private readonly tally: Tally = { calls: 0, inputTokens: 0 };
+
+  /** Calls made and tokens sent so far. */
+  usage(): Tally {
+    return { ...this.tally };
+  }
   private readonly system = systemPrompt();
   private readonly systemTokens: number;
   private readonly margin: number;
@@ -492,7 +497,13 @@ export function openAISummarizer(options: OpenAISummarizerOptions): Summarizer {
     kind: "llm",
     async summarize(request: SummarizeRequest): Promise<SummarizeResult> {
       if (request.signal?.aborted) throw abortedError();
-      return new SummaryRun(transport, settings, request).execute();
+      const run = new SummaryRun(transport, settings, request);
+      try {
+        return await run.execute();
+      } catch (error) {
+        if (SummarizerError.isInstance(error)) error.usage = run.usage();
+        throw error;
+      }
     },
   };
 }
