@@ -427,6 +427,42 @@ describe("logs", () => {
   });
 });
 
+describe("compaction figures", () => {
+  it("logs the same tokens before/after and duration as the event it records", async () => {
+    const lines: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      lines.push(String(line));
+    });
+    try {
+      const id = freshSession();
+      await append(id, { messages: conversation(16), model: "gpt-4o" });
+      await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+      const before = await status(id);
+      const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+        body: {},
+      });
+      const event = manual.body.event;
+      expect(event).not.toBeNull();
+      const line = lines
+        .map((text) => JSON.parse(text) as Record<string, unknown>)
+        .find((parsed) => parsed.type === "compaction" && parsed.outcome === "committed");
+      expect(line).toMatchObject({
+        tokensBefore: event?.tokensBefore,
+        tokensAfter: event?.tokensAfter,
+        durationMs: event?.durationMs,
+      });
+      expect(event?.durationMs).toBeGreaterThanOrEqual(0);
+      // The one number is the context size the API reports (gpt-4o: exact counts, no calibration).
+      expect(event?.tokensBefore).toBe(before.contextTokens);
+      expect(event?.tokensAfter).toBe((await status(id)).contextTokens);
+      // History keeps the same figures.
+      expect((await compactions(id)).at(-1)).toEqual(event);
+    } finally {
+      spy.mockRestore();
+    }
+  });
+});
+
 describe("a real transcript replayed turn by turn", () => {
   it("stays valid and within its window at every step", async () => {
     const id = freshSession();

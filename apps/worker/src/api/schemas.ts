@@ -206,7 +206,10 @@ export const CompactionEvent = z
     trigger: z.string(),
     strategy: z.enum(["local", "openai"]),
     tier: z.number().int(),
-    tokensBefore: z.number().int(),
+    tokensBefore: z.number().int().openapi({
+      description:
+        "Context tokens before: the sum of the messages' stored counts, pinned messages and calibration excluded (the compaction's log line carries the same figures)",
+    }),
     tokensAfter: z.number().int(),
     range: z.object({ fromSeq: z.number().int(), toSeq: z.number().int() }).openapi({
       description:
@@ -217,6 +220,10 @@ export const CompactionEvent = z
     summarizerFailure: z.object({ kind: z.string(), message: z.string() }).nullable(),
     prunedToolOutputs: z.number().int(),
     passes: z.number().int(),
+    durationMs: z.number().int().nullable().openapi({
+      description:
+        "Milliseconds from the snapshot to the commit, the summarizer's time included; null for compactions recorded before durations were kept",
+    }),
   })
   .openapi("CompactionEvent");
 

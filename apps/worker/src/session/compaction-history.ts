@@ -1,8 +1,8 @@
 /**
  * @module session/compaction-history
  * The `condense_compactions` table: one row per committed compaction (tier,
- * tokens before and after, the transcript range it folded in, its summary and
- * any summarizer failure), and its API shape.
+ * tokens before and after, the transcript range it folded in, its summary,
+ * any summarizer failure and how long it took), and its API shape.
  */
 
 import type { CompactionEventBody } from "../api/schemas";
@@ -23,6 +23,8 @@ type CompactionRow = {
   failure_message: string | null;
   pruned_count: number;
   passes: number;
+  /** NULL for compactions recorded before schema v3. */
+  duration_ms: number | null;
 };
 
 /** What a commit records; the id and the API shape come back from `recordCompaction`. */
@@ -41,6 +43,8 @@ export interface CompactionRecord {
   failure: { kind: string; message: string } | null;
   prunedCount: number;
   passes: number;
+  /** From the snapshot to the commit, the time the summarizer took included. */
+  durationMs: number;
 }
 
 function iso(ms: number): string {
@@ -65,6 +69,7 @@ function eventFromRow(row: CompactionRow): CompactionEventBody {
         : { kind: row.failure_kind, message: row.failure_message ?? "" },
     prunedToolOutputs: row.pruned_count,
     passes: row.passes,
+    durationMs: row.duration_ms,
   };
 }
 
@@ -73,8 +78,8 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
   const row = sql
     .exec<CompactionRow>(
       `INSERT INTO condense_compactions (at, trigger, strategy, tier, tokens_before, tokens_after, from_seq,
-         to_seq, summary, summarizer, failure_kind, failure_message, pruned_count, passes)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         to_seq, summary, summarizer, failure_kind, failure_message, pruned_count, passes, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       record.at,
       record.trigger,
       record.strategy,
@@ -89,6 +94,7 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
       record.failure?.message ?? null,
       record.prunedCount,
       record.passes,
+      record.durationMs,
     )
     .one();
   return eventFromRow(row);

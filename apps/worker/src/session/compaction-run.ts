@@ -142,14 +142,21 @@ export async function runCompaction(
     throw error;
   }
 
-  const committed = commitLocal(ctx, trigger, snapshot, limits, result);
+  // The messages' own counts, as stored and reported everywhere else; the engine's totals also count
+  // the tokens priming the reply, which no stored context includes.
+  const entries = result.messages.map((message) => ({
+    message,
+    tokens: messageTokens(message, limits.model),
+  }));
+  const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
+  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started);
   logCompaction({
     ...log,
     outcome: logOutcome(committed.status),
     tier: result.tier,
-    tokensBefore: result.originalTokens,
-    tokensAfter: result.finalTokens,
-    durationMs: Date.now() - started,
+    tokensBefore: snapshot.tokens,
+    tokensAfter,
+    durationMs: committed.event?.durationMs ?? Date.now() - started,
     ...(result.summarizerFailure ? { summarizerFailure: result.summarizerFailure.kind } : {}),
     coveredSeq: snapshot.lastSeq,
   });
@@ -192,6 +199,8 @@ function commitLocal(
   snapshot: Snapshot,
   limits: Limits,
   result: CompactResult<ChatMessage>,
+  entries: readonly { message: ChatMessage; tokens: number }[],
+  started: number,
 ): RunResult {
   const storage = ctx.open();
   const sql = storage.sql;
@@ -205,10 +214,6 @@ function commitLocal(
         reason: result.reason ?? "compaction could not make the context smaller",
       };
     }
-    const entries = result.messages.map((message) => ({
-      message,
-      tokens: messageTokens(message, limits.model),
-    }));
     const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
     const now = Date.now();
     const event = recordCompaction(sql, {
@@ -226,6 +231,7 @@ function commitLocal(
       failure: result.summarizerFailure ?? null,
       prunedCount: result.prunedToolOutputs.length,
       passes: result.passes,
+      durationMs: now - started,
     });
     commitView(sql, ctx.store, {
       coveredSeq: snapshot.lastSeq,

@@ -96,6 +96,7 @@ export async function compactThroughOpenAI(
       failure: null,
       prunedCount: 0,
       passes: 1,
+      durationMs: now - started,
     });
     commitView(sql, ctx.store, {
       coveredSeq: snapshot.lastSeq,
@@ -116,7 +117,7 @@ export async function compactThroughOpenAI(
     tier: 2,
     tokensBefore: snapshot.tokens,
     tokensAfter,
-    durationMs: Date.now() - started,
+    durationMs: committed.event?.durationMs ?? Date.now() - started,
     summarizer: SUMMARIZER,
     coveredSeq: snapshot.lastSeq,
   });

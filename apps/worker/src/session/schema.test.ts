@@ -1,5 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import { listCompactions } from "./compaction-history";
 import { migrate, SCHEMA_VERSION } from "./schema";
 import { ledgerOf, readSession } from "./session-record";
 
@@ -42,5 +43,20 @@ describe("schema", () => {
     });
     expect(upgraded.session).toMatchObject({ user_id: "alice", message_count: 7, ledger: null });
     expect(upgraded.ledger).toBeUndefined();
+  });
+
+  it("upgrades v2 compaction history in place: older events have no duration", async () => {
+    const events = await runInDurableObject(freshObject(), (_instance, state) => {
+      migrate(state.storage, 2);
+      state.storage.sql.exec(
+        `INSERT INTO condense_compactions (at, trigger, strategy, tier, tokens_before, tokens_after, from_seq,
+           to_seq, pruned_count, passes)
+         VALUES (1, 'manual', 'local', 1, 900, 300, 1, 9, 2, 1)`,
+      );
+      migrate(state.storage);
+      return listCompactions(state.storage.sql);
+    });
+    expect(events).toHaveLength(1);
+    expect(events[0]).toMatchObject({ tokensBefore: 900, tokensAfter: 300, durationMs: null });
   });
 });

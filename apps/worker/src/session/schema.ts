@@ -20,6 +20,9 @@
  * v2: `condense_session.ledger`, the identifier ledger (JSON) the last summarizing compaction returned,
  * handed to the next one; NULL in sessions from before (the engine then reads identifiers from the
  * previous summary, as it did).
+ *
+ * v3: `condense_compactions.duration_ms`, how long a compaction took from its snapshot to its commit;
+ * NULL for compactions recorded before.
  */
 
 interface Migration {
@@ -121,6 +124,10 @@ const migrations: Migration[] = [
   {
     version: 2,
     statements: ["ALTER TABLE condense_session ADD COLUMN ledger TEXT"],
+  },
+  {
+    version: 3,
+    statements: ["ALTER TABLE condense_compactions ADD COLUMN duration_ms INTEGER"],
   },
 ];
 
