@@ -142,23 +142,62 @@ describe("append and read", () => {
     expect(bad.body).toMatchObject({ error: { code: "invalid_request" } });
   });
 
-  it("answers 404 on every read route for a session that was never appended to", async () => {
+  it("answers 404 on every route but append and PATCH for a session that does not exist", async () => {
     const id = freshSession();
-    for (const [method, path] of [
+    for (const [method, path, body] of [
       ["GET", `/v1/sessions/${id}`],
       ["GET", `/v1/sessions/${id}/context`],
       ["GET", `/v1/sessions/${id}/compactions`],
       ["GET", `/v1/sessions/${id}/transcript`],
       ["GET", `/v1/sessions/${id}/tool-outputs/call_1`],
       ["POST", `/v1/sessions/${id}/compact`],
+      [
+        "POST",
+        `/v1/sessions/${id}/overflow`,
+        { error: { status: 400, message: "maximum context length exceeded" } },
+      ],
       ["DELETE", `/v1/sessions/${id}`],
     ] as const) {
-      const reply = await call(method, path);
+      const reply = await call(method, path, body !== undefined ? { body } : {});
       expect(reply.status, `${method} ${path}`).toBe(404);
       expect(reply.body).toMatchObject({ error: { code: "not_found" } });
     }
-    const patch = await call("PATCH", `/v1/sessions/${id}`, { body: { threshold: 0.5 } });
-    expect(patch.status).toBe(404);
+    // None of them created it.
+    expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+  });
+
+  it("creates a session configured by PATCH before its first append", async () => {
+    const id = freshSession();
+    // A bad PATCH changes nothing, so it creates nothing either.
+    expect((await call("PATCH", `/v1/sessions/${id}`, { body: { threshold: 3 } })).status).toBe(
+      400,
+    );
+    expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+
+    const patched = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { model: "acme-local-13b", contextWindow: "24k", threshold: 0.5 },
+    });
+    expect(patched.status).toBe(200);
+    expect(patched.body).toMatchObject({
+      sessionId: id,
+      messageCount: 0,
+      contextTokens: 0,
+      model: "acme-local-13b",
+      contextWindow: 24_000,
+      settings: { model: "acme-local-13b", contextWindow: 24_000, threshold: 0.5 },
+    });
+    const empty = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(empty.status).toBe(200);
+    expect(empty.body.messages).toEqual([]);
+
+    // The first append finds the settings in place: its window and trigger are the configured ones.
+    const first = await append(id, { messages: conversation(1) });
+    expect(first.body).toMatchObject({
+      firstSeq: 1,
+      messageCount: conversation(1).length,
+      contextWindow: 24_000,
+      threshold: 12_000,
+    });
   });
 });
 
@@ -332,7 +371,6 @@ describe("cross-user isolation", () => {
         `/v1/sessions/${id}/overflow`,
         { error: { status: 400, message: "maximum context length exceeded" } },
       ],
-      ["PATCH", `/v1/sessions/${id}`, { threshold: 0.5 }],
       ["DELETE", `/v1/sessions/${id}`],
     ];
     for (const [method, path, body] of routes) {
@@ -342,7 +380,12 @@ describe("cross-user isolation", () => {
       });
       expect(reply.status, `${method} ${path}`).toBe(404);
     }
-    // Bob appending to "the same" id creates his own, separate session.
+    // Bob configuring and appending to "the same" id creates his own, separate session.
+    const bobsSettings = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      as: "bob",
+      body: { threshold: 0.5 },
+    });
+    expect(bobsSettings.body).toMatchObject({ messageCount: 0, settings: { threshold: 0.5 } });
     const bobs = await append(id, { messages: [{ role: "user", content: "bob was here" }] }, "bob");
     expect(bobs.body).toMatchObject({ messageCount: 1, firstSeq: 1 });
 

@@ -228,8 +228,9 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: "patch",
       path: "/v1/sessions/{id}",
-      summary: "Change session settings",
-      description: "Fields left out keep their value; `null` restores the default.",
+      summary: "Change session settings (creates the session if it does not exist)",
+      description:
+        "Fields left out keep their value; `null` restores the default. A PATCH before the first append creates the session with these settings, so an app can configure it (a `contextWindow` for a model the table does not know) before using it.",
       tags: TAGS,
       params: SessionIdParam,
       body: SettingsPatch,

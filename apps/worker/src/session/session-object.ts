@@ -444,11 +444,14 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<Outcome<SessionStatusBody>> {
     const result = await outcome(() => {
       const sql = this.#sql();
-      requireSession(sql, key);
       this.ctx.storage.transactionSync(() => {
+        const now = Date.now();
+        // Settings may come first, so an app can configure a session (a window the model table does not
+        // know) before its first append: PATCH creates the session, like an append does.
+        openSession(sql, key, now);
         writeSettings(sql, update);
         // New limits or a new strategy may compact further than before.
-        resetExhausted(sql, Date.now());
+        resetExhausted(sql, now);
       });
     });
     if (!result.ok) return result;

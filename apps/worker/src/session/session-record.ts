@@ -42,7 +42,7 @@ export function notFound(sessionId: string): ApiError {
   return new ApiError(
     404,
     "not_found",
-    `session ${JSON.stringify(sessionId)} not found; a session exists once a message has been appended to it`,
+    `session ${JSON.stringify(sessionId)} not found; a session exists once a message has been appended to it or its settings were set with PATCH`,
   );
 }
 
