@@ -329,6 +329,41 @@ describe("idempotency", () => {
     expect(status.body.messageCount).toBe(42);
   });
 
+  it("commits a manual compaction with its answer, so a retry after a crash right after it compacts nothing twice", async () => {
+    const id = freshSession();
+    await createSmallSession(id);
+    await append(id, { messages: conversation(12).slice(2) });
+    // The object fails once right after the transaction that commits a compaction, as an eviction would.
+    await runInDurableObject(stubFor("alice", id), (_instance, state) => {
+      const storage = state.storage;
+      const transactionSync = storage.transactionSync.bind(storage);
+      const committed = () =>
+        storage.sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM condense_compactions").one().n;
+      let failures = 1;
+      storage.transactionSync = <T>(closure: () => T): T => {
+        const before = committed();
+        const result = transactionSync(closure);
+        if (failures > 0 && committed() > before) {
+          failures--;
+          throw new Error("scripted failure right after the commit");
+        }
+        return result;
+      };
+    });
+    const headers = { "Idempotency-Key": "compact-then-fail" };
+    const failed = await call("POST", `/v1/sessions/${id}/compact`, { body: {}, headers });
+    expect(failed.status).toBe(500);
+
+    const retry = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+      headers,
+    });
+    expect(retry.status).toBe(200);
+    const history = await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`);
+    expect(history.body.compactions).toHaveLength(1);
+    expect(retry.body).toMatchObject({ compacted: true, event: history.body.compactions[0] });
+  });
+
   it("makes manual compaction retries safe", async () => {
     const id = freshSession();
     await createSmallSession(id);

@@ -61,6 +61,11 @@ export interface CompactionOptions {
   force?: boolean;
   instructions?: string;
   focus?: string;
+  /**
+   * Runs inside the transaction that commits the compaction (or settles an unchanged one), after its
+   * writes, so what it writes commits with them or not at all (a manual compaction's idempotency record).
+   */
+  onCommit?: (result: RunResult) => void;
 }
 
 /**
@@ -126,7 +131,7 @@ export async function runCompaction(
     return { status: "not_needed", reason: "the context is empty" };
 
   if (settings.strategy === "openai") {
-    const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, limits, started);
+    const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, limits, started, options);
     if (viaOpenAI !== undefined) return viaOpenAI;
   }
 
@@ -149,7 +154,7 @@ export async function runCompaction(
     tokens: messageTokens(message, limits.model),
   }));
   const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
-  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started);
+  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started, options);
   logCompaction({
     ...log,
     outcome: logOutcome(committed.status),
@@ -201,18 +206,23 @@ function commitLocal(
   result: CompactResult<ChatMessage>,
   entries: readonly { message: ChatMessage; tokens: number }[],
   started: number,
+  options: CompactionOptions,
 ): RunResult {
   const storage = ctx.open();
   const sql = storage.sql;
   return storage.transactionSync((): RunResult => {
     if (!isCurrent(sql, snapshot)) return { status: "discarded" };
+    const settle = (settled: RunResult): RunResult => {
+      options.onCommit?.(settled);
+      return settled;
+    };
     if (result.cooldownUntil !== undefined) saveCooldown(sql, result.cooldownUntil);
     if (!result.compacted || result.finalTokens >= result.originalTokens) {
       settleCompaction(sql, snapshot.lastSeq);
-      return {
+      return settle({
         status: "unchanged",
         reason: result.reason ?? "compaction could not make the context smaller",
-      };
+      });
     }
     const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
     const now = Date.now();
@@ -247,6 +257,6 @@ function commitLocal(
     if (result.tier >= 2) saveLedger(sql, result.ledger);
     // A result that would still trigger cannot be improved until more messages arrive.
     settleCompaction(sql, tokensAfter > limits.engineTrigger ? snapshot.lastSeq : null, now);
-    return { status: "committed", event };
+    return settle({ status: "committed", event });
   });
 }

@@ -16,7 +16,7 @@ import {
   responsesCompactEndpoint,
 } from "../openai/responses-compact";
 import { recordCompaction } from "./compaction-history";
-import type { CompactionContext, RunResult } from "./compaction-run";
+import type { CompactionContext, CompactionOptions, RunResult } from "./compaction-run";
 import { commitView, isCurrent, type Limits, messagesTokens, type Snapshot } from "./context-view";
 import { settleCompaction } from "./session-record";
 
@@ -48,6 +48,7 @@ export async function compactThroughOpenAI(
   snapshot: Snapshot,
   limits: Limits,
   started: number,
+  options: Pick<CompactionOptions, "onCommit">,
 ): Promise<RunResult | undefined> {
   const key = openAIKey(ctx.env);
   if (key === undefined) return undefined;
@@ -109,7 +110,9 @@ export async function compactThroughOpenAI(
       entries: output.items.map((item) => ({ message: item as ChatMessage, tokens: perItem })),
     });
     settleCompaction(sql, null, now);
-    return { status: "committed", event };
+    const settled: RunResult = { status: "committed", event };
+    options.onCommit?.(settled);
+    return settled;
   });
   logCompaction({
     ...log,

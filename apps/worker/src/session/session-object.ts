@@ -336,17 +336,7 @@ export class SessionObject extends DurableObject<Env> {
       const joined = joinKey !== undefined ? this.#inflight.get(joinKey) : undefined;
       if (joined !== undefined) return joined;
 
-      const run = (async (): Promise<ManualCompactResponseBody> => {
-        const result = await this.#queue.run(() =>
-          this.#compact("manual", {
-            ...requestOf(key),
-            force: true,
-            ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
-            ...(input.focus !== undefined ? { focus: input.focus } : {}),
-          }),
-        );
-        if (result.status === "gone" || result.status === "discarded")
-          throw notFound(key.sessionId);
+      const answer = (result: RunResult): ManualCompactResponseBody => {
         const limits = this.#currentLimits(requireSession(sql, key));
         const response: ManualCompactResponseBody = {
           sessionId: key.sessionId,
@@ -358,6 +348,26 @@ export class SessionObject extends DurableObject<Env> {
         };
         remember(sql, "compact", input.idempotency, response, Date.now());
         return response;
+      };
+      const run = (async (): Promise<ManualCompactResponseBody> => {
+        let committed: ManualCompactResponseBody | undefined;
+        const result = await this.#queue.run(() =>
+          this.#compact("manual", {
+            ...requestOf(key),
+            force: true,
+            ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
+            ...(input.focus !== undefined ? { focus: input.focus } : {}),
+            // The answer is kept in the commit's transaction: a retry after an eviction right after the
+            // commit replays it instead of compacting again.
+            onCommit: (settled) => {
+              committed = answer(settled);
+            },
+          }),
+        );
+        if (result.status === "gone" || result.status === "discarded")
+          throw notFound(key.sessionId);
+        // Nothing was committed (an empty context): there is nothing a retry could do twice.
+        return committed ?? answer(result);
       })();
       if (joinKey === undefined) return run;
       this.#inflight.set(joinKey, run);
