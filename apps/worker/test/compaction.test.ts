@@ -262,6 +262,122 @@ describe("manual compaction and overflow", () => {
   });
 });
 
+describe("overflow reports that state the provider's numbers", () => {
+  const overflowAt = (limit: number, requested: number) => ({
+    error: {
+      status: 400,
+      message: `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${requested} tokens. Please reduce the length of the messages.`,
+    },
+  });
+
+  it("learns a window smaller than the session's, compacts into it and keeps to it", async () => {
+    const id = freshSession();
+    const first = await append(id, { messages: conversation(9, 8_000), model: "gpt-4o" });
+    expect(first.body.contextWindow).toBe(128_000);
+    expect(first.body.tokens).toBeGreaterThan(20_000);
+
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: overflowAt(8192, 9500),
+    });
+    expect(overflow.status).toBe(200);
+    // The engine caps the reserve at half a small window: 8192 − 4096.
+    expect(overflow.body).toMatchObject({ contextWindow: 8192, budget: 8192 - 4096 });
+    expect(overflow.body.tokens).toBeLessThanOrEqual(8192 - 4096);
+    expect(overflow.body.passes).toBeLessThanOrEqual(3);
+    expect(validateMessages(overflow.body.messages as never, "openai").ok).toBe(true);
+
+    // Everything after keeps to the learned window, across an eviction too.
+    await evictDurableObject(stubFor("alice", id));
+    const learned = await status(id);
+    expect(learned).toMatchObject({ contextWindow: 8192, learnedContextWindow: 8192 });
+    expect(learned.settings.contextWindow).toBeNull();
+    // ~4 400 tokens more: nothing under a 128k window, over the budget of the learned one.
+    const next = await append(id, { messages: [toolStep(50, 7_000), toolStep(51, 7_000)].flat() });
+    expect(next.body).toMatchObject({ contextWindow: 8192, compaction: { status: "scheduled" } });
+    expect(next.body.tokens).toBeGreaterThan(8192 - 4096);
+    expect(next.body.warningLevel).not.toBe("none");
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.body).toMatchObject({ contextWindow: 8192, compaction: { waited: true } });
+    expect(context.body.tokens).toBeLessThanOrEqual(8192 - 4096);
+
+    // A window set in the settings still counts when it is the smaller one.
+    const patched = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { contextWindow: 6000 },
+    });
+    expect(patched.body.contextWindow).toBe(6000);
+    const larger = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { contextWindow: 64_000 },
+    });
+    expect(larger.body.contextWindow).toBe(8192);
+  });
+
+  it("forgets a learned window when the session's model changes", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(9), model: "gpt-4o" });
+    await call("POST", `/v1/sessions/${id}/overflow`, { body: overflowAt(8192, 9500) });
+    expect((await status(id)).contextWindow).toBe(8192);
+    const other = await append(id, {
+      messages: [{ role: "user", content: "switching models" }],
+      model: "gpt-4.1",
+    });
+    expect(other.body.contextWindow).toBeGreaterThan(128_000);
+    expect((await status(id)).learnedContextWindow).toBeNull();
+  });
+
+  it("ignores a stated limit that is not below the session's window", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(9), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: overflowAt(32_000, 33_000),
+    });
+    expect(overflow.body.contextWindow).toBe(16_000);
+    expect((await status(id)).learnedContextWindow).toBeNull();
+  });
+
+  it("still compacts a report without numbers, within the window it had", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(14), model: "claude-sonnet-4-5" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: { error: { status: 400, message: "prompt is too long" } },
+    });
+    expect(overflow.status).toBe(200);
+    expect(overflow.body).toMatchObject({ contextWindow: 16_000, reportedTokens: null });
+    expect(overflow.body.tokens).toBeLessThanOrEqual(overflow.body.budget);
+    expect((await compactions(id))[0]?.trigger).toBe("overflow");
+    expect((await status(id)).calibration).toEqual({ ratio: 1, samples: 0 });
+  });
+
+  it("calibrates against the context the client was served, even when a compaction came after", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(14), model: "claude-sonnet-4-5" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+    const served = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    // A compaction commits between the fetch and the provider's refusal of what was fetched.
+    const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(manual.body.compacted).toBe(true);
+    // Far enough below that a count compared with it would come out clamped at 2.
+    expect(manual.body.tokens).toBeLessThan(served.body.tokens * 0.7);
+
+    const reported = Math.round(served.body.tokens * 1.3);
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: {
+        error: { status: 400, message: `prompt is too long: ${reported} tokens > 12000 maximum` },
+      },
+    });
+    expect(overflow.status).toBe(200);
+    expect(overflow.body.reportedTokens).toBe(reported);
+    const after = await status(id);
+    expect(after.calibration.samples).toBe(1);
+    expect(after.calibration.ratio).toBeCloseTo(1.3, 2);
+    expect(after.contextWindow).toBe(12_000);
+    expect(overflow.body.tokens).toBeLessThanOrEqual(overflow.body.budget);
+  });
+});
+
 describe("identifier ledger", () => {
   it("carries the ledger of one compaction into the next one's summarizer request", async () => {
     const model = `ledger:${crypto.randomUUID()}`;

@@ -305,6 +305,10 @@ export const SessionStatus = z
     compactions: z.number().int(),
     lastCompaction: CompactionEvent.nullable(),
     compaction: z.object({ status: CompactionStatus }),
+    learnedContextWindow: z.number().int().nullable().openapi({
+      description:
+        "The window a provider's overflow error stated for the session's model, when it was below the one in use; `contextWindow` is the smaller of it and the configured one. Null when none was learned (or the model changed since)",
+    }),
     cooldownUntil: z
       .string()
       .nullable()

@@ -185,7 +185,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/sessions/{id}/overflow",
       summary: "Report a provider's context-overflow error",
       description:
-        "If the error is a context overflow, compacts until the reserve holds (at most 3 passes) and returns the new context; otherwise 422 `not_an_overflow`.",
+        "If the error is a context overflow, compacts until the reserve holds (at most 3 passes) and returns the new context; otherwise 422 `not_an_overflow`. A window the error states below the session's is kept for the session's model from then on (`learnedContextWindow` in the status); the token count it states calibrates the estimate of non-OpenAI models against the context last served.",
       tags: TAGS,
       params: SessionIdParam,
       body: OverflowRequest,

@@ -26,6 +26,10 @@ function session(overrides: Partial<SessionRow> = {}): SessionRow {
     pending_trigger: null,
     exhausted_seq: null,
     ledger: null,
+    learned_window: null,
+    learned_window_model: null,
+    served_tokens: null,
+    served_seq: null,
     ...overrides,
   };
 }
@@ -87,5 +91,18 @@ describe("limitsFor", () => {
     expect(below.triggerTokens).toBe(50_000);
     expect(over.budget).toBe(70_000);
     expect([below.warningLevel, over.warningLevel]).toEqual(["none", "warning"]);
+  });
+  it("uses a window a provider stated for the model when it is below the configured one", () => {
+    const learned = session({ learned_window: 8_192, learned_window_model: "gpt-4o" });
+    expect(limitsFor(learned, settings(), 1_000, "gpt-4o").contextWindow).toBe(8_192);
+    // The engine caps the reserve at half a small window.
+    expect(limitsFor(learned, settings(), 1_000, "gpt-4o").budget).toBe(4_096);
+    expect(
+      limitsFor(learned, settings({ contextWindow: 6_000 }), 1_000, "gpt-4o").contextWindow,
+    ).toBe(6_000);
+    // Learned for another model: not this one's.
+    expect(limitsFor(learned, settings(), 1_000, "gpt-4.1").contextWindow).toBe(
+      contextWindowFor("gpt-4.1"),
+    );
   });
 });

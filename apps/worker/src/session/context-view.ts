@@ -20,7 +20,7 @@ import {
 } from "@condense/core";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
-import { readSession, type SessionRow } from "./session-record";
+import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
 import { modelFor, type SessionSettings } from "./settings";
 
 export type ViewState = {
@@ -62,6 +62,7 @@ export interface Limits {
   compact: boolean;
   /** Reported figures, in calibrated tokens. */
   tokens: number;
+  /** The configured (or the model's) window, or the one a provider stated if that is smaller. */
   contextWindow: number;
   triggerTokens: number;
   budget: number;
@@ -178,7 +179,9 @@ export function limitsFor(
   const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
   const pinned = settings.pinned;
   const pinnedTokens = messagesTokens(pinned, model);
-  const contextWindow = settings.contextWindow ?? contextWindowFor(model);
+  // A window a provider stated in an overflow error for this model wins when it is the smaller one.
+  const configured = settings.contextWindow ?? contextWindowFor(model);
+  const contextWindow = Math.min(configured, learnedWindowOf(session, model) ?? configured);
   // The engine counts in its own units: a calibrated window is the real one divided by the ratio,
   // and the pinned messages take their share before the engine sees it.
   const engineWindow = Math.max(1, Math.floor(contextWindow / ratio) - pinnedTokens);

@@ -41,7 +41,13 @@ describe("schema", () => {
       const session = readSession(state.storage.sql);
       return { session, ledger: session === undefined ? "missing" : ledgerOf(session) };
     });
-    expect(upgraded.session).toMatchObject({ user_id: "alice", message_count: 7, ledger: null });
+    expect(upgraded.session).toMatchObject({
+      user_id: "alice",
+      message_count: 7,
+      ledger: null,
+      learned_window: null,
+      served_tokens: null,
+    });
     expect(upgraded.ledger).toBeUndefined();
   });
 

@@ -23,6 +23,11 @@
  *
  * v3: `condense_compactions.duration_ms`, how long a compaction took from its snapshot to its commit;
  * NULL for compactions recorded before.
+ *
+ * v4: on `condense_session`, the window a provider's overflow error stated (`learned_window`, for the
+ * model in `learned_window_model`), and the token estimate and last seq of the context last served
+ * (`served_tokens`, `served_seq`), which a later overflow report's count is compared with. All NULL in
+ * sessions from before (no learned window; overflow reports compare with the current context).
  */
 
 interface Migration {
@@ -128,6 +133,15 @@ const migrations: Migration[] = [
   {
     version: 3,
     statements: ["ALTER TABLE condense_compactions ADD COLUMN duration_ms INTEGER"],
+  },
+  {
+    version: 4,
+    statements: [
+      "ALTER TABLE condense_session ADD COLUMN learned_window INTEGER",
+      "ALTER TABLE condense_session ADD COLUMN learned_window_model TEXT",
+      "ALTER TABLE condense_session ADD COLUMN served_tokens INTEGER",
+      "ALTER TABLE condense_session ADD COLUMN served_seq INTEGER",
+    ],
   },
 ];
 

@@ -56,6 +56,7 @@ import {
   calibrationOf,
   countAppended,
   isExhausted,
+  learnedWindowOf,
   notFound,
   openSession,
   readSession,
@@ -64,6 +65,9 @@ import {
   type SessionKey,
   type SessionRow,
   saveCalibration,
+  saveLearnedWindow,
+  saveServed,
+  servedTokens,
   setLastModel,
   setPendingTrigger,
 } from "./session-record";
@@ -139,15 +143,22 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * Folds a provider's token count of the committed context (pinned messages included) into the
-   * session's calibration; OpenAI models are counted exactly and keep theirs.
+   * Folds a provider's token count of a context into the session's calibration: of the one we
+   * estimated at `estimate` engine tokens, by default the committed context (pinned messages
+   * included). OpenAI models are counted exactly and keep theirs.
    */
-  #calibrate(session: SessionRow, settings: SessionSettings, reportedTokens: number): SessionRow {
+  #calibrate(
+    session: SessionRow,
+    settings: SessionSettings,
+    reportedTokens: number,
+    estimate?: number,
+  ): SessionRow {
     const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
     if (isExactlyCounted(model)) return session;
     const sql = this.#sql();
-    const estimate = contextSize(sql, this.#store).tokens + messagesTokens(settings.pinned, model);
-    const next = calibrate(calibrationOf(session), estimate, reportedTokens);
+    const ours =
+      estimate ?? contextSize(sql, this.#store).tokens + messagesTokens(settings.pinned, model);
+    const next = calibrate(calibrationOf(session), ours, reportedTokens);
     saveCalibration(sql, next);
     return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
   }
@@ -290,6 +301,8 @@ export class SessionObject extends DurableObject<Env> {
     const settings = readSettings(sql);
     const snapshot = readSnapshot(sql, this.#store, session);
     const limits = limitsFor(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
+    // What the client sends next; a provider's count in a later overflow report refers to it.
+    saveServed(sql, snapshot.tokens + limits.pinnedTokens, snapshot.lastSeq);
     return contextData(key.sessionId, settings, snapshot, limits, {
       status: this.#compactionStatus(session),
       waited,
@@ -393,10 +406,24 @@ export class SessionObject extends DurableObject<Env> {
           "the reported error is not a context-window overflow (rate limits, quota and other errors are not compacted away); handle it as it is",
         );
       }
-      const reportedTokens = parseOverflowTokens(input.error)?.requested ?? null;
-      if (reportedTokens !== null) this.#calibrate(session, readSettings(sql), reportedTokens);
-      // The provider refused the context, so the stored "as far as it goes" mark no longer holds.
-      resetExhausted(sql);
+      const stated = parseOverflowTokens(input.error);
+      const settings = readSettings(sql);
+      const limits = this.#currentLimits(session, settings);
+      this.ctx.storage.transactionSync(() => {
+        // A window below the one we use is the provider's real one for this model: keep to it from now on.
+        const limit = stated?.limit;
+        if (limit !== undefined && Number.isInteger(limit) && limit > 0) {
+          if (limit < limits.contextWindow) saveLearnedWindow(sql, limit, limits.model);
+        }
+        // The provider's count of what it was sent: the context the client last fetched, if it is still
+        // the one it holds (a compaction since does not change it), else the current one.
+        if (stated?.requested !== undefined) {
+          this.#calibrate(session, settings, stated.requested, servedTokens(session));
+        }
+        // The provider refused the context, so the stored "as far as it goes" mark no longer holds.
+        resetExhausted(sql);
+      });
+      const reportedTokens = stated?.requested ?? null;
       let passes = 0;
       while (passes < MAX_OVERFLOW_PASSES) {
         passes++;
@@ -440,6 +467,7 @@ export class SessionObject extends DurableObject<Env> {
         compactions: history.count,
         lastCompaction: history.last,
         compaction: { status: this.#compactionStatus(session) },
+        learnedContextWindow: learnedWindowOf(session, limits.model) ?? null,
         cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
         calibration: calibrationOf(session),
         // Copies, because the API's loose message type wants the index signature a core interface lacks.

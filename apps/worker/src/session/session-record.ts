@@ -2,8 +2,9 @@
  * @module session/session-record
  * The one `condense_session` row of a session's object: its owner, epoch,
  * counters, summarizer cooldown, token calibration, the pending background
- * trigger, how far compaction has gone and the identifier ledger carried from
- * one compaction to the next. The epoch changes when a session
+ * trigger, how far compaction has gone, the identifier ledger carried from
+ * one compaction to the next, the window a provider's overflow error stated and
+ * the size of the context last served. The epoch changes when a session
  * is deleted and created again, so a compaction that started before can tell
  * that its snapshot belongs to a session that no longer exists.
  */
@@ -36,6 +37,12 @@ export type SessionRow = {
   exhausted_seq: number | null;
   /** JSON of the `ledger` the last summarizing compaction returned (schema v2). */
   ledger: string | null;
+  /** The context window a provider's overflow error stated for `learned_window_model` (schema v4). */
+  learned_window: number | null;
+  learned_window_model: string | null;
+  /** Engine tokens (pinned included) and last seq of the context last served to the client (schema v4). */
+  served_tokens: number | null;
+  served_seq: number | null;
 };
 
 export function notFound(sessionId: string): ApiError {
@@ -156,4 +163,39 @@ export function ledgerOf(session: SessionRow): Ledger | undefined {
 /** Stores a compaction's ledger; run it inside the commit's transaction. */
 export function saveLedger(sql: SqlStorage, ledger: Ledger): void {
   sql.exec("UPDATE condense_session SET ledger = ? WHERE id = 1", JSON.stringify(ledger));
+}
+
+/** The window a provider stated for `model`, if one was learned for that model. */
+export function learnedWindowOf(session: SessionRow, model: string): number | undefined {
+  return session.learned_window !== null && session.learned_window_model === model
+    ? session.learned_window
+    : undefined;
+}
+
+/** Remembers the window a provider's overflow error stated for `model`. */
+export function saveLearnedWindow(sql: SqlStorage, window: number, model: string): void {
+  sql.exec(
+    "UPDATE condense_session SET learned_window = ?, learned_window_model = ? WHERE id = 1",
+    window,
+    model,
+  );
+}
+
+/** Records the size of the context just served, which a later overflow report's count refers to. */
+export function saveServed(sql: SqlStorage, tokens: number, lastSeq: number): void {
+  sql.exec(
+    "UPDATE condense_session SET served_tokens = ?, served_seq = ? WHERE id = 1",
+    tokens,
+    lastSeq,
+  );
+}
+
+/**
+ * The engine tokens of the context the client last fetched, if it is still the one it would send: no
+ * message was appended since (a compaction since does not matter, the client still holds the old one).
+ */
+export function servedTokens(session: SessionRow): number | undefined {
+  return session.served_tokens !== null && session.served_seq === session.message_count
+    ? session.served_tokens
+    : undefined;
 }
