@@ -1,8 +1,8 @@
 /**
  * @module session
  * `SessionHandle`: the calls on one session, `/v1/sessions/{id}/…`. A handle
- * holds no state beyond its id; the session is created by its first append and
- * lives in the service. Appends and manual compactions always carry an
+ * holds no state beyond its id; the session is created by its first append (or
+ * by `update`, to configure it before use) and lives in the service. Appends and manual compactions always carry an
  * `Idempotency-Key` made once per call and reused by its retries, so a retry
  * after a lost answer can never store a message twice.
  */
@@ -130,7 +130,10 @@ export class SessionHandle {
     });
   }
 
-  /** Changes settings; fields left out keep their value, `null` restores the default. */
+  /**
+   * Changes settings; fields left out keep their value, `null` restores the
+   * default. Creates the session when it does not exist yet.
+   */
   update(settings: SettingsPatchBody, options: CallOptions = {}): Promise<SessionStatusBody> {
     return this.#transport.request<SessionStatusBody>({
       method: "PATCH",
