@@ -111,6 +111,15 @@ describe("redactSecrets", () => {
     expect(redacted).not.toContain("AAAAMwAAAAtzc2gtZWQyNTUxOQ");
   });
 
+  it("restores a secret whose match took in the placeholder of another (fast-check counterexample)", () => {
+    // The URL-password pattern runs after the key patterns and captures `api_key=[[SECRET_1]]`.
+    const text = `https://u:api_key=${secrets.openai}@host`;
+    const vault = createSecretVault();
+    const redacted = redactSecrets(text, vault);
+    expect(redacted).not.toContain(secrets.openai);
+    expect(restoreSecrets(redacted, vault)).toBe(text);
+  });
+
   it("round-trips any text exactly (property)", () => {
     const pieces = fc.oneof(
       fc.string(),

@@ -126,7 +126,9 @@ function placeholderFor(secret: string, vault: SecretVault): string {
   while (vault.reserved.has(`[[SECRET_${number}]]`)) number += 1;
   const placeholder = `[[SECRET_${number}]]`;
   vault.bySecret.set(secret, placeholder);
-  vault.byPlaceholder.set(placeholder, secret);
+  // A later pattern's match may take in an earlier placeholder (`api_key=[[SECRET_1]]` inside a URL
+  // password): store its original text, so one restoring pass puts back every secret.
+  vault.byPlaceholder.set(placeholder, restoreSecrets(secret, vault));
   return placeholder;
 }
 
