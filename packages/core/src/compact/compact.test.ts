@@ -111,6 +111,77 @@ describe("compact: nothing to do", () => {
   });
 });
 
+describe("compact: hostile input", () => {
+  const nestedText = (depth: number) => `${'{"n":'.repeat(depth)}1${"}".repeat(depth)}`;
+  const callWith = (args: unknown): unknown[] => [
+    user("go"),
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c1", type: "function", function: { name: "f", arguments: args } }],
+    },
+    result("c1", "ok"),
+  ];
+  const rejectsAt = (index: number) => (error: unknown) =>
+    InvalidMessagesError.isInstance(error) &&
+    error.problems.some((problem) => problem.index === index && /nest/.test(problem.message));
+
+  it("rejects arguments nested past any provider's limit with a typed error, whatever the format", async () => {
+    for (const force of [true, false]) {
+      const options = { contextWindow: force ? 8_000 : 128_000, force };
+      await expect(
+        compact({ model, messages: callWith(nestedText(100_000)) }, options),
+      ).rejects.toSatisfy(rejectsAt(1));
+      await expect(
+        compact({ model, messages: callWith(JSON.parse(nestedText(2_000))) }, options),
+      ).rejects.toSatisfy(rejectsAt(1));
+      const anthropic = [
+        { role: "user", content: "go" },
+        {
+          role: "assistant",
+          content: [
+            { type: "tool_use", id: "t1", name: "f", input: JSON.parse(nestedText(5_000)) },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: "ok" }] },
+      ];
+      await expect(
+        compact({ model, messages: anthropic, format: "anthropic" }, options),
+      ).rejects.toSatisfy(rejectsAt(1));
+      const items = [
+        { role: "user", content: "go" },
+        { type: "function_call", call_id: "c1", name: "f", arguments: nestedText(100_000) },
+        { type: "function_call_output", call_id: "c1", output: "ok" },
+      ];
+      await expect(
+        compact({ model, messages: items, format: "responses" }, options),
+      ).rejects.toSatisfy(rejectsAt(1));
+    }
+  });
+
+  it("rejects a cyclic message with a typed error instead of recursing forever", async () => {
+    const input: Record<string, unknown> = {};
+    input.self = input;
+    const anthropic = [
+      { role: "user", content: "go" },
+      { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "f", input }] },
+    ];
+    await expect(compact({ model, messages: anthropic, format: "anthropic" })).rejects.toSatisfy(
+      rejectsAt(1),
+    );
+  });
+
+  it("compacts arguments nested as deep as providers accept, shrinking them to valid JSON", async () => {
+    const deep = `{"a":"${"x".repeat(3_000)}","b":${nestedText(200)}}`;
+    const messages = [...callWith(deep), ...agentSession(40, 40)] as ChatMessage[];
+    const result = await compact({ model, messages }, { contextWindow: 16_000, force: true });
+    expect(validateMessages(result.messages, "openai").ok).toBe(true);
+    for (const message of result.messages)
+      for (const call of message.tool_calls ?? [])
+        expect(() => JSON.parse(call.function.arguments)).not.toThrow();
+  });
+});
+
 describe("compact: tier 1, the tool strip", () => {
   it("prunes old tool outputs when that alone fits, and hands every original back", async () => {
     const messages = agentSession(60, 40);

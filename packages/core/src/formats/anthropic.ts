@@ -42,9 +42,12 @@
 import {
   field,
   isRecord,
+  MAX_NESTING,
   ProblemCollector,
   quote,
+  tooDeepMessage,
   typeName,
+  valueNestsTooDeep,
   wellFormedDeep,
 } from "../messages/input-checks.js";
 import type { ChatMessage, ContentPart, MessageContent, ToolCall } from "../messages/types.js";
@@ -459,6 +462,15 @@ export function parseAnthropic(input: { system?: unknown; messages: unknown }): 
   if (messages.length === 0) {
     problems.add(-1, "", "empty", "messages is empty; send at least one user message");
   }
+  // Copying recurses: anything nested past what a provider accepts is rejected first (message >
+  // content > block > input leaves MAX_NESTING levels to a tool_use input).
+  messages.forEach((message: unknown, index) => {
+    if (valueNestsTooDeep(message, MAX_NESTING + 3))
+      problems.add(index, "", "too_deep", tooDeepMessage("this message"));
+  });
+  if (valueNestsTooDeep(input.system, MAX_NESTING))
+    problems.add(-1, "system", "too_deep", tooDeepMessage("`system`"));
+  problems.throwIfAny();
   const copy = wellFormedDeep(messages) as unknown[];
   const system = wellFormedDeep(input.system);
   checkSystem(system, problems);

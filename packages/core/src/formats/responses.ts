@@ -32,9 +32,13 @@
 import {
   field,
   isRecord,
+  jsonTextNestsTooDeep,
+  MAX_NESTING,
   ProblemCollector,
   quote,
+  tooDeepMessage,
   typeName,
+  valueNestsTooDeep,
   wellFormedDeep,
 } from "../messages/input-checks.js";
 import type {
@@ -299,6 +303,8 @@ function checkItem(
       } else {
         try {
           JSON.parse(args);
+          if (jsonTextNestsTooDeep(args))
+            problems.add(index, "arguments", "arguments_too_deep", tooDeepMessage("`arguments`"));
         } catch (error) {
           const reason = error instanceof Error ? error.message : "parse error";
           problems.add(
@@ -490,6 +496,14 @@ function groupItems(items: readonly ResponseItem[]): { groups: Group[]; orphans:
  */
 export function fromResponses(items: readonly unknown[]): ChatMessage[] {
   const problems = new ProblemCollector();
+  // Copying recurses: anything nested past what a provider accepts is rejected first.
+  if (Array.isArray(items)) {
+    items.forEach((item: unknown, index) => {
+      if (valueNestsTooDeep(item, MAX_NESTING + 3))
+        problems.add(index, "", "too_deep", tooDeepMessage("this item"));
+    });
+    problems.throwIfAny();
+  }
   const copy = Array.isArray(items) ? wellFormedDeep(items) : items;
   if (!checkItems(copy, problems)) {
     problems.throwIfAny();

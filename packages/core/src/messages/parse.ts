@@ -15,6 +15,10 @@
  *   `reasoning_content`, `tool_call_id` on a non-tool message, extra keys on content
  *   parts, ...) are dropped.
  *
+ * Tool-call arguments (and `provider_data`) nested more than `MAX_NESTING` (256)
+ * levels deep, or cyclic, are rejected (`arguments_too_deep`): no provider accepts
+ * them, and the engine walks arguments recursively.
+ *
  * `provider_data` (thinking blocks, Responses reasoning and compaction items that
  * `fromAnthropic`/`fromResponses` attach) is kept, so canonical messages survive
  * `compact()` whole; only its known keys are kept and their types are checked.
@@ -23,10 +27,14 @@
 import {
   field,
   isRecord,
+  jsonTextNestsTooDeep,
+  MAX_NESTING,
   ProblemCollector,
   quote,
+  tooDeepMessage,
   toWellFormed,
   typeName,
+  valueNestsTooDeep,
   wellFormedDeep,
 } from "./input-checks.js";
 import type {
@@ -193,6 +201,11 @@ function parseProviderData(
     );
   if (!isRecord(raw)) {
     report("provider_data", `\`provider_data\` must be an object, got ${typeName(raw)}`);
+    return undefined;
+  }
+  // provider_data > anthropic > blocks > block > input: tool input may nest MAX_NESTING levels.
+  if (valueNestsTooDeep(raw, MAX_NESTING + 4)) {
+    report("provider_data", tooDeepMessage("`provider_data`"));
     return undefined;
   }
   const data: ProviderData = {};
@@ -534,9 +547,17 @@ function parseArguments(
       );
       return undefined;
     }
+    if (jsonTextNestsTooDeep(text)) {
+      problems.add(index, path, "arguments_too_deep", tooDeepMessage("`arguments`"));
+      return undefined;
+    }
     return text;
   }
   if (isRecord(raw)) {
+    if (valueNestsTooDeep(raw)) {
+      problems.add(index, path, "arguments_too_deep", tooDeepMessage("`arguments`"));
+      return undefined;
+    }
     // Documented repair: an arguments object is sent as its JSON text.
     try {
       return JSON.stringify(raw);
