@@ -6,11 +6,16 @@ import claudeCode from "../../test/fixtures/claude-code__258c7280-ae70-4798-800f
 import django from "../../test/fixtures/mini-swe-agent__django__django-11910.json" with {
   type: "json",
 };
-import { CondenseError, InvalidMessagesError, SummarizerError } from "../errors/condense-error.js";
+import {
+  CondenseError,
+  InvalidMessagesError,
+  InvalidOptionsError,
+  SummarizerError,
+} from "../errors/condense-error.js";
 import { toAnthropic } from "../formats/anthropic.js";
 import type { ChatMessage } from "../messages/types.js";
 import { validateMessages } from "../messages/validate.js";
-import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
+import type { SummarizeRequest, SummarizeResult, Summarizer } from "../summary/summarizer.js";
 import {
   agentSession,
   arbConversation,
@@ -168,6 +173,74 @@ describe("compact: hostile input", () => {
     ];
     await expect(compact({ model, messages: anthropic, format: "anthropic" })).rejects.toSatisfy(
       rejectsAt(1),
+    );
+  });
+
+  it("rejects a conversation of orphaned tool results instead of answering with no messages", async () => {
+    const orphan = { role: "tool", tool_call_id: "gone", content: bulkyOutput(3) };
+    for (const force of [true, false]) {
+      await expect(
+        compact({ model, messages: [orphan, { ...orphan, tool_call_id: "gone2" }] }, { force }),
+      ).rejects.toSatisfy(
+        (error: unknown) =>
+          InvalidMessagesError.isInstance(error) &&
+          error.problems.map((problem) => problem.index).join() === "0,1" &&
+          /no assistant message made that call/.test(error.message),
+      );
+    }
+    const anthropic = [
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "zz", content: "x" }] },
+    ];
+    await expect(compact({ model, messages: anthropic, format: "anthropic" })).rejects.toSatisfy(
+      InvalidMessagesError.isInstance,
+    );
+  });
+
+  it("falls back to the built-in summary when a custom summarizer throws or answers nonsense", async () => {
+    const messages = agentSession(40, 40);
+    const broken: Summarizer[] = [
+      {
+        name: "throws",
+        kind: "extractive",
+        summarize: async () => Promise.reject(new TypeError("bug")),
+      },
+      {
+        name: "no-summary",
+        kind: "extractive",
+        summarize: async () =>
+          ({ summary: 42, calls: 0, inputTokens: 0 }) as unknown as SummarizeResult,
+      },
+      {
+        name: "llm-no-summary",
+        kind: "llm",
+        summarize: async () => ({}) as unknown as SummarizeResult,
+      },
+    ];
+    for (const summarizer of broken) {
+      const result = await compact(
+        { model, messages },
+        { contextWindow: 16_000, force: true, summarizer },
+      );
+      expect(result.tier).toBe(4);
+      expect(result.summary).toContain("## Goal");
+      expect(result.summarizerFailure?.message).toBeTruthy();
+      expect(Number.isFinite(result.summarizerCalls)).toBe(true);
+      expect(validateMessages(result.messages, "openai").ok).toBe(true);
+    }
+  });
+
+  it("rejects a summarizer without a known kind instead of silently ignoring it", async () => {
+    const summarizer = {
+      name: "x",
+      summarize: async () => ({ summary: "", calls: 0, inputTokens: 0 }),
+    };
+    await expect(
+      compact(
+        { model, messages: [user("x")] },
+        { summarizer: summarizer as unknown as Summarizer },
+      ),
+    ).rejects.toSatisfy(
+      (error: unknown) => InvalidOptionsError.isInstance(error) && error.option === "summarizer",
     );
   });
 

@@ -8,7 +8,12 @@
  * ever dropped without being summarized or handed back in `prunedToolOutputs`.
  */
 
-import { CondenseError, InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
+import {
+  CondenseError,
+  InvalidMessagesError,
+  InvalidOptionsError,
+  SummarizerError,
+} from "../errors/condense-error.js";
 import { fromCanonical, toCanonical } from "../formats/convert.js";
 import { messageText, toolNamesById } from "../messages/content.js";
 import { repairMessages } from "../messages/repair.js";
@@ -182,14 +187,40 @@ async function summarizeWith(
   request: SummarizeRequest,
   context: PassContext,
 ): Promise<string> {
-  const result = await summarizer.summarize(request);
+  const result: unknown = await summarizer.summarize(request);
+  if (typeof result !== "object" || result === null) {
+    throw new SummarizerError(
+      "malformed",
+      `summarizer ${summarizer.name} returned no result object`,
+    );
+  }
+  const { summary, calls, inputTokens } = result as Partial<Record<string, unknown>>;
   if (summarizer.kind === "llm") {
-    context.summarizerCalls += result.calls;
-    context.summarizerInputTokens += result.inputTokens;
+    if (typeof calls === "number" && Number.isFinite(calls)) context.summarizerCalls += calls;
+    if (typeof inputTokens === "number" && Number.isFinite(inputTokens))
+      context.summarizerInputTokens += inputTokens;
+  }
+  if (typeof summary !== "string" || summary.trim() === "") {
+    throw new SummarizerError(
+      "malformed",
+      `summarizer ${summarizer.name} returned no summary text; \`summarize\` must resolve to { summary: string, calls, inputTokens }`,
+    );
   }
   // The ledger guarantee must not depend on the summarizer obeying: check and complete it here.
-  const missing = missingIdentifiers(result.summary, request.ledger);
-  return missing.length === 0 ? result.summary : appendMissingIdentifiers(result.summary, missing);
+  const missing = missingIdentifiers(summary, request.ledger);
+  return missing.length === 0 ? summary : appendMissingIdentifiers(summary, missing);
+}
+
+/** What a failed summarizer call is reported as. */
+function failureOf(error: unknown): SummarizerFailure {
+  if (SummarizerError.isInstance(error)) {
+    return {
+      kind: error.kind,
+      message: error.message,
+      ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
+    };
+  }
+  return { kind: "other", message: error instanceof Error ? error.message : String(error) };
 }
 
 async function summarizePass(
@@ -315,16 +346,7 @@ async function summarizePass(
         best ??= candidate;
       } catch (error) {
         throwIfAborted(options.signal);
-        const failure = SummarizerError.isInstance(error)
-          ? {
-              kind: error.kind,
-              message: error.message,
-              ...(error.retryAfter === undefined ? {} : { retryAfter: error.retryAfter }),
-            }
-          : {
-              kind: "other" as const,
-              message: error instanceof Error ? error.message : String(error),
-            };
+        const failure = failureOf(error);
         context.failure = failure;
         if (SummarizerError.isInstance(error) && error.usage !== undefined) {
           context.summarizerCalls += error.usage.calls;
@@ -336,10 +358,19 @@ async function summarizePass(
   }
 
   throwIfAborted(options.signal);
-  const fallback =
-    options.summarizer.kind === "extractive" ? options.summarizer : extractiveSummarizer();
+  const builtIn = extractiveSummarizer();
+  const fallback = options.summarizer.kind === "extractive" ? options.summarizer : builtIn;
   const fallbackRequest = request(middle);
-  const summary = await summarizeWith(fallback, fallbackRequest, context);
+  let summary: string;
+  try {
+    summary = await summarizeWith(fallback, fallbackRequest, context);
+  } catch (error) {
+    // A caller's own tier-4 summarizer failed: the built-in one never throws, so nothing is lost.
+    throwIfAborted(options.signal);
+    if (fallback === builtIn) throw error;
+    context.failure = failureOf(error);
+    summary = await summarizeWith(builtIn, fallbackRequest, context);
+  }
   const candidate = finish(4, build(summary, []), middle, fallbackRequest.ledger);
   if (best === undefined || candidate.tokens <= best.tokens) return candidate;
   return best;
@@ -448,7 +479,19 @@ export async function compact(
   throwIfAborted(resolved.signal);
 
   const originalTokens = total(canonical, model);
-  const repaired = repairMessages(canonical).messages;
+  const repair = repairMessages(canonical);
+  const repaired = repair.messages;
+  if (repaired.length === 0) {
+    // Only orphaned tool results: repairing drops them all, and no provider accepts an empty list.
+    throw new InvalidMessagesError(
+      repair.repairs.map((change) => ({
+        index: change.index,
+        path: "tool_call_id",
+        kind: "orphan_result",
+        message: `tool message answers \`${change.toolCallId ?? ""}\`, but no assistant message made that call, and orphaned results are dropped, which leaves nothing; send the assistant message that made the call, or start with a user message`,
+      })),
+    );
+  }
   const context: PassContext = {
     model,
     latestUser: findLatestUser(repaired),

@@ -188,6 +188,12 @@ export function resolveOptions(model: string, options: CompactOptions = {}): Res
       "expected an object with a summarize(request) method",
     );
   }
+  if (summarizer.kind !== "llm" && summarizer.kind !== "extractive") {
+    throw new InvalidOptionsError(
+      "summarizer",
+      `expected \`kind\` "llm" (tiers 2 and 3) or "extractive" (tier 4), got ${JSON.stringify(String(summarizer.kind))}`,
+    );
+  }
 
   const cooldownUntil = options.cooldownUntil;
   if (
