@@ -1,7 +1,8 @@
 /**
  * @module session/compaction-run
  * One compaction of a session: snapshot the committed context up to the
- * latest seq N, await the engine (other requests run meanwhile: the input gate
+ * latest seq N (less a trailing tool call still awaiting its results, which
+ * stays in the tail for its results to follow: `open-calls`), await the engine (other requests run meanwhile: the input gate
  * does not hold across a fetch), then commit the view, the event, the
  * pruned-output index and the cooldown in one `transactionSync`, or nothing.
  * Appends that arrived during the wait have seq > N and follow the compacted
@@ -20,15 +21,9 @@ import type { CompactionEventBody } from "../api/schemas";
 import type { Env } from "../env";
 import { type CompactionLogLine, logCompaction } from "../http/log";
 import { recordCompaction } from "./compaction-history";
-import {
-  commitView,
-  isCurrent,
-  type Limits,
-  limitsFor,
-  readSnapshot,
-  type Snapshot,
-} from "./context-view";
+import { commitView, isCurrent, type Limits, limitsFor, readSnapshot } from "./context-view";
 import type { MessageStore } from "./message-store";
+import { type FoldSnapshot, foldable } from "./open-calls";
 import { compactThroughOpenAI } from "./openai-compaction";
 import {
   clearPendingTrigger,
@@ -105,8 +100,10 @@ export async function runCompaction(
   const session = readSession(sql);
   if (session === undefined) return { status: "gone" };
   const settings = readSettings(sql);
-  const snapshot = readSnapshot(sql, ctx.store, session);
-  const limits = limitsFor(session, settings, snapshot.tokens, ctx.env.DEFAULT_MODEL);
+  const whole = readSnapshot(sql, ctx.store, session);
+  // Whether to compact is a question about the whole context; what is folded in leaves out open calls.
+  const limits = limitsFor(session, settings, whole.tokens, ctx.env.DEFAULT_MODEL);
+  const snapshot = foldable(whole);
   const log = {
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
     user: session.user_id,
@@ -115,7 +112,7 @@ export async function runCompaction(
   };
 
   if (options.force !== true) {
-    const exhausted = isExhausted(session, snapshot.lastSeq);
+    const exhausted = isExhausted(session, snapshot.seenSeq);
     if (!limits.compact || exhausted) {
       clearPendingTrigger(sql);
       logCompaction({ ...log, outcome: "not_needed", durationMs: Date.now() - started });
@@ -127,8 +124,16 @@ export async function runCompaction(
       };
     }
   }
-  if (snapshot.messages.length === 0)
-    return { status: "not_needed", reason: "the context is empty" };
+  if (snapshot.messages.length === 0) {
+    clearPendingTrigger(sql);
+    return {
+      status: "not_needed",
+      reason:
+        whole.messages.length === 0
+          ? "the context is empty"
+          : "the context holds only tool calls awaiting their results; append the results first",
+    };
+  }
 
   if (settings.strategy === "openai") {
     const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, limits, started, options);
@@ -140,7 +145,7 @@ export async function runCompaction(
     // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
     result = await compact(
       { model: limits.model, messages: snapshot.messages },
-      engineOptions(ctx.env, session, settings, limits, options),
+      engineOptions(ctx.env, session, settings, limits, snapshot.heldTokens, options),
     );
   } catch (error) {
     logCompaction({ ...log, outcome: "failed", durationMs: Date.now() - started });
@@ -153,13 +158,13 @@ export async function runCompaction(
     message,
     tokens: messageTokens(message, limits.model),
   }));
-  const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
+  const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0) + snapshot.heldTokens;
   const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started, options);
   logCompaction({
     ...log,
     outcome: logOutcome(committed.status),
     tier: result.tier,
-    tokensBefore: snapshot.tokens,
+    tokensBefore: snapshot.tokens + snapshot.heldTokens,
     tokensAfter,
     durationMs: committed.event?.durationMs ?? Date.now() - started,
     ...(result.summarizerFailure ? { summarizerFailure: result.summarizerFailure.kind } : {}),
@@ -174,11 +179,13 @@ function engineOptions(
   session: SessionRow,
   settings: SessionSettings,
   limits: Limits,
+  heldTokens: number,
   options: CompactionOptions,
 ): CompactOptions {
   const ledger = ledgerOf(session);
   return {
-    contextWindow: limits.engineWindow,
+    // The open tool calls left after the folded range take their share of the window.
+    contextWindow: Math.max(1, limits.engineWindow - heldTokens),
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
     ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
@@ -201,7 +208,7 @@ function engineOptions(
 function commitLocal(
   ctx: CompactionContext,
   trigger: string,
-  snapshot: Snapshot,
+  snapshot: FoldSnapshot,
   limits: Limits,
   result: CompactResult<ChatMessage>,
   entries: readonly { message: ChatMessage; tokens: number }[],
@@ -218,20 +225,22 @@ function commitLocal(
     };
     if (result.cooldownUntil !== undefined) saveCooldown(sql, result.cooldownUntil);
     if (!result.compacted || result.finalTokens >= result.originalTokens) {
-      settleCompaction(sql, snapshot.lastSeq);
+      settleCompaction(sql, snapshot.seenSeq);
       return settle({
         status: "unchanged",
         reason: result.reason ?? "compaction could not make the context smaller",
       });
     }
-    const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0);
+    const viewTokens = entries.reduce((sum, entry) => sum + entry.tokens, 0);
+    // Context tokens, as the status reports them: the open calls after the view included.
+    const tokensAfter = viewTokens + snapshot.heldTokens;
     const now = Date.now();
     const event = recordCompaction(sql, {
       at: now,
       trigger,
       strategy: "local",
       tier: result.tier,
-      tokensBefore: snapshot.tokens,
+      tokensBefore: snapshot.tokens + snapshot.heldTokens,
       tokensAfter,
       fromSeq: snapshot.coveredSeq + 1,
       toSeq: snapshot.lastSeq,
@@ -246,7 +255,7 @@ function commitLocal(
     commitView(sql, ctx.store, {
       coveredSeq: snapshot.lastSeq,
       compactionId: event.id,
-      tokens: tokensAfter,
+      tokens: viewTokens,
       summary: result.summary,
       strategy: "local",
       entries,
@@ -256,7 +265,7 @@ function commitLocal(
     // prune-only compaction the stored one still holds.
     if (result.tier >= 2) saveLedger(sql, result.ledger);
     // A result that would still trigger cannot be improved until more messages arrive.
-    settleCompaction(sql, tokensAfter > limits.engineTrigger ? snapshot.lastSeq : null, now);
+    settleCompaction(sql, tokensAfter > limits.engineTrigger ? snapshot.seenSeq : null, now);
     return settle({ status: "committed", event });
   });
 }

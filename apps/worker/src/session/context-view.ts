@@ -44,6 +44,8 @@ export interface Snapshot {
   /** When the view holds OpenAI items: those items (raw) and the canonical tail. */
   openaiItems?: unknown[];
   tail: ChatMessage[];
+  /** The stored token count of each `tail` message. */
+  tailTokens: number[];
   /** Estimated tokens of `messages`, from the stored counts. */
   tokens: number;
 }
@@ -106,8 +108,16 @@ export function readSnapshot(sql: SqlStorage, store: MessageStore, session: Sess
   const viewRows = view === undefined ? [] : store.readView();
   const tailRows = store.readTranscript(coveredSeq);
   const tail = tailRows.map((row) => row.message);
+  const tailTokens = tailRows.map((row) => row.tokens);
   const tokens = [...viewRows, ...tailRows].reduce((sum, row) => sum + row.tokens, 0);
-  const common = { epoch: session.epoch, view, coveredSeq, lastSeq: session.message_count, tail };
+  const common = {
+    epoch: session.epoch,
+    view,
+    coveredSeq,
+    lastSeq: session.message_count,
+    tail,
+    tailTokens,
+  };
   if (view?.strategy === "openai") {
     // The view rows are OpenAI Responses items (with encrypted compaction content).
     const items = viewRows.map((row) => row.message as unknown);

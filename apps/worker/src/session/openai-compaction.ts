@@ -17,7 +17,8 @@ import {
 } from "../openai/responses-compact";
 import { recordCompaction } from "./compaction-history";
 import type { CompactionContext, CompactionOptions, RunResult } from "./compaction-run";
-import { commitView, isCurrent, type Limits, messagesTokens, type Snapshot } from "./context-view";
+import { commitView, isCurrent, type Limits, messagesTokens } from "./context-view";
+import type { FoldSnapshot } from "./open-calls";
 import { settleCompaction } from "./session-record";
 
 const SUMMARIZER = "openai-responses-compact";
@@ -45,7 +46,7 @@ function readItems(output: unknown): { items: unknown[]; canonical: ChatMessage[
 export async function compactThroughOpenAI(
   ctx: CompactionContext,
   log: LogBase,
-  snapshot: Snapshot,
+  snapshot: FoldSnapshot,
   limits: Limits,
   started: number,
   options: Pick<CompactionOptions, "onCommit">,
@@ -75,9 +76,12 @@ export async function compactThroughOpenAI(
   }
   const fingerprint = await keyFingerprint(key);
   const endpoint = responsesCompactEndpoint(ctx.env);
-  const tokensAfter = messagesTokens(output.canonical, limits.model);
+  const itemTokens = messagesTokens(output.canonical, limits.model);
   // Items have no count of their own: the canonical total is spread evenly over them.
-  const perItem = Math.ceil(tokensAfter / output.items.length);
+  const perItem = Math.ceil(itemTokens / output.items.length);
+  // Context tokens, as the status reports them: the open calls after the view included.
+  const tokensAfter = perItem * output.items.length + snapshot.heldTokens;
+  const tokensBefore = snapshot.tokens + snapshot.heldTokens;
   const storage = ctx.open();
   const sql = storage.sql;
   const committed = storage.transactionSync((): RunResult => {
@@ -88,7 +92,7 @@ export async function compactThroughOpenAI(
       trigger: log.trigger,
       strategy: "openai",
       tier: 2,
-      tokensBefore: snapshot.tokens,
+      tokensBefore,
       tokensAfter,
       fromSeq: snapshot.coveredSeq + 1,
       toSeq: snapshot.lastSeq,
@@ -118,7 +122,7 @@ export async function compactThroughOpenAI(
     ...log,
     outcome: committed.status === "committed" ? "committed" : "discarded",
     tier: 2,
-    tokensBefore: snapshot.tokens,
+    tokensBefore,
     tokensAfter,
     durationMs: committed.event?.durationMs ?? Date.now() - started,
     summarizer: SUMMARIZER,
