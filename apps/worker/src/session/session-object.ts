@@ -78,7 +78,7 @@ import {
   type SettingsUpdate,
   writeSettings,
 } from "./settings";
-import { indexToolCalls, readToolOutput } from "./tool-outputs";
+import { indexToolCalls, readToolOutput, reusedCallIds } from "./tool-outputs";
 
 export interface AppendInput {
   /** Canonical (Chat Completions) messages, already validated by the Worker. */
@@ -245,6 +245,15 @@ export class SessionObject extends DurableObject<Env> {
         const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
         if (replayed !== undefined) return replayed;
 
+        const reused = reusedCallIds(sql, input.messages);
+        if (reused.length > 0) {
+          throw new ApiError(
+            400,
+            "invalid_messages",
+            `messages[${reused[0]?.index}]: ${reused[0]?.message}`,
+            { problems: reused },
+          );
+        }
         let session = openSession(sql, key, now);
         const settings = readSettings(sql);
         if (input.model !== undefined && input.model !== session.last_model) {

@@ -31,6 +31,41 @@ export function indexToolCalls(sql: SqlStorage, message: ChatMessage, seq: numbe
   }
 }
 
+/** A duplicate tool call id, in the engine's problem shape (`details.problems` of a 400). */
+export interface CallIdProblem {
+  index: number;
+  path: string;
+  kind: "duplicate_tool_call_id";
+  message: string;
+}
+
+/**
+ * The tool calls of `messages` whose ids an earlier append already used. The engine refuses a
+ * repeated id within one list, so a session that stored one could never be compacted again.
+ */
+export function reusedCallIds(sql: SqlStorage, messages: readonly ChatMessage[]): CallIdProblem[] {
+  const problems: CallIdProblem[] = [];
+  messages.forEach((message, index) => {
+    if (message.role !== "assistant") return;
+    (message.tool_calls ?? []).forEach((call, callIndex) => {
+      const used = sql
+        .exec(
+          "SELECT 1 FROM condense_tool_outputs WHERE tool_call_id = ? AND tool_name IS NOT NULL",
+          call.id,
+        )
+        .toArray();
+      if (used.length === 0) return;
+      problems.push({
+        index,
+        path: `tool_calls[${callIndex}].id`,
+        kind: "duplicate_tool_call_id",
+        message: `tool call id ${JSON.stringify(call.id)} is already used by an earlier message of this session; give every tool call a unique id`,
+      });
+    });
+  });
+  return problems;
+}
+
 /** Marks the outputs a compaction pruned; run it inside the commit's transaction. */
 export function markPruned(
   sql: SqlStorage,
