@@ -23,12 +23,13 @@ import {
   bulkyOutput,
   call,
   result,
+  system,
   user,
 } from "../test-support/conversation.js";
 import { countMessageTokens } from "../tokens/count.js";
 import { extractSummary } from "./assemble.js";
 import { compact } from "./compact.js";
-import type { CompactResult } from "./types.js";
+import type { CompactOptions, CompactResult } from "./types.js";
 
 const model = "gpt-4o";
 
@@ -370,6 +371,31 @@ describe("compact: small windows and headroom", () => {
   });
 });
 
+describe("compact: the pass loop", () => {
+  it("ends after a pass that saves less than 5%, even when another pass could save more", async () => {
+    const words = (n: number, tag: string) => `${tag}: ${"word ".repeat(n)}`;
+    const messages: ChatMessage[] = [
+      system(words(45_000, "system")),
+      user(words(200, "task")),
+      assistant(words(200, "plan")),
+      // The middle: small, so one pass saves little.
+      ...[0, 1, 2, 3, 4, 5].map((i) => (i % 2 === 0 ? user : assistant)(words(500, `middle ${i}`))),
+      // A tail a second pass (half the tail budget) could compact, ending in a huge latest request.
+      ...Array.from({ length: 10 }, (_, i) =>
+        (i % 2 === 0 ? user : assistant)(words(500, `tail ${i}`)),
+      ),
+      user(words(25_000, "latest")),
+    ];
+    const options = { contextWindow: 100_000, tailTokens: 30_000 } as const;
+    const result = await compact({ model, messages }, options);
+    expect(result.compacted).toBe(true);
+    expect(result.passes).toBe(1);
+    // The premise: the pass saved under 5% and left the context over its limit.
+    expect(result.finalTokens).toBeGreaterThan(0.95 * result.originalTokens);
+    expect(result.finalTokens).toBeGreaterThan(0.75 * 100_000);
+  });
+});
+
 describe("compact: the latest user message", () => {
   const latest = `Now refactor the parser. ${bulkyOutput(40, "spec")}`;
   const toolTraffic = (from: number, count: number): ChatMessage[] =>
@@ -444,6 +470,60 @@ describe("compact: LLM tiers", () => {
     expect(result.tier).toBe(3);
     expect(result.prunedToolOutputs.length).toBeGreaterThan(0);
     expectPrunedGone(result);
+  });
+
+  it("passes the operator's steering to the summarizer: instructions, focus, identifier policy", async () => {
+    const llm = fakeLLM(() => sections("steered"));
+    await compact(
+      { model, messages },
+      {
+        ...options,
+        summarizer: llm,
+        instructions: "Mention the release date.",
+        focus: "the parser refactor",
+        identifierPolicy: "custom",
+        identifierInstructions: "Keep ticket numbers like ABC-123.",
+      },
+    );
+    expect(llm.requests[0]).toMatchObject({
+      instructions: "Mention the release date.",
+      focus: "the parser refactor",
+      identifierPolicy: "custom",
+      identifierInstructions: "Keep ticket numbers like ABC-123.",
+    });
+  });
+
+  it("asks for about 20% of the compacted content, at least 2,000 and at most 12,000 tokens (configurable)", async () => {
+    const asked = async (turns: number, extra: CompactOptions = {}) => {
+      const llm = fakeLLM(() => sections("sized"));
+      await compact(
+        { model, messages: conversation(turns) },
+        { contextWindow: 400_000, force: true, summarizer: llm, ...extra },
+      );
+      const request = llm.requests[0];
+      if (request === undefined) throw new Error("the summarizer was not called");
+      const compacted = countMessageTokens(request.messages, model);
+      return {
+        target: request.targetTokens,
+        max: request.maxTokens,
+        share: request.targetTokens / compacted,
+      };
+    };
+    const large = await asked(300);
+    expect(large).toMatchObject({ target: 12_000, max: 12_000 });
+    const medium = await asked(110);
+    expect(medium.max).toBe(12_000);
+    expect(medium.target).toBeGreaterThan(2_000);
+    expect(medium.target).toBeLessThan(12_000);
+    expect(medium.share).toBeCloseTo(0.2, 2);
+    const small = await asked(50);
+    expect(small.target).toBe(2_000);
+    expect(small.share).toBeGreaterThan(0.2);
+    expect(await asked(300, { summaryMaxTokens: 5_000 })).toMatchObject({
+      target: 5_000,
+      max: 5_000,
+    });
+    expect((await asked(50, { summaryMinTokens: 3_000 })).target).toBe(3_000);
   });
 
   it("uses tier 3 when only the older half fits", async () => {

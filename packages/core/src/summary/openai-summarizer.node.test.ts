@@ -693,6 +693,24 @@ describe("openAISummarizer: failures", () => {
     expect(error.kind).toBe("too_large");
   });
 
+  it("rejects a summary over its size limit when the server ignores max_tokens", async () => {
+    const material: ChatMessage[] = Array.from({ length: 40 }, (_, index) => ({
+      role: index % 2 === 0 ? "user" : "assistant",
+      content: `Step ${index}: ${"the migration of the billing module continues ".repeat(40)}`,
+    }));
+    // Larger than the 1,000-token limit (and its 10% tolerance), smaller than the material.
+    const oversized = summaryWith("progress on the billing module ".repeat(400));
+    expect(countTokens(oversized, "gpt-4o")).toBeGreaterThan(1_100);
+    const error = await kindOf(
+      () => ({ type: "completion", content: oversized }),
+      { maxRetries: 0 },
+      { messages: material, maxTokens: 1_000, targetTokens: 800 },
+    );
+    expect(error.kind).toBe("too_large");
+    expect(error.message).toMatch(/exceeds the limit of 1000 tokens/);
+    expect(server.requests[0]?.body?.max_tokens).toBe(1_000);
+  });
+
   it("stops when the caller aborts, and sends nothing when already aborted", async () => {
     server.setHandler(() => ({ type: "hang" }));
     const controller = new AbortController();
