@@ -175,6 +175,31 @@ describe("background compaction (alarm)", () => {
   });
 });
 
+describe("calibration against what the client sent", () => {
+  it("compares reported usage with the context served, not with one a background compaction made since", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(0), model: "claude-sonnet-4-5" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000, threshold: 0.2 } });
+    const crossing = await append(id, { messages: conversation(8).slice(2) });
+    expect(crossing.body.compaction.status).toBe("scheduled");
+    const served = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(served.body.compaction.waited).toBe(false);
+
+    // While the model answers, the background compaction commits a much smaller context.
+    expect(await runDurableObjectAlarm(stubFor("alice", id))).toBe(true);
+    expect((await status(id)).contextTokens).toBeLessThan(served.body.tokens * 0.7);
+
+    // The provider counted exactly what we estimated for the context it was sent.
+    await append(id, {
+      messages: [{ role: "assistant", content: "Done reading." }],
+      usage: { inputTokens: served.body.tokens },
+    });
+    const { calibration } = await status(id);
+    expect(calibration.samples).toBe(1);
+    expect(calibration.ratio).toBeCloseTo(1, 2);
+  });
+});
+
 describe("summarizer cooldown", () => {
   it("stores the cooldown after a summarizer failure and honours it across eviction", async () => {
     const model = `fail:500:${crypto.randomUUID()}`;
@@ -615,5 +640,98 @@ describe("a real transcript replayed turn by turn", () => {
     expect(compacted).toBeGreaterThan(0);
     const all = await transcript(id);
     expect(all.map((entry) => entry.message)).toHaveLength(messages.length);
+  });
+});
+
+describe("tool calls still awaiting their results", () => {
+  /** An assistant message whose call `id` has no result yet (the agent is running the tool). */
+  const openCall = (id: string): Message => ({
+    role: "assistant",
+    content: "Running the test suite.",
+    tool_calls: [
+      { id, type: "function", function: { name: "run_tests", arguments: '{"path":"."}' } },
+    ],
+  });
+  const realResult = (id: string): Message => ({
+    role: "tool",
+    tool_call_id: id,
+    content: "REAL RESULT: 412 passed, 3 failed (test_cache, test_render, test_io)",
+  });
+
+  /** The context after the result came: valid, with the real result answering the call once. */
+  async function expectPairedWithRealResult(id: string): Promise<ContextResponseBody> {
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.status).toBe(200);
+    expect(validateMessages(context.body.messages as never, "openai").problems).toEqual([]);
+    const answers = (context.body.messages as Message[]).filter(
+      (message) => message.tool_call_id === "call_open",
+    );
+    expect(answers.map(textOf)).toEqual([textOf(realResult("call_open"))]);
+    return context.body;
+  }
+
+  it("serves a trailing call as it is, and a compaction meanwhile leaves it to its real result", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(14), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+    const appended = await append(id, { messages: [openCall("call_open")] });
+
+    // Before its result: the context ends with the call, exactly as appended (nothing invented).
+    const waiting = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(waiting.body.messages.at(-1)).toEqual(openCall("call_open"));
+
+    // A compaction while the tool runs folds in everything before the call, not the call itself.
+    const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(manual.body.compacted).toBe(true);
+    expect(manual.body.event?.range.toSeq).toBe(appended.body.lastSeq - 1);
+    const compacted = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(compacted.body.messages.at(-1)).toEqual(openCall("call_open"));
+    expect(JSON.stringify(compacted.body.messages)).not.toContain("[no result");
+    // The figures count the call that stays: the event's "after" is the context the status reports.
+    expect(manual.body.event?.tokensAfter).toBe((await status(id)).contextTokens);
+
+    await append(id, { messages: [realResult("call_open")] });
+    await expectPairedWithRealResult(id);
+    // Later compactions keep the pair and the real result.
+    await append(id, { messages: Array.from({ length: 14 }, (_, i) => toolStep(100 + i)).flat() });
+    const again = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(again.body.compacted).toBe(true);
+    const final = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(validateMessages(final.body.messages as never, "openai").problems).toEqual([]);
+  });
+
+  it("keeps a background compaction (the alarm) off a call whose results are partly in", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(0), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
+    const twoCalls: Message = {
+      ...openCall("call_open"),
+      tool_calls: [
+        { id: "call_done", type: "function", function: { name: "ls", arguments: "{}" } },
+        ...((openCall("call_open").tool_calls as unknown[]) ?? []),
+      ],
+    };
+    const crossing = await append(id, {
+      messages: [
+        ...conversation(20).slice(2),
+        twoCalls,
+        { role: "tool", tool_call_id: "call_done", content: "a.txt b.txt" },
+      ],
+    });
+    expect(crossing.body.compaction.status).toBe("scheduled");
+    expect(await runDurableObjectAlarm(stubFor("alice", id))).toBe(true);
+    const history = await compactions(id);
+    expect(history).toHaveLength(1);
+    expect(history[0]?.range.toSeq).toBe(crossing.body.lastSeq - 2);
+    // Nothing is scheduled again while the result is outstanding: there is nothing more to fold in.
+    expect((await status(id)).compaction.status).toBe("none");
+
+    await append(id, { messages: [realResult("call_open")] });
+    const context = await expectPairedWithRealResult(id);
+    expect(context.tokens).toBeLessThanOrEqual(context.budget);
   });
 });

@@ -260,10 +260,16 @@ export class SessionObject extends DurableObject<Env> {
           setLastModel(sql, input.model);
           session = { ...session, last_model: input.model };
         }
-        // `usage.inputTokens` is what the provider counted for the prompt the client sent: the
-        // context as it was before this append.
+        // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
+        // it last fetched, when nothing was appended since (a background compaction may have committed
+        // a smaller one meanwhile), else the context as it is before this append.
         if (input.usage !== undefined) {
-          session = this.#calibrate(session, settings, input.usage.inputTokens);
+          session = this.#calibrate(
+            session,
+            settings,
+            input.usage.inputTokens,
+            servedTokens(session),
+          );
         }
         const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
 
