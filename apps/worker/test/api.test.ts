@@ -264,6 +264,34 @@ describe("bad input", () => {
     await expectUnchanged(id, 0);
   });
 
+  it("takes a body of exactly 16 MiB and refuses one byte more", async () => {
+    const id = freshSession();
+    const limit = 16 * 1024 * 1024;
+    // Four messages just under 4 MiB of content each (prose, so counting their tokens is quick).
+    const content = "lorem ipsum dolor sit amet ".repeat(Math.floor((4 * 1024 * 1024 - 4096) / 27));
+    const json = JSON.stringify({
+      messages: Array.from({ length: 4 }, (_, i) => ({ role: "user", content: `${i} ${content}` })),
+    });
+    // JSON allows trailing whitespace: pad to the exact size.
+    const exact = json + " ".repeat(limit - new TextEncoder().encode(json).length);
+    expect(new TextEncoder().encode(exact).length).toBe(limit);
+
+    const over = await call("POST", `/v1/sessions/${id}/messages`, {
+      rawBody: `${exact} `,
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(over.status).toBe(413);
+    expect(over.body).toMatchObject({ error: { code: "body_too_large" } });
+    await expectUnchanged(id, 0);
+
+    const taken = await call("POST", `/v1/sessions/${id}/messages`, {
+      rawBody: exact,
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(taken.status).toBe(200);
+    expect(taken.body).toMatchObject({ appended: 4, messageCount: 4 });
+  });
+
   it("refuses a message over 4 MiB", async () => {
     const id = freshSession();
     const reply = await call("POST", `/v1/sessions/${id}/messages`, {

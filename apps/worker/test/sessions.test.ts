@@ -4,7 +4,7 @@
  * cross-user isolation.
  */
 
-import { runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type {
   CompactionsResponseBody,
@@ -339,6 +339,25 @@ describe("idempotency", () => {
     expect(next.body.lastSeq).toBe(8);
   });
 
+  it("replays an append after the object was evicted: the records live in its storage", async () => {
+    const id = freshSession();
+    const body = { messages: conversation(1) };
+    const headers = { "Idempotency-Key": "append-before-eviction" };
+    const first = await append(id, body, "alice", headers);
+    expect(first.status).toBe(200);
+    await evictDurableObject(stubFor("alice", id));
+
+    const retry = await append(id, body, "alice", headers);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    expect((await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body.messageCount).toBe(4);
+    const conflict = await append(id, { messages: toolStep(2) }, "alice", headers);
+    expect(conflict.status).toBe(409);
+    // Keys belong to a session: the same key on another session (or user) is a new request.
+    const elsewhere = await append(freshSession(), body, "alice", headers);
+    expect(elsewhere.body).toMatchObject({ firstSeq: 1, messageCount: 4 });
+  });
+
   it("keeps an append and its answer together, so a retry after a failure appends nothing twice", async () => {
     const id = freshSession();
     await createSmallSession(id);
@@ -478,6 +497,8 @@ describe("tool outputs", () => {
     const repeats = Math.floor(size / unitBytes);
     const output = unit.repeat(repeats) + "z".repeat(size - repeats * unitBytes);
     expect(new TextEncoder().encode(output).length).toBe(size);
+    // A window that holds its ~1.07M tokens, so the context can serve it whole too.
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: "2m" } });
     const step = toolStep(1);
     const reply = await append(id, {
       messages: [
@@ -494,6 +515,15 @@ describe("tool outputs", () => {
     );
     expect(stored.status).toBe(200);
     expect(stored.body.content === output).toBe(true);
+    // The same bytes come back through the transcript and the context (uncompacted: it fits).
+    const page = await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript?after=2`);
+    expect(page.body.messages.map((entry) => entry.seq)).toEqual([3]);
+    expect(page.body.messages[0]?.message.content === output).toBe(true);
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.body.coveredSeq).toBe(0);
+    expect(
+      (context.body.messages.at(-1) as { content?: unknown } | undefined)?.content === output,
+    ).toBe(true);
     expect(stored.body).toMatchObject({
       toolCallId: "call_1",
       toolName: "read_file",
