@@ -4,6 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { createApp } from "../src/app";
 import { BASE, call, conversation, freshSession } from "./helpers";
 import { signJwt } from "./jwt";
 
@@ -39,6 +40,7 @@ describe("meta routes", () => {
     expect(routes.sort()).toEqual(
       [
         "GET /healthz",
+        "GET /openapi.json",
         "POST /v1/compact",
         "POST /v1/sessions/{id}/messages",
         "GET /v1/sessions/{id}/context",
@@ -66,6 +68,50 @@ describe("meta routes", () => {
       requestBody: { content: Record<string, unknown> };
     };
     expect(append.requestBody.content["application/json"]).toBeDefined();
+  });
+});
+
+describe("the OpenAPI document", () => {
+  type Operation = {
+    parameters?: Array<{ in: string; name: string }>;
+    requestBody?: { content: Record<string, { schema?: unknown }> };
+    responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+  };
+
+  it("declares every route the app serves, with its request and response schemas", async () => {
+    const doc = await call<{ paths: Record<string, Record<string, Operation>> }>(
+      "GET",
+      "/openapi.json",
+      { as: null },
+    );
+    const documented = Object.entries(doc.body.paths).flatMap(([path, methods]) =>
+      Object.entries(methods).map(([method, operation]) => ({
+        route: `${method.toUpperCase()} ${path.replace(/\{([^}]+)\}/g, ":$1")}`,
+        operation,
+      })),
+    );
+    const served = createApp()
+      .routes.filter((route) => route.method !== "ALL")
+      .map((route) => `${route.method} ${route.path}`);
+    expect(documented.map((entry) => entry.route).sort()).toEqual([...new Set(served)].sort());
+    for (const { route, operation } of documented) {
+      expect(
+        operation.responses["200"]?.content?.["application/json"]?.schema,
+        route,
+      ).toBeDefined();
+      if (route.startsWith("POST") || route.startsWith("PATCH")) {
+        expect(operation.requestBody?.content["application/json"]?.schema, route).toBeDefined();
+      }
+    }
+    // Retry-safe routes say so in their parameters, not only in prose.
+    for (const path of ["/v1/sessions/{id}/messages", "/v1/sessions/{id}/compact"]) {
+      expect(
+        doc.body.paths[path]?.post?.parameters?.some(
+          (parameter) => parameter.in === "header" && parameter.name === "Idempotency-Key",
+        ),
+        path,
+      ).toBe(true);
+    }
   });
 });
 

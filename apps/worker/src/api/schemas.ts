@@ -405,6 +405,10 @@ export const ResponsesCompactResponse = z
 
 export const HealthResponse = z.object({ ok: z.literal(true) }).openapi("Health");
 
+export const OpenAPIDocument = z
+  .looseObject({ openapi: z.string(), paths: z.record(z.string(), z.unknown()) })
+  .openapi("OpenAPIDocument", { description: "An OpenAPI 3.1 document" });
+
 // ---------------------------------------------------------------- inferred types for clients
 
 export type ErrorResponseBody = z.infer<typeof ErrorResponse>;
@@ -428,4 +432,5 @@ export type TranscriptResponseBody = z.infer<typeof TranscriptResponse>;
 export type ResponsesCompactRequestBody = z.input<typeof ResponsesCompactRequest>;
 export type ResponsesCompactResponseBody = z.infer<typeof ResponsesCompactResponse>;
 export type HealthResponseBody = z.infer<typeof HealthResponse>;
+export type OpenAPIDocumentBody = z.infer<typeof OpenAPIDocument>;
 export type MessageFormatName = z.infer<typeof MessageFormat>;

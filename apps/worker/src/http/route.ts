@@ -7,10 +7,11 @@
  * size and content-type limits apply before any parsing.
  */
 
-import { createRoute, type OpenAPIHono, type z } from "@hono/zod-openapi";
+import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { ErrorResponse } from "../api/schemas";
 import type { AppEnv } from "../env";
+import { IDEMPOTENCY_KEY_PATTERN } from "../session/idempotency";
 import { readJsonBody } from "./body";
 import { ApiError } from "./errors";
 
@@ -38,7 +39,22 @@ export interface RouteSpec<
   errors?: Record<number, string>;
   /** Public routes skip the bearer-auth declaration. */
   public?: boolean;
+  /** The route honours `Idempotency-Key` (declared as a header parameter). */
+  idempotent?: boolean;
 }
+
+const IdempotencyHeaders = z.object({
+  "Idempotency-Key": z
+    .string()
+    .regex(IDEMPOTENCY_KEY_PATTERN)
+    .optional()
+    .openapi({
+      param: { name: "Idempotency-Key", in: "header" },
+      description:
+        "Makes retries safe: the same key with the same body returns the first answer; with a different body, 409 `idempotency_conflict`. 1-255 visible ASCII characters; kept 24 hours per session.",
+      example: "3f0c1d9e-8f1b-4a7e-9c55-2d1f0b6a7c11",
+    }),
+});
 
 type Infer<T> = T extends z.ZodType ? z.output<T> : undefined;
 
@@ -137,6 +153,7 @@ export function defineRoute<
   const request: Record<string, unknown> = {};
   if (spec.params) request.params = spec.params;
   if (spec.query) request.query = spec.query;
+  if (spec.idempotent) request.headers = IdempotencyHeaders;
   if (spec.body) {
     request.body = {
       required: spec.bodyOptional !== true,

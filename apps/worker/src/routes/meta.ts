@@ -5,7 +5,7 @@
  */
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { HealthResponse } from "../api/schemas";
+import { HealthResponse, OpenAPIDocument } from "../api/schemas";
 import type { AppEnv } from "../env";
 import { defineRoute } from "../http/route";
 
@@ -30,18 +30,29 @@ export function metaRoutes(app: OpenAPIHono<AppEnv>): void {
       "An API key from API_KEYS, or an HS256 JWT signed with JWT_SECRET whose `sub` is the user",
   });
 
-  app.get("/openapi.json", (c) =>
-    c.json(
-      app.getOpenAPI31Document({
-        openapi: "3.1.0",
-        info: {
-          title: "Condense",
-          version: "0.1.0",
-          description:
-            "Context-window compaction for long-running LLM agents: per-user sessions that never overflow. Errors are `{ error: { code, message, details } }`; every response carries `X-Request-Id`.",
-        },
-        security: [{ bearer: [] }],
-      }),
-    ),
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/openapi.json",
+      summary: "This document",
+      tags: ["meta"],
+      public: true,
+      responses: { 200: { description: "The OpenAPI 3.1 document", schema: OpenAPIDocument } },
+    },
+    (c) =>
+      c.json(
+        app.getOpenAPI31Document({
+          openapi: "3.1.0",
+          info: {
+            title: "Condense",
+            version: "0.1.0",
+            description:
+              "Context-window compaction for long-running LLM agents: per-user sessions that never overflow. Errors are `{ error: { code, message, details } }`; every response carries `X-Request-Id`.",
+          },
+          security: [{ bearer: [] }],
+        }),
+        200,
+      ),
   );
 }

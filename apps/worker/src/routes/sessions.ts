@@ -100,6 +100,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: "post",
       path: "/v1/sessions/{id}/messages",
+      idempotent: true,
       summary: "Append messages (the first append creates the session)",
       description: `Stores the messages with their token counts. When the context crosses the threshold a compaction is scheduled in the background and the answer comes at once. ${idempotencyHeaderDoc}`,
       tags: TAGS,
@@ -148,6 +149,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     {
       method: "post",
       path: "/v1/sessions/{id}/compact",
+      idempotent: true,
       summary: "Compact now",
       description: `Runs a compaction even below the threshold, with optional instructions and focus for the summarizer. ${idempotencyHeaderDoc}`,
       tags: TAGS,

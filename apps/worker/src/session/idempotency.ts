@@ -20,7 +20,8 @@ export type IdempotentRoute = "append" | "compact";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
 
-const keyPattern = /^[\x21-\x7e]{1,255}$/;
+/** What an `Idempotency-Key` may be: 1-255 visible ASCII characters. */
+export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
 
 /** The idempotency input of a request, or undefined when it sent no `Idempotency-Key`. */
 export async function idempotencyInput(
@@ -28,7 +29,7 @@ export async function idempotencyInput(
   bodyText: string,
 ): Promise<IdempotencyInput | undefined> {
   if (header === undefined) return undefined;
-  if (!keyPattern.test(header)) {
+  if (!IDEMPOTENCY_KEY_PATTERN.test(header)) {
     throw new ApiError(
       400,
       "invalid_request",
