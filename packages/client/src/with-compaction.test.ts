@@ -38,11 +38,27 @@ function toolOutput(callId: string): string {
   return lines.join("\n");
 }
 
-async function newSession(contextWindow: number, id = freshId("wc")): Promise<SessionHandle> {
-  const session = client().session(id);
+async function newSession(
+  contextWindow: number,
+  id = freshId("wc"),
+  fetch: FetchLike = workerFetch,
+): Promise<SessionHandle> {
+  const session = client({ fetch }).session(id);
   await session.append([{ role: "system", content: SYSTEM }], { model: SESSION_MODEL });
   await session.update({ contextWindow, model: SESSION_MODEL });
   return session;
+}
+
+/** A fetch into the Worker that counts the overflow reports it carries. */
+function overflowReports(): { fetch: FetchLike; count: () => number } {
+  let reports = 0;
+  return {
+    fetch: (input, init) => {
+      if (input.endsWith("/overflow")) reports++;
+      return workerFetch(input, init);
+    },
+    count: () => reports,
+  };
 }
 
 /** The requests the server refused as too long, and whether the request after each one fit. */
@@ -214,7 +230,8 @@ describe("withCompaction: errors it must not swallow", () => {
     const name = `hopeless-${crypto.randomUUID()}`;
     // Nothing fits a 10-token window; the three refusals come from three different providers.
     await registerScenario({ name, limit: 10, providers: ["openai", "anthropic", "vllm"] });
-    const session = await newSession(8_000);
+    const reports = overflowReports();
+    const session = await newSession(8_000, freshId("wc"), reports.fetch);
     const recoveries: RecoveryEvent[] = [];
     const ai = withCompaction(openaiClient(), {
       session,
@@ -230,17 +247,22 @@ describe("withCompaction: errors it must not swallow", () => {
     const log = await serverLog(name);
     expect(log.map((entry) => entry.provider)).toEqual(["openai", "anthropic", "vllm"]);
     expect(recoveries.map((event) => event.attempt)).toEqual([1, 2]);
+    // The third refusal is not reported: no retry would use what its compaction made.
+    expect(reports.count()).toBe(2);
   });
 
   it("with maxRecoveries 0, sends once and throws the overflow", async () => {
     const name = `no-recovery-${crypto.randomUUID()}`;
     await registerScenario({ name, limit: 10 });
-    const session = await newSession(8_000);
+    const reports = overflowReports();
+    const session = await newSession(8_000, freshId("wc"), reports.fetch);
     const ai = withCompaction(openaiClient(), { session, model: SESSION_MODEL, maxRecoveries: 0 });
     await expect(
       ai.chat.completions.create({ model: name, messages: [{ role: "user", content: "hi" }] }),
     ).rejects.toThrow(/maximum context length/);
     expect(await serverLog(name)).toHaveLength(1);
+    // No recovery wanted, so the session is not compacted for one either.
+    expect(reports.count()).toBe(0);
   });
 });
 

@@ -11,8 +11,9 @@
  * 2. sends that context to the model in place of the caller's messages;
  * 3. on an error, reports it to `POST /overflow`: if the service recognises a
  *    context overflow it compacts and returns a smaller context, which is sent
- *    again (at most `maxRecoveries` times, then the first error is thrown); if
- *    not (422 `not_an_overflow`) the error is thrown as it is;
+ *    again (at most `maxRecoveries` times; the error after the last retry is
+ *    not reported, and the first error is thrown); if not (422
+ *    `not_an_overflow`) the error is thrown as it is;
  * 4. appends the model's answer (tool calls included; for a stream, assembled
  *    from the chunks while they pass through to the caller) with the prompt
  *    tokens the provider reported, which calibrate the session's estimates.
@@ -246,6 +247,8 @@ class Compactor {
       } catch (error) {
         if (signal?.aborted === true) throw error;
         first ??= { error };
+        // No retry left: a compaction for it would be work (and summarizer calls) for nothing.
+        if (attempt >= maxRecoveries) throw first.error;
         let recovered: ContextResponseBody & { passes: number };
         try {
           recovered = await this.#session.reportOverflow(error, {
@@ -258,7 +261,6 @@ class Compactor {
             throw error;
           throw first.error;
         }
-        if (attempt >= maxRecoveries) throw first.error;
         this.#options.onRecovery?.({
           attempt: attempt + 1,
           error,
