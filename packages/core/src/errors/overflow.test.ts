@@ -447,7 +447,11 @@ const overflowRows: Row[] = [
   { name: "Chinese: 输入长度超过", error: "请求失败：输入长度超过模型最大上下文长度" },
   { name: "Chinese: 上下文长度超过", error: new Error("上下文长度超过限制，请精简对话后重试") },
   { name: "Chinese: 超出最大长度", error: { message: "请求内容超出最大长度" } },
-  { name: "Chinese: 超过模型最大上下文长度", error: "错误：超过模型最大上下文长度 131072" },
+  {
+    name: "Chinese: 超过模型最大上下文长度",
+    error: "错误：超过模型最大上下文长度 131072",
+    tokens: { limit: 131072 },
+  },
 ];
 
 const notOverflowRows: Array<{ name: string; error: unknown }> = [

@@ -291,6 +291,8 @@ const extractors: readonly Extractor[] = [
   extractor("range of input length should be \\[1,\\s*{n}\\]", ([limit]) => ({ limit })),
   extractor("model max length exceeded, max length:\\s*{n}", ([limit]) => ({ limit })),
   extractor("maximum context length is {n}", ([limit]) => ({ limit })),
+  // Chinese wording: "…超过模型最大上下文长度 131072".
+  extractor("最大上下文长度\\s*(?:为|是|:|：)?\\s*{n}", ([limit]) => ({ limit })),
 ];
 
 function toNumber(digits: string | undefined): number | undefined {
