@@ -1,4 +1,4 @@
-import { APIError } from "openai";
+import OpenAI, { APIError } from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
@@ -411,6 +411,41 @@ describe("withCompaction: what reaches the session", () => {
       ["user", "one"],
       ["assistant", expect.stringMatching(/^Answer 1:/)],
       ["user", "two"],
+      ["assistant", expect.stringMatching(/^Answer 2:/)],
+    ]);
+  });
+
+  it("stores the messages of a failed call once when the caller repeats the call", async () => {
+    const name = `retried-${crypto.randomUUID()}`;
+    await registerScenario({ name, limit: 1_000_000 });
+    const session = await newSession(64_000);
+    let failures = 1;
+    const flaky = new OpenAI({
+      apiKey: "sk-test-model",
+      baseURL: openaiClient().baseURL,
+      maxRetries: 0,
+      fetch: async (input: string | URL | Request, init?: RequestInit) => {
+        if (failures-- > 0) throw new TypeError("network connection lost");
+        return fetch(input, init);
+      },
+    });
+    const ai = withCompaction(flaky, { session, model: SESSION_MODEL });
+    const ask = () =>
+      ai.chat.completions.create({
+        model: name,
+        messages: [{ role: "user", content: "what failed?" }],
+      });
+    await expect(ask()).rejects.toThrow(/Connection error/);
+    // The app retries the same call: the question was stored by the first attempt, and stays one.
+    await ask();
+    // A new call with the same text after an answer is a new message.
+    await ask();
+    const transcript = await session.transcript();
+    expect(transcript.messages.map((entry) => [entry.role, entry.message.content])).toEqual([
+      ["system", SYSTEM],
+      ["user", "what failed?"],
+      ["assistant", expect.stringMatching(/^Answer 1:/)],
+      ["user", "what failed?"],
       ["assistant", expect.stringMatching(/^Answer 2:/)],
     ]);
   });

@@ -19,7 +19,10 @@
  *    tokens the provider reported, which calibrate the session's estimates.
  *
  * An answer whose append fails is kept and appended before anything else on
- * the next call, so the session never silently loses a turn.
+ * the next call, so the session never silently loses a turn. A call that
+ * failed after its messages were appended (a rate limit, a lost connection)
+ * may be repeated with the same messages: the repeat reuses the first
+ * append's `Idempotency-Key`, so they are stored once.
  * Calls on one session are one conversation: make them one after another.
  */
 
@@ -127,6 +130,13 @@ type StreamConstructor<T> = new (
   controller: AbortController,
 ) => Stream<T>;
 
+/** The caller's messages of a call that got no answer yet, and the key they were appended with. */
+interface UnansweredInput {
+  format: MessageFormatName;
+  json: string;
+  idempotencyKey: string;
+}
+
 interface PendingAppend {
   messages: InputMessage[];
   format: MessageFormatName;
@@ -176,6 +186,7 @@ class Compactor {
   readonly #responses: OpenAI["responses"];
   readonly #options: WithCompactionOptions;
   readonly #pending: PendingAppend[] = [];
+  #unanswered: UnansweredInput | undefined;
 
   constructor(openai: OpenAI, options: WithCompactionOptions) {
     this.#chat = openai.chat.completions;
@@ -222,9 +233,18 @@ class Compactor {
   ): Promise<ContextResponseBody> {
     await this.#flush(signal);
     if (messages.length > 0) {
+      const json = JSON.stringify(messages);
+      const previous = this.#unanswered;
+      // The same messages as a call that got no answer: that call's retry, stored once.
+      const idempotencyKey =
+        previous?.format === format && previous.json === json
+          ? previous.idempotencyKey
+          : crypto.randomUUID();
+      this.#unanswered = { format, json, idempotencyKey };
       await this.#session.append(messages, {
         format,
         ...(model !== undefined ? { model } : {}),
+        idempotencyKey,
         ...(signal !== undefined ? { signal } : {}),
       });
     }
@@ -243,7 +263,10 @@ class Compactor {
     let first: { error: unknown } | undefined;
     for (let attempt = 0; ; attempt++) {
       try {
-        return await send(current.messages);
+        const answer = await send(current.messages);
+        // Answered: the same messages in a later call are new ones.
+        this.#unanswered = undefined;
+        return answer;
       } catch (error) {
         if (signal?.aborted === true) throw error;
         first ??= { error };
