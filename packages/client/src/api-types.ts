@@ -27,6 +27,7 @@ export type {
   ManualCompactRequestBody,
   ManualCompactResponseBody,
   MessageFormatName,
+  OpenAPIDocumentBody,
   OverflowRequestBody,
   OverflowResponseBody,
   ResponsesCompactRequestBody,

@@ -13,6 +13,7 @@ import type {
   HealthResponseBody,
   InputMessage,
   MessageFormatName,
+  OpenAPIDocumentBody,
   ResponsesCompactRequestBody,
   ResponsesCompactResponseBody,
 } from "./api-types.js";
@@ -122,7 +123,11 @@ export class Condense {
   }
 
   /** The service's OpenAPI 3.1 document. */
-  openapi(options: CallOptions = {}): Promise<Record<string, unknown>> {
-    return this.#transport.request({ method: "GET", path: "/openapi.json", ...options });
+  openapi(options: CallOptions = {}): Promise<OpenAPIDocumentBody> {
+    return this.#transport.request<OpenAPIDocumentBody>({
+      method: "GET",
+      path: "/openapi.json",
+      ...options,
+    });
   }
 }

@@ -37,7 +37,10 @@ export interface AppendOptions extends CallOptions, Omit<AppendRequestBody, "mes
 }
 
 export interface ContextOptions extends CallOptions {
-  /** The format of the returned messages (default: the format of the session's appends). */
+  /**
+   * The format of the returned messages. Default `openai` (Chat Completions), whatever format the
+   * messages were appended in; `responses` for sessions whose strategy is `openai`.
+   */
   format?: MessageFormatName;
 }
 

@@ -460,6 +460,135 @@ describe("withCompaction: what reaches the session", () => {
   });
 });
 
+/**
+ * An `openai` client whose every request is answered by a server-sent-event stream of `events`
+ * that delivers one event each time the reader asks for more (highWaterMark 0): `delivered()` says
+ * how many the source has handed out so far.
+ */
+function streamingModel(events: (index: number) => object[]): {
+  openai: OpenAI;
+  delivered: () => number;
+} {
+  let delivered = 0;
+  let calls = 0;
+  const encoder = new TextEncoder();
+  const openai = new OpenAI({
+    apiKey: "sk-test-model",
+    baseURL: "https://model.test/v1",
+    maxRetries: 0,
+    fetch: async () => {
+      const payloads = events(calls++);
+      let next = 0;
+      const body = new ReadableStream<Uint8Array>(
+        {
+          pull(controller) {
+            const payload = payloads[next++];
+            if (payload === undefined) {
+              controller.enqueue(encoder.encode("data: [DONE]\n\n"));
+              controller.close();
+              return;
+            }
+            delivered++;
+            controller.enqueue(encoder.encode(`data: ${JSON.stringify(payload)}\n\n`));
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      return new Response(body, { headers: { "content-type": "text/event-stream" } });
+    },
+  });
+  return { openai, delivered: () => delivered };
+}
+
+describe("withCompaction: streams pass through as they arrive", () => {
+  const PIECES = 30;
+
+  it("hands each Chat Completions chunk on before the next one is read, and stores the whole answer", async () => {
+    const chunk = (delta: object, finish: string | null) => ({
+      id: "chatcmpl-1",
+      object: "chat.completion.chunk",
+      created: 1,
+      model: "m",
+      choices: [{ index: 0, delta, finish_reason: finish }],
+    });
+    const model = streamingModel(() => [
+      ...Array.from({ length: PIECES }, (_, i) => chunk({ content: `piece${i} ` }, null)),
+      chunk({}, "stop"),
+    ]);
+    const session = await newSession(64_000);
+    const ai = withCompaction(model.openai, { session, model: SESSION_MODEL });
+    const stream = await ai.chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "stream please" }],
+      stream: true,
+    });
+    const iterator = stream[Symbol.asyncIterator]();
+    const first = await iterator.next();
+    expect(first.value?.choices[0]?.delta.content).toBe("piece0 ");
+    // A wrapper that collected the stream first would have read all of it by now.
+    expect(model.delivered()).toBeLessThan(PIECES);
+    let rest = 0;
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next()) rest++;
+    expect(rest).toBe(PIECES);
+
+    const transcript = await session.transcript();
+    expect(transcript.messages.at(-1)?.message).toEqual({
+      role: "assistant",
+      content: Array.from({ length: PIECES }, (_, i) => `piece${i} `).join(""),
+    });
+  });
+
+  it("hands each Responses event on before the next one is read, and stores the completed output", async () => {
+    const text = Array.from({ length: PIECES }, (_, i) => `piece${i} `).join("");
+    const response = (status: string, output: object[]) => ({
+      id: "resp_1",
+      object: "response",
+      created_at: 1,
+      model: "m",
+      status,
+      output,
+    });
+    const message = {
+      type: "message",
+      id: "msg_1",
+      role: "assistant",
+      status: "completed",
+      content: [{ type: "output_text", text, annotations: [] }],
+    };
+    const model = streamingModel(() => [
+      { type: "response.created", sequence_number: 0, response: response("in_progress", []) },
+      ...Array.from({ length: PIECES }, (_, i) => ({
+        type: "response.output_text.delta",
+        sequence_number: i + 1,
+        item_id: "msg_1",
+        output_index: 0,
+        content_index: 0,
+        delta: `piece${i} `,
+      })),
+      {
+        type: "response.completed",
+        sequence_number: PIECES + 1,
+        response: response("completed", [message]),
+      },
+    ]);
+    const session = await newSession(64_000);
+    const ai = withCompaction(model.openai, { session, model: SESSION_MODEL });
+    const stream = await ai.responses.create({ model: "m", input: "stream please", stream: true });
+    const iterator = stream[Symbol.asyncIterator]();
+    expect((await iterator.next()).value?.type).toBe("response.created");
+    expect((await iterator.next()).value?.type).toBe("response.output_text.delta");
+    expect(model.delivered()).toBeLessThan(PIECES);
+    const types: string[] = [];
+    for (let next = await iterator.next(); next.done !== true; next = await iterator.next())
+      types.push(next.value.type);
+    expect(types.at(-1)).toBe("response.completed");
+
+    const transcript = await session.transcript();
+    expect(transcript.messages.at(-1)?.message).toMatchObject({ role: "assistant" });
+    expect(JSON.stringify(transcript.messages.at(-1)?.message)).toContain("piece29");
+  });
+});
+
 describe("withCompaction: the Responses API", () => {
   it("sends the session's items, stores output messages and function calls, streaming and not", async () => {
     const name = `responses-${crypto.randomUUID()}`;
