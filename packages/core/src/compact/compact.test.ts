@@ -70,6 +70,12 @@ function expectLatestUserKept(result: CompactResult, input: readonly ChatMessage
     expect(textOf(result.messages)).toContain(JSON.stringify(text).slice(1, -1));
 }
 
+/** The text of a message (text parts joined), or "" for none. */
+const messageTextOf = (message: ChatMessage | undefined): string =>
+  typeof message?.content === "string"
+    ? message.content
+    : (message?.content ?? []).map((p) => (p.type === "text" ? p.text : "")).join("\n");
+
 /** A scripted LLM summarizer: answers with `write(request)` or throws what it returns. */
 function fakeLLM(
   write: (request: SummarizeRequest) => string | Error,
@@ -428,6 +434,72 @@ describe("compact: the latest user message", () => {
     const text = textOf(second.messages);
     expect(text).toContain(JSON.stringify(latest).slice(1, -1));
     expect(text.split("Latest user message (verbatim)").length - 1).toBe(1);
+  });
+
+  it("stays verbatim after a summary was merged into it, through a later LLM compaction", async () => {
+    const request = "Please migrate the parser to the new grammar and keep port 8787.";
+    const messages = [
+      system("You are an agent."),
+      user("start"),
+      assistant("ok"),
+      ...toolTraffic(0, 20),
+      assistant("done with this batch"),
+      user(request),
+      ...toolTraffic(100, 3),
+    ];
+    // Head ends with an assistant turn and the tail starts with the user's request: the summary merges into it.
+    const first = await compact(
+      { model, messages },
+      { contextWindow: 16_000, force: true, headMessages: 2, tailTokens: 1, minTailMessages: 7 },
+    );
+    const merged = first.messages.find((m) => m.role === "user" && extractSummary(m)?.remainder);
+    expect(messageTextOf(merged)).toContain(request);
+    const llm = fakeLLM(() => sections("a summary that does not quote the request"));
+    const second = await compact(
+      { model, messages: [...first.messages, ...toolTraffic(200, 30)] },
+      { contextWindow: 16_000, force: true, headMessages: 2, summarizer: llm },
+    );
+    expect(second.tier).toBe(2);
+    expect(textOf(second.messages)).toContain(request);
+  });
+
+  it("keeps its images: a compacted latest user message with an image stays a message", async () => {
+    const withImage: ChatMessage = {
+      role: "user",
+      content: [
+        { type: "text", text: "Make the page look like this screenshot." },
+        { type: "image_url", image_url: { url: "https://example.com/shot.png" } },
+      ],
+    };
+    const messages = [
+      user("start"),
+      assistant("ok"),
+      user("go on"),
+      assistant("ok"),
+      withImage,
+      ...toolTraffic(0, 30),
+    ];
+    for (const summarizer of [undefined, fakeLLM(() => sections("no request here"))]) {
+      const result = await compact(
+        { model, messages },
+        { contextWindow: 12_000, force: true, ...(summarizer ? { summarizer } : {}) },
+      );
+      expect(result.compacted).toBe(true);
+      const kept = result.messages.filter((m) => JSON.stringify(m.content).includes("shot.png"));
+      expect(kept).toHaveLength(1);
+      expect(kept[0]?.role).toBe("user");
+      expect(JSON.stringify(kept[0]?.content)).toContain(
+        JSON.stringify(withImage.content).slice(1, -1),
+      );
+      expect(validateMessages(result.messages, "openai").ok).toBe(true);
+      expect(validateMessages(result.messages, "anthropic").ok).toBe(true);
+      // A later compaction still keeps it.
+      const later = await compact(
+        { model, messages: [...result.messages, ...toolTraffic(300, 30)] },
+        { contextWindow: 12_000, force: true, ...(summarizer ? { summarizer } : {}) },
+      );
+      expect(textOf(later.messages)).toContain("https://example.com/shot.png");
+    }
   });
 });
 

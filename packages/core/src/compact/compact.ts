@@ -15,6 +15,7 @@ import {
   SummarizerError,
 } from "../errors/condense-error.js";
 import { fromCanonical, toCanonical } from "../formats/convert.js";
+import { jsonEqual } from "../formats/json-equal.js";
 import { messageText, toolNamesById } from "../messages/content.js";
 import { repairMessages } from "../messages/repair.js";
 import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
@@ -55,9 +56,16 @@ const TRANSPORT_FAILURES = new Set([
 ]);
 
 interface LatestUser {
-  /** The message itself, while it is still in the context. */
+  /** The message that holds it, while it is still in the context (it may carry a merged summary). */
   message: ChatMessage | undefined;
   text: string;
+  /** The user message as the user sent it, when there is one (not only a copy in a summary's text). */
+  original: ChatMessage | undefined;
+}
+
+/** Images and other non-text parts cannot live in a summary's text: such a message is kept as a message. */
+function hasNonTextParts(message: ChatMessage | undefined): message is ChatMessage {
+  return Array.isArray(message?.content) && message.content.some((part) => part.type !== "text");
 }
 
 interface PassContext {
@@ -161,9 +169,14 @@ function findLatestUser(messages: readonly ChatMessage[]): LatestUser | undefine
     const found = extractSummary(message);
     if (found !== undefined) {
       const latest = splitLatestUser(found.summary).latest;
-      return latest === undefined ? undefined : { message: undefined, text: latest };
+      if (latest !== undefined) return { message: undefined, text: latest, original: undefined };
+      // A summary merged into a user message: that message is the latest user message.
+      const rest = found.remainder;
+      if (message.role === "user" && rest !== undefined)
+        return { message, text: messageText(rest), original: rest };
+      return undefined;
     }
-    if (message.role === "user") return { message, text: messageText(message) };
+    if (message.role === "user") return { message, text: messageText(message), original: message };
   }
   return undefined;
 }
@@ -295,15 +308,27 @@ async function summarizePass(
   ): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } => {
     // The latest user message stays verbatim even when its turn is compacted.
     const latest = context.latestUser;
-    const stillThere =
+    // A merged summary's remainder is rebuilt on every extraction, so it is recognised by its content.
+    const isLatest = (message: ChatMessage): boolean =>
       latest?.message !== undefined &&
-      (head.includes(latest.message) ||
-        kept.includes(latest.message) ||
-        tail.includes(latest.message));
-    const withLatest =
-      latest === undefined || stillThere
-        ? summary
-        : `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}`;
+      (message === latest.message ||
+        (latest.original !== undefined &&
+          latest.original !== latest.message &&
+          message.role === "user" &&
+          jsonEqual(message.content, latest.original.content)));
+    const stillThere = head.some(isLatest) || kept.some(isLatest) || tail.some(isLatest);
+    if (latest === undefined || stillThere)
+      return fitByPruning(placeSummary(head, summary, [...kept, ...tail]), context);
+    if (hasNonTextParts(latest.original)) {
+      // Its images cannot be written into the summary: the message itself follows the summary.
+      const placed = placeSummary(head, splitLatestUser(summary).summary, [
+        latest.original,
+        ...kept,
+        ...tail,
+      ]);
+      return fitByPruning(placed, context);
+    }
+    const withLatest = `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}`;
     return fitByPruning(placeSummary(head, withLatest, [...kept, ...tail]), context);
   };
 
