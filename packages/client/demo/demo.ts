@@ -20,7 +20,7 @@ import type { CompactionEventBody, InputMessage } from "../src/index.js";
 import { Condense, CondenseError } from "../src/index.js";
 import { type LedgerCompleteness, ledgerCompleteness } from "./ledger.js";
 import { type CompactionMark, renderReport, type TurnPoint } from "./report-html.js";
-import { type CompactionLogLine, ensureCoreBuilt, ensureService, type Service } from "./service.js";
+import { ensureCoreBuilt, ensureService, type Service } from "./service.js";
 import { formatNumber, LiveView, style, table } from "./terminal.js";
 import { loadTranscript, type Transcript } from "./transcript.js";
 
@@ -103,27 +103,6 @@ function sessionIdFor(file: string): string {
   return `demo-${stem}-${crypto.randomUUID().slice(0, 8)}`;
 }
 
-async function durationOf(
-  event: CompactionEventBody,
-  sessionId: string,
-  logs: CompactionLogLine[],
-): Promise<number | null> {
-  // Log lines arrive through a pipe and may trail the API by a moment. (Their token counts differ
-  // from the event's by the reply priming, so they are matched on the range and tier.)
-  for (let i = 0; i < 10; i++) {
-    const line = logs.find(
-      (l) =>
-        l.session === sessionId &&
-        l.outcome === "committed" &&
-        l.coveredSeq === event.range.toSeq &&
-        l.tier === event.tier,
-    );
-    if (line !== undefined) return line.durationMs;
-    await new Promise((r) => setTimeout(r, 30));
-  }
-  return null;
-}
-
 interface RunResult {
   points: TurnPoint[];
   marks: CompactionMark[];
@@ -196,7 +175,7 @@ async function replay(
       coveredSeq = context.coveredSeq;
       const events = await session.compactions();
       for (const event of events.slice(seenEvents)) {
-        const ms = await durationOf(event, sessionId, service.compactionLogs);
+        const ms = event.durationMs;
         const failure =
           event.summarizerFailure === null
             ? ""

@@ -6,8 +6,6 @@
  * dev` is started in apps/worker with a random key that exists only for this
  * run, storage in a temporary directory, and the summarizer settings of the
  * environment; it is stopped (its whole process group) when the demo ends.
- * The started service's compaction log lines are collected, because they
- * carry what the API does not: how long each compaction took.
  */
 
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
@@ -16,18 +14,6 @@ import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "no
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** One `{"type":"compaction",…}` line of the Worker's log. */
-export interface CompactionLogLine {
-  session: string;
-  trigger: string;
-  outcome: string;
-  tier?: number;
-  tokensBefore?: number;
-  tokensAfter?: number;
-  durationMs: number;
-  coveredSeq?: number;
-}
-
 export interface Service {
   baseUrl: string;
   apiKey: string;
@@ -35,7 +21,6 @@ export interface Service {
   started: boolean;
   /** The summarizer the service was started with, when the demo started it. */
   summarizer: "llm" | "deterministic" | "unknown";
-  compactionLogs: CompactionLogLine[];
   stop(): Promise<void>;
 }
 
@@ -67,16 +52,6 @@ export function ensureCoreBuilt(coreDir: string, log: (line: string) => void): v
   const result = spawnSync("pnpm", ["run", "build"], { cwd: coreDir, stdio: "inherit" });
   if (result.status !== 0)
     throw new Error("building @condense/core failed; run `pnpm build` at the repository root");
-}
-
-function parseLogLine(line: string): CompactionLogLine | undefined {
-  const start = line.indexOf('{"time"');
-  if (start < 0 || !line.includes('"type":"compaction"')) return undefined;
-  try {
-    return JSON.parse(line.slice(start)) as CompactionLogLine;
-  } catch {
-    return undefined;
-  }
 }
 
 async function startWrangler(
@@ -124,7 +99,6 @@ async function startWrangler(
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
     },
   );
-  const compactionLogs: CompactionLogLine[] = [];
   const output: string[] = [];
   let pending = "";
   const onData = (chunk: Buffer) => {
@@ -134,8 +108,6 @@ async function startWrangler(
     for (const line of lines) {
       output.push(line);
       if (output.length > 200) output.shift();
-      const parsed = parseLogLine(line);
-      if (parsed !== undefined) compactionLogs.push(parsed);
     }
   };
   child.stdout?.on("data", onData);
@@ -187,8 +159,11 @@ async function startWrangler(
     baseUrl,
     apiKey,
     started: true,
-    summarizer: vars.SUMMARIZER_BASE_URL !== undefined ? "llm" : "deterministic",
-    compactionLogs,
+    // The same rule as the Worker's: either setting switches the LLM summarizer on.
+    summarizer:
+      vars.SUMMARIZER_BASE_URL !== undefined || vars.SUMMARIZER_API_KEY !== undefined
+        ? "llm"
+        : "deterministic",
     stop,
   };
 }
@@ -213,7 +188,6 @@ export async function ensureService(options: {
       apiKey,
       started: false,
       summarizer: "unknown",
-      compactionLogs: [],
       stop: async () => {},
     };
   }
