@@ -16,7 +16,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "@condense/core";
-import type { CompactionEventBody, InputMessage } from "../src/index.js";
+import type { InputMessage } from "../src/index.js";
 import { Condense, CondenseError } from "../src/index.js";
 import { type LedgerCompleteness, ledgerCompleteness } from "./ledger.js";
 import { type CompactionMark, renderReport, type TurnPoint } from "./report-html.js";
