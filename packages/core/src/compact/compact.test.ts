@@ -236,6 +236,14 @@ describe("compact: hostile input", () => {
     }
   });
 
+  it("takes null options as none and rejects options that are not an object", async () => {
+    const messages = [user("x")];
+    expect((await compact({ model, messages }, null as never)).compacted).toBe(false);
+    await expect(compact({ model, messages }, "fast" as never)).rejects.toSatisfy(
+      InvalidOptionsError.isInstance,
+    );
+  });
+
   it("rejects a summarizer without a known kind instead of silently ignoring it", async () => {
     const summarizer = {
       name: "x",

@@ -44,6 +44,8 @@ describe("resolveOptions", () => {
       [{ summarizer: {} }, "summarizer"],
       [{ now: "yesterday" }, "now"],
       [{ summaryMinTokens: 5_000, summaryMaxTokens: 1_000 }, "summaryMaxTokens"],
+      [{ signal: {} }, "signal"],
+      [{ signal: "abort" }, "signal"],
     ];
     for (const [options, option] of cases) {
       let caught: unknown;
@@ -55,5 +57,18 @@ describe("resolveOptions", () => {
       expect(InvalidOptionsError.isInstance(caught), option).toBe(true);
       expect((caught as InvalidOptionsError).option).toBe(option);
     }
+  });
+
+  it("rejects options that are not an object, and takes null as none", () => {
+    for (const options of ["fast", 5, [1]]) {
+      let caught: unknown;
+      try {
+        resolveOptions("gpt-4o", options as never);
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidOptionsError.isInstance(caught), String(options)).toBe(true);
+    }
+    expect(resolveOptions("gpt-4o", null as never).threshold).toBe(0.75);
   });
 });

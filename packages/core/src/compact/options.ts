@@ -102,7 +102,30 @@ function resolveLedger(value: unknown): Ledger | undefined {
   };
 }
 
-export function resolveOptions(model: string, options: CompactOptions = {}): ResolvedOptions {
+/** An AbortSignal from any realm (workerd, Node, a polyfill): the engine reads `aborted` and subscribes to `abort`. */
+function resolveSignal(value: unknown): AbortSignal | undefined {
+  if (value === undefined || value === null) return undefined;
+  const candidate = value as Partial<AbortSignal>;
+  if (
+    typeof value === "object" &&
+    typeof candidate.aborted === "boolean" &&
+    typeof candidate.addEventListener === "function"
+  )
+    return value as AbortSignal;
+  throw new InvalidOptionsError(
+    "signal",
+    "expected an AbortSignal, e.g. `AbortSignal.timeout(30_000)` or an AbortController's `signal`",
+  );
+}
+
+export function resolveOptions(model: string, given: CompactOptions | null = {}): ResolvedOptions {
+  if (given !== null && (typeof given !== "object" || Array.isArray(given))) {
+    throw new InvalidOptionsError(
+      "options",
+      `expected an object such as { contextWindow: 64_000 }, or nothing, got ${Array.isArray(given) ? "an array" : typeof given}`,
+    );
+  }
+  const options: CompactOptions = given ?? {};
   const contextWindow =
     options.contextWindow === undefined
       ? contextWindowFor(model)
@@ -224,7 +247,7 @@ export function resolveOptions(model: string, options: CompactOptions = {}): Res
     instructions: optionalString("instructions", options.instructions),
     focus: optionalString("focus", options.focus),
     force: options.force === true,
-    signal: options.signal,
+    signal: resolveSignal(options.signal),
     now: resolveNow(options.now),
     cooldownUntil,
     cooldownSeconds: nonNegativeInteger(
