@@ -3,7 +3,9 @@
  * The request and response bodies of the Condense HTTP API, as the Worker's
  * own route schemas define them (`apps/worker/src/api/schemas.ts`, the same
  * zod definitions that validate requests and generate `/openapi.json`). They
- * are imported, never restated, so the client cannot drift from the service.
+ * are printed from those schemas into `api-types.generated.ts` by
+ * `scripts/api-types.ts`, never written by hand, and `tsc` fails when the two
+ * differ (test/api-types-sync.ts); the published package needs no Worker code.
  */
 
 import type {
@@ -11,7 +13,7 @@ import type {
   CompactRequestBody,
   OverflowRequestBody,
   TranscriptResponseBody,
-} from "@condense/worker/api";
+} from "./api-types.generated.js";
 
 export type {
   AppendRequestBody,
@@ -37,7 +39,7 @@ export type {
   SettingsPatchBody,
   ToolOutputResponseBody,
   TranscriptResponseBody,
-} from "@condense/worker/api";
+} from "./api-types.generated.js";
 
 /** A message as sent to the service: Chat Completions, Anthropic or Responses, per `format`. */
 export type InputMessage = AppendRequestBody["messages"][number];
