@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { InvalidOptionsError } from "../errors/condense-error.js";
 import { shouldCompact } from "./trigger.js";
 
 describe("shouldCompact", () => {
@@ -21,4 +22,28 @@ describe("shouldCompact", () => {
     expect(shouldCompact({ model: "gpt-4o", tokens: 130_000 }).warningLevel).toBe("critical");
     expect(shouldCompact({ model: "gpt-4o", tokens: 1_000 }).warningLevel).toBe("none");
   });
+
+  it("rejects a state without a model name or a token count", () => {
+    const states = [
+      null,
+      { model: "gpt-4o", tokens: "many" },
+      { model: "gpt-4o", tokens: -1 },
+      { tokens: 5 },
+    ];
+    for (const state of states) {
+      expect(() => shouldCompact(state as never)).toThrow(
+        expect.objectContaining({ code: "invalid_options" }),
+      );
+    }
+    expect(InvalidOptionsError.isInstance(catchOf(() => shouldCompact(null as never)))).toBe(true);
+  });
 });
+
+function catchOf(run: () => unknown): unknown {
+  try {
+    run();
+  } catch (error) {
+    return error;
+  }
+  return undefined;
+}

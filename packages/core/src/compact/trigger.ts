@@ -4,6 +4,7 @@
  * or the free space left is under the reserve.
  */
 
+import { InvalidOptionsError } from "../errors/condense-error.js";
 import { type ResolvedOptions, resolveOptions } from "./options.js";
 import type { CompactOptions, WarningLevel } from "./types.js";
 
@@ -57,5 +58,22 @@ export function shouldCompact(
   state: { model: string; tokens: number },
   options?: CompactOptions,
 ): TriggerDecision {
-  return decideTrigger(state.tokens, resolveOptions(state.model, options));
+  const given: unknown = state;
+  if (typeof given !== "object" || given === null) {
+    throw new InvalidOptionsError(
+      "state",
+      'expected { model, tokens }, e.g. { model: "gpt-4o", tokens: 90_000 }',
+    );
+  }
+  const { model, tokens } = given as Partial<Record<"model" | "tokens", unknown>>;
+  if (typeof model !== "string") {
+    throw new InvalidOptionsError("model", "expected the model name as a string, e.g. `gpt-4o`");
+  }
+  if (typeof tokens !== "number" || !Number.isFinite(tokens) || tokens < 0) {
+    throw new InvalidOptionsError(
+      "tokens",
+      `expected the context's token count (countMessageTokens(messages, model)), got ${JSON.stringify(tokens) ?? String(tokens)}`,
+    );
+  }
+  return decideTrigger(tokens, resolveOptions(model, options));
 }

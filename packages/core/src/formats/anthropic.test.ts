@@ -247,6 +247,14 @@ describe("fromAnthropic", () => {
     expect(problemsOf({ messages: [] }).map((problem) => problem.kind)).toEqual(["empty"]);
   });
 
+  it("rejects a request that is not an object with a typed error", () => {
+    for (const input of [null, undefined, "hi", 5]) {
+      expect(() => fromAnthropic(input as never)).toThrow(
+        expect.objectContaining({ code: "invalid_messages" }),
+      );
+    }
+  });
+
   it("replaces lone surrogates", () => {
     const [message] = fromAnthropic({ messages: [{ role: "user", content: "a\uD800b" }] });
     expect(message?.content).toBe("a\uFFFDb");

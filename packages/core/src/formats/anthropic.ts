@@ -448,6 +448,15 @@ function checkSystem(system: unknown, problems: ProblemCollector): void {
  */
 export function parseAnthropic(input: { system?: unknown; messages: unknown }): AnthropicRequest {
   const problems = new ProblemCollector();
+  if (!isRecord(input)) {
+    problems.add(
+      -1,
+      "",
+      "not_an_object",
+      `expected an Anthropic request { system, messages }, got ${typeName(input)}`,
+    );
+    problems.throwIfAny();
+  }
   const messages = input.messages;
   if (!Array.isArray(messages)) {
     problems.add(

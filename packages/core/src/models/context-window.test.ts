@@ -225,3 +225,17 @@ describe("parseContextWindow", () => {
     );
   });
 });
+
+describe("contextWindowFor input", () => {
+  it("rejects a model name that is not a string with a typed error", () => {
+    for (const model of [5, null, undefined, {}]) {
+      let caught: unknown;
+      try {
+        contextWindowFor(model as never);
+      } catch (error) {
+        caught = error;
+      }
+      expect(InvalidOptionsError.isInstance(caught)).toBe(true);
+    }
+  });
+});

@@ -137,6 +137,12 @@ function longestPrefix<T>(
  * @throws InvalidOptionsError when an override is not a positive whole number.
  */
 export function contextWindowFor(model: string, overrides?: Record<string, number>): number {
+  if (typeof model !== "string") {
+    throw new InvalidOptionsError(
+      "model",
+      `expected the model name as a string, e.g. \`gpt-4o\`, got ${model === null ? "null" : typeof model}`,
+    );
+  }
   const name = normalizeModelName(model);
   if (overrides) {
     const entries: Array<readonly [string, number]> = [];

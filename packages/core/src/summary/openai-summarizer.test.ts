@@ -102,6 +102,14 @@ describe("openAISummarizer with an injected fetch", () => {
 });
 
 describe("openAISummarizer options", () => {
+  it("rejects options that are not an object with a typed error", () => {
+    for (const options of [null, undefined, "gpt-4o"]) {
+      expect(() => openAISummarizer(options as never)).toThrow(
+        expect.objectContaining({ code: "invalid_options" }),
+      );
+    }
+  });
+
   it("names the option that is wrong", () => {
     expect(() => openAISummarizer({ apiKey: "k", model: "" })).toThrow(/`model`/);
     expect(() => openAISummarizer({ apiKey: "", model: "m" })).toThrow(/`apiKey`.*placeholder/);

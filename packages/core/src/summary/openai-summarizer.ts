@@ -449,6 +449,12 @@ class SummaryRun {
 
 /** Builds an LLM summarizer that talks to an OpenAI-compatible Chat Completions endpoint. */
 export function openAISummarizer(options: OpenAISummarizerOptions): Summarizer {
+  if (typeof options !== "object" || options === null) {
+    throw new InvalidOptionsError(
+      "options",
+      "expected { apiKey, model } (and optionally baseURL, timeoutMs, maxRetries, headers)",
+    );
+  }
   if (typeof options.model !== "string" || options.model.trim() === "") {
     throw new InvalidOptionsError(
       "model",
