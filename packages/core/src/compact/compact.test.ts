@@ -606,6 +606,22 @@ describe("compact: LLM tiers", () => {
     expect((await asked(50, { summaryMinTokens: 3_000 })).target).toBe(3_000);
   });
 
+  it("updates the previous summary: passes it as previousSummary, never as a turn to summarize", async () => {
+    const llm = fakeLLM((request) =>
+      sections(request.previousSummary === undefined ? "first summary" : "updated summary"),
+    );
+    const first = await compact({ model, messages }, { ...options, summarizer: llm });
+    expect(first.tier).toBe(2);
+    const grown = [...first.messages, ...conversation(60).slice(1)];
+    const second = await compact({ model, messages: grown }, { ...options, summarizer: llm });
+    expect(second.tier).toBe(2);
+    const update = llm.requests[1];
+    expect(update?.previousSummary).toContain("first summary");
+    expect(update?.messages.some((m) => extractSummary(m) !== undefined)).toBe(false);
+    expect(second.summary).toContain("updated summary");
+    expect(second.messages.filter((m) => extractSummary(m) !== undefined)).toHaveLength(1);
+  });
+
   it("uses tier 3 when only the older half fits", async () => {
     let call = 0;
     const llm = fakeLLM(() =>
