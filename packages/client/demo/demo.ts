@@ -70,12 +70,15 @@ function options(): Options | undefined {
     },
   });
   if (values.help === true) return undefined;
+  // `pnpm demo` runs in packages/client; paths are meant from where the command was typed, which
+  // pnpm and npm pass as INIT_CWD.
+  const from = process.env.INIT_CWD ?? process.cwd();
   return {
-    file: resolve(values.file ?? DEFAULT_FILE),
+    file: values.file === undefined ? DEFAULT_FILE : resolve(from, values.file),
     window: parseWindow(values.window),
     model: values.model,
     port: Number(values.port),
-    out: resolve(values.out),
+    out: resolve(from, values.out),
   };
 }
 
@@ -309,7 +312,13 @@ async function main(): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const transcript = loadTranscript(opts.file);
+  let transcript: Transcript;
+  try {
+    transcript = loadTranscript(opts.file);
+  } catch (error) {
+    console.error(style.red(error instanceof Error ? error.message : String(error)));
+    return 2;
+  }
   console.log(
     `${style.bold("Condense demo")}: replaying ${style.cyan(basename(transcript.path))} (${transcript.source}, ${transcript.turns.length} turns, ${transcript.license}) against a ${formatNumber(opts.window)}-token window\n${style.dim(`source: ${transcript.origin}`)}`,
   );
