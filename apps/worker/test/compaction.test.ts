@@ -490,6 +490,26 @@ describe("OpenAI strategy", () => {
     expect(stored.everything).not.toContain("sk-test-openai");
   });
 
+  it("refuses a context in another format before doing anything, even when it is over its budget", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(4), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, {
+      body: { strategy: "openai", contextWindow: 16_000 },
+    });
+    await call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+    expect(await compactions(id)).toHaveLength(1);
+    await append(id, { messages: Array.from({ length: 14 }, (_, i) => toolStep(100 + i)).flat() });
+    const before = await status(id);
+    expect(before.contextTokens).toBeGreaterThan(before.budget);
+
+    const refused = await call("GET", `/v1/sessions/${id}/context?format=openai`);
+    expect(refused.status).toBe(409);
+    expect(refused.body).toMatchObject({ error: { code: "format_not_available" } });
+    // A refused request changes nothing: no compaction ran for it.
+    expect(await compactions(id)).toHaveLength(1);
+    expect((await status(id)).contextTokens).toBe(before.contextTokens);
+  });
+
   it("falls back to the local tiers when the endpoint fails", async () => {
     const id = freshSession();
     await append(id, { messages: conversation(16), model: "fail:500" });

@@ -33,7 +33,7 @@ import {
 import type { AppEnv, Env } from "../env";
 import { ApiError, unwrap } from "../http/errors";
 import { defineRoute } from "../http/route";
-import type { ContextData, OverflowData } from "../session/context-view";
+import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
 import { idempotencyInput } from "../session/idempotency";
 import type { TranscriptPage } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
@@ -64,13 +64,7 @@ function renderContext(data: ContextData, requested: MessageFormat | undefined) 
   const format = requested ?? data.defaultFormat;
   let rendered: { messages: unknown[]; system?: unknown };
   if (data.responsesItems !== undefined) {
-    if (format !== "responses") {
-      throw new ApiError(
-        409,
-        "format_not_available",
-        "this session's context holds OpenAI compaction items (strategy: openai), which only the Responses format can carry; ask for format=responses or set the session's strategy to local",
-      );
-    }
+    if (format !== "responses") throw formatNotAvailable();
     rendered = {
       messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
     };
@@ -139,7 +133,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     async (c, { params, query }) => {
       const key = sessionKey(c, params.id);
-      const data = unwrap<ContextData>(await sessionStub(c.env, key).context(key));
+      const data = unwrap<ContextData>(await sessionStub(c.env, key).context(key, query.format));
       return c.json(renderContext(data, query.format), 200);
     },
   );
@@ -197,7 +191,10 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c, { params, body }) => {
       const key = sessionKey(c, params.id);
       const data = unwrap<OverflowData>(
-        await sessionStub(c.env, key).overflow(key, { error: body.error }),
+        await sessionStub(c.env, key).overflow(key, {
+          error: body.error,
+          ...(body.format !== undefined ? { format: body.format } : {}),
+        }),
       );
       const context = renderContext(data, body.format);
       return c.json({ ...context, passes: data.passes, reportedTokens: data.reportedTokens }, 200);

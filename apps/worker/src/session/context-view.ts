@@ -18,6 +18,7 @@ import {
   shouldCompact,
   toCanonical,
 } from "@condense/core";
+import { ApiError } from "../http/errors";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
@@ -100,6 +101,25 @@ export interface OverflowData extends ContextData {
 
 export function readViewState(sql: SqlStorage): ViewState | undefined {
   return sql.exec<ViewState>("SELECT * FROM condense_view_state WHERE id = 1").toArray()[0];
+}
+
+/** The 409 for a context of OpenAI compaction items asked for in a format that cannot carry them. */
+export function formatNotAvailable(): ApiError {
+  return new ApiError(
+    409,
+    "format_not_available",
+    "this session's context holds OpenAI compaction items (strategy: openai), which only the Responses format can carry; ask for format=responses or set the session's strategy to local",
+  );
+}
+
+/**
+ * Refuses `format` up front when the committed view holds OpenAI items it cannot carry, so that a
+ * refused request runs no compaction and records nothing.
+ */
+export function checkFormatAvailable(sql: SqlStorage, format: MessageFormat | undefined): void {
+  if (format !== undefined && format !== "responses" && readViewState(sql)?.strategy === "openai") {
+    throw formatNotAvailable();
+  }
 }
 
 export function readSnapshot(sql: SqlStorage, store: MessageStore, session: SessionRow): Snapshot {

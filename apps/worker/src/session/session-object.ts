@@ -19,6 +19,7 @@ import { DurableObject } from "cloudflare:workers";
 import {
   type ChatMessage,
   isContextOverflowError,
+  type MessageFormat,
   messageTokens,
   parseOverflowTokens,
 } from "@condense/core";
@@ -40,6 +41,7 @@ import { type CompactionOptions, type RunResult, runCompaction } from "./compact
 import {
   type CompactionStatus,
   type ContextData,
+  checkFormatAvailable,
   contextData,
   contextSize,
   type Limits,
@@ -324,9 +326,10 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  async context(key: SessionKey): Promise<Outcome<ContextData>> {
+  async context(key: SessionKey, format?: MessageFormat): Promise<Outcome<ContextData>> {
     return outcome(async () => {
       requireSession(this.#sql(), key);
+      checkFormatAvailable(this.#sql(), format);
       let waited = false;
       if (this.#needsCompactionNow()) {
         // Only a context that does not fit waits; it joins the queue behind any compaction in flight.
@@ -409,11 +412,12 @@ export class SessionObject extends DurableObject<Env> {
 
   async overflow(
     key: SessionKey,
-    input: { error: { status?: number; message: string; body?: unknown } },
+    input: { error: { status?: number; message: string; body?: unknown }; format?: MessageFormat },
   ): Promise<Outcome<OverflowData>> {
     return outcome(async () => {
       const sql = this.#sql();
       const session = requireSession(sql, key);
+      checkFormatAvailable(sql, input.format);
       if (!isContextOverflowError(input.error)) {
         throw new ApiError(
           422,
