@@ -191,6 +191,15 @@ describe("errors", () => {
     expect(error.code).toBe("invalid_session_id");
   });
 
+  it("refuses the ids . and .., which a URL cannot carry (they would address another route)", async () => {
+    for (const id of [".", ".."]) {
+      expect(() => client().session(id), id).toThrow(/cannot be used in a URL/);
+    }
+    // Dots inside an id are fine.
+    const session = client().session(`...${freshId()}.`);
+    expect((await session.append([{ role: "user", content: "dots" }])).messageCount).toBe(1);
+  });
+
   it("reports a provider error that is not an overflow as 422 not_an_overflow", async () => {
     const session = client().session(freshId());
     await session.append([{ role: "user", content: "hi" }]);

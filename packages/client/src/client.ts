@@ -80,8 +80,17 @@ export class Condense {
     });
   }
 
-  /** The handle of session `id` (1–128 characters of `A-Z a-z 0-9 . _ : -`). Makes no request. */
+  /**
+   * The handle of session `id` (1–128 characters of `A-Z a-z 0-9 . _ : -`, not `.` or `..`).
+   * Makes no request; other malformed ids are refused by the service (400 `invalid_session_id`).
+   */
   session(id: string): SessionHandle {
+    // URLs resolve `.` and `..` segments (encoded or not): such a request would reach another route.
+    if (id === "." || id === "..") {
+      throw new TypeError(
+        `Condense: the session id ${JSON.stringify(id)} cannot be used in a URL; choose another id`,
+      );
+    }
     return new SessionHandle(this.#transport, id);
   }
 

@@ -48,7 +48,11 @@ export const WarningLevel = z.enum(["none", "warning", "critical"]).openapi("War
 export const SessionIdParam = z.object({
   id: z
     .string()
-    .regex(/^[A-Za-z0-9._:-]{1,128}$/, "session ids are 1-128 characters of A-Z a-z 0-9 . _ : -")
+    // `.` and `..` would be path segments a URL resolves away, so no request could carry them.
+    .regex(
+      /^(?!\.{1,2}$)[A-Za-z0-9._:-]{1,128}$/,
+      "session ids are 1-128 characters of A-Z a-z 0-9 . _ : -, other than . and ..",
+    )
     .openapi({ param: { name: "id", in: "path" }, example: "agent-run-42" }),
 });
 

@@ -93,7 +93,7 @@ export function validate<T extends z.ZodType>(
     throw new ApiError(
       400,
       "invalid_session_id",
-      "invalid session id: use 1-128 characters of A-Z a-z 0-9 . _ : -",
+      "invalid session id: use 1-128 characters of A-Z a-z 0-9 . _ : - (other than . and ..)",
       { issues: [idIssue] },
     );
   }
