@@ -26,7 +26,7 @@ import {
   system,
   user,
 } from "../test-support/conversation.js";
-import { countMessageTokens } from "../tokens/count.js";
+import { countMessageTokens, countTokens } from "../tokens/count.js";
 import { extractSummary } from "./assemble.js";
 import { compact } from "./compact.js";
 import type { CompactOptions, CompactResult } from "./types.js";
@@ -789,5 +789,42 @@ describe("compact: provider data", () => {
     const result = await compact({ model, messages: tagged }, { contextWindow: 40_000 });
     expect(result.compacted).toBe(true);
     expect(result.messages.at(-2)?.provider_data).toEqual({ anthropic: { thinking } });
+  });
+});
+
+describe("compact: long-running sessions", () => {
+  const round = (r: number): ChatMessage[] => {
+    const messages: ChatMessage[] = [user(`Round ${r}: continue with the next batch.`)];
+    for (let i = 0; i < 200; i++) {
+      const id = `toolu_${r}_${i}_${(r * 1000 + i).toString(16).padStart(6, "0")}`;
+      messages.push(
+        assistant(`Checking module ${i % 50}`, [
+          call(id, "read_file", { path: `src/m${i % 50}.ts` }),
+        ]),
+      );
+      messages.push(result(id, bulkyOutput(12, `r${r}m${i}`)));
+    }
+    return messages;
+  };
+
+  it("tool-call ids of earlier compactions retire, so the summary stays bounded round after round", async () => {
+    let messages: ChatMessage[] = [{ role: "system", content: "agent" }, ...round(0)];
+    let ledger: CompactResult["ledger"] | undefined;
+    const sizes: number[] = [];
+    for (let r = 1; r <= 8; r++) {
+      const fresh = round(r);
+      messages = [...messages, ...fresh];
+      const result = await compact(
+        { model, messages },
+        { contextWindow: 128_000, force: true, ...(ledger === undefined ? {} : { ledger }) },
+      );
+      messages = result.messages;
+      ledger = result.ledger;
+      sizes.push(countTokens(result.summary ?? "", model));
+      expectLedgerComplete(result);
+    }
+    const [second, last] = [sizes[1] ?? 0, sizes.at(-1) ?? 0];
+    expect(last).toBeLessThan(second * 1.5);
+    expect(last).toBeLessThanOrEqual(12_000);
   });
 });

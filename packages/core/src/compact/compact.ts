@@ -21,8 +21,13 @@ import { repairMessages } from "../messages/repair.js";
 import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
 import { validateMessages } from "../messages/validate.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
-import { extractIdentifiers } from "../summary/identifiers.js";
-import { appendMissingIdentifiers, buildLedger, missingIdentifiers } from "../summary/ledger.js";
+import { extractIdentifiers, isToolCallId } from "../summary/identifiers.js";
+import {
+  appendMissingIdentifiers,
+  buildLedger,
+  missingIdentifiers,
+  retireToolCallIds,
+} from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
@@ -254,8 +259,9 @@ async function summarizePass(
       middle.push(message);
       continue;
     }
-    // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite.
-    const text = splitLatestUser(found.summary).summary;
+    // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite;
+    // tool-call ids of earlier compactions retire (see retireToolCallIds).
+    const text = retireToolCallIds(splitLatestUser(found.summary).summary);
     previousSummary = previousSummary === undefined ? text : `${previousSummary}\n\n${text}`;
     if (found.remainder) middle.push(found.remainder);
   }
@@ -271,10 +277,14 @@ async function summarizePass(
     previousSummary === undefined
       ? undefined
       : { ...emptyLedger(), identifiers: extractIdentifiers(previousSummary) };
-  const carried =
+  const merged =
     options.ledger === undefined
       ? fromSummary
       : mergeLedgers(options.ledger, fromSummary ?? emptyLedger());
+  const carried =
+    merged === undefined
+      ? undefined
+      : { ...merged, identifiers: merged.identifiers.filter((id) => !isToolCallId(id)) };
 
   const available = options.target - total([...head, ...tail], model) - 200;
   const maxTokens = Math.min(

@@ -50,6 +50,11 @@ const UUID = /^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a
 const HEX = /^(?:[0-9a-f]{7,128}|[0-9A-F]{7,128})$/;
 const FLOAT_LIKE = /^\d+[eE]\d+$/;
 const TOOL_CALL_ID = /^(?:call|toolu|fc)_[A-Za-z0-9_-]{1,200}$/;
+
+/** True for a tool-call id (`call_…`, `toolu_…`, `fc_…` with a digit). */
+export function isToolCallId(text: string): boolean {
+  return TOOL_CALL_ID.test(text) && HAS_DIGIT.test(text);
+}
 const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})(?::\d{1,5}|\/\d{1,2})?$/;
 const IPV6_BRACKETED = /^\[[0-9A-Fa-f:.]{2,45}\](?::\d{1,5})?$/;
 const LOCALHOST_PORT = /^localhost:\d{1,5}$/i;

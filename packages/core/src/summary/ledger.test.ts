@@ -11,6 +11,7 @@ import {
   packIdentifiers,
   REQUEST_CHAR_LIMIT,
   REQUESTS_TOTAL_LIMIT,
+  retireToolCallIds,
   shellTouches,
 } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
@@ -348,5 +349,16 @@ describe("missingIdentifiers and appendMissingIdentifiers", () => {
         },
       ),
     );
+  });
+});
+
+describe("retireToolCallIds", () => {
+  it("removes tool-call ids from the Exact identifiers section only", () => {
+    const summary =
+      "## Progress\n- ran call_1a2b\n\n## Exact identifiers\n- toolu_01abc9, src/a.ts, call_9zz1\n- `fc_77x1`\n- 4f9c2ab1\n\n## Next steps\n- go";
+    expect(retireToolCallIds(summary)).toBe(
+      "## Progress\n- ran call_1a2b\n\n## Exact identifiers\n- src/a.ts\n- 4f9c2ab1\n\n## Next steps\n- go",
+    );
+    expect(retireToolCallIds("## Goal\nnothing to retire")).toBe("## Goal\nnothing to retire");
   });
 });

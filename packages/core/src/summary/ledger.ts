@@ -20,7 +20,7 @@
 
 import { messageText } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
-import { extractIdentifiers } from "./identifiers.js";
+import { extractIdentifiers, isToolCallId } from "./identifiers.js";
 import type { Ledger } from "./ledger-types.js";
 import { locateSection, REQUIRED_SECTIONS } from "./template.js";
 
@@ -701,6 +701,33 @@ export function appendMissingIdentifiers(summary: string, missing: readonly stri
   const after = summary.slice(location.end);
   const headingNeedsNewline = before.endsWith("\n") ? "" : "\n";
   return `${before}${headingNeedsNewline}${lines}\n${after === "" ? "" : `\n${after}`}`;
+}
+
+/**
+ * The summary with tool-call ids removed from its Exact identifiers section.
+ * Every tool call adds a unique id, so carrying all of them from compaction to
+ * compaction would grow the summary without bound; an id stays in the context
+ * for the compaction that folded its call in and the next one, and a store
+ * keeps its output by id after that.
+ */
+export function retireToolCallIds(summary: string): string {
+  const location = locateSection(summary, "Exact identifiers");
+  if (location === undefined) return summary;
+  const body = summary
+    .slice(location.bodyStart, location.end)
+    .split("\n")
+    .map((line) => {
+      const bullet = /^\s*-\s+/.exec(line);
+      if (bullet === null) return line;
+      const kept = line
+        .slice(bullet[0].length)
+        .split(", ")
+        .filter((item) => !isToolCallId(item.replace(/^`|`$/g, "").trim()));
+      return kept.length === 0 ? undefined : `${bullet[0]}${kept.join(", ")}`;
+    })
+    .filter((line) => line !== undefined)
+    .join("\n");
+  return `${summary.slice(0, location.bodyStart)}${body}${summary.slice(location.end)}`;
 }
 
 /**
