@@ -7,12 +7,9 @@
  */
 
 import type {
-  CompactOptions,
   CompactRequestBody,
   CompactResponseBody,
   HealthResponseBody,
-  InputMessage,
-  MessageFormatName,
   OpenAPIDocumentBody,
   ResponsesCompactRequestBody,
   ResponsesCompactResponseBody,
@@ -36,14 +33,8 @@ export interface CondenseOptions {
   backoff?: { initialDelayMs?: number; maxDelayMs?: number };
 }
 
-export interface StatelessCompactRequest {
-  model: string;
-  messages: InputMessage[];
-  format?: MessageFormatName;
-  /** Anthropic's top-level `system`, when `format` is `anthropic`. */
-  system?: unknown;
-  options?: CompactOptions;
-}
+/** The body of `POST /v1/compact`: `{ model, messages, format?, system?, options? }`. */
+export type StatelessCompactRequest = CompactRequestBody;
 
 export class Condense {
   readonly #transport: Transport;
@@ -99,11 +90,10 @@ export class Condense {
     request: StatelessCompactRequest,
     options: CallOptions = {},
   ): Promise<CompactResponseBody> {
-    const body: CompactRequestBody = request;
     return this.#transport.request<CompactResponseBody>({
       method: "POST",
       path: "/v1/compact",
-      body,
+      body: request,
       ...options,
     });
   }
