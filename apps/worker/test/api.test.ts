@@ -75,7 +75,10 @@ describe("the OpenAPI document", () => {
   type Operation = {
     parameters?: Array<{ in: string; name: string }>;
     requestBody?: { content: Record<string, { schema?: unknown }> };
-    responses: Record<string, { content?: Record<string, { schema?: unknown }> }>;
+    responses: Record<
+      string,
+      { headers?: Record<string, unknown>; content?: Record<string, { schema?: unknown }> }
+    >;
   };
 
   it("declares every route the app serves, with its request and response schemas", async () => {
@@ -99,6 +102,9 @@ describe("the OpenAPI document", () => {
         operation.responses["200"]?.content?.["application/json"]?.schema,
         route,
       ).toBeDefined();
+      for (const [status, response] of Object.entries(operation.responses)) {
+        expect(response.headers?.["X-Request-Id"], `${route} ${status}`).toBeDefined();
+      }
       if (route.startsWith("POST") || route.startsWith("PATCH")) {
         expect(operation.requestBody?.content["application/json"]?.schema, route).toBeDefined();
       }

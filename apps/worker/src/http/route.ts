@@ -114,6 +114,14 @@ export function validate<T extends z.ZodType>(
   throw new ApiError(400, "invalid_request", message, { in: where, issues });
 }
 
+/** Every response carries the request's id (see `http/request-id`). */
+const requestIdHeader = {
+  "X-Request-Id": {
+    description: "The request's id (a well-formed incoming one is kept); quote it in a bug report",
+    schema: { type: "string" },
+  },
+};
+
 const standardErrors: Record<number, string> = {
   400: "Invalid request (invalid_json, invalid_request, invalid_messages, invalid_session_id, unknown_format)",
   401: "Missing or invalid bearer token",
@@ -142,13 +150,18 @@ export function defineRoute<
     responses[status] = response.schema
       ? {
           description: response.description,
+          headers: requestIdHeader,
           content: { "application/json": { schema: response.schema } },
         }
-      : { description: response.description };
+      : { description: response.description, headers: requestIdHeader };
   }
   const errorStatuses = spec.public ? {} : { ...standardErrors, ...spec.errors };
   for (const [status, description] of Object.entries(errorStatuses)) {
-    responses[status] = { description, content: { "application/json": { schema: ErrorResponse } } };
+    responses[status] = {
+      description,
+      headers: requestIdHeader,
+      content: { "application/json": { schema: ErrorResponse } },
+    };
   }
   const request: Record<string, unknown> = {};
   if (spec.params) request.params = spec.params;
