@@ -339,6 +339,40 @@ describe("retries", () => {
     expect(requests).toHaveLength(2);
   });
 
+  it("gives calls that may wait on a compaction their own, longer timeout", async () => {
+    const slow = () =>
+      recordingFetch(
+        (_attempt, request) =>
+          new Promise<Response>((resolve, reject) => {
+            const timer = setTimeout(() => resolve(Response.json({ ok: true })), 100);
+            request.signal.addEventListener("abort", () => {
+              clearTimeout(timer);
+              reject(request.signal.reason);
+            });
+          }),
+      );
+    const quick = slow();
+    const timedOut = await rejection(
+      client({
+        fetch: quick.fetch,
+        timeoutMs: 20,
+        compactionTimeoutMs: 2_000,
+        maxRetries: 0,
+      }).health(),
+    );
+    expect(timedOut.code).toBe("timeout");
+    const waiting = slow();
+    const context = await client({
+      fetch: waiting.fetch,
+      timeoutMs: 20,
+      compactionTimeoutMs: 2_000,
+      maxRetries: 0,
+    })
+      .session("s")
+      .context();
+    expect(context).toEqual({ ok: true });
+  });
+
   it("rejects with the caller's abort reason, before the request or while waiting to retry", async () => {
     const before = recordingFetch(() => undefined);
     const reason = new Error("user navigated away");

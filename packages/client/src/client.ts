@@ -27,6 +27,12 @@ export interface CondenseOptions {
   fetch?: FetchLike;
   /** Milliseconds each attempt may take, answer body included (default 60 000). */
   timeoutMs?: number;
+  /**
+   * The same for calls that may wait on a compaction: `context`, `compact`,
+   * `reportOverflow` and the stateless `compact` (default 300 000, since an LLM
+   * summary of a long session can take minutes).
+   */
+  compactionTimeoutMs?: number;
   /** Retries of network failures, timeouts, 408, 429 and 5xx (default 2). */
   maxRetries?: number;
   /** Backoff before the first retry, doubling up to `maxDelayMs` (defaults 500 and 8 000 ms). */
@@ -67,6 +73,7 @@ export class Condense {
       // Called through a wrapper: a bare `fetch` kept on an object throws "Illegal invocation" in browsers and Workers.
       fetch: options.fetch ?? globalFetch,
       timeoutMs: options.timeoutMs ?? 60_000,
+      compactionTimeoutMs: options.compactionTimeoutMs ?? 300_000,
       retry,
     });
   }
@@ -94,6 +101,7 @@ export class Condense {
       method: "POST",
       path: "/v1/compact",
       body: request,
+      waitsOnCompaction: true,
       ...options,
     });
   }

@@ -86,6 +86,7 @@ export class SessionHandle {
       method: "GET",
       path: `${this.#path}/context`,
       query: { format },
+      waitsOnCompaction: true,
       ...callOptions(call),
     });
   }
@@ -97,6 +98,7 @@ export class SessionHandle {
       method: "POST",
       path: `${this.#path}/compact`,
       body,
+      waitsOnCompaction: true,
       idempotencyKey: idempotencyKey ?? crypto.randomUUID(),
       ...callOptions({ signal, timeoutMs }),
     });
@@ -116,6 +118,7 @@ export class SessionHandle {
     return this.#transport.request<OverflowResponseBody>({
       method: "POST",
       path: `${this.#path}/overflow`,
+      waitsOnCompaction: true,
       body: {
         error: describeProviderError(providerError),
         ...(format !== undefined ? { format } : {}),

@@ -17,6 +17,8 @@ export interface TransportConfig {
   apiKey: string;
   fetch: FetchLike;
   timeoutMs: number;
+  /** Per-attempt timeout of calls that may wait on a compaction (an LLM summary can take minutes). */
+  compactionTimeoutMs: number;
   retry: RetryPolicy;
 }
 
@@ -33,6 +35,8 @@ export interface RequestSpec extends CallOptions {
   path: string;
   query?: Record<string, string | number | undefined>;
   body?: unknown;
+  /** The call may wait on a compaction: its default timeout is `compactionTimeoutMs`. */
+  waitsOnCompaction?: boolean;
   /** Sent as `Idempotency-Key` on every attempt, so retries of one call are one operation. */
   idempotencyKey?: string;
 }
@@ -109,7 +113,9 @@ export class Transport {
 
     // One controller per attempt: the caller's signal and this attempt's timeout both end it.
     const controller = new AbortController();
-    const timeoutMs = spec.timeoutMs ?? this.#config.timeoutMs;
+    const timeoutMs =
+      spec.timeoutMs ??
+      (spec.waitsOnCompaction === true ? this.#config.compactionTimeoutMs : this.#config.timeoutMs);
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
