@@ -5,6 +5,7 @@
  */
 
 import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { messageTokens } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import type {
   CompactionsResponseBody,
@@ -22,6 +23,7 @@ import {
   freshSession,
   stubFor,
   toolStep,
+  transcript,
 } from "./helpers";
 
 describe("append and read", () => {
@@ -282,6 +284,50 @@ describe("settings and status", () => {
     expect(badThreshold.body.error.details.issues[0]?.path).toBe("threshold");
     const unknownField = await call("PATCH", `/v1/sessions/${id}`, { body: { colour: "blue" } });
     expect(unknownField.status).toBe(400);
+  });
+
+  it("recounts the stored tokens when the model changes, by PATCH or by append", async () => {
+    const messages = conversation(6);
+    const claude = freshSession();
+    await append(claude, { messages, model: "claude-sonnet-4-5" });
+    const expected = await call<SessionStatusBody>("GET", `/v1/sessions/${claude}`);
+    const expectedCounts = (await transcript(claude)).map((row) => row.tokens);
+
+    const id = freshSession();
+    const before = await append(id, { messages, model: "gpt-4o" });
+    // Claude is estimated with o200k plus a 15% margin, so its counts are higher.
+    expect(expected.body.contextTokens).toBeGreaterThan(Math.floor(before.body.tokens * 1.14));
+    const patched = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { model: "claude-sonnet-4-5", tailTokens: 300 },
+    });
+    expect(patched.body.contextTokens).toBe(expected.body.contextTokens);
+    expect(patched.body.transcriptTokens).toBe(expected.body.transcriptTokens);
+    expect((await transcript(id)).map((row) => row.tokens)).toEqual(expectedCounts);
+    const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(context.body.tokens).toBe(expected.body.contextTokens);
+
+    // A compaction starts from the new counts, and its view is recounted on the next change.
+    const compacted = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(compacted.body.compacted).toBe(true);
+    expect(compacted.body.event?.tokensBefore).toBe(expected.body.contextTokens);
+    const viewClaude = compacted.body.tokens;
+    const back = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { model: null },
+    });
+    expect(back.body.model).toBe("gpt-4o");
+    expect(back.body.transcriptTokens).toBe(before.body.tokens);
+    expect(back.body.contextTokens).toBeLessThan(viewClaude);
+
+    // An append naming another model (no model setting) recounts as well.
+    const switched = await append(id, {
+      messages: [{ role: "user", content: "next" }],
+      model: "claude-sonnet-4-5",
+    });
+    expect(switched.body.tokens).toBe(
+      viewClaude + messageTokens({ role: "user", content: "next" }, "claude-sonnet-4-5"),
+    );
   });
 
   it("calibrates the estimate of non-OpenAI models from reported usage", async () => {

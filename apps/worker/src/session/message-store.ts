@@ -86,7 +86,7 @@ export class MessageStore {
     return JSON.parse(new TextDecoder().decode(bytes)) as ChatMessage;
   }
 
-  /** Appends one message to the transcript. Its token count is the one computed at append. */
+  /** Appends one message to the transcript, with its token count for the session's model. */
   appendTranscript(seq: number, message: ChatMessage, tokens: number, createdAt: number): number {
     const bytes = encoder.encode(JSON.stringify(message));
     const chunks = toChunks(bytes);
@@ -138,6 +138,16 @@ export class MessageStore {
   /** One transcript message, or undefined. */
   transcriptAt(seq: number): TranscriptRow | undefined {
     return this.readTranscript(seq - 1, 1).find((row) => row.key === seq);
+  }
+
+  /** Replaces the stored token count of one transcript message (the session's model changed). */
+  setTranscriptTokens(seq: number, tokens: number): void {
+    this.#sql.exec("UPDATE condense_transcript SET tokens = ? WHERE seq = ?", tokens, seq);
+  }
+
+  /** Replaces the stored token count of one view message (the session's model changed). */
+  setViewTokens(pos: number, tokens: number): void {
+    this.#sql.exec("UPDATE condense_view SET tokens = ? WHERE pos = ?", tokens, pos);
   }
 
   /** Token total of transcript messages with seq > `after`. */

@@ -7,7 +7,7 @@
  * Tables (v1):
  * - `condense_session`: the one row describing the session (owner, epoch, counters, cooldown, calibration).
  * - `condense_settings`: per-session settings as JSON values.
- * - `condense_transcript`: every appended message, never rewritten: seq, role, tokens counted once, JSON body
+ * - `condense_transcript`: every appended message, never rewritten: seq, role, tokens (counted for the session's current model, recounted when it changes), JSON body
  *   (first chunk inline, the rest in `condense_chunks`).
  * - `condense_view` + `condense_view_state`: the compacted messages of the last compaction and the transcript
  *   seq they cover; the context is the view plus every transcript message after that seq.

@@ -53,6 +53,7 @@ import {
 } from "./context-view";
 import { type IdempotencyInput, inflightKey, remember, replay } from "./idempotency";
 import { MessageStore } from "./message-store";
+import { recountTokens } from "./recount";
 import { migrate } from "./schema";
 import {
   calibrationOf,
@@ -165,6 +166,11 @@ export class SessionObject extends DurableObject<Env> {
     return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
   }
 
+  /** Stored counts are the current model's: a change of model recounts them (in the caller's transaction). */
+  #recountIfChanged(before: string, after: string): void {
+    if (before !== after) recountTokens(this.#sql(), this.#store, after);
+  }
+
   // ------------------------------------------------------------ compaction
 
   /**
@@ -259,8 +265,10 @@ export class SessionObject extends DurableObject<Env> {
         let session = openSession(sql, key, now);
         const settings = readSettings(sql);
         if (input.model !== undefined && input.model !== session.last_model) {
+          const before = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
           setLastModel(sql, input.model);
-          session = { ...session, last_model: input.model };
+          this.#recountIfChanged(before, modelFor(settings, input.model, this.env.DEFAULT_MODEL));
+          session = requireSession(sql, key);
         }
         // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
         // it last fetched, when nothing was appended since (a background compaction may have committed
@@ -505,8 +513,11 @@ export class SessionObject extends DurableObject<Env> {
         const now = Date.now();
         // Settings may come first, so an app can configure a session (a window the model table does not
         // know) before its first append: PATCH creates the session, like an append does.
-        openSession(sql, key, now);
+        const session = openSession(sql, key, now);
+        const before = modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL);
         writeSettings(sql, update);
+        const after = modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL);
+        this.#recountIfChanged(before, after);
         // New limits or a new strategy may compact further than before.
         resetExhausted(sql, now);
       });

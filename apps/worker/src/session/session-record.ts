@@ -155,6 +155,18 @@ export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, 
   );
 }
 
+/**
+ * Sets the transcript's token total after a recount for another model, and forgets the size of the
+ * context last served: it was counted for the old model, so a later overflow report compares with
+ * the current context instead.
+ */
+export function saveRecountedTokens(sql: SqlStorage, transcriptTokens: number): void {
+  sql.exec(
+    "UPDATE condense_session SET transcript_tokens = ?, served_tokens = NULL, served_seq = NULL WHERE id = 1",
+    transcriptTokens,
+  );
+}
+
 /** The ledger the last summarizing compaction returned, for the next one. */
 export function ledgerOf(session: SessionRow): Ledger | undefined {
   return session.ledger === null ? undefined : (JSON.parse(session.ledger) as Ledger);
