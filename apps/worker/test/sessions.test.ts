@@ -4,7 +4,7 @@
  * cross-user isolation.
  */
 
-import { evictDurableObject, runInDurableObject } from "cloudflare:test";
+import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { messageTokens } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import type {
@@ -604,5 +604,31 @@ describe("delete", () => {
     expect((await call("GET", `/v1/sessions/${id}/tool-outputs/call_1`)).status).toBe(404);
     const again = await append(id, { messages: [{ role: "user", content: "fresh start" }] });
     expect(again.body).toMatchObject({ firstSeq: 1, messageCount: 1 });
+  });
+
+  it("answers a retried DELETE with the first answer until its tombstone expires", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(1) });
+    const first = await call("DELETE", `/v1/sessions/${id}`);
+    const retry = await call("DELETE", `/v1/sessions/${id}`);
+    expect(retry.status).toBe(200);
+    expect(retry.body).toEqual(first.body);
+    // Only DELETE sees the tombstone: the session itself is gone.
+    expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+    expect((await call("DELETE", `/v1/sessions/${freshSession()}`)).status).toBe(404);
+
+    // The tombstone's alarm, early, keeps it; once it expired, it leaves the object empty.
+    const stub = stubFor("alice", id);
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await call("DELETE", `/v1/sessions/${id}`)).status).toBe(200);
+    await runInDurableObject(stub, async (_instance, state) => {
+      const tombstone = await state.storage.get<{ expiresAt: number }>("condense_deleted");
+      await state.storage.put("condense_deleted", { ...tombstone, expiresAt: Date.now() - 1 });
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(
+      await runInDurableObject(stub, (_instance, state) => state.storage.get("condense_deleted")),
+    ).toBeUndefined();
+    expect((await call("DELETE", `/v1/sessions/${id}`)).status).toBe(404);
   });
 });

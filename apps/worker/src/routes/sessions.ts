@@ -263,6 +263,8 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       method: "delete",
       path: "/v1/sessions/{id}",
       summary: "Delete the session and everything stored for it",
+      description:
+        "A retry within 24 hours (whose first answer was lost) gets the first answer again; a session that never existed, or was deleted longer ago, is 404.",
       tags: TAGS,
       params: SessionIdParam,
       responses: { 200: { description: "Deleted", schema: DeleteResponse } },

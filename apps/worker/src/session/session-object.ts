@@ -51,7 +51,13 @@ import {
   readSnapshot,
   readViewState,
 } from "./context-view";
-import { type IdempotencyInput, inflightKey, remember, replay } from "./idempotency";
+import {
+  IDEMPOTENCY_TTL_MS,
+  type IdempotencyInput,
+  inflightKey,
+  remember,
+  replay,
+} from "./idempotency";
 import { MessageStore } from "./message-store";
 import { recountTokens } from "./recount";
 import { migrate } from "./schema";
@@ -97,6 +103,16 @@ export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
 type PendingMark = "new" | "pending";
 
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
+
+/**
+ * What a deleted session leaves for a while: the DELETE's answer, so a retry whose first answer was
+ * lost gets it again instead of a 404. Kept as long as `Idempotency-Key` records are.
+ */
+interface Tombstone {
+  answer: DeleteResponseBody;
+  expiresAt: number;
+}
+const TOMBSTONE_KEY = "condense_deleted";
 const MAX_OVERFLOW_PASSES = 3;
 
 /** The compaction options that carry a request's id into the compaction's log line. */
@@ -233,10 +249,27 @@ export class SessionObject extends DurableObject<Env> {
     return limits.tokens > limits.budget;
   }
 
-  /** The alarm runs the background compaction an append scheduled. */
+  /** Drops a deleted session's tombstone once it expired (with all that is left), else waits for it. */
+  async #expireTombstone(): Promise<void> {
+    const tombstone = await this.ctx.storage.get<Tombstone>(TOMBSTONE_KEY);
+    if (tombstone === undefined) return;
+    if (tombstone.expiresAt > Date.now()) {
+      await this.ctx.storage.setAlarm(tombstone.expiresAt);
+      return;
+    }
+    await this.ctx.storage.deleteAll();
+    this.#migrated = false;
+  }
+
+  /** The alarm runs the background compaction an append scheduled, or expires a deleted session's tombstone. */
   override async alarm(): Promise<void> {
     const session = readSession(this.#sql());
-    if (session === undefined) return;
+    if (session === undefined) {
+      await this.#expireTombstone();
+      return;
+    }
+    // A session created again after a deletion no longer needs the old one's tombstone.
+    await this.ctx.storage.delete(TOMBSTONE_KEY);
     await this.#queue.run(() => this.#compact(session.pending_trigger ?? "alarm", {}));
   }
 
@@ -529,16 +562,28 @@ export class SessionObject extends DurableObject<Env> {
 
   async remove(key: SessionKey): Promise<Outcome<DeleteResponseBody>> {
     return outcome(async () => {
-      const session = requireSession(this.#sql(), key);
+      const session = readSession(this.#sql());
+      if (session === undefined) {
+        // A retry whose first answer was lost gets that answer again, while the tombstone lasts.
+        const tombstone = await this.ctx.storage.get<Tombstone>(TOMBSTONE_KEY);
+        if (tombstone !== undefined && tombstone.expiresAt > Date.now()) return tombstone.answer;
+        throw notFound(key.sessionId);
+      }
+      requireSession(this.#sql(), key);
       await this.ctx.storage.deleteAlarm();
       await this.ctx.storage.deleteAll();
       // deleteAll drops the tables too; they are created again on the next use.
       this.#migrated = false;
-      return {
+      const answer: DeleteResponseBody = {
         sessionId: key.sessionId,
         deleted: true as const,
         messageCount: session.message_count,
       };
+      const expiresAt = Date.now() + IDEMPOTENCY_TTL_MS;
+      await this.ctx.storage.put<Tombstone>(TOMBSTONE_KEY, { answer, expiresAt });
+      // The alarm clears the tombstone, leaving the object empty.
+      await this.ctx.storage.setAlarm(expiresAt);
+      return answer;
     });
   }
 
