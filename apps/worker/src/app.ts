@@ -2,7 +2,8 @@
  * @module app
  * Route composition: request id and request log on every route, bearer auth
  * on `/v1`, then the route groups. Unknown paths are 404 `not_found`; a known
- * path with the wrong method is 405 `method_not_allowed` with `Allow`.
+ * path with the wrong method is 405 `method_not_allowed` with `Allow`; a session
+ * path whose id is empty is 400 `invalid_session_id`, as a malformed id is.
  */
 
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -17,10 +18,14 @@ import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";
 import { sessionRoutes } from "./routes/sessions";
 
-function pathPattern(path: string): RegExp {
+/** The paths a route matches; with `emptyId`, the same paths with an empty `:id` segment instead. */
+function pathPattern(path: string, emptyId = false): RegExp {
   const escaped = path
     .split("/")
-    .map((part) => (part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")))
+    .map((part) => {
+      if (part === ":id" && emptyId) return "";
+      return part.startsWith(":") ? "[^/]+" : part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+    })
     .join("/");
   return new RegExp(`^${escaped}/?$`);
 }
@@ -38,11 +43,32 @@ export function createApp(): OpenAPIHono<AppEnv> {
 
   const endpoints = app.routes
     .filter((route) => route.method !== "ALL")
-    .map((route) => ({ method: route.method, pattern: pathPattern(route.path) }));
+    .map((route) => ({
+      method: route.method,
+      pattern: pathPattern(route.path),
+      // The router never matches an empty segment, so `/v1/sessions//x` lands here.
+      emptyId: route.path.includes("/:id") ? pathPattern(route.path, true) : undefined,
+    }));
 
   app.notFound((c: Context<AppEnv>) => {
+    const path = c.req.path;
+    const withEmptyId = endpoints.filter((e) => e.emptyId?.test(path) === true);
+    if (withEmptyId.some((e) => e.method === c.req.method)) {
+      return errorResponse(
+        c,
+        new ApiError(
+          400,
+          "invalid_session_id",
+          "the session id is empty: use 1-128 characters of A-Z a-z 0-9 . _ : - (other than . and ..)",
+        ),
+      );
+    }
     const allowed = [
-      ...new Set(endpoints.filter((e) => e.pattern.test(c.req.path)).map((e) => e.method)),
+      ...new Set(
+        endpoints
+          .filter((e) => e.pattern.test(path) || e.emptyId?.test(path) === true)
+          .map((e) => e.method),
+      ),
     ];
     if (allowed.length > 0) {
       return errorResponse(

@@ -280,6 +280,21 @@ describe("bad input", () => {
       expect(reply.body).toMatchObject({ error: { code: "invalid_session_id" } });
     }
     expect((await call("GET", `/v1/sessions/${"a".repeat(128)}`)).status).toBe(404);
+
+    // An empty id matches no route, but it is still a malformed id rather than an unknown path.
+    for (const [method, path] of [
+      ["GET", "/v1/sessions//context"],
+      ["POST", "/v1/sessions//messages"],
+      ["DELETE", "/v1/sessions/"],
+      ["GET", "/v1/sessions//tool-outputs/call_1"],
+    ] as const) {
+      const reply = await call(method, path, method === "POST" ? { body: { messages: [] } } : {});
+      expect(reply.status, `${method} ${path}`).toBe(400);
+      expect(reply.body).toMatchObject({ error: { code: "invalid_session_id" } });
+    }
+    // A wrong method is still 405, and other unknown paths 404.
+    expect((await call("PUT", "/v1/sessions//messages")).status).toBe(405);
+    expect((await call("GET", "/v1/sessions//nothing")).status).toBe(404);
   });
 
   it("refuses a body over 16 MiB by its Content-Length and while reading it", async () => {
