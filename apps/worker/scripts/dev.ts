@@ -11,6 +11,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { devPort } from "./dev-port.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const varsPath = join(root, ".dev.vars");
@@ -41,11 +42,12 @@ const colon = first.indexOf(":");
 const user = first.slice(0, colon);
 const token = first.slice(colon + 1);
 console.log(`\nCondense (local). User "${user}", key:\n\n  Authorization: Bearer ${token}\n`);
+const args = process.argv.slice(2);
 console.log(
-  `Try: curl -s -X POST http://localhost:8787/v1/sessions/demo/messages -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{"messages":[{"role":"user","content":"hello"}]}'\n`,
+  `Try: curl -s -X POST http://localhost:${devPort(args)}/v1/sessions/demo/messages -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{"messages":[{"role":"user","content":"hello"}]}'\n`,
 );
 
-const child = spawn("wrangler", ["dev", ...process.argv.slice(2)], { cwd: root, stdio: "inherit" });
+const child = spawn("wrangler", ["dev", ...args], { cwd: root, stdio: "inherit" });
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 child.on("error", (error) => {
