@@ -353,6 +353,12 @@ describe("settings and status", () => {
     });
     const exactStatus = await call<SessionStatusBody>("GET", `/v1/sessions/${exact}`);
     expect(exactStatus.body.calibration).toEqual({ ratio: 1, samples: 0 });
+
+    // A ratio measured for one model says nothing about another: a model change starts afresh.
+    const switched = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { model: "gemini-2.5-pro" },
+    });
+    expect(switched.body.calibration).toEqual({ ratio: 1, samples: 0 });
   });
 });
 

@@ -182,9 +182,15 @@ export class SessionObject extends DurableObject<Env> {
     return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
   }
 
-  /** Stored counts are the current model's: a change of model recounts them (in the caller's transaction). */
+  /**
+   * Stored counts are the current model's: a change of model recounts them and starts the
+   * calibration afresh, since a ratio measured for one tokenizer says nothing about another
+   * (in the caller's transaction).
+   */
   #recountIfChanged(before: string, after: string): void {
-    if (before !== after) recountTokens(this.#sql(), this.#store, after);
+    if (before === after) return;
+    recountTokens(this.#sql(), this.#store, after);
+    saveCalibration(this.#sql(), { ratio: 1, samples: 0 });
   }
 
   // ------------------------------------------------------------ compaction
