@@ -5,7 +5,7 @@
  * every identifier exact, repair tool-call pairing, recognize overflow errors.
  */
 
-export { extractSummary, SUMMARY_CLOSE, SUMMARY_OPEN } from "./compact/assemble.js";
+export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
 export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
 export type {
@@ -57,5 +57,5 @@ export type {
   SummarizeResult,
   Summarizer,
 } from "./summary/summarizer.js";
-export { SUMMARY_SECTIONS } from "./summary/template.js";
+export { SUMMARY_CLOSE, SUMMARY_OPEN, SUMMARY_SECTIONS } from "./summary/template.js";
 export { countMessageTokens, countTokens, messageTokens } from "./tokens/count.js";

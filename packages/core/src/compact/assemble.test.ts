@@ -1,12 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { SUMMARY_OPEN } from "../summary/template.js";
 import { assistant, call, result, system, user } from "../test-support/conversation.js";
-import {
-  extractSummary,
-  isSummaryMessage,
-  placeSummary,
-  renderSummaryBlock,
-  SUMMARY_OPEN,
-} from "./assemble.js";
+import { extractSummary, isSummaryMessage, placeSummary, renderSummaryBlock } from "./assemble.js";
 
 describe("placeSummary", () => {
   it("uses the user role between tool results and an assistant turn", () => {

@@ -7,9 +7,8 @@
  */
 
 import type { ChatMessage, ContentPart } from "../messages/types.js";
+import { SUMMARY_CLOSE, SUMMARY_OPEN } from "../summary/template.js";
 
-export const SUMMARY_OPEN = "<compacted-context>";
-export const SUMMARY_CLOSE = "</compacted-context>";
 const SUMMARY_PREAMBLE =
   "Earlier turns of this conversation were compacted by Condense into the summary below. " +
   "Continue the work from where it stands; do not repeat steps marked done. " +

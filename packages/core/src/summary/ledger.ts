@@ -22,7 +22,7 @@ import { messageText } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractIdentifiers, isToolCallId } from "./identifiers.js";
 import type { Ledger } from "./ledger-types.js";
-import { locateSection, REQUIRED_SECTIONS } from "./template.js";
+import { locateSection, REQUIRED_SECTIONS, SUMMARY_OPEN } from "./template.js";
 
 /** Characters kept of each user request. */
 export const REQUEST_CHAR_LIMIT = 1500;
@@ -116,7 +116,7 @@ const INJECTED_PREFIXES = [
 ];
 
 const SUMMARY_PREFIXES = [
-  "<compacted-context>",
+  SUMMARY_OPEN,
   "This session is being continued from a previous conversation",
 ];
 

@@ -175,4 +175,3 @@ export function restoreSecrets(text: string, vault: SecretVault): string {
 }
 
 /** Names of the patterns, for documentation and tests. */
-export const SECRET_PATTERN_NAMES: readonly string[] = patterns.map((pattern) => pattern.name);

@@ -4,6 +4,10 @@
  * in order, and a check that a summary has them.
  */
 
+/** The marker around a summary in the context; a later compaction finds the summary by it. */
+export const SUMMARY_OPEN = "<compacted-context>";
+export const SUMMARY_CLOSE = "</compacted-context>";
+
 export const SUMMARY_SECTIONS = [
   "Goal",
   "Constraints & preferences",
