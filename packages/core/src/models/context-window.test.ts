@@ -6,12 +6,15 @@ import { contextWindowFor, DEFAULT_CONTEXT_WINDOW, parseContextWindow } from "./
 describe("contextWindowFor", () => {
   const rows: Array<[model: string, tokens: number]> = [
     // OpenAI
-    ["gpt-5", 400_000],
-    ["gpt-5-mini", 400_000],
-    ["gpt-5.1", 400_000],
-    ["gpt-5.1-codex", 400_000],
-    ["gpt-5.2", 400_000],
+    ["gpt-5", 272_000],
+    ["gpt-5-mini", 272_000],
+    ["gpt-5-nano-2025-08-07", 272_000],
+    ["gpt-5-pro", 272_000],
+    ["gpt-5.1", 272_000],
+    ["gpt-5.1-codex", 272_000],
+    ["gpt-5.2", 272_000],
     ["gpt-5-chat-latest", 128_000],
+    ["gpt-5.1-chat-latest", 128_000],
     ["gpt-4.1", 1_047_576],
     ["gpt-4.1-mini-2025-04-14", 1_047_576],
     ["gpt-4o", 128_000],
@@ -36,7 +39,7 @@ describe("contextWindowFor", () => {
     // provider prefixes and tags do not change the answer
     ["openai/gpt-4o", 128_000],
     ["azure/gpt-4.1", 1_047_576],
-    ["openrouter/openai/gpt-5", 400_000],
+    ["openrouter/openai/gpt-5", 272_000],
     ["ft:gpt-4o-mini-2024-07-18:acme::abc", 128_000],
     // Anthropic
     ["claude-opus-4-1-20250805", 200_000],
@@ -60,13 +63,13 @@ describe("contextWindowFor", () => {
     ["gemini-1.5-flash", 1_048_576],
     ["gemma-3-27b-it", 131_072],
     // Meta
-    ["llama-3.3-70b-versatile", 131_072],
-    ["@cf/meta/llama-3.3-70b-instruct-fp8-fast", 131_072],
-    ["meta-llama/Meta-Llama-3.1-405B-Instruct", 131_072],
-    ["llama3.2:3b", 131_072],
+    ["llama-3.3-70b-versatile", 128_000],
+    ["@cf/meta/llama-3.3-70b-instruct-fp8-fast", 128_000],
+    ["meta-llama/Meta-Llama-3.1-405B-Instruct", 128_000],
+    ["llama3.2:3b", 128_000],
     ["llama3-70b-8192", 8_192],
-    ["meta-llama/llama-4-scout-17b-16e-instruct", 131_072],
-    ["llama-4-maverick", 131_072],
+    ["meta-llama/llama-4-scout-17b-16e-instruct", 128_000],
+    ["llama-4-maverick", 128_000],
     ["llama-2-70b-chat", 4_096],
     // DeepSeek
     ["deepseek-chat", 128_000],
@@ -78,13 +81,23 @@ describe("contextWindowFor", () => {
     ["qwen3-32b", 32_768],
     ["qwen3-coder-480b-a35b-instruct", 262_144],
     ["qwen3-235b-a22b-instruct-2507", 262_144],
-    ["qwen-plus", 131_072],
+    ["qwen-plus", 129_024],
+    ["qwen-turbo", 129_024],
+    ["qwen-max", 30_720],
+    ["qwen3-max", 258_048],
+    ["qwen3-max-2025-09-23", 258_048],
     ["qwq-32b", 131_072],
     // GLM
     ["glm-4-plus", 128_000],
     ["glm-4.5", 128_000],
     ["glm-4.5-air", 128_000],
     ["z-ai/glm-4.6", 200_000],
+    ["glm-4.6v", 128_000],
+    ["zai/glm-4.6v-flash", 128_000],
+    ["glm-4.5v", 64_000],
+    ["glm-4v-plus", 8_192],
+    ["glm-4-airx", 8_192],
+    ["glm-4-air", 128_000],
     // Mistral
     ["mistral-large-latest", 128_000],
     ["mistral-large-2411", 128_000],
@@ -94,11 +107,26 @@ describe("contextWindowFor", () => {
     ["codestral-latest", 128_000],
     ["codestral-2405", 32_000],
     ["open-mistral-nemo", 128_000],
-    ["open-mixtral-8x7b", 32_768],
-    ["open-mixtral-8x22b", 65_536],
+    ["open-mixtral-8x7b", 32_000],
+    ["open-mixtral-8x22b", 64_000],
+    ["open-mistral-7b", 32_000],
     ["magistral-medium-latest", 40_000],
+    // xAI
+    ["grok-2-vision", 8_192],
+    ["grok-2-vision-1212", 8_192],
+    ["xai/grok-2-vision-latest", 8_192],
+    ["grok-vision-beta", 8_192],
+    ["grok-beta", 131_072],
+    ["grok-2-1212", 131_072],
+    ["grok-3", 131_072],
+    ["grok-3-mini-fast", 131_072],
+    ["grok-4", 256_000],
+    ["grok-4-0709", 256_000],
+    ["grok-4-fast-reasoning", 2_000_000],
+    ["grok-4-1-fast-non-reasoning", 2_000_000],
+    ["x-ai/grok-4.1-fast", 2_000_000],
+    ["grok-code-fast-1", 256_000],
     // unknown
-    ["grok-4", DEFAULT_CONTEXT_WINDOW],
     ["my-finetune", DEFAULT_CONTEXT_WINDOW],
     ["", DEFAULT_CONTEXT_WINDOW],
   ];
@@ -107,6 +135,33 @@ describe("contextWindowFor", () => {
       expect(contextWindowFor(model)).toBe(tokens);
     });
   }
+
+  it("never lets a family prefix swallow a sibling with a smaller window", () => {
+    // Each pair: a model whose name starts with another table key, and that key's model.
+    const collisions: Array<[longer: string, shorter: string]> = [
+      ["glm-4.6v", "glm-4.6"],
+      ["glm-4.5v", "glm-4.5"],
+      ["glm-4v-plus", "glm-4-plus"],
+      ["glm-4-airx", "glm-4-air"],
+      ["grok-2-vision-1212", "grok-2-1212"],
+      ["grok-4-fast", "grok-4"],
+      ["gpt-5-chat-latest", "gpt-5"],
+      ["qwen3-max", "qwen3"],
+    ];
+    for (const [longer, shorter] of collisions) {
+      expect(contextWindowFor(longer), `${longer} vs ${shorter}`).not.toBe(
+        contextWindowFor(shorter),
+      );
+    }
+    expect(contextWindowFor("glm-4.6v")).toBeLessThan(contextWindowFor("glm-4.6"));
+    expect(contextWindowFor("grok-2-vision")).toBeLessThan(contextWindowFor("grok-2"));
+  });
+
+  it("counts what a request may send, not the input plus output the provider advertises", () => {
+    // GPT-5 advertises 400k, of which at most 272k are input; a 300k-token request is rejected.
+    expect(contextWindowFor("gpt-5")).toBeLessThan(300_000);
+    expect(contextWindowFor("gpt-5.2-codex")).toBe(272_000);
+  });
 
   it("defaults to a conservative 128k", () => {
     expect(DEFAULT_CONTEXT_WINDOW).toBe(128_000);

@@ -1,8 +1,8 @@
 /**
  * @module models/context-window
- * How many tokens a model accepts (input plus output, as providers document it), looked up by
- * the longest matching prefix of the normalized model name, and parsing of user-given window
- * sizes such as `"128k"`.
+ * How many tokens a request to a model may carry (its input limit: where a provider documents
+ * input and output limits apart, the input one), looked up by the longest matching prefix of
+ * the normalized model name, and parsing of user-given window sizes such as `"128k"`.
  *
  * Where providers or hosts disagree the table takes the smaller documented value: a window
  * that is too small only compacts early, one that is too large gets requests rejected.
@@ -15,10 +15,17 @@ import { normalizeModelName } from "./model-name.js";
 /** Window for models the table does not know: the common size of current mid-size models. */
 export const DEFAULT_CONTEXT_WINDOW = 128_000;
 
-// Keys are normalized names (see normalizeModelName); the longest matching key wins.
+// Keys are normalized names (see normalizeModelName); the longest matching key wins, so a
+// variant with a smaller window (glm-4.6v under glm-4.6) needs its own key.
+// Sources, checked 2026-11: the providers' model pages, models.dev, and LiteLLM's
+// model_prices_and_context_window.json (`max_input_tokens`).
 const windows: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
-  // OpenAI. GPT-5's 400k is input plus output (at most 272k of input).
-  ["gpt-5", 400_000],
+  // OpenAI (platform model pages). GPT-5's 400k is input plus output: "all GPT-5 models can
+  // accept a maximum of 272,000 input tokens" (Introducing GPT-5 for developers; the API
+  // answers "Input tokens exceed the configured limit of 272000 tokens"). Later 5.x releases
+  // advertise more but bill prompts over 272k at twice the rate; override to go past it.
+  // The chat snapshots are 128k of context with 16k of output.
+  ["gpt-5", 272_000],
   ["gpt-5-chat", 128_000],
   ["gpt-5.1-chat", 128_000],
   ["gpt-5.2-chat", 128_000],
@@ -48,12 +55,12 @@ const windows: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
   ["o4-mini", 200_000],
   ["codex-mini", 200_000],
   ["gpt-oss", 131_072],
-  // Anthropic: every Claude 3.x and 4.x model has 200k. Sonnet 4 and 4.5 accept 1M only
-  // behind a beta header, so that window must be asked for with an override.
+  // Anthropic (models overview): every Claude 3.x and 4.x model has 200k. Sonnet 4 and 4.5
+  // accept 1M only behind a beta header, so that window must be asked for with an override.
   ["claude", 200_000],
   ["claude-2.0", 100_000],
   ["claude-instant", 100_000],
-  // Google.
+  // Google (Gemini API models page, "input token limit").
   ["gemini", 1_048_576],
   ["gemini-1.5-pro", 2_097_152],
   ["gemini-1.0-pro", 32_760],
@@ -62,49 +69,68 @@ const windows: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
   ["gemma-3", 131_072],
   ["gemma-3-1b", 32_768],
   ["gemma-3n", 32_768],
-  // Meta (names canonicalised to llama-<major>.<minor>). Meta documents 10M for Llama 4 Scout
-  // and 1M for Maverick, but hosts serve 128k-1M; use the common 128k unless overridden.
+  // xAI (docs.x.ai models, models.dev). grok-2-vision: xAI lists 32,768, models.dev and
+  // agent harnesses 8,192; the smaller wins. Grok 4 is 256k, its Fast variants 2M.
+  ["grok", 131_072],
+  ["grok-2-vision", 8_192],
+  ["grok-vision", 8_192],
+  ["grok-4", 256_000],
+  ["grok-4-fast", 2_000_000],
+  ["grok-4-1-fast", 2_000_000],
+  ["grok-4.1-fast", 2_000_000],
+  ["grok-code-fast", 256_000],
+  // Meta (names canonicalised to llama-<major>.<minor>). Meta's Llama API serves 3.x and 4 at
+  // 128,000 (Groq at 131,072); Meta documents 10M for Llama 4 Scout and 1M for Maverick, but
+  // hosts serve 128k-1M: use 128,000 unless overridden.
   ["llama-2", 4_096],
   ["llama-3", 8_192],
-  ["llama-3.1", 131_072],
-  ["llama-3.2", 131_072],
-  ["llama-3.3", 131_072],
-  ["llama-4", 131_072],
+  ["llama-3.1", 128_000],
+  ["llama-3.2", 128_000],
+  ["llama-3.3", 128_000],
+  ["llama-4", 128_000],
   ["codellama", 16_384],
-  // DeepSeek's own API: deepseek-chat and deepseek-reasoner, 128k since V3.1 (some hosts
-  // still serve 64k: override there).
+  // DeepSeek's own API (models & pricing): deepseek-chat and deepseek-reasoner, 128k since
+  // V3.1 (some hosts still serve 64k: override there).
   ["deepseek", 128_000],
-  // Qwen open weights: 32k native (131k only with YaRN enabled by the host); the 2507
-  // releases, Coder, Max and Next are 256k natively. API models by their documented sizes.
+  // Qwen open weights (model cards): 32k native (131k only with YaRN enabled by the host); the
+  // 2507 releases, Coder and Next are 256k natively. Alibaba Model Studio's API models by
+  // their "max input" (below their context): qwen-max 30,720 of 32,768, qwen-plus and
+  // qwen-turbo 129,024 of 131,072 (thinking mode: 98,304), qwen3-max 258,048 of 262,144.
   ["qwen", 32_768],
   ["qwen2.5", 32_768],
   ["qwen3", 32_768],
   ["qwen3-coder", 262_144],
-  ["qwen3-max", 262_144],
+  ["qwen3-max", 258_048],
   ["qwen3-next", 262_144],
   ["qwen3-235b-a22b-instruct-2507", 262_144],
   ["qwen3-235b-a22b-thinking-2507", 262_144],
   ["qwen3-30b-a3b-instruct-2507", 262_144],
   ["qwen3-30b-a3b-thinking-2507", 262_144],
-  ["qwen-max", 32_768],
-  ["qwen-plus", 131_072],
-  ["qwen-turbo", 131_072],
+  ["qwen-max", 30_720],
+  ["qwen-plus", 129_024],
+  ["qwen-turbo", 129_024],
   ["qwq", 131_072],
-  // Zhipu GLM.
+  // Zhipu GLM (Z.ai / bigmodel.cn model pages). The vision models are smaller than the text
+  // models their names start with: glm-4.5v 64k, glm-4.6v 128k, the glm-4v series 8k, as is
+  // glm-4-airx (8k).
   ["glm-4", 128_000],
+  ["glm-4-airx", 8_192],
+  ["glm-4v", 8_192],
   ["glm-4.5", 128_000],
   ["glm-4.5v", 64_000],
   ["glm-4.6", 200_000],
-  // Mistral: current models are 128k; older and open-weight ones smaller.
+  ["glm-4.6v", 128_000],
+  // Mistral (docs models overview): current models are 128k; older and open-weight ones
+  // smaller (Mistral's "32k"/"64k" are 32,000/64,000, as LiteLLM and models.dev list them).
   ["mistral", 32_000],
   ["mistral-large", 128_000],
   ["mistral-medium", 128_000],
   ["mistral-small", 128_000],
   ["mistral-small-2402", 32_000],
   ["mistral-nemo", 128_000],
-  ["mistral-7b", 32_768],
-  ["mixtral-8x7b", 32_768],
-  ["mixtral-8x22b", 65_536],
+  ["mistral-7b", 32_000],
+  ["mixtral-8x7b", 32_000],
+  ["mixtral-8x22b", 64_000],
   ["ministral", 128_000],
   ["codestral", 128_000],
   ["codestral-2405", 32_000],
