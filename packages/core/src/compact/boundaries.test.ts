@@ -11,7 +11,7 @@ import {
   user,
 } from "../test-support/conversation.js";
 import { renderSummaryBlock } from "./assemble.js";
-import { findBoundaries, findHeadEnd, findTailStart } from "./boundaries.js";
+import { findBoundaries, findHeadEnd, findTailStart, smallerTailBudget } from "./boundaries.js";
 
 const ones = (messages: readonly ChatMessage[]) => messages.map(() => 1);
 
@@ -123,5 +123,46 @@ describe("boundaries on generated conversations", () => {
     expect(headEnd).toBe(4);
     expect(messages.length - tailStart).toBeGreaterThanOrEqual(4);
     expect((messages.length - tailStart) * 100).toBeLessThanOrEqual(1_100);
+  });
+});
+
+describe("smallerTailBudget", () => {
+  const turns = (n: number) =>
+    Array.from({ length: n }, (_, i) => (i % 2 === 0 ? user(`u${i}`) : assistant(`a${i}`)));
+  const options = { headMessages: 1, minTailMessages: 2 };
+
+  it("halves the budget, and again while the tail would not shrink", () => {
+    const messages = turns(20);
+    const tokens = messages.map(() => 10);
+    // 100 tokens hold 10 messages; 50 hold 5.
+    expect(smallerTailBudget(messages, tokens, { ...options, tailTokens: 100 })).toBe(50);
+    // 15 tokens hold 2 messages (the minimum); 7 hold 2 as well, so nothing smaller moves the tail.
+    expect(smallerTailBudget(messages, tokens, { ...options, tailTokens: 15 })).toBeUndefined();
+    // 1,000 tokens hold all 19 messages after the head; halving to 500 and 250 still does; 125 holds 12.
+    expect(smallerTailBudget(messages, tokens, { ...options, tailTokens: 1_000 })).toBe(125);
+  });
+
+  it("never moves the tail into a call's results", () => {
+    const messages = [
+      user("u"),
+      assistant(null, [call("c1", "bash", {})]),
+      result("c1", "x"),
+      assistant(null, [call("c2", "bash", {})]),
+      result("c2", "y"),
+      assistant("done"),
+    ];
+    const tokens = messages.map(() => 10);
+    const budget = smallerTailBudget(messages, tokens, {
+      headMessages: 1,
+      minTailMessages: 1,
+      tailTokens: 40,
+    });
+    expect(budget).toBe(20);
+    const { tailStart } = findBoundaries(messages, tokens, {
+      headMessages: 1,
+      minTailMessages: 1,
+      tailTokens: budget ?? 0,
+    });
+    expect(messages[tailStart]?.role).not.toBe("tool");
   });
 });

@@ -101,3 +101,23 @@ export function findBoundaries(
   );
   return { headEnd, tailStart };
 }
+
+/**
+ * A smaller tail budget for a pass that failed because its tail left too little to compact: half
+ * of `options.tailTokens`, halved again while the tail boundary stays where it was. Undefined when
+ * no smaller budget moves the boundary (the tail is down to `minTailMessages`, or to nothing).
+ */
+export function smallerTailBudget(
+  messages: readonly ChatMessage[],
+  tokens: readonly number[],
+  options: { headMessages: number; tailTokens: number; minTailMessages: number },
+): number | undefined {
+  const { tailStart } = findBoundaries(messages, tokens, options);
+  let budget = Math.floor(options.tailTokens / 2);
+  for (;;) {
+    const moved = findBoundaries(messages, tokens, { ...options, tailTokens: budget });
+    if (moved.tailStart > tailStart) return budget;
+    if (budget === 0) return undefined;
+    budget = Math.floor(budget / 2);
+  }
+}

@@ -340,12 +340,17 @@ describe("compact: tier 4, the deterministic summary", () => {
   });
 
   it("keeps the latest user message verbatim even when its turn is compacted", async () => {
-    const messages = conversation(30);
+    const messages = conversation(20);
     messages.pop();
     const latest = "Please switch the cache to /var/cache/condense-v2 and keep port 8787.";
-    messages.splice(40, 0, user(latest));
+    messages.push(user(latest));
+    // The agent works on alone: the request's turn is far older than the tail.
+    for (let i = 0; i < 20; i++)
+      messages.push(assistant(`Working ${i}: ${"Still checking the cache layout. ".repeat(40)}`));
     const result = await compact({ model, messages }, { contextWindow: 24_000 });
     expect(result.compacted).toBe(true);
+    const tail = result.messages.slice(-4);
+    expect(textOf(tail)).not.toContain(latest);
     expect(textOf(result.messages)).toContain(latest);
   });
 });
@@ -382,6 +387,74 @@ describe("compact: small windows and headroom", () => {
     expect(result.tier).toBe(1);
     const limit = Math.min(result.budget, Math.floor(window * 0.75));
     expect(result.finalTokens).toBeLessThanOrEqual(Math.floor(limit * 0.8));
+  });
+});
+
+describe("compact: tiny windows", () => {
+  // 40 short turns (about 600 tokens) in a 2,000-token window with a low threshold: the trigger is
+  // 500 tokens and the aim 400, so a default tail of a quarter of the window (500) left no middle
+  // worth summarizing and nothing was compacted, while an explicit tailTokens: 100 compacted fine.
+  const shortTurns = (): ChatMessage[] =>
+    Array.from({ length: 40 }, (_, i) =>
+      i % 2 === 0
+        ? user(`Question ${i}: what changed in step ${i}?`)
+        : assistant(`Answer ${i}: step ${i} updates the config file.`),
+    );
+  const options = { contextWindow: 2_000, threshold: 0.25 } as const;
+
+  it("compacts 40 short messages in a 2,000-token window with the default tail", async () => {
+    const messages = shortTurns();
+    const result = await compact({ model, messages }, options);
+    expect(result.originalTokens).toBeGreaterThan(500);
+    expect(result.originalTokens).toBeLessThan(700);
+    expect(result.compacted).toBe(true);
+    expect(result.finalTokens).toBeLessThanOrEqual(500);
+    expectLatestUserKept(result, messages);
+    expect(validateMessages(result.messages, "openai").ok).toBe(true);
+  });
+
+  it("retries a pass that failed because its tail was too large with a smaller tail", async () => {
+    // A long system prompt (about 1,100 tokens) and 60 short turns in a 4,000-token window: the
+    // head and a tail of half the aim leave a middle too small for a summary to save anything.
+    const messages: ChatMessage[] = [
+      system(
+        Array.from(
+          { length: 90 },
+          (_, i) => `Rule ${i}: keep every change small and run the tests.`,
+        ).join("\n"),
+      ),
+      ...Array.from({ length: 60 }, (_, i) =>
+        i % 2 === 0
+          ? user(`Question ${i}: what changed in step ${i}?`)
+          : assistant(`Answer ${i}: step ${i} updates the config file.`),
+      ),
+    ];
+    const result = await compact({ model, messages }, { contextWindow: 4_000 });
+    expect(result.originalTokens).toBeGreaterThan(2_000);
+    expect(result.compacted).toBe(true);
+    expect(result.finalTokens).toBeLessThanOrEqual(2_000);
+    expect(result.messages[0]).toEqual(messages[0]);
+    expectLatestUserKept(result, messages);
+  });
+
+  it("compacts on request a context whose default tail covers nearly all of it", async () => {
+    // A manual compaction (force) of a 7k-token agent session in a 32k window: the 6,400-token
+    // tail leaves a middle of two tool calls, too small to be worth a summary.
+    const messages = agentSession(30, 10);
+    const result = await compact({ model, messages }, { contextWindow: 32_000, force: true });
+    expect(result.originalTokens).toBeGreaterThan(6_400);
+    expect(result.compacted).toBe(true);
+    expect(result.finalTokens).toBeLessThan(result.originalTokens * 0.75);
+    expect(validateMessages(result.messages, "openai").ok).toBe(true);
+  });
+
+  it("compacts them as well as an explicit small tail does", async () => {
+    const messages = shortTurns();
+    const byDefault = await compact({ model, messages }, options);
+    const explicit = await compact({ model, messages }, { ...options, tailTokens: 100 });
+    expect(explicit.compacted).toBe(true);
+    expect(byDefault.finalTokens).toBeLessThanOrEqual(500);
+    expect(explicit.finalTokens).toBeLessThanOrEqual(500);
   });
 });
 

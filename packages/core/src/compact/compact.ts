@@ -32,7 +32,7 @@ import type { Ledger } from "../summary/ledger-types.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { extractSummary, placeSummary } from "./assemble.js";
-import { findBoundaries } from "./boundaries.js";
+import { findBoundaries, smallerTailBudget } from "./boundaries.js";
 import { DEFAULTS, type ResolvedOptions, resolveOptions } from "./options.js";
 import { isPrunePlaceholder, pruneToolOutputs } from "./prune.js";
 import { decideTrigger, warningLevelFor } from "./trigger.js";
@@ -96,6 +96,10 @@ interface PassResult {
 
 function total(messages: readonly ChatMessage[], model: string): number {
   return countMessageTokens(messages, model);
+}
+
+function tokensOf(messages: readonly ChatMessage[], model: string): number[] {
+  return messages.map((message) => messageTokens(message, model));
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
@@ -418,7 +422,7 @@ async function runPass(
   context: PassContext,
 ): Promise<PassResult | undefined> {
   const { model, options } = context;
-  const tokens = messages.map((message) => messageTokens(message, model));
+  const tokens = tokensOf(messages, model);
   const current = total(messages, model);
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,
@@ -605,7 +609,22 @@ export async function compact(
   let tailTokens = resolved.tailTokens;
   while (passes < DEFAULTS.maxPasses) {
     throwIfAborted(resolved.signal);
-    const pass = await runPass(messages, tailTokens, resolved.force || passes > 0, context);
+    const summarizeOnly = resolved.force || passes > 0;
+    let pass = await runPass(messages, tailTokens, summarizeOnly, context);
+    // A pass that saved nothing may have failed for want of a middle: the tail held nearly
+    // everything the head did not. Retry with a smaller tail before giving up.
+    for (let retry = 0; retry < DEFAULTS.maxTailRetries; retry++) {
+      if (pass !== undefined && pass.tokens < tokens) break;
+      const smaller = smallerTailBudget(messages, tokensOf(messages, model), {
+        headMessages: resolved.headMessages,
+        tailTokens,
+        minTailMessages: resolved.minTailMessages,
+      });
+      if (smaller === undefined) break;
+      throwIfAborted(resolved.signal);
+      tailTokens = smaller;
+      pass = await runPass(messages, tailTokens, summarizeOnly, context);
+    }
     if (pass === undefined || pass.tokens >= tokens) break;
     const saving = (tokens - pass.tokens) / tokens;
     passes++;

@@ -25,12 +25,30 @@ describe("resolveOptions", () => {
     expect(resolveOptions("gpt-4o", { maxOutputTokens: 32_000 }).reserveTokens).toBe(32_000);
     const small = resolveOptions("gpt-4o", { contextWindow: "32k" });
     expect(small.reserveTokens).toBe(16_000);
-    expect(small.tailTokens).toBe(8_000);
+    // The default tail is capped at half the aim (12,800), like an explicit one.
+    expect(small.tailTokens).toBe(6_400);
     // Small windows scale what is worth a summary and how small a summary may be.
     const tiny = resolveOptions("gpt-4o", { contextWindow: 8_000 });
     expect(tiny.limit).toBe(4_000);
     expect(tiny.minSummarizableTokens).toBe(250);
     expect(tiny.summaryMinTokens).toBe(800);
+  });
+
+  it("caps the default tail at half the aim, as it does an explicit one", () => {
+    // A 2,000-token window at threshold 0.25: trigger 500, aim 400.
+    const tiny = resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25 });
+    expect(tiny.target).toBe(400);
+    expect(tiny.tailTokens).toBe(200);
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25, tailTokens: 1_000 })
+        .tailTokens,
+    ).toBe(200);
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25, tailTokens: 100 })
+        .tailTokens,
+    ).toBe(100);
+    // Large windows keep the 20,000 default.
+    expect(resolveOptions("gpt-4o", { contextWindow: 200_000 }).tailTokens).toBe(20_000);
   });
 
   it("rejects bad values with the option named", () => {

@@ -32,6 +32,8 @@ export const DEFAULTS = {
   /** Tool outputs at most this long are never replaced by a placeholder. */
   prunableOutputChars: 200,
   maxPasses: 3,
+  /** A pass that fails with its tail is retried with ever smaller tails at most this often. */
+  maxTailRetries: 4,
   /** A pass that saves less than this fraction ends the loop. */
   minPassSaving: 0.05,
 } as const;
@@ -154,15 +156,15 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
   const limit = Math.min(budget, Math.floor(threshold * contextWindow));
   const target = Math.floor(limit * DEFAULTS.headroom);
 
-  // The default tail shrinks with the window so the summary and head still fit; an explicit one is honoured
-  // up to half the target.
-  const tailTokens =
+  // The tail, default or explicit, takes at most half the aim: the other half is for the head and
+  // the summary, else a compaction has nothing to summarize (a 2,000-token window at threshold 0.25
+  // aims at 400 tokens, and a quarter-window tail of 500 left no middle at all). The default also
+  // shrinks with the window.
+  const requestedTail =
     options.tailTokens === undefined
       ? Math.min(DEFAULTS.tailTokens, Math.floor(contextWindow / 4))
-      : Math.min(
-          nonNegativeInteger("tailTokens", options.tailTokens, DEFAULTS.tailTokens),
-          Math.floor(target / 2),
-        );
+      : nonNegativeInteger("tailTokens", options.tailTokens, DEFAULTS.tailTokens);
+  const tailTokens = Math.min(requestedTail, Math.floor(target / 2));
 
   const identifierPolicy = options.identifierPolicy ?? "strict";
   if (!["strict", "custom", "off"].includes(identifierPolicy)) {
