@@ -521,14 +521,25 @@ export async function compact(
   const repair = repairMessages(canonical);
   const repaired = repair.messages;
   if (repaired.length === 0) {
-    // Only orphaned tool results: repairing drops them all, and no provider accepts an empty list.
+    // Only orphaned tool results and empty turns: repairing drops them all, and no provider accepts
+    // an empty list.
     throw new InvalidMessagesError(
-      repair.repairs.map((change) => ({
-        index: change.index,
-        path: "tool_call_id",
-        kind: "orphan_result",
-        message: `tool message answers \`${change.toolCallId ?? ""}\`, but no assistant message made that call, and orphaned results are dropped, which leaves nothing; send the assistant message that made the call, or start with a user message`,
-      })),
+      repair.repairs.map((change) =>
+        change.kind === "dropped_empty_turn"
+          ? {
+              index: change.index,
+              path: "content",
+              kind: "empty_turn",
+              message:
+                "this message has no content and no tool calls, and empty turns are dropped, which leaves nothing left to send; start with a user message that says something",
+            }
+          : {
+              index: change.index,
+              path: "tool_call_id",
+              kind: "orphan_result",
+              message: `tool message answers \`${change.toolCallId ?? ""}\`, but no assistant message made that call, and orphaned results are dropped, which leaves nothing left to send; send the assistant message that made the call, or start with a user message`,
+            },
+      ),
     );
   }
   const context: PassContext = {

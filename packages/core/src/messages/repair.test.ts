@@ -182,10 +182,13 @@ describe("repairMessages", () => {
     fc.assert(
       fc.property(arbMessyConversation, (messages) => {
         const { messages: out, repairs } = repairMessages(messages);
+        const emptyTurns = repairs.filter((repair) => repair.kind === "dropped_empty_turn").length;
         expect(out.filter((message) => message.role !== "tool").length).toBe(
-          messages.filter((message) => message.role !== "tool").length,
+          messages.filter((message) => message.role !== "tool").length - emptyTurns,
         );
-        const dropped = repairs.filter((repair) => repair.kind.startsWith("dropped_")).length;
+        const dropped = repairs.filter(
+          (repair) => repair.kind.startsWith("dropped_") && repair.kind !== "dropped_empty_turn",
+        ).length;
         const synthesized = repairs.filter((repair) => repair.kind === "synthesized_result").length;
         const toolsIn = messages.filter((message) => message.role === "tool").length;
         const toolsOut = out.filter((message) => message.role === "tool").length;
@@ -204,5 +207,82 @@ describe("repairMessages", () => {
       }),
       { numRuns: 100 },
     );
+  });
+});
+
+describe("repairMessages: empty turns", () => {
+  it("drops aborted turns (no text, no tool call) between tool calls, and reports each", () => {
+    const messages: ChatMessage[] = [
+      user("fix the build"), // 0
+      assistant(null, ["a"]), // 1
+      tool("a"), // 2
+      assistant(null), // 3: aborted
+      user("go on"), // 4
+      assistant(""), // 5: aborted
+      assistant("\n "), // 6: whitespace only
+      { role: "user", content: [] }, // 7
+      { role: "assistant", content: [{ type: "text", text: " " }] }, // 8
+      user("are you there?"), // 9
+      assistant("yes", ["b"]), // 10
+      tool("b"), // 11
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(out).toEqual([
+      user("fix the build"),
+      assistant(null, ["a"]),
+      tool("a"),
+      user("go on"),
+      user("are you there?"),
+      assistant("yes", ["b"]),
+      tool("b"),
+    ]);
+    expect(repairs).toEqual(
+      [3, 5, 6, 7, 8].map((index) => ({ kind: "dropped_empty_turn", index })),
+    );
+    expect(validateMessages(out, "openai").problems).toEqual([]);
+    // Two user messages in a row merge into one user turn for Anthropic: alternation holds.
+    expect(validateMessages(out, "anthropic").problems).toEqual([]);
+  });
+
+  it("keeps calls without text, images without text and empty tool outputs", () => {
+    const messages: ChatMessage[] = [
+      {
+        role: "user",
+        content: [{ type: "image_url", image_url: { url: "https://x.test/a.png" } }],
+      },
+      assistant(null, ["a"]),
+      tool("a", ""),
+      assistant("done"),
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(repairs).toEqual([]);
+    out.forEach((message, index) => {
+      expect(message).toBe(messages[index]);
+    });
+  });
+
+  it("drops the thinking of an aborted turn but keeps a turn that carries opaque Responses items", () => {
+    const thinkingOnly: ChatMessage = {
+      role: "assistant",
+      content: null,
+      provider_data: {
+        anthropic: { thinking: [{ type: "thinking", thinking: "hm", signature: "s" }] },
+      },
+    };
+    const compaction: ChatMessage = {
+      role: "assistant",
+      content: "",
+      provider_data: {
+        responses: {
+          items: [
+            { type: "compaction", encrypted_content: "opaque" },
+            { type: "message", role: "assistant", content: "" },
+          ],
+        },
+      },
+    };
+    const { messages: out, repairs } = repairMessages([user("u"), thinkingOnly, compaction]);
+    expect(out).toEqual([user("u"), compaction]);
+    expect(repairs).toEqual([{ kind: "dropped_empty_turn", index: 1 }]);
   });
 });

@@ -17,6 +17,12 @@
  *   a result found later than that block is moved into it (`moved_result`).
  * - A call without result gets a synthetic tool message after the block
  *   (`synthesized_result`) whose content is {@link INTERRUPTED_RESULT}.
+ * - A user or assistant turn that carries nothing (no tool call, no image, no
+ *   text but whitespace: an aborted turn) is dropped (`dropped_empty_turn`):
+ *   providers reject it. Its neighbours may then share a role, which OpenAI
+ *   accepts and Anthropic's conversion merges into one turn. The thinking of
+ *   such a turn goes with it (Anthropic ignores an earlier turn's thinking);
+ *   a turn that carries opaque Responses items (reasoning, compaction) stays.
  *
  * Messages that need no change are returned as the same objects.
  */
@@ -24,6 +30,7 @@
 import type { ChatMessage, ToolCall } from "./types.js";
 
 export type RepairKind =
+  | "dropped_empty_turn"
   | "dropped_orphan_result"
   | "synthesized_result"
   | "moved_result"
@@ -32,7 +39,7 @@ export type RepairKind =
 
 export interface Repair {
   kind: RepairKind;
-  /** Input index of the message concerned: the tool message, or for `synthesized_result`/`renamed_duplicate_call` the assistant message. */
+  /** Input index of the message concerned: the tool message, the dropped turn, or for `synthesized_result`/`renamed_duplicate_call` the assistant message. */
   index: number;
   /** The call id as it was in the input. */
   toolCallId?: string;
@@ -124,10 +131,14 @@ export function repairMessages(messages: readonly ChatMessage[]): RepairResult {
     });
   });
 
-  // 3. Emit: each assistant followed by its results, then synthesized ones.
+  // 3. Emit: each assistant followed by its results, then synthesized ones; empty turns go.
   const out: ChatMessage[] = [];
   messages.forEach((message, index) => {
     if (message.role === "tool") return;
+    if (carriesNothing(message)) {
+      repairs.push({ kind: "dropped_empty_turn", index });
+      return;
+    }
     const calls = callsOf(message);
     if (calls.length === 0) {
       out.push(message);
@@ -168,6 +179,29 @@ export function repairMessages(messages: readonly ChatMessage[]): RepairResult {
 
   repairs.sort((a, b) => a.index - b.index);
   return { messages: out, repairs };
+}
+
+/** Opaque Responses items (reasoning, compaction) hold state that exists nowhere else. */
+function holdsOpaqueItems(message: ChatMessage): boolean {
+  const items = message.provider_data?.responses?.items;
+  return (
+    Array.isArray(items) &&
+    items.some((item: unknown) => {
+      const type =
+        typeof item === "object" && item !== null ? Reflect.get(item, "type") : undefined;
+      return typeof type === "string" && type !== "message" && !type.startsWith("function_call");
+    })
+  );
+}
+
+/** A user or assistant turn with no tool call, no image and no text but whitespace. */
+function carriesNothing(message: ChatMessage): boolean {
+  if (message.role !== "user" && message.role !== "assistant") return false;
+  if (callsOf(message).length > 0 || holdsOpaqueItems(message)) return false;
+  const content = message.content;
+  if (content === null) return true;
+  if (typeof content === "string") return content.trim() === "";
+  return content.every((part) => part.type === "text" && part.text.trim() === "");
 }
 
 function withId(repair: Repair, id: string | undefined): Repair {

@@ -197,3 +197,63 @@ it("rejects an unknown provider with a fix", () => {
   expect(result.ok).toBe(false);
   expect(result.problems[0]?.message).toContain("use openai, anthropic or gemini");
 });
+
+describe("validateMessages: empty turns", () => {
+  const image = { type: "image_url", image_url: { url: "https://example.com/a.png" } } as const;
+
+  it("openai: reports user and assistant turns with nothing in them", () => {
+    const messages: ChatMessage[] = [
+      user("u"), // 0
+      assistant(null), // 1: null, no calls (an aborted turn)
+      user(""), // 2: empty string
+      assistant(""), // 3
+      { role: "user", content: [] }, // 4: empty part array
+      { role: "assistant", content: [{ type: "text", text: "" }] }, // 5: only empty text
+      user("go on"), // 6
+    ];
+    expect(kinds(messages, "openai")).toEqual([
+      "1:empty_turn",
+      "2:empty_turn",
+      "3:empty_turn",
+      "4:empty_turn",
+      "5:empty_turn",
+    ]);
+    const problem = validateMessages(messages, "openai").problems[0];
+    expect(problem?.path).toBe("content");
+    expect(problem?.message).toMatch(/no content and no tool calls.*repairMessages/);
+  });
+
+  it("openai: accepts calls without text, empty tool outputs and images without text", () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: [image] },
+      assistant(null, ["a"]),
+      tool("a", ""),
+      assistant("", ["b"]),
+      tool("b", "out"),
+      assistant("done"),
+    ];
+    expect(kinds(messages, "openai")).toEqual([]);
+  });
+
+  it("openai: reports an empty content array wherever it is", () => {
+    const messages: ChatMessage[] = [
+      user("u"),
+      { role: "assistant", content: [], tool_calls: [call("a")] },
+      { role: "tool", content: [], tool_call_id: "a" },
+    ];
+    expect(kinds(messages, "openai")).toEqual(["1:empty_content", "2:empty_content"]);
+  });
+
+  it("anthropic: reports empty and whitespace-only turns between tool calls", () => {
+    const messages = [
+      user("u"), // 0
+      assistant(null, ["a"]), // 1
+      tool("a"), // 2
+      assistant(null), // 3: aborted
+      user("again"), // 4
+      assistant(" \n"), // 5: whitespace only
+      user("and again"), // 6
+    ];
+    expect(kinds(messages, "anthropic")).toEqual(["3:empty_content", "5:empty_content"]);
+  });
+});

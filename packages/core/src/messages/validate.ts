@@ -129,8 +129,56 @@ function unanswered(
   );
 }
 
+/**
+ * User and assistant turns that carry nothing (an aborted turn: no text, no image, no tool call),
+ * and empty content arrays anywhere: OpenAI rejects both.
+ */
+function emptyTurns(messages: readonly ChatMessage[]): MessageProblem[] {
+  const problems: MessageProblem[] = [];
+  messages.forEach((message, index) => {
+    if (Array.isArray(message.content) && message.content.length === 0) {
+      if (message.role !== "user" && message.role !== "assistant") {
+        problems.push(
+          problem(
+            index,
+            "content",
+            "empty_content",
+            "`content` is an empty array, which OpenAI rejects; send a string or at least one part",
+          ),
+        );
+        return;
+      }
+    }
+    if (message.role !== "user" && message.role !== "assistant") return;
+    if (callsOf(message).length > 0) {
+      if (Array.isArray(message.content) && message.content.length === 0) {
+        problems.push(
+          problem(
+            index,
+            "content",
+            "empty_content",
+            "`content` is an empty array, which OpenAI rejects; send null or a string next to tool calls",
+          ),
+        );
+      }
+      return;
+    }
+    if (isEmptyTurn(message)) {
+      problems.push(
+        problem(
+          index,
+          "content",
+          "empty_turn",
+          `this ${message.role} message has no content and no tool calls (an aborted turn?), which providers reject; remove it (repairMessages drops empty turns) or give it text`,
+        ),
+      );
+    }
+  });
+  return problems;
+}
+
 function validateOpenAI(messages: readonly ChatMessage[]): MessageProblem[] {
-  const problems = duplicateCallIds(messages);
+  const problems = [...duplicateCallIds(messages), ...emptyTurns(messages)];
   let open: { index: number; ids: string[]; answered: Set<string> } | undefined;
   const close = (at: number | undefined): void => {
     if (!open) return;
@@ -305,6 +353,15 @@ function checkAnthropicContent(
     }
   });
   if (!meaningful) problems.push(problem(source, "content", "empty_content", emptyText));
+}
+
+/** No text (empty strings only), no image, no tool call: a turn that carries nothing. */
+export function isEmptyTurn(message: ChatMessage): boolean {
+  if (callsOf(message).length > 0) return false;
+  const content = message.content;
+  if (content === null) return true;
+  if (typeof content === "string") return content === "";
+  return content.every((part) => part.type === "text" && part.text === "");
 }
 
 function isEmptyContent(message: ChatMessage): boolean {

@@ -79,6 +79,9 @@ const text = fc.oneof(
   },
 );
 
+/** Text of a user or assistant turn: never blank (a blank turn is an aborted one, not a valid one). */
+const turnText = text.map((value) => (value.trim() === "" ? "ok" : value));
+
 /**
  * Valid conversations: optional system prompt, user first, then turns of
  * plain replies or parallel tool calls each answered by its result.
@@ -87,10 +90,10 @@ export const arbConversation = (maxTurns = 30): fc.Arbitrary<ChatMessage[]> =>
   fc
     .record({
       withSystem: fc.boolean(),
-      first: text,
+      first: turnText,
       turns: fc.array(
         fc.oneof(
-          fc.record({ kind: fc.constant("reply" as const), reply: text, next: text }),
+          fc.record({ kind: fc.constant("reply" as const), reply: turnText, next: turnText }),
           fc.record({
             kind: fc.constant("tools" as const),
             say: fc.option(text, { nil: null }),

@@ -1,7 +1,7 @@
 /**
  * @module test-support/message-arbitraries
  * fast-check arbitraries for message lists in every format: messy canonical
- * conversations (orphans, missing/moved/duplicated results, reused ids),
+ * conversations (orphans, missing/moved/duplicated results, reused ids, empty turns),
  * well-formed Anthropic requests and Responses item lists, and canonical
  * conversations in the normal form each format can hold exactly.
  * Not part of the published package.
@@ -168,13 +168,21 @@ export const arbMessyConversation: fc.Arbitrary<ChatMessage[]> = fc
   )
   .map(([specs, contents, mutations]) => mutations.reduce(mutate, buildValid(specs, contents)));
 
-/** Canonical conversations whose tool structure is valid for OpenAI. */
+/** A turn spec that carries something: blank user text and text-less assistant replies get text. */
+function withoutEmptyTurn(spec: TurnSpec): TurnSpec {
+  if (spec.kind === "user" && spec.text.trim() === "") return { ...spec, text: "ok" };
+  if (spec.kind === "assistant" && spec.calls === 0 && (spec.text ?? "").trim() === "")
+    return { ...spec, text: "ok" };
+  return spec;
+}
+
+/** Canonical conversations valid for OpenAI: tool structure, and no empty or blank turns. */
 export const arbValidConversation: fc.Arbitrary<ChatMessage[]> = fc
   .tuple(
     fc.array(arbTurnSpec, { minLength: 1, maxLength: 12 }),
     fc.array(arbText, { minLength: 1, maxLength: 6 }),
   )
-  .map(([specs, contents]) => buildValid(specs, contents));
+  .map(([specs, contents]) => buildValid(specs.map(withoutEmptyTurn), contents));
 
 // ---------------------------------------------------------------------------
 // Anthropic requests
