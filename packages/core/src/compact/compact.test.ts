@@ -12,8 +12,8 @@ import {
   InvalidOptionsError,
   SummarizerError,
 } from "../errors/condense-error.js";
-import { toAnthropic } from "../formats/anthropic.js";
-import type { ChatMessage } from "../messages/types.js";
+import { fromAnthropic, toAnthropic } from "../formats/anthropic.js";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { validateMessages } from "../messages/validate.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "../summary/summarizer.js";
 import {
@@ -26,6 +26,7 @@ import {
   system,
   user,
 } from "../test-support/conversation.js";
+import { arbMessyConversation } from "../test-support/message-arbitraries.js";
 import { countMessageTokens, countTokens } from "../tokens/count.js";
 import { extractSummary } from "./assemble.js";
 import { compact } from "./compact.js";
@@ -769,6 +770,146 @@ describe("compact: formats", () => {
     const roles = (result.messages as Array<{ role: string }>).map((m) => m.role);
     expect(roles[0]).toBe("user");
     for (let i = 1; i < roles.length; i++) expect(roles[i]).not.toBe(roles[i - 1]);
+  });
+});
+
+/** What Anthropic checks of a request: no empty turn, tool ids of `[a-zA-Z0-9_-]`, unique, answered. */
+function expectValidForAnthropic(messages: readonly ChatMessage[]) {
+  const request = toAnthropic(messages);
+  const uses: string[] = [];
+  for (const turn of request.messages) {
+    if (typeof turn.content === "string") {
+      expect(turn.content.trim()).not.toBe("");
+      continue;
+    }
+    expect(turn.content.length).toBeGreaterThan(0);
+    for (const block of turn.content) {
+      if (block.type === "text") expect(block.text.trim()).not.toBe("");
+      if (block.type === "tool_use") uses.push(block.id);
+      if (block.type === "tool_result") expect(block.tool_use_id).toMatch(/^[a-zA-Z0-9_-]+$/);
+    }
+  }
+  for (const id of uses) expect(id).toMatch(/^[a-zA-Z0-9_-]+$/);
+  expect(new Set(uses).size).toBe(uses.length);
+  const back = fromAnthropic({ system: request.system, messages: request.messages });
+  expect(validateMessages(back, "anthropic").problems).toEqual([]);
+}
+
+describe("compact: aborted turns and provider tool ids", () => {
+  /**
+   * A coding-agent session as pi records it: call ids of the form `call_…|fc_…`, and aborted
+   * assistant turns (`content: null` or `""`, no calls) where the user interrupted, each followed
+   * by the user's nudge.
+   */
+  const abortedSession = (turns: number): ChatMessage[] => {
+    const messages: ChatMessage[] = [
+      system("You are a coding agent. Use the tools to fix the bug."),
+      user("Fix the failing test in src/app/server.ts; CI run 4f9c2ab1 times out."),
+    ];
+    for (let turn = 0; turn < turns; turn++) {
+      const id = `call_${turn}|fc_${(turn * 7_919).toString(16).padStart(6, "0")}`;
+      messages.push(
+        assistant(`Step ${turn}: reading src/module_${turn}.ts`, [
+          call(id, "read_file", { path: `src/module_${turn}.ts` }),
+        ]),
+        result(id, bulkyOutput(60, `module_${turn}`)),
+      );
+      if (turn % 9 === 4) messages.push(assistant(null), user("continue"));
+      if (turn % 9 === 8)
+        messages.push(assistant(""), user("You stopped. Go on with the next file."));
+    }
+    messages.push(assistant(null));
+    return messages;
+  };
+
+  for (const window of [32_000, 64_000]) {
+    it(`leaves no empty turn and no invalid Anthropic id at ${window / 1000}k`, async () => {
+      const messages = abortedSession(80);
+      const result = await compact({ model, messages }, { contextWindow: window });
+      expect(result.compacted).toBe(true);
+      const empty = result.messages.filter(
+        (m) =>
+          (m.role === "assistant" || m.role === "user") &&
+          !m.tool_calls?.length &&
+          (m.content === null ||
+            m.content === "" ||
+            (Array.isArray(m.content) && m.content.length === 0)),
+      );
+      expect(empty).toEqual([]);
+      expect(validateMessages(result.messages, "openai").problems).toEqual([]);
+      expectValidForAnthropic(result.messages);
+      // The tail keeps the provider's ids as they were: only the Anthropic request maps them.
+      expect(result.messages.some((m) => m.tool_calls?.some((c) => c.id.includes("|")))).toBe(true);
+    });
+  }
+
+  it("answers in the Anthropic format with the aborted turns gone and every id valid", async () => {
+    const canonical = abortedSession(40);
+    const result = await compact(
+      { model: "claude-sonnet-4-5", messages: canonical },
+      { contextWindow: 32_000, force: true },
+    );
+    expectValidForAnthropic(result.messages);
+  });
+
+  it("rejects a conversation of aborted turns only, naming them", async () => {
+    let caught: unknown;
+    try {
+      await compact({ model, messages: [assistant(null), user(" ")] });
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidMessagesError.isInstance(caught)).toBe(true);
+    const problems = (caught as InvalidMessagesError).problems;
+    expect(problems.map((p) => `${p.index}:${p.kind}`)).toEqual(["0:empty_turn", "1:empty_turn"]);
+    expect(problems[0]?.message).toMatch(/nothing left/);
+  });
+});
+
+/** The same conversation with every tool-call id rewritten by `rename` (calls and results alike). */
+function withIds(messages: readonly ChatMessage[], rename: (id: string) => string): ChatMessage[] {
+  return messages.map((m) => {
+    const calls = m.tool_calls?.map((c): ToolCall => ({ ...c, id: rename(c.id) }));
+    return {
+      ...m,
+      ...(calls ? { tool_calls: calls } : {}),
+      ...(m.tool_call_id === undefined ? {} : { tool_call_id: rename(m.tool_call_id) }),
+    };
+  });
+}
+
+describe("compact: validity for every provider (property)", () => {
+  it("output passes the OpenAI validator and, through toAnthropic, the Anthropic one", async () => {
+    const renames: Array<(id: string) => string> = [
+      (id) => id,
+      (id) => `call_${id}|fc_${id}`,
+      (id) => `toolu ${id}.${id}`,
+      () => "call_0",
+    ];
+    await fc.assert(
+      fc.asyncProperty(
+        arbMessyConversation,
+        fc.constantFrom(...renames),
+        fc.constantFrom(8_000, 16_000, 32_000),
+        fc.boolean(),
+        async (messy, rename, window, force) => {
+          const messages = withIds(messy, rename);
+          let result: CompactResult<ChatMessage>;
+          try {
+            result = await compact({ model, messages }, { contextWindow: window, force });
+          } catch (error) {
+            // Input that repairs to nothing (only orphans or empty turns) is refused, never output.
+            expect(InvalidMessagesError.isInstance(error)).toBe(true);
+            return;
+          }
+          expect(validateMessages(result.messages, "openai").problems).toEqual([]);
+          // System messages alone are no Anthropic request (validate reports no_user_turn).
+          if (result.messages.some((m) => m.role !== "system"))
+            expectValidForAnthropic(result.messages);
+        },
+      ),
+      { numRuns: 60 },
+    );
   });
 });
 

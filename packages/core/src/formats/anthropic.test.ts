@@ -287,6 +287,125 @@ describe("fromAnthropic", () => {
   });
 });
 
+describe("toAnthropic tool ids", () => {
+  const pattern = /^[a-zA-Z0-9_-]+$/;
+  const call = (id: string) => ({
+    id,
+    type: "function" as const,
+    function: { name: "bash", arguments: "{}" },
+  });
+  const asks = (ids: string[]): ChatMessage => ({
+    role: "assistant",
+    content: null,
+    tool_calls: ids.map(call),
+  });
+  const answer = (id: string): ChatMessage => ({ role: "tool", content: "out", tool_call_id: id });
+  const user = (text: string): ChatMessage => ({ role: "user", content: text });
+  /** tool_use ids in order, and tool_result ids in order. */
+  const idsOf = (messages: readonly ChatMessage[]) => {
+    const uses: string[] = [];
+    const results: string[] = [];
+    for (const turn of toAnthropic(messages).messages) {
+      if (typeof turn.content === "string") continue;
+      for (const block of turn.content) {
+        if (block.type === "tool_use") uses.push(block.id);
+        if (block.type === "tool_result") results.push(block.tool_use_id);
+      }
+    }
+    return { uses, results };
+  };
+
+  it("maps an id Anthropic rejects, the same way in the tool_use and its tool_result", () => {
+    const messages = [user("u"), asks(["call_123|fc_456"]), answer("call_123|fc_456")];
+    const { uses, results } = idsOf(messages);
+    expect(uses).toHaveLength(1);
+    expect(uses[0]).toMatch(pattern);
+    expect(uses[0]).toMatch(/^call_123_fc_456_[0-9a-f]{8}$/);
+    expect(results).toEqual(uses);
+    // Deterministic: the same input gives the same id.
+    expect(idsOf(messages)).toEqual({ uses, results });
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+  });
+
+  it("keeps valid ids, and never lets mapped ids collide with each other or with kept ones", () => {
+    const ids = ["a|b", "a.b", "a b", "a_b", "a/b", "é", "ü", ""];
+    const messages = [user("u"), asks(ids), ...ids.map(answer)];
+    const { uses, results } = idsOf(messages);
+    expect(uses[3]).toBe("a_b");
+    expect(new Set(uses).size).toBe(ids.length);
+    for (const id of uses) expect(id).toMatch(pattern);
+    expect(results).toEqual(uses);
+  });
+
+  it("renames a reused id per occurrence, consistently with its result", () => {
+    const messages = [
+      user("u"),
+      asks(["call_0"]),
+      answer("call_0"),
+      user("next"),
+      asks(["call_0"]),
+      answer("call_0"),
+      user("again"),
+      asks(["call_0", "call_1"]),
+      answer("call_1"),
+      answer("call_0"),
+    ];
+    const { uses, results } = idsOf(messages);
+    expect(uses[0]).toBe("call_0");
+    expect(new Set(uses).size).toBe(4);
+    for (const id of uses) expect(id).toMatch(pattern);
+    expect(uses[3]).toBe("call_1");
+    // Results answer the nearest earlier call with their id, in the order the results come.
+    expect(results).toEqual([uses[0], uses[1], uses[3], uses[2]]);
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+  });
+
+  it("rewrites ids inside blocks it keeps verbatim (cache_control survives)", () => {
+    const canonical = fromAnthropic({
+      messages: [
+        { role: "user", content: "u" },
+        {
+          role: "assistant",
+          content: [
+            {
+              type: "tool_use",
+              id: "bad|id",
+              name: "bash",
+              input: {},
+              cache_control: { type: "ephemeral" },
+            },
+          ],
+        },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "bad|id", content: "x" }] },
+      ],
+    });
+    const request = toAnthropic(canonical);
+    const use = request.messages[1]?.content[0];
+    const result = request.messages[2]?.content[0];
+    expect(use).toMatchObject({ type: "tool_use", cache_control: { type: "ephemeral" } });
+    const id = typeof use === "object" && use.type === "tool_use" ? use.id : "";
+    expect(id).toMatch(pattern);
+    expect(result).toMatchObject({ type: "tool_result", tool_use_id: id });
+    // The stored blocks were not modified.
+    expect(JSON.stringify(canonical)).toContain("bad|id");
+  });
+
+  it("round-trips ids it did not change: fromAnthropic(toAnthropic(x)) keeps them (property)", () => {
+    fc.assert(
+      fc.property(arbAnthropicRequest, (request) => {
+        const canonical = fromAnthropic(request);
+        const ids = (messages: readonly ChatMessage[]) =>
+          messages.flatMap((m) => [
+            ...(m.tool_calls ?? []).map((c) => c.id),
+            ...(m.tool_call_id === undefined ? [] : [m.tool_call_id]),
+          ]);
+        expect(ids(fromAnthropic(toAnthropic(canonical)))).toEqual(ids(canonical));
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
 describe("toAnthropic", () => {
   it("joins system/developer messages, merges turns and prepends a user turn when needed", () => {
     const request = toAnthropic([

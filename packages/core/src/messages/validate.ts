@@ -7,7 +7,12 @@
  */
 
 import type { MessageProblem } from "../errors/condense-error.js";
-import { planAnthropic } from "../formats/anthropic.js";
+import {
+  type AnthropicPlan,
+  isAnthropicToolId,
+  type PlannedTurn,
+  planAnthropic,
+} from "../formats/anthropic.js";
 import type { ChatMessage, Provider } from "./types.js";
 
 export interface ValidationResult {
@@ -220,9 +225,73 @@ function validateOpenAI(messages: readonly ChatMessage[]): MessageProblem[] {
   return problems;
 }
 
+/**
+ * Tool ids of the request `toAnthropic` sends: Anthropic accepts `[a-zA-Z0-9_-]` only, and each
+ * tool_use id once. (`toAnthropic` maps ids so that both hold: this is the guard.)
+ */
+function anthropicToolIdProblems(plan: AnthropicPlan): MessageProblem[] {
+  const problems: MessageProblem[] = [];
+  const owners = new Map<string, number>();
+  for (const turn of plan.turns) {
+    if (typeof turn.content === "string") continue;
+    turn.content.forEach((block, blockIndex) => {
+      const at = turn.sources[blockIndex] ?? -1;
+      const id =
+        block.type === "tool_use"
+          ? block.id
+          : block.type === "tool_result"
+            ? block.tool_use_id
+            : undefined;
+      if (id === undefined) return;
+      if (!isAnthropicToolId(id)) {
+        problems.push(
+          problem(
+            at,
+            block.type === "tool_use" ? "tool_calls" : "tool_call_id",
+            "invalid_tool_id",
+            `tool id \`${id}\` would reach Anthropic, which accepts only letters, digits, _ and -; convert with toAnthropic, which maps such ids`,
+          ),
+        );
+      }
+      if (block.type !== "tool_use") return;
+      const owner = owners.get(id);
+      if (owner === undefined) owners.set(id, at);
+      else {
+        problems.push(
+          problem(
+            at,
+            "tool_calls",
+            "duplicate_tool_call_id",
+            `tool_use id \`${id}\` is already used by message ${owner}; Anthropic needs every tool_use id once`,
+          ),
+        );
+      }
+    });
+  }
+  return problems;
+}
+
+/** The canonical id and position of the call a planned tool_use block stands for. */
+function plannedCall(
+  messages: readonly ChatMessage[],
+  turn: PlannedTurn,
+  blockIndex: number,
+): { at: number; callIndex: number; id: string } {
+  const at = turn.sources[blockIndex] ?? -1;
+  let callIndex = 0;
+  for (let i = 0; i < blockIndex; i++) {
+    const earlier = typeof turn.content === "string" ? undefined : turn.content[i];
+    if (turn.sources[i] === at && earlier?.type === "tool_use") callIndex++;
+  }
+  const block = typeof turn.content === "string" ? undefined : turn.content[blockIndex];
+  const fallback = block?.type === "tool_use" ? block.id : "";
+  return { at, callIndex, id: messages[at]?.tool_calls?.[callIndex]?.id ?? fallback };
+}
+
 function validateAnthropic(messages: readonly ChatMessage[]): MessageProblem[] {
-  const problems = duplicateCallIds(messages);
   const plan = planAnthropic(messages);
+  // Reused canonical ids are not a problem here: toAnthropic gives each use its own id.
+  const problems = anthropicToolIdProblems(plan);
   if (plan.turns.length === 0) {
     if (messages.length > 0) {
       problems.push(
@@ -246,7 +315,9 @@ function validateAnthropic(messages: readonly ChatMessage[]): MessageProblem[] {
       ),
     );
   }
-  let previousUses = new Map<string, number>();
+  // Planned (Anthropic) id → the canonical call it stands for.
+  type Use = { at: number; callIndex: number; id: string };
+  let previousUses = new Map<string, Use>();
   plan.turns.forEach((turn, turnIndex) => {
     const previous = plan.turns[turnIndex - 1];
     const source = turn.sources[0] ?? -1;
@@ -281,44 +352,40 @@ function validateAnthropic(messages: readonly ChatMessage[]): MessageProblem[] {
             ),
           );
         }
+        // Problems name the id the caller gave, not the one toAnthropic mapped it to.
+        const id = messages[at]?.tool_call_id ?? block.tool_use_id;
         if (!previousUses.has(block.tool_use_id)) {
           const expected = "Anthropic needs it in the user turn right after its tool_use";
-          problems.push(misplacedResult(messages, at, block.tool_use_id, expected));
+          problems.push(misplacedResult(messages, at, id, expected));
         } else if (answered.has(block.tool_use_id)) {
           problems.push(
             problem(
               at,
               "tool_call_id",
               "duplicate_result",
-              `call \`${block.tool_use_id}\` already has a result in this turn; remove this second one`,
+              `call \`${id}\` already has a result in this turn; remove this second one`,
             ),
           );
         }
         answered.add(block.tool_use_id);
       });
-      for (const [id, at] of previousUses) {
-        if (!answered.has(id)) {
-          const callIndex = (messages[at]?.tool_calls ?? []).findIndex((call) => call.id === id);
-          problems.push(unanswered(at, callIndex, id, "in the next user turn"));
-        }
+      for (const [planned, use] of previousUses) {
+        if (!answered.has(planned))
+          problems.push(unanswered(use.at, use.callIndex, use.id, "in the next user turn"));
       }
       previousUses = new Map();
     } else {
-      for (const [id, at] of previousUses) {
-        const callIndex = (messages[at]?.tool_calls ?? []).findIndex((call) => call.id === id);
-        problems.push(unanswered(at, callIndex, id, "in the next user turn"));
-      }
+      for (const use of previousUses.values())
+        problems.push(unanswered(use.at, use.callIndex, use.id, "in the next user turn"));
       previousUses = new Map();
       blocks.forEach((block, blockIndex) => {
         if (block.type === "tool_use")
-          previousUses.set(block.id, turn.sources[blockIndex] ?? source);
+          previousUses.set(block.id, plannedCall(messages, turn, blockIndex));
       });
     }
   });
-  for (const [id, at] of previousUses) {
-    const callIndex = (messages[at]?.tool_calls ?? []).findIndex((call) => call.id === id);
-    problems.push(unanswered(at, callIndex, id, "(the conversation ends)"));
-  }
+  for (const use of previousUses.values())
+    problems.push(unanswered(use.at, use.callIndex, use.id, "(the conversation ends)"));
   return problems;
 }
 
