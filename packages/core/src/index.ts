@@ -32,7 +32,7 @@ export { fromAnthropic, toAnthropic } from "./formats/anthropic.js";
 export { fromCanonical, toCanonical } from "./formats/convert.js";
 export { fromResponses, toResponses } from "./formats/responses.js";
 export { parseMessages } from "./messages/parse.js";
-export { repairMessages } from "./messages/repair.js";
+export { isEmptyTurn, repairMessages } from "./messages/repair.js";
 export type {
   ChatMessage,
   ContentPart,

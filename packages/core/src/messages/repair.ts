@@ -135,7 +135,7 @@ export function repairMessages(messages: readonly ChatMessage[]): RepairResult {
   const out: ChatMessage[] = [];
   messages.forEach((message, index) => {
     if (message.role === "tool") return;
-    if (carriesNothing(message)) {
+    if (isEmptyTurn(message)) {
       repairs.push({ kind: "dropped_empty_turn", index });
       return;
     }
@@ -194,8 +194,11 @@ function holdsOpaqueItems(message: ChatMessage): boolean {
   );
 }
 
-/** A user or assistant turn with no tool call, no image and no text but whitespace. */
-function carriesNothing(message: ChatMessage): boolean {
+/**
+ * A user or assistant turn that carries nothing (no tool call, no image, no text but whitespace,
+ * no opaque Responses item): an aborted turn, which providers reject and `repairMessages` drops.
+ */
+export function isEmptyTurn(message: ChatMessage): boolean {
   if (message.role !== "user" && message.role !== "assistant") return false;
   if (callsOf(message).length > 0 || holdsOpaqueItems(message)) return false;
   const content = message.content;

@@ -168,7 +168,7 @@ function emptyTurns(messages: readonly ChatMessage[]): MessageProblem[] {
       }
       return;
     }
-    if (isEmptyTurn(message)) {
+    if (hasNothingForOpenAI(message)) {
       problems.push(
         problem(
           index,
@@ -422,8 +422,8 @@ function checkAnthropicContent(
   if (!meaningful) problems.push(problem(source, "content", "empty_content", emptyText));
 }
 
-/** No text (empty strings only), no image, no tool call: a turn that carries nothing. */
-export function isEmptyTurn(message: ChatMessage): boolean {
+/** No text (empty strings only), no image, no tool call: what OpenAI rejects as an empty turn. */
+function hasNothingForOpenAI(message: ChatMessage): boolean {
   if (callsOf(message).length > 0) return false;
   const content = message.content;
   if (content === null) return true;
