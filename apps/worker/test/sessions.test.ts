@@ -120,6 +120,43 @@ describe("append and read", () => {
     expect(unknown.body).toMatchObject({ error: { code: "unknown_format" } });
   });
 
+  it("serves no aborted turn and no tool id Anthropic rejects, while the transcript keeps them as appended", async () => {
+    const id = freshSession();
+    const callId = "call_7|fc_0a1b";
+    const messages = [
+      { role: "user", content: "fix the build" },
+      { role: "assistant", content: null }, // aborted
+      { role: "user", content: "continue" },
+      { role: "assistant", content: "" }, // aborted again
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: callId, type: "function", function: { name: "ls", arguments: '{"path":"."}' } },
+        ],
+      },
+      { role: "tool", tool_call_id: callId, content: "a.txt" },
+    ];
+    expect((await append(id, { messages })).status).toBe(200);
+
+    const openai = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    const served = openai.body.messages as Array<{ role: string; content: unknown }>;
+    expect(served.map((m) => m.role)).toEqual(["user", "user", "assistant", "tool"]);
+
+    const anthropic = await call<ContextResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/context?format=anthropic`,
+    );
+    const turns = anthropic.body.messages as Array<{ role: string; content: unknown }>;
+    expect(turns.map((t) => t.role)).toEqual(["user", "assistant", "user"]);
+    const ids = JSON.stringify(turns).match(/"(?:id|tool_use_id)":"[^"]*"/g) ?? [];
+    expect(ids).toHaveLength(2);
+    for (const found of ids) expect(found).toMatch(/^"(?:id|tool_use_id)":"[a-zA-Z0-9_-]+"$/);
+
+    const stored = await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript`);
+    expect(stored.body.messages).toHaveLength(6);
+  });
+
   it("pages through the transcript", async () => {
     const id = freshSession();
     const messages = conversation(5);

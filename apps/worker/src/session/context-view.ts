@@ -13,6 +13,7 @@
 import {
   type ChatMessage,
   contextWindowFor,
+  isEmptyTurn,
   type MessageFormat,
   messageTokens,
   shouldCompact,
@@ -253,6 +254,17 @@ export function withPinned(messages: ChatMessage[], pinned: ChatMessage[]): Chat
   return [...messages.slice(0, head), ...pinned, ...messages.slice(head)];
 }
 
+/**
+ * The messages to send, without the empty turns among them: compaction output has none, but the
+ * transcript after the view holds messages as appended, and an aborted assistant turn (no text,
+ * no tool call) is rejected by every provider. The transcript keeps them.
+ */
+function sendable(messages: ChatMessage[]): ChatMessage[] {
+  return messages.some(isEmptyTurn)
+    ? messages.filter((message) => !isEmptyTurn(message))
+    : messages;
+}
+
 /** The context of `snapshot` as the Worker renders it. */
 export function contextData(
   sessionId: string,
@@ -264,9 +276,12 @@ export function contextData(
   return {
     sessionId,
     defaultFormat: settings.strategy === "openai" ? "responses" : "openai",
-    messages: withPinned(snapshot.messages, limits.pinned),
+    messages: withPinned(sendable(snapshot.messages), limits.pinned),
     ...(snapshot.openaiItems !== undefined
-      ? { responsesItems: snapshot.openaiItems, rest: [...limits.pinned, ...snapshot.tail] }
+      ? {
+          responsesItems: snapshot.openaiItems,
+          rest: [...limits.pinned, ...sendable(snapshot.tail)],
+        }
       : {}),
     tokens: limits.tokens,
     contextWindow: limits.contextWindow,
