@@ -8,6 +8,7 @@
 
 import type { MessageProblem } from "../errors/condense-error.js";
 import { planAnthropic } from "../formats/anthropic.js";
+import { ambiguousCallIds } from "./call-ids.js";
 import type { ChatMessage, Provider } from "./types.js";
 
 export interface ValidationResult {
@@ -54,7 +55,10 @@ function problem(index: number, path: string, kind: string, message: string): Me
   return { index, path, kind, message };
 }
 
-/** Call ids used more than once, reported at every later use. */
+/**
+ * Call ids used more than once, reported at every later use: Anthropic needs every tool_use id
+ * unique (`toAnthropic` renames reused ones).
+ */
 function duplicateCallIds(messages: readonly ChatMessage[]): MessageProblem[] {
   const problems: MessageProblem[] = [];
   const owners = new Map<string, number>();
@@ -130,7 +134,8 @@ function unanswered(
 }
 
 function validateOpenAI(messages: readonly ChatMessage[]): MessageProblem[] {
-  const problems = duplicateCallIds(messages);
+  // OpenAI takes an id again once its call is answered (servers number calls afresh every turn).
+  const problems = ambiguousCallIds(messages);
   let open: { index: number; ids: string[]; answered: Set<string> } | undefined;
   const close = (at: number | undefined): void => {
     if (!open) return;
@@ -315,7 +320,7 @@ function isEmptyContent(message: ChatMessage): boolean {
 }
 
 function validateGemini(messages: readonly ChatMessage[]): MessageProblem[] {
-  const problems = duplicateCallIds(messages);
+  const problems = ambiguousCallIds(messages);
   const conversation = messages
     .map((message, index) => ({ message, index }))
     .filter(({ message }) => message.role !== "system" && message.role !== "developer");
