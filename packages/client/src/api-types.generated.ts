@@ -281,6 +281,9 @@ export type ToolOutputResponseBody = {
   toolName: string | null;
   content: unknown;
   seq: number;
+  occurrence: number;
+  previousSeq: number | null;
+  nextSeq: number | null;
   tokens: number;
   pruned: boolean;
 };

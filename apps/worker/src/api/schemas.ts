@@ -338,12 +338,34 @@ export const ToolOutputParams = SessionIdParam.extend({
     .openapi({ param: { name: "toolCallId", in: "path" } }),
 });
 
+export const ToolOutputQuery = z.object({
+  seq: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .openapi({
+      param: { name: "seq", in: "query" },
+      description:
+        "The transcript seq of the output wanted, for an id several calls used (a server that numbers calls `call_0`… every turn); default: the latest output of the id",
+    }),
+});
+
 export const ToolOutputResponse = z
   .object({
     toolCallId: z.string(),
     toolName: z.string().nullable(),
     content: z.unknown().openapi({ description: "The tool message's content exactly as appended" }),
-    seq: z.number().int(),
+    seq: z.number().int().openapi({ description: "The transcript seq of this output" }),
+    occurrence: z.number().int().openapi({
+      description: "Which call with this id of the session it answers: 1 for the first",
+    }),
+    previousSeq: z.number().int().nullable().openapi({
+      description: "The seq of the output of the previous call with the same id, or null",
+    }),
+    nextSeq: z.number().int().nullable().openapi({
+      description: "The seq of the output of the next call with the same id, or null",
+    }),
     tokens: z.number().int(),
     pruned: z
       .boolean()

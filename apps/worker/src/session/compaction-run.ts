@@ -37,7 +37,7 @@ import {
 } from "./session-record";
 import { readSettings, type SessionSettings } from "./settings";
 import { summarizerFor } from "./summarizer-config";
-import { markPruned } from "./tool-outputs";
+import { markPruned, type OutputSeqs, outputReference, outputSeqs } from "./tool-outputs";
 
 /** What a compaction works with: the object's storage, its messages and the bindings. */
 export interface CompactionContext {
@@ -140,12 +140,15 @@ export async function runCompaction(
     if (viaOpenAI !== undefined) return viaOpenAI;
   }
 
+  // Which transcript row each tool output of the snapshot is: the engine names outputs by call id and
+  // occurrence, and an id may be reused across turns.
+  const seqs = outputSeqs(sql, snapshot);
   let result: CompactResult<ChatMessage>;
   try {
     // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
     result = await compact(
       { model: limits.model, messages: snapshot.messages },
-      engineOptions(ctx.env, session, settings, limits, snapshot.heldTokens, options),
+      engineOptions(ctx.env, session, settings, limits, snapshot.heldTokens, options, seqs),
     );
   } catch (error) {
     logCompaction({ ...log, outcome: "failed", durationMs: Date.now() - started });
@@ -159,7 +162,10 @@ export async function runCompaction(
     tokens: messageTokens(message, limits.model),
   }));
   const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0) + snapshot.heldTokens;
-  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started, options);
+  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started, {
+    ...options,
+    seqs,
+  });
   logCompaction({
     ...log,
     outcome: logOutcome(committed.status),
@@ -181,11 +187,14 @@ function engineOptions(
   limits: Limits,
   heldTokens: number,
   options: CompactionOptions,
+  seqs: OutputSeqs,
 ): CompactOptions {
   const ledger = ledgerOf(session);
   return {
     // The open tool calls left after the folded range take their share of the window.
     contextWindow: Math.max(1, limits.engineWindow - heldTokens),
+    // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
+    toolOutputReference: outputReference(seqs),
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
     ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
@@ -213,7 +222,7 @@ function commitLocal(
   result: CompactResult<ChatMessage>,
   entries: readonly { message: ChatMessage; tokens: number }[],
   started: number,
-  options: CompactionOptions,
+  options: CompactionOptions & { seqs: OutputSeqs },
 ): RunResult {
   const storage = ctx.open();
   const sql = storage.sql;
@@ -260,7 +269,7 @@ function commitLocal(
       strategy: "local",
       entries,
     });
-    markPruned(sql, event.id, result.prunedToolOutputs);
+    markPruned(sql, event.id, result.prunedToolOutputs, options.seqs);
     // Only a summarizing pass (tier 2 and up) returns a ledger, the carried one included; after a
     // prune-only compaction the stored one still holds.
     if (result.tier >= 2) saveLedger(sql, result.ledger);

@@ -87,7 +87,7 @@ import {
   type SettingsUpdate,
   writeSettings,
 } from "./settings";
-import { indexToolCalls, readToolOutput, reusedCallIds } from "./tool-outputs";
+import { checkToolTraffic, indexToolCalls, readToolOutput } from "./tool-outputs";
 
 export interface AppendInput {
   /** Canonical (Chat Completions) messages, already validated by the Worker. */
@@ -292,13 +292,19 @@ export class SessionObject extends DurableObject<Env> {
         const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
         if (replayed !== undefined) return replayed;
 
-        const reused = reusedCallIds(sql, input.messages);
-        if (reused.length > 0) {
+        // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
+        // that await them, and an id comes back only once its call is answered.
+        const problems = checkToolTraffic(
+          sql,
+          input.messages,
+          readSession(sql)?.message_count ?? 0,
+        );
+        if (problems.length > 0) {
           throw new ApiError(
             400,
             "invalid_messages",
-            `messages[${reused[0]?.index}]: ${reused[0]?.message}`,
-            { problems: reused },
+            `messages[${problems[0]?.index}]: ${problems[0]?.message}`,
+            { problems },
           );
         }
         let session = openSession(sql, key, now);
@@ -601,11 +607,15 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  async toolOutput(key: SessionKey, toolCallId: string): Promise<Outcome<ToolOutputResponseBody>> {
+  async toolOutput(
+    key: SessionKey,
+    toolCallId: string,
+    seq?: number,
+  ): Promise<Outcome<ToolOutputResponseBody>> {
     return outcome(() => {
       const sql = this.#sql();
       requireSession(sql, key);
-      return readToolOutput(sql, this.#store, toolCallId);
+      return readToolOutput(sql, this.#store, toolCallId, seq);
     });
   }
 
