@@ -119,6 +119,7 @@ export type ManualCompactResponseBody = {
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
+    fallback: { failedAttempts: number; error: string } | null;
   } | null;
   tokens: number;
   warningLevel: "none" | "warning" | "critical";
@@ -211,8 +212,17 @@ export type SessionStatusBody = {
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
+    fallback: { failedAttempts: number; error: string } | null;
   } | null;
-  compaction: { status: "none" | "scheduled" | "running" };
+  compaction: {
+    status: "none" | "scheduled" | "running";
+    failure: {
+      at: string;
+      message: string;
+      failedAttempts: number;
+      nextAttemptAt: string | null;
+    } | null;
+  };
   learnedContextWindow: number | null;
   cooldownUntil: string | null;
   calibration: { ratio: number; samples: number };
@@ -254,6 +264,7 @@ export type CompactionEventBody = {
   prunedToolOutputs: number;
   passes: number;
   durationMs: number | null;
+  fallback: { failedAttempts: number; error: string } | null;
 };
 
 export type CompactionsResponseBody = {
@@ -273,6 +284,7 @@ export type CompactionsResponseBody = {
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
+    fallback: { failedAttempts: number; error: string } | null;
   }[];
 };
 

@@ -228,6 +228,10 @@ export const CompactionEvent = z
       description:
         "Milliseconds from the snapshot to the commit, the summarizer's time included; null for compactions recorded before durations were kept",
     }),
+    fallback: z.object({ failedAttempts: z.number().int(), error: z.string() }).nullable().openapi({
+      description:
+        "Set when the configured compaction (settings, summarizer, strategy) threw and this one is the deterministic fallback: how many configured attempts failed in a row, and the last error",
+    }),
   })
   .openapi("CompactionEvent");
 
@@ -308,7 +312,26 @@ export const SessionStatus = z
     lastSeq: z.number().int(),
     compactions: z.number().int(),
     lastCompaction: CompactionEvent.nullable(),
-    compaction: z.object({ status: CompactionStatus }),
+    compaction: z.object({
+      status: CompactionStatus,
+      failure: z
+        .object({
+          at: z.string().openapi({ description: "ISO time of the last failure" }),
+          message: z.string(),
+          failedAttempts: z.number().int().openapi({
+            description: "Configured compactions that threw in a row",
+          }),
+          nextAttemptAt: z.string().nullable().openapi({
+            description:
+              "ISO time the background compaction is tried again; null once it fell back to the deterministic tier",
+          }),
+        })
+        .nullable()
+        .openapi({
+          description:
+            "The configured compaction keeps throwing (compactions fall back to the deterministic tier); null while it works. Cleared by the next compaction that works, or by a PATCH",
+        }),
+    }),
     learnedContextWindow: z.number().int().nullable().openapi({
       description:
         "The window a provider's overflow error stated for the session's model, when it was below the one in use; `contextWindow` is the smaller of it and the configured one. Null when none was learned (or the model changed since)",

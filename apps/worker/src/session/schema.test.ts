@@ -116,6 +116,7 @@ describe("schema", () => {
         latest: readToolOutput(sql, store, "call_a"),
         earlier: readToolOutput(sql, store, "call_a", 2),
         duplicate: checkToolTraffic(sql, [next[1] ?? call("x")], 6).map((p) => p.kind),
+        session: readSession(sql),
       };
     });
     expect(upgraded.first).toMatchObject({
@@ -136,5 +137,10 @@ describe("schema", () => {
     });
     expect(upgraded.earlier).toMatchObject({ content: "output a", nextSeq: 6, pruned: true });
     expect(upgraded.duplicate).toEqual(["duplicate_result"]);
+    expect(upgraded.session).toMatchObject({
+      failed_attempts: 0,
+      last_failure: null,
+      retry_at: null,
+    });
   });
 });

@@ -34,7 +34,11 @@
  * alone no longer names one output. `seq` is the transcript row of the call's result (NULL while it
  * awaits it, unique), `call_seq` the row of the assistant message that made the call. Rows of v4 become
  * occurrence 1 of their id (ids were unique then) with no `call_seq`.
-
+ *
+ * v6: compaction failures. On `condense_session`: `failed_attempts` (configured compactions that threw
+ * in a row), `last_failure_at`, `last_failure` (what went wrong) and `retry_at` (when the alarm tries
+ * again); on `condense_compactions`: `fallback_attempts` and `fallback_error`, set on a compaction that
+ * is the deterministic fallback after the configured path threw. 0 / NULL in sessions from before.
  */
 
 interface Migration {
@@ -166,6 +170,17 @@ const migrations: Migration[] = [
        SELECT tool_call_id, 1, tool_name, seq, pruned_by FROM condense_tool_outputs`,
       "DROP TABLE condense_tool_outputs",
       "ALTER TABLE condense_tool_calls RENAME TO condense_tool_outputs",
+    ],
+  },
+  {
+    version: 6,
+    statements: [
+      "ALTER TABLE condense_session ADD COLUMN failed_attempts INTEGER NOT NULL DEFAULT 0",
+      "ALTER TABLE condense_session ADD COLUMN last_failure_at INTEGER",
+      "ALTER TABLE condense_session ADD COLUMN last_failure TEXT",
+      "ALTER TABLE condense_session ADD COLUMN retry_at INTEGER",
+      "ALTER TABLE condense_compactions ADD COLUMN fallback_attempts INTEGER",
+      "ALTER TABLE condense_compactions ADD COLUMN fallback_error TEXT",
     ],
   },
 ];
