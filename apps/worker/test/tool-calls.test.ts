@@ -215,6 +215,29 @@ describe("reused tool-call ids", () => {
       const stored = await output(id, `call_0?seq=${seq}`);
       expect(stored.body.pruned).toBe(true);
     }
+
+    // A second round folds the first view in: outputs still whole in it are found by seq again.
+    const more: Message[] = [];
+    for (let turn = 14; turn < 28; turn++) more.push(...reusedTurn(turn));
+    await append(id, { messages: more });
+    await call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+    const again = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    expect(validateMessages(again.body.messages as never, "openai").problems).toEqual([]);
+    const whole = new Set(
+      again.body.messages
+        .filter((message) => (message as { role?: string }).role === "tool")
+        .map(textOf),
+    );
+    const events = (await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`))
+      .body.compactions;
+    let prunedNow = 0;
+    for (let turn = 0; turn < 28; turn++) {
+      const stored = await output(id, `call_0?seq=${4 + 2 * turn}`);
+      expect(stored.body.content).toBe(reusedTurn(turn)[1]?.content);
+      expect(stored.body.pruned, `turn ${turn}`).toBe(!whole.has(stored.body.content as string));
+      if (stored.body.pruned) prunedNow++;
+    }
+    expect(prunedNow).toBe(events.reduce((sum, event) => sum + event.prunedToolOutputs, 0));
   });
 
   it("keeps an open call whose id an earlier call used out of a compaction, so its result pairs with it", async () => {

@@ -42,7 +42,13 @@ export type CompactResponseBody = {
   contextWindow: number;
   budget: number;
   warningLevel: "none" | "warning" | "critical";
-  prunedToolOutputs: { toolCallId: string; toolName: string; content: string; tokens: number }[];
+  prunedToolOutputs: {
+    toolCallId: string;
+    occurrence: number;
+    toolName: string;
+    content: string;
+    tokens: number;
+  }[];
   ledger: {
     identifiers: string[];
     files: { read: string[]; modified: string[] };

@@ -101,6 +101,10 @@ export const CompactRequest = z
 
 export const PrunedToolOutput = z.object({
   toolCallId: z.string(),
+  occurrence: z.number().int().openapi({
+    description:
+      "Which call with this id in the input the output answers, from 1 (ids that a server numbers afresh every turn name several calls)",
+  }),
   toolName: z.string(),
   content: z.string(),
   tokens: z.number().int(),
