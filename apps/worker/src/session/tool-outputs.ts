@@ -54,7 +54,7 @@ function latestCall(sql: SqlStorage, id: string): OutputRow | undefined {
     .toArray()[0];
 }
 
-/** Where the call `state` stands for is, in words (rows from before schema v5 have no call seq). */
+/** The call made at transcript seq `at`, in words (rows from before schema v5 have no call seq: 0). */
 function callAt(at: number): string {
   return at > 0 ? `the call at seq ${at}` : "an earlier call of this session";
 }
