@@ -24,6 +24,40 @@ describe("POST /v1/compact", () => {
     expect(reply.body.prunedToolOutputs.length).toBeGreaterThan(0);
   });
 
+  it("compacts a conversation whose server numbers calls afresh every turn, keeping the ids", async () => {
+    const messages: Record<string, unknown>[] = [{ role: "user", content: "Read them all." }];
+    for (let turn = 0; turn < 30; turn++) {
+      messages.push(
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            {
+              id: "call_0",
+              type: "function",
+              function: { name: "read_file", arguments: JSON.stringify({ path: `f${turn}.ts` }) },
+            },
+          ],
+        },
+        {
+          role: "tool",
+          tool_call_id: "call_0",
+          content: `file ${turn}\n${"x = 1;\n".repeat(300)}`,
+        },
+      );
+    }
+    const reply = await call<CompactResponseBody>("POST", "/v1/compact", {
+      body: { model: "gpt-4o", messages, options: { contextWindow: 16_000 } },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.compacted).toBe(true);
+    expect(validateMessages(reply.body.messages as never, "openai").problems).toEqual([]);
+    const occurrences = reply.body.prunedToolOutputs.map((output) => output.occurrence);
+    expect(new Set(occurrences).size).toBe(occurrences.length);
+    for (const output of reply.body.prunedToolOutputs)
+      expect(output.content.startsWith(`file ${output.occurrence - 1}\n`)).toBe(true);
+  });
+
   it("answers in the input's format", async () => {
     const reply = await call<CompactResponseBody>("POST", "/v1/compact", {
       body: {

@@ -42,7 +42,13 @@ export type CompactResponseBody = {
   contextWindow: number;
   budget: number;
   warningLevel: "none" | "warning" | "critical";
-  prunedToolOutputs: { toolCallId: string; toolName: string; content: string; tokens: number }[];
+  prunedToolOutputs: {
+    toolCallId: string;
+    occurrence: number;
+    toolName: string;
+    content: string;
+    tokens: number;
+  }[];
   ledger: {
     identifiers: string[];
     files: { read: string[]; modified: string[] };
@@ -119,6 +125,7 @@ export type ManualCompactResponseBody = {
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
+    fallback: { failedAttempts: number; error: string } | null;
   } | null;
   tokens: number;
   warningLevel: "none" | "warning" | "critical";
@@ -211,8 +218,17 @@ export type SessionStatusBody = {
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
+    fallback: { failedAttempts: number; error: string } | null;
   } | null;
-  compaction: { status: "none" | "scheduled" | "running" };
+  compaction: {
+    status: "none" | "scheduled" | "running";
+    failure: {
+      at: string;
+      message: string;
+      failedAttempts: number;
+      nextAttemptAt: string | null;
+    } | null;
+  };
   learnedContextWindow: number | null;
   cooldownUntil: string | null;
   calibration: { ratio: number; samples: number };
@@ -254,6 +270,7 @@ export type CompactionEventBody = {
   prunedToolOutputs: number;
   passes: number;
   durationMs: number | null;
+  fallback: { failedAttempts: number; error: string } | null;
 };
 
 export type CompactionsResponseBody = {
@@ -273,6 +290,7 @@ export type CompactionsResponseBody = {
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
+    fallback: { failedAttempts: number; error: string } | null;
   }[];
 };
 
@@ -281,6 +299,9 @@ export type ToolOutputResponseBody = {
   toolName: string | null;
   content: unknown;
   seq: number;
+  occurrence: number;
+  previousSeq: number | null;
+  nextSeq: number | null;
   tokens: number;
   pruned: boolean;
 };

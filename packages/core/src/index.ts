@@ -7,6 +7,8 @@
 
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
+export { type ResolvedOptions, resolveOptions } from "./compact/options.js";
+export { isPrunePlaceholder } from "./compact/prune.js";
 export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
 export type {
   CompactInput,
@@ -31,6 +33,15 @@ export { isContextOverflowError, parseOverflowTokens } from "./errors/overflow.j
 export { fromAnthropic, toAnthropic } from "./formats/anthropic.js";
 export { fromCanonical, toCanonical } from "./formats/convert.js";
 export { fromResponses, toResponses } from "./formats/responses.js";
+export {
+  type CallIdState,
+  type ResultKind,
+  reusedCallMessage,
+  ToolCallTracker,
+  type ToolOutputKey,
+  type ToolResultCall,
+  toolResultCalls,
+} from "./messages/call-ids.js";
 export { parseMessages } from "./messages/parse.js";
 export { isEmptyTurn, repairMessages } from "./messages/repair.js";
 export type {

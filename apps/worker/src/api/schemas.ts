@@ -101,6 +101,10 @@ export const CompactRequest = z
 
 export const PrunedToolOutput = z.object({
   toolCallId: z.string(),
+  occurrence: z.number().int().openapi({
+    description:
+      "Which call with this id in the input the output answers, from 1 (ids that a server numbers afresh every turn name several calls)",
+  }),
   toolName: z.string(),
   content: z.string(),
   tokens: z.number().int(),
@@ -228,6 +232,10 @@ export const CompactionEvent = z
       description:
         "Milliseconds from the snapshot to the commit, the summarizer's time included; null for compactions recorded before durations were kept",
     }),
+    fallback: z.object({ failedAttempts: z.number().int(), error: z.string() }).nullable().openapi({
+      description:
+        "Set when the configured compaction (settings, summarizer, strategy) threw and this one is the deterministic fallback: how many configured attempts failed in a row, and the last error",
+    }),
   })
   .openapi("CompactionEvent");
 
@@ -308,7 +316,26 @@ export const SessionStatus = z
     lastSeq: z.number().int(),
     compactions: z.number().int(),
     lastCompaction: CompactionEvent.nullable(),
-    compaction: z.object({ status: CompactionStatus }),
+    compaction: z.object({
+      status: CompactionStatus,
+      failure: z
+        .object({
+          at: z.string().openapi({ description: "ISO time of the last failure" }),
+          message: z.string(),
+          failedAttempts: z.number().int().openapi({
+            description: "Configured compactions that threw in a row",
+          }),
+          nextAttemptAt: z.string().nullable().openapi({
+            description:
+              "ISO time the background compaction is tried again; null once it fell back to the deterministic tier",
+          }),
+        })
+        .nullable()
+        .openapi({
+          description:
+            "The configured compaction keeps throwing (compactions fall back to the deterministic tier); null while it works. Cleared by the next compaction that works, or by a PATCH",
+        }),
+    }),
     learnedContextWindow: z.number().int().nullable().openapi({
       description:
         "The window a provider's overflow error stated for the session's model, when it was below the one in use; `contextWindow` is the smaller of it and the configured one. Null when none was learned (or the model changed since)",
@@ -338,12 +365,34 @@ export const ToolOutputParams = SessionIdParam.extend({
     .openapi({ param: { name: "toolCallId", in: "path" } }),
 });
 
+export const ToolOutputQuery = z.object({
+  seq: z.coerce
+    .number()
+    .int()
+    .positive()
+    .optional()
+    .openapi({
+      param: { name: "seq", in: "query" },
+      description:
+        "The transcript seq of the output wanted, for an id several calls used (a server that numbers calls `call_0`… every turn); default: the latest output of the id",
+    }),
+});
+
 export const ToolOutputResponse = z
   .object({
     toolCallId: z.string(),
     toolName: z.string().nullable(),
     content: z.unknown().openapi({ description: "The tool message's content exactly as appended" }),
-    seq: z.number().int(),
+    seq: z.number().int().openapi({ description: "The transcript seq of this output" }),
+    occurrence: z.number().int().openapi({
+      description: "Which call with this id of the session it answers: 1 for the first",
+    }),
+    previousSeq: z.number().int().nullable().openapi({
+      description: "The seq of the output of the previous call with the same id, or null",
+    }),
+    nextSeq: z.number().int().nullable().openapi({
+      description: "The seq of the output of the next call with the same id, or null",
+    }),
     tokens: z.number().int(),
     pruned: z
       .boolean()

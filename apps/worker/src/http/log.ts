@@ -23,6 +23,10 @@ export interface CompactionLogLine {
   durationMs: number;
   summarizer?: string;
   summarizerFailure?: string;
+  /** Why a `failed` compaction threw: the engine's error code, else the error's class name. */
+  error?: string;
+  /** A deterministic fallback after the configured compaction threw. */
+  fallback?: boolean;
   coveredSeq?: number;
 }
 

@@ -26,6 +26,7 @@ import {
   SessionStatus,
   SettingsPatch,
   ToolOutputParams,
+  ToolOutputQuery,
   ToolOutputResponse,
   TranscriptQuery,
   TranscriptResponse,
@@ -304,14 +305,16 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/sessions/{id}/tool-outputs/{toolCallId}",
       summary: "A tool output, exactly as appended",
       description:
-        "Compaction replaces old tool outputs by placeholders that name their tool_call_id; this returns the original.",
+        "Compaction replaces old tool outputs by placeholders that name their tool_call_id and seq; this returns the original. An id that several calls used (a server that numbers calls `call_0`… every turn) names the latest output by default; `seq` picks an earlier one, and `previousSeq`/`nextSeq` lead to the others.",
       tags: TAGS,
       params: ToolOutputParams,
+      query: ToolOutputQuery,
       responses: { 200: { description: "The tool output", schema: ToolOutputResponse } },
     },
-    async (c, { params }) => {
+    async (c, { params, query }) => {
       const key = sessionKey(c, params.id);
-      return c.json(unwrap(await sessionStub(c.env, key).toolOutput(key, params.toolCallId)), 200);
+      const stub = sessionStub(c.env, key);
+      return c.json(unwrap(await stub.toolOutput(key, params.toolCallId, query.seq)), 200);
     },
   );
 

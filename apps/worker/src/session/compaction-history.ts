@@ -2,7 +2,8 @@
  * @module session/compaction-history
  * The `condense_compactions` table: one row per committed compaction (tier,
  * tokens before and after, the transcript range it folded in, its summary,
- * any summarizer failure and how long it took), and its API shape.
+ * any summarizer failure, how long it took, and whether it is the deterministic
+ * fallback of a configured compaction that threw), and its API shape.
  */
 
 import type { CompactionEventBody } from "../api/schemas";
@@ -25,6 +26,9 @@ type CompactionRow = {
   passes: number;
   /** NULL for compactions recorded before schema v3. */
   duration_ms: number | null;
+  /** Set on a deterministic fallback after the configured compaction threw (schema v6). */
+  fallback_attempts: number | null;
+  fallback_error: string | null;
 };
 
 /** What a commit records; the id and the API shape come back from `recordCompaction`. */
@@ -45,6 +49,8 @@ export interface CompactionRecord {
   passes: number;
   /** From the snapshot to the commit, the time the summarizer took included. */
   durationMs: number;
+  /** When this is the deterministic fallback: the configured attempts that failed in a row, and the last error. */
+  fallback: { failedAttempts: number; error: string } | null;
 }
 
 function iso(ms: number): string {
@@ -70,6 +76,10 @@ function eventFromRow(row: CompactionRow): CompactionEventBody {
     prunedToolOutputs: row.pruned_count,
     passes: row.passes,
     durationMs: row.duration_ms,
+    fallback:
+      row.fallback_attempts === null
+        ? null
+        : { failedAttempts: row.fallback_attempts, error: row.fallback_error ?? "" },
   };
 }
 
@@ -78,8 +88,9 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
   const row = sql
     .exec<CompactionRow>(
       `INSERT INTO condense_compactions (at, trigger, strategy, tier, tokens_before, tokens_after, from_seq,
-         to_seq, summary, summarizer, failure_kind, failure_message, pruned_count, passes, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
+         to_seq, summary, summarizer, failure_kind, failure_message, pruned_count, passes, duration_ms,
+         fallback_attempts, fallback_error)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
       record.at,
       record.trigger,
       record.strategy,
@@ -95,6 +106,8 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
       record.prunedCount,
       record.passes,
       record.durationMs,
+      record.fallback?.failedAttempts ?? null,
+      record.fallback?.error ?? null,
     )
     .one();
   return eventFromRow(row);

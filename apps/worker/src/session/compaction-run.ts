@@ -8,14 +8,22 @@
  * Appends that arrived during the wait have seq > N and follow the compacted
  * range; a session deleted meanwhile makes the result `discarded`. Callers run
  * it through the object's `CompactionQueue`, one at a time.
+ *
+ * When the configured compaction (the session's settings, its summarizer, the
+ * OpenAI strategy) throws, the failure is recorded on the session; with
+ * `onFailure: "fallback"` the deterministic tier then compacts at once, with
+ * only the settings the engine accepts, and the event says so.
  */
 
 import {
   type ChatMessage,
   type CompactOptions,
   type CompactResult,
+  CondenseError,
   compact,
+  extractiveSummarizer,
   messageTokens,
+  resolveOptions,
 } from "@condense/core";
 import type { CompactionEventBody } from "../api/schemas";
 import type { Env } from "../env";
@@ -26,18 +34,21 @@ import type { MessageStore } from "./message-store";
 import { type FoldSnapshot, foldable } from "./open-calls";
 import { compactThroughOpenAI } from "./openai-compaction";
 import {
+  clearFailure,
   clearPendingTrigger,
   isExhausted,
   ledgerOf,
   readSession,
+  recordFailure,
   type SessionRow,
   saveCooldown,
   saveLedger,
+  setRetryAt,
   settleCompaction,
 } from "./session-record";
-import { readSettings, type SessionSettings } from "./settings";
+import { readSettings, type SessionSettings, settingsOptions } from "./settings";
 import { summarizerFor } from "./summarizer-config";
-import { markPruned } from "./tool-outputs";
+import { markPruned, type OutputSeqs, outputReference, outputSeqs } from "./tool-outputs";
 
 /** What a compaction works with: the object's storage, its messages and the bindings. */
 export interface CompactionContext {
@@ -61,7 +72,15 @@ export interface CompactionOptions {
    * writes, so what it writes commits with them or not at all (a manual compaction's idempotency record).
    */
   onCommit?: (result: RunResult) => void;
+  /**
+   * When the configured compaction throws: `throw` (the default; the alarm retries later) or
+   * `fallback`, compact at once with the deterministic tier.
+   */
+  onFailure?: "throw" | "fallback";
 }
+
+/** A deterministic fallback: configured attempts that failed in a row, and the last error. */
+type Fallback = { failedAttempts: number; error: string };
 
 /**
  * - `committed`: a new view; `unchanged`: the engine could not make it smaller (nothing written but
@@ -87,6 +106,19 @@ function cooldownSeconds(env: Env): number {
 function logOutcome(status: RunStatus): CompactionLogLine["outcome"] {
   if (status === "committed") return "committed";
   return status === "unchanged" || status === "not_needed" ? "not_needed" : "discarded";
+}
+
+/** What went wrong, for people: the engine's messages are written for them; anything else is named only. */
+export function describeFailure(error: unknown): string {
+  if (CondenseError.isInstance(error)) return error.message;
+  const name = error instanceof Error ? error.name : typeof error;
+  return `${name}: unexpected error (details in the compaction's log line)`;
+}
+
+/** The short code a log line carries for a failure. */
+function failureCode(error: unknown): string {
+  if (CondenseError.isInstance(error)) return error.code;
+  return error instanceof Error ? error.name : typeof error;
 }
 
 /** Runs one compaction of the session in `ctx` and commits it, or nothing. */
@@ -135,21 +167,41 @@ export async function runCompaction(
     };
   }
 
-  if (settings.strategy === "openai") {
-    const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, limits, started, options);
-    if (viaOpenAI !== undefined) return viaOpenAI;
-  }
-
+  // Which transcript row each tool output of the snapshot is: the engine names outputs by call id and
+  // occurrence, and an id may be reused across turns.
+  const seqs = outputSeqs(sql, snapshot);
   let result: CompactResult<ChatMessage>;
+  let fallback: Fallback | undefined;
   try {
+    if (settings.strategy === "openai") {
+      const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, limits, started, options);
+      if (viaOpenAI !== undefined) return viaOpenAI;
+    }
     // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
     result = await compact(
       { model: limits.model, messages: snapshot.messages },
-      engineOptions(ctx.env, session, settings, limits, snapshot.heldTokens, options),
+      engineOptions(ctx.env, session, settings, limits, snapshot.heldTokens, options, seqs),
     );
   } catch (error) {
-    logCompaction({ ...log, outcome: "failed", durationMs: Date.now() - started });
-    throw error;
+    const failedAttempts = recordFailure(ctx.open().sql, describeFailure(error), Date.now());
+    const durationMs = Date.now() - started;
+    logCompaction({ ...log, outcome: "failed", durationMs, error: failureCode(error) });
+    if (options.onFailure !== "fallback") throw error;
+    fallback = { failedAttempts, error: describeFailure(error) };
+    try {
+      result = await compact(
+        { model: limits.model, messages: snapshot.messages },
+        fallbackOptions(limits, settings, snapshot.heldTokens, seqs),
+      );
+    } catch (fallbackError) {
+      const failed = { ...log, outcome: "failed" as const, fallback: true };
+      logCompaction({
+        ...failed,
+        durationMs: Date.now() - started,
+        error: failureCode(fallbackError),
+      });
+      throw fallbackError;
+    }
   }
 
   // The messages' own counts, as stored and reported everywhere else; the engine's totals also count
@@ -159,7 +211,11 @@ export async function runCompaction(
     tokens: messageTokens(message, limits.model),
   }));
   const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0) + snapshot.heldTokens;
-  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started, options);
+  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started, {
+    ...options,
+    seqs,
+    fallback,
+  });
   logCompaction({
     ...log,
     outcome: logOutcome(committed.status),
@@ -168,6 +224,7 @@ export async function runCompaction(
     tokensAfter,
     durationMs: committed.event?.durationMs ?? Date.now() - started,
     ...(result.summarizerFailure ? { summarizerFailure: result.summarizerFailure.kind } : {}),
+    ...(fallback !== undefined ? { fallback: true } : {}),
     coveredSeq: snapshot.lastSeq,
   });
   return committed;
@@ -181,18 +238,15 @@ function engineOptions(
   limits: Limits,
   heldTokens: number,
   options: CompactionOptions,
+  seqs: OutputSeqs,
 ): CompactOptions {
   const ledger = ledgerOf(session);
   return {
     // The open tool calls left after the folded range take their share of the window.
     contextWindow: Math.max(1, limits.engineWindow - heldTokens),
-    ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
-    ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
-    ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
-    ...(settings.identifierPolicy !== null ? { identifierPolicy: settings.identifierPolicy } : {}),
-    ...(settings.identifierInstructions !== null
-      ? { identifierInstructions: settings.identifierInstructions }
-      : {}),
+    ...settingsOptions(settings),
+    // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
+    toolOutputReference: outputReference(seqs),
     summarizer: summarizerFor(env, settings.summarizerModel),
     ...(session.cooldown_until !== null ? { cooldownUntil: session.cooldown_until } : {}),
     cooldownSeconds: cooldownSeconds(env),
@@ -201,6 +255,38 @@ function engineOptions(
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     ...(options.focus !== undefined ? { focus: options.focus } : {}),
     force: options.force === true,
+  };
+}
+
+/**
+ * The deterministic fallback's options: the window, and the threshold, reserve and tail when the engine
+ * accepts them (else its defaults); no LLM, no identifier policy, no stored ledger (identifiers of earlier
+ * compactions are then read from the previous summary). Forced: the service already decided to compact.
+ */
+function fallbackOptions(
+  limits: Limits,
+  settings: SessionSettings,
+  heldTokens: number,
+  seqs: OutputSeqs,
+): CompactOptions {
+  const window = { contextWindow: Math.max(1, limits.engineWindow - heldTokens) };
+  const sizes = {
+    ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
+    ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
+    ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
+  };
+  let accepted = true;
+  try {
+    resolveOptions(limits.model, { ...window, ...sizes });
+  } catch {
+    accepted = false;
+  }
+  return {
+    ...window,
+    ...(accepted ? sizes : {}),
+    summarizer: extractiveSummarizer(),
+    toolOutputReference: outputReference(seqs),
+    force: true,
   };
 }
 
@@ -213,7 +299,7 @@ function commitLocal(
   result: CompactResult<ChatMessage>,
   entries: readonly { message: ChatMessage; tokens: number }[],
   started: number,
-  options: CompactionOptions,
+  options: CompactionOptions & { seqs: OutputSeqs; fallback: Fallback | undefined },
 ): RunResult {
   const storage = ctx.open();
   const sql = storage.sql;
@@ -224,6 +310,10 @@ function commitLocal(
       return settled;
     };
     if (result.cooldownUntil !== undefined) saveCooldown(sql, result.cooldownUntil);
+    // The configured compaction worked: nothing is failing any more. After a fallback the failure
+    // stays visible, and the alarm has nothing left to retry.
+    if (options.fallback === undefined) clearFailure(sql);
+    else setRetryAt(sql, null);
     if (!result.compacted || result.finalTokens >= result.originalTokens) {
       settleCompaction(sql, snapshot.seenSeq);
       return settle({
@@ -251,6 +341,7 @@ function commitLocal(
       prunedCount: result.prunedToolOutputs.length,
       passes: result.passes,
       durationMs: now - started,
+      fallback: options.fallback ?? null,
     });
     commitView(sql, ctx.store, {
       coveredSeq: snapshot.lastSeq,
@@ -260,7 +351,7 @@ function commitLocal(
       strategy: "local",
       entries,
     });
-    markPruned(sql, event.id, result.prunedToolOutputs);
+    markPruned(sql, event.id, result.prunedToolOutputs, options.seqs);
     // Only a summarizing pass (tier 2 and up) returns a ledger, the carried one included; after a
     // prune-only compaction the stored one still holds.
     if (result.tier >= 2) saveLedger(sql, result.ledger);

@@ -30,6 +30,10 @@ function session(overrides: Partial<SessionRow> = {}): SessionRow {
     learned_window_model: null,
     served_tokens: null,
     served_seq: null,
+    failed_attempts: 0,
+    last_failure_at: null,
+    last_failure: null,
+    retry_at: null,
     ...overrides,
   };
 }

@@ -19,7 +19,7 @@ import { recordCompaction } from "./compaction-history";
 import type { CompactionContext, CompactionOptions, RunResult } from "./compaction-run";
 import { commitView, isCurrent, type Limits, messagesTokens } from "./context-view";
 import type { FoldSnapshot } from "./open-calls";
-import { settleCompaction } from "./session-record";
+import { clearFailure, settleCompaction } from "./session-record";
 
 const SUMMARIZER = "openai-responses-compact";
 
@@ -102,6 +102,7 @@ export async function compactThroughOpenAI(
       prunedCount: 0,
       passes: 1,
       durationMs: now - started,
+      fallback: null,
     });
     commitView(sql, ctx.store, {
       coveredSeq: snapshot.lastSeq,
@@ -114,6 +115,7 @@ export async function compactThroughOpenAI(
       entries: output.items.map((item) => ({ message: item as ChatMessage, tokens: perItem })),
     });
     settleCompaction(sql, null, now);
+    clearFailure(sql);
     const settled: RunResult = { status: "committed", event };
     options.onCommit?.(settled);
     return settled;

@@ -1,8 +1,10 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { listCompactions } from "./compaction-history";
+import { MessageStore } from "./message-store";
 import { migrate, SCHEMA_VERSION } from "./schema";
 import { ledgerOf, readSession } from "./session-record";
+import { checkToolTraffic, indexToolCalls, readToolOutput } from "./tool-outputs";
 
 /** A fresh, never-used session object to borrow storage from. */
 function freshObject() {
@@ -64,5 +66,81 @@ describe("schema", () => {
     });
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({ tokensBefore: 900, tokensAfter: 300, durationMs: null });
+  });
+
+  it("upgrades a v4 tool-output index (keyed by call id) to one row per call; old sessions keep working", async () => {
+    const upgraded = await runInDurableObject(freshObject(), (_instance, state) => {
+      const sql = state.storage.sql;
+      migrate(state.storage, 4);
+      sql.exec(
+        `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at, message_count)
+         VALUES (1, 'alice', 's', 'e', 1, 2, 4)`,
+      );
+      const store = new MessageStore(sql);
+      const call = (id: string) => ({
+        role: "assistant" as const,
+        content: null,
+        tool_calls: [
+          { id, type: "function" as const, function: { name: "bash", arguments: "{}" } },
+        ],
+      });
+      const messages = [
+        call("call_a"),
+        { role: "tool" as const, tool_call_id: "call_a", content: "output a" },
+        call("call_b"),
+        { role: "tool" as const, tool_call_id: "call_b", content: "output b" },
+      ];
+      messages.forEach((message, i) => {
+        store.appendTranscript(i + 1, message, 5, 1);
+      });
+      // The v4 layout: one row per id, with the compaction that pruned it.
+      sql.exec(
+        `INSERT INTO condense_tool_outputs (tool_call_id, tool_name, seq, pruned_by)
+         VALUES ('call_a', 'bash', 2, 7), ('call_b', 'bash', 4, NULL)`,
+      );
+      migrate(state.storage);
+      const first = readToolOutput(sql, store, "call_a");
+      // The session goes on: call_a comes back as a new call, and its new output is the latest.
+      const next = [
+        call("call_a"),
+        { role: "tool" as const, tool_call_id: "call_a", content: "again" },
+      ];
+      const problems = checkToolTraffic(sql, next, 4);
+      next.forEach((message, i) => {
+        indexToolCalls(sql, message, 5 + i);
+        store.appendTranscript(5 + i, message, 5, 1);
+      });
+      return {
+        first,
+        problems,
+        latest: readToolOutput(sql, store, "call_a"),
+        earlier: readToolOutput(sql, store, "call_a", 2),
+        duplicate: checkToolTraffic(sql, [next[1] ?? call("x")], 6).map((p) => p.kind),
+        session: readSession(sql),
+      };
+    });
+    expect(upgraded.first).toMatchObject({
+      toolCallId: "call_a",
+      content: "output a",
+      seq: 2,
+      occurrence: 1,
+      pruned: true,
+      previousSeq: null,
+      nextSeq: null,
+    });
+    expect(upgraded.problems).toEqual([]);
+    expect(upgraded.latest).toMatchObject({
+      content: "again",
+      seq: 6,
+      occurrence: 2,
+      previousSeq: 2,
+    });
+    expect(upgraded.earlier).toMatchObject({ content: "output a", nextSeq: 6, pruned: true });
+    expect(upgraded.duplicate).toEqual(["duplicate_result"]);
+    expect(upgraded.session).toMatchObject({
+      failed_attempts: 0,
+      last_failure: null,
+      retry_at: null,
+    });
   });
 });

@@ -14,7 +14,7 @@
  * - `condense_chunks`: the 2nd..nth 1 MiB chunks of large transcript (`t`) and view (`v`) messages.
  * - `condense_compactions`: the compaction history with summaries.
  * - `condense_tool_outputs`: tool_call_id → the transcript row holding its output, and the compaction that
- *   pruned it.
+ *   pruned it (one row per call since v5).
  * - `condense_idempotency`: answers kept for `Idempotency-Key` retries.
  *
  * v2: `condense_session.ledger`, the identifier ledger (JSON) the last summarizing compaction returned,
@@ -28,6 +28,17 @@
  * model in `learned_window_model`), and the token estimate and last seq of the context last served
  * (`served_tokens`, `served_seq`), which a later overflow report's count is compared with. All NULL in
  * sessions from before (no learned window; overflow reports compare with the current context).
+ *
+ * v5: `condense_tool_outputs` holds one row per tool *call*, keyed by (tool_call_id, occurrence): an id
+ * may come back once its call is answered (servers that number calls `call_0`… every turn), so the id
+ * alone no longer names one output. `seq` is the transcript row of the call's result (NULL while it
+ * awaits it, unique), `call_seq` the row of the assistant message that made the call. Rows of v4 become
+ * occurrence 1 of their id (ids were unique then) with no `call_seq`.
+ *
+ * v6: compaction failures. On `condense_session`: `failed_attempts` (configured compactions that threw
+ * in a row), `last_failure_at`, `last_failure` (what went wrong) and `retry_at` (when the alarm tries
+ * again); on `condense_compactions`: `fallback_attempts` and `fallback_error`, set on a compaction that
+ * is the deterministic fallback after the configured path threw. 0 / NULL in sessions from before.
  */
 
 interface Migration {
@@ -141,6 +152,35 @@ const migrations: Migration[] = [
       "ALTER TABLE condense_session ADD COLUMN learned_window_model TEXT",
       "ALTER TABLE condense_session ADD COLUMN served_tokens INTEGER",
       "ALTER TABLE condense_session ADD COLUMN served_seq INTEGER",
+    ],
+  },
+  {
+    version: 5,
+    statements: [
+      `CREATE TABLE condense_tool_calls (
+        tool_call_id TEXT NOT NULL,
+        occurrence INTEGER NOT NULL,
+        tool_name TEXT,
+        call_seq INTEGER,
+        seq INTEGER UNIQUE,
+        pruned_by INTEGER,
+        PRIMARY KEY (tool_call_id, occurrence)
+      )`,
+      `INSERT INTO condense_tool_calls (tool_call_id, occurrence, tool_name, seq, pruned_by)
+       SELECT tool_call_id, 1, tool_name, seq, pruned_by FROM condense_tool_outputs`,
+      "DROP TABLE condense_tool_outputs",
+      "ALTER TABLE condense_tool_calls RENAME TO condense_tool_outputs",
+    ],
+  },
+  {
+    version: 6,
+    statements: [
+      "ALTER TABLE condense_session ADD COLUMN failed_attempts INTEGER NOT NULL DEFAULT 0",
+      "ALTER TABLE condense_session ADD COLUMN last_failure_at INTEGER",
+      "ALTER TABLE condense_session ADD COLUMN last_failure TEXT",
+      "ALTER TABLE condense_session ADD COLUMN retry_at INTEGER",
+      "ALTER TABLE condense_compactions ADD COLUMN fallback_attempts INTEGER",
+      "ALTER TABLE condense_compactions ADD COLUMN fallback_error TEXT",
     ],
   },
 ];

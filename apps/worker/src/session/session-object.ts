@@ -11,8 +11,11 @@
  *
  * Compactions run one at a time through `CompactionQueue`; the background
  * ones are started by an alarm, which the runtime retries if the object is
- * evicted mid-way. Every RPC method returns an `Outcome`: API errors cross the
- * RPC boundary as data, because class instances do not.
+ * evicted mid-way. A background compaction that throws is tried again with
+ * backoff, and its last attempt falls back to the deterministic tier; manual,
+ * context and overflow compactions fall back at once. Every RPC method returns
+ * an `Outcome`: API errors cross the RPC boundary as data, because class
+ * instances do not.
  */
 
 import { DurableObject } from "cloudflare:workers";
@@ -37,7 +40,12 @@ import { ApiError, type Outcome, outcome } from "../http/errors";
 import { calibrate, isExactlyCounted } from "./calibration";
 import { compactionSummary, listCompactions } from "./compaction-history";
 import { CompactionQueue } from "./compaction-queue";
-import { type CompactionOptions, type RunResult, runCompaction } from "./compaction-run";
+import {
+  type CompactionOptions,
+  describeFailure,
+  type RunResult,
+  runCompaction,
+} from "./compaction-run";
 import {
   type CompactionStatus,
   type ContextData,
@@ -63,12 +71,14 @@ import { recountTokens } from "./recount";
 import { migrate } from "./schema";
 import {
   calibrationOf,
+  clearFailure,
   countAppended,
   isExhausted,
   learnedWindowOf,
   notFound,
   openSession,
   readSession,
+  recordFailure,
   requireSession,
   resetExhausted,
   type SessionKey,
@@ -79,15 +89,19 @@ import {
   servedTokens,
   setLastModel,
   setPendingTrigger,
+  setRetryAt,
+  settleCompaction,
 } from "./session-record";
 import {
+  checkSettings,
+  mergeSettings,
   modelFor,
   readSettings,
   type SessionSettings,
   type SettingsUpdate,
   writeSettings,
 } from "./settings";
-import { indexToolCalls, readToolOutput, reusedCallIds } from "./tool-outputs";
+import { checkToolTraffic, indexToolCalls, readToolOutput } from "./tool-outputs";
 
 export interface AppendInput {
   /** Canonical (Chat Completions) messages, already validated by the Worker. */
@@ -114,6 +128,12 @@ interface Tombstone {
 }
 const TOMBSTONE_KEY = "condense_deleted";
 const MAX_OVERFLOW_PASSES = 3;
+/**
+ * A background compaction that throws is tried again after these waits; the attempt after the last
+ * one falls back to the deterministic tier when the configured compaction throws again.
+ */
+const RETRY_BACKOFF_MS = [30_000, 120_000];
+const MAX_CONFIGURED_ATTEMPTS = RETRY_BACKOFF_MS.length + 1;
 
 /** The compaction options that carry a request's id into the compaction's log line. */
 function requestOf(key: SessionKey): CompactionOptions {
@@ -267,16 +287,49 @@ export class SessionObject extends DurableObject<Env> {
     this.#migrated = false;
   }
 
-  /** The alarm runs the background compaction an append scheduled, or expires a deleted session's tombstone. */
+  /**
+   * The alarm runs the background compaction an append scheduled, or expires a deleted session's
+   * tombstone. A compaction that throws is retried with backoff, then falls back to the deterministic
+   * tier; the alarm itself never throws (the runtime's own retries would repeat the same failure).
+   */
   override async alarm(): Promise<void> {
-    const session = readSession(this.#sql());
+    const sql = this.#sql();
+    const session = readSession(sql);
     if (session === undefined) {
       await this.#expireTombstone();
       return;
     }
     // A session created again after a deletion no longer needs the old one's tombstone.
     await this.ctx.storage.delete(TOMBSTONE_KEY);
-    await this.#queue.run(() => this.#compact(session.pending_trigger ?? "alarm", {}));
+    const lastAttempt = session.failed_attempts + 1 >= MAX_CONFIGURED_ATTEMPTS;
+    try {
+      await this.#queue.run(() =>
+        this.#compact(session.pending_trigger ?? "alarm", {
+          onFailure: lastAttempt ? "fallback" : "throw",
+        }),
+      );
+    } catch (error) {
+      const now = Date.now();
+      // A failure outside the configured compaction (its commit) is recorded here.
+      const recorded = readSession(sql)?.failed_attempts ?? 0;
+      const failed =
+        recorded > session.failed_attempts
+          ? recorded
+          : recordFailure(sql, describeFailure(error), now);
+      if (!lastAttempt) {
+        const wait = RETRY_BACKOFF_MS[Math.min(failed, RETRY_BACKOFF_MS.length) - 1] ?? 0;
+        const retryAt = now + wait;
+        setRetryAt(sql, retryAt);
+        await this.ctx.storage.setAlarm(retryAt);
+        return;
+      }
+      // Even the deterministic tier failed: nothing more to try until new messages arrive (the
+      // failure stays in the status).
+      this.ctx.storage.transactionSync(() => {
+        setRetryAt(sql, null);
+        settleCompaction(sql, readSession(sql)?.message_count ?? session.message_count);
+      });
+    }
   }
 
   // ------------------------------------------------------------ RPC
@@ -292,13 +345,19 @@ export class SessionObject extends DurableObject<Env> {
         const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
         if (replayed !== undefined) return replayed;
 
-        const reused = reusedCallIds(sql, input.messages);
-        if (reused.length > 0) {
+        // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
+        // that await them, and an id comes back only once its call is answered.
+        const problems = checkToolTraffic(
+          sql,
+          input.messages,
+          readSession(sql)?.message_count ?? 0,
+        );
+        if (problems.length > 0) {
           throw new ApiError(
             400,
             "invalid_messages",
-            `messages[${reused[0]?.index}]: ${reused[0]?.message}`,
-            { problems: reused },
+            `messages[${problems[0]?.index}]: ${problems[0]?.message}`,
+            { problems },
           );
         }
         let session = openSession(sql, key, now);
@@ -384,7 +443,7 @@ export class SessionObject extends DurableObject<Env> {
         try {
           await this.#queue.run(() =>
             this.#needsCompactionNow()
-              ? this.#compact("context", requestOf(key))
+              ? this.#compact("context", { ...requestOf(key), onFailure: "fallback" })
               : Promise.resolve<RunResult>({ status: "not_needed" }),
           );
         } catch {
@@ -433,6 +492,8 @@ export class SessionObject extends DurableObject<Env> {
           this.#compact("manual", {
             ...requestOf(key),
             force: true,
+            // The caller waits for an answer: a configured compaction that throws falls back at once.
+            onFailure: "fallback",
             ...(input.instructions !== undefined ? { instructions: input.instructions } : {}),
             ...(input.focus !== undefined ? { focus: input.focus } : {}),
             // The answer is kept in the commit's transaction: a retry after an eviction right after the
@@ -494,7 +555,7 @@ export class SessionObject extends DurableObject<Env> {
       while (passes < MAX_OVERFLOW_PASSES) {
         passes++;
         const result = await this.#queue.run(() =>
-          this.#compact("overflow", { ...requestOf(key), force: true }),
+          this.#compact("overflow", { ...requestOf(key), force: true, onFailure: "fallback" }),
         );
         if (result.status !== "committed") break;
         const limits = this.#currentLimits(requireSession(sql, key));
@@ -532,7 +593,19 @@ export class SessionObject extends DurableObject<Env> {
         lastSeq: session.message_count,
         compactions: history.count,
         lastCompaction: history.last,
-        compaction: { status: this.#compactionStatus(session) },
+        compaction: {
+          status: this.#compactionStatus(session),
+          failure:
+            session.failed_attempts > 0
+              ? {
+                  at: new Date(session.last_failure_at ?? session.updated_at).toISOString(),
+                  message: session.last_failure ?? "",
+                  failedAttempts: session.failed_attempts,
+                  nextAttemptAt:
+                    session.retry_at === null ? null : new Date(session.retry_at).toISOString(),
+                }
+              : null,
+        },
         learnedContextWindow: learnedWindowOf(session, limits.model) ?? null,
         cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
         calibration: calibrationOf(session),
@@ -550,15 +623,23 @@ export class SessionObject extends DurableObject<Env> {
       const sql = this.#sql();
       this.ctx.storage.transactionSync(() => {
         const now = Date.now();
+        // Settings the engine would refuse would make every compaction fail: the whole effective
+        // settings are checked before anything is written (or the session created).
+        const current = readSettings(sql);
+        const lastModel = readSession(sql)?.last_model ?? null;
+        const merged = mergeSettings(current, update);
+        checkSettings(merged, modelFor(merged, lastModel, this.env.DEFAULT_MODEL), this.env);
         // Settings may come first, so an app can configure a session (a window the model table does not
         // know) before its first append: PATCH creates the session, like an append does.
         const session = openSession(sql, key, now);
-        const before = modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL);
+        const before = modelFor(current, session.last_model, this.env.DEFAULT_MODEL);
         writeSettings(sql, update);
         const after = modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL);
         this.#recountIfChanged(before, after);
-        // New limits or a new strategy may compact further than before.
+        // New limits or a new strategy may compact further than before, and may work where the old
+        // settings failed.
         resetExhausted(sql, now);
+        clearFailure(sql);
       });
     });
     if (!result.ok) return result;
@@ -601,11 +682,15 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  async toolOutput(key: SessionKey, toolCallId: string): Promise<Outcome<ToolOutputResponseBody>> {
+  async toolOutput(
+    key: SessionKey,
+    toolCallId: string,
+    seq?: number,
+  ): Promise<Outcome<ToolOutputResponseBody>> {
     return outcome(() => {
       const sql = this.#sql();
       requireSession(sql, key);
-      return readToolOutput(sql, this.#store, toolCallId);
+      return readToolOutput(sql, this.#store, toolCallId, seq);
     });
   }
 

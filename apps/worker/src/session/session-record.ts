@@ -3,8 +3,8 @@
  * The one `condense_session` row of a session's object: its owner, epoch,
  * counters, summarizer cooldown, token calibration, the pending background
  * trigger, how far compaction has gone, the identifier ledger carried from
- * one compaction to the next, the window a provider's overflow error stated and
- * the size of the context last served. The epoch changes when a session
+ * one compaction to the next, the window a provider's overflow error stated,
+ * the size of the context last served and the compactions failing in a row. The epoch changes when a session
  * is deleted and created again, so a compaction that started before can tell
  * that its snapshot belongs to a session that no longer exists.
  */
@@ -43,6 +43,12 @@ export type SessionRow = {
   /** Engine tokens (pinned included) and last seq of the context last served to the client (schema v4). */
   served_tokens: number | null;
   served_seq: number | null;
+  /** Configured compactions that threw in a row, what went wrong last and when (schema v6). */
+  failed_attempts: number;
+  last_failure_at: number | null;
+  last_failure: string | null;
+  /** When the alarm tries a failed background compaction again (schema v6). */
+  retry_at: number | null;
 };
 
 export function notFound(sessionId: string): ApiError {
@@ -210,4 +216,30 @@ export function servedTokens(session: SessionRow): number | undefined {
   return session.served_tokens !== null && session.served_seq === session.message_count
     ? session.served_tokens
     : undefined;
+}
+
+/** A configured compaction threw: one more failed attempt in a row, and what went wrong. Returns the count. */
+export function recordFailure(sql: SqlStorage, message: string, at: number): number {
+  const row = sql
+    .exec<{ failed_attempts: number }>(
+      `UPDATE condense_session SET failed_attempts = failed_attempts + 1, last_failure_at = ?, last_failure = ?
+       WHERE id = 1 RETURNING failed_attempts`,
+      at,
+      message,
+    )
+    .toArray()[0];
+  return row?.failed_attempts ?? 0;
+}
+
+/** When the alarm tries again after a failure, or null when it does not. */
+export function setRetryAt(sql: SqlStorage, retryAt: number | null): void {
+  sql.exec("UPDATE condense_session SET retry_at = ? WHERE id = 1", retryAt);
+}
+
+/** The configured compaction works (again), or new settings deserve a fresh start: no failure to show. */
+export function clearFailure(sql: SqlStorage): void {
+  sql.exec(
+    `UPDATE condense_session SET failed_attempts = 0, last_failure_at = NULL, last_failure = NULL,
+       retry_at = NULL WHERE id = 1`,
+  );
 }

@@ -939,6 +939,36 @@ describe("compact: properties", () => {
   });
 });
 
+describe("compact: reused tool-call ids (property)", () => {
+  it("output is valid, and every output handed back is the one its (id, occurrence) names", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        arbConversation(40, true),
+        fc.constantFrom(8_000, 16_000),
+        async (messages, window) => {
+          const result = await compact({ model, messages }, { contextWindow: window, force: true });
+          expect(validateMessages(result.messages, "openai").problems).toEqual([]);
+          const outputs = new Map<string, string>();
+          const seen = new Map<string, number>();
+          for (const message of messages) {
+            for (const c of message.tool_calls ?? []) seen.set(c.id, (seen.get(c.id) ?? 0) + 1);
+            if (message.role === "tool" && message.tool_call_id !== undefined)
+              outputs.set(
+                `${seen.get(message.tool_call_id)}:${message.tool_call_id}`,
+                messageTextOf(message),
+              );
+          }
+          const keys = result.prunedToolOutputs.map((p) => `${p.occurrence}:${p.toolCallId}`);
+          expect(new Set(keys).size).toBe(keys.length);
+          for (const pruned of result.prunedToolOutputs)
+            expect(pruned.content).toBe(outputs.get(`${pruned.occurrence}:${pruned.toolCallId}`));
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe("compact: real transcripts", () => {
   const transcripts = { django: django.messages, claudeCode: claudeCode.messages } as Record<
     string,
@@ -1040,5 +1070,103 @@ describe("compact: long-running sessions", () => {
     const [second, last] = [sizes[1] ?? 0, sizes.at(-1) ?? 0];
     expect(last).toBeLessThan(second * 1.5);
     expect(last).toBeLessThanOrEqual(12_000);
+  });
+});
+
+describe("compact: reused tool-call ids", () => {
+  /** A server that numbers calls afresh every turn: each turn's call is `call_0`, answered before the next. */
+  const reusing = (turns: number): ChatMessage[] => {
+    const messages: ChatMessage[] = [
+      system("You are a coding agent."),
+      user("Read the modules one by one and report."),
+    ];
+    for (let turn = 0; turn < turns; turn++) {
+      const tool = turn % 2 === 0 ? "read_file" : "grep";
+      messages.push(
+        assistant(`Step ${turn}`, [call("call_0", tool, { path: `src/m_${turn}.ts` })]),
+      );
+      messages.push(result("call_0", bulkyOutput(60, `module_${turn}`)));
+    }
+    return messages;
+  };
+
+  it("compacts them (tier 1): the context stays valid, every pruned output is keyed by id and occurrence", async () => {
+    const messages = reusing(30);
+    const window = Math.ceil(countMessageTokens(messages, model) * 0.9);
+    const result = await compact(
+      { model, messages },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+    );
+    expect(result.compacted).toBe(true);
+    expect(result.tier).toBe(1);
+    expect(validateMessages(result.messages, "openai").problems).toEqual([]);
+    // Ids are kept as they were: OpenAI accepts an id again once its call is answered.
+    expect(result.messages.flatMap((m) => m.tool_calls?.map((c) => c.id) ?? [])).toEqual(
+      Array.from({ length: 30 }, () => "call_0"),
+    );
+    const pruned = result.prunedToolOutputs;
+    expect(pruned.length).toBeGreaterThan(1);
+    expect(new Set(pruned.map((p) => p.occurrence)).size).toBe(pruned.length);
+    for (const output of pruned) {
+      // Occurrence n is the output of turn n - 1, with that turn's tool.
+      const turn = output.occurrence - 1;
+      expect(output.toolCallId).toBe("call_0");
+      expect(output.content).toBe(bulkyOutput(60, `module_${turn}`));
+      expect(output.toolName).toBe(turn % 2 === 0 ? "read_file" : "grep");
+      // Its placeholder says which of the calls it was.
+      const placeholder = messageTextOf(result.messages[2 + 2 * turn + 1]);
+      expect(placeholder).toContain(`call_0 (call ${output.occurrence} with that id)`);
+    }
+  });
+
+  it("compacts them with a summary (tier 4) and hands back every output it folded in", async () => {
+    const messages = [...reusing(40), user("Now summarize what you found.")];
+    const result = await compact({ model, messages }, { contextWindow: 16_000, force: true });
+    expect(result.compacted).toBe(true);
+    expect(result.tier).toBe(4);
+    expect(validateMessages(result.messages, "openai").problems).toEqual([]);
+    const gone = result.prunedToolOutputs.map((p) => p.occurrence);
+    expect(new Set(gone).size).toBe(gone.length);
+    const kept = result.messages.filter(
+      (m) => m.role === "tool" && !messageTextOf(m).startsWith("[Condense"),
+    ).length;
+    // Every output is either still in the context or handed back, none twice.
+    expect(gone.length + kept).toBe(40);
+  });
+
+  it("names placeholders with the caller's reference (a store's own handle)", async () => {
+    const messages = reusing(30);
+    const window = Math.ceil(countMessageTokens(messages, model) * 0.9);
+    const result = await compact(
+      { model, messages },
+      {
+        contextWindow: window,
+        reserveTokens: 0,
+        tailTokens: 2_000,
+        toolOutputReference: (key) => `output #${key.occurrence} of ${key.toolCallId}`,
+      },
+    );
+    const first = result.prunedToolOutputs[0];
+    expect(first?.occurrence).toBe(1);
+    expect(messageTextOf(result.messages[3])).toContain("fetch it back by output #1 of call_0");
+  });
+
+  it("refuses an id reused while its earlier call still awaits its result, and says how to fix it", async () => {
+    const messages = [
+      user("go"),
+      assistant(null, [call("call_0", "bash", { command: "ls" })]),
+      assistant(null, [call("call_0", "bash", { command: "pwd" })]),
+      result("call_0", "out"),
+    ];
+    const error = await compact({ model, messages }, { force: true }).catch((e: unknown) => e);
+    expect(InvalidMessagesError.isInstance(error)).toBe(true);
+    const problem = (error as InvalidMessagesError).problems[0];
+    expect(problem).toMatchObject({
+      index: 2,
+      path: "tool_calls[0].id",
+      kind: "duplicate_tool_call_id",
+    });
+    expect(problem?.message).toContain("still awaits its result");
+    expect(problem?.message).toContain("unique id");
   });
 });

@@ -16,7 +16,8 @@ import {
 } from "../errors/condense-error.js";
 import { fromCanonical, toCanonical } from "../formats/convert.js";
 import { jsonEqual } from "../formats/json-equal.js";
-import { messageText, toolNamesById } from "../messages/content.js";
+import { reusedCallIds, type ToolResultCall, toolResultCalls } from "../messages/call-ids.js";
+import { messageText } from "../messages/content.js";
 import { repairMessages } from "../messages/repair.js";
 import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
 import { validateMessages } from "../messages/validate.js";
@@ -34,7 +35,13 @@ import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { extractSummary, placeSummary } from "./assemble.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";
 import { DEFAULTS, type ResolvedOptions, resolveOptions } from "./options.js";
-import { isPrunePlaceholder, pruneToolOutputs } from "./prune.js";
+import {
+  isPrunePlaceholder,
+  namingOf,
+  type OutputNaming,
+  pruneToolOutputs,
+  referenceById,
+} from "./prune.js";
 import { decideTrigger, warningLevelFor } from "./trigger.js";
 import type {
   CompactInput,
@@ -78,7 +85,14 @@ interface PassContext {
   /** Kept verbatim whatever is compacted. */
   latestUser: LatestUser | undefined;
   options: ResolvedOptions;
-  /** Tool outputs removed from the context so far, by call id. */
+  /**
+   * The call each tool message of the input answers (id, occurrence, tool), by message object: the
+   * passes keep the input's objects, and an id the provider reused names several calls.
+   */
+  calls: Map<ChatMessage, ToolResultCall>;
+  /** How placeholders name an output for fetching it back. */
+  reference: OutputNaming["reference"];
+  /** Tool outputs removed from the context so far, by occurrence and call id. */
   pruned: Map<string, PrunedToolOutput>;
   failure: SummarizerFailure | undefined;
   summarizerCalls: number;
@@ -113,27 +127,60 @@ function providerFor(format: MessageFormat): Provider {
 
 function recordPruned(context: PassContext, outputs: readonly PrunedToolOutput[]): void {
   for (const output of outputs) {
-    if (!context.pruned.has(output.toolCallId)) context.pruned.set(output.toolCallId, output);
+    const key = `${output.occurrence}:${output.toolCallId}`;
+    if (!context.pruned.has(key)) context.pruned.set(key, output);
   }
+}
+
+/** The naming of outputs in a pass's `messages`: by the input's calls, else read from the list itself. */
+function namingFor(context: PassContext, messages: readonly ChatMessage[]): OutputNaming {
+  let own: OutputNaming | undefined;
+  return {
+    callOf: (message, index) => {
+      const known = context.calls.get(message);
+      if (known !== undefined) return known;
+      own ??= namingOf(messages);
+      return own.callOf(message, index);
+    },
+    reference: context.reference,
+  };
+}
+
+/** Prunes like `pruneToolOutputs`, remembering which call each placeholder stands for. */
+function prune(
+  messages: readonly ChatMessage[],
+  context: PassContext,
+  range: Parameters<typeof pruneToolOutputs>[2],
+): ReturnType<typeof pruneToolOutputs> {
+  const naming = namingFor(context, messages);
+  const outcome = pruneToolOutputs(messages, context.model, range, naming);
+  outcome.messages.forEach((message, index) => {
+    const before = messages[index];
+    if (message !== before && before?.role === "tool")
+      context.calls.set(message, naming.callOf(before, index));
+  });
+  return outcome;
 }
 
 /** Every real tool output in a range that is about to be summarized away. */
 function outputsOf(
   messages: readonly ChatMessage[],
   all: readonly ChatMessage[],
-  model: string,
+  context: PassContext,
 ): PrunedToolOutput[] {
-  const names = toolNamesById(all);
+  const naming = namingFor(context, all);
   const outputs: PrunedToolOutput[] = [];
   for (const message of messages) {
     if (message.role !== "tool" || !message.tool_call_id) continue;
     const content = messageText(message);
     if (isPrunePlaceholder(content)) continue;
+    const { toolCallId, occurrence, toolName } = naming.callOf(message, all.indexOf(message));
     outputs.push({
-      toolCallId: message.tool_call_id,
-      toolName: names.get(message.tool_call_id) ?? "tool",
+      toolCallId,
+      occurrence,
+      toolName: toolName ?? "tool",
       content,
-      tokens: messageTokens(message, model),
+      tokens: messageTokens(message, context.model),
     });
   }
   return outputs;
@@ -146,7 +193,7 @@ function fitByPruning(
 ): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } {
   const tokens = total(messages, context.model);
   if (tokens <= context.options.limit) return { messages, pruned: [] };
-  const outcome = pruneToolOutputs(messages, context.model, {
+  const outcome = prune(messages, context, {
     from: 0,
     to: messages.length,
     needToSave: tokens - context.options.limit,
@@ -356,7 +403,7 @@ async function summarizePass(
     tokens: total(assembled.messages, model),
     tier,
     ledger,
-    pruned: [...outputsOf(summarized, messages, model), ...assembled.pruned],
+    pruned: [...outputsOf(summarized, messages, context), ...assembled.pruned],
   });
 
   const inCooldown = options.cooldownUntil !== undefined && options.cooldownUntil > options.now;
@@ -431,7 +478,7 @@ async function runPass(
   });
 
   if (!summarizeOnly) {
-    const outcome = pruneToolOutputs(messages, model, {
+    const outcome = prune(messages, context, {
       from: 0,
       to: tailStart,
       needToSave: current - options.target,
@@ -455,7 +502,7 @@ async function runPass(
   // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included, and
   // only when the context does not fit (a forced compaction of a small context changes nothing).
   if (current <= options.limit) return undefined;
-  const outcome = pruneToolOutputs(messages, model, {
+  const outcome = prune(messages, context, {
     from: 0,
     to: messages.length,
     needToSave: current - options.target,
@@ -542,10 +589,17 @@ export async function compact(
       ),
     );
   }
+  const calls = new Map<ChatMessage, ToolResultCall>();
+  for (const [index, call] of toolResultCalls(repaired)) {
+    const message = repaired[index];
+    if (message !== undefined) calls.set(message, call);
+  }
   const context: PassContext = {
     model,
     latestUser: findLatestUser(repaired),
     options: resolved,
+    calls,
+    reference: resolved.toolOutputReference ?? referenceById(reusedCallIds(repaired)),
     pruned: new Map(),
     failure: undefined,
     summarizerCalls: 0,

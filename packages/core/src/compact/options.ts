@@ -6,6 +6,7 @@
 
 import { InvalidOptionsError } from "../errors/condense-error.js";
 import { nonNegativeInteger, optionalString } from "../errors/option-checks.js";
+import type { ToolOutputKey } from "../messages/call-ids.js";
 import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
 import type { Ledger } from "../summary/ledger-types.js";
@@ -66,6 +67,7 @@ export interface ResolvedOptions {
   summaryMinTokens: number;
   summaryMaxTokens: number;
   ledger: Ledger | undefined;
+  toolOutputReference: ((output: ToolOutputKey) => string) | undefined;
 }
 
 function resolveNow(value: unknown): number {
@@ -260,5 +262,17 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     summaryMinTokens,
     summaryMaxTokens,
     ledger: resolveLedger(options.ledger),
+    toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
   };
+}
+
+function resolveToolOutputReference(value: unknown): ResolvedOptions["toolOutputReference"] {
+  if (value === undefined) return undefined;
+  if (typeof value !== "function") {
+    throw new InvalidOptionsError(
+      "toolOutputReference",
+      "expected a function ({ toolCallId, occurrence }) => string naming an output, or nothing",
+    );
+  }
+  return value as (output: ToolOutputKey) => string;
 }

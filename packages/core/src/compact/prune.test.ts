@@ -75,9 +75,36 @@ describe("pruneToolOutputs", () => {
     ];
     const outcome = pruneToolOutputs(repeated, model, { from: 0, to: 3, needToSave: 1 });
     expect(messageText(outcome.messages[2] ?? user(""))).toContain(
-      "identical to the later result of tool call c2",
+      "identical to the later result of tool call id c2",
     );
     expect(outcome.messages[4]).toBe(repeated[4]);
+  });
+
+  it("tells two calls that share an id apart, in placeholders and in what it hands back", () => {
+    const reused = [
+      user("go"),
+      assistant(null, [call("call_0", "bash", { command: "pytest" })]),
+      result("call_0", big),
+      assistant(null, [call("call_0", "read_file", { path: "a.py" })]),
+      result("call_0", bulkyOutput(80, "a")),
+      assistant(null, [call("call_0", "bash", { command: "pytest" })]),
+      result("call_0", big),
+    ];
+    const outcome = pruneToolOutputs(reused, model, {
+      from: 0,
+      to: 5,
+      needToSave: Number.POSITIVE_INFINITY,
+    });
+    expect(messageText(outcome.messages[2] ?? user(""))).toContain(
+      "identical to the later result of tool call id call_0 (call 3 with that id)",
+    );
+    expect(messageText(outcome.messages[4] ?? user(""))).toContain(
+      "fetch it back by tool call id call_0 (call 2 with that id)",
+    );
+    expect(outcome.pruned.map((p) => [p.occurrence, p.toolName])).toEqual([
+      [1, "bash"],
+      [2, "read_file"],
+    ]);
   });
 
   it("shrinks oversized tool-call arguments and keeps them valid JSON", () => {

@@ -6,7 +6,13 @@
  * are deduplicated; oversized tool-call arguments are shrunk, still valid JSON.
  */
 
-import { messageText, toolNamesById } from "../messages/content.js";
+import {
+  reusedCallIds,
+  type ToolOutputKey,
+  type ToolResultCall,
+  toolResultCalls,
+} from "../messages/call-ids.js";
+import { messageText } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { extractIdentifiers } from "../summary/identifiers.js";
 import { messageTokens } from "../tokens/count.js";
@@ -18,12 +24,46 @@ const MAX_ARGUMENT_CHARS = 2_000;
 /** What remains of each long string value in shrunk arguments. */
 const KEPT_STRING_CHARS = 300;
 
-export function pruneMarker(toolName: string, toolCallId: string, tokens: number): string {
-  return `[Condense pruned this ${toolName} output (${tokens} tokens) to save context; fetch it back by tool call id ${toolCallId} if needed.]`;
+/** `reference` names the output for fetching it back, e.g. `tool call id call_7`. */
+export function pruneMarker(toolName: string, reference: string, tokens: number): string {
+  return `[Condense pruned this ${toolName} output (${tokens} tokens) to save context; fetch it back by ${reference} if needed.]`;
 }
 
-function duplicateMarker(toolName: string, laterCallId: string): string {
-  return `[Condense removed this ${toolName} output: identical to the later result of tool call ${laterCallId}.]`;
+function duplicateMarker(toolName: string, laterReference: string): string {
+  return `[Condense removed this ${toolName} output: identical to the later result of ${laterReference}.]`;
+}
+
+/** How pruning tells the outputs it replaces apart, and names them in its placeholders. */
+export interface OutputNaming {
+  /** The call the tool message at `index` of the list being pruned answers. */
+  callOf(message: ChatMessage, index: number): ToolResultCall;
+  /** How a placeholder names an output so that it can be fetched back. */
+  reference(key: ToolOutputKey): string;
+}
+
+/**
+ * Names an output by its call id, with the occurrence when the conversation (whose reused ids are
+ * `reused`) has several calls with that id, since the id alone would then name more than one output.
+ */
+export function referenceById(reused: ReadonlySet<string>): (key: ToolOutputKey) => string {
+  return ({ toolCallId, occurrence }) =>
+    reused.has(toolCallId)
+      ? `tool call id ${toolCallId} (call ${occurrence} with that id)`
+      : `tool call id ${toolCallId}`;
+}
+
+/** Naming read from the list being pruned itself. */
+export function namingOf(messages: readonly ChatMessage[]): OutputNaming {
+  const calls = toolResultCalls(messages);
+  return {
+    callOf: (message, index) =>
+      calls.get(index) ?? {
+        toolCallId: message.tool_call_id ?? "",
+        occurrence: 0,
+        toolName: undefined,
+      },
+    reference: referenceById(reusedCallIds(messages)),
+  };
 }
 
 export function isPrunePlaceholder(text: string): boolean {
@@ -95,10 +135,10 @@ export function pruneToolOutputs(
   messages: readonly ChatMessage[],
   model: string,
   range: PruneRange,
+  naming: OutputNaming = namingOf(messages),
 ): PruneOutcome {
   const result = [...messages];
   const pruned: PrunedToolOutput[] = [];
-  const names = toolNamesById(messages);
   let saved = 0;
 
   const replace = (index: number, replacement: ChatMessage, original?: PrunedToolOutput): void => {
@@ -111,13 +151,14 @@ export function pruneToolOutputs(
     if (original) pruned.push(original);
   };
 
-  const lastSeen = new Map<string, string>();
+  // Which output an identical later one is: by call id and occurrence, as ids may be reused.
+  const lastSeen = new Map<string, ToolOutputKey>();
   for (let i = messages.length - 1; i >= range.to; i--) {
     const message = messages[i];
     if (message?.role === "tool" && message.tool_call_id)
-      lastSeen.set(messageText(message), message.tool_call_id);
+      lastSeen.set(messageText(message), naming.callOf(message, i));
   }
-  const duplicates: Array<[number, string]> = [];
+  const duplicates: Array<[number, ToolOutputKey]> = [];
   for (let i = range.to - 1; i >= range.from; i--) {
     const message = messages[i];
     if (message?.role !== "tool" || !message.tool_call_id) continue;
@@ -125,27 +166,28 @@ export function pruneToolOutputs(
     if (text.length <= DEFAULTS.prunableOutputChars || isPrunePlaceholder(text)) continue;
     const later = lastSeen.get(text);
     if (later !== undefined) duplicates.push([i, later]);
-    lastSeen.set(text, message.tool_call_id);
+    lastSeen.set(text, naming.callOf(message, i));
   }
 
   const entry = (message: ChatMessage, index: number): PrunedToolOutput => {
-    const toolCallId = message.tool_call_id ?? "";
+    const { toolCallId, occurrence, toolName } = naming.callOf(message, index);
     return {
       toolCallId,
-      toolName: names.get(toolCallId) ?? "tool",
+      occurrence,
+      toolName: toolName ?? "tool",
       content: messageText(message),
       tokens: messageTokens(messages[index] ?? message, model),
     };
   };
 
-  for (const [index, laterCallId] of duplicates.reverse()) {
+  for (const [index, later] of duplicates.reverse()) {
     if (saved >= range.needToSave) break;
     const message = messages[index];
     if (message === undefined) continue;
     const original = entry(message, index);
     replace(
       index,
-      { ...message, content: duplicateMarker(original.toolName, laterCallId) },
+      { ...message, content: duplicateMarker(original.toolName, naming.reference(later)) },
       original,
     );
   }
@@ -158,7 +200,10 @@ export function pruneToolOutputs(
     const original = entry(message, i);
     replace(
       i,
-      { ...message, content: pruneMarker(original.toolName, original.toolCallId, original.tokens) },
+      {
+        ...message,
+        content: pruneMarker(original.toolName, naming.reference(original), original.tokens),
+      },
       original,
     );
   }

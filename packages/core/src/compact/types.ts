@@ -4,6 +4,7 @@
  */
 
 import type { SummarizerFailureKind } from "../errors/condense-error.js";
+import type { ToolOutputKey } from "../messages/call-ids.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
@@ -62,6 +63,12 @@ export interface CompactOptions {
   /** Summary size bounds in tokens. Default 2,000 .. 12,000. */
   summaryMinTokens?: number;
   summaryMaxTokens?: number;
+  /**
+   * How a prune placeholder names the output it replaced, to fetch it back: a store that serves
+   * pruned outputs gives its own handle. Default: `tool call id <id>`, plus `(call <n> with that id)`
+   * when the conversation reuses the id.
+   */
+  toolOutputReference?: (output: ToolOutputKey) => string;
 }
 
 export type Tier = 0 | 1 | 2 | 3 | 4;
@@ -70,6 +77,11 @@ export type WarningLevel = "none" | "warning" | "critical";
 
 export interface PrunedToolOutput {
   toolCallId: string;
+  /**
+   * Which call with `toolCallId` in the input this output answers, from 1: ids that a provider
+   * reuses (`call_0` every turn) name several calls, so (toolCallId, occurrence) is the key.
+   */
+  occurrence: number;
   toolName: string;
   /** The output exactly as it was in the input. */
   content: string;

@@ -167,6 +167,29 @@ describe("fromResponses", () => {
     expect(problems[2]?.message).toContain("input_text");
   });
 
+  it("takes a call_id again once its call has its output, and refuses it while the call waits", () => {
+    const turn = (output: string) => [
+      { type: "function_call", call_id: "call_0", name: "bash", arguments: "{}" },
+      { type: "function_call_output", call_id: "call_0", output },
+    ];
+    const items = [{ role: "user", content: "go" }, ...turn("one"), ...turn("two")];
+    const messages = fromResponses(items);
+    expect(messages.filter((message) => message.role === "tool").map((m) => m.content)).toEqual([
+      "one",
+      "two",
+    ]);
+    expect(toResponses(messages)).toEqual(items);
+    const waiting = problemsOf([
+      { role: "user", content: "go" },
+      { type: "function_call", call_id: "call_0", name: "bash", arguments: "{}" },
+      { type: "function_call", call_id: "call_0", name: "bash", arguments: "{}" },
+    ]);
+    expect(waiting.map((problem) => `${problem.index}|${problem.kind}`)).toEqual([
+      "2|duplicate_tool_call_id",
+    ]);
+    expect(waiting[0]?.message).toContain("the function_call of item 1 still awaits its result");
+  });
+
   it("rejects input without any message", () => {
     expect(problemsOf([]).map((problem) => problem.kind)).toEqual(["empty"]);
     expect(

@@ -29,6 +29,7 @@
  * assistant message).
  */
 
+import { reusedCallMessage, ToolCallTracker } from "../messages/call-ids.js";
 import {
   field,
   isRecord,
@@ -258,7 +259,7 @@ function checkItem(
   value: unknown,
   index: number,
   problems: ProblemCollector,
-  callOwners: Map<string, number>,
+  calls: ToolCallTracker,
 ): void {
   if (!isRecord(value)) {
     problems.add(
@@ -317,22 +318,24 @@ function checkItem(
       }
       const callId = field(value, "call_id");
       if (typeof callId === "string" && callId !== "") {
-        const owner = callOwners.get(callId);
-        if (owner !== undefined) {
+        // A call_id may come back once its call has its output (see call-ids), not while it waits.
+        const { unanswered } = calls.call(callId, index);
+        if (unanswered !== undefined) {
+          const earlier = `the function_call of item ${unanswered.at}`;
           problems.add(
             index,
             "call_id",
             "duplicate_tool_call_id",
-            `call_id ${quote(callId)} is already used by item ${owner}; give every function call a unique call_id`,
+            reusedCallMessage(callId, earlier),
           );
-        } else {
-          callOwners.set(callId, index);
         }
       }
       return;
     }
-    case "function_call_output":
+    case "function_call_output": {
       checkNonEmptyString(value, "call_id", "a function_call_output item", index, problems);
+      const callId = field(value, "call_id");
+      if (typeof callId === "string" && callId !== "") calls.result(callId);
       checkParts(
         field(value, "output"),
         ["input_text", "output_text", "input_image"],
@@ -342,6 +345,7 @@ function checkItem(
         problems,
       );
       return;
+    }
     case "reasoning": {
       const summary = field(value, "summary");
       if (summary !== undefined && !Array.isArray(summary)) {
@@ -394,9 +398,9 @@ function checkItems(items: unknown, problems: ProblemCollector): items is Respon
     );
     return false;
   }
-  const callOwners = new Map<string, number>();
+  const calls = new ToolCallTracker();
   items.forEach((item: unknown, index) => {
-    checkItem(item, index, problems, callOwners);
+    checkItem(item, index, problems, calls);
   });
   return problems.size === 0;
 }

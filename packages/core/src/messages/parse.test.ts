@@ -203,23 +203,42 @@ describe("parseMessages: problems", () => {
     for (const problem of problems) expect(problem.message.length).toBeGreaterThan(20);
   });
 
-  it("points at the first use of a duplicate id and suggests the Responses format for its part types", () => {
+  it("points at the call a reused id still waits on, and suggests the Responses format for its part types", () => {
     const problems = problemsOf([
       {
         role: "assistant",
         content: null,
         tool_calls: [{ id: "dup", type: "function", function: { name: "f", arguments: "{}" } }],
       },
-      { role: "tool", content: "r", tool_call_id: "dup" },
       {
         role: "assistant",
         content: null,
         tool_calls: [{ id: "dup", type: "function", function: { name: "f", arguments: "{}" } }],
       },
+      { role: "tool", content: "r", tool_call_id: "dup" },
       { role: "user", content: [{ type: "output_text", text: "x" }] },
     ]);
-    expect(problems[0]?.message).toContain("already used by message 0");
+    expect(problems[0]?.message).toContain("the call of message 0 still awaits its result");
     expect(problems[1]?.message).toContain('format "responses"');
+  });
+
+  it("accepts a call id used again after its earlier call was answered (ids numbered per turn)", () => {
+    const turn = (text: string) => [
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_0", type: "function", function: { name: "f", arguments: "{}" } }],
+      },
+      { role: "tool", content: text, tool_call_id: "call_0" },
+    ];
+    const messages = parseMessages([{ role: "user", content: "go" }, ...turn("a"), ...turn("b")]);
+    expect(messages.map((message) => message.tool_calls?.[0]?.id ?? message.tool_call_id)).toEqual([
+      undefined,
+      "call_0",
+      "call_0",
+      "call_0",
+      "call_0",
+    ]);
   });
 
   it("reports unserializable argument objects instead of throwing", () => {

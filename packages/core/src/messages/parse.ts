@@ -24,6 +24,7 @@
  * `compact()` whole; only its known keys are kept and their types are checked.
  */
 
+import { reusedInListMessage, ToolCallTracker } from "./call-ids.js";
 import {
   field,
   isRecord,
@@ -80,10 +81,11 @@ export function parseMessages(input: unknown): ChatMessage[] {
     );
     problems.throwIfAny();
   }
-  const callOwners = new Map<string, number>();
+  // A call id may come back once its earlier call is answered (see call-ids); not while it waits.
+  const tracker = new ToolCallTracker();
   const messages: ChatMessage[] = [];
   for (let index = 0; index < input.length; index++) {
-    const message = parseMessage(input[index], index, problems, callOwners);
+    const message = parseMessage(input[index], index, problems, tracker);
     if (message) messages.push(message);
   }
   problems.throwIfAny();
@@ -94,7 +96,7 @@ function parseMessage(
   value: unknown,
   index: number,
   problems: ProblemCollector,
-  callOwners: Map<string, number>,
+  tracker: ToolCallTracker,
 ): ChatMessage | undefined {
   if (!isRecord(value)) {
     problems.add(
@@ -130,7 +132,7 @@ function parseMessage(
     );
   }
 
-  const toolCalls = parseToolCalls(field(value, "tool_calls"), role, index, problems, callOwners);
+  const toolCalls = parseToolCalls(field(value, "tool_calls"), role, index, problems, tracker);
 
   let toolCallId: string | undefined;
   if (role === "tool") {
@@ -151,6 +153,7 @@ function parseMessage(
       );
     } else {
       toolCallId = toWellFormed(rawId);
+      tracker.result(toolCallId);
     }
   }
 
@@ -407,7 +410,7 @@ function parseToolCalls(
   role: Role | undefined,
   index: number,
   problems: ProblemCollector,
-  callOwners: Map<string, number>,
+  tracker: ToolCallTracker,
 ): ToolCall[] | undefined {
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) {
@@ -437,7 +440,7 @@ function parseToolCalls(
       index,
       `tool_calls[${callIndex}]`,
       problems,
-      callOwners,
+      tracker,
     );
     if (call) calls.push(call);
     else ok = false;
@@ -450,7 +453,7 @@ function parseToolCall(
   index: number,
   path: string,
   problems: ProblemCollector,
-  callOwners: Map<string, number>,
+  tracker: ToolCallTracker,
 ): ToolCall | undefined {
   if (!isRecord(raw)) {
     problems.add(
@@ -473,16 +476,10 @@ function parseToolCall(
     );
   } else {
     id = toWellFormed(rawId);
-    const owner = callOwners.get(id);
-    if (owner !== undefined) {
-      problems.add(
-        index,
-        `${path}.id`,
-        "duplicate_tool_call_id",
-        `tool call id ${quote(id)} is already used by message ${owner}; give every tool call a unique id`,
-      );
-    } else {
-      callOwners.set(id, index);
+    const { unanswered } = tracker.call(id, index);
+    if (unanswered !== undefined) {
+      const message = reusedInListMessage(id, unanswered.at, index);
+      problems.add(index, `${path}.id`, "duplicate_tool_call_id", message);
     }
   }
 

@@ -116,7 +116,7 @@ describe("repairMessages", () => {
     ]);
   });
 
-  it("renames a reused call id together with its result", () => {
+  it("keeps a call id used again once its earlier call is answered: the later call is a new one", () => {
     const messages = [
       user("u"),
       assistant(null, ["a"]),
@@ -126,18 +126,52 @@ describe("repairMessages", () => {
       tool("a_2", "three"),
     ];
     const { messages: out, repairs } = repairMessages(messages);
+    expect(repairs).toEqual([]);
+    expect(out).toEqual(messages);
+  });
+
+  it("renames a call id used again while its earlier call awaits its result, together with its result", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["a"]),
+      assistant(null, ["a", "a_2"]),
+      tool("a", "two"),
+      tool("a_2", "three"),
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
     expect(out).toEqual([
       user("u"),
       assistant(null, ["a"]),
-      tool("a", "one"),
+      { role: "tool", content: INTERRUPTED_RESULT, tool_call_id: "a" },
       assistant(null, ["a_3", "a_2"]),
       tool("a_3", "two"),
       tool("a_2", "three"),
     ]);
     expect(repairs).toEqual([
-      { kind: "renamed_duplicate_call", index: 3, toolCallId: "a", renamedTo: "a_3" },
+      { kind: "synthesized_result", index: 1, toolCallId: "a" },
+      { kind: "renamed_duplicate_call", index: 2, toolCallId: "a", renamedTo: "a_3" },
     ]);
-    expect(messages[3]?.tool_calls?.[0]?.id).toBe("a");
+    expect(messages[2]?.tool_calls?.[0]?.id).toBe("a");
+  });
+
+  it("keeps an id whose earlier call got a late result before the reuse", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["a"]),
+      assistant(null, ["b"]),
+      tool("b"),
+      tool("a", "late"),
+      assistant(null, ["a"]),
+      tool("a", "again"),
+    ];
+    const { messages: out, repairs } = repairMessages(messages);
+    expect(repairs.map((repair) => repair.kind)).toEqual(["moved_result"]);
+    expect(out.flatMap((message) => message.tool_calls?.map((c) => c.id) ?? [])).toEqual([
+      "a",
+      "b",
+      "a",
+    ]);
+    expect(validateMessages(out, "openai").problems).toEqual([]);
   });
 
   it("gives results to same-id calls of one message in order", () => {

@@ -2,7 +2,7 @@
  * @module messages/repair
  * Makes the tool-call structure of any canonical message list valid for
  * OpenAI (every call answered exactly once, results right after their
- * assistant message, unique call ids), changing as little as possible and
+ * assistant message, no call id reused while its call awaits its result), changing as little as possible and
  * reporting every change. Idempotent: repairing a repaired list changes nothing.
  *
  * Rules, in the order they apply:
@@ -11,7 +11,10 @@
  *   results in order). Without such a call it is an orphan and is dropped
  *   (`dropped_orphan_result`), as is a second result for a call
  *   (`dropped_duplicate_result`); the first result wins.
- * - A call id used again by a later call is renamed to a fresh id
+ * - A call id used again once the call that used it has its result starts a
+ *   new call and is kept (servers that number calls afresh every turn do
+ *   this; see `call-ids`). Used again while that call still awaits its result
+ *   (or twice in one message), it is renamed to a fresh id
  *   (`renamed_duplicate_call`, `renamedTo`), together with its results.
  * - Results sit right after their assistant message in their original order;
  *   a result found later than that block is moved into it (`moved_result`).
@@ -110,21 +113,26 @@ export function repairMessages(messages: readonly ChatMessage[]): RepairResult {
     for (const call of callsOf(message)) latest.set(call.id, index);
   });
 
-  // 2. Unique call ids: the first use keeps its id, later uses get a fresh one.
+  // 2. An id reused before the call that used it got its result is ambiguous: the later call gets a
+  // fresh id. Reused after that result, it is a new call and keeps its id.
   const used = new Set<string>();
   messages.forEach((message) => {
     for (const call of callsOf(message)) used.add(call.id);
     if (message.role === "tool" && message.tool_call_id !== undefined)
       used.add(message.tool_call_id);
   });
-  const seen = new Set<string>();
+  const resultAt = new Map<string, number>(); // "assistant:call" -> index of its result
+  for (const [resultIndex, slot] of answer)
+    resultAt.set(`${slot.assistant}:${slot.call}`, resultIndex);
+  const previous = new Map<string, string>(); // call id -> "assistant:call" of its latest use
   const renamed = new Map<string, string>(); // "assistant:call" -> new id
   messages.forEach((message, index) => {
     callsOf(message).forEach((call, at) => {
-      if (!seen.has(call.id)) {
-        seen.add(call.id);
-        return;
-      }
+      const before = previous.get(call.id);
+      previous.set(call.id, `${index}:${at}`);
+      if (before === undefined) return;
+      const answeredAt = resultAt.get(before);
+      if (answeredAt !== undefined && answeredAt < index) return;
       const name = fresh(call.id, used);
       renamed.set(`${index}:${at}`, name);
       repairs.push({ kind: "renamed_duplicate_call", index, toolCallId: call.id, renamedTo: name });

@@ -41,7 +41,7 @@ describe("validateMessages openai", () => {
     expect(validateMessages(messages, "openai")).toEqual({ ok: true, problems: [] });
   });
 
-  it("reports orphans, misplaced, duplicate and missing results, and duplicate call ids", () => {
+  it("reports orphans, misplaced, duplicate and missing results", () => {
     const messages = [
       tool("x"), // 0 orphan
       user("u"), // 1
@@ -50,10 +50,9 @@ describe("validateMessages openai", () => {
       tool("a"), // 4 duplicate
       user("again"), // 5
       tool("b"), // 6 misplaced (call of 2, after a user message)
-      assistant(null, ["a"]), // 7 duplicate id, unanswered at end
+      assistant(null, ["a"]), // 7 reuses the answered id a (fine), unanswered at end
     ];
     expect(kinds(messages, "openai")).toEqual([
-      "7:duplicate_tool_call_id",
       "0:orphan_result",
       "4:duplicate_result",
       "2:unanswered_call",
@@ -66,6 +65,42 @@ describe("validateMessages openai", () => {
     expect(result.problems.find((problem) => problem.kind === "unanswered_call")?.path).toBe(
       "tool_calls[1]",
     );
+  });
+
+  it("accepts a call id used again once its earlier call is answered (ids numbered per turn)", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["call_0", "call_1"]),
+      tool("call_1"),
+      tool("call_0"),
+      assistant(null, ["call_0"]),
+      tool("call_0"),
+      user("again"),
+      assistant(null, ["call_0"]),
+      tool("call_0"),
+    ];
+    expect(validateMessages(messages, "openai")).toEqual({ ok: true, problems: [] });
+    expect(kinds(messages, "gemini")).toEqual([]);
+  });
+
+  it("refuses a call id used again while its earlier call awaits its result, or twice in one message", () => {
+    const messages = [
+      user("u"),
+      assistant(null, ["a"]), // 1: unanswered when 2 reuses it
+      assistant(null, ["a"]), // 2
+      tool("a"),
+      assistant(null, ["b", "b"]), // 4
+      tool("b"),
+      tool("b"),
+    ];
+    const problems = validateMessages(messages, "openai").problems;
+    const reused = problems.filter((problem) => problem.kind === "duplicate_tool_call_id");
+    expect(reused.map((problem) => `${problem.index}|${problem.path}`)).toEqual([
+      "2|tool_calls[0].id",
+      "4|tool_calls[1].id",
+    ]);
+    expect(reused[0]?.message).toContain("the call of message 1 still awaits its result");
+    expect(reused[1]?.message).toContain("another call of this message");
   });
 
   it("reports a tool message without tool_call_id", () => {

@@ -13,6 +13,7 @@ import {
   type PlannedTurn,
   planAnthropic,
 } from "../formats/anthropic.js";
+import { ambiguousCallIds } from "./call-ids.js";
 import type { ChatMessage, Provider } from "./types.js";
 
 export interface ValidationResult {
@@ -57,29 +58,6 @@ function callsOf(message: ChatMessage): readonly { id: string }[] {
 
 function problem(index: number, path: string, kind: string, message: string): MessageProblem {
   return { index, path, kind, message };
-}
-
-/** Call ids used more than once, reported at every later use. */
-function duplicateCallIds(messages: readonly ChatMessage[]): MessageProblem[] {
-  const problems: MessageProblem[] = [];
-  const owners = new Map<string, number>();
-  messages.forEach((message, index) => {
-    callsOf(message).forEach((call, callIndex) => {
-      const owner = owners.get(call.id);
-      if (owner === undefined) owners.set(call.id, index);
-      else {
-        problems.push(
-          problem(
-            index,
-            `tool_calls[${callIndex}].id`,
-            "duplicate_tool_call_id",
-            `tool call id \`${call.id}\` is already used by message ${owner}; give every tool call a unique id`,
-          ),
-        );
-      }
-    });
-  });
-  return problems;
 }
 
 /** Index of the assistant message that made call `id` anywhere in the list, if any. */
@@ -183,7 +161,8 @@ function emptyTurns(messages: readonly ChatMessage[]): MessageProblem[] {
 }
 
 function validateOpenAI(messages: readonly ChatMessage[]): MessageProblem[] {
-  const problems = [...duplicateCallIds(messages), ...emptyTurns(messages)];
+  // OpenAI takes an id again once its call is answered (servers number calls afresh every turn).
+  const problems = [...ambiguousCallIds(messages), ...emptyTurns(messages)];
   let open: { index: number; ids: string[]; answered: Set<string> } | undefined;
   const close = (at: number | undefined): void => {
     if (!open) return;
@@ -439,7 +418,7 @@ function isEmptyContent(message: ChatMessage): boolean {
 }
 
 function validateGemini(messages: readonly ChatMessage[]): MessageProblem[] {
-  const problems = duplicateCallIds(messages);
+  const problems = ambiguousCallIds(messages);
   const conversation = messages
     .map((message, index) => ({ message, index }))
     .filter(({ message }) => message.role !== "system" && message.role !== "developer");

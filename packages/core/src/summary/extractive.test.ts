@@ -249,6 +249,19 @@ describe("extractiveSummary outcomes", () => {
     expect(commands).toContain("1 shell command(s) run, 0 failed.");
   });
 
+  it("pairs each call with its own result when a server reuses call ids every turn", () => {
+    const messages: ChatMessage[] = [
+      user("Build and test"),
+      assistant(null, [call("call_0", "bash", { command: "make" })]),
+      result("call_0", "<returncode>2</returncode>\n<output>\nmake: *** [all] Error 2\n</output>"),
+      assistant(null, [call("call_0", "bash", { command: "make test" })]),
+      result("call_0", "<returncode>0</returncode>\n<output>\nall passed\n</output>"),
+    ];
+    const commands = section(extractiveSummary(request(messages)), "Commands & errors");
+    expect(commands).toContain("- $ make → exit 2");
+    expect(commands).toContain("- $ make test → ok");
+  });
+
   it("marks calls without a result as waiting", () => {
     const messages: ChatMessage[] = [
       user("Run the build"),

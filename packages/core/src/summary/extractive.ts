@@ -52,6 +52,7 @@
  * summary over it. Operator `instructions`/`focus` steer LLM summarizers only.
  */
 
+import { toolResultCalls } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
@@ -137,11 +138,14 @@ interface Analysis {
 }
 
 function analyze(messages: readonly ChatMessage[]): Analysis {
+  // Results by call id *and occurrence*: servers that number calls `call_0`… every turn reuse ids.
   const results = new Map<string, string>();
-  for (const message of messages) {
-    if (message.role === "tool" && message.tool_call_id)
-      results.set(message.tool_call_id, messageText(message));
+  for (const [index, result] of toolResultCalls(messages)) {
+    const key = `${result.occurrence}:${result.toolCallId}`;
+    const message = messages[index];
+    if (message !== undefined && !results.has(key)) results.set(key, messageText(message));
   }
+  const occurrences = new Map<string, number>();
   const analysis: Analysis = {
     requests: [],
     assistantTexts: [],
@@ -170,7 +174,9 @@ function analyze(messages: readonly ChatMessage[]): Analysis {
       if (calls.length === 0) analysis.lastTurnEnd = index;
     }
     for (const call of calls) {
-      analysis.calls.push(record(call, results.get(call.id), editor));
+      const occurrence = (occurrences.get(call.id) ?? 0) + 1;
+      occurrences.set(call.id, occurrence);
+      analysis.calls.push(record(call, results.get(`${occurrence}:${call.id}`), editor));
       const todos = todoItems(call);
       if (todos !== undefined) analysis.todos = todos;
     }

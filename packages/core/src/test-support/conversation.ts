@@ -84,9 +84,11 @@ const turnText = text.map((value) => (value.trim() === "" ? "ok" : value));
 
 /**
  * Valid conversations: optional system prompt, user first, then turns of
- * plain replies or parallel tool calls each answered by its result.
+ * plain replies or parallel tool calls each answered by its result. With
+ * `idsPerTurn`, calls are numbered afresh every turn (`call_0`…), as some
+ * servers do, so ids come back once answered.
  */
-export const arbConversation = (maxTurns = 30): fc.Arbitrary<ChatMessage[]> =>
+export const arbConversation = (maxTurns = 30, idsPerTurn = false): fc.Arbitrary<ChatMessage[]> =>
   fc
     .record({
       withSystem: fc.boolean(),
@@ -112,6 +114,7 @@ export const arbConversation = (maxTurns = 30): fc.Arbitrary<ChatMessage[]> =>
           messages.push(assistant(turn.reply), user(turn.next));
           continue;
         }
+        if (idsPerTurn) counter = 0;
         const ids = turn.outputs.map(() => `call_${counter++}`);
         messages.push(
           assistant(

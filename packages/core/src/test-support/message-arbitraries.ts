@@ -86,7 +86,12 @@ const arbMutation: fc.Arbitrary<Mutation> = fc.oneof(
   fc.record({ op: fc.constant("reuse_id" as const), at: fc.nat(), from: fc.nat() }),
 );
 
-function buildValid(specs: readonly TurnSpec[], contents: readonly string[]): ChatMessage[] {
+/** `idsPerTurn`: number calls afresh in every assistant message (`call_0`, `call_1`…), as some servers do. */
+function buildValid(
+  specs: readonly TurnSpec[],
+  contents: readonly string[],
+  idsPerTurn = false,
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
   let counter = 0;
   let contentIndex = 0;
@@ -96,8 +101,9 @@ function buildValid(specs: readonly TurnSpec[], contents: readonly string[]): Ch
       messages.push({ role: spec.kind, content: spec.text });
       continue;
     }
+    if (idsPerTurn) counter = 0;
     const calls: ToolCall[] = Array.from({ length: spec.calls }, () => ({
-      id: `c${counter++}`,
+      id: idsPerTurn ? `call_${counter++}` : `c${counter++}`,
       type: "function",
       function: { name: "bash", arguments: JSON.stringify({ n: counter }) },
     }));
@@ -183,6 +189,14 @@ export const arbValidConversation: fc.Arbitrary<ChatMessage[]> = fc
     fc.array(arbText, { minLength: 1, maxLength: 6 }),
   )
   .map(([specs, contents]) => buildValid(specs.map(withoutEmptyTurn), contents));
+
+/** Valid canonical conversations whose calls are numbered afresh every turn, so ids come back once answered. */
+export const arbReusedIdConversation: fc.Arbitrary<ChatMessage[]> = fc
+  .tuple(
+    fc.array(arbTurnSpec, { minLength: 1, maxLength: 12 }),
+    fc.array(arbText, { minLength: 1, maxLength: 6 }),
+  )
+  .map(([specs, contents]) => buildValid(specs.map(withoutEmptyTurn), contents, true));
 
 // ---------------------------------------------------------------------------
 // Anthropic requests
