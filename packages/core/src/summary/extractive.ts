@@ -25,6 +25,8 @@
  *   "nothing found"), the first useful error line (the exception line of a
  *   traceback), and failed non-shell calls. The last 25 commands and the last
  *   15 failures are listed (repeats collapsed as `(×n)`); the rest are counted.
+ *   An error line is tool output, so it is quoted as data: `output:` and a
+ *   code span, never as a statement or a heading of the summary.
  * - Exact identifiers: every ledger identifier not already listed under Files,
  *   plain and comma-packed (see `packIdentifiers`).
  * - Next steps: open todo items of the latest `TodoWrite`/`update_plan` call,
@@ -699,7 +701,17 @@ function outcomeText(outcome: Outcome): string {
       : outcome.status;
   const shownHead =
     outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
-  return outcome.error === undefined ? shownHead : `${shownHead}: ${outcome.error}`;
+  return outcome.error === undefined
+    ? shownHead
+    : `${shownHead}, output: ${codeSpan(outcome.error)}`;
+}
+
+/** `text` as a Markdown code span: a fence longer than any backtick run in it, so it cannot close early. */
+function codeSpan(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = longest > 0 ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 function commands(
