@@ -7,6 +7,7 @@
 
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
+export { summaryDigest } from "./compact/summary-anchor.js";
 export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
 export type {
   CompactInput,

@@ -15,7 +15,9 @@ import {
   type CompactOptions,
   type CompactResult,
   compact,
+  type Ledger,
   messageTokens,
+  summaryDigest,
 } from "@condense/core";
 import type { CompactionEventBody } from "../api/schemas";
 import type { Env } from "../env";
@@ -145,7 +147,15 @@ export async function runCompaction(
     // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
     result = await compact(
       { model: limits.model, messages: snapshot.messages },
-      engineOptions(ctx.env, session, settings, limits, snapshot.heldTokens, options),
+      engineOptions(
+        ctx.env,
+        settings,
+        session,
+        await carriedLedger(session, snapshot),
+        limits,
+        snapshot.heldTokens,
+        options,
+      ),
     );
   } catch (error) {
     logCompaction({ ...log, outcome: "failed", durationMs: Date.now() - started });
@@ -173,16 +183,41 @@ export async function runCompaction(
   return committed;
 }
 
-/** The engine's options from the session's settings, cooldown and the request. */
+/**
+ * The stored ledger, anchored to the summary the committed view holds: only the message carrying
+ * exactly that summary (which this object stored, never a client) is recognised as the summary.
+ * Taken from the view, not the stored digest, so a view of OpenAI items (no summary) anchors nothing
+ * and a view committed before anchors existed still has its summary recognised.
+ */
+async function carriedLedger(
+  session: SessionRow,
+  snapshot: FoldSnapshot,
+): Promise<Ledger | undefined> {
+  const stored = ledgerOf(session);
+  const summary = snapshot.view?.summary ?? null;
+  if (summary !== null) {
+    const lists = stored ?? {
+      identifiers: [],
+      files: { read: [], modified: [] },
+      userRequests: [],
+    };
+    return { ...lists, summarySha256: await summaryDigest(summary) };
+  }
+  if (stored === undefined) return undefined;
+  const { summarySha256: _noSummaryInView, ...lists } = stored;
+  return lists;
+}
+
+/** The engine's options from the session's settings, cooldown, carried ledger and the request. */
 function engineOptions(
   env: Env,
-  session: SessionRow,
   settings: SessionSettings,
+  session: SessionRow,
+  ledger: Ledger | undefined,
   limits: Limits,
   heldTokens: number,
   options: CompactionOptions,
 ): CompactOptions {
-  const ledger = ledgerOf(session);
   return {
     // The open tool calls left after the folded range take their share of the window.
     contextWindow: Math.max(1, limits.engineWindow - heldTokens),

@@ -30,11 +30,13 @@ import {
 } from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
+import { hasSummaryMarker, neutralizeSummaryMarkers } from "../summary/template.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { extractSummary, placeSummary } from "./assemble.js";
 import { findBoundaries } from "./boundaries.js";
 import { DEFAULTS, type ResolvedOptions, resolveOptions } from "./options.js";
 import { isPrunePlaceholder, pruneToolOutputs } from "./prune.js";
+import { anchorOf, locateSummary, summaryDigest } from "./summary-anchor.js";
 import { decideTrigger, warningLevelFor } from "./trigger.js";
 import type {
   CompactInput,
@@ -73,6 +75,15 @@ function hasNonTextParts(message: ChatMessage | undefined): message is ChatMessa
   return Array.isArray(message?.content) && message.content.some((part) => part.type !== "text");
 }
 
+/**
+ * A latest user message that cannot be quoted in a summary stays a message:
+ * images, or a marker tag (it would be neutralized, so no longer verbatim).
+ */
+function staysMessage(latest: LatestUser): latest is LatestUser & { original: ChatMessage } {
+  if (latest.original === undefined) return false;
+  return hasNonTextParts(latest.original) || hasSummaryMarker(latest.text);
+}
+
 interface PassContext {
   model: string;
   /** Kept verbatim whatever is compacted. */
@@ -83,6 +94,8 @@ interface PassContext {
   failure: SummarizerFailure | undefined;
   summarizerCalls: number;
   summarizerInputTokens: number;
+  /** The digest of the summary the engine wrote (the caller's anchor, then each new summary's). */
+  anchor: string | undefined;
 }
 
 interface PassResult {
@@ -92,6 +105,8 @@ interface PassResult {
   ledger: Ledger | undefined;
   /** Tool outputs this pass removed from the context; recorded only if the pass is kept. */
   pruned: PrunedToolOutput[];
+  /** The text of the summary this pass placed; undefined when it placed none. */
+  summary: string | undefined;
 }
 
 function total(messages: readonly ChatMessage[], model: string): number {
@@ -164,14 +179,17 @@ function splitLatestUser(summary: string): { summary: string; latest: string | u
 
 /**
  * The latest user message of the conversation: the newest user message, or
- * the verbatim copy an earlier compaction kept in its summary when no user
- * message came after that summary.
+ * the verbatim copy an earlier compaction kept in its summary (the one at
+ * `summaryAt`) when no user message came after that summary.
  */
-function findLatestUser(messages: readonly ChatMessage[]): LatestUser | undefined {
+function findLatestUser(
+  messages: readonly ChatMessage[],
+  summaryAt: number | undefined,
+): LatestUser | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (message === undefined) continue;
-    const found = extractSummary(message);
+    const found = i === summaryAt ? extractSummary(message) : undefined;
     if (found !== undefined) {
       const latest = splitLatestUser(found.summary).latest;
       if (latest !== undefined) return { message: undefined, text: latest, original: undefined };
@@ -224,9 +242,11 @@ async function summarizeWith(
       `summarizer ${summarizer.name} returned no summary text; \`summarize\` must resolve to { summary: string, calls, inputTokens }`,
     );
   }
+  // No marker tag may stand in a summary's text, whatever the summarizer wrote.
+  const clean = neutralizeSummaryMarkers(summary);
   // The ledger guarantee must not depend on the summarizer obeying: check and complete it here.
-  const missing = missingIdentifiers(summary, request.ledger);
-  return missing.length === 0 ? summary : appendMissingIdentifiers(summary, missing);
+  const missing = missingIdentifiers(clean, request.ledger);
+  return missing.length === 0 ? clean : appendMissingIdentifiers(clean, missing);
 }
 
 /** What a failed summarizer call is reported as. */
@@ -245,24 +265,27 @@ async function summarizePass(
   messages: readonly ChatMessage[],
   headEnd: number,
   tailStart: number,
+  summaryAt: number | undefined,
   context: PassContext,
 ): Promise<PassResult | undefined> {
   const { model, options } = context;
   const head = messages.slice(0, headEnd);
   const tail = messages.slice(tailStart);
 
+  // Only the recognised summary is the previous summary; any other marker block is content.
   let previousSummary: string | undefined;
   const middle: ChatMessage[] = [];
-  for (const message of messages.slice(headEnd, tailStart)) {
-    const found = extractSummary(message);
+  for (let index = headEnd; index < tailStart; index++) {
+    const message = messages[index];
+    if (message === undefined) continue;
+    const found = index === summaryAt ? extractSummary(message) : undefined;
     if (found === undefined) {
       middle.push(message);
       continue;
     }
     // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite;
     // tool-call ids of earlier compactions retire (see retireToolCallIds).
-    const text = retireToolCallIds(splitLatestUser(found.summary).summary);
-    previousSummary = previousSummary === undefined ? text : `${previousSummary}\n\n${text}`;
+    previousSummary = retireToolCallIds(splitLatestUser(found.summary).summary);
     if (found.remainder) middle.push(found.remainder);
   }
   const middleTokens = middle.reduce((sum, message) => sum + messageTokens(message, model), 0);
@@ -296,26 +319,29 @@ async function summarizePass(
     Math.min(options.summaryMinTokens, maxTokens),
   );
 
-  const request = (range: ChatMessage[]): SummarizeRequest => ({
-    messages: range,
-    ...(previousSummary === undefined ? {} : { previousSummary }),
-    model,
-    targetTokens,
-    maxTokens,
-    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-    ...(options.focus === undefined ? {} : { focus: options.focus }),
-    identifierPolicy: options.identifierPolicy,
-    ...(options.identifierInstructions === undefined
-      ? {}
-      : { identifierInstructions: options.identifierInstructions }),
-    ledger: buildLedger(range, carried),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
+  const request = (end: number): SummarizeRequest => {
+    const range = middle.slice(0, end);
+    return {
+      messages: range,
+      ...(previousSummary === undefined ? {} : { previousSummary }),
+      model,
+      targetTokens,
+      maxTokens,
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      ...(options.focus === undefined ? {} : { focus: options.focus }),
+      identifierPolicy: options.identifierPolicy,
+      ...(options.identifierInstructions === undefined
+        ? {}
+        : { identifierInstructions: options.identifierInstructions }),
+      ledger: buildLedger(range, carried),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+  };
 
   const build = (
     summary: string,
     kept: readonly ChatMessage[],
-  ): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } => {
+  ): { messages: ChatMessage[]; pruned: PrunedToolOutput[]; summary: string } => {
     // The latest user message stays verbatim even when its turn is compacted.
     const latest = context.latestUser;
     // A merged summary's remainder is rebuilt on every extraction, so it is recognised by its content.
@@ -327,24 +353,22 @@ async function summarizePass(
           message.role === "user" &&
           jsonEqual(message.content, latest.original.content)));
     const stillThere = head.some(isLatest) || kept.some(isLatest) || tail.some(isLatest);
-    if (latest === undefined || stillThere)
-      return fitByPruning(placeSummary(head, summary, [...kept, ...tail]), context);
-    if (hasNonTextParts(latest.original)) {
-      // Its images cannot be written into the summary: the message itself follows the summary.
-      const placed = placeSummary(head, splitLatestUser(summary).summary, [
-        latest.original,
-        ...kept,
-        ...tail,
-      ]);
-      return fitByPruning(placed, context);
+    const place = (text: string, after: readonly ChatMessage[]) => ({
+      ...fitByPruning(placeSummary(head, text, after), context),
+      summary: text.trim(),
+    });
+    if (latest === undefined || stillThere) return place(summary, [...kept, ...tail]);
+    if (staysMessage(latest)) {
+      // It cannot be written into the summary: the message itself follows the summary.
+      return place(splitLatestUser(summary).summary, [latest.original, ...kept, ...tail]);
     }
     const withLatest = `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}`;
-    return fitByPruning(placeSummary(head, withLatest, [...kept, ...tail]), context);
+    return place(withLatest, [...kept, ...tail]);
   };
 
   const finish = (
     tier: Tier,
-    assembled: { messages: ChatMessage[]; pruned: PrunedToolOutput[] },
+    assembled: { messages: ChatMessage[]; pruned: PrunedToolOutput[]; summary: string },
     summarized: readonly ChatMessage[],
     ledger: Ledger,
   ): PassResult => ({
@@ -353,28 +377,25 @@ async function summarizePass(
     tier,
     ledger,
     pruned: [...outputsOf(summarized, messages, model), ...assembled.pruned],
+    summary: assembled.summary,
   });
 
   const inCooldown = options.cooldownUntil !== undefined && options.cooldownUntil > options.now;
   let best: PassResult | undefined;
 
   if (options.summarizer.kind === "llm" && !inCooldown) {
-    const attempts: Array<{ tier: Tier; range: ChatMessage[]; kept: ChatMessage[] }> = [
-      { tier: 2, range: middle, kept: [] },
-    ];
+    const attempts: Array<{ tier: Tier; end: number }> = [{ tier: 2, end: middle.length }];
     const split = splitOlderHalf(middle, model);
-    if (split > 0 && split < middle.length) {
-      attempts.push({ tier: 3, range: middle.slice(0, split), kept: middle.slice(split) });
-    }
+    if (split > 0 && split < middle.length) attempts.push({ tier: 3, end: split });
     for (const attempt of attempts) {
       throwIfAborted(options.signal);
-      const summarizeRequest = request(attempt.range);
+      const summarizeRequest = request(attempt.end);
       try {
         const summary = await summarizeWith(options.summarizer, summarizeRequest, context);
         const candidate = finish(
           attempt.tier,
-          build(summary, attempt.kept),
-          attempt.range,
+          build(summary, middle.slice(attempt.end)),
+          middle.slice(0, attempt.end),
           summarizeRequest.ledger,
         );
         if (candidate.tokens <= options.limit) return candidate;
@@ -395,7 +416,7 @@ async function summarizePass(
   throwIfAborted(options.signal);
   const builtIn = extractiveSummarizer();
   const fallback = options.summarizer.kind === "extractive" ? options.summarizer : builtIn;
-  const fallbackRequest = request(middle);
+  const fallbackRequest = request(middle.length);
   let summary: string;
   try {
     summary = await summarizeWith(fallback, fallbackRequest, context);
@@ -420,10 +441,12 @@ async function runPass(
   const { model, options } = context;
   const tokens = messages.map((message) => messageTokens(message, model));
   const current = total(messages, model);
+  const summaryAt = await locateSummary(messages, context.anchor);
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,
     tailTokens,
     minTailMessages: options.minTailMessages,
+    summaryAt,
   });
 
   if (!summarizeOnly) {
@@ -441,11 +464,12 @@ async function runPass(
         tier: 1,
         ledger: undefined,
         pruned: outcome.pruned,
+        summary: undefined,
       };
     }
   }
 
-  const summarized = await summarizePass(messages, headEnd, tailStart, context);
+  const summarized = await summarizePass(messages, headEnd, tailStart, summaryAt, context);
   if (summarized) return summarized;
 
   // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included, and
@@ -463,6 +487,7 @@ async function runPass(
     tier: 1,
     ledger: undefined,
     pruned: outcome.pruned,
+    summary: undefined,
   };
 }
 
@@ -478,12 +503,14 @@ function mergeLedgers(into: Ledger, from: Ledger): Ledger {
   };
 }
 
-function currentSummary(messages: readonly ChatMessage[]): string | null {
-  for (const message of messages) {
-    const found = extractSummary(message);
-    if (found) return found.summary;
-  }
-  return null;
+/** The summary the engine wrote, as it stands in `messages` (recognised by `anchor`), or null. */
+async function currentSummary(
+  messages: readonly ChatMessage[],
+  anchor: string | undefined,
+): Promise<string | null> {
+  const at = await locateSummary(messages, anchor);
+  const message = at === undefined ? undefined : messages[at];
+  return (message && extractSummary(message)?.summary) ?? null;
 }
 
 export function compact(
@@ -527,20 +554,24 @@ export async function compact(
       })),
     );
   }
+  const anchor = anchorOf(options);
   const context: PassContext = {
     model,
-    latestUser: findLatestUser(repaired),
+    latestUser: findLatestUser(repaired, await locateSummary(repaired, anchor)),
     options: resolved,
     pruned: new Map(),
     failure: undefined,
     summarizerCalls: 0,
     summarizerInputTokens: 0,
+    anchor,
   };
+  // What a result that wrote no summary hands back: the caller's ledger, so passing it on loses nothing.
+  const carriedLedger = resolved.ledger ?? emptyLedger();
 
-  const finalize = (
+  const finalize = async (
     messages: ChatMessage[],
     fields: { compacted: boolean; tier: Tier; passes: number; ledger: Ledger; reason?: string },
-  ): CompactResult<unknown> => {
+  ): Promise<CompactResult<unknown>> => {
     const validation = validateMessages(messages, providerFor(format));
     if (!validation.ok) {
       throw new CondenseError(
@@ -557,11 +588,13 @@ export async function compact(
     const converted =
       format === "openai" ? { messages, system: undefined } : fromCanonical(messages, format);
     const failure = context.failure;
+    const summary = await currentSummary(messages, context.anchor);
+    const { summarySha256: _previous, ...ledger } = fields.ledger;
     return {
       compacted: fields.compacted,
       messages: converted.messages,
       ...(converted.system === undefined ? {} : { system: converted.system }),
-      summary: currentSummary(messages),
+      summary,
       tier: fields.tier,
       originalCount: canonical.length,
       finalCount: messages.length,
@@ -571,7 +604,8 @@ export async function compact(
       budget: resolved.budget,
       warningLevel: warningLevelFor(finalTokens, resolved),
       prunedToolOutputs: fields.compacted ? [...context.pruned.values()] : [],
-      ledger: fields.ledger,
+      ledger:
+        summary === null ? ledger : { ...ledger, summarySha256: await summaryDigest(summary) },
       passes: fields.passes,
       ...(fields.reason === undefined ? {} : { reason: fields.reason }),
       ...(failure === undefined
@@ -592,7 +626,7 @@ export async function compact(
       compacted: false,
       tier: 0,
       passes: 0,
-      ledger: emptyLedger(),
+      ledger: carriedLedger,
       reason: `the context holds ${originalTokens} tokens, under the trigger of ${decision.triggerTokens} (${resolved.threshold} × ${resolved.contextWindow}) with ${resolved.reserveTokens} tokens of reserve free; pass force: true to compact anyway`,
     });
   }
@@ -600,7 +634,7 @@ export async function compact(
   let messages = repaired;
   let tokens = total(messages, model);
   let tier: Tier = 0;
-  let ledger = emptyLedger();
+  let ledger: Ledger | undefined;
   let passes = 0;
   let tailTokens = resolved.tailTokens;
   while (passes < DEFAULTS.maxPasses) {
@@ -613,20 +647,22 @@ export async function compact(
     recordPruned(context, pass.pruned);
     tokens = pass.tokens;
     if (pass.tier > 1 || tier === 0) tier = pass.tier;
-    if (pass.ledger) ledger = mergeLedgers(ledger, pass.ledger);
+    if (pass.ledger) ledger = mergeLedgers(ledger ?? emptyLedger(), pass.ledger);
+    if (pass.summary !== undefined) context.anchor = await summaryDigest(pass.summary);
     if (tokens <= resolved.limit || saving < DEFAULTS.minPassSaving) break;
     tailTokens = Math.floor(tailTokens / 2);
   }
 
   if (passes === 0 || tokens >= originalTokens) {
+    context.anchor = anchor;
     return finalize(repaired, {
       compacted: false,
       tier: 0,
       passes,
-      ledger: emptyLedger(),
+      ledger: carriedLedger,
       reason:
         "nothing could be compacted without growing the context: the middle is too small to summarize and no tool output is large enough to prune",
     });
   }
-  return finalize(messages, { compacted: true, tier, passes, ledger });
+  return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });
 }

@@ -35,6 +35,11 @@
  * - Critical context: the working directory (most frequent `cd` target) and
  *   the branch created with `git checkout -b`/`git switch -c`.
  *
+ * A `<compacted-context>` block quoted inside a message (a tool output, a
+ * fetched page, a message copying a summary) is not the engine's summary:
+ * it is left out before anything is read, and the message around it is read
+ * as usual.
+ *
  * With a previous summary: its Goal, Constraints, Key decisions, Resolved
  * questions, Critical context and Exact identifiers lines are kept (new items
  * appended, duplicates dropped); its Files entries are merged into the lists;
@@ -55,7 +60,7 @@
  */
 
 import { messageText } from "../messages/content.js";
-import type { ChatMessage, ToolCall } from "../messages/types.js";
+import type { ChatMessage, MessageContent, ToolCall } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
 import { extractIdentifiers } from "./identifiers.js";
 import {
@@ -77,6 +82,7 @@ import {
   REQUIRED_SECTIONS,
   renderSections,
   type SummarySection,
+  withoutSummaryBlocks,
 } from "./template.js";
 
 /** No options yet; the parameter keeps the factory signature stable. */
@@ -429,8 +435,20 @@ function isPlaceholder(line: string): boolean {
   );
 }
 
+/** A message's text without the marker blocks quoted in it (see the module notes). */
+function withoutQuotedSummaries(message: ChatMessage): ChatMessage {
+  const strip = (content: MessageContent): MessageContent => {
+    if (typeof content === "string") return withoutSummaryBlocks(content);
+    if (content === null) return null;
+    return content.map((part) =>
+      part.type === "text" ? { ...part, text: withoutSummaryBlocks(part.text) } : part,
+    );
+  };
+  return { ...message, content: strip(message.content) };
+}
+
 function plan(request: SummarizeRequest): SectionPlan {
-  const { messages } = request;
+  const messages = request.messages.map(withoutQuotedSummaries);
   const ledger: Ledger =
     request.identifierPolicy === "off" ? request.ledger : buildLedger(messages, request.ledger);
   const analysis = analyze(messages);

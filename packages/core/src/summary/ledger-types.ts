@@ -9,4 +9,10 @@ export interface Ledger {
   files: { read: string[]; modified: string[] };
   /** The user's requests, verbatim (trimmed to a budget). */
   userRequests: string[];
+  /**
+   * Hex SHA-256 of the summary the returning compaction left in the context
+   * (`result.summary`): the next compaction recognises as the previous summary
+   * only the message carrying exactly that text. Absent when there is none.
+   */
+  summarySha256?: string;
 }
