@@ -820,4 +820,66 @@ describe("what a summary may hold", () => {
     expect(textOf(marked[0])).toContain(context.body.summary ?? "(none)");
     expect(context.body.summary).toBe(history[1]?.summary);
   });
+
+  it("keeps every secret out of the stored summaries and says which seq or call holds it", async () => {
+    const secrets = {
+      command: "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+      error: "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa",
+      sentence: "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx",
+      urlPassword: "hunter2-p4ss",
+    };
+    const shell = (id: string, command: string, output: string): Message[] => [
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id,
+            type: "function",
+            function: { name: "bash", arguments: JSON.stringify({ command }) },
+          },
+        ],
+      },
+      { role: "tool", tool_call_id: id, content: output },
+    ];
+    const id = await deterministicSession(conversation(2));
+    const appended = await append(id, {
+      messages: [
+        ...shell(
+          "call_s1",
+          `curl -H "Authorization: Bearer ${secrets.command}" https://api.github.com/repos/acme/app`,
+          "<returncode>0</returncode>\nok",
+        ),
+        ...shell(
+          "call_s2",
+          "python deploy.py",
+          `<returncode>1</returncode>\nError: invalid api key ${secrets.error} rejected`,
+        ),
+        {
+          role: "user",
+          content: `Use the staging key ${secrets.sentence} for the deploy instead.`,
+        },
+        {
+          role: "assistant",
+          content: `Cloning https://deploy:${secrets.urlPassword}@git.example.com/acme/app.git next.`,
+        },
+        ...Array.from({ length: 8 }, (_, i) => toolStep(10 + i)).flat(),
+      ],
+    });
+    const userSeq = appended.body.firstSeq + 4;
+    const compacted = await compactNow(id);
+    expect(compacted.body.event?.tier).toBe(4);
+    const [event] = await compactions(id);
+    const summary = event?.summary ?? "";
+    for (const [where, secret] of Object.entries(secrets)) {
+      expect(summary, where).not.toContain(secret);
+    }
+    expect(summary).toContain("[redacted:tool-call:call_s1]");
+    expect(summary).toContain("[redacted:tool-call:call_s2]");
+    expect(summary).toContain(`[redacted:seq:${userSeq}]`);
+    expect(summary).toContain(`https://deploy:[redacted:seq:${userSeq + 1}]@git.example.com`);
+    // The transcript keeps the originals.
+    const stored = JSON.stringify(await transcript(id));
+    for (const secret of Object.values(secrets)) expect(stored).toContain(secret);
+  });
 });

@@ -146,7 +146,7 @@ export async function runCompaction(
   try {
     // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
     result = await compact(
-      { model: limits.model, messages: snapshot.messages },
+      { model: limits.model, messages: snapshot.messages, seqs: seqsOf(snapshot) },
       engineOptions(
         ctx.env,
         settings,
@@ -181,6 +181,18 @@ export async function runCompaction(
     coveredSeq: snapshot.lastSeq,
   });
   return committed;
+}
+
+/**
+ * The transcript seq of each message the engine gets: the view's messages have none, the transcript
+ * messages after it are `coveredSeq + 1`, `+ 2`, ... (seqs are consecutive). A summary that withholds
+ * a secret points to the seq that holds it.
+ */
+function seqsOf(snapshot: FoldSnapshot): (number | null)[] {
+  const viewCount = snapshot.messages.length - snapshot.tail.length;
+  return snapshot.messages.map((_, index) =>
+    index < viewCount ? null : snapshot.coveredSeq + 1 + index - viewCount,
+  );
 }
 
 /**

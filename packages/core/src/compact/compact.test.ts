@@ -1015,3 +1015,122 @@ describe("compact: a summary is recognised only by the anchor its compaction ret
     expect(seen[3]).toBeUndefined();
   });
 });
+
+describe("compact: secrets stay in the transcript", () => {
+  const secrets = {
+    command: "ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+    error: "sk-proj-Zx9Yw8Vu7Ts6Rq5Po4Nm3Lk2Ji1Hg0FeDcBa",
+    sentence: "sk-ant-api03-AbCdEfGhIjKlMnOpQrStUvWx",
+    urlPassword: "hunter2-p4ss",
+  };
+  const options = {
+    contextWindow: 8_000,
+    force: true,
+    headMessages: 1,
+    tailTokens: 1,
+    minTailMessages: 2,
+  } as const;
+  const filler = "I checked the module and its fixtures carefully before the next step.";
+  const cloneUrl = `https://deploy:${secrets.urlPassword}@git.example.com/acme/app.git`;
+
+  const session = (latest = "Thanks, what is left?"): ChatMessage[] => [
+    user("Deploy the service to staging."),
+    assistant("Checking the repository.", [
+      call("call_s1", "bash", {
+        command: `curl -H "Authorization: Bearer ${secrets.command}" https://api.github.com/repos/acme/app`,
+      }),
+    ]),
+    result("call_s1", "<returncode>0</returncode>\nok"),
+    assistant("Running the deploy script.", [
+      call("call_s2", "bash", { command: "python deploy.py" }),
+    ]),
+    result(
+      "call_s2",
+      `<returncode>1</returncode>\nError: invalid api key ${secrets.error} rejected`,
+    ),
+    user(`Use the staging key ${secrets.sentence} for the deploy instead.`),
+    assistant(`Cloning ${cloneUrl} first.`, [
+      call("call_s3", "bash", { command: `git clone ${cloneUrl}` }),
+    ]),
+    result("call_s3", "<returncode>0</returncode>\nCloning into 'app'..."),
+    ...Array.from({ length: 6 }, (_, i) => [
+      assistant(`Step ${i}: ${filler} ${filler}`, [
+        call(`call_f${i}`, "bash", { command: `pytest tests/test_${i}.py` }),
+      ]),
+      result(`call_f${i}`, "<returncode>0</returncode>\n1 passed"),
+    ]).flat(),
+    assistant("Deployed to staging."),
+    user(latest),
+  ];
+
+  const expectNoSecret = (compacted: CompactResult, keptTail: number) => {
+    const outsideTail = JSON.stringify(compacted.messages.slice(0, -keptTail));
+    for (const [where, secret] of Object.entries(secrets)) {
+      expect(compacted.summary, where).not.toContain(secret);
+      expect(outsideTail, where).not.toContain(secret);
+      expect(JSON.stringify(compacted.ledger), where).not.toContain(secret);
+    }
+  };
+
+  it("withholds secrets of commands, error lines, user sentences and URLs, saying where they are", async () => {
+    const compacted = await compact({ model, messages: session() }, options);
+    expect(compacted.tier).toBe(4);
+    expectNoSecret(compacted, 2);
+    const summary = compacted.summary ?? "";
+    expect(summary).toContain("[redacted:tool-call:call_s1]");
+    expect(summary).toContain("[redacted:tool-call:call_s2]");
+    expect(summary).toContain("[redacted:message:5]");
+    expect(summary).toContain(
+      "https://deploy:[redacted:tool-call:call_s3]@git.example.com/acme/app.git",
+    );
+  });
+
+  it("names the caller's seq of a message when it passes one", async () => {
+    const messages = session();
+    const compacted = await compact(
+      { model, messages, seqs: messages.map((_, i) => 100 + i) },
+      options,
+    );
+    expect(compacted.summary).toContain("[redacted:seq:105]");
+  });
+
+  it("keeps a compacted latest user message with a secret as a message, not in the summary", async () => {
+    const latest = `Also rotate ${secrets.error} when you are done.`;
+    const messages = [...session(latest), assistant("Rotating it now."), assistant("Still on it.")];
+    const compacted = await compact({ model, messages }, options);
+    expect(compacted.tier).toBe(4);
+    expect(compacted.summary).not.toContain(secrets.error);
+    const kept = compacted.messages.filter((m) => m.role === "user" && m.content === latest);
+    expect(kept).toHaveLength(1);
+  });
+
+  it("withholds secrets of a carried ledger and of a previous summary", async () => {
+    const first = await compact({ model, messages: session() }, options);
+    const leakyText = (first.summary ?? "").replace(
+      "## Goal\n",
+      `## Goal\nOld note: the token is ${secrets.command}\n`,
+    );
+    const leaky = first.messages.map((m) =>
+      extractSummary(m) === undefined
+        ? m
+        : { ...m, content: messageTextOf(m).replace(first.summary ?? "", leakyText) },
+    );
+    const digest = [
+      ...new Uint8Array(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(leakyText))),
+    ]
+      .map((byte) => byte.toString(16).padStart(2, "0"))
+      .join("");
+    const ledger = {
+      ...first.ledger,
+      identifiers: [...first.ledger.identifiers, cloneUrl],
+      userRequests: [...first.ledger.userRequests, `Use ${secrets.sentence}`],
+      summarySha256: digest,
+    };
+    const second = await compact(
+      { model, messages: [...leaky, ...session().slice(1)] },
+      { ...options, ledger },
+    );
+    expectNoSecret(second, 2);
+    expect(second.summary).toContain("Old note: the token is");
+  });
+});

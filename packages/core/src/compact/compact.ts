@@ -29,6 +29,7 @@ import {
   retireToolCallIds,
 } from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
+import { containsSecret, withholdSecrets } from "../summary/redact.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
 import { hasSummaryMarker, neutralizeSummaryMarkers } from "../summary/template.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
@@ -46,6 +47,13 @@ import type {
   SummarizerFailure,
   Tier,
 } from "./types.js";
+import {
+  EARLIER_SUMMARY,
+  labelMessages,
+  type MessageLabels,
+  withholdInLedger,
+  withholdInMessages,
+} from "./withhold-secrets.js";
 
 const emptyLedger = (): Ledger => ({
   identifiers: [],
@@ -77,11 +85,14 @@ function hasNonTextParts(message: ChatMessage | undefined): message is ChatMessa
 
 /**
  * A latest user message that cannot be quoted in a summary stays a message:
- * images, or a marker tag (it would be neutralized, so no longer verbatim).
+ * images, a secret (no summary holds one) or a marker tag (it would be
+ * neutralized, so no longer verbatim).
  */
 function staysMessage(latest: LatestUser): latest is LatestUser & { original: ChatMessage } {
   if (latest.original === undefined) return false;
-  return hasNonTextParts(latest.original) || hasSummaryMarker(latest.text);
+  return (
+    hasNonTextParts(latest.original) || containsSecret(latest.text) || hasSummaryMarker(latest.text)
+  );
 }
 
 interface PassContext {
@@ -96,6 +107,8 @@ interface PassContext {
   summarizerInputTokens: number;
   /** The digest of the summary the engine wrote (the caller's anchor, then each new summary's). */
   anchor: string | undefined;
+  /** Where each input message is, for the pointers of withheld secrets. */
+  labels: MessageLabels;
 }
 
 interface PassResult {
@@ -242,8 +255,9 @@ async function summarizeWith(
       `summarizer ${summarizer.name} returned no summary text; \`summarize\` must resolve to { summary: string, calls, inputTokens }`,
     );
   }
-  // No marker tag may stand in a summary's text, whatever the summarizer wrote.
-  const clean = neutralizeSummaryMarkers(summary);
+  // Neither a marker tag nor a secret may stand in a summary, whatever the summarizer wrote (the range
+  // it read had its secrets withheld already; this also covers text it made up).
+  const clean = withholdSecrets(neutralizeSummaryMarkers(summary));
   // The ledger guarantee must not depend on the summarizer obeying: check and complete it here.
   const missing = missingIdentifiers(clean, request.ledger);
   return missing.length === 0 ? clean : appendMissingIdentifiers(clean, missing);
@@ -285,9 +299,14 @@ async function summarizePass(
     }
     // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite;
     // tool-call ids of earlier compactions retire (see retireToolCallIds).
-    previousSummary = retireToolCallIds(splitLatestUser(found.summary).summary);
+    previousSummary = withholdSecrets(
+      retireToolCallIds(splitLatestUser(found.summary).summary),
+      EARLIER_SUMMARY,
+    );
     if (found.remainder) middle.push(found.remainder);
   }
+  // What summarizers read: the same messages with every secret withheld.
+  const readable = withholdInMessages(middle, context.labels);
   const middleTokens = middle.reduce((sum, message) => sum + messageTokens(message, model), 0);
   const worthIt = middleTokens >= options.minSummarizableTokens || previousSummary !== undefined;
   // A context that does not fit at all is worth any summary that makes it fit.
@@ -303,7 +322,7 @@ async function summarizePass(
   const merged =
     options.ledger === undefined
       ? fromSummary
-      : mergeLedgers(options.ledger, fromSummary ?? emptyLedger());
+      : mergeLedgers(withholdInLedger(options.ledger), fromSummary ?? emptyLedger());
   const carried =
     merged === undefined
       ? undefined
@@ -320,7 +339,7 @@ async function summarizePass(
   );
 
   const request = (end: number): SummarizeRequest => {
-    const range = middle.slice(0, end);
+    const range = readable.slice(0, end);
     return {
       messages: range,
       ...(previousSummary === undefined ? {} : { previousSummary }),
@@ -538,6 +557,7 @@ export async function compact(
   const format: MessageFormat = input.format ?? "openai";
   const canonical = toCanonical({ format, messages: input.messages, system: input.system });
   const resolved = resolveOptions(model, options);
+  const labels = labelMessages(canonical, format, input.seqs);
   throwIfAborted(resolved.signal);
 
   const originalTokens = total(canonical, model);
@@ -564,9 +584,11 @@ export async function compact(
     summarizerCalls: 0,
     summarizerInputTokens: 0,
     anchor,
+    labels,
   };
   // What a result that wrote no summary hands back: the caller's ledger, so passing it on loses nothing.
-  const carriedLedger = resolved.ledger ?? emptyLedger();
+  const carriedLedger =
+    resolved.ledger === undefined ? emptyLedger() : withholdInLedger(resolved.ledger);
 
   const finalize = async (
     messages: ChatMessage[],

@@ -16,6 +16,13 @@ export interface CompactInput {
   format?: MessageFormat;
   /** Anthropic top-level `system` (string or text blocks), when `format` is `anthropic`. */
   system?: unknown;
+  /**
+   * Format `openai` only: the caller's number of each message (same length as
+   * `messages`, null where there is none), e.g. the Worker's transcript seq.
+   * A summary that withholds a secret points to it as `[redacted:seq:<n>]`;
+   * without `seqs`, as `[redacted:message:<index>]`.
+   */
+  seqs?: readonly (number | null)[];
 }
 
 export interface CompactOptions {
