@@ -26,6 +26,14 @@ export type CompactRequestBody = {
         force?: boolean | undefined;
         summaryMinTokens?: number | undefined;
         summaryMaxTokens?: number | undefined;
+        ledger?:
+          | {
+              identifiers: string[];
+              files: { read: string[]; modified: string[] };
+              userRequests: string[];
+              summarySha256?: string | undefined;
+            }
+          | undefined;
       }
     | undefined;
 };
@@ -53,6 +61,7 @@ export type CompactResponseBody = {
     identifiers: string[];
     files: { read: string[]; modified: string[] };
     userRequests: string[];
+    summarySha256?: string | undefined;
   };
   passes: number;
   summarizerCalls: number;

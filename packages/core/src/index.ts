@@ -9,6 +9,7 @@ export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
 export { type ResolvedOptions, resolveOptions } from "./compact/options.js";
 export { isPrunePlaceholder } from "./compact/prune.js";
+export { summaryDigest } from "./compact/summary-anchor.js";
 export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
 export type {
   CompactInput,

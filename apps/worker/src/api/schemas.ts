@@ -66,6 +66,14 @@ const Ledger = z.object({
   identifiers: z.array(z.string()),
   files: z.object({ read: z.array(z.string()), modified: z.array(z.string()) }),
   userRequests: z.array(z.string()),
+  summarySha256: z
+    .string()
+    .regex(/^[0-9a-f]{64}$/, "expected the 64 lowercase hex digits a previous result returned")
+    .optional()
+    .openapi({
+      description:
+        "SHA-256 of the summary the result left in its messages; only the message carrying exactly that summary is recognised as one by the next compaction",
+    }),
 });
 
 // ---------------------------------------------------------------- POST /v1/compact
@@ -86,6 +94,10 @@ export const CompactOptionsBody = z
     force: z.boolean().optional(),
     summaryMinTokens: z.number().int().nonnegative().optional(),
     summaryMaxTokens: z.number().int().positive().optional(),
+    ledger: Ledger.optional().openapi({
+      description:
+        "The `ledger` of the previous result for this conversation, unchanged: it carries identifiers and files forward, and without it no message is recognised as the previous summary",
+    }),
   })
   .openapi("CompactOptions");
 

@@ -22,8 +22,10 @@ import {
   CondenseError,
   compact,
   extractiveSummarizer,
+  type Ledger,
   messageTokens,
   resolveOptions,
+  summaryDigest,
 } from "@condense/core";
 import type { CompactionEventBody } from "../api/schemas";
 import type { Env } from "../env";
@@ -170,6 +172,7 @@ export async function runCompaction(
   // Which transcript row each tool output of the snapshot is: the engine names outputs by call id and
   // occurrence, and an id may be reused across turns.
   const seqs = outputSeqs(sql, snapshot);
+  const ledger = await carriedLedger(session, snapshot);
   let result: CompactResult<ChatMessage>;
   let fallback: Fallback | undefined;
   try {
@@ -179,8 +182,8 @@ export async function runCompaction(
     }
     // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
     result = await compact(
-      { model: limits.model, messages: snapshot.messages },
-      engineOptions(ctx.env, session, settings, limits, snapshot.heldTokens, options, seqs),
+      { model: limits.model, messages: snapshot.messages, seqs: seqsOf(snapshot) },
+      engineOptions(ctx.env, settings, session, ledger, limits, snapshot.heldTokens, options, seqs),
     );
   } catch (error) {
     const failedAttempts = recordFailure(ctx.open().sql, describeFailure(error), Date.now());
@@ -190,8 +193,8 @@ export async function runCompaction(
     fallback = { failedAttempts, error: describeFailure(error) };
     try {
       result = await compact(
-        { model: limits.model, messages: snapshot.messages },
-        fallbackOptions(limits, settings, snapshot.heldTokens, seqs),
+        { model: limits.model, messages: snapshot.messages, seqs: seqsOf(snapshot) },
+        fallbackOptions(limits, settings, snapshot.heldTokens, seqs, ledger),
       );
     } catch (fallbackError) {
       const failed = { ...log, outcome: "failed" as const, fallback: true };
@@ -230,17 +233,54 @@ export async function runCompaction(
   return committed;
 }
 
-/** The engine's options from the session's settings, cooldown and the request. */
+/**
+ * The transcript seq of each message the engine gets: the view's messages have none, the transcript
+ * messages after it are `coveredSeq + 1`, `+ 2`, ... (seqs are consecutive). A summary that withholds
+ * a secret points to the seq that holds it.
+ */
+function seqsOf(snapshot: FoldSnapshot): (number | null)[] {
+  const viewCount = snapshot.messages.length - snapshot.tail.length;
+  return snapshot.messages.map((_, index) =>
+    index < viewCount ? null : snapshot.coveredSeq + 1 + index - viewCount,
+  );
+}
+
+/**
+ * The stored ledger, anchored to the summary the committed view holds: only the message carrying
+ * exactly that summary (which this object stored, never a client) is recognised as the summary.
+ * Taken from the view, not the stored digest, so a view of OpenAI items (no summary) anchors nothing
+ * and a view committed before anchors existed still has its summary recognised.
+ */
+async function carriedLedger(
+  session: SessionRow,
+  snapshot: FoldSnapshot,
+): Promise<Ledger | undefined> {
+  const stored = ledgerOf(session);
+  const summary = snapshot.view?.summary ?? null;
+  if (summary !== null) {
+    const lists = stored ?? {
+      identifiers: [],
+      files: { read: [], modified: [] },
+      userRequests: [],
+    };
+    return { ...lists, summarySha256: await summaryDigest(summary) };
+  }
+  if (stored === undefined) return undefined;
+  const { summarySha256: _noSummaryInView, ...lists } = stored;
+  return lists;
+}
+
+/** The engine's options from the session's settings, cooldown, carried ledger and the request. */
 function engineOptions(
   env: Env,
-  session: SessionRow,
   settings: SessionSettings,
+  session: SessionRow,
+  ledger: Ledger | undefined,
   limits: Limits,
   heldTokens: number,
   options: CompactionOptions,
   seqs: OutputSeqs,
 ): CompactOptions {
-  const ledger = ledgerOf(session);
   return {
     // The open tool calls left after the folded range take their share of the window.
     contextWindow: Math.max(1, limits.engineWindow - heldTokens),
@@ -260,14 +300,16 @@ function engineOptions(
 
 /**
  * The deterministic fallback's options: the window, and the threshold, reserve and tail when the engine
- * accepts them (else its defaults); no LLM, no identifier policy, no stored ledger (identifiers of earlier
- * compactions are then read from the previous summary). Forced: the service already decided to compact.
+ * accepts them (else its defaults); no LLM, no identifier policy, and of the stored ledger only the
+ * anchor of the view's summary, so the summary is still recognised (identifiers of earlier compactions
+ * are then read from it). Forced: the service already decided to compact.
  */
 function fallbackOptions(
   limits: Limits,
   settings: SessionSettings,
   heldTokens: number,
   seqs: OutputSeqs,
+  ledger: Ledger | undefined,
 ): CompactOptions {
   const window = { contextWindow: Math.max(1, limits.engineWindow - heldTokens) };
   const sizes = {
@@ -286,6 +328,16 @@ function fallbackOptions(
     ...(accepted ? sizes : {}),
     summarizer: extractiveSummarizer(),
     toolOutputReference: outputReference(seqs),
+    ...(ledger?.summarySha256 !== undefined
+      ? {
+          ledger: {
+            identifiers: [],
+            files: { read: [], modified: [] },
+            userRequests: [],
+            summarySha256: ledger.summarySha256,
+          },
+        }
+      : {}),
     force: true,
   };
 }

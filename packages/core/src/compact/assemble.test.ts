@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { SUMMARY_OPEN } from "../summary/template.js";
 import { assistant, call, result, system, user } from "../test-support/conversation.js";
-import { extractSummary, isSummaryMessage, placeSummary, renderSummaryBlock } from "./assemble.js";
+import { extractSummary, placeSummary, renderSummaryBlock } from "./assemble.js";
 
 describe("placeSummary", () => {
   it("uses the user role between tool results and an assistant turn", () => {
@@ -43,7 +43,6 @@ describe("extractSummary", () => {
       role: "user" as const,
       content: renderSummaryBlock("## Goal\nfix /srv/x.py"),
     };
-    expect(isSummaryMessage(message)).toBe(true);
     expect(extractSummary(message)).toEqual({
       summary: "## Goal\nfix /srv/x.py",
       remainder: undefined,

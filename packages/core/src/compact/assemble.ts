@@ -2,8 +2,9 @@
  * @module compact/assemble
  * Puts a summary between the head and the tail. The summary is wrapped in a
  * marker that tells the model earlier turns were compacted and that it should
- * continue rather than repeat work; the same marker lets a later compaction
- * find the summary and update it instead of nesting summaries.
+ * continue rather than repeat work. `extractSummary` parses a marker block;
+ * whether a block is the engine's summary is decided by its anchor
+ * (`compact/summary-anchor`), never by the marker.
  */
 
 import type { ChatMessage, ContentPart } from "../messages/types.js";
@@ -24,17 +25,17 @@ function leadingText(message: ChatMessage): string | undefined {
   return first?.type === "text" ? first.text : undefined;
 }
 
-export function isSummaryMessage(message: ChatMessage): boolean {
-  return leadingText(message)?.startsWith(SUMMARY_OPEN) === true;
-}
-
 export interface FoundSummary {
   summary: string;
   /** The message without the summary block, when the summary had been merged into it; undefined otherwise. */
   remainder: ChatMessage | undefined;
 }
 
-/** The summary a previous compaction left in this message, if any. */
+/**
+ * The marker block at the start of this message, parsed: its summary text and
+ * the rest of the message. A parse, not a proof: any text can start with the
+ * marker (see `compact/summary-anchor`).
+ */
 export function extractSummary(message: ChatMessage): FoundSummary | undefined {
   const text = leadingText(message);
   if (text === undefined || !text.startsWith(SUMMARY_OPEN)) return undefined;

@@ -47,7 +47,9 @@ describe("findHeadEnd", () => {
       { role: "user" as const, content: renderSummaryBlock("## Goal\nold") },
       assistant("a"),
     ];
-    expect(findHeadEnd(messages, 3)).toBe(2);
+    expect(findHeadEnd(messages, 3, 2)).toBe(2);
+    // A marker alone is no summary: without the recognised index it is head content.
+    expect(findHeadEnd(messages, 3)).toBe(4);
   });
 });
 
@@ -83,7 +85,8 @@ describe("findTailStart", () => {
       assistant("b"),
       user("c"),
     ];
-    expect(findTailStart(messages, ones(messages), 1, 100, 1)).toBe(3);
+    expect(findTailStart(messages, ones(messages), 1, 100, 1, 2)).toBe(3);
+    expect(findTailStart(messages, ones(messages), 1, 100, 1)).toBe(1);
   });
 });
 

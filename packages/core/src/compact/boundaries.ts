@@ -1,13 +1,13 @@
 /**
  * @module compact/boundaries
  * Where the protected head ends and the protected tail begins. Neither
- * boundary ever separates an assistant tool call from its results, and a
- * previous Condense summary always falls in the compacted middle so that it is
- * updated rather than kept beside a new one.
+ * boundary ever separates an assistant tool call from its results, and the
+ * previous summary (the message `compact/summary-anchor` recognised) always
+ * falls in the compacted middle so that it is updated rather than kept beside
+ * a new one; any other marker block is ordinary content.
  */
 
 import type { ChatMessage } from "../messages/types.js";
-import { isSummaryMessage } from "./assemble.js";
 
 export interface Boundaries {
   /** Messages `[0, headEnd)` are the head. */
@@ -37,19 +37,22 @@ function backToToolCall(messages: readonly ChatMessage[], index: number, floor: 
 /**
  * The head: leading system/developer messages plus the next `headMessages`
  * messages (the first exchange), extended over the results of a trailing tool
- * call and stopped before a previous summary.
+ * call and stopped before the previous summary (at index `summaryAt`).
  */
-export function findHeadEnd(messages: readonly ChatMessage[], headMessages: number): number {
+export function findHeadEnd(
+  messages: readonly ChatMessage[],
+  headMessages: number,
+  summaryAt?: number,
+): number {
   let end = 0;
   while (end < messages.length) {
     const message = messages[end];
-    if (message === undefined || !isSystemLike(message) || isSummaryMessage(message)) break;
+    if (message === undefined || !isSystemLike(message) || end === summaryAt) break;
     end++;
   }
   let taken = 0;
   while (end < messages.length && taken < headMessages) {
-    const message = messages[end];
-    if (message === undefined || isSummaryMessage(message)) return end;
+    if (end === summaryAt) return end;
     end++;
     taken++;
   }
@@ -58,7 +61,8 @@ export function findHeadEnd(messages: readonly ChatMessage[], headMessages: numb
 
 /**
  * The tail: the newest messages within `tailTokens`, at least
- * `minTailMessages`, never starting on a tool result or on a previous summary.
+ * `minTailMessages`, never starting on a tool result or on the previous summary
+ * (at index `summaryAt`).
  */
 export function findTailStart(
   messages: readonly ChatMessage[],
@@ -66,6 +70,7 @@ export function findTailStart(
   headEnd: number,
   tailTokens: number,
   minTailMessages: number,
+  summaryAt?: number,
 ): number {
   let start = messages.length;
   let used = 0;
@@ -78,26 +83,30 @@ export function findTailStart(
   }
   start = backToToolCall(messages, start, headEnd);
   // A summary in the tail would survive verbatim beside the new one; fold it into the middle instead.
-  for (let i = start; i < messages.length; i++) {
-    const message = messages[i];
-    if (message !== undefined && isSummaryMessage(message))
-      start = skipToolResults(messages, i + 1);
-  }
+  if (summaryAt !== undefined && summaryAt >= start)
+    start = skipToolResults(messages, summaryAt + 1);
   return Math.max(start, headEnd);
 }
 
 export function findBoundaries(
   messages: readonly ChatMessage[],
   tokens: readonly number[],
-  options: { headMessages: number; tailTokens: number; minTailMessages: number },
+  options: {
+    headMessages: number;
+    tailTokens: number;
+    minTailMessages: number;
+    /** Index of the previous summary, if one was recognised. */
+    summaryAt?: number | undefined;
+  },
 ): Boundaries {
-  const headEnd = findHeadEnd(messages, options.headMessages);
+  const headEnd = findHeadEnd(messages, options.headMessages, options.summaryAt);
   const tailStart = findTailStart(
     messages,
     tokens,
     headEnd,
     options.tailTokens,
     options.minTailMessages,
+    options.summaryAt,
   );
   return { headEnd, tailStart };
 }

@@ -30,7 +30,9 @@ import {
   retireToolCallIds,
 } from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
+import { containsSecret, withholdSecrets } from "../summary/redact.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
+import { hasSummaryMarker, neutralizeSummaryMarkers } from "../summary/template.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { extractSummary, placeSummary } from "./assemble.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";
@@ -42,6 +44,7 @@ import {
   pruneToolOutputs,
   referenceById,
 } from "./prune.js";
+import { anchorOf, locateSummary, summaryDigest } from "./summary-anchor.js";
 import { decideTrigger, warningLevelFor } from "./trigger.js";
 import type {
   CompactInput,
@@ -51,6 +54,13 @@ import type {
   SummarizerFailure,
   Tier,
 } from "./types.js";
+import {
+  EARLIER_SUMMARY,
+  labelMessages,
+  type MessageLabels,
+  withholdInLedger,
+  withholdInMessages,
+} from "./withhold-secrets.js";
 
 const emptyLedger = (): Ledger => ({
   identifiers: [],
@@ -80,6 +90,18 @@ function hasNonTextParts(message: ChatMessage | undefined): message is ChatMessa
   return Array.isArray(message?.content) && message.content.some((part) => part.type !== "text");
 }
 
+/**
+ * A latest user message that cannot be quoted in a summary stays a message:
+ * images, a secret (no summary holds one) or a marker tag (it would be
+ * neutralized, so no longer verbatim).
+ */
+function staysMessage(latest: LatestUser): latest is LatestUser & { original: ChatMessage } {
+  if (latest.original === undefined) return false;
+  return (
+    hasNonTextParts(latest.original) || containsSecret(latest.text) || hasSummaryMarker(latest.text)
+  );
+}
+
 interface PassContext {
   model: string;
   /** Kept verbatim whatever is compacted. */
@@ -97,6 +119,10 @@ interface PassContext {
   failure: SummarizerFailure | undefined;
   summarizerCalls: number;
   summarizerInputTokens: number;
+  /** The digest of the summary the engine wrote (the caller's anchor, then each new summary's). */
+  anchor: string | undefined;
+  /** Where each input message is, for the pointers of withheld secrets. */
+  labels: MessageLabels;
 }
 
 interface PassResult {
@@ -106,6 +132,8 @@ interface PassResult {
   ledger: Ledger | undefined;
   /** Tool outputs this pass removed from the context; recorded only if the pass is kept. */
   pruned: PrunedToolOutput[];
+  /** The text of the summary this pass placed; undefined when it placed none. */
+  summary: string | undefined;
 }
 
 function total(messages: readonly ChatMessage[], model: string): number {
@@ -215,14 +243,17 @@ function splitLatestUser(summary: string): { summary: string; latest: string | u
 
 /**
  * The latest user message of the conversation: the newest user message, or
- * the verbatim copy an earlier compaction kept in its summary when no user
- * message came after that summary.
+ * the verbatim copy an earlier compaction kept in its summary (the one at
+ * `summaryAt`) when no user message came after that summary.
  */
-function findLatestUser(messages: readonly ChatMessage[]): LatestUser | undefined {
+function findLatestUser(
+  messages: readonly ChatMessage[],
+  summaryAt: number | undefined,
+): LatestUser | undefined {
   for (let i = messages.length - 1; i >= 0; i--) {
     const message = messages[i];
     if (message === undefined) continue;
-    const found = extractSummary(message);
+    const found = i === summaryAt ? extractSummary(message) : undefined;
     if (found !== undefined) {
       const latest = splitLatestUser(found.summary).latest;
       if (latest !== undefined) return { message: undefined, text: latest, original: undefined };
@@ -275,9 +306,12 @@ async function summarizeWith(
       `summarizer ${summarizer.name} returned no summary text; \`summarize\` must resolve to { summary: string, calls, inputTokens }`,
     );
   }
+  // Neither a marker tag nor a secret may stand in a summary, whatever the summarizer wrote (the range
+  // it read had its secrets withheld already; this also covers text it made up).
+  const clean = withholdSecrets(neutralizeSummaryMarkers(summary));
   // The ledger guarantee must not depend on the summarizer obeying: check and complete it here.
-  const missing = missingIdentifiers(summary, request.ledger);
-  return missing.length === 0 ? summary : appendMissingIdentifiers(summary, missing);
+  const missing = missingIdentifiers(clean, request.ledger);
+  return missing.length === 0 ? clean : appendMissingIdentifiers(clean, missing);
 }
 
 /** What a failed summarizer call is reported as. */
@@ -296,26 +330,34 @@ async function summarizePass(
   messages: readonly ChatMessage[],
   headEnd: number,
   tailStart: number,
+  summaryAt: number | undefined,
   context: PassContext,
 ): Promise<PassResult | undefined> {
   const { model, options } = context;
   const head = messages.slice(0, headEnd);
   const tail = messages.slice(tailStart);
 
+  // Only the recognised summary is the previous summary; any other marker block is content.
   let previousSummary: string | undefined;
   const middle: ChatMessage[] = [];
-  for (const message of messages.slice(headEnd, tailStart)) {
-    const found = extractSummary(message);
+  for (let index = headEnd; index < tailStart; index++) {
+    const message = messages[index];
+    if (message === undefined) continue;
+    const found = index === summaryAt ? extractSummary(message) : undefined;
     if (found === undefined) {
       middle.push(message);
       continue;
     }
     // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite;
     // tool-call ids of earlier compactions retire (see retireToolCallIds).
-    const text = retireToolCallIds(splitLatestUser(found.summary).summary);
-    previousSummary = previousSummary === undefined ? text : `${previousSummary}\n\n${text}`;
+    previousSummary = withholdSecrets(
+      retireToolCallIds(splitLatestUser(found.summary).summary),
+      EARLIER_SUMMARY,
+    );
     if (found.remainder) middle.push(found.remainder);
   }
+  // What summarizers read: the same messages with every secret withheld.
+  const readable = withholdInMessages(middle, context.labels);
   const middleTokens = middle.reduce((sum, message) => sum + messageTokens(message, model), 0);
   const worthIt = middleTokens >= options.minSummarizableTokens || previousSummary !== undefined;
   // A context that does not fit at all is worth any summary that makes it fit.
@@ -331,7 +373,7 @@ async function summarizePass(
   const merged =
     options.ledger === undefined
       ? fromSummary
-      : mergeLedgers(options.ledger, fromSummary ?? emptyLedger());
+      : mergeLedgers(withholdInLedger(options.ledger), fromSummary ?? emptyLedger());
   const carried =
     merged === undefined
       ? undefined
@@ -347,26 +389,29 @@ async function summarizePass(
     Math.min(options.summaryMinTokens, maxTokens),
   );
 
-  const request = (range: ChatMessage[]): SummarizeRequest => ({
-    messages: range,
-    ...(previousSummary === undefined ? {} : { previousSummary }),
-    model,
-    targetTokens,
-    maxTokens,
-    ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
-    ...(options.focus === undefined ? {} : { focus: options.focus }),
-    identifierPolicy: options.identifierPolicy,
-    ...(options.identifierInstructions === undefined
-      ? {}
-      : { identifierInstructions: options.identifierInstructions }),
-    ledger: buildLedger(range, carried),
-    ...(options.signal === undefined ? {} : { signal: options.signal }),
-  });
+  const request = (end: number): SummarizeRequest => {
+    const range = readable.slice(0, end);
+    return {
+      messages: range,
+      ...(previousSummary === undefined ? {} : { previousSummary }),
+      model,
+      targetTokens,
+      maxTokens,
+      ...(options.instructions === undefined ? {} : { instructions: options.instructions }),
+      ...(options.focus === undefined ? {} : { focus: options.focus }),
+      identifierPolicy: options.identifierPolicy,
+      ...(options.identifierInstructions === undefined
+        ? {}
+        : { identifierInstructions: options.identifierInstructions }),
+      ledger: buildLedger(range, carried),
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    };
+  };
 
   const build = (
     summary: string,
     kept: readonly ChatMessage[],
-  ): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } => {
+  ): { messages: ChatMessage[]; pruned: PrunedToolOutput[]; summary: string } => {
     // The latest user message stays verbatim even when its turn is compacted.
     const latest = context.latestUser;
     // A merged summary's remainder is rebuilt on every extraction, so it is recognised by its content.
@@ -378,24 +423,22 @@ async function summarizePass(
           message.role === "user" &&
           jsonEqual(message.content, latest.original.content)));
     const stillThere = head.some(isLatest) || kept.some(isLatest) || tail.some(isLatest);
-    if (latest === undefined || stillThere)
-      return fitByPruning(placeSummary(head, summary, [...kept, ...tail]), context);
-    if (hasNonTextParts(latest.original)) {
-      // Its images cannot be written into the summary: the message itself follows the summary.
-      const placed = placeSummary(head, splitLatestUser(summary).summary, [
-        latest.original,
-        ...kept,
-        ...tail,
-      ]);
-      return fitByPruning(placed, context);
+    const place = (text: string, after: readonly ChatMessage[]) => ({
+      ...fitByPruning(placeSummary(head, text, after), context),
+      summary: text.trim(),
+    });
+    if (latest === undefined || stillThere) return place(summary, [...kept, ...tail]);
+    if (staysMessage(latest)) {
+      // It cannot be written into the summary: the message itself follows the summary.
+      return place(splitLatestUser(summary).summary, [latest.original, ...kept, ...tail]);
     }
     const withLatest = `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}`;
-    return fitByPruning(placeSummary(head, withLatest, [...kept, ...tail]), context);
+    return place(withLatest, [...kept, ...tail]);
   };
 
   const finish = (
     tier: Tier,
-    assembled: { messages: ChatMessage[]; pruned: PrunedToolOutput[] },
+    assembled: { messages: ChatMessage[]; pruned: PrunedToolOutput[]; summary: string },
     summarized: readonly ChatMessage[],
     ledger: Ledger,
   ): PassResult => ({
@@ -404,28 +447,25 @@ async function summarizePass(
     tier,
     ledger,
     pruned: [...outputsOf(summarized, messages, context), ...assembled.pruned],
+    summary: assembled.summary,
   });
 
   const inCooldown = options.cooldownUntil !== undefined && options.cooldownUntil > options.now;
   let best: PassResult | undefined;
 
   if (options.summarizer.kind === "llm" && !inCooldown) {
-    const attempts: Array<{ tier: Tier; range: ChatMessage[]; kept: ChatMessage[] }> = [
-      { tier: 2, range: middle, kept: [] },
-    ];
+    const attempts: Array<{ tier: Tier; end: number }> = [{ tier: 2, end: middle.length }];
     const split = splitOlderHalf(middle, model);
-    if (split > 0 && split < middle.length) {
-      attempts.push({ tier: 3, range: middle.slice(0, split), kept: middle.slice(split) });
-    }
+    if (split > 0 && split < middle.length) attempts.push({ tier: 3, end: split });
     for (const attempt of attempts) {
       throwIfAborted(options.signal);
-      const summarizeRequest = request(attempt.range);
+      const summarizeRequest = request(attempt.end);
       try {
         const summary = await summarizeWith(options.summarizer, summarizeRequest, context);
         const candidate = finish(
           attempt.tier,
-          build(summary, attempt.kept),
-          attempt.range,
+          build(summary, middle.slice(attempt.end)),
+          middle.slice(0, attempt.end),
           summarizeRequest.ledger,
         );
         if (candidate.tokens <= options.limit) return candidate;
@@ -446,7 +486,7 @@ async function summarizePass(
   throwIfAborted(options.signal);
   const builtIn = extractiveSummarizer();
   const fallback = options.summarizer.kind === "extractive" ? options.summarizer : builtIn;
-  const fallbackRequest = request(middle);
+  const fallbackRequest = request(middle.length);
   let summary: string;
   try {
     summary = await summarizeWith(fallback, fallbackRequest, context);
@@ -471,10 +511,12 @@ async function runPass(
   const { model, options } = context;
   const tokens = tokensOf(messages, model);
   const current = total(messages, model);
+  const summaryAt = await locateSummary(messages, context.anchor);
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,
     tailTokens,
     minTailMessages: options.minTailMessages,
+    summaryAt,
   });
 
   if (!summarizeOnly) {
@@ -492,11 +534,12 @@ async function runPass(
         tier: 1,
         ledger: undefined,
         pruned: outcome.pruned,
+        summary: undefined,
       };
     }
   }
 
-  const summarized = await summarizePass(messages, headEnd, tailStart, context);
+  const summarized = await summarizePass(messages, headEnd, tailStart, summaryAt, context);
   if (summarized) return summarized;
 
   // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included, and
@@ -514,6 +557,7 @@ async function runPass(
     tier: 1,
     ledger: undefined,
     pruned: outcome.pruned,
+    summary: undefined,
   };
 }
 
@@ -529,12 +573,14 @@ function mergeLedgers(into: Ledger, from: Ledger): Ledger {
   };
 }
 
-function currentSummary(messages: readonly ChatMessage[]): string | null {
-  for (const message of messages) {
-    const found = extractSummary(message);
-    if (found) return found.summary;
-  }
-  return null;
+/** The summary the engine wrote, as it stands in `messages` (recognised by `anchor`), or null. */
+async function currentSummary(
+  messages: readonly ChatMessage[],
+  anchor: string | undefined,
+): Promise<string | null> {
+  const at = await locateSummary(messages, anchor);
+  const message = at === undefined ? undefined : messages[at];
+  return (message && extractSummary(message)?.summary) ?? null;
 }
 
 export function compact(
@@ -562,6 +608,7 @@ export async function compact(
   const format: MessageFormat = input.format ?? "openai";
   const canonical = toCanonical({ format, messages: input.messages, system: input.system });
   const resolved = resolveOptions(model, options);
+  const labels = labelMessages(canonical, format, input.seqs);
   throwIfAborted(resolved.signal);
 
   const originalTokens = total(canonical, model);
@@ -594,9 +641,10 @@ export async function compact(
     const message = repaired[index];
     if (message !== undefined) calls.set(message, call);
   }
+  const anchor = anchorOf(options);
   const context: PassContext = {
     model,
-    latestUser: findLatestUser(repaired),
+    latestUser: findLatestUser(repaired, await locateSummary(repaired, anchor)),
     options: resolved,
     calls,
     reference: resolved.toolOutputReference ?? referenceById(reusedCallIds(repaired)),
@@ -604,12 +652,17 @@ export async function compact(
     failure: undefined,
     summarizerCalls: 0,
     summarizerInputTokens: 0,
+    anchor,
+    labels,
   };
+  // What a result that wrote no summary hands back: the caller's ledger, so passing it on loses nothing.
+  const carriedLedger =
+    resolved.ledger === undefined ? emptyLedger() : withholdInLedger(resolved.ledger);
 
-  const finalize = (
+  const finalize = async (
     messages: ChatMessage[],
     fields: { compacted: boolean; tier: Tier; passes: number; ledger: Ledger; reason?: string },
-  ): CompactResult<unknown> => {
+  ): Promise<CompactResult<unknown>> => {
     const validation = validateMessages(messages, providerFor(format));
     if (!validation.ok) {
       throw new CondenseError(
@@ -626,11 +679,13 @@ export async function compact(
     const converted =
       format === "openai" ? { messages, system: undefined } : fromCanonical(messages, format);
     const failure = context.failure;
+    const summary = await currentSummary(messages, context.anchor);
+    const { summarySha256: _previous, ...ledger } = fields.ledger;
     return {
       compacted: fields.compacted,
       messages: converted.messages,
       ...(converted.system === undefined ? {} : { system: converted.system }),
-      summary: currentSummary(messages),
+      summary,
       tier: fields.tier,
       originalCount: canonical.length,
       finalCount: messages.length,
@@ -640,7 +695,8 @@ export async function compact(
       budget: resolved.budget,
       warningLevel: warningLevelFor(finalTokens, resolved),
       prunedToolOutputs: fields.compacted ? [...context.pruned.values()] : [],
-      ledger: fields.ledger,
+      ledger:
+        summary === null ? ledger : { ...ledger, summarySha256: await summaryDigest(summary) },
       passes: fields.passes,
       ...(fields.reason === undefined ? {} : { reason: fields.reason }),
       ...(failure === undefined
@@ -661,7 +717,7 @@ export async function compact(
       compacted: false,
       tier: 0,
       passes: 0,
-      ledger: emptyLedger(),
+      ledger: carriedLedger,
       reason: `the context holds ${originalTokens} tokens, under the trigger of ${decision.triggerTokens} (${resolved.threshold} × ${resolved.contextWindow}) with ${resolved.reserveTokens} tokens of reserve free; pass force: true to compact anyway`,
     });
   }
@@ -669,7 +725,7 @@ export async function compact(
   let messages = repaired;
   let tokens = total(messages, model);
   let tier: Tier = 0;
-  let ledger = emptyLedger();
+  let ledger: Ledger | undefined;
   let passes = 0;
   let tailTokens = resolved.tailTokens;
   while (passes < DEFAULTS.maxPasses) {
@@ -697,20 +753,22 @@ export async function compact(
     recordPruned(context, pass.pruned);
     tokens = pass.tokens;
     if (pass.tier > 1 || tier === 0) tier = pass.tier;
-    if (pass.ledger) ledger = mergeLedgers(ledger, pass.ledger);
+    if (pass.ledger) ledger = mergeLedgers(ledger ?? emptyLedger(), pass.ledger);
+    if (pass.summary !== undefined) context.anchor = await summaryDigest(pass.summary);
     if (tokens <= resolved.limit || saving < DEFAULTS.minPassSaving) break;
     tailTokens = Math.floor(tailTokens / 2);
   }
 
   if (passes === 0 || tokens >= originalTokens) {
+    context.anchor = anchor;
     return finalize(repaired, {
       compacted: false,
       tier: 0,
       passes,
-      ledger: emptyLedger(),
+      ledger: carriedLedger,
       reason:
         "nothing could be compacted without growing the context: the middle is too small to summarize and no tool output is large enough to prune",
     });
   }
-  return finalize(messages, { compacted: true, tier, passes, ledger });
+  return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });
 }

@@ -17,6 +17,13 @@ export interface CompactInput {
   format?: MessageFormat;
   /** Anthropic top-level `system` (string or text blocks), when `format` is `anthropic`. */
   system?: unknown;
+  /**
+   * Format `openai` only: the caller's number of each message (same length as
+   * `messages`, null where there is none), e.g. the Worker's transcript seq.
+   * A summary that withholds a secret points to it as `[redacted:seq:<n>]`;
+   * without `seqs`, as `[redacted:message:<index>]`.
+   */
+  seqs?: readonly (number | null)[];
 }
 
 export interface CompactOptions {
@@ -56,8 +63,8 @@ export interface CompactOptions {
   /**
    * The `ledger` an earlier compaction of this conversation returned. Its
    * identifiers and files are carried forward by code, so a model rewriting the
-   * summary cannot lose them. Without it, they are recovered from the previous
-   * summary's text.
+   * summary cannot lose them, and its `summarySha256` is how the previous
+   * summary is recognised: without it, no message counts as a summary.
    */
   ledger?: Ledger;
   /** Summary size bounds in tokens. Default 2,000 .. 12,000. */
@@ -100,7 +107,7 @@ export interface CompactResult<M = ChatMessage> {
   messages: M[];
   /** Anthropic top-level `system`, when the input format is `anthropic`. */
   system?: unknown;
-  /** The summary now in the context, or null. */
+  /** The summary now in the context (the engine's own, recognised by its anchor), or null. */
   summary: string | null;
   tier: Tier;
   originalCount: number;

@@ -4,8 +4,10 @@
  * splits a transcript that does not fit the summarizer's window into chunks.
  *
  * Rendering: turns are labelled `User:`, `Assistant:`, `Tool (name):`; tool
- * output is fenced as untrusted data; reasoning (`provider_data`, inline
- * `<think>` blocks) is never rendered; every message is capped at 10,000
+ * output, and a `<compacted-context>` block quoted in any other message, is
+ * fenced as untrusted data; no message text can spell a tag of the prompt
+ * (`escapeDataTags`), so none can close the fence or the transcript;
+ * reasoning (`provider_data`, inline `<think>` blocks) is never rendered; every message is capped at 10,000
  * characters, keeping its head and tail and marking the cut. Chunking never
  * separates an assistant's tool calls from their results.
  *
@@ -14,6 +16,7 @@
 
 import { toolNamesById } from "../messages/content.js";
 import type { ChatMessage, MessageContent } from "../messages/types.js";
+import { splitSummaryBlocks } from "./template.js";
 
 /** Characters of one message the summarizer sees at most. */
 export const MESSAGE_CHAR_CAP = 10_000;
@@ -101,9 +104,34 @@ export function contentText(content: MessageContent): string {
   return content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
 }
 
-/** Makes fence tags inside untrusted text inert, so tool output cannot close its own fence. */
-function neutralizeFences(text: string): string {
-  return text.replace(/<(\/?)\s*untrusted-data/gi, "<$1untrusted_data");
+/**
+ * Anything in data that a model could read as a tag of the summarizer's prompt
+ * (`</untrusted-data>`, `< /untrusted_data >`, `</transcript>`,
+ * `<previous-summary>`, ... in any case or spacing): its angle brackets become
+ * `‹ ›`, so data can neither close the tag it sits in nor open another.
+ */
+const DATA_TAG =
+  /<(\s{0,8}\/?\s{0,8}(?:untrusted|transcript|previous|partial|ledger|focus|identifier|operator)[^<>\n]{0,64})(>?)/gi;
+
+/** `text` with every look-alike of a prompt tag made inert (see `DATA_TAG`). */
+export function escapeDataTags(text: string): string {
+  return text.replace(DATA_TAG, (_tag, inner: string, close: string) =>
+    close === "" ? `‹${inner}` : `‹${inner}›`,
+  );
+}
+
+/** Wraps `text` in the untrusted-data fence; tags inside it are made inert first. */
+function fenced(text: string): string {
+  return `${UNTRUSTED_OPEN}\n${escapeDataTags(text)}\n${UNTRUSTED_CLOSE}`;
+}
+
+/** Message text as data: escaped, with each quoted `<compacted-context>` block fenced as untrusted. */
+function renderText(text: string): string {
+  return splitSummaryBlocks(text)
+    .map((segment) =>
+      segment.quoted ? `\n${fenced(segment.text)}\n` : escapeDataTags(segment.text),
+    )
+    .join("");
 }
 
 const roleLabels: Record<ChatMessage["role"], string> = {
@@ -126,7 +154,7 @@ export function renderMessage(
     const name =
       (message.tool_call_id && toolNames.get(message.tool_call_id)) || message.name || "unknown";
     const body = capText(transform(contentText(message.content)), cap);
-    return `Tool (${name}):\n${UNTRUSTED_OPEN}\n${neutralizeFences(body)}\n${UNTRUSTED_CLOSE}`;
+    return `Tool (${escapeDataTags(name)}):\n${fenced(body)}`;
   }
   let text = contentText(message.content);
   if (message.role === "assistant") text = stripInlineReasoning(text);
@@ -135,7 +163,7 @@ export function renderMessage(
     lines.push(`→ calls ${call.function.name} ${call.function.arguments}`);
   }
   const body = capText(transform(lines.join("\n")), cap);
-  return `${roleLabels[message.role]}: ${body}`;
+  return `${roleLabels[message.role]}: ${renderText(body)}`;
 }
 
 /**

@@ -25,6 +25,8 @@
  *   "nothing found"), the first useful error line (the exception line of a
  *   traceback), and failed non-shell calls. The last 25 commands and the last
  *   15 failures are listed (repeats collapsed as `(×n)`); the rest are counted.
+ *   An error line is tool output, so it is quoted as data: `output:` and a
+ *   code span, never as a statement or a heading of the summary.
  * - Exact identifiers: every ledger identifier not already listed under Files,
  *   plain and comma-packed (see `packIdentifiers`).
  * - Next steps: open todo items of the latest `TodoWrite`/`update_plan` call,
@@ -32,6 +34,11 @@
  *   message, else a pointer to the pending request.
  * - Critical context: the working directory (most frequent `cd` target) and
  *   the branch created with `git checkout -b`/`git switch -c`.
+ *
+ * A `<compacted-context>` block quoted inside a message (a tool output, a
+ * fetched page, a message copying a summary) is not the engine's summary:
+ * it is left out before anything is read, and the message around it is read
+ * as usual.
  *
  * With a previous summary: its Goal, Constraints, Key decisions, Resolved
  * questions, Critical context and Exact identifiers lines are kept (new items
@@ -54,7 +61,7 @@
 
 import { toolResultCalls } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
-import type { ChatMessage, ToolCall } from "../messages/types.js";
+import type { ChatMessage, MessageContent, ToolCall } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
 import { extractIdentifiers } from "./identifiers.js";
 import {
@@ -76,6 +83,7 @@ import {
   REQUIRED_SECTIONS,
   renderSections,
   type SummarySection,
+  withoutSummaryBlocks,
 } from "./template.js";
 
 /** No options yet; the parameter keeps the factory signature stable. */
@@ -433,8 +441,20 @@ function isPlaceholder(line: string): boolean {
   );
 }
 
+/** A message's text without the marker blocks quoted in it (see the module notes). */
+function withoutQuotedSummaries(message: ChatMessage): ChatMessage {
+  const strip = (content: MessageContent): MessageContent => {
+    if (typeof content === "string") return withoutSummaryBlocks(content);
+    if (content === null) return null;
+    return content.map((part) =>
+      part.type === "text" ? { ...part, text: withoutSummaryBlocks(part.text) } : part,
+    );
+  };
+  return { ...message, content: strip(message.content) };
+}
+
 function plan(request: SummarizeRequest): SectionPlan {
-  const { messages } = request;
+  const messages = request.messages.map(withoutQuotedSummaries);
   const ledger: Ledger =
     request.identifierPolicy === "off" ? request.ledger : buildLedger(messages, request.ledger);
   const analysis = analyze(messages);
@@ -705,7 +725,17 @@ function outcomeText(outcome: Outcome): string {
       : outcome.status;
   const shownHead =
     outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
-  return outcome.error === undefined ? shownHead : `${shownHead}: ${outcome.error}`;
+  return outcome.error === undefined
+    ? shownHead
+    : `${shownHead}, output: ${codeSpan(outcome.error)}`;
+}
+
+/** `text` as a Markdown code span: a fence longer than any backtick run in it, so it cannot close early. */
+function codeSpan(text: string): string {
+  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = "`".repeat(longest + 1);
+  const pad = longest > 0 ? " " : "";
+  return `${fence}${pad}${text}${pad}${fence}`;
 }
 
 function commands(

@@ -7,7 +7,8 @@
  *
  * Sources: identifiers come from user and assistant text and from tool-call
  * arguments, plus every tool-call id of the range; never from tool outputs
- * (those are pruned and can be fetched back by their call id). Files come
+ * (those are pruned and can be fetched back by their call id), nor from a
+ * `<compacted-context>` block quoted in a message (not the engine's). Files come
  * from tool-call arguments only, by recognizing the tools agents use: Claude
  * Code (`Read`, `Edit`, `Write`, `MultiEdit`, `NotebookEdit`, `Bash`),
  * OpenHands (`str_replace_editor`, `execute_bash`), SWE-agent (`open`,
@@ -22,7 +23,12 @@ import { messageText } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractIdentifiers, isToolCallId } from "./identifiers.js";
 import type { Ledger } from "./ledger-types.js";
-import { locateSection, REQUIRED_SECTIONS, SUMMARY_OPEN } from "./template.js";
+import {
+  locateSection,
+  REQUIRED_SECTIONS,
+  SUMMARY_OPEN,
+  withoutSummaryBlocks,
+} from "./template.js";
 
 /** Characters kept of each user request. */
 export const REQUEST_CHAR_LIMIT = 1500;
@@ -43,15 +49,16 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
   const editor: EditorState = {};
 
   messages.forEach((message, index) => {
+    // A marker block quoted in a message is not the engine's summary: nothing is taken from it.
     if (message.role === "user") {
-      const text = messageText(message);
+      const text = withoutSummaryBlocks(messageText(message));
       const kind = classifyUserMessage(text, messages[index - 1]);
       if (kind !== "observation") addAll(identifiers, extractIdentifiers(text));
       if (kind === "request" && text.trim() !== "") requests.push(text.trim());
       return;
     }
     if (message.role === "assistant") {
-      addAll(identifiers, extractIdentifiers(messageText(message)));
+      addAll(identifiers, extractIdentifiers(withoutSummaryBlocks(messageText(message))));
       for (const call of message.tool_calls ?? []) {
         if (call.id?.trim()) identifiers.add(call.id);
         addAll(identifiers, extractIdentifiers(argumentText(call)));

@@ -1,6 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createSecretVault, redactSecrets, restoreSecrets } from "./redact.js";
+import {
+  containsSecret,
+  createSecretVault,
+  redactSecrets,
+  restoreSecrets,
+  withholdSecrets,
+} from "./redact.js";
 
 // Shapes of real credentials (none of these is a live one).
 const secrets = {
@@ -164,6 +170,48 @@ describe("redactSecrets", () => {
       fc.property(filler, fc.constantFrom(...standalone), filler, (before, secret, after) => {
         const redacted = redactSecrets(`${before} ${secret} ${after}`, createSecretVault());
         expect(redacted.includes(secret)).toBe(false);
+      }),
+    );
+  });
+});
+
+describe("withholdSecrets", () => {
+  it("replaces every kind of secret by a pointer to where it is, and keeps the text around it", () => {
+    const withheld = withholdSecrets(transcript, "seq:12");
+    for (const [kind, secret] of Object.entries(secrets)) {
+      expect(withheld.includes(secret), `${kind} leaked`).toBe(false);
+    }
+    expect(withheld).toContain("postgres://app_user:[redacted:seq:12]@db.internal:5432/app");
+    expect(withheld).toContain("Authorization: Bearer [redacted:seq:12]");
+    expect(withholdSecrets("key sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678")).toBe(
+      "key [redacted]",
+    );
+  });
+
+  it("leaves pointers and ordinary text alone, so it can run again", () => {
+    const once = withholdSecrets(transcript, "tool-call:call_1");
+    expect(withholdSecrets(once, "seq:3")).toBe(once);
+    expect(containsSecret(once)).toBe(false);
+    const quoted = 'password: "[redacted:seq:3]"';
+    expect(withholdSecrets(quoted, "seq:4")).toBe(quoted);
+  });
+
+  it("never leaves a self-identifying secret, and withholding twice changes nothing (property)", () => {
+    const standalone = [
+      secrets.openai,
+      secrets.github,
+      secrets.slack,
+      secrets.jwt,
+      secrets.awsKeyId,
+    ];
+    const filler = fc.string({
+      unit: fc.constantFrom(" ", "\n", "a", "=", ":", "/", ".", "-", '"', "@", "["),
+    });
+    fc.assert(
+      fc.property(filler, fc.constantFrom(...standalone), filler, (before, secret, after) => {
+        const withheld = withholdSecrets(`${before} ${secret} ${after}`, "seq:1");
+        expect(withheld.includes(secret)).toBe(false);
+        expect(withholdSecrets(withheld, "seq:2")).toBe(withheld);
       }),
     );
   });

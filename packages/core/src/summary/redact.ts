@@ -1,8 +1,11 @@
 /**
  * @module summary/redact
- * Keeps secrets away from the summarizer: API keys, tokens, private keys and
- * passwords are swapped for stable placeholders (`[[SECRET_1]]`) before any
- * text leaves the process, and swapped back in the summary afterwards.
+ * Keeps secrets away from summarizers and out of summaries: API keys,
+ * tokens, private keys and passwords. `redactSecrets` swaps them for stable
+ * placeholders (`[[SECRET_1]]`) before any text leaves the process, and
+ * `restoreSecrets` swaps them back in the answer; `withholdSecrets` replaces
+ * them for good by a pointer to where the original is (`[redacted:seq:12]`),
+ * for text that is kept.
  *
  * Over-redaction is harmless (the placeholder is restored to the exact
  * original text), under-redaction leaks, so the patterns lean generous. Every
@@ -174,4 +177,60 @@ export function restoreSecrets(text: string, vault: SecretVault): string {
   );
 }
 
-/** Names of the patterns, for documentation and tests. */
+/** A pointer left where a secret was withheld: `[redacted]` or `[redacted:<where>]`. */
+const pointerPattern = /\[redacted(?::[^\]\s]{1,200})?\]/g;
+
+/** The pointer that stands for a secret withheld from `where` (e.g. `tool-call:call_1`, `seq:12`). */
+export function redactionPointer(where?: string): string {
+  return where === undefined ? "[redacted]" : `[redacted:${where}]`;
+}
+
+/** Where in `text` secrets are: merged [start, end) spans, placeholders and pointers left out. */
+function secretSpans(text: string): Array<[number, number]> {
+  const kept = [...text.matchAll(pointerPattern), ...text.matchAll(placeholderPattern)].map(
+    (match): [number, number] => [match.index, match.index + match[0].length],
+  );
+  const overlapsKept = (start: number, end: number) =>
+    kept.some(([keptStart, keptEnd]) => start < keptEnd && keptStart < end);
+  const spans: Array<[number, number]> = [];
+  for (const pattern of patterns) {
+    for (const match of text.matchAll(pattern.regex)) {
+      const [start, end] = match.indices?.groups?.secret ??
+        match.indices?.[0] ?? [match.index, match.index + match[0].length];
+      if (end > start && !overlapsKept(start, end)) spans.push([start, end]);
+    }
+  }
+  spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+  const merged: Array<[number, number]> = [];
+  for (const span of spans) {
+    const last = merged[merged.length - 1];
+    if (last !== undefined && span[0] <= last[1]) last[1] = Math.max(last[1], span[1]);
+    else merged.push([span[0], span[1]]);
+  }
+  return merged;
+}
+
+/**
+ * Replaces every secret in `text` by `redactionPointer(where)`, for text that
+ * is kept (a summary, a ledger): unlike `redactSecrets` nothing is restored
+ * later; the original stays in the transcript, where the pointer says. Every
+ * pattern runs on the original text, so no pattern sees another's pointer, and
+ * pointers already in the text are left as they are.
+ */
+export function withholdSecrets(text: string, where?: string): string {
+  const spans = secretSpans(text);
+  if (spans.length === 0) return text;
+  const pointer = redactionPointer(where);
+  let out = "";
+  let last = 0;
+  for (const [start, end] of spans) {
+    out += text.slice(last, start) + pointer;
+    last = end;
+  }
+  return out + text.slice(last);
+}
+
+/** Whether `text` holds anything `withholdSecrets` would replace. */
+export function containsSecret(text: string): boolean {
+  return secretSpans(text).length > 0;
+}

@@ -1,12 +1,84 @@
 /**
  * @module summary/template
  * The structured summary template shared by every summarizer: its sections,
- * in order, and a check that a summary has them.
+ * in order, a check that a summary has them, and the marker around a summary
+ * in the context (with the helpers that find it quoted inside other text).
  */
 
-/** The marker around a summary in the context; a later compaction finds the summary by it. */
+/**
+ * The marker around a summary in the context. The marker alone proves
+ * nothing (any text can carry it): a later compaction recognises the summary
+ * by the anchor its compaction returned (see `compact/summary-anchor`), and
+ * every other marker block is quoted content.
+ */
 export const SUMMARY_OPEN = "<compacted-context>";
 export const SUMMARY_CLOSE = "</compacted-context>";
+
+/** Any spelling of a marker tag a reader could take for one: case, spaces, the slash. */
+const MARKER_TAG = /<\s{0,8}(\/?)\s{0,8}compacted-context\s{0,8}>/gi;
+
+/**
+ * Makes marker tags inside a summary's own text inert (`[compacted-context]`),
+ * so the text can neither close its block early nor open a block of its own.
+ */
+export function neutralizeSummaryMarkers(text: string): string {
+  return text.replace(MARKER_TAG, (_tag, slash: string) => `[${slash}compacted-context]`);
+}
+
+/** Whether `text` holds a marker tag in any spelling. */
+export function hasSummaryMarker(text: string): boolean {
+  MARKER_TAG.lastIndex = 0;
+  const found = MARKER_TAG.test(text);
+  MARKER_TAG.lastIndex = 0;
+  return found;
+}
+
+/** One piece of a text: plain text, or a quoted marker block (`quoted`). */
+export interface TextSegment {
+  text: string;
+  quoted: boolean;
+}
+
+/**
+ * Splits `text` into plain text and the marker blocks quoted in it: a block
+ * runs from an open tag to the next close tag, or to the end when unclosed; a
+ * stray close tag is a block of its own. Tags are matched in any spelling.
+ */
+export function splitSummaryBlocks(text: string): TextSegment[] {
+  const segments: TextSegment[] = [];
+  let position = 0;
+  let open: number | undefined;
+  for (const match of text.matchAll(MARKER_TAG)) {
+    const isClose = match[1] === "/";
+    if (open === undefined) {
+      if (match.index > position)
+        segments.push({ text: text.slice(position, match.index), quoted: false });
+      if (isClose) {
+        segments.push({ text: match[0], quoted: true });
+        position = match.index + match[0].length;
+      } else {
+        open = match.index;
+      }
+    } else if (isClose) {
+      const end = match.index + match[0].length;
+      segments.push({ text: text.slice(open, end), quoted: true });
+      open = undefined;
+      position = end;
+    }
+  }
+  if (open !== undefined) segments.push({ text: text.slice(open), quoted: true });
+  else if (position < text.length) segments.push({ text: text.slice(position), quoted: false });
+  return segments;
+}
+
+/** `text` without the marker blocks quoted in it: what the deterministic tier reads of a message. */
+export function withoutSummaryBlocks(text: string): string {
+  if (!hasSummaryMarker(text)) return text;
+  return splitSummaryBlocks(text)
+    .filter((segment) => !segment.quoted)
+    .map((segment) => segment.text)
+    .join("");
+}
 
 export const SUMMARY_SECTIONS = [
   "Goal",
