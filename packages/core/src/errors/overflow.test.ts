@@ -764,6 +764,55 @@ describe("rules", () => {
     expect(isContextOverflowError(`prompt is too long ${"x".repeat(2_000_000)}`)).toBe(true);
   });
 
+  // Each string pumps what follows a pattern's leading words, where a pattern with two
+  // neighbouring quantifiers over the same characters backtracks quadratically: one such
+  // pattern ("输入" then 60,000 spaces took 2.4 s per string) keeps this test from finishing.
+  const RUN = 60_000;
+  const hostileText = [
+    ...["输入", "上下文", "提示词", "prompt", "token", "最大上下文长度"].flatMap((word) =>
+      [" ", "\t"].map((pump) => word + pump.repeat(RUN)),
+    ),
+    `prompt ${"1".repeat(RUN)}`,
+    `prompt has ${"1,".repeat(RUN / 2)} tokens`,
+    `prompt tokens (${"1".repeat(RUN)}`,
+    `input token count ${"x".repeat(RUN)}`,
+    `input token count is ${"1".repeat(RUN)}`,
+    `current length is ${"1".repeat(RUN)}`,
+    `request (${"1".repeat(RUN)}`,
+    `input (${"1".repeat(RUN)}`,
+    `n_keep: ${"1".repeat(RUN)}${" ".repeat(RUN)}`,
+    `size limit exceeded by ${"1".repeat(RUN)}`,
+    `exceed context limit: ${"1".repeat(RUN)}`,
+    "`".repeat(RUN),
+    "1,".repeat(RUN / 2),
+    " ".repeat(RUN),
+  ];
+  /** An error body carrying `count` fields, cycling through the hostile strings. */
+  const hostileError = (count: number): Record<string, string> =>
+    Object.fromEntries(
+      Array.from({ length: count }, (_, index) => [
+        `field${index}`,
+        hostileText[index % hostileText.length] ?? "",
+      ]),
+    );
+
+  it("stays linear-time on long hostile text that is not an overflow", () => {
+    const error = hostileError(300);
+    expect(isContextOverflowError(error)).toBe(false);
+    expect(parseOverflowTokens(error)).toBeUndefined();
+  });
+
+  it("reads figures past long hostile text in linear time", () => {
+    // The overflow comes last, so every figure reader scans every hostile string first.
+    const error = {
+      ...hostileError(60),
+      dashScope: `range of input length should be [1,${" ".repeat(RUN)}`,
+      last: "prompt is too long: 5 tokens > 4 maximum",
+    };
+    expect(isContextOverflowError(error)).toBe(true);
+    expect(parseOverflowTokens(error)).toEqual({ requested: 5, limit: 4, excess: 1 });
+  });
+
   it("does not parse numbers out of errors that are not overflow", () => {
     expect(
       parseOverflowTokens(

@@ -178,7 +178,8 @@ const overflow: readonly RegExp[] = [
   /input tokens \(\d+\) has exceeded max_prompt_tokens/i, // SiliconFlow
   /max_total_tokens \(\d+\) must be less than or equal to max_seq_len/i, // SiliconFlow
   /prompt tokens too long/i, // Baidu ERNIE
-  /超出最大长度|超过最大长度|(?:上下文|输入|提示词?|prompt)\s*(?:长度)?\s*(?:超过|超出|超长)|超(?:过|出)了?(?:模型)?的?(?:最大)?(?:上下文|context)|token\s*数量?超(?:过|出)了?(?:上限|限制|最大)/i,
+  // At most one space between the parts: an unbounded run there backtracked quadratically.
+  /超出最大长度|超过最大长度|(?:上下文|输入|提示词?|prompt) ?(?:长度)? ?(?:超过|超出|超长)|超(?:过|出)了?(?:模型)?的?(?:最大)?(?:上下文|context)|token ?数量?超(?:过|出)了?(?:上限|限制|最大)/i,
 ];
 
 function classify(facts: Facts): boolean {
@@ -292,7 +293,7 @@ const extractors: readonly Extractor[] = [
   extractor("model max length exceeded, max length:\\s*{n}", ([limit]) => ({ limit })),
   extractor("maximum context length is {n}", ([limit]) => ({ limit })),
   // Chinese wording: "…超过模型最大上下文长度 131072".
-  extractor("最大上下文长度\\s*(?:为|是|:|：)?\\s*{n}", ([limit]) => ({ limit })),
+  extractor("最大上下文长度 ?(?:为|是|:|：)? ?{n}", ([limit]) => ({ limit })),
 ];
 
 function toNumber(digits: string | undefined): number | undefined {
