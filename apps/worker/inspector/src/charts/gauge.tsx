@@ -9,7 +9,7 @@
 
 import { useRef } from "preact/hooks";
 import { formatShare, formatTokens } from "../format.ts";
-import type { PartName } from "../model/composition.ts";
+import { PART_LABELS, type PartName } from "../model/composition.ts";
 import { useWidth } from "./use-width.ts";
 
 export interface GaugeProps {
@@ -88,6 +88,17 @@ export function Gauge(props: GaugeProps) {
           budget {formatTokens(props.budget)} (window − reserve of{" "}
           {formatTokens(props.contextWindow - props.budget)})
         </span>
+        {props.segments === undefined ? null : (
+          <ul class="legend">
+            {props.segments
+              .filter((segment) => segment.tokens > 0)
+              .map((segment) => (
+                <li key={segment.part}>
+                  <span class={`swatch part-${segment.part}`} /> {PART_LABELS[segment.part]}
+                </li>
+              ))}
+          </ul>
+        )}
       </figcaption>
     </figure>
   );

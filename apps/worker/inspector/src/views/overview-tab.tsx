@@ -1,9 +1,9 @@
 /**
  * @module views/overview-tab
  * A session at a glance: the gauge (context against window, threshold and
- * reserve), the composition of the context by part, the chart of context
- * tokens per message against the raw transcript with each compaction, and
- * the compaction history.
+ * reserve), the chart of context tokens per message against the raw
+ * transcript with each compaction, the composition of the context by part,
+ * and the compaction history.
  */
 
 import { readCompactions, readContextQuietly, readTranscript } from "../api/session-data.ts";
@@ -148,6 +148,24 @@ export function OverviewTab({ route, status }: TabProps) {
         <ErrorNote error={data.error} what="Loading the session's history" />
       ) : (
         <>
+          <section aria-labelledby="chart-title" class="panel">
+            <h2 id="chart-title">Context per message</h2>
+            <ContextChart
+              sessionId={route.id}
+              timeline={buildTimeline(data.value.transcript.entries, data.value.compactions)}
+              contextWindow={status.contextWindow}
+              trigger={trigger}
+              budget={status.budget}
+              lastSeq={status.lastSeq}
+            />
+            {data.value.transcript.complete ? null : (
+              <p class="note">
+                The chart shows the first {formatTokens(data.value.transcript.entries.length)}{" "}
+                messages only.
+              </p>
+            )}
+          </section>
+
           <section aria-labelledby="composition-title" class="panel">
             <h2 id="composition-title">What the context is made of</h2>
             {parts === undefined ? (
@@ -165,24 +183,6 @@ export function OverviewTab({ route, status }: TabProps) {
                   {formatTokens(data.value.context.context?.tokens ?? 0)} tokens by size.
                 </p>
               </>
-            )}
-          </section>
-
-          <section aria-labelledby="chart-title" class="panel">
-            <h2 id="chart-title">Context per message</h2>
-            <ContextChart
-              sessionId={route.id}
-              timeline={buildTimeline(data.value.transcript.entries, data.value.compactions)}
-              contextWindow={status.contextWindow}
-              trigger={trigger}
-              budget={status.budget}
-              lastSeq={status.lastSeq}
-            />
-            {data.value.transcript.complete ? null : (
-              <p class="note">
-                The chart shows the first {formatTokens(data.value.transcript.entries.length)}{" "}
-                messages only.
-              </p>
             )}
           </section>
 
