@@ -244,8 +244,13 @@ describe("a session that compacted many times", () => {
       .toContain(`Compaction #${first?.id}, tier ${first?.tier}`);
 
     await page.locator("figure.chart a.mark").first().blur();
+    await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "overview");
     await shot(page, "overview-full", true);
+    // The README's picture (docs/inspector.png): the gauge and the chart in one screen.
+    await page.setViewportSize({ width: 1280, height: 1040 });
+    await page.evaluate(() => window.scrollTo(0, 0));
+    await shot(page, "overview-chart");
   });
 
   it("reads at phone width and in the dark scheme", async () => {

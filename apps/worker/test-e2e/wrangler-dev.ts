@@ -82,8 +82,20 @@ export async function startWranglerDev(options: {
   child.stdout?.on("data", collect);
   child.stderr?.on("data", collect);
   let exited = false;
+  // Should the test process end without stopping it, the server goes with it.
+  const killOnExit = () => {
+    if (!exited && child.pid !== undefined) {
+      try {
+        process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    }
+  };
+  process.once("exit", killOnExit);
   child.on("exit", () => {
     exited = true;
+    process.removeListener("exit", killOnExit);
   });
 
   const stop = async () => {
