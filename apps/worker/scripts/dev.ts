@@ -2,8 +2,9 @@
  * @module scripts/dev
  * `pnpm start`: local development with no set-up. Makes sure the git-ignored
  * `.dev.vars` holds an API key (a random one, generated the first time and
- * kept), prints how to use it, then runs `wrangler dev` with any extra
- * arguments. The key exists only on this machine.
+ * kept), prints it with the API's and the inspector's URLs and an example
+ * call, then runs `wrangler dev` with any extra arguments (which builds the
+ * inspector first). The key exists only on this machine.
  */
 
 import { spawn } from "node:child_process";
@@ -41,10 +42,13 @@ const first = keys.split(/[,\n]/)[0]?.trim() ?? "";
 const colon = first.indexOf(":");
 const user = first.slice(0, colon);
 const token = first.slice(colon + 1);
-console.log(`\nCondense (local). User "${user}", key:\n\n  Authorization: Bearer ${token}\n`);
 const args = process.argv.slice(2);
+const base = `http://localhost:${devPort(args)}`;
+console.log(`\nCondense (local). User "${user}", key:\n\n  Authorization: Bearer ${token}\n`);
+console.log(`  API:       ${base}/v1`);
+console.log(`  Inspector: ${base}/inspect  (sign in with the key above)\n`);
 console.log(
-  `Try: curl -s -X POST http://localhost:${devPort(args)}/v1/sessions/demo/messages -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{"messages":[{"role":"user","content":"hello"}]}'\n`,
+  `Try: curl -s -X POST ${base}/v1/sessions/demo/messages -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{"messages":[{"role":"user","content":"hello"}]}'\n`,
 );
 
 const child = spawn("wrangler", ["dev", ...args], { cwd: root, stdio: "inherit" });

@@ -1,9 +1,10 @@
 /**
  * @module app
  * Route composition: request id and request log on every route, bearer auth
- * on `/v1`, then the route groups. Unknown paths are 404 `not_found`; a known
- * path with the wrong method is 405 `method_not_allowed` with `Allow`; a session
- * path whose id is empty is 400 `invalid_session_id`, as a malformed id is.
+ * on `/v1`, then the route groups (the inspector's page and files at
+ * `/inspect` are public). Unknown paths are 404 `not_found`; a known path with
+ * the wrong method is 405 `method_not_allowed` with `Allow`; a session path
+ * whose id is empty is 400 `invalid_session_id`, as a malformed id is.
  */
 
 import { OpenAPIHono } from "@hono/zod-openapi";
@@ -14,6 +15,7 @@ import { ApiError, errorResponse, handleError } from "./http/errors";
 import { requestLog } from "./http/log";
 import { requestId } from "./http/request-id";
 import { compactRoutes } from "./routes/compact";
+import { inspectorRoutes } from "./routes/inspector";
 import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";
 import { sessionRoutes } from "./routes/sessions";
@@ -40,6 +42,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   compactRoutes(app);
   sessionRoutes(app);
   responsesCompactRoutes(app);
+  inspectorRoutes(app);
 
   const endpoints = app.routes
     .filter((route) => route.method !== "ALL")

@@ -10,6 +10,8 @@ import type { SessionObject } from "./session/session-object";
 
 export interface Env {
   SESSIONS: DurableObjectNamespace<SessionObject>;
+  /** The inspector's built files (`assets` in wrangler.jsonc); absent where it is not deployed. */
+  ASSETS?: Fetcher;
   /** `userId:token` pairs, comma- or newline-separated. */
   API_KEYS?: string;
   /** HS256 secret for JWT bearer tokens whose `sub` is the user. */

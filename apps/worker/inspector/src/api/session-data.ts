@@ -1,0 +1,83 @@
+/**
+ * @module api/session-data
+ * The reads a session's views share: the whole transcript (page by page),
+ * the compaction history, and the context, which is read only when that has
+ * no side effect. `GET /context` runs a compaction when the context is over
+ * window − reserve; the inspector looks and never changes a session, so it
+ * leaves the context unread then and says why.
+ */
+
+import { type Api, ApiFailure, sessionPath } from "./client.ts";
+import type {
+  CompactionEvent,
+  CompactionList,
+  ContextResponse,
+  SessionStatus,
+  TranscriptEntry,
+  TranscriptPage,
+} from "./types.ts";
+
+/** The API's largest transcript page. */
+const TRANSCRIPT_PAGE = 1_000;
+
+export interface WholeTranscript {
+  entries: TranscriptEntry[];
+  /** False when the read stopped at `maxMessages`. */
+  complete: boolean;
+}
+
+export async function readTranscript(
+  api: Api,
+  sessionId: string,
+  maxMessages = 20_000,
+): Promise<WholeTranscript> {
+  const entries: TranscriptEntry[] = [];
+  let after = 0;
+  for (;;) {
+    const page = await api.get<TranscriptPage>(sessionPath(sessionId, "/transcript"), {
+      after,
+      limit: TRANSCRIPT_PAGE,
+    });
+    entries.push(...page.messages);
+    if (page.nextAfter === null) return { entries, complete: true };
+    if (entries.length >= maxMessages || page.nextAfter <= after)
+      return { entries, complete: false };
+    after = page.nextAfter;
+  }
+}
+
+export async function readCompactions(api: Api, sessionId: string): Promise<CompactionEvent[]> {
+  return (await api.get<CompactionList>(sessionPath(sessionId, "/compactions"))).compactions;
+}
+
+export type QuietContext = { context: ContextResponse } | { context: null; reason: string };
+
+export async function readContextQuietly(
+  api: Api,
+  sessionId: string,
+  status: SessionStatus,
+): Promise<QuietContext> {
+  if (status.warningLevel !== "none") {
+    return {
+      context: null,
+      reason:
+        "the context is over window − reserve, and reading it would run a compaction; the inspector only looks, so it shows this once the session has compacted",
+    };
+  }
+  try {
+    return {
+      context: await api.get<ContextResponse>(sessionPath(sessionId, "/context"), {
+        format: "openai",
+      }),
+    };
+  } catch (error) {
+    if (error instanceof ApiFailure && error.code === "format_not_available") {
+      return {
+        context: null,
+        reason:
+          "this session's context holds OpenAI compaction items (strategy: openai), which have no readable parts",
+      };
+    }
+    throw error;
+  }
+}
