@@ -3,9 +3,11 @@ import cl100kTiktoken from "js-tiktoken/ranks/cl100k_base";
 import o200kTiktoken from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
 import {
+  concatHash,
   decodeRanks,
   type EncodedRanks,
   encodeRanks,
+  hashBytes,
   type TokenBytes,
   UsageList,
 } from "./rank-coding.js";
@@ -25,10 +27,15 @@ function tiktokenTokens(data: { bpe_ranks: string }): Uint8Array[] {
   return tokens;
 }
 
+/** The decoded tokens, after checking that each carries the hash of its bytes. */
 function tokenList(decoded: TokenBytes): Uint8Array[] {
   const tokens: Uint8Array[] = [];
   for (let rank = 0; rank + 1 < decoded.offsets.length; rank++) {
-    tokens.push(decoded.bytes.slice(decoded.offsets[rank], decoded.offsets[rank + 1]));
+    const token = decoded.bytes.slice(decoded.offsets[rank], decoded.offsets[rank + 1]);
+    if (decoded.hashes[rank] !== hashBytes(token, 0, token.length)) {
+      throw new Error(`token ${rank} was decoded with a wrong hash`);
+    }
+    tokens.push(token);
   }
   return tokens;
 }
@@ -154,6 +161,19 @@ describe("encodeRanks and decodeRanks", () => {
     );
     expect(() => decodeRanks({ ...encoded, fresh: { symbols: "9", bits: "" } })).toThrow(/corrupt/);
     expect(() => decodeRanks({ ...encoded, kinds: "2222" })).toThrow(/reference table/);
+  });
+});
+
+describe("the byte hash", () => {
+  it("of a concatenation follows from the parts' hashes (property)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.uint8Array({ maxLength: 300 }), (a, b) => {
+        const joined = Uint8Array.from([...a, ...b]);
+        expect(concatHash(hashBytes(a, 0, a.length), hashBytes(b, 0, b.length), b.length)).toBe(
+          hashBytes(joined, 0, joined.length),
+        );
+      }),
+    );
   });
 });
 

@@ -49,10 +49,12 @@ export interface EncodedRanks {
   readonly literals: CodedNumbers;
 }
 
-/** Tokens in rank order: token `r` is `bytes[offsets[r] .. offsets[r + 1]]`. */
+/** Tokens in rank order: token `r` is `bytes[offsets[r] .. offsets[r + 1]]`, with hash `hashes[r]`. */
 export interface TokenBytes {
   readonly bytes: Uint8Array;
   readonly offsets: Uint32Array;
+  /** {@link hashBytes} of each token. */
+  readonly hashes: Int32Array;
 }
 
 /** The token is the concatenation of two tokens of lower rank. */
@@ -146,6 +148,43 @@ function rightContext(lastByte: number): number {
   if (lastByte >= 65 && lastByte <= 90) return 2;
   if (lastByte >= 48 && lastByte <= 57) return 3;
   return lastByte >= 128 ? 4 : 5;
+}
+
+// The hash of byte strings that the decoder hands to the rank table: polynomial modulo 2^32, so
+// that hash(a ‖ b) = hash(a) · M^|b| + hash(b) and a merged token's hash comes from its parts'
+// in constant time, instead of hashing all 1.4 MB of o200k_base again.
+const MULTIPLIER = 0x01000193;
+let powers = Int32Array.of(1);
+
+/** The hash of `bytes[start..end)` ({@link TokenBytes.hashes} holds each token's). */
+export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
+  let hash = 0;
+  for (let i = start; i < end; i++) hash = (Math.imul(hash, MULTIPLIER) + (bytes[i] as number)) | 0;
+  return hash;
+}
+
+/** The hash of the concatenation of two byte strings, from theirs. */
+export function concatHash(left: number, right: number, rightLength: number): number {
+  if (rightLength >= powers.length) growPowers(rightLength);
+  return (Math.imul(left, powers[rightLength] as number) + right) | 0;
+}
+
+function growPowers(length: number): void {
+  const grown = new Int32Array(Math.max(length + 1, 2 * powers.length));
+  grown.set(powers);
+  for (let i = powers.length; i < grown.length; i++) {
+    grown[i] = Math.imul(grown[i - 1] as number, MULTIPLIER);
+  }
+  powers = grown;
+}
+
+/** Spreads a hash's entropy into its low bits, which pick a table slot. */
+export function mixHash(hash: number): number {
+  let mixed = hash ^ (hash >>> 16);
+  mixed = Math.imul(mixed, 0x7feb352d);
+  mixed ^= mixed >>> 15;
+  mixed = Math.imul(mixed, 0x846ca68b);
+  return mixed ^ (mixed >>> 16);
 }
 
 const bitLength = (value: number): number => 32 - Math.clz32(value);
@@ -335,6 +374,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): Toke
   );
   const bytes = new Uint8Array(encoded.byteLength);
   const offsets = new Uint32Array(count + 1);
+  const hashes = new Int32Array(count);
   const referenceBytes = reference?.bytes ?? new Uint8Array(0);
   const referenceOffsets = reference?.offsets ?? new Uint32Array(1);
   let nextLeft = 0;
@@ -367,6 +407,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): Toke
       context.use(rightCode, b);
       from = offsets[b] as number;
       to = offsets[b + 1] as number;
+      hashes[rank] = concatHash(hashes[a] as number, hashes[b] as number, to - from);
     } else if (kind === REFERENCE_CODE) {
       if (reference === undefined) throw new Error("this rank data needs its reference table");
       const other = references[nextReference++] ?? -1;
@@ -376,6 +417,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): Toke
       source = referenceBytes;
       from = referenceOffsets[other] as number;
       to = referenceOffsets[other + 1] as number;
+      hashes[rank] = reference.hashes[other] as number;
     } else if (kind === LITERAL_CODE) {
       const length = literals[nextLiteral++] ?? 0;
       source = Uint8Array.from(literals.subarray(nextLiteral, nextLiteral + length));
@@ -386,8 +428,9 @@ export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): Toke
     }
     if (end + to - from > bytes.length) throw new RangeError("corrupt rank data: too many bytes");
     for (let i = from; i < to; i++) bytes[end++] = source[i] as number;
+    if (kind === LITERAL_CODE) hashes[rank] = hashBytes(bytes, end - to, end);
     offsets[rank + 1] = end;
   }
   if (end !== bytes.length) throw new RangeError("corrupt rank data: too few bytes");
-  return { bytes, offsets };
+  return { bytes, offsets, hashes };
 }

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { TokenBytes } from "./rank-coding.js";
+import { hashBytes, type TokenBytes } from "./rank-coding.js";
 import { RankTable } from "./rank-table.js";
 
 function tokenBytes(tokens: readonly Uint8Array[]): TokenBytes {
@@ -12,7 +12,7 @@ function tokenBytes(tokens: readonly Uint8Array[]): TokenBytes {
   tokens.forEach((token, rank) => {
     bytes.set(token, offsets[rank]);
   });
-  return { bytes, offsets };
+  return { bytes, offsets, hashes: Int32Array.from(tokens, (t) => hashBytes(t, 0, t.length)) };
 }
 
 const distinctTokens = fc.uniqueArray(fc.uint8Array({ minLength: 1, maxLength: 12 }), {

@@ -2,22 +2,14 @@
  * @module tokens/rank-table
  * Rank lookup for byte ranges: a hash table over the decoded tokens (open addressing in one
  * Int32Array), so the merge loop asks "what is the rank of bytes i..j of this piece" without
- * building a string per question. Built in a few milliseconds, against ~60 ms and 12 MB of heap
- * for a `Map` of 200k strings; written by hand because no library offers a byte-range lookup.
+ * building a string per question. Built in a few milliseconds from the hashes the decoder
+ * computed, against ~60 ms and 12 MB of heap for a `Map` of 200k strings; written by hand
+ * because no library offers a byte-range lookup.
  */
 
-import type { TokenBytes } from "./rank-coding.js";
+import { hashBytes, mixHash, type TokenBytes } from "./rank-coding.js";
 
 const EMPTY = -1;
-
-/** FNV-1a over `bytes[start..end)`, with a final mix so that the low bits spread. */
-function hashBytes(bytes: Uint8Array, start: number, end: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = start; i < end; i++) hash = Math.imul(hash ^ (bytes[i] as number), 0x01000193);
-  hash ^= hash >>> 15;
-  hash = Math.imul(hash, 0x2c1b3c6d);
-  return hash ^ (hash >>> 12);
-}
 
 export class RankTable {
   /** Longest token in bytes: longer ranges are answered without hashing. */
@@ -28,7 +20,7 @@ export class RankTable {
   private readonly mask: number;
 
   constructor(tokens: TokenBytes) {
-    const { bytes, offsets } = tokens;
+    const { bytes, offsets, hashes } = tokens;
     const count = offsets.length - 1;
     let size = 1;
     while (size < count * 2) size *= 2; // load factor at most 1/2: short probe runs
@@ -39,7 +31,7 @@ export class RankTable {
       const start = offsets[rank] as number;
       const end = offsets[rank + 1] as number;
       if (end - start > maxTokenLength) maxTokenLength = end - start;
-      let slot = hashBytes(bytes, start, end) & mask;
+      let slot = mixHash(hashes[rank] as number) & mask;
       while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
       slots[slot] = rank;
     }
@@ -55,7 +47,7 @@ export class RankTable {
     const length = end - start;
     if (length > this.maxTokenLength || length <= 0) return -1;
     const { bytes, offsets, slots, mask } = this;
-    let slot = hashBytes(piece, start, end) & mask;
+    let slot = mixHash(hashBytes(piece, start, end)) & mask;
     for (;;) {
       const rank = slots[slot] as number;
       if (rank === EMPTY) return -1;
