@@ -1,15 +1,21 @@
 /**
  * `pnpm bench`: prints the engine's figures (nothing here is a test).
  * Reads every transcript of ../shared/corpus/normalized when it is present,
- * otherwise the fixtures kept in the repository.
+ * otherwise the fixtures kept in the repository. The cold-start rows import the
+ * built package (`pnpm bench` builds it first) in a fresh Node process per sample;
+ * the bundle row runs the Worker's `wrangler deploy --dry-run` into a temporary folder.
  *
  *   node --expose-gc --import tsx bench/bench.ts [--quick]
  */
 
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { countTokens as gptTokenizerCount } from "gpt-tokenizer";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { compact } from "../src/compact/compact.js";
@@ -23,9 +29,11 @@ const model = "gpt-4o";
 const quick = process.argv.includes("--quick");
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => {});
+// The JS heap plus typed arrays (the decoded rank tables live in ArrayBuffers).
 const heapMB = () => {
   gc();
-  return process.memoryUsage().heapUsed / 1_048_576;
+  const usage = process.memoryUsage();
+  return (usage.heapUsed + usage.arrayBuffers) / 1_048_576;
 };
 const ms = (start: number) => performance.now() - start;
 const fmt = (value: number, digits = 0) =>
@@ -64,6 +72,151 @@ function loadTranscripts(): { source: string; transcripts: Transcript[] } {
 const fresh = (messages: readonly ChatMessage[]): ChatMessage[] =>
   JSON.parse(JSON.stringify(messages)) as ChatMessage[];
 
+// Special-token strings count as text, as in countTokens and js-tiktoken's encode(text, [], []).
+const asText = { disallowedSpecial: new Set<string>() };
+const gptTokenizerTokens = (text: string): number => gptTokenizerCount(text, asText);
+
+const spread = (values: number[], digits = 0): string => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+  return `${fmt(sorted[0] ?? 0, digits)} / ${fmt(at(0.5), digits)} / ${fmt(sorted.at(-1) ?? 0, digits)}`;
+};
+
+// Each sample is a new Node process: import, then count one short text (o200k_base unless noted).
+const COLD_RUNS = 12;
+const coldScripts: Record<string, string> = {
+  "@condense/core": `const m = await import("@condense/core"); const i = performance.now();
+    m.countTokens(TEXT, "gpt-4o");`,
+  "@condense/core (cl100k_base, gpt-4)": `const m = await import("@condense/core"); const i = performance.now();
+    m.countTokens(TEXT, "gpt-4");`,
+  "gpt-tokenizer 4.0.0": `const m = await import("gpt-tokenizer"); const i = performance.now();
+    m.countTokens(TEXT, { disallowedSpecial: new Set() });`,
+  "js-tiktoken 1.0.21": `const { Tiktoken } = await import("js-tiktoken/lite");
+    const ranks = (await import("js-tiktoken/ranks/o200k_base")).default; const i = performance.now();
+    new Tiktoken(ranks).encode(TEXT, [], []);`,
+};
+
+function coldStartFigures(): void {
+  console.log(
+    `\n## Cold start: import + first count, a fresh Node process per sample (${COLD_RUNS} runs)`,
+  );
+  const samples = new Map<string, Array<{ total: number; first: number }>>();
+  for (let run = 0; run < COLD_RUNS; run++) {
+    // Libraries alternate, so background load on the machine spreads over all of them.
+    for (const [name, body] of Object.entries(coldScripts)) {
+      const script = `const TEXT = "Count me: the first message of a session.";
+        const start = performance.now(); ${body}
+        const end = performance.now(); console.log(JSON.stringify({ total: end - start, first: end - i }));`;
+      const child = spawnSync(process.execPath, ["--input-type=module", "-e", script], {
+        cwd: join(here, ".."),
+        encoding: "utf8",
+      });
+      if (child.status !== 0) throw new Error(`${name}: ${child.stderr}`);
+      const list = samples.get(name) ?? [];
+      list.push(JSON.parse(child.stdout) as { total: number; first: number });
+      samples.set(name, list);
+    }
+  }
+  table(
+    [...samples].map(([name, list]) => ({
+      library: name,
+      "import + first count ms (min / median / max)": spread(list.map((s) => s.total)),
+      "of which first count ms": spread(list.map((s) => s.first)),
+    })),
+  );
+}
+
+function corpusSpeedFigures(transcripts: Transcript[]): void {
+  console.log("\n## Exact counting on the corpus (o200k_base), tables already loaded");
+  const texts = transcripts.flatMap(({ messages }) =>
+    messages.flatMap((m) => [
+      typeof m.content === "string" ? m.content : "",
+      ...(m.tool_calls ?? []).flatMap((c) => [c.function.name, c.function.arguments]),
+    ]),
+  );
+  countTokens("load the table", model);
+  gptTokenizerTokens("load the table");
+  const run = (count: (text: string) => number) => {
+    const start = performance.now();
+    let tokens = 0;
+    for (const text of texts) tokens += count(text);
+    return { tokens, ms: ms(start) };
+  };
+  const ours = run((text) => countTokens(text, model));
+  const theirs = run(gptTokenizerTokens);
+  table([
+    {
+      counter: "@condense/core countTokens",
+      tokens: fmt(ours.tokens),
+      ms: fmt(ours.ms),
+      "ns/token": fmt((ours.ms * 1e6) / ours.tokens),
+    },
+    {
+      counter: "gpt-tokenizer countTokens",
+      tokens: fmt(theirs.tokens),
+      ms: fmt(theirs.ms),
+      "ns/token": fmt((theirs.ms * 1e6) / theirs.tokens),
+    },
+  ]);
+  console.log(
+    `${fmt(texts.length)} texts; the two totals ${ours.tokens === theirs.tokens ? "are equal" : "DIFFER"}`,
+  );
+
+  // One pre-token piece of n letters: plain BPE is quadratic in n.
+  const letters = "a".repeat(quick ? 20_000 : 200_000);
+  let start = performance.now();
+  const ourCount = countTokens(letters, model);
+  const ourMs = ms(start);
+  start = performance.now();
+  const theirCount = gptTokenizerTokens(letters);
+  const theirMs = ms(start);
+  table([
+    {
+      text: `${fmt(letters.length)} × "a"`,
+      "@condense/core ms": fmt(ourMs),
+      "gpt-tokenizer ms": fmt(theirMs),
+      tokens: ourCount === theirCount ? fmt(ourCount) : `${fmt(ourCount)} vs ${fmt(theirCount)}`,
+    },
+  ]);
+}
+
+function bundleFigures(): void {
+  console.log(
+    "\n## Worker bundle (`wrangler deploy --dry-run`, what `pnpm build` in apps/worker makes)",
+  );
+  const worker = join(here, "../../../apps/worker");
+  const outdir = mkdtempSync(join(tmpdir(), "condense-bundle-"));
+  try {
+    const wrangler = spawnSync(
+      join(worker, "node_modules/.bin/wrangler"),
+      ["deploy", "--dry-run", "--outdir", outdir],
+      { cwd: worker, encoding: "utf8" },
+    );
+    if (wrangler.status !== 0) throw new Error(`wrangler: ${wrangler.stderr}`);
+    const reported = /Total Upload: .*/.exec(wrangler.stdout)?.[0] ?? "(no total printed)";
+    const modules = readdirSync(outdir).filter((file) => /\.(?:m?js|wasm|bin)$/.test(file));
+    const rows = modules.map((file) => {
+      const bytes = readFileSync(join(outdir, file));
+      return {
+        module: file,
+        "raw KiB": fmt(bytes.length / 1024),
+        "gzip KiB": fmt(gzipSync(bytes).length / 1024),
+      };
+    });
+    const rankData = ["o200k-base", "cl100k-base"].map(
+      (name) => gzipSync(readFileSync(join(here, `../src/tokens/rank-data/${name}.ts`))).length,
+    );
+    table(rows);
+    console.log(`wrangler: ${reported}`);
+    console.log(
+      `rank data alone: o200k_base ${fmt(rankData[0] ?? 0)} B, cl100k_base ${fmt(rankData[1] ?? 0)} B gzipped ` +
+        `(js-tiktoken's: ${fmt(gzipSync(JSON.stringify(o200kBase)).length)} B for o200k_base)`,
+    );
+  } finally {
+    rmSync(outdir, { recursive: true, force: true });
+  }
+}
+
 function tokenizerFigures(): void {
   console.log("\n## Tokenizer");
   const heapBefore = heapMB();
@@ -74,10 +227,13 @@ function tokenizerFigures(): void {
   start = performance.now();
   countTokens("warm up the cl100k_base encoder", "gpt-4");
   const cl100k = ms(start);
+  const heapEnd = heapMB();
   console.log(
-    `o200k_base first use (build): ${fmt(o200k)} ms, heap +${fmt(heapAfter - heapBefore, 1)} MB`,
+    `o200k_base first use (decode, hash table; in this process): ${fmt(o200k)} ms, memory +${fmt(heapAfter - heapBefore, 1)} MB`,
   );
-  console.log(`cl100k_base first use (build): ${fmt(cl100k)} ms, heap now ${fmt(heapMB(), 1)} MB`);
+  console.log(
+    `cl100k_base first use: ${fmt(cl100k)} ms, memory +${fmt(heapEnd - heapAfter, 1)} MB`,
+  );
 
   const bytes = new Uint8Array(786_432);
   for (let i = 0; i < bytes.length; i++) bytes[i] = (i * 2_654_435_761) >>> 24;
@@ -220,7 +376,10 @@ const { source, transcripts } = loadTranscripts();
 console.log(
   `# @condense/core benchmark — Node ${process.version}, ${transcripts.length} transcripts from ${source}`,
 );
+coldStartFigures();
 tokenizerFigures();
+corpusSpeedFigures(transcripts);
 accountingFigures(transcripts);
 await compactionFigures(quick ? transcripts.slice(0, 3) : transcripts);
 await llmFigures(quick ? transcripts.slice(0, 3) : transcripts);
+bundleFigures();

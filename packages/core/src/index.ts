@@ -62,7 +62,6 @@ export { extractiveSummarizer } from "./summary/extractive.js";
 export { extractIdentifiers } from "./summary/identifiers.js";
 
 export type { Ledger } from "./summary/ledger-types.js";
-export { openAISummarizer } from "./summary/openai-summarizer.js";
 export type {
   IdentifierPolicy,
   SummarizeRequest,

@@ -6,7 +6,8 @@
  * gpt-4o-mini), otherwise the deterministic extractive summarizer.
  */
 
-import { extractiveSummarizer, openAISummarizer, type Summarizer } from "@condense/core";
+import { extractiveSummarizer, type Summarizer } from "@condense/core";
+import { openAISummarizer } from "@condense/core/openai";
 import type { Env } from "../env";
 
 export const DEFAULT_SUMMARIZER_MODEL = "gpt-4o-mini";

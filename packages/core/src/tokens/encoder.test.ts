@@ -147,6 +147,33 @@ describe("countTextTokens matches js-tiktoken exactly", () => {
       );
     }
   });
+
+  it("matches on long pieces of mixed-script letters, the heap merge's input (property)", () => {
+    // No spaces or digits, so each run is one pre-token piece of well over 24 bytes.
+    const letters = fc.constantFrom(
+      "a",
+      "e",
+      "st",
+      "ing",
+      "é",
+      "ß",
+      "Ж",
+      "ный",
+      "中",
+      "語",
+      "ー",
+      "ア",
+    );
+    for (const encoding of encodings) {
+      fc.assert(
+        fc.property(fc.array(letters, { minLength: 10, maxLength: 200 }), (parts) => {
+          const text = parts.join("");
+          expect(countTextTokens(text, encoding)).toBe(exact(text, encoding));
+        }),
+        { numRuns: 200 },
+      );
+    }
+  });
 });
 
 describe("hostile text", () => {

@@ -4,19 +4,22 @@
  * choice of encoding (with a safety margin for non-OpenAI models) for a model name.
  *
  * Counts are identical to js-tiktoken's `Tiktoken.encode(text, [], []).length` (the tests
- * check this on real transcripts and random text): we use its rank data and its
- * pre-tokenizer pattern, but not its merge loop. That loop rebuilds byte-array keys on
- * every step and is quadratic in the length of each pre-token piece (6,000 `a`s take
- * seconds; 1 MB of base64 takes ~0.8 s), so a hostile tool output could stall a Worker.
- * Here each piece is merged with a heap in O(n log n), short pieces are memoised, and
- * no text is split at arbitrary points, so there is no approximation error either.
+ * check this on real transcripts and random text): we use its rank data (in the compact form
+ * of `rank-coding.ts`, built from it by `scripts/build-rank-data.ts`) and its pre-tokenizer
+ * pattern, but not its merge loop. That loop rebuilds byte-array keys on every step and is
+ * quadratic in the length of each pre-token piece (6,000 `a`s take seconds; 1 MB of base64
+ * takes ~0.8 s), so a hostile tool output could stall a Worker. Here each piece is merged
+ * with a heap in O(n log n) on its UTF-8 bytes, short pieces are memoised, and no text is
+ * split at arbitrary points, so there is no approximation error either.
  *
- * Rank tables are parsed on first use only, once per encoding (~60 ms for o200k).
+ * An encoding's rank table is decoded on first use only, once (a few milliseconds).
  */
 
-import cl100kBase from "js-tiktoken/ranks/cl100k_base";
-import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { normalizeModelName } from "../models/model-name.js";
+import { decodeRanks, type EncodedRanks, type TokenBytes } from "./rank-coding.js";
+import * as cl100kBase from "./rank-data/cl100k-base.js";
+import * as o200kBase from "./rank-data/o200k-base.js";
+import { RankTable } from "./rank-table.js";
 
 export type EncodingName = "o200k_base" | "cl100k_base";
 
@@ -29,25 +32,30 @@ export interface EncodingInfo {
   readonly safetyMargin: number;
 }
 
-interface RankData {
-  pat_str: string;
-  bpe_ranks: string;
+interface RankSource {
+  readonly pattern: string;
+  readonly ranks: EncodedRanks;
+  /** The table the compact form codes shared tokens against (see `build-rank-data.ts`). */
+  readonly reference?: EncodingName;
 }
 
 interface Bpe {
-  /** Byte string (one char per byte, as `atob` returns) to rank. */
-  ranks: Map<string, number>;
+  table: RankTable;
   /** The encoding's pre-tokenizer; global and sticky-free, reset before each use. */
   pattern: RegExp;
   /** Token count per short piece: most pieces of real text are frequent words. */
   pieceCache: Map<string, number>;
 }
 
-const rankData: Record<EncodingName, RankData> = {
+// Both data modules are imported statically: counting is synchronous, so a dynamic import()
+// could not serve the first count of a cl100k model. Importing cl100k's compact form costs ~3 ms
+// of parsing; it is decoded only when a cl100k model is counted.
+const sources: Record<EncodingName, RankSource> = {
   o200k_base: o200kBase,
-  cl100k_base: cl100kBase,
+  cl100k_base: { ...cl100kBase, reference: "o200k_base" },
 };
 
+const decoded = new Map<EncodingName, TokenBytes>();
 const loaded = new Map<EncodingName, Bpe>();
 let textsEncoded = 0;
 
@@ -56,22 +64,23 @@ const MAX_CACHED_PIECE_LENGTH = 64;
 // Heap keys pack `rank * 2^32 + position`; ranks stay below 2^20, so keys stay exact doubles.
 const RANK_SHIFT = 4_294_967_296;
 
+function tokensOf(encoding: EncodingName): TokenBytes {
+  const existing = decoded.get(encoding);
+  if (existing) return existing;
+  const { ranks, reference } = sources[encoding];
+  const tokens = decodeRanks(ranks, reference === undefined ? undefined : tokensOf(reference));
+  decoded.set(encoding, tokens);
+  return tokens;
+}
+
 function load(encoding: EncodingName): Bpe {
   const existing = loaded.get(encoding);
   if (existing) return existing;
-  const data = rankData[encoding];
-  const ranks = new Map<string, number>();
-  // Same layout js-tiktoken parses: lines of `<name> <offset> <base64 token>...`.
-  for (const line of data.bpe_ranks.split("\n")) {
-    if (line.length === 0) continue;
-    const fields = line.split(" ");
-    const offset = Number.parseInt(fields[1] ?? "", 10);
-    for (let i = 2; i < fields.length; i++) {
-      const token = fields[i];
-      if (token) ranks.set(atob(token), offset + i - 2);
-    }
-  }
-  const bpe: Bpe = { ranks, pattern: new RegExp(data.pat_str, "gu"), pieceCache: new Map() };
+  const bpe: Bpe = {
+    table: new RankTable(tokensOf(encoding)),
+    pattern: new RegExp(sources[encoding].pattern, "gu"),
+    pieceCache: new Map(),
+  };
   loaded.set(encoding, bpe);
   return bpe;
 }
@@ -108,13 +117,14 @@ export function encoderStats(): { textsEncoded: number; loaded: EncodingName[] }
 function pieceTokens(bpe: Bpe, piece: string): number {
   const cached = bpe.pieceCache.get(piece);
   if (cached !== undefined) return cached;
-  const bytes = toByteString(piece);
+  const bytes = utf8Bytes(piece);
+  const table = bpe.table;
   const count =
-    bytes.length === 1 || bpe.ranks.has(bytes)
+    bytes.length === 1 || table.rankOf(bytes, 0, bytes.length) >= 0
       ? 1
       : bytes.length <= SHORT_PIECE
-        ? scanMergeCount(bytes, bpe.ranks)
-        : mergeCount(bytes, bpe.ranks);
+        ? scanMergeCount(bytes, table)
+        : mergeCount(bytes, table);
   if (piece.length <= MAX_CACHED_PIECE_LENGTH) {
     // Clearing is cruder than LRU but O(1) and the cache refills from the next text.
     if (bpe.pieceCache.size >= PIECE_CACHE_LIMIT) bpe.pieceCache.clear();
@@ -124,24 +134,25 @@ function pieceTokens(bpe: Bpe, piece: string): number {
 }
 
 const utf8 = new TextEncoder();
+// Reused for pieces up to this many bytes; a longer piece gets a buffer of its own, not kept.
+const RETAINED_BUFFER_BYTES = 65_536;
+let pieceBuffer = new Uint8Array(1024);
 
-/** UTF-8 bytes as a string of char codes 0-255 (the key format of the rank map). */
-function toByteString(text: string): string {
-  let ascii = true;
-  for (let i = 0; i < text.length; i++) {
-    if (text.charCodeAt(i) > 0x7f) {
-      ascii = false;
-      break;
-    }
+/** The UTF-8 bytes of `piece`, in a buffer that the next call overwrites. */
+function utf8Bytes(piece: string): Uint8Array {
+  const maxBytes = piece.length * 3;
+  let buffer = pieceBuffer;
+  if (maxBytes > buffer.length) {
+    buffer = new Uint8Array(Math.max(maxBytes, 2 * buffer.length));
+    if (buffer.length <= RETAINED_BUFFER_BYTES) pieceBuffer = buffer;
   }
-  if (ascii) return text;
-  // TextEncoder turns lone surrogates into U+FFFD, exactly as js-tiktoken does.
-  const bytes = utf8.encode(text);
-  let out = "";
-  for (let i = 0; i < bytes.length; i += 8192) {
-    out += String.fromCharCode(...bytes.subarray(i, i + 8192));
+  for (let i = 0; i < piece.length; i++) {
+    const code = piece.charCodeAt(i);
+    // TextEncoder turns lone surrogates into U+FFFD, exactly as js-tiktoken does.
+    if (code > 0x7f) return buffer.subarray(0, utf8.encodeInto(piece, buffer).written);
+    buffer[i] = code;
   }
-  return out;
+  return buffer.subarray(0, piece.length);
 }
 
 // Below this many bytes a plain rescan beats the heap's bookkeeping.
@@ -150,14 +161,14 @@ const scanStarts: number[] = [];
 const scanRanks: number[] = [];
 
 /** tiktoken's own merge loop (quadratic, fine for short pieces), on reused scratch arrays. */
-function scanMergeCount(bytes: string, ranks: Map<string, number>): number {
+function scanMergeCount(bytes: Uint8Array, table: RankTable): number {
   const n = bytes.length;
   const starts = scanStarts;
   const pairRanks = scanRanks;
   starts.length = 0;
   pairRanks.length = 0;
   for (let i = 0; i <= n; i++) starts.push(i);
-  for (let i = 0; i + 1 < n; i++) pairRanks.push(ranks.get(bytes.slice(i, i + 2)) ?? Infinity);
+  for (let i = 0; i + 1 < n; i++) pairRanks.push(rankOrInfinity(table, bytes, i, i + 2));
   // starts has parts+1 entries (the last is n); pairRanks[k] ranks merging parts k and k+1.
   for (;;) {
     let best = Infinity;
@@ -174,15 +185,23 @@ function scanMergeCount(bytes: string, ranks: Map<string, number>): number {
     pairRanks.splice(at, 1);
     const parts = starts.length - 1;
     if (at < parts - 1) {
-      pairRanks[at] =
-        ranks.get(bytes.slice(starts[at] as number, starts[at + 2] as number)) ?? Infinity;
+      pairRanks[at] = rankOrInfinity(table, bytes, starts[at] as number, starts[at + 2] as number);
     }
     if (at > 0) {
-      pairRanks[at - 1] =
-        ranks.get(bytes.slice(starts[at - 1] as number, starts[at + 1] as number)) ?? Infinity;
+      pairRanks[at - 1] = rankOrInfinity(
+        table,
+        bytes,
+        starts[at - 1] as number,
+        starts[at + 1] as number,
+      );
     }
   }
   return starts.length - 1;
+}
+
+function rankOrInfinity(table: RankTable, bytes: Uint8Array, start: number, end: number): number {
+  const rank = table.rankOf(bytes, start, end);
+  return rank < 0 ? Infinity : rank;
 }
 
 /**
@@ -191,7 +210,7 @@ function scanMergeCount(bytes: string, ranks: Map<string, number>): number {
  * merge. Entries are validated lazily: an entry `(rank, start)` is current iff the pair now
  * starting at `start` still has that rank (ranks identify byte sequences uniquely).
  */
-function mergeCount(bytes: string, ranks: Map<string, number>): number {
+function mergeCount(bytes: Uint8Array, table: RankTable): number {
   const n = bytes.length;
   // next[i]: end (exclusive) of the part starting at i, or -1 once i is merged into its left neighbour.
   const next = new Int32Array(n);
@@ -201,8 +220,8 @@ function mergeCount(bytes: string, ranks: Map<string, number>): number {
     next[i] = i + 1;
     prev[i] = i - 1;
     if (i + 1 < n) {
-      const rank = ranks.get(bytes.slice(i, i + 2));
-      if (rank !== undefined) heap.push(rank * RANK_SHIFT + i);
+      const rank = table.rankOf(bytes, i, i + 2);
+      if (rank >= 0) heap.push(rank * RANK_SHIFT + i);
     }
   }
   let parts = n;
@@ -213,19 +232,19 @@ function mergeCount(bytes: string, ranks: Map<string, number>): number {
     const mid = next[start] ?? -1;
     if (mid < 0 || mid >= n) continue;
     const end = next[mid] ?? n;
-    if (ranks.get(bytes.slice(start, end)) !== rank) continue;
+    if (table.rankOf(bytes, start, end) !== rank) continue;
     next[start] = end;
     next[mid] = -1;
     if (end < n) prev[end] = start;
     parts--;
     const before = prev[start] ?? -1;
     if (before >= 0) {
-      const left = ranks.get(bytes.slice(before, end));
-      if (left !== undefined) heap.push(left * RANK_SHIFT + before);
+      const left = table.rankOf(bytes, before, end);
+      if (left >= 0) heap.push(left * RANK_SHIFT + before);
     }
     if (end < n) {
-      const right = ranks.get(bytes.slice(start, next[end] ?? n));
-      if (right !== undefined) heap.push(right * RANK_SHIFT + start);
+      const right = table.rankOf(bytes, start, next[end] ?? n);
+      if (right >= 0) heap.push(right * RANK_SHIFT + start);
     }
   }
   return parts;

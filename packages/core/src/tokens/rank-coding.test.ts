@@ -1,0 +1,210 @@
+import fc from "fast-check";
+import cl100kTiktoken from "js-tiktoken/ranks/cl100k_base";
+import o200kTiktoken from "js-tiktoken/ranks/o200k_base";
+import { describe, expect, it } from "vitest";
+import {
+  concatHash,
+  decodeRanks,
+  type EncodedRanks,
+  encodeRanks,
+  hashBytes,
+  type TokenBytes,
+  UsageList,
+} from "./rank-coding.js";
+import * as cl100kData from "./rank-data/cl100k-base.js";
+import * as o200kData from "./rank-data/o200k-base.js";
+
+/** js-tiktoken's tokens by rank (its text form: `<name> <first rank> <base64 token>...`). */
+function tiktokenTokens(data: { bpe_ranks: string }): Uint8Array[] {
+  const tokens: Uint8Array[] = [];
+  for (const line of data.bpe_ranks.split("\n")) {
+    const fields = line.split(" ");
+    const first = Number.parseInt(fields[1] ?? "", 10);
+    fields.slice(2).forEach((token, i) => {
+      if (token) tokens[first + i] = Uint8Array.from(atob(token), (c) => c.charCodeAt(0));
+    });
+  }
+  return tokens;
+}
+
+/** The decoded tokens, after checking that each carries the hash of its bytes. */
+function tokenList(decoded: TokenBytes): Uint8Array[] {
+  const tokens: Uint8Array[] = [];
+  for (let rank = 0; rank + 1 < decoded.offsets.length; rank++) {
+    const token = decoded.bytes.slice(decoded.offsets[rank], decoded.offsets[rank + 1]);
+    if (decoded.hashes[rank] !== hashBytes(token, 0, token.length)) {
+      throw new Error(`token ${rank} was decoded with a wrong hash`);
+    }
+    tokens.push(token);
+  }
+  return tokens;
+}
+
+const sameBytes = (a: readonly Uint8Array[], b: readonly Uint8Array[]): boolean =>
+  a.length === b.length &&
+  a.every((token, i) => {
+    const other = b[i];
+    return (
+      other !== undefined && other.length === token.length && token.every((x, j) => other[j] === x)
+    );
+  });
+
+describe("the generated rank data", () => {
+  it("decodes to exactly js-tiktoken's o200k_base and cl100k_base tokens, rank by rank", () => {
+    const o200k = decodeRanks(o200kData.ranks);
+    const cl100k = decodeRanks(cl100kData.ranks, o200k);
+    expect(sameBytes(tokenList(o200k), tiktokenTokens(o200kTiktoken))).toBe(true);
+    expect(sameBytes(tokenList(cl100k), tiktokenTokens(cl100kTiktoken))).toBe(true);
+    expect(o200kData.pattern).toBe(o200kTiktoken.pat_str);
+    expect(cl100kData.pattern).toBe(cl100kTiktoken.pat_str);
+  });
+
+  it("is much smaller than js-tiktoken's text form", () => {
+    const size = (ranks: EncodedRanks): number =>
+      Object.values(ranks).reduce<number>(
+        (sum, field) =>
+          sum +
+          (typeof field === "string"
+            ? field.length
+            : typeof field === "number"
+              ? 0
+              : field.symbols.length + field.bits.length),
+        0,
+      );
+    expect(size(o200kData.ranks)).toBeLessThan(o200kTiktoken.bpe_ranks.length * 0.6);
+    expect(size(cl100kData.ranks)).toBeLessThan(cl100kTiktoken.bpe_ranks.length * 0.6);
+  });
+});
+
+/**
+ * A BPE-like vocabulary: the 256 single bytes in a random order, then tokens made by
+ * concatenating two earlier ones, and a few tokens with no split (coded as literals).
+ */
+const vocabulary = fc
+  .record({
+    byteOrder: fc.shuffledSubarray(
+      Array.from({ length: 256 }, (_, i) => i),
+      { minLength: 256 },
+    ),
+    steps: fc.array(
+      fc.oneof(
+        { weight: 9, arbitrary: fc.tuple(fc.nat(), fc.nat()) },
+        { weight: 1, arbitrary: fc.uint8Array({ minLength: 2, maxLength: 6 }) },
+      ),
+      { maxLength: 400 },
+    ),
+  })
+  .map(({ byteOrder, steps }) => {
+    const tokens = byteOrder.map((byte) => Uint8Array.of(byte));
+    const seen = new Set(tokens.map((t) => t.join(",")));
+    for (const step of steps) {
+      const token =
+        step instanceof Uint8Array
+          ? step
+          : Uint8Array.from([
+              ...(tokens[step[0] % tokens.length] ?? []),
+              ...(tokens[step[1] % tokens.length] ?? []),
+            ]);
+      const key = token.join(",");
+      if (!seen.has(key)) {
+        seen.add(key);
+        tokens.push(token);
+      }
+    }
+    return tokens;
+  });
+
+describe("encodeRanks and decodeRanks", () => {
+  it("round-trip any vocabulary (property)", () => {
+    fc.assert(
+      fc.property(vocabulary, (tokens) => {
+        expect(sameBytes(tokenList(decodeRanks(encodeRanks(tokens))), tokens)).toBe(true);
+      }),
+      { numRuns: 150 },
+    );
+  });
+
+  it("round-trip a vocabulary coded against a reference table (property)", () => {
+    fc.assert(
+      fc.property(vocabulary, vocabulary, fc.nat(), (reference, own, seed) => {
+        // Shares some of the reference's tokens (in another order) and has tokens of its own.
+        const shared = reference.filter((_, i) => (i * 7 + seed) % 3 === 0);
+        const seen = new Set(shared.map((t) => t.join(",")));
+        const tokens = [...shared, ...own.filter((t) => !seen.has(t.join(",")))].reverse();
+        const decodedReference = decodeRanks(encodeRanks(reference));
+        const encoded = encodeRanks(tokens, reference);
+        expect(sameBytes(tokenList(decodeRanks(encoded, decodedReference)), tokens)).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it("refuses tables with an empty or repeated token", () => {
+    expect(() => encodeRanks([Uint8Array.of(1), new Uint8Array(0)])).toThrow(/token 1 is empty/);
+    expect(() => encodeRanks([Uint8Array.of(1), Uint8Array.of(1)])).toThrow(
+      /token 1 repeats token 0/,
+    );
+  });
+
+  it("refuses corrupt data instead of returning wrong tokens", () => {
+    const tokens = [
+      Uint8Array.of(97),
+      Uint8Array.of(98),
+      Uint8Array.of(97, 98),
+      Uint8Array.of(98, 98),
+    ];
+    const encoded = encodeRanks(tokens);
+    expect(sameBytes(tokenList(decodeRanks(encoded)), tokens)).toBe(true);
+    expect(() => decodeRanks({ ...encoded, kinds: encoded.kinds.slice(1) })).toThrow(/corrupt/);
+    expect(() => decodeRanks({ ...encoded, byteLength: encoded.byteLength + 1 })).toThrow(
+      /corrupt/,
+    );
+    expect(() => decodeRanks({ ...encoded, fresh: { symbols: "9", bits: "" } })).toThrow(/corrupt/);
+    expect(() => decodeRanks({ ...encoded, kinds: "2222" })).toThrow(/reference table/);
+  });
+});
+
+describe("the byte hash", () => {
+  it("of a concatenation follows from the parts' hashes (property)", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.uint8Array({ maxLength: 300 }), (a, b) => {
+        const joined = Uint8Array.from([...a, ...b]);
+        expect(concatHash(hashBytes(a, 0, a.length), hashBytes(b, 0, b.length), b.length)).toBe(
+          hashBytes(joined, 0, joined.length),
+        );
+      }),
+    );
+  });
+});
+
+describe("UsageList", () => {
+  it("gives the most used symbols the smallest codes", () => {
+    const list = new UsageList(10, { trackPositions: true });
+    const use = (symbol: number) => list.use(list.codeOf(symbol), symbol);
+    expect(list.codeOf(4)).toBe(0);
+    for (const symbol of [4, 7, 7, 2, 7, 2, 9]) use(symbol);
+    expect([7, 2, 4, 9].map((s) => list.codeOf(s))).toEqual([1, 2, 3, 4]);
+    expect([1, 2, 3, 4].map((c) => list.symbolOf(c))).toEqual([7, 2, 4, 9]);
+    expect(() => list.symbolOf(5)).toThrow(/no symbol has code 5/);
+  });
+
+  it("stays ordered by use count whatever the sequence (property)", () => {
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 0, max: 19 }), { maxLength: 300 }), (uses) => {
+        const list = new UsageList(20, { trackPositions: true });
+        const counts = new Map<number, number>();
+        for (const symbol of uses) {
+          list.use(list.codeOf(symbol), symbol);
+          counts.set(symbol, (counts.get(symbol) ?? 0) + 1);
+        }
+        const byCode = [...counts.keys()].sort((a, b) => list.codeOf(a) - list.codeOf(b));
+        expect(byCode.map((s) => list.codeOf(s))).toEqual(byCode.map((_, i) => i + 1));
+        for (let i = 1; i < byCode.length; i++) {
+          expect(counts.get(byCode[i - 1] as number)).toBeGreaterThanOrEqual(
+            counts.get(byCode[i] as number) as number,
+          );
+        }
+      }),
+    );
+  });
+});
