@@ -1,7 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { signJwt } from "../test/jwt";
 import { authenticate, parseApiKeys, userForApiKey, verifyJwt } from "./auth";
-import type { Env } from "./env";
 import { ApiError } from "./http/errors";
 
 /** Base64url of JSON, for hand-built (tampered or unsigned) tokens. */

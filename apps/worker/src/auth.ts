@@ -8,7 +8,7 @@
  */
 
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, Env } from "./env";
+import type { AppEnv } from "./env";
 import { ApiError } from "./http/errors";
 
 export interface ApiKeyEntry {

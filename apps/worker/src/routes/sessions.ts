@@ -31,7 +31,7 @@ import {
   TranscriptQuery,
   TranscriptResponse,
 } from "../api/schemas";
-import type { AppEnv, Env } from "../env";
+import type { AppEnv } from "../env";
 import { ApiError, unwrap } from "../http/errors";
 import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";

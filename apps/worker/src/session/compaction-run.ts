@@ -28,7 +28,6 @@ import {
   summaryDigest,
 } from "@condense/core";
 import type { CompactionEventBody } from "../api/schemas";
-import type { Env } from "../env";
 import { type CompactionLogLine, logCompaction } from "../http/log";
 import { recordCompaction } from "./compaction-history";
 import { commitView, isCurrent, type Limits, limitsFor, readSnapshot } from "./context-view";

@@ -35,7 +35,6 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../api/schemas";
-import type { Env } from "../env";
 import { ApiError, type Outcome, outcome } from "../http/errors";
 import { calibrate, isExactlyCounted } from "./calibration";
 import { compactionSummary, listCompactions } from "./compaction-history";

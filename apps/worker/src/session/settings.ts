@@ -13,7 +13,6 @@ import {
   resolveOptions,
 } from "@condense/core";
 import type { SessionSettingsBody } from "../api/schemas";
-import type { Env } from "../env";
 import { ApiError } from "../http/errors";
 import { summarizerFor } from "./summarizer-config";
 

@@ -7,7 +7,6 @@
  */
 
 import { extractiveSummarizer, openAISummarizer, type Summarizer } from "@condense/core";
-import type { Env } from "../env";
 
 export const DEFAULT_SUMMARIZER_MODEL = "gpt-4o-mini";
 
