@@ -8,11 +8,11 @@
 
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { requireAuth } from "./auth";
-import type { AppEnv } from "./env";
-import { ApiError, errorResponse, handleError } from "./http/errors";
-import { requestLog } from "./http/log";
+import { ApiError, errorResponse, handleError } from "./api/errors";
+import type { AppEnv } from "./http/app-env";
+import { requireAuth } from "./http/auth";
 import { requestId } from "./http/request-id";
+import { requestLog } from "./log/log-lines";
 import { compactRoutes } from "./routes/compact";
 import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";

@@ -10,6 +10,7 @@
 import { type ChatMessage, type MessageFormat, parseContextWindow } from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { ApiError, unwrap } from "../api/errors";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
 import {
   AppendRequest,
@@ -31,8 +32,7 @@ import {
   TranscriptQuery,
   TranscriptResponse,
 } from "../api/schemas";
-import type { AppEnv } from "../env";
-import { ApiError, unwrap } from "../http/errors";
+import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
 import { idempotencyInput } from "../session/idempotency";

@@ -19,7 +19,7 @@ import {
   shouldCompact,
   toCanonical,
 } from "@condense/core";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../api/errors";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";

@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../api/errors";
 import { IDEMPOTENCY_TTL_MS, idempotencyInput, remember, replay } from "./idempotency";
 import { migrate } from "./schema";
 

@@ -6,8 +6,8 @@
  * gets the first answer again; with a different body, 409.
  */
 
+import { ApiError } from "../api/errors";
 import { sha256Hex } from "../digest";
-import { ApiError } from "../http/errors";
 
 export interface IdempotencyInput {
   key: string;

@@ -6,8 +6,8 @@
  * migrated) and the alarm; its RPC methods delegate to the modules that own
  * the data: `session-record` (the session row), `settings`, `idempotency`,
  * `message-store` (transcript and view), `context-view` (the context and its
- * limits), `compaction-run` (a compaction and its atomic commit),
- * `compaction-history` and `tool-outputs`.
+ * limits), `compaction/run` (a compaction and its atomic commit),
+ * `compaction/history` and `tool-outputs`.
  *
  * Compactions run one at a time through `CompactionQueue`; the background
  * ones are started by an alarm, which the runtime retries if the object is
@@ -26,6 +26,7 @@ import {
   messageTokens,
   parseOverflowTokens,
 } from "@condense/core";
+import { ApiError, type Outcome, outcome } from "../api/errors";
 import type {
   AppendResponseBody,
   CompactionEventBody,
@@ -35,16 +36,15 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../api/schemas";
-import { ApiError, type Outcome, outcome } from "../http/errors";
 import { calibrate, isExactlyCounted } from "./calibration";
-import { compactionSummary, listCompactions } from "./compaction-history";
-import { CompactionQueue } from "./compaction-queue";
+import { compactionSummary, listCompactions } from "./compaction/history";
+import { CompactionQueue } from "./compaction/queue";
 import {
   type CompactionOptions,
   describeFailure,
   type RunResult,
   runCompaction,
-} from "./compaction-run";
+} from "./compaction/run";
 import {
   type CompactionStatus,
   type ContextData,

@@ -10,7 +10,7 @@
  */
 
 import type { Ledger } from "@condense/core";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../api/errors";
 import type { Calibration } from "./calibration";
 
 /** Who asks: the authenticated user and the session id (the object's name encodes both). */

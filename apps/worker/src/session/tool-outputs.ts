@@ -23,8 +23,8 @@ import {
   type ToolOutputKey,
   toolResultCalls,
 } from "@condense/core";
+import { ApiError } from "../api/errors";
 import type { ToolOutputResponseBody } from "../api/schemas";
-import { ApiError } from "../http/errors";
 import type { Snapshot } from "./context-view";
 import type { MessageStore } from "./message-store";
 

@@ -1,5 +1,5 @@
 /**
- * @module session/openai-compaction
+ * @module session/compaction/openai
  * The `strategy: "openai"` tier: the context goes to OpenAI's
  * `/responses/compact` and the returned items (encrypted compaction content
  * included) become the view, stored with the endpoint and the fingerprint of
@@ -7,19 +7,19 @@
  */
 
 import { type ChatMessage, InvalidMessagesError, toCanonical } from "@condense/core";
-import { renderMessages } from "../api/formats";
-import { type CompactionLogLine, logCompaction } from "../http/log";
+import { renderMessages } from "../../api/formats";
+import { type CompactionLogLine, logCompaction } from "../../log/log-lines";
 import {
   callResponsesCompact,
   keyFingerprint,
   openAIKey,
   responsesCompactEndpoint,
-} from "../openai/responses-compact";
-import { recordCompaction } from "./compaction-history";
-import type { CompactionContext, CompactionOptions, RunResult } from "./compaction-run";
-import { commitView, isCurrent, type Limits, messagesTokens } from "./context-view";
+} from "../../openai/responses-compact";
+import { commitView, isCurrent, type Limits, messagesTokens } from "../context-view";
+import { clearFailure, settleCompaction } from "../session-record";
+import { recordCompaction } from "./history";
 import type { FoldSnapshot } from "./open-calls";
-import { clearFailure, settleCompaction } from "./session-record";
+import type { CompactionContext, CompactionOptions, RunResult } from "./run";
 
 const SUMMARIZER = "openai-responses-compact";
 

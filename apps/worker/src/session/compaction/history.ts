@@ -1,12 +1,12 @@
 /**
- * @module session/compaction-history
+ * @module session/compaction/history
  * The `condense_compactions` table: one row per committed compaction (tier,
  * tokens before and after, the transcript range it folded in, its summary,
  * any summarizer failure, how long it took, and whether it is the deterministic
  * fallback of a configured compaction that threw), and its API shape.
  */
 
-import type { CompactionEventBody } from "../api/schemas";
+import type { CompactionEventBody } from "../../api/schemas";
 
 type CompactionRow = {
   id: number;

@@ -1,8 +1,8 @@
 /**
- * @module session/compaction-run
+ * @module session/compaction/run
  * One compaction of a session: snapshot the committed context up to the
  * latest seq N (less a trailing tool call still awaiting its results, which
- * stays in the tail for its results to follow: `open-calls`), await the engine (other requests run meanwhile: the input gate
+ * stays in the tail for its results to follow: `compaction/open-calls`), await the engine (other requests run meanwhile: the input gate
  * does not hold across a fetch), then commit the view, the event, the
  * pruned-output index and the cooldown in one `transactionSync`, or nothing.
  * Appends that arrived during the wait have seq > N and follow the compacted
@@ -27,13 +27,10 @@ import {
   resolveOptions,
   summaryDigest,
 } from "@condense/core";
-import type { CompactionEventBody } from "../api/schemas";
-import { type CompactionLogLine, logCompaction } from "../http/log";
-import { recordCompaction } from "./compaction-history";
-import { commitView, isCurrent, type Limits, limitsFor, readSnapshot } from "./context-view";
-import type { MessageStore } from "./message-store";
-import { type FoldSnapshot, foldable } from "./open-calls";
-import { compactThroughOpenAI } from "./openai-compaction";
+import type { CompactionEventBody } from "../../api/schemas";
+import { type CompactionLogLine, logCompaction } from "../../log/log-lines";
+import { commitView, isCurrent, type Limits, limitsFor, readSnapshot } from "../context-view";
+import type { MessageStore } from "../message-store";
 import {
   clearFailure,
   clearPendingTrigger,
@@ -46,10 +43,13 @@ import {
   saveLedger,
   setRetryAt,
   settleCompaction,
-} from "./session-record";
-import { readSettings, type SessionSettings, settingsOptions } from "./settings";
-import { summarizerFor } from "./summarizer-config";
-import { markPruned, type OutputSeqs, outputReference, outputSeqs } from "./tool-outputs";
+} from "../session-record";
+import { readSettings, type SessionSettings, settingsOptions } from "../settings";
+import { summarizerFor } from "../summarizer-config";
+import { markPruned, type OutputSeqs, outputReference, outputSeqs } from "../tool-outputs";
+import { recordCompaction } from "./history";
+import { type FoldSnapshot, foldable } from "./open-calls";
+import { compactThroughOpenAI } from "./openai";
 
 /** What a compaction works with: the object's storage, its messages and the bindings. */
 export interface CompactionContext {

@@ -1,5 +1,5 @@
 /**
- * @module env
+ * @module http/app-env
  * Hono's environment type for this app: the Worker's bindings (`Env`, typed by
  * `wrangler types` in `worker-configuration.d.ts`, secrets in `secrets.d.ts`)
  * and the per-request variables the middleware sets.

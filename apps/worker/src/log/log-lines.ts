@@ -1,5 +1,5 @@
 /**
- * @module http/log
+ * @module log/log-lines
  * Structured logs: one JSON line per request and one per compaction. The
  * lines carry ids, counts and timings only; message content, API keys and
  * bearer tokens never reach them (the fields are an allow-list, not a dump).
@@ -7,7 +7,7 @@
 
 import type { MiddlewareHandler } from "hono";
 import { routePath } from "hono/route";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/app-env";
 
 export interface CompactionLogLine {
   /** The request that ran it (manual, context, overflow); absent for background (alarm) runs. */

@@ -1,5 +1,5 @@
 /**
- * @module http/errors
+ * @module api/errors
  * The one error type of the API and its wire shape,
  * `{ "error": { "code", "message", "details" } }`, plus the Hono handlers that
  * turn anything thrown into it. A 500 never carries a stack trace or the
@@ -8,7 +8,7 @@
 
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/app-env";
 
 export type ErrorCode =
   | "invalid_json"

@@ -1,5 +1,5 @@
 /**
- * @module session/open-calls
+ * @module session/compaction/open-calls
  * Finds the tool calls at the end of a session that still await results. An
  * agent appends the assistant message that calls a tool, runs the tool, then
  * appends the result: in between, the transcript ends with an open call. A
@@ -9,7 +9,7 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import type { Snapshot } from "./context-view";
+import type { Snapshot } from "../context-view";
 
 /**
  * How many messages at the end of `messages` form an open tool-call group: the
