@@ -8,11 +8,12 @@
 
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ApiError, errorResponse, handleError } from "./api/errors";
+import { ApiError } from "./api/errors";
 import type { AppEnv } from "./http/app-env";
 import { requireAuth } from "./http/auth";
+import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
-import { requestLog } from "./log/log-lines";
+import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
 import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";

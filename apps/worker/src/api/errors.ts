@@ -1,14 +1,12 @@
 /**
  * @module api/errors
  * The one error type of the API and its wire shape,
- * `{ "error": { "code", "message", "details" } }`, plus the Hono handlers that
- * turn anything thrown into it. A 500 never carries a stack trace or the
- * original message of an unexpected error.
+ * `{ "error": { "code", "message", "details" } }`, and the form in which it
+ * crosses the Durable Object RPC boundary. The HTTP layer turns it into a
+ * response (`http/error-handler`).
  */
 
-import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import type { AppEnv } from "../http/app-env";
 
 export type ErrorCode =
   | "invalid_json"
@@ -74,61 +72,4 @@ export class ApiError extends Error {
   static from(serialized: SerializedApiError): ApiError {
     return new ApiError(serialized.status, serialized.code, serialized.message, serialized.details);
   }
-}
-
-/** What a Durable Object RPC method returns: a value, or an API error to re-throw in the Worker. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: SerializedApiError };
-
-/** Runs `fn`, turning an `ApiError` into a failed outcome; anything else propagates as a 500. */
-export async function outcome<T>(fn: () => T | Promise<T>): Promise<Outcome<T>> {
-  try {
-    return { ok: true, value: await fn() };
-  } catch (error) {
-    if (error instanceof ApiError) return { ok: false, error: error.serialize() };
-    throw error;
-  }
-}
-
-/** The value of an outcome, or its error thrown as an `ApiError`. */
-export function unwrap<T>(result: Outcome<T>): T {
-  if (result.ok) return result.value;
-  throw ApiError.from(result.error);
-}
-
-export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
-  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  return c.json(error.toJSON(), error.status);
-}
-
-/** Hono `onError`: API errors as they are, everything else as an opaque 500 (logged, never shown). */
-export function handleError(error: Error, c: Context<AppEnv>): Response {
-  if (error instanceof ApiError) return errorResponse(c, error);
-  // Hono's own HTTPExceptions (e.g. from a validator) keep their status but get our shape.
-  const status = (error as { status?: unknown }).status;
-  if (typeof status === "number" && status >= 400 && status < 500) {
-    return errorResponse(
-      c,
-      new ApiError(
-        status as ContentfulStatusCode,
-        "invalid_request",
-        error.message || "bad request",
-      ),
-    );
-  }
-  console.error(
-    JSON.stringify({
-      level: "error",
-      msg: "unhandled error",
-      requestId: c.get("requestId"),
-      error: error.name,
-    }),
-  );
-  return errorResponse(
-    c,
-    new ApiError(
-      500,
-      "internal_error",
-      "internal error; retry later, and report the X-Request-Id if it persists",
-    ),
-  );
 }

@@ -10,8 +10,10 @@
 import { type ChatMessage, type MessageFormat, parseContextWindow } from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ApiError, unwrap } from "../api/errors";
+import { ApiError } from "../api/errors";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
+import { idempotencyInput } from "../api/idempotency-key";
+import { unwrap } from "../api/outcome";
 import {
   AppendRequest,
   AppendResponse,
@@ -35,7 +37,6 @@ import {
 import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
-import { idempotencyInput } from "../session/idempotency";
 import type { TranscriptPage } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
 import type { SettingsUpdate } from "../session/settings";

@@ -26,7 +26,9 @@ import {
   messageTokens,
   parseOverflowTokens,
 } from "@condense/core";
-import { ApiError, type Outcome, outcome } from "../api/errors";
+import { ApiError } from "../api/errors";
+import type { IdempotencyInput } from "../api/idempotency-key";
+import { type Outcome, outcome } from "../api/outcome";
 import type {
   AppendResponseBody,
   CompactionEventBody,
@@ -58,13 +60,7 @@ import {
   readSnapshot,
   readViewState,
 } from "./context-view";
-import {
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyInput,
-  inflightKey,
-  remember,
-  replay,
-} from "./idempotency";
+import { IDEMPOTENCY_TTL_MS, inflightKey, remember, replay } from "./idempotency";
 import { MessageStore } from "./message-store";
 import { recountTokens } from "./recount";
 import { migrate } from "./schema";
