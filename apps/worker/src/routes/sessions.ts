@@ -13,7 +13,7 @@ import type { Context } from "hono";
 import { ApiError } from "../api/errors";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
 import { idempotencyInput } from "../api/idempotency-key";
-import { unwrap } from "../api/outcome";
+import { unwrap } from "../api/rpc-result";
 import {
   AppendRequest,
   AppendResponse,

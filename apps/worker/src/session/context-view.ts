@@ -5,9 +5,9 @@
  * Compaction is a view over the transcript, which is never rewritten: the
  * context is the view (the messages the last compaction produced, covering
  * transcript seq ≤ N) followed by every transcript message with seq > N, with
- * the pinned messages re-injected after the leading system messages. The
- * limits translate between the engine's token estimate and the calibrated
- * figures the API reports.
+ * the pinned messages re-injected after the leading system messages. Its
+ * measure (`ContextMeasure`) translates between the engine's token estimate
+ * and the calibrated figures the API reports.
  */
 
 import {
@@ -54,16 +54,22 @@ export interface Snapshot {
 
 export type WarningLevel = "none" | "warning" | "critical";
 
-export interface Limits {
+/**
+ * A context measured against the session's window: the model and pinned messages it is counted for,
+ * the window and trigger in the engine's units, and the figures the API reports, calibrated.
+ */
+export interface ContextMeasure {
   model: string;
-  ratio: number;
+  /** The session's calibration ratio, or 1 for a model the engine counts exactly. */
+  calibrationRatio: number;
   pinned: ChatMessage[];
   pinnedTokens: number;
   /** The window handed to the engine, in its own (uncalibrated) units, pinned messages excluded. */
   engineWindow: number;
   /** Engine-unit context size above which a compaction triggers: min(budget, threshold × window). */
   engineTrigger: number;
-  compact: boolean;
+  /** Whether the context is over the trigger (the engine's `shouldCompact`). */
+  compactionDue: boolean;
   /** Reported figures, in calibrated tokens. */
   tokens: number;
   /** The configured (or the model's) window, or the one a provider stated if that is smaller. */
@@ -199,13 +205,13 @@ export function messagesTokens(messages: readonly ChatMessage[], model: string):
   return messages.reduce((sum, message) => sum + messageTokens(message, model), 0);
 }
 
-/** The limits of a context estimated at `estimate` engine tokens (pinned messages excluded). */
-export function limitsFor(
+/** A context estimated at `estimate` engine tokens (pinned messages excluded), measured against the session's window. */
+export function measureContext(
   session: SessionRow,
   settings: SessionSettings,
   estimate: number,
   defaultModel: string | undefined,
-): Limits {
+): ContextMeasure {
   const model = modelFor(settings, session.last_model, defaultModel);
   const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
   const pinned = settings.pinned;
@@ -227,12 +233,12 @@ export function limitsFor(
   const real = (engineTokens: number) => Math.round((engineTokens + pinnedTokens) * ratio);
   return {
     model,
-    ratio,
+    calibrationRatio: ratio,
     pinned,
     pinnedTokens,
     engineWindow,
     engineTrigger: Math.min(decision.budget, decision.triggerTokens),
-    compact: decision.compact,
+    compactionDue: decision.compact,
     tokens: real(estimate),
     contextWindow,
     triggerTokens: real(decision.triggerTokens),
@@ -270,23 +276,23 @@ export function contextData(
   sessionId: string,
   settings: SessionSettings,
   snapshot: Snapshot,
-  limits: Limits,
+  measure: ContextMeasure,
   compaction: ContextData["compaction"],
 ): ContextData {
   return {
     sessionId,
     defaultFormat: settings.strategy === "openai" ? "responses" : "openai",
-    messages: withPinned(sendable(snapshot.messages), limits.pinned),
+    messages: withPinned(sendable(snapshot.messages), measure.pinned),
     ...(snapshot.openaiItems !== undefined
       ? {
           responsesItems: snapshot.openaiItems,
-          rest: [...limits.pinned, ...sendable(snapshot.tail)],
+          rest: [...measure.pinned, ...sendable(snapshot.tail)],
         }
       : {}),
-    tokens: limits.tokens,
-    contextWindow: limits.contextWindow,
-    budget: limits.budget,
-    warningLevel: limits.warningLevel,
+    tokens: measure.tokens,
+    contextWindow: measure.contextWindow,
+    budget: measure.budget,
+    warningLevel: measure.warningLevel,
     summary: snapshot.view?.summary ?? null,
     coveredSeq: snapshot.coveredSeq,
     lastSeq: snapshot.lastSeq,

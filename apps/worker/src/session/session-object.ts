@@ -14,7 +14,7 @@
  * evicted mid-way. A background compaction that throws is tried again with
  * backoff, and its last attempt falls back to the deterministic tier; manual,
  * context and overflow compactions fall back at once. Every RPC method returns
- * an `Outcome`: API errors cross the RPC boundary as data, because class
+ * an `RpcResult`: API errors cross the RPC boundary as data, because class
  * instances do not.
  */
 
@@ -28,7 +28,7 @@ import {
 } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { IdempotencyInput } from "../api/idempotency-key";
-import { type Outcome, outcome } from "../api/outcome";
+import { type RpcResult, rpcResult } from "../api/rpc-result";
 import type {
   AppendResponseBody,
   CompactionEventBody,
@@ -50,11 +50,11 @@ import {
 import {
   type CompactionStatus,
   type ContextData,
+  type ContextMeasure,
   checkFormatAvailable,
   contextData,
   contextSize,
-  type Limits,
-  limitsFor,
+  measureContext,
   messagesTokens,
   type OverflowData,
   readSnapshot,
@@ -162,13 +162,13 @@ export class SessionObject extends DurableObject<Env> {
     return this.#storage().sql;
   }
 
-  /** The limits of the committed context, from the stored token counts. */
-  #currentLimits(
+  /** The measure of the committed context, from the stored token counts. */
+  #committedMeasure(
     session: SessionRow,
     settings: SessionSettings = readSettings(this.#sql()),
-  ): Limits {
+  ): ContextMeasure {
     const estimate = contextSize(this.#sql(), this.#store).tokens;
-    return limitsFor(session, settings, estimate, this.env.DEFAULT_MODEL);
+    return measureContext(session, settings, estimate, this.env.DEFAULT_MODEL);
   }
 
   #compactionStatus(session: SessionRow): CompactionStatus {
@@ -221,7 +221,7 @@ export class SessionObject extends DurableObject<Env> {
     if (session === undefined) return undefined;
     if (session.pending_trigger !== null) return "pending";
     if (isExhausted(session)) return undefined;
-    if (!this.#currentLimits(session).compact) return undefined;
+    if (!this.#committedMeasure(session).compactionDue) return undefined;
     setPendingTrigger(sql, trigger);
     return "new";
   }
@@ -266,8 +266,8 @@ export class SessionObject extends DurableObject<Env> {
   #needsCompactionNow(): boolean {
     const session = readSession(this.#sql());
     if (session === undefined || isExhausted(session)) return false;
-    const limits = this.#currentLimits(session);
-    return limits.tokens > limits.budget;
+    const measure = this.#committedMeasure(session);
+    return measure.tokens > measure.budget;
   }
 
   /** Drops a deleted session's tombstone once it expired (with all that is left), else waits for it. */
@@ -329,8 +329,8 @@ export class SessionObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------ RPC
 
-  async append(key: SessionKey, input: AppendInput): Promise<Outcome<AppendResponseBody>> {
-    return outcome(async () => {
+  async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
+    return rpcResult(async () => {
       const sql = this.#sql();
       let mark: PendingMark | undefined;
       // The messages, the counters, the calibration, the pending mark and the idempotency record commit
@@ -390,17 +390,17 @@ export class SessionObject extends DurableObject<Env> {
 
         mark = this.#markPending("append");
         const after = requireSession(sql, key);
-        const limits = this.#currentLimits(after, settings);
+        const measure = this.#committedMeasure(after, settings);
         const answer: AppendResponseBody = {
           sessionId: key.sessionId,
           appended: input.messages.length,
           firstSeq,
           lastSeq: seq,
           messageCount: after.message_count,
-          tokens: limits.tokens,
-          contextWindow: limits.contextWindow,
-          threshold: limits.triggerTokens,
-          warningLevel: limits.warningLevel,
+          tokens: measure.tokens,
+          contextWindow: measure.contextWindow,
+          threshold: measure.triggerTokens,
+          warningLevel: measure.warningLevel,
           compaction: {
             status: mark !== undefined ? "scheduled" : this.#compactionStatus(after),
           },
@@ -418,17 +418,17 @@ export class SessionObject extends DurableObject<Env> {
     const session = requireSession(sql, key);
     const settings = readSettings(sql);
     const snapshot = readSnapshot(sql, this.#store, session);
-    const limits = limitsFor(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
+    const measure = measureContext(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
     // What the client sends next; a provider's count in a later overflow report refers to it.
-    saveServed(sql, snapshot.tokens + limits.pinnedTokens, snapshot.lastSeq);
-    return contextData(key.sessionId, settings, snapshot, limits, {
+    saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
+    return contextData(key.sessionId, settings, snapshot, measure, {
       status: this.#compactionStatus(session),
       waited,
     });
   }
 
-  async context(key: SessionKey, format?: MessageFormat): Promise<Outcome<ContextData>> {
-    return outcome(async () => {
+  async context(key: SessionKey, format?: MessageFormat): Promise<RpcResult<ContextData>> {
+    return rpcResult(async () => {
       requireSession(this.#sql(), key);
       checkFormatAvailable(this.#sql(), format);
       let waited = false;
@@ -453,8 +453,8 @@ export class SessionObject extends DurableObject<Env> {
   async compactNow(
     key: SessionKey,
     input: { instructions?: string; focus?: string; idempotency?: IdempotencyInput },
-  ): Promise<Outcome<ManualCompactResponseBody>> {
-    return outcome(async () => {
+  ): Promise<RpcResult<ManualCompactResponseBody>> {
+    return rpcResult(async () => {
       const sql = this.#sql();
       requireSession(sql, key);
       const replayed = replay<ManualCompactResponseBody>(
@@ -469,14 +469,14 @@ export class SessionObject extends DurableObject<Env> {
       if (joined !== undefined) return joined;
 
       const answer = (result: RunResult): ManualCompactResponseBody => {
-        const limits = this.#currentLimits(requireSession(sql, key));
+        const measure = this.#committedMeasure(requireSession(sql, key));
         const response: ManualCompactResponseBody = {
           sessionId: key.sessionId,
           compacted: result.status === "committed",
           ...(result.reason !== undefined ? { reason: result.reason } : {}),
           event: result.event ?? null,
-          tokens: limits.tokens,
-          warningLevel: limits.warningLevel,
+          tokens: measure.tokens,
+          warningLevel: measure.warningLevel,
         };
         remember(sql, "compact", input.idempotency, response, Date.now());
         return response;
@@ -516,8 +516,8 @@ export class SessionObject extends DurableObject<Env> {
   async overflow(
     key: SessionKey,
     input: { error: { status?: number; message: string; body?: unknown }; format?: MessageFormat },
-  ): Promise<Outcome<OverflowData>> {
-    return outcome(async () => {
+  ): Promise<RpcResult<OverflowData>> {
+    return rpcResult(async () => {
       const sql = this.#sql();
       const session = requireSession(sql, key);
       checkFormatAvailable(sql, input.format);
@@ -525,17 +525,17 @@ export class SessionObject extends DurableObject<Env> {
         throw new ApiError(
           422,
           "not_an_overflow",
-          "the reported error is not a context-window overflow (rate limits, quota and other errors are not compacted away); handle it as it is",
+          "the reported error is not a context-window overflow (rate measure, quota and other errors are not compacted away); handle it as it is",
         );
       }
       const stated = parseOverflowTokens(input.error);
       const settings = readSettings(sql);
-      const limits = this.#currentLimits(session, settings);
+      const measure = this.#committedMeasure(session, settings);
       this.ctx.storage.transactionSync(() => {
         // A window below the one we use is the provider's real one for this model: keep to it from now on.
         const limit = stated?.limit;
         if (limit !== undefined && Number.isInteger(limit) && limit > 0) {
-          if (limit < limits.contextWindow) saveLearnedWindow(sql, limit, limits.model);
+          if (limit < measure.contextWindow) saveLearnedWindow(sql, limit, measure.model);
         }
         // The provider's count of what it was sent: the context the client last fetched, if it is still
         // the one it holds (a compaction since does not change it), else the current one.
@@ -553,20 +553,20 @@ export class SessionObject extends DurableObject<Env> {
           this.#compact("overflow", { ...requestOf(key), force: true, onFailure: "fallback" }),
         );
         if (result.status !== "committed") break;
-        const limits = this.#currentLimits(requireSession(sql, key));
-        if (limits.tokens <= limits.budget) break;
+        const measure = this.#committedMeasure(requireSession(sql, key));
+        if (measure.tokens <= measure.budget) break;
       }
       return { ...this.#contextData(key, true), passes, reportedTokens };
     });
   }
 
-  async status(key: SessionKey): Promise<Outcome<SessionStatusBody>> {
-    return outcome(() => {
+  async status(key: SessionKey): Promise<RpcResult<SessionStatusBody>> {
+    return rpcResult(() => {
       const sql = this.#sql();
       const session = requireSession(sql, key);
       const settings = readSettings(sql);
       const size = contextSize(sql, this.#store);
-      const limits = limitsFor(session, settings, size.tokens, this.env.DEFAULT_MODEL);
+      const measure = measureContext(session, settings, size.tokens, this.env.DEFAULT_MODEL);
       const history = compactionSummary(sql);
       const cooldown =
         session.cooldown_until !== null && session.cooldown_until > Date.now()
@@ -576,14 +576,14 @@ export class SessionObject extends DurableObject<Env> {
         sessionId: key.sessionId,
         createdAt: new Date(session.created_at).toISOString(),
         updatedAt: new Date(session.updated_at).toISOString(),
-        model: limits.model,
+        model: measure.model,
         messageCount: session.message_count,
         transcriptTokens: session.transcript_tokens,
-        contextTokens: limits.tokens,
-        contextMessageCount: size.count + limits.pinned.length,
-        contextWindow: limits.contextWindow,
-        budget: limits.budget,
-        warningLevel: limits.warningLevel,
+        contextTokens: measure.tokens,
+        contextMessageCount: size.count + measure.pinned.length,
+        contextWindow: measure.contextWindow,
+        budget: measure.budget,
+        warningLevel: measure.warningLevel,
         coveredSeq: readViewState(sql)?.covered_seq ?? 0,
         lastSeq: session.message_count,
         compactions: history.count,
@@ -601,7 +601,7 @@ export class SessionObject extends DurableObject<Env> {
                 }
               : null,
         },
-        learnedContextWindow: learnedWindowOf(session, limits.model) ?? null,
+        learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
         cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
         calibration: calibrationOf(session),
         // Copies, because the API's loose message type wants the index signature a core interface lacks.
@@ -613,8 +613,8 @@ export class SessionObject extends DurableObject<Env> {
   async updateSettings(
     key: SessionKey,
     update: SettingsUpdate,
-  ): Promise<Outcome<SessionStatusBody>> {
-    const result = await outcome(() => {
+  ): Promise<RpcResult<SessionStatusBody>> {
+    const result = await rpcResult(() => {
       const sql = this.#sql();
       this.ctx.storage.transactionSync(() => {
         const now = Date.now();
@@ -642,8 +642,8 @@ export class SessionObject extends DurableObject<Env> {
     return this.status(key);
   }
 
-  async remove(key: SessionKey): Promise<Outcome<DeleteResponseBody>> {
-    return outcome(async () => {
+  async remove(key: SessionKey): Promise<RpcResult<DeleteResponseBody>> {
+    return rpcResult(async () => {
       const session = readSession(this.#sql());
       if (session === undefined) {
         // A retry whose first answer was lost gets that answer again, while the tombstone lasts.
@@ -669,8 +669,8 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  async compactions(key: SessionKey): Promise<Outcome<CompactionEventBody[]>> {
-    return outcome(() => {
+  async compactions(key: SessionKey): Promise<RpcResult<CompactionEventBody[]>> {
+    return rpcResult(() => {
       const sql = this.#sql();
       requireSession(sql, key);
       return listCompactions(sql);
@@ -681,8 +681,8 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     toolCallId: string,
     seq?: number,
-  ): Promise<Outcome<ToolOutputResponseBody>> {
-    return outcome(() => {
+  ): Promise<RpcResult<ToolOutputResponseBody>> {
+    return rpcResult(() => {
       const sql = this.#sql();
       requireSession(sql, key);
       return readToolOutput(sql, this.#store, toolCallId, seq);
@@ -693,8 +693,8 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     after: number,
     limit: number,
-  ): Promise<Outcome<TranscriptPage>> {
-    return outcome(() => {
+  ): Promise<RpcResult<TranscriptPage>> {
+    return rpcResult(() => {
       const session = requireSession(this.#sql(), key);
       const rows = this.#store.readTranscript(after, limit, TRANSCRIPT_PAGE_BYTES);
       const last = rows.at(-1);

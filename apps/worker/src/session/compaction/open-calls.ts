@@ -29,26 +29,25 @@ export function openCallGroupLength(messages: readonly ChatMessage[]): number {
 }
 
 /** A snapshot as a compaction folds it in: without the open tool-call group at its end. */
-export interface FoldSnapshot extends Snapshot {
-  /** The last seq the compaction saw; `lastSeq` is the last one it folds in. */
-  seenSeq: number;
+export interface CompactionSnapshot extends Snapshot {
+  /** The last seq folded in: `lastSeq` (the last one the compaction saw) less the open group. */
+  foldedSeq: number;
   /** Stored tokens of the open group, which stays in the context after the folded range. */
-  heldTokens: number;
+  openCallTokens: number;
 }
 
 /** `snapshot` less a trailing open tool-call group (only ever transcript messages after the view). */
-export function foldable(snapshot: Snapshot): FoldSnapshot {
+export function withoutOpenCalls(snapshot: Snapshot): CompactionSnapshot {
   const held = openCallGroupLength(snapshot.tail);
-  if (held === 0) return { ...snapshot, seenSeq: snapshot.lastSeq, heldTokens: 0 };
-  const heldTokens = snapshot.tailTokens.slice(-held).reduce((sum, tokens) => sum + tokens, 0);
+  if (held === 0) return { ...snapshot, foldedSeq: snapshot.lastSeq, openCallTokens: 0 };
+  const openCallTokens = snapshot.tailTokens.slice(-held).reduce((sum, tokens) => sum + tokens, 0);
   return {
     ...snapshot,
     messages: snapshot.messages.slice(0, -held),
     tail: snapshot.tail.slice(0, -held),
     tailTokens: snapshot.tailTokens.slice(0, -held),
-    lastSeq: snapshot.lastSeq - held,
-    tokens: snapshot.tokens - heldTokens,
-    seenSeq: snapshot.lastSeq,
-    heldTokens,
+    foldedSeq: snapshot.lastSeq - held,
+    tokens: snapshot.tokens - openCallTokens,
+    openCallTokens,
   };
 }

@@ -15,10 +15,10 @@ import {
   openAIKey,
   responsesCompactEndpoint,
 } from "../../openai/responses-compact";
-import { commitView, isCurrent, type Limits, messagesTokens } from "../context-view";
+import { type ContextMeasure, commitView, isCurrent, messagesTokens } from "../context-view";
 import { clearFailure, settleCompaction } from "../session-record";
 import { recordCompaction } from "./history";
-import type { FoldSnapshot } from "./open-calls";
+import type { CompactionSnapshot } from "./open-calls";
 import type { CompactionContext, CompactionOptions, RunResult } from "./run";
 
 const SUMMARIZER = "openai-responses-compact";
@@ -46,8 +46,8 @@ function readItems(output: unknown): { items: unknown[]; canonical: ChatMessage[
 export async function compactThroughOpenAI(
   ctx: CompactionContext,
   log: LogBase,
-  snapshot: FoldSnapshot,
-  limits: Limits,
+  snapshot: CompactionSnapshot,
+  measure: ContextMeasure,
   started: number,
   options: Pick<CompactionOptions, "onCommit">,
 ): Promise<RunResult | undefined> {
@@ -60,7 +60,7 @@ export async function compactThroughOpenAI(
       "responses",
     ).messages,
   ];
-  const upstream = await callResponsesCompact(ctx.env, key, { model: limits.model, input });
+  const upstream = await callResponsesCompact(ctx.env, key, { model: measure.model, input });
   const output = upstream.ok
     ? readItems((upstream.body as { output?: unknown }).output)
     : undefined;
@@ -76,12 +76,12 @@ export async function compactThroughOpenAI(
   }
   const fingerprint = await keyFingerprint(key);
   const endpoint = responsesCompactEndpoint(ctx.env);
-  const itemTokens = messagesTokens(output.canonical, limits.model);
+  const itemTokens = messagesTokens(output.canonical, measure.model);
   // Items have no count of their own: the canonical total is spread evenly over them.
   const perItem = Math.ceil(itemTokens / output.items.length);
   // Context tokens, as the status reports them: the open calls after the view included.
-  const tokensAfter = perItem * output.items.length + snapshot.heldTokens;
-  const tokensBefore = snapshot.tokens + snapshot.heldTokens;
+  const tokensAfter = perItem * output.items.length + snapshot.openCallTokens;
+  const tokensBefore = snapshot.tokens + snapshot.openCallTokens;
   const storage = ctx.open();
   const sql = storage.sql;
   const committed = storage.transactionSync((): RunResult => {
@@ -95,7 +95,7 @@ export async function compactThroughOpenAI(
       tokensBefore,
       tokensAfter,
       fromSeq: snapshot.coveredSeq + 1,
-      toSeq: snapshot.lastSeq,
+      toSeq: snapshot.foldedSeq,
       summary: null,
       summarizer: SUMMARIZER,
       failure: null,
@@ -105,7 +105,7 @@ export async function compactThroughOpenAI(
       fallback: null,
     });
     commitView(sql, ctx.store, {
-      coveredSeq: snapshot.lastSeq,
+      coveredSeq: snapshot.foldedSeq,
       compactionId: event.id,
       tokens: perItem * output.items.length,
       summary: null,
@@ -128,7 +128,7 @@ export async function compactThroughOpenAI(
     tokensAfter,
     durationMs: committed.event?.durationMs ?? Date.now() - started,
     summarizer: SUMMARIZER,
-    coveredSeq: snapshot.lastSeq,
+    coveredSeq: snapshot.foldedSeq,
   });
   return committed;
 }

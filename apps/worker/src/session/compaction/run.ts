@@ -29,7 +29,13 @@ import {
 } from "@condense/core";
 import type { CompactionEventBody } from "../../api/schemas";
 import { type CompactionLogLine, logCompaction } from "../../log/log-lines";
-import { commitView, isCurrent, type Limits, limitsFor, readSnapshot } from "../context-view";
+import {
+  type ContextMeasure,
+  commitView,
+  isCurrent,
+  measureContext,
+  readSnapshot,
+} from "../context-view";
 import type { MessageStore } from "../message-store";
 import {
   clearFailure,
@@ -48,7 +54,7 @@ import { readSettings, type SessionSettings, settingsOptions } from "../settings
 import { summarizerFor } from "../summarizer-config";
 import { markPruned, type OutputSeqs, outputReference, outputSeqs } from "../tool-outputs";
 import { recordCompaction } from "./history";
-import { type FoldSnapshot, foldable } from "./open-calls";
+import { type CompactionSnapshot, withoutOpenCalls } from "./open-calls";
 import { compactThroughOpenAI } from "./openai";
 
 /** What a compaction works with: the object's storage, its messages and the bindings. */
@@ -85,7 +91,7 @@ type Fallback = { failedAttempts: number; error: string };
 
 /**
  * - `committed`: a new view; `unchanged`: the engine could not make it smaller (nothing written but
- *   the cooldown and the exhausted mark); `not_needed`: within limits or already exhausted;
+ *   the cooldown and the exhausted mark); `not_needed`: within its limits or already exhausted;
  * - `discarded`: the session was deleted meanwhile; `gone`: there is no session.
  */
 export type RunStatus = "committed" | "not_needed" | "unchanged" | "discarded" | "gone";
@@ -135,8 +141,8 @@ export async function runCompaction(
   const settings = readSettings(sql);
   const whole = readSnapshot(sql, ctx.store, session);
   // Whether to compact is a question about the whole context; what is folded in leaves out open calls.
-  const limits = limitsFor(session, settings, whole.tokens, ctx.env.DEFAULT_MODEL);
-  const snapshot = foldable(whole);
+  const measure = measureContext(session, settings, whole.tokens, ctx.env.DEFAULT_MODEL);
+  const snapshot = withoutOpenCalls(whole);
   const log = {
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
     user: session.user_id,
@@ -145,8 +151,8 @@ export async function runCompaction(
   };
 
   if (options.force !== true) {
-    const exhausted = isExhausted(session, snapshot.seenSeq);
-    if (!limits.compact || exhausted) {
+    const exhausted = isExhausted(session, snapshot.lastSeq);
+    if (!measure.compactionDue || exhausted) {
       clearPendingTrigger(sql);
       logCompaction({ ...log, outcome: "not_needed", durationMs: Date.now() - started });
       return {
@@ -176,13 +182,22 @@ export async function runCompaction(
   let fallback: Fallback | undefined;
   try {
     if (settings.strategy === "openai") {
-      const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, limits, started, options);
+      const viaOpenAI = await compactThroughOpenAI(ctx, log, snapshot, measure, started, options);
       if (viaOpenAI !== undefined) return viaOpenAI;
     }
     // Canonical input keeps its provider data (thinking blocks, reasoning items) through the engine.
     result = await compact(
-      { model: limits.model, messages: snapshot.messages, seqs: seqsOf(snapshot) },
-      engineOptions(ctx.env, settings, session, ledger, limits, snapshot.heldTokens, options, seqs),
+      { model: measure.model, messages: snapshot.messages, seqs: seqsOf(snapshot) },
+      engineOptions(
+        ctx.env,
+        settings,
+        session,
+        ledger,
+        measure,
+        snapshot.openCallTokens,
+        options,
+        seqs,
+      ),
     );
   } catch (error) {
     const failedAttempts = recordFailure(ctx.open().sql, describeFailure(error), Date.now());
@@ -192,8 +207,8 @@ export async function runCompaction(
     fallback = { failedAttempts, error: describeFailure(error) };
     try {
       result = await compact(
-        { model: limits.model, messages: snapshot.messages, seqs: seqsOf(snapshot) },
-        fallbackOptions(limits, settings, snapshot.heldTokens, seqs, ledger),
+        { model: measure.model, messages: snapshot.messages, seqs: seqsOf(snapshot) },
+        fallbackOptions(measure, settings, snapshot.openCallTokens, seqs, ledger),
       );
     } catch (fallbackError) {
       const failed = { ...log, outcome: "failed" as const, fallback: true };
@@ -210,10 +225,11 @@ export async function runCompaction(
   // the tokens priming the reply, which no stored context includes.
   const entries = result.messages.map((message) => ({
     message,
-    tokens: messageTokens(message, limits.model),
+    tokens: messageTokens(message, measure.model),
   }));
-  const tokensAfter = entries.reduce((sum, entry) => sum + entry.tokens, 0) + snapshot.heldTokens;
-  const committed = commitLocal(ctx, trigger, snapshot, limits, result, entries, started, {
+  const tokensAfter =
+    entries.reduce((sum, entry) => sum + entry.tokens, 0) + snapshot.openCallTokens;
+  const committed = commitLocal(ctx, trigger, snapshot, measure, result, entries, started, {
     ...options,
     seqs,
     fallback,
@@ -222,12 +238,12 @@ export async function runCompaction(
     ...log,
     outcome: logOutcome(committed.status),
     tier: result.tier,
-    tokensBefore: snapshot.tokens + snapshot.heldTokens,
+    tokensBefore: snapshot.tokens + snapshot.openCallTokens,
     tokensAfter,
     durationMs: committed.event?.durationMs ?? Date.now() - started,
     ...(result.summarizerFailure ? { summarizerFailure: result.summarizerFailure.kind } : {}),
     ...(fallback !== undefined ? { fallback: true } : {}),
-    coveredSeq: snapshot.lastSeq,
+    coveredSeq: snapshot.foldedSeq,
   });
   return committed;
 }
@@ -237,7 +253,7 @@ export async function runCompaction(
  * messages after it are `coveredSeq + 1`, `+ 2`, ... (seqs are consecutive). A summary that withholds
  * a secret points to the seq that holds it.
  */
-function seqsOf(snapshot: FoldSnapshot): (number | null)[] {
+function seqsOf(snapshot: CompactionSnapshot): (number | null)[] {
   const viewCount = snapshot.messages.length - snapshot.tail.length;
   return snapshot.messages.map((_, index) =>
     index < viewCount ? null : snapshot.coveredSeq + 1 + index - viewCount,
@@ -252,7 +268,7 @@ function seqsOf(snapshot: FoldSnapshot): (number | null)[] {
  */
 async function carriedLedger(
   session: SessionRow,
-  snapshot: FoldSnapshot,
+  snapshot: CompactionSnapshot,
 ): Promise<Ledger | undefined> {
   const stored = ledgerOf(session);
   const summary = snapshot.view?.summary ?? null;
@@ -275,14 +291,14 @@ function engineOptions(
   settings: SessionSettings,
   session: SessionRow,
   ledger: Ledger | undefined,
-  limits: Limits,
-  heldTokens: number,
+  measure: ContextMeasure,
+  openCallTokens: number,
   options: CompactionOptions,
   seqs: OutputSeqs,
 ): CompactOptions {
   return {
     // The open tool calls left after the folded range take their share of the window.
-    contextWindow: Math.max(1, limits.engineWindow - heldTokens),
+    contextWindow: Math.max(1, measure.engineWindow - openCallTokens),
     ...settingsOptions(settings),
     // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
     toolOutputReference: outputReference(seqs),
@@ -304,13 +320,13 @@ function engineOptions(
  * are then read from it). Forced: the service already decided to compact.
  */
 function fallbackOptions(
-  limits: Limits,
+  measure: ContextMeasure,
   settings: SessionSettings,
-  heldTokens: number,
+  openCallTokens: number,
   seqs: OutputSeqs,
   ledger: Ledger | undefined,
 ): CompactOptions {
-  const window = { contextWindow: Math.max(1, limits.engineWindow - heldTokens) };
+  const window = { contextWindow: Math.max(1, measure.engineWindow - openCallTokens) };
   const sizes = {
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
@@ -318,7 +334,7 @@ function fallbackOptions(
   };
   let accepted = true;
   try {
-    resolveOptions(limits.model, { ...window, ...sizes });
+    resolveOptions(measure.model, { ...window, ...sizes });
   } catch {
     accepted = false;
   }
@@ -345,8 +361,8 @@ function fallbackOptions(
 function commitLocal(
   ctx: CompactionContext,
   trigger: string,
-  snapshot: FoldSnapshot,
-  limits: Limits,
+  snapshot: CompactionSnapshot,
+  measure: ContextMeasure,
   result: CompactResult<ChatMessage>,
   entries: readonly { message: ChatMessage; tokens: number }[],
   started: number,
@@ -366,7 +382,7 @@ function commitLocal(
     if (options.fallback === undefined) clearFailure(sql);
     else setRetryAt(sql, null);
     if (!result.compacted || result.finalTokens >= result.originalTokens) {
-      settleCompaction(sql, snapshot.seenSeq);
+      settleCompaction(sql, snapshot.lastSeq);
       return settle({
         status: "unchanged",
         reason: result.reason ?? "compaction could not make the context smaller",
@@ -374,17 +390,17 @@ function commitLocal(
     }
     const viewTokens = entries.reduce((sum, entry) => sum + entry.tokens, 0);
     // Context tokens, as the status reports them: the open calls after the view included.
-    const tokensAfter = viewTokens + snapshot.heldTokens;
+    const tokensAfter = viewTokens + snapshot.openCallTokens;
     const now = Date.now();
     const event = recordCompaction(sql, {
       at: now,
       trigger,
       strategy: "local",
       tier: result.tier,
-      tokensBefore: snapshot.tokens + snapshot.heldTokens,
+      tokensBefore: snapshot.tokens + snapshot.openCallTokens,
       tokensAfter,
       fromSeq: snapshot.coveredSeq + 1,
-      toSeq: snapshot.lastSeq,
+      toSeq: snapshot.foldedSeq,
       summary: result.summary,
       summarizer:
         result.summary === null ? null : result.summarizerCalls > 0 ? "llm" : "extractive",
@@ -395,7 +411,7 @@ function commitLocal(
       fallback: options.fallback ?? null,
     });
     commitView(sql, ctx.store, {
-      coveredSeq: snapshot.lastSeq,
+      coveredSeq: snapshot.foldedSeq,
       compactionId: event.id,
       tokens: viewTokens,
       summary: result.summary,
@@ -407,7 +423,7 @@ function commitLocal(
     // prune-only compaction the stored one still holds.
     if (result.tier >= 2) saveLedger(sql, result.ledger);
     // A result that would still trigger cannot be improved until more messages arrive.
-    settleCompaction(sql, tokensAfter > limits.engineTrigger ? snapshot.seenSeq : null, now);
+    settleCompaction(sql, tokensAfter > measure.engineTrigger ? snapshot.lastSeq : null, now);
     return settle({ status: "committed", event });
   });
 }

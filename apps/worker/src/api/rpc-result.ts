@@ -1,5 +1,5 @@
 /**
- * @module api/outcome
+ * @module api/rpc-result
  * What a Durable Object RPC method returns: a value, or the API error to
  * throw again in the Worker. Class instances do not survive the RPC boundary,
  * so an `ApiError` crosses it as data.
@@ -7,10 +7,10 @@
 
 import { ApiError, type SerializedApiError } from "./errors";
 
-export type Outcome<T> = { ok: true; value: T } | { ok: false; error: SerializedApiError };
+export type RpcResult<T> = { ok: true; value: T } | { ok: false; error: SerializedApiError };
 
-/** Runs `fn`, turning an `ApiError` into a failed outcome; anything else propagates as a 500. */
-export async function outcome<T>(fn: () => T | Promise<T>): Promise<Outcome<T>> {
+/** Runs `fn`, turning an `ApiError` into a failed result; anything else propagates as a 500. */
+export async function rpcResult<T>(fn: () => T | Promise<T>): Promise<RpcResult<T>> {
   try {
     return { ok: true, value: await fn() };
   } catch (error) {
@@ -19,8 +19,8 @@ export async function outcome<T>(fn: () => T | Promise<T>): Promise<Outcome<T>> 
   }
 }
 
-/** The value of an outcome, or its error thrown as an `ApiError`. */
-export function unwrap<T>(result: Outcome<T>): T {
+/** The value of a result, or its error thrown as an `ApiError`. */
+export function unwrap<T>(result: RpcResult<T>): T {
   if (result.ok) return result.value;
   throw ApiError.from(result.error);
 }
