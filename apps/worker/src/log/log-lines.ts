@@ -28,6 +28,12 @@ export interface CompactionLogLine {
   coveredSeq?: number;
 }
 
+/** What every line of one compaction carries: who and what started it. */
+export type CompactionLogBase = Pick<
+  CompactionLogLine,
+  "requestId" | "user" | "session" | "trigger"
+>;
+
 export function logLine(line: Record<string, unknown>): void {
   console.log(JSON.stringify({ time: new Date().toISOString(), ...line }));
 }

@@ -18,6 +18,7 @@ import {
   messageTokens,
   shouldCompact,
   toCanonical,
+  type WarningLevel,
 } from "@condense/core";
 import { ApiError } from "../api/errors";
 import { isExactlyCounted } from "./calibration";
@@ -41,18 +42,23 @@ export interface Snapshot {
   view: ViewState | undefined;
   coveredSeq: number;
   lastSeq: number;
-  /** Canonical context without pinned messages. */
+  /** Canonical context without pinned messages: the view's messages, then the transcript after it. */
   messages: ChatMessage[];
+  /** Per message of `messages`: its transcript seq, or null for a message of the view. */
+  seqs: (number | null)[];
+  /**
+   * Per message of `messages`: its stored count, `messageTokens(message, model)` for the session's
+   * model (stored ones are recounted when it changes); null where no count of that message is stored
+   * (a view of OpenAI items stores counts of the items, not of their canonical messages).
+   */
+  tokenCounts: (number | null)[];
   /** When the view holds OpenAI items: those items (raw) and the canonical tail. */
   openaiItems?: unknown[];
+  /** The transcript messages after the view. */
   tail: ChatMessage[];
-  /** The stored token count of each `tail` message. */
-  tailTokens: number[];
   /** Estimated tokens of `messages`, from the stored counts. */
   tokens: number;
 }
-
-export type WarningLevel = "none" | "warning" | "critical";
 
 /**
  * A context measured against the session's window: the model and pinned messages it is counted for,
@@ -135,7 +141,6 @@ export function readSnapshot(sql: SqlStorage, store: MessageStore, session: Sess
   const viewRows = view === undefined ? [] : store.readView();
   const tailRows = store.readTranscript(coveredSeq);
   const tail = tailRows.map((row) => row.message);
-  const tailTokens = tailRows.map((row) => row.tokens);
   const tokens = [...viewRows, ...tailRows].reduce((sum, row) => sum + row.tokens, 0);
   const common = {
     epoch: session.epoch,
@@ -143,15 +148,29 @@ export function readSnapshot(sql: SqlStorage, store: MessageStore, session: Sess
     coveredSeq,
     lastSeq: session.message_count,
     tail,
-    tailTokens,
+    tokens,
   };
+  const tailSeqs = tailRows.map((row) => row.key);
+  const tailCounts = tailRows.map((row) => row.tokens);
   if (view?.strategy === "openai") {
     // The view rows are OpenAI Responses items (with encrypted compaction content).
     const items = viewRows.map((row) => row.message as unknown);
     const canonical = toCanonical({ format: "responses", messages: items });
-    return { ...common, messages: [...canonical, ...tail], openaiItems: items, tokens };
+    const none = canonical.map(() => null);
+    return {
+      ...common,
+      messages: [...canonical, ...tail],
+      seqs: [...none, ...tailSeqs],
+      tokenCounts: [...none, ...tailCounts],
+      openaiItems: items,
+    };
   }
-  return { ...common, messages: [...viewRows.map((row) => row.message), ...tail], tokens };
+  return {
+    ...common,
+    messages: [...viewRows.map((row) => row.message), ...tail],
+    seqs: [...viewRows.map(() => null), ...tailSeqs],
+    tokenCounts: [...viewRows.map((row) => row.tokens), ...tailCounts],
+  };
 }
 
 /** Whether the session `snapshot` was taken of still exists (it was not deleted, or created again). */

@@ -67,6 +67,7 @@ import { migrate } from "./schema";
 import {
   calibrationOf,
   clearFailure,
+  clearPendingTrigger,
   countAppended,
   isExhausted,
   learnedWindowOf,
@@ -75,18 +76,18 @@ import {
   readSession,
   recordFailure,
   requireSession,
-  resetExhausted,
   type SessionKey,
   type SessionRow,
   saveCalibration,
   saveLearnedWindow,
   saveServed,
   servedTokens,
+  setExhaustedSeq,
   setLastModel,
   setPendingTrigger,
   setRetryAt,
-  settleCompaction,
 } from "./session-record";
+import type { SessionStorage } from "./session-storage";
 import {
   checkSettings,
   mergeSettings,
@@ -138,6 +139,8 @@ function requestOf(key: SessionKey): CompactionOptions {
 export class SessionObject extends DurableObject<Env> {
   readonly #queue = new CompactionQueue();
   readonly #store: MessageStore;
+  /** The storage and the message store, as the compaction modules take them. */
+  readonly #sessionStorage: SessionStorage;
   #migrated = false;
   /** Manual compactions in flight by idempotency key, so a retry joins the first attempt. */
   readonly #inflight = new Map<string, Promise<ManualCompactResponseBody>>();
@@ -145,6 +148,7 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new MessageStore(ctx.storage.sql);
+    this.#sessionStorage = { open: () => this.#storage(), store: this.#store };
   }
 
   // ------------------------------------------------------------ state
@@ -251,11 +255,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
   async #compact(trigger: string, options: CompactionOptions): Promise<RunResult> {
-    const result = await runCompaction(
-      { open: () => this.#storage(), store: this.#store, env: this.env },
-      trigger,
-      options,
-    );
+    const result = await runCompaction(this.#sessionStorage, this.env, trigger, options);
     if (result.status !== "not_needed" && result.status !== "gone") {
       await this.#scheduleIfNeeded("append");
     }
@@ -322,7 +322,8 @@ export class SessionObject extends DurableObject<Env> {
       // failure stays in the status).
       this.ctx.storage.transactionSync(() => {
         setRetryAt(sql, null);
-        settleCompaction(sql, readSession(sql)?.message_count ?? session.message_count);
+        clearPendingTrigger(sql);
+        setExhaustedSeq(sql, readSession(sql)?.message_count ?? session.message_count);
       });
     }
   }
@@ -543,7 +544,7 @@ export class SessionObject extends DurableObject<Env> {
           this.#calibrate(session, settings, stated.requested, servedTokens(session));
         }
         // The provider refused the context, so the stored "as far as it goes" mark no longer holds.
-        resetExhausted(sql);
+        setExhaustedSeq(sql, null);
       });
       const reportedTokens = stated?.requested ?? null;
       let passes = 0;
@@ -633,7 +634,7 @@ export class SessionObject extends DurableObject<Env> {
         this.#recountIfChanged(before, after);
         // New limits or a new strategy may compact further than before, and may work where the old
         // settings failed.
-        resetExhausted(sql, now);
+        setExhaustedSeq(sql, null, now);
         clearFailure(sql);
       });
     });

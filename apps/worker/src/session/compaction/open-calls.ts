@@ -40,12 +40,16 @@ export interface CompactionSnapshot extends Snapshot {
 export function withoutOpenCalls(snapshot: Snapshot): CompactionSnapshot {
   const held = openCallGroupLength(snapshot.tail);
   if (held === 0) return { ...snapshot, foldedSeq: snapshot.lastSeq, openCallTokens: 0 };
-  const openCallTokens = snapshot.tailTokens.slice(-held).reduce((sum, tokens) => sum + tokens, 0);
+  // Transcript messages all have a stored count.
+  const openCallTokens = snapshot.tokenCounts
+    .slice(-held)
+    .reduce((sum: number, tokens) => sum + (tokens ?? 0), 0);
   return {
     ...snapshot,
     messages: snapshot.messages.slice(0, -held),
+    seqs: snapshot.seqs.slice(0, -held),
+    tokenCounts: snapshot.tokenCounts.slice(0, -held),
     tail: snapshot.tail.slice(0, -held),
-    tailTokens: snapshot.tailTokens.slice(0, -held),
     foldedSeq: snapshot.lastSeq - held,
     tokens: snapshot.tokens - openCallTokens,
     openCallTokens,

@@ -1,29 +1,26 @@
 /**
  * @module session/compaction/openai
- * The `strategy: "openai"` tier: the context goes to OpenAI's
- * `/responses/compact` and the returned items (encrypted compaction content
+ * The `strategy: "openai"` view: the context goes to OpenAI's
+ * `/responses/compact`, and the returned items (encrypted compaction content
  * included) become the view, stored with the endpoint and the fingerprint of
- * the key that produced them. Any failure leaves the local tiers to run.
+ * the key that produced them. Without a key, or when the endpoint fails, there
+ * is no view, and the local tiers compact instead.
  */
 
 import { type ChatMessage, InvalidMessagesError, toCanonical } from "@condense/core";
 import { renderMessages } from "../../api/formats";
-import { type CompactionLogLine, logCompaction } from "../../log/log-lines";
+import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
 import {
   callResponsesCompact,
   keyFingerprint,
   openAIKey,
   responsesCompactEndpoint,
 } from "../../openai/responses-compact";
-import { type ContextMeasure, commitView, isCurrent, messagesTokens } from "../context-view";
-import { clearFailure, settleCompaction } from "../session-record";
-import { recordCompaction } from "./history";
+import { messagesTokens } from "../context-view";
+import type { NewView } from "./commit";
 import type { CompactionSnapshot } from "./open-calls";
-import type { CompactionContext, CompactionOptions, RunResult } from "./run";
 
 const SUMMARIZER = "openai-responses-compact";
-
-type LogBase = Pick<CompactionLogLine, "requestId" | "user" | "session" | "trigger">;
 
 /**
  * The output items and their canonical form, or undefined when they are not Responses items the
@@ -40,18 +37,17 @@ function readItems(output: unknown): { items: unknown[]; canonical: ChatMessage[
 }
 
 /**
- * Compacts `snapshot` through `/responses/compact` and commits the items in one transaction.
- * Returns undefined when no key is configured or the endpoint fails, so the local tiers take over.
+ * The view `/responses/compact` makes of `snapshot` for `model`, or undefined when no key is
+ * configured or the endpoint fails (logged, with the time since `started`).
  */
-export async function compactThroughOpenAI(
-  ctx: CompactionContext,
-  log: LogBase,
+export async function openAIView(
+  env: Env,
+  log: CompactionLogBase,
   snapshot: CompactionSnapshot,
-  measure: ContextMeasure,
+  model: string,
   started: number,
-  options: Pick<CompactionOptions, "onCommit">,
-): Promise<RunResult | undefined> {
-  const key = openAIKey(ctx.env);
+): Promise<NewView | undefined> {
+  const key = openAIKey(env);
   if (key === undefined) return undefined;
   const input = [
     ...(snapshot.openaiItems ?? []),
@@ -60,7 +56,7 @@ export async function compactThroughOpenAI(
       "responses",
     ).messages,
   ];
-  const upstream = await callResponsesCompact(ctx.env, key, { model: measure.model, input });
+  const upstream = await callResponsesCompact(env, key, { model, input });
   const output = upstream.ok
     ? readItems((upstream.body as { output?: unknown }).output)
     : undefined;
@@ -74,61 +70,18 @@ export async function compactThroughOpenAI(
     });
     return undefined;
   }
-  const fingerprint = await keyFingerprint(key);
-  const endpoint = responsesCompactEndpoint(ctx.env);
-  const itemTokens = messagesTokens(output.canonical, measure.model);
   // Items have no count of their own: the canonical total is spread evenly over them.
-  const perItem = Math.ceil(itemTokens / output.items.length);
-  // Context tokens, as the status reports them: the open calls after the view included.
-  const tokensAfter = perItem * output.items.length + snapshot.openCallTokens;
-  const tokensBefore = snapshot.tokens + snapshot.openCallTokens;
-  const storage = ctx.open();
-  const sql = storage.sql;
-  const committed = storage.transactionSync((): RunResult => {
-    if (!isCurrent(sql, snapshot)) return { status: "discarded" };
-    const now = Date.now();
-    const event = recordCompaction(sql, {
-      at: now,
-      trigger: log.trigger,
-      strategy: "openai",
-      tier: 2,
-      tokensBefore,
-      tokensAfter,
-      fromSeq: snapshot.coveredSeq + 1,
-      toSeq: snapshot.foldedSeq,
-      summary: null,
-      summarizer: SUMMARIZER,
-      failure: null,
-      prunedCount: 0,
-      passes: 1,
-      durationMs: now - started,
-      fallback: null,
-    });
-    commitView(sql, ctx.store, {
-      coveredSeq: snapshot.foldedSeq,
-      compactionId: event.id,
-      tokens: perItem * output.items.length,
-      summary: null,
-      strategy: "openai",
-      openai: { endpoint, keyFingerprint: fingerprint },
-      // The view rows hold the Responses items as OpenAI returned them (encrypted content included).
-      entries: output.items.map((item) => ({ message: item as ChatMessage, tokens: perItem })),
-    });
-    settleCompaction(sql, null, now);
-    clearFailure(sql);
-    const settled: RunResult = { status: "committed", event };
-    options.onCommit?.(settled);
-    return settled;
-  });
-  logCompaction({
-    ...log,
-    outcome: committed.status === "committed" ? "committed" : "discarded",
+  const perItem = Math.ceil(messagesTokens(output.canonical, model) / output.items.length);
+  return {
+    strategy: "openai",
     tier: 2,
-    tokensBefore,
-    tokensAfter,
-    durationMs: committed.event?.durationMs ?? Date.now() - started,
+    // The view rows hold the Responses items as OpenAI returned them (encrypted content included).
+    entries: output.items.map((item) => ({ message: item as ChatMessage, tokens: perItem })),
+    summary: null,
     summarizer: SUMMARIZER,
-    coveredSeq: snapshot.foldedSeq,
-  });
-  return committed;
+    summarizerFailure: null,
+    prunedOutputs: [],
+    passes: 1,
+    openai: { endpoint: responsesCompactEndpoint(env), keyFingerprint: await keyFingerprint(key) },
+  };
 }
