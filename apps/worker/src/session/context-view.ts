@@ -220,6 +220,23 @@ export function contextSize(
   };
 }
 
+/** The committed context measured from its stored counts, without loading any message. */
+export function measureCommitted(
+  sql: SqlStorage,
+  store: MessageStore,
+  session: SessionRow,
+  settings: SessionSettings,
+  defaultModel: string | undefined,
+): ContextMeasure {
+  return measureContext(session, settings, contextSize(sql, store).tokens, defaultModel);
+}
+
+/** The session's background compaction: running (`running`: the object's queue holds one), scheduled, or none. */
+export function compactionStatus(session: SessionRow, running: boolean): CompactionStatus {
+  if (running) return "running";
+  return session.pending_trigger !== null ? "scheduled" : "none";
+}
+
 export function messagesTokens(messages: readonly ChatMessage[], model: string): number {
   return messages.reduce((sum, message) => sum + messageTokens(message, model), 0);
 }

@@ -4,10 +4,11 @@
  * the only place its compactions run. The class holds what lives in memory
  * (the compaction queue, manual compactions in flight, whether the schema is
  * migrated) and the alarm; its RPC methods delegate to the modules that own
- * the data: `session-record` (the session row), `settings`, `idempotency`,
+ * the work and the data: `append` (the append transaction), `tombstone` (what
+ * a deleted session leaves), `compaction/run` (a compaction and its atomic
+ * commit), `session-record` (the session row), `settings`, `idempotency`,
  * `message-store` (transcript and view), `context-view` (the context and its
- * limits), `compaction/run` (a compaction and its atomic commit),
- * `compaction/history` and `tool-outputs`.
+ * limits), `compaction/history` and `tool-outputs`.
  *
  * Compactions run one at a time through `CompactionQueue`; the background
  * ones are started by an alarm, which the runtime retries if the object is
@@ -19,13 +20,7 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import {
-  type ChatMessage,
-  isContextOverflowError,
-  type MessageFormat,
-  messageTokens,
-  parseOverflowTokens,
-} from "@condense/core";
+import { isContextOverflowError, type MessageFormat, parseOverflowTokens } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { IdempotencyInput } from "../api/idempotency-key";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
@@ -38,8 +33,9 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../api/schemas";
-import { calibrate, isExactlyCounted } from "./calibration";
+import { type AppendInput, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
+import { markPending, type PendingMark } from "./compaction/pending";
 import { CompactionQueue } from "./compaction/queue";
 import {
   type CompactionOptions,
@@ -52,23 +48,24 @@ import {
   type ContextData,
   type ContextMeasure,
   checkFormatAvailable,
+  compactionStatus,
   contextData,
   contextSize,
+  measureCommitted,
   measureContext,
-  messagesTokens,
   type OverflowData,
   readSnapshot,
   readViewState,
 } from "./context-view";
-import { IDEMPOTENCY_TTL_MS, inflightKey, remember, replay } from "./idempotency";
+import { inflightKey, remember, replay } from "./idempotency";
 import { MessageStore } from "./message-store";
-import { recountTokens } from "./recount";
+import { calibrateWithProviderCount } from "./provider-counts";
+import { recountIfModelChanged } from "./recount";
 import { migrate } from "./schema";
 import {
   calibrationOf,
   clearFailure,
   clearPendingTrigger,
-  countAppended,
   isExhausted,
   learnedWindowOf,
   notFound,
@@ -78,13 +75,10 @@ import {
   requireSession,
   type SessionKey,
   type SessionRow,
-  saveCalibration,
   saveLearnedWindow,
   saveServed,
   servedTokens,
   setExhaustedSeq,
-  setLastModel,
-  setPendingTrigger,
   setRetryAt,
 } from "./session-record";
 import type { SessionStorage } from "./session-storage";
@@ -97,32 +91,18 @@ import {
   type SettingsUpdate,
   writeSettings,
 } from "./settings";
-import { checkToolTraffic, indexToolCalls, readToolOutput } from "./tool-outputs";
-
-export interface AppendInput {
-  /** Canonical (Chat Completions) messages, already validated by the Worker. */
-  messages: ChatMessage[];
-  model?: string;
-  usage?: { inputTokens: number };
-  idempotency?: IdempotencyInput;
-}
+import {
+  deleteLeavingTombstone,
+  dropTombstone,
+  expireTombstone,
+  tombstoneAnswer,
+} from "./tombstone";
+import { readToolOutput } from "./tool-outputs";
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
 
-/** A background compaction marked pending by this call (`new`) or before it (`pending`). */
-type PendingMark = "new" | "pending";
-
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 
-/**
- * What a deleted session leaves for a while: the DELETE's answer, so a retry whose first answer was
- * lost gets it again instead of a 404. Kept as long as `Idempotency-Key` records are.
- */
-interface Tombstone {
-  answer: DeleteResponseBody;
-  expiresAt: number;
-}
-const TOMBSTONE_KEY = "condense_deleted";
 const MAX_OVERFLOW_PASSES = 3;
 /**
  * A background compaction that throws is tried again after these waits; the attempt after the last
@@ -171,64 +151,14 @@ export class SessionObject extends DurableObject<Env> {
     session: SessionRow,
     settings: SessionSettings = readSettings(this.#sql()),
   ): ContextMeasure {
-    const estimate = contextSize(this.#sql(), this.#store).tokens;
-    return measureContext(session, settings, estimate, this.env.DEFAULT_MODEL);
+    return measureCommitted(this.#sql(), this.#store, session, settings, this.env.DEFAULT_MODEL);
   }
 
   #compactionStatus(session: SessionRow): CompactionStatus {
-    if (this.#queue.size > 0) return "running";
-    return session.pending_trigger !== null ? "scheduled" : "none";
-  }
-
-  /**
-   * Folds a provider's token count of a context into the session's calibration: of the one we
-   * estimated at `estimate` engine tokens, by default the committed context (pinned messages
-   * included). OpenAI models are counted exactly and keep theirs.
-   */
-  #calibrate(
-    session: SessionRow,
-    settings: SessionSettings,
-    reportedTokens: number,
-    estimate?: number,
-  ): SessionRow {
-    const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
-    if (isExactlyCounted(model)) return session;
-    const sql = this.#sql();
-    const ours =
-      estimate ?? contextSize(sql, this.#store).tokens + messagesTokens(settings.pinned, model);
-    const next = calibrate(calibrationOf(session), ours, reportedTokens);
-    saveCalibration(sql, next);
-    return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
-  }
-
-  /**
-   * Stored counts are the current model's: a change of model recounts them and starts the
-   * calibration afresh, since a ratio measured for one tokenizer says nothing about another
-   * (in the caller's transaction).
-   */
-  #recountIfChanged(before: string, after: string): void {
-    if (before === after) return;
-    recountTokens(this.#sql(), this.#store, after);
-    saveCalibration(this.#sql(), { ratio: 1, samples: 0 });
+    return compactionStatus(session, this.#queue.size > 0);
   }
 
   // ------------------------------------------------------------ compaction
-
-  /**
-   * Marks a background compaction as pending when the context is over the trigger and none is.
-   * Synchronous, so it commits with the caller's writes; `#armAlarm` sets the alarm after. Returns
-   * `new` (marked now), `pending` (marked before) or undefined (none wanted).
-   */
-  #markPending(trigger: string): PendingMark | undefined {
-    const sql = this.#sql();
-    const session = readSession(sql);
-    if (session === undefined) return undefined;
-    if (session.pending_trigger !== null) return "pending";
-    if (isExhausted(session)) return undefined;
-    if (!this.#committedMeasure(session).compactionDue) return undefined;
-    setPendingTrigger(sql, trigger);
-    return "new";
-  }
 
   /** The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is gone. */
   async #armAlarm(mark: PendingMark): Promise<void> {
@@ -241,7 +171,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
   async #scheduleIfNeeded(trigger: string): Promise<boolean> {
-    const mark = this.#markPending(trigger);
+    const mark = markPending(this.#sql(), this.#store, this.env.DEFAULT_MODEL, trigger);
     if (mark === undefined) return false;
     await this.#armAlarm(mark);
     return true;
@@ -270,18 +200,6 @@ export class SessionObject extends DurableObject<Env> {
     return measure.tokens > measure.budget;
   }
 
-  /** Drops a deleted session's tombstone once it expired (with all that is left), else waits for it. */
-  async #expireTombstone(): Promise<void> {
-    const tombstone = await this.ctx.storage.get<Tombstone>(TOMBSTONE_KEY);
-    if (tombstone === undefined) return;
-    if (tombstone.expiresAt > Date.now()) {
-      await this.ctx.storage.setAlarm(tombstone.expiresAt);
-      return;
-    }
-    await this.ctx.storage.deleteAll();
-    this.#migrated = false;
-  }
-
   /**
    * The alarm runs the background compaction an append scheduled, or expires a deleted session's
    * tombstone. A compaction that throws is retried with backoff, then falls back to the deterministic
@@ -291,11 +209,11 @@ export class SessionObject extends DurableObject<Env> {
     const sql = this.#sql();
     const session = readSession(sql);
     if (session === undefined) {
-      await this.#expireTombstone();
+      // The object is empty, its tables gone: they are created again on the next use.
+      if (await expireTombstone(this.ctx.storage)) this.#migrated = false;
       return;
     }
-    // A session created again after a deletion no longer needs the old one's tombstone.
-    await this.ctx.storage.delete(TOMBSTONE_KEY);
+    await dropTombstone(this.ctx.storage);
     const lastAttempt = session.failed_attempts + 1 >= MAX_CONFIGURED_ATTEMPTS;
     try {
       await this.#queue.run(() =>
@@ -332,85 +250,15 @@ export class SessionObject extends DurableObject<Env> {
 
   async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
     return rpcResult(async () => {
-      const sql = this.#sql();
-      let mark: PendingMark | undefined;
-      // The messages, the counters, the calibration, the pending mark and the idempotency record commit
-      // together: a retry after any failure finds either all of them or none.
-      const response = this.ctx.storage.transactionSync((): AppendResponseBody => {
-        const now = Date.now();
-        const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
-        if (replayed !== undefined) return replayed;
-
-        // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
-        // that await them, and an id comes back only once its call is answered.
-        const problems = checkToolTraffic(
-          sql,
-          input.messages,
-          readSession(sql)?.message_count ?? 0,
-        );
-        if (problems.length > 0) {
-          throw new ApiError(
-            400,
-            "invalid_messages",
-            `messages[${problems[0]?.index}]: ${problems[0]?.message}`,
-            { problems },
-          );
-        }
-        let session = openSession(sql, key, now);
-        const settings = readSettings(sql);
-        if (input.model !== undefined && input.model !== session.last_model) {
-          const before = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
-          setLastModel(sql, input.model);
-          this.#recountIfChanged(before, modelFor(settings, input.model, this.env.DEFAULT_MODEL));
-          session = requireSession(sql, key);
-        }
-        // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
-        // it last fetched, when nothing was appended since (a background compaction may have committed
-        // a smaller one meanwhile), else the context as it is before this append.
-        if (input.usage !== undefined) {
-          session = this.#calibrate(
-            session,
-            settings,
-            input.usage.inputTokens,
-            servedTokens(session),
-          );
-        }
-        const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
-
-        const firstSeq = session.message_count + 1;
-        let seq = session.message_count;
-        let addedTokens = 0;
-        for (const message of input.messages) {
-          seq++;
-          const tokens = messageTokens(message, model);
-          addedTokens += tokens;
-          this.#store.appendTranscript(seq, message, tokens, now);
-          indexToolCalls(sql, message, seq);
-        }
-        countAppended(sql, seq, addedTokens, now);
-
-        mark = this.#markPending("append");
-        const after = requireSession(sql, key);
-        const measure = this.#committedMeasure(after, settings);
-        const answer: AppendResponseBody = {
-          sessionId: key.sessionId,
-          appended: input.messages.length,
-          firstSeq,
-          lastSeq: seq,
-          messageCount: after.message_count,
-          tokens: measure.tokens,
-          contextWindow: measure.contextWindow,
-          threshold: measure.triggerTokens,
-          warningLevel: measure.warningLevel,
-          compaction: {
-            status: mark !== undefined ? "scheduled" : this.#compactionStatus(after),
-          },
-        };
-        remember(sql, "append", input.idempotency, answer, now);
-        return answer;
-      });
-      if (mark !== undefined) await this.#armAlarm(mark);
-      return response;
+      const appended = appendMessages(
+        this.#sessionStorage,
+        this.env,
+        key,
+        input,
+        this.#queue.size > 0,
+      );
+      if (appended.pending !== undefined) await this.#armAlarm(appended.pending);
+      return appended.answer;
     });
   }
 
@@ -541,7 +389,10 @@ export class SessionObject extends DurableObject<Env> {
         // The provider's count of what it was sent: the context the client last fetched, if it is still
         // the one it holds (a compaction since does not change it), else the current one.
         if (stated?.requested !== undefined) {
-          this.#calibrate(session, settings, stated.requested, servedTokens(session));
+          calibrateWithProviderCount(sql, this.#store, session, settings, this.env.DEFAULT_MODEL, {
+            reportedTokens: stated.requested,
+            estimate: servedTokens(session),
+          });
         }
         // The provider refused the context, so the stored "as far as it goes" mark no longer holds.
         setExhaustedSeq(sql, null);
@@ -631,7 +482,7 @@ export class SessionObject extends DurableObject<Env> {
         const before = modelFor(current, session.last_model, this.env.DEFAULT_MODEL);
         writeSettings(sql, update);
         const after = modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL);
-        this.#recountIfChanged(before, after);
+        recountIfModelChanged(sql, this.#store, before, after);
         // New limits or a new strategy may compact further than before, and may work where the old
         // settings failed.
         setExhaustedSeq(sql, null, now);
@@ -648,24 +499,19 @@ export class SessionObject extends DurableObject<Env> {
       const session = readSession(this.#sql());
       if (session === undefined) {
         // A retry whose first answer was lost gets that answer again, while the tombstone lasts.
-        const tombstone = await this.ctx.storage.get<Tombstone>(TOMBSTONE_KEY);
-        if (tombstone !== undefined && tombstone.expiresAt > Date.now()) return tombstone.answer;
+        const answer = await tombstoneAnswer(this.ctx.storage);
+        if (answer !== undefined) return answer;
         throw notFound(key.sessionId);
       }
       requireSession(this.#sql(), key);
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.deleteAll();
-      // deleteAll drops the tables too; they are created again on the next use.
-      this.#migrated = false;
       const answer: DeleteResponseBody = {
         sessionId: key.sessionId,
         deleted: true as const,
         messageCount: session.message_count,
       };
-      const expiresAt = Date.now() + IDEMPOTENCY_TTL_MS;
-      await this.ctx.storage.put<Tombstone>(TOMBSTONE_KEY, { answer, expiresAt });
-      // The alarm clears the tombstone, leaving the object empty.
-      await this.ctx.storage.setAlarm(expiresAt);
+      await deleteLeavingTombstone(this.ctx.storage, answer);
+      // The tables went with everything else; they are created again on the next use.
+      this.#migrated = false;
       return answer;
     });
   }
