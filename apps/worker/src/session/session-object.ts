@@ -128,13 +128,13 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new MessageStore(ctx.storage.sql);
-    this.#sessionStorage = { open: () => this.#storage(), store: this.#store };
+    this.#sessionStorage = { open: () => this.#migratedStorage(), store: this.#store };
   }
 
   // ------------------------------------------------------------ state
 
   /** The object's storage, its schema migrated on first use. */
-  #storage(): DurableObjectStorage {
+  #migratedStorage(): DurableObjectStorage {
     if (!this.#migrated) {
       migrate(this.ctx.storage);
       this.#migrated = true;
@@ -143,7 +143,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   #sql(): SqlStorage {
-    return this.#storage().sql;
+    return this.#migratedStorage().sql;
   }
 
   /** The measure of the committed context, from the stored token counts. */
