@@ -48,15 +48,24 @@ function cooldownSeconds(env: Env): number {
 }
 
 /**
- * The engine's input: the snapshot's canonical messages (they keep their provider data, thinking
- * blocks and reasoning items, through the engine) and their transcript seqs, which a summary that
- * withholds a secret points to.
+ * What the engine takes of a snapshot. TODO(merge seams-core): `CompactInput.tokenCounts` comes with
+ * the core branch; once merged, this is `CompactInput & { format: "openai" }` (drop the field here).
  */
-function engineInput(
-  snapshot: CompactionSnapshot,
-  model: string,
-): CompactInput & { format: "openai" } {
-  return { model, format: "openai", messages: snapshot.messages, seqs: snapshot.seqs };
+type EngineInput = CompactInput & { format: "openai"; tokenCounts?: readonly (number | null)[] };
+
+/**
+ * The engine's input: the snapshot's canonical messages (they keep their provider data, thinking
+ * blocks and reasoning items, through the engine), their transcript seqs, which a summary that
+ * withholds a secret points to, and their stored counts, so the engine tokenizes only what it writes.
+ */
+function engineInput(snapshot: CompactionSnapshot, model: string): EngineInput {
+  return {
+    model,
+    format: "openai",
+    messages: snapshot.messages,
+    seqs: snapshot.seqs,
+    tokenCounts: snapshot.tokenCounts,
+  };
 }
 
 /** The window the engine compacts into: the open tool calls left after the folded range take their share. */
