@@ -4,7 +4,11 @@
  * on loopback and prints the figures (it asserts nothing):
  * - append latency p50/p99 with no compaction, and while a 5-second LLM compaction is in flight;
  * - appends per second on one session and across 50 sessions;
- * - the CPU time of compacting a 200k-token session (in this Node process, with the built engine).
+ * - the CPU time of compacting a 200k-token session (in this Node process, with the built engine);
+ * - the same compaction through the Durable Object's own code path: sessions built by appends, each
+ *   compacted by `POST /compact` with the deterministic summarizer in a Worker restarted after the
+ *   appends (so no count of them is cached), its `durationMs` (snapshot to commit) read from
+ *   `/compactions`.
  * The "LLM" is a local OpenAI-compatible server that answers a valid summary after 5 s. Every request
  * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
  */
@@ -25,6 +29,10 @@ const IDLE_APPENDS = 300;
 const THROUGHPUT_APPENDS = 600;
 const SESSIONS = 50;
 const CONCURRENCY = 16;
+/** Sessions compacted through the Durable Object, one compaction each. */
+const COMPACTED_SESSIONS = 9;
+/** Messages per append while a session is built. */
+const APPEND_BATCH = 150;
 
 const SUMMARY = [
   "## Goal\nBenchmark summary.",
@@ -92,17 +100,16 @@ async function freePort(): Promise<number> {
   return port;
 }
 
+/**
+ * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
+ * by default), so a second Worker started on the same `dir` finds the sessions of the first.
+ */
 async function startWorker(
-  llmUrl: string,
+  extraVars: Record<string, string>,
+  dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
 ): Promise<{ base: string; child: ChildProcess; dir: string }> {
   const port = await freePort();
-  const dir = mkdtempSync(join(tmpdir(), "condense-bench-"));
-  const vars = {
-    API_KEYS: `bench:${KEY}`,
-    SUMMARIZER_BASE_URL: llmUrl,
-    SUMMARIZER_API_KEY: "unused",
-    COMPACTION_DELAY_MS: "0",
-  };
+  const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
@@ -181,7 +188,11 @@ async function pool(
 
 async function workerFigures(): Promise<void> {
   const llm = await startSlowLlm();
-  const worker = await startWorker(llm.url);
+  const worker = await startWorker({
+    SUMMARIZER_BASE_URL: llm.url,
+    SUMMARIZER_API_KEY: "unused",
+    COMPACTION_DELAY_MS: "0",
+  });
   try {
     const { base } = worker;
     // Warm up the isolate and the tokenizer.
@@ -242,9 +253,12 @@ async function workerFigures(): Promise<void> {
   }
 }
 
-async function compactionCpu(): Promise<void> {
-  // A 200k-token agent session (by a chars/4 estimate, so nothing is tokenized before the measurement):
-  // tool steps with long, distinct outputs, and prose turns the summary has to cover.
+/**
+ * A 200k-token agent session (by a chars/4 estimate, so nothing is tokenized while it is built): tool
+ * steps with long, distinct outputs, and prose turns the summary has to cover. `salt` makes the
+ * outputs of one session differ from another's.
+ */
+function agentSession(salt = 0): Array<Record<string, unknown>> {
   const messages: Array<Record<string, unknown>> = [
     { role: "system", content: "You are a coding agent." },
     { role: "user", content: "Fix the build of https://github.com/example/project." },
@@ -253,7 +267,8 @@ async function compactionCpu(): Promise<void> {
   for (let i = 1; chars < 530_000 && i < 10_000; i++) {
     const output = Array.from(
       { length: 60 },
-      (_, line) => `export const v${i}_${line} = "${(i * 7919 + line).toString(36)}";`,
+      (_, line) =>
+        `export const v${i}_${line} = "${(i * 7919 + line + salt * 104_729).toString(36)}";`,
     ).join("\n");
     const note = `Step ${i}: ${"checked the module and its tests, the failure is elsewhere; ".repeat(4)}`;
     messages.push({
@@ -271,6 +286,11 @@ async function compactionCpu(): Promise<void> {
     messages.push({ role: "user", content: `Good, go on with file ${i + 1}.` });
     chars += output.length + note.length + 40;
   }
+  return messages;
+}
+
+async function compactionCpu(): Promise<void> {
+  const messages = agentSession();
   const cpu = process.cpuUsage();
   const wall = performance.now();
   const result = await compact({ model: "gpt-4o", messages }, { contextWindow: 128_000 });
@@ -280,5 +300,66 @@ async function compactionCpu(): Promise<void> {
   );
 }
 
+interface CompactionEvent {
+  tier: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  durationMs: number | null;
+  fallback: unknown;
+}
+
+/**
+ * Compactions of 200k-token sessions through the Durable Object: built by appends (the background
+ * compaction they schedule waits an hour), then, in a Worker restarted on the same state, compacted
+ * by `POST /compact` with the deterministic summarizer. The event's `durationMs` spans the snapshot
+ * to the commit; with no summarizer I/O it is the object's CPU time on the compaction.
+ */
+async function durableObjectCompaction(): Promise<void> {
+  const vars = { COMPACTION_DELAY_MS: "3600000" };
+  const sessions = Array.from({ length: COMPACTED_SESSIONS }, (_, s) => `compact-${s}`);
+  let worker = await startWorker(vars);
+  try {
+    for (const [s, session] of sessions.entries()) {
+      const messages = agentSession(s + 1);
+      for (let from = 0; from < messages.length; from += APPEND_BATCH) {
+        await api(worker.base, "POST", `/v1/sessions/${session}/messages`, {
+          model: "gpt-4o",
+          messages: messages.slice(from, from + APPEND_BATCH),
+        });
+      }
+    }
+    worker.child.kill("SIGTERM");
+    await new Promise((resolve) => worker.child.once("exit", resolve));
+    // A fresh isolate: no count of the appended messages is cached. One append builds the encoder,
+    // whose first use is a cold-start figure of its own (the engine's bench).
+    worker = await startWorker(vars, worker.dir);
+    await timedAppend(worker.base, "warmup", 0);
+    const events: CompactionEvent[] = [];
+    for (const session of sessions) {
+      await api(worker.base, "POST", `/v1/sessions/${session}/compact`, {});
+      const { compactions } = (await api(
+        worker.base,
+        "GET",
+        `/v1/sessions/${session}/compactions`,
+      )) as { compactions: CompactionEvent[] };
+      const event = compactions.at(-1);
+      if (event === undefined) throw new Error(`${session}: no compaction was committed`);
+      events.push(event);
+    }
+    const durations = events.map((event) => event.durationMs ?? Number.NaN);
+    const first = events[0];
+    const fallbacks = events.filter((event) => event.fallback !== null).length;
+    // A configured compaction that threw was timed with its fallback: the figure would mislead.
+    if (fallbacks > 0) console.log(`(${fallbacks} of these compactions fell back after a failure)`);
+    console.log(
+      `compaction of a ${first?.tokensBefore}-token session through the Durable Object (wrangler dev, deterministic summarizer, ${events.length} sessions): durationMs min ${ms(Math.min(...durations))}, median ${ms(percentile(durations, 50))}, max ${ms(Math.max(...durations))} (tier ${first?.tier}, ${first?.tokensBefore} → ${first?.tokensAfter} tokens)`,
+    );
+  } finally {
+    worker.child.kill("SIGTERM");
+    rmSync(worker.dir, { recursive: true, force: true });
+  }
+}
+
 await compactionCpu();
+await durableObjectCompaction();
 await workerFigures();

@@ -9,11 +9,12 @@
 
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { requireAuth } from "./auth";
-import type { AppEnv } from "./env";
-import { ApiError, errorResponse, handleError } from "./http/errors";
-import { requestLog } from "./http/log";
+import { ApiError } from "./api/errors";
+import type { AppEnv } from "./http/app-env";
+import { requireAuth } from "./http/auth";
+import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
+import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
 import { inspectorRoutes } from "./routes/inspector";
 import { metaRoutes } from "./routes/meta";

@@ -490,6 +490,31 @@ describe("OpenAI strategy", () => {
     expect(stored.everything).not.toContain("sk-test-openai");
   });
 
+  it("does not compact through OpenAI again while nothing new arrived, when its result is still over the trigger", async () => {
+    const id = freshSession();
+    // The endpoint keeps the last user message: one this large stays over the trigger (8,000 of 16k).
+    const model = `gpt-4o-${crypto.randomUUID()}`;
+    await append(id, {
+      messages: [...conversation(4), { role: "user", content: "word ".repeat(9_000) }],
+      model,
+    });
+    await call("PATCH", `/v1/sessions/${id}`, {
+      body: { strategy: "openai", contextWindow: 16_000 },
+    });
+    const reply = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(reply.body.event?.strategy).toBe("openai");
+    const after = await status(id);
+    expect(after.contextTokens).toBeGreaterThan(after.budget);
+    // Compacted as far as it goes: nothing is scheduled, and the alarm compacts nothing.
+    expect(after.compaction.status).toBe("none");
+    const calls = await llm.count(`responses:${model}`);
+    await runDurableObjectAlarm(stubFor("alice", id));
+    expect(await llm.count(`responses:${model}`)).toBe(calls);
+    expect(await compactions(id)).toHaveLength(1);
+  });
+
   it("refuses a context in another format before doing anything, even when it is over its budget", async () => {
     const id = freshSession();
     await append(id, { messages: conversation(4), model: "gpt-4o" });

@@ -13,7 +13,6 @@ import type {
   TranscriptResponseBody,
 } from "../src/api/schemas";
 import { createApp } from "../src/app";
-import type { Env } from "../src/env";
 import { sessionStub } from "../src/routes/sessions";
 
 export const BASE = "https://condense.test";

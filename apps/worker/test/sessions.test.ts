@@ -4,7 +4,12 @@
  * cross-user isolation.
  */
 
-import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import {
+  env,
+  evictDurableObject,
+  runDurableObjectAlarm,
+  runInDurableObject,
+} from "cloudflare:test";
 import { messageTokens } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import type {
@@ -15,6 +20,10 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../src/api/schemas";
+import { readSnapshot } from "../src/session/context-view";
+import { MessageStore } from "../src/session/message-store";
+import { readSession } from "../src/session/session-record";
+import { modelFor, readSettings } from "../src/session/settings";
 import {
   append,
   call,
@@ -338,6 +347,63 @@ describe("settings and status", () => {
     expect(switched.body.tokens).toBe(
       viewClaude + messageTokens({ role: "user", content: "next" }, "claude-sonnet-4-5"),
     );
+  });
+
+  it("keeps a stored count for each message of the context that is its count for the session's model", async () => {
+    /** The snapshot a compaction starts from: its stored counts beside the messages counted afresh. */
+    const counts = (id: string) =>
+      runInDurableObject(stubFor("alice", id), (_instance, state) => {
+        const sql = state.storage.sql;
+        const session = readSession(sql);
+        if (session === undefined) throw new Error(`no session ${id}`);
+        const model = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
+        const snapshot = readSnapshot(sql, new MessageStore(sql), session);
+        return {
+          model,
+          viewLength: snapshot.messages.length - snapshot.tail.length,
+          stored: snapshot.tokenCounts,
+          counted: snapshot.messages.map((message) => messageTokens(message, model)),
+        };
+      });
+    const expectOwnCounts = async (id: string, model: string, viewCounted: boolean) => {
+      const { stored, counted, viewLength, ...rest } = await counts(id);
+      expect(rest.model).toBe(model);
+      expect(stored).toHaveLength(counted.length);
+      // A count is stored for every message but those of a view of OpenAI items.
+      expect(stored.map((count, i) => (count === null ? i : -1)).filter((i) => i >= 0)).toEqual(
+        viewCounted ? [] : Array.from({ length: viewLength }, (_, i) => i),
+      );
+      expect(stored.map((count, i) => count ?? counted[i])).toEqual(counted);
+      return viewLength;
+    };
+
+    const id = freshSession();
+    await append(id, { messages: conversation(8), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { tailTokens: 2_000 } });
+    await expectOwnCounts(id, "gpt-4o", true);
+    await call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+    await append(id, { messages: toolStep(20) });
+    expect(await expectOwnCounts(id, "gpt-4o", true)).toBeGreaterThan(0);
+    // Another model, by an append that names it and by the model setting: the view and the
+    // transcript are recounted, and a compaction stores the new model's counts.
+    await append(id, { messages: toolStep(21), model: "claude-sonnet-4-5" });
+    await expectOwnCounts(id, "claude-sonnet-4-5", true);
+    await call("PATCH", `/v1/sessions/${id}`, { body: { model: "gemini-2.5-pro" } });
+    await expectOwnCounts(id, "gemini-2.5-pro", true);
+    await call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+    await append(id, { messages: toolStep(22) });
+    await expectOwnCounts(id, "gemini-2.5-pro", true);
+
+    // A view of OpenAI items stores counts of the items, not of the messages they read as.
+    const openai = freshSession();
+    await append(openai, { messages: conversation(4), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${openai}`, { body: { strategy: "openai" } });
+    const reply = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${openai}/compact`, {
+      body: {},
+    });
+    expect(reply.body.event?.strategy).toBe("openai");
+    await append(openai, { messages: [{ role: "user", content: "after the OpenAI compaction" }] });
+    expect(await expectOwnCounts(openai, "gpt-4o", false)).toBeGreaterThan(0);
   });
 
   it("calibrates the estimate of non-OpenAI models from reported usage", async () => {

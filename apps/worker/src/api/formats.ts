@@ -15,7 +15,7 @@ import {
   parseMessages,
   toCanonical,
 } from "@condense/core";
-import { ApiError } from "../http/errors";
+import { ApiError } from "./errors";
 
 /** Content a single message may hold. */
 export const MAX_MESSAGE_CONTENT_BYTES = 4 * 1024 * 1024;

@@ -7,7 +7,7 @@
  * 400 `invalid_json`.
  */
 
-import { ApiError } from "./errors";
+import { ApiError } from "../api/errors";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 

@@ -6,7 +6,7 @@
  */
 
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "./app-env";
 
 export const REQUEST_ID_HEADER = "X-Request-Id";
 

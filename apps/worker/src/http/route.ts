@@ -9,11 +9,11 @@
 
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { ApiError } from "../api/errors";
+import { IDEMPOTENCY_KEY_PATTERN } from "../api/idempotency-key";
 import { ErrorResponse } from "../api/schemas";
-import type { AppEnv } from "../env";
-import { IDEMPOTENCY_KEY_PATTERN } from "../session/idempotency";
+import type { AppEnv } from "./app-env";
 import { readJsonBody } from "./body";
-import { ApiError } from "./errors";
 
 type Method = "get" | "post" | "patch" | "delete";
 

@@ -7,7 +7,6 @@
  */
 
 import { sha256Hex } from "../digest";
-import type { Env } from "../env";
 
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 

@@ -8,7 +8,7 @@ import { type ChatMessage, type CompactResult, compact } from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
 import { CompactRequest, CompactResponse } from "../api/schemas";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { summarizerFor } from "../session/summarizer-config";
 

@@ -12,8 +12,8 @@
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../env";
-import { ApiError } from "../http/errors";
+import type { AppEnv } from "../http/app-env";
+import { ApiError } from "../api/errors";
 
 export const INSPECTOR_PATH = "/inspect";
 

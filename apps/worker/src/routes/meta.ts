@@ -6,7 +6,7 @@
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import { HealthResponse, OpenAPIDocument } from "../api/schemas";
-import type { AppEnv } from "../env";
+import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 
 export function metaRoutes(app: OpenAPIHono<AppEnv>): void {

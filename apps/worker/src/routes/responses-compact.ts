@@ -7,9 +7,9 @@
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError } from "../api/errors";
 import { ResponsesCompactRequest, ResponsesCompactResponse } from "../api/schemas";
-import type { AppEnv } from "../env";
-import { ApiError } from "../http/errors";
+import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { callResponsesCompact, openAIKey } from "../openai/responses-compact";
 

@@ -10,7 +10,10 @@
 import { type ChatMessage, type MessageFormat, parseContextWindow } from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { ApiError } from "../api/errors";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
+import { idempotencyInput } from "../api/idempotency-key";
+import { unwrap } from "../api/rpc-result";
 import {
   AppendRequest,
   AppendResponse,
@@ -31,11 +34,9 @@ import {
   TranscriptQuery,
   TranscriptResponse,
 } from "../api/schemas";
-import type { AppEnv, Env } from "../env";
-import { ApiError, unwrap } from "../http/errors";
+import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
-import { idempotencyInput } from "../session/idempotency";
 import type { TranscriptPage } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
 import type { SettingsUpdate } from "../session/settings";

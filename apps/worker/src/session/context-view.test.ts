@@ -1,6 +1,6 @@
 import { type ChatMessage, contextWindowFor, messageTokens } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { limitsFor, withPinned } from "./context-view";
+import { measureContext, withPinned } from "./context-view";
 import type { SessionRow } from "./session-record";
 import { DEFAULT_SETTINGS, type SessionSettings } from "./settings";
 
@@ -60,52 +60,61 @@ describe("withPinned", () => {
   });
 });
 
-describe("limitsFor", () => {
+describe("measureContext", () => {
   it("hands the engine the calibrated window minus the pinned messages, and reports calibrated figures", () => {
     const model = "claude-sonnet-4";
     const pinnedTokens = messageTokens(pin, model);
-    const limits = limitsFor(
+    const measure = measureContext(
       session({ last_model: model, calibration_ratio: 1.5 }),
       settings({ contextWindow: 90_000, pinned: [pin] }),
       10_000,
       undefined,
     );
-    expect(limits.model).toBe(model);
-    expect(limits.ratio).toBe(1.5);
-    expect(limits.pinnedTokens).toBe(pinnedTokens);
-    expect(limits.engineWindow).toBe(60_000 - pinnedTokens);
-    expect(limits.tokens).toBe(Math.round((10_000 + pinnedTokens) * 1.5));
-    expect(limits.contextWindow).toBe(90_000);
+    expect(measure.model).toBe(model);
+    expect(measure.calibrationRatio).toBe(1.5);
+    expect(measure.pinnedTokens).toBe(pinnedTokens);
+    expect(measure.engineWindow).toBe(60_000 - pinnedTokens);
+    expect(measure.tokens).toBe(Math.round((10_000 + pinnedTokens) * 1.5));
+    expect(measure.contextWindow).toBe(90_000);
   });
 
   it("never calibrates OpenAI models, whose tokens are counted exactly", () => {
-    const limits = limitsFor(session({ calibration_ratio: 1.5 }), settings(), 1_000, "gpt-4o");
-    expect(limits.model).toBe("gpt-4o");
-    expect(limits.ratio).toBe(1);
-    expect(limits.tokens).toBe(1_000);
-    expect(limits.contextWindow).toBe(contextWindowFor("gpt-4o"));
+    const measure = measureContext(
+      session({ calibration_ratio: 1.5 }),
+      settings(),
+      1_000,
+      "gpt-4o",
+    );
+    expect(measure.model).toBe("gpt-4o");
+    expect(measure.calibrationRatio).toBe(1);
+    expect(measure.tokens).toBe(1_000);
+    expect(measure.contextWindow).toBe(contextWindowFor("gpt-4o"));
   });
 
   it("asks for a compaction above threshold × window, and warns above window − reserve", () => {
     const base = settings({ contextWindow: 100_000, threshold: 0.5, reserveTokens: 30_000 });
-    const below = limitsFor(session(), base, 49_000, "gpt-4o");
-    const above = limitsFor(session(), base, 51_000, "gpt-4o");
-    const over = limitsFor(session(), base, 75_000, "gpt-4o");
-    expect([below.compact, above.compact, over.compact]).toEqual([false, true, true]);
+    const below = measureContext(session(), base, 49_000, "gpt-4o");
+    const above = measureContext(session(), base, 51_000, "gpt-4o");
+    const over = measureContext(session(), base, 75_000, "gpt-4o");
+    expect([below.compactionDue, above.compactionDue, over.compactionDue]).toEqual([
+      false,
+      true,
+      true,
+    ]);
     expect(below.triggerTokens).toBe(50_000);
     expect(over.budget).toBe(70_000);
     expect([below.warningLevel, over.warningLevel]).toEqual(["none", "warning"]);
   });
   it("uses a window a provider stated for the model when it is below the configured one", () => {
     const learned = session({ learned_window: 8_192, learned_window_model: "gpt-4o" });
-    expect(limitsFor(learned, settings(), 1_000, "gpt-4o").contextWindow).toBe(8_192);
+    expect(measureContext(learned, settings(), 1_000, "gpt-4o").contextWindow).toBe(8_192);
     // The engine caps the reserve at half a small window.
-    expect(limitsFor(learned, settings(), 1_000, "gpt-4o").budget).toBe(4_096);
+    expect(measureContext(learned, settings(), 1_000, "gpt-4o").budget).toBe(4_096);
     expect(
-      limitsFor(learned, settings({ contextWindow: 6_000 }), 1_000, "gpt-4o").contextWindow,
+      measureContext(learned, settings({ contextWindow: 6_000 }), 1_000, "gpt-4o").contextWindow,
     ).toBe(6_000);
     // Learned for another model: not this one's.
-    expect(limitsFor(learned, settings(), 1_000, "gpt-4.1").contextWindow).toBe(
+    expect(measureContext(learned, settings(), 1_000, "gpt-4.1").contextWindow).toBe(
       contextWindowFor("gpt-4.1"),
     );
   });

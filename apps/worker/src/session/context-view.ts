@@ -5,9 +5,9 @@
  * Compaction is a view over the transcript, which is never rewritten: the
  * context is the view (the messages the last compaction produced, covering
  * transcript seq ≤ N) followed by every transcript message with seq > N, with
- * the pinned messages re-injected after the leading system messages. The
- * limits translate between the engine's token estimate and the calibrated
- * figures the API reports.
+ * the pinned messages re-injected after the leading system messages. Its
+ * measure (`ContextMeasure`) translates between the engine's token estimate
+ * and the calibrated figures the API reports.
  */
 
 import {
@@ -18,8 +18,9 @@ import {
   messageTokens,
   shouldCompact,
   toCanonical,
+  type WarningLevel,
 } from "@condense/core";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../api/errors";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
@@ -41,29 +42,40 @@ export interface Snapshot {
   view: ViewState | undefined;
   coveredSeq: number;
   lastSeq: number;
-  /** Canonical context without pinned messages. */
+  /** Canonical context without pinned messages: the view's messages, then the transcript after it. */
   messages: ChatMessage[];
+  /** Per message of `messages`: its transcript seq, or null for a message of the view. */
+  seqs: (number | null)[];
+  /**
+   * Per message of `messages`: its stored count, `messageTokens(message, model)` for the session's
+   * model (stored ones are recounted when it changes); null where no count of that message is stored
+   * (a view of OpenAI items stores counts of the items, not of their canonical messages).
+   */
+  tokenCounts: (number | null)[];
   /** When the view holds OpenAI items: those items (raw) and the canonical tail. */
   openaiItems?: unknown[];
+  /** The transcript messages after the view. */
   tail: ChatMessage[];
-  /** The stored token count of each `tail` message. */
-  tailTokens: number[];
   /** Estimated tokens of `messages`, from the stored counts. */
   tokens: number;
 }
 
-export type WarningLevel = "none" | "warning" | "critical";
-
-export interface Limits {
+/**
+ * A context measured against the session's window: the model and pinned messages it is counted for,
+ * the window and trigger in the engine's units, and the figures the API reports, calibrated.
+ */
+export interface ContextMeasure {
   model: string;
-  ratio: number;
+  /** The session's calibration ratio, or 1 for a model the engine counts exactly. */
+  calibrationRatio: number;
   pinned: ChatMessage[];
   pinnedTokens: number;
   /** The window handed to the engine, in its own (uncalibrated) units, pinned messages excluded. */
   engineWindow: number;
   /** Engine-unit context size above which a compaction triggers: min(budget, threshold × window). */
   engineTrigger: number;
-  compact: boolean;
+  /** Whether the context is over the trigger (the engine's `shouldCompact`). */
+  compactionDue: boolean;
   /** Reported figures, in calibrated tokens. */
   tokens: number;
   /** The configured (or the model's) window, or the one a provider stated if that is smaller. */
@@ -129,7 +141,6 @@ export function readSnapshot(sql: SqlStorage, store: MessageStore, session: Sess
   const viewRows = view === undefined ? [] : store.readView();
   const tailRows = store.readTranscript(coveredSeq);
   const tail = tailRows.map((row) => row.message);
-  const tailTokens = tailRows.map((row) => row.tokens);
   const tokens = [...viewRows, ...tailRows].reduce((sum, row) => sum + row.tokens, 0);
   const common = {
     epoch: session.epoch,
@@ -137,15 +148,29 @@ export function readSnapshot(sql: SqlStorage, store: MessageStore, session: Sess
     coveredSeq,
     lastSeq: session.message_count,
     tail,
-    tailTokens,
+    tokens,
   };
+  const tailSeqs = tailRows.map((row) => row.key);
+  const tailCounts = tailRows.map((row) => row.tokens);
   if (view?.strategy === "openai") {
     // The view rows are OpenAI Responses items (with encrypted compaction content).
     const items = viewRows.map((row) => row.message as unknown);
     const canonical = toCanonical({ format: "responses", messages: items });
-    return { ...common, messages: [...canonical, ...tail], openaiItems: items, tokens };
+    const none = canonical.map(() => null);
+    return {
+      ...common,
+      messages: [...canonical, ...tail],
+      seqs: [...none, ...tailSeqs],
+      tokenCounts: [...none, ...tailCounts],
+      openaiItems: items,
+    };
   }
-  return { ...common, messages: [...viewRows.map((row) => row.message), ...tail], tokens };
+  return {
+    ...common,
+    messages: [...viewRows.map((row) => row.message), ...tail],
+    seqs: [...viewRows.map(() => null), ...tailSeqs],
+    tokenCounts: [...viewRows.map((row) => row.tokens), ...tailCounts],
+  };
 }
 
 /** Whether the session `snapshot` was taken of still exists (it was not deleted, or created again). */
@@ -195,17 +220,34 @@ export function contextSize(
   };
 }
 
+/** The committed context measured from its stored counts, without loading any message. */
+export function measureCommitted(
+  sql: SqlStorage,
+  store: MessageStore,
+  session: SessionRow,
+  settings: SessionSettings,
+  defaultModel: string | undefined,
+): ContextMeasure {
+  return measureContext(session, settings, contextSize(sql, store).tokens, defaultModel);
+}
+
+/** The session's background compaction: running (`running`: the object's queue holds one), scheduled, or none. */
+export function compactionStatus(session: SessionRow, running: boolean): CompactionStatus {
+  if (running) return "running";
+  return session.pending_trigger !== null ? "scheduled" : "none";
+}
+
 export function messagesTokens(messages: readonly ChatMessage[], model: string): number {
   return messages.reduce((sum, message) => sum + messageTokens(message, model), 0);
 }
 
-/** The limits of a context estimated at `estimate` engine tokens (pinned messages excluded). */
-export function limitsFor(
+/** A context estimated at `estimate` engine tokens (pinned messages excluded), measured against the session's window. */
+export function measureContext(
   session: SessionRow,
   settings: SessionSettings,
   estimate: number,
   defaultModel: string | undefined,
-): Limits {
+): ContextMeasure {
   const model = modelFor(settings, session.last_model, defaultModel);
   const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
   const pinned = settings.pinned;
@@ -227,12 +269,12 @@ export function limitsFor(
   const real = (engineTokens: number) => Math.round((engineTokens + pinnedTokens) * ratio);
   return {
     model,
-    ratio,
+    calibrationRatio: ratio,
     pinned,
     pinnedTokens,
     engineWindow,
     engineTrigger: Math.min(decision.budget, decision.triggerTokens),
-    compact: decision.compact,
+    compactionDue: decision.compact,
     tokens: real(estimate),
     contextWindow,
     triggerTokens: real(decision.triggerTokens),
@@ -270,23 +312,23 @@ export function contextData(
   sessionId: string,
   settings: SessionSettings,
   snapshot: Snapshot,
-  limits: Limits,
+  measure: ContextMeasure,
   compaction: ContextData["compaction"],
 ): ContextData {
   return {
     sessionId,
     defaultFormat: settings.strategy === "openai" ? "responses" : "openai",
-    messages: withPinned(sendable(snapshot.messages), limits.pinned),
+    messages: withPinned(sendable(snapshot.messages), measure.pinned),
     ...(snapshot.openaiItems !== undefined
       ? {
           responsesItems: snapshot.openaiItems,
-          rest: [...limits.pinned, ...sendable(snapshot.tail)],
+          rest: [...measure.pinned, ...sendable(snapshot.tail)],
         }
       : {}),
-    tokens: limits.tokens,
-    contextWindow: limits.contextWindow,
-    budget: limits.budget,
-    warningLevel: limits.warningLevel,
+    tokens: measure.tokens,
+    contextWindow: measure.contextWindow,
+    budget: measure.budget,
+    warningLevel: measure.warningLevel,
     summary: snapshot.view?.summary ?? null,
     coveredSeq: snapshot.coveredSeq,
     lastSeq: snapshot.lastSeq,

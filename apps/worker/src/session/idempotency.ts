@@ -1,43 +1,18 @@
 /**
  * @module session/idempotency
- * `Idempotency-Key` handling: the request side (the key checked, the body
- * hashed) and the records a session keeps for 24 hours in
- * `condense_idempotency`, per route and key. The same key with the same body
- * gets the first answer again; with a different body, 409.
+ * The `Idempotency-Key` records a session keeps for 24 hours in
+ * `condense_idempotency`, per route and key (the key and body hash come from
+ * `api/idempotency-key`). The same key with the same body gets the first
+ * answer again; with a different body, 409.
  */
 
-import { sha256Hex } from "../digest";
-import { ApiError } from "../http/errors";
-
-export interface IdempotencyInput {
-  key: string;
-  /** SHA-256 of the request body as sent. */
-  bodyHash: string;
-}
+import { ApiError } from "../api/errors";
+import type { IdempotencyInput } from "../api/idempotency-key";
 
 /** The routes that keep answers, each with its own key space. */
 export type IdempotentRoute = "append" | "compact";
 
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000;
-
-/** What an `Idempotency-Key` may be: 1-255 visible ASCII characters. */
-export const IDEMPOTENCY_KEY_PATTERN = /^[\x21-\x7e]{1,255}$/;
-
-/** The idempotency input of a request, or undefined when it sent no `Idempotency-Key`. */
-export async function idempotencyInput(
-  header: string | undefined,
-  bodyText: string,
-): Promise<IdempotencyInput | undefined> {
-  if (header === undefined) return undefined;
-  if (!IDEMPOTENCY_KEY_PATTERN.test(header)) {
-    throw new ApiError(
-      400,
-      "invalid_request",
-      "Idempotency-Key must be 1-255 visible ASCII characters (a UUID is a good choice)",
-    );
-  }
-  return { key: header, bodyHash: await sha256Hex(bodyText) };
-}
 
 /**
  * The stored answer for a retry, undefined when there is none (or it expired), or a 409 when the key

@@ -14,7 +14,7 @@
 import { messageTokens, toCanonical } from "@condense/core";
 import { messagesTokens, readViewState } from "./context-view";
 import type { MessageStore } from "./message-store";
-import { saveRecountedTokens } from "./session-record";
+import { saveCalibration, saveRecountedTokens } from "./session-record";
 
 /** Transcript messages recounted per read, so a long transcript is never loaded whole. */
 const PAGE_MESSAGES = 256;
@@ -60,4 +60,20 @@ export function recountTokens(sql: SqlStorage, store: MessageStore, model: strin
     }
   }
   sql.exec("UPDATE condense_view_state SET tokens = ? WHERE id = 1", viewTokens);
+}
+
+/**
+ * Stored counts are the current model's: a change of model (`before` → `after`) recounts them and
+ * starts the calibration afresh, since a ratio measured for one tokenizer says nothing about another.
+ * Run it in the caller's transaction.
+ */
+export function recountIfModelChanged(
+  sql: SqlStorage,
+  store: MessageStore,
+  before: string,
+  after: string,
+): void {
+  if (before === after) return;
+  recountTokens(sql, store, after);
+  saveCalibration(sql, { ratio: 1, samples: 0 });
 }

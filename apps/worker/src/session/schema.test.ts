@@ -1,6 +1,6 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { listCompactions } from "./compaction-history";
+import { listCompactions } from "./compaction/history";
 import { MessageStore } from "./message-store";
 import { migrate, SCHEMA_VERSION } from "./schema";
 import { ledgerOf, readSession } from "./session-record";

@@ -4,28 +4,26 @@
  * the only place its compactions run. The class holds what lives in memory
  * (the compaction queue, manual compactions in flight, whether the schema is
  * migrated) and the alarm; its RPC methods delegate to the modules that own
- * the data: `session-record` (the session row), `settings`, `idempotency`,
+ * the work and the data: `append` (the append transaction), `tombstone` (what
+ * a deleted session leaves), `compaction/run` (a compaction and its atomic
+ * commit), `session-record` (the session row), `settings`, `idempotency`,
  * `message-store` (transcript and view), `context-view` (the context and its
- * limits), `compaction-run` (a compaction and its atomic commit),
- * `compaction-history` and `tool-outputs`.
+ * limits), `compaction/history` and `tool-outputs`.
  *
  * Compactions run one at a time through `CompactionQueue`; the background
  * ones are started by an alarm, which the runtime retries if the object is
  * evicted mid-way. A background compaction that throws is tried again with
  * backoff, and its last attempt falls back to the deterministic tier; manual,
  * context and overflow compactions fall back at once. Every RPC method returns
- * an `Outcome`: API errors cross the RPC boundary as data, because class
+ * an `RpcResult`: API errors cross the RPC boundary as data, because class
  * instances do not.
  */
 
 import { DurableObject } from "cloudflare:workers";
-import {
-  type ChatMessage,
-  isContextOverflowError,
-  type MessageFormat,
-  messageTokens,
-  parseOverflowTokens,
-} from "@condense/core";
+import { isContextOverflowError, type MessageFormat, parseOverflowTokens } from "@condense/core";
+import { ApiError } from "../api/errors";
+import type { IdempotencyInput } from "../api/idempotency-key";
+import { type RpcResult, rpcResult } from "../api/rpc-result";
 import type {
   AppendResponseBody,
   CompactionEventBody,
@@ -35,44 +33,39 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../api/schemas";
-import type { Env } from "../env";
-import { ApiError, type Outcome, outcome } from "../http/errors";
-import { calibrate, isExactlyCounted } from "./calibration";
-import { compactionSummary, listCompactions } from "./compaction-history";
-import { CompactionQueue } from "./compaction-queue";
+import { type AppendInput, appendMessages } from "./append";
+import { compactionSummary, listCompactions } from "./compaction/history";
+import { markPending, type PendingMark } from "./compaction/pending";
+import { CompactionQueue } from "./compaction/queue";
 import {
   type CompactionOptions,
   describeFailure,
   type RunResult,
   runCompaction,
-} from "./compaction-run";
+} from "./compaction/run";
 import {
   type CompactionStatus,
   type ContextData,
+  type ContextMeasure,
   checkFormatAvailable,
+  compactionStatus,
   contextData,
   contextSize,
-  type Limits,
-  limitsFor,
-  messagesTokens,
+  measureCommitted,
+  measureContext,
   type OverflowData,
   readSnapshot,
   readViewState,
 } from "./context-view";
-import {
-  IDEMPOTENCY_TTL_MS,
-  type IdempotencyInput,
-  inflightKey,
-  remember,
-  replay,
-} from "./idempotency";
+import { inflightKey, remember, replay } from "./idempotency";
 import { MessageStore } from "./message-store";
-import { recountTokens } from "./recount";
+import { calibrateWithProviderCount } from "./provider-counts";
+import { recountIfModelChanged } from "./recount";
 import { migrate } from "./schema";
 import {
   calibrationOf,
   clearFailure,
-  countAppended,
+  clearPendingTrigger,
   isExhausted,
   learnedWindowOf,
   notFound,
@@ -80,18 +73,15 @@ import {
   readSession,
   recordFailure,
   requireSession,
-  resetExhausted,
   type SessionKey,
   type SessionRow,
-  saveCalibration,
   saveLearnedWindow,
   saveServed,
   servedTokens,
-  setLastModel,
-  setPendingTrigger,
+  setExhaustedSeq,
   setRetryAt,
-  settleCompaction,
 } from "./session-record";
+import type { SessionStorage } from "./session-storage";
 import {
   checkSettings,
   mergeSettings,
@@ -101,32 +91,18 @@ import {
   type SettingsUpdate,
   writeSettings,
 } from "./settings";
-import { checkToolTraffic, indexToolCalls, readToolOutput } from "./tool-outputs";
-
-export interface AppendInput {
-  /** Canonical (Chat Completions) messages, already validated by the Worker. */
-  messages: ChatMessage[];
-  model?: string;
-  usage?: { inputTokens: number };
-  idempotency?: IdempotencyInput;
-}
+import {
+  deleteLeavingTombstone,
+  dropTombstone,
+  expireTombstone,
+  tombstoneAnswer,
+} from "./tombstone";
+import { readToolOutput } from "./tool-outputs";
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
 
-/** A background compaction marked pending by this call (`new`) or before it (`pending`). */
-type PendingMark = "new" | "pending";
-
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 
-/**
- * What a deleted session leaves for a while: the DELETE's answer, so a retry whose first answer was
- * lost gets it again instead of a 404. Kept as long as `Idempotency-Key` records are.
- */
-interface Tombstone {
-  answer: DeleteResponseBody;
-  expiresAt: number;
-}
-const TOMBSTONE_KEY = "condense_deleted";
 const MAX_OVERFLOW_PASSES = 3;
 /**
  * A background compaction that throws is tried again after these waits; the attempt after the last
@@ -143,6 +119,8 @@ function requestOf(key: SessionKey): CompactionOptions {
 export class SessionObject extends DurableObject<Env> {
   readonly #queue = new CompactionQueue();
   readonly #store: MessageStore;
+  /** The storage and the message store, as the compaction modules take them. */
+  readonly #sessionStorage: SessionStorage;
   #migrated = false;
   /** Manual compactions in flight by idempotency key, so a retry joins the first attempt. */
   readonly #inflight = new Map<string, Promise<ManualCompactResponseBody>>();
@@ -150,12 +128,13 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new MessageStore(ctx.storage.sql);
+    this.#sessionStorage = { open: () => this.#migratedStorage(), store: this.#store };
   }
 
   // ------------------------------------------------------------ state
 
   /** The object's storage, its schema migrated on first use. */
-  #storage(): DurableObjectStorage {
+  #migratedStorage(): DurableObjectStorage {
     if (!this.#migrated) {
       migrate(this.ctx.storage);
       this.#migrated = true;
@@ -164,72 +143,22 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   #sql(): SqlStorage {
-    return this.#storage().sql;
+    return this.#migratedStorage().sql;
   }
 
-  /** The limits of the committed context, from the stored token counts. */
-  #currentLimits(
+  /** The measure of the committed context, from the stored token counts. */
+  #committedMeasure(
     session: SessionRow,
     settings: SessionSettings = readSettings(this.#sql()),
-  ): Limits {
-    const estimate = contextSize(this.#sql(), this.#store).tokens;
-    return limitsFor(session, settings, estimate, this.env.DEFAULT_MODEL);
+  ): ContextMeasure {
+    return measureCommitted(this.#sql(), this.#store, session, settings, this.env.DEFAULT_MODEL);
   }
 
   #compactionStatus(session: SessionRow): CompactionStatus {
-    if (this.#queue.size > 0) return "running";
-    return session.pending_trigger !== null ? "scheduled" : "none";
-  }
-
-  /**
-   * Folds a provider's token count of a context into the session's calibration: of the one we
-   * estimated at `estimate` engine tokens, by default the committed context (pinned messages
-   * included). OpenAI models are counted exactly and keep theirs.
-   */
-  #calibrate(
-    session: SessionRow,
-    settings: SessionSettings,
-    reportedTokens: number,
-    estimate?: number,
-  ): SessionRow {
-    const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
-    if (isExactlyCounted(model)) return session;
-    const sql = this.#sql();
-    const ours =
-      estimate ?? contextSize(sql, this.#store).tokens + messagesTokens(settings.pinned, model);
-    const next = calibrate(calibrationOf(session), ours, reportedTokens);
-    saveCalibration(sql, next);
-    return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
-  }
-
-  /**
-   * Stored counts are the current model's: a change of model recounts them and starts the
-   * calibration afresh, since a ratio measured for one tokenizer says nothing about another
-   * (in the caller's transaction).
-   */
-  #recountIfChanged(before: string, after: string): void {
-    if (before === after) return;
-    recountTokens(this.#sql(), this.#store, after);
-    saveCalibration(this.#sql(), { ratio: 1, samples: 0 });
+    return compactionStatus(session, this.#queue.size > 0);
   }
 
   // ------------------------------------------------------------ compaction
-
-  /**
-   * Marks a background compaction as pending when the context is over the trigger and none is.
-   * Synchronous, so it commits with the caller's writes; `#armAlarm` sets the alarm after. Returns
-   * `new` (marked now), `pending` (marked before) or undefined (none wanted).
-   */
-  #markPending(trigger: string): PendingMark | undefined {
-    const sql = this.#sql();
-    const session = readSession(sql);
-    if (session === undefined) return undefined;
-    if (session.pending_trigger !== null) return "pending";
-    if (isExhausted(session)) return undefined;
-    if (!this.#currentLimits(session).compact) return undefined;
-    setPendingTrigger(sql, trigger);
-    return "new";
-  }
 
   /** The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is gone. */
   async #armAlarm(mark: PendingMark): Promise<void> {
@@ -242,7 +171,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
   async #scheduleIfNeeded(trigger: string): Promise<boolean> {
-    const mark = this.#markPending(trigger);
+    const mark = markPending(this.#sql(), this.#store, this.env.DEFAULT_MODEL, trigger);
     if (mark === undefined) return false;
     await this.#armAlarm(mark);
     return true;
@@ -256,11 +185,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
   async #compact(trigger: string, options: CompactionOptions): Promise<RunResult> {
-    const result = await runCompaction(
-      { open: () => this.#storage(), store: this.#store, env: this.env },
-      trigger,
-      options,
-    );
+    const result = await runCompaction(this.#sessionStorage, this.env, trigger, options);
     if (result.status !== "not_needed" && result.status !== "gone") {
       await this.#scheduleIfNeeded("append");
     }
@@ -271,20 +196,8 @@ export class SessionObject extends DurableObject<Env> {
   #needsCompactionNow(): boolean {
     const session = readSession(this.#sql());
     if (session === undefined || isExhausted(session)) return false;
-    const limits = this.#currentLimits(session);
-    return limits.tokens > limits.budget;
-  }
-
-  /** Drops a deleted session's tombstone once it expired (with all that is left), else waits for it. */
-  async #expireTombstone(): Promise<void> {
-    const tombstone = await this.ctx.storage.get<Tombstone>(TOMBSTONE_KEY);
-    if (tombstone === undefined) return;
-    if (tombstone.expiresAt > Date.now()) {
-      await this.ctx.storage.setAlarm(tombstone.expiresAt);
-      return;
-    }
-    await this.ctx.storage.deleteAll();
-    this.#migrated = false;
+    const measure = this.#committedMeasure(session);
+    return measure.tokens > measure.budget;
   }
 
   /**
@@ -296,11 +209,11 @@ export class SessionObject extends DurableObject<Env> {
     const sql = this.#sql();
     const session = readSession(sql);
     if (session === undefined) {
-      await this.#expireTombstone();
+      // The object is empty, its tables gone: they are created again on the next use.
+      if (await expireTombstone(this.ctx.storage)) this.#migrated = false;
       return;
     }
-    // A session created again after a deletion no longer needs the old one's tombstone.
-    await this.ctx.storage.delete(TOMBSTONE_KEY);
+    await dropTombstone(this.ctx.storage);
     const lastAttempt = session.failed_attempts + 1 >= MAX_CONFIGURED_ATTEMPTS;
     try {
       await this.#queue.run(() =>
@@ -327,94 +240,25 @@ export class SessionObject extends DurableObject<Env> {
       // failure stays in the status).
       this.ctx.storage.transactionSync(() => {
         setRetryAt(sql, null);
-        settleCompaction(sql, readSession(sql)?.message_count ?? session.message_count);
+        clearPendingTrigger(sql);
+        setExhaustedSeq(sql, readSession(sql)?.message_count ?? session.message_count);
       });
     }
   }
 
   // ------------------------------------------------------------ RPC
 
-  async append(key: SessionKey, input: AppendInput): Promise<Outcome<AppendResponseBody>> {
-    return outcome(async () => {
-      const sql = this.#sql();
-      let mark: PendingMark | undefined;
-      // The messages, the counters, the calibration, the pending mark and the idempotency record commit
-      // together: a retry after any failure finds either all of them or none.
-      const response = this.ctx.storage.transactionSync((): AppendResponseBody => {
-        const now = Date.now();
-        const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
-        if (replayed !== undefined) return replayed;
-
-        // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
-        // that await them, and an id comes back only once its call is answered.
-        const problems = checkToolTraffic(
-          sql,
-          input.messages,
-          readSession(sql)?.message_count ?? 0,
-        );
-        if (problems.length > 0) {
-          throw new ApiError(
-            400,
-            "invalid_messages",
-            `messages[${problems[0]?.index}]: ${problems[0]?.message}`,
-            { problems },
-          );
-        }
-        let session = openSession(sql, key, now);
-        const settings = readSettings(sql);
-        if (input.model !== undefined && input.model !== session.last_model) {
-          const before = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
-          setLastModel(sql, input.model);
-          this.#recountIfChanged(before, modelFor(settings, input.model, this.env.DEFAULT_MODEL));
-          session = requireSession(sql, key);
-        }
-        // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
-        // it last fetched, when nothing was appended since (a background compaction may have committed
-        // a smaller one meanwhile), else the context as it is before this append.
-        if (input.usage !== undefined) {
-          session = this.#calibrate(
-            session,
-            settings,
-            input.usage.inputTokens,
-            servedTokens(session),
-          );
-        }
-        const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
-
-        const firstSeq = session.message_count + 1;
-        let seq = session.message_count;
-        let addedTokens = 0;
-        for (const message of input.messages) {
-          seq++;
-          const tokens = messageTokens(message, model);
-          addedTokens += tokens;
-          this.#store.appendTranscript(seq, message, tokens, now);
-          indexToolCalls(sql, message, seq);
-        }
-        countAppended(sql, seq, addedTokens, now);
-
-        mark = this.#markPending("append");
-        const after = requireSession(sql, key);
-        const limits = this.#currentLimits(after, settings);
-        const answer: AppendResponseBody = {
-          sessionId: key.sessionId,
-          appended: input.messages.length,
-          firstSeq,
-          lastSeq: seq,
-          messageCount: after.message_count,
-          tokens: limits.tokens,
-          contextWindow: limits.contextWindow,
-          threshold: limits.triggerTokens,
-          warningLevel: limits.warningLevel,
-          compaction: {
-            status: mark !== undefined ? "scheduled" : this.#compactionStatus(after),
-          },
-        };
-        remember(sql, "append", input.idempotency, answer, now);
-        return answer;
-      });
-      if (mark !== undefined) await this.#armAlarm(mark);
-      return response;
+  async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
+    return rpcResult(async () => {
+      const appended = appendMessages(
+        this.#sessionStorage,
+        this.env,
+        key,
+        input,
+        this.#queue.size > 0,
+      );
+      if (appended.pending !== undefined) await this.#armAlarm(appended.pending);
+      return appended.answer;
     });
   }
 
@@ -423,17 +267,17 @@ export class SessionObject extends DurableObject<Env> {
     const session = requireSession(sql, key);
     const settings = readSettings(sql);
     const snapshot = readSnapshot(sql, this.#store, session);
-    const limits = limitsFor(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
+    const measure = measureContext(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
     // What the client sends next; a provider's count in a later overflow report refers to it.
-    saveServed(sql, snapshot.tokens + limits.pinnedTokens, snapshot.lastSeq);
-    return contextData(key.sessionId, settings, snapshot, limits, {
+    saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
+    return contextData(key.sessionId, settings, snapshot, measure, {
       status: this.#compactionStatus(session),
       waited,
     });
   }
 
-  async context(key: SessionKey, format?: MessageFormat): Promise<Outcome<ContextData>> {
-    return outcome(async () => {
+  async context(key: SessionKey, format?: MessageFormat): Promise<RpcResult<ContextData>> {
+    return rpcResult(async () => {
       requireSession(this.#sql(), key);
       checkFormatAvailable(this.#sql(), format);
       let waited = false;
@@ -458,8 +302,8 @@ export class SessionObject extends DurableObject<Env> {
   async compactNow(
     key: SessionKey,
     input: { instructions?: string; focus?: string; idempotency?: IdempotencyInput },
-  ): Promise<Outcome<ManualCompactResponseBody>> {
-    return outcome(async () => {
+  ): Promise<RpcResult<ManualCompactResponseBody>> {
+    return rpcResult(async () => {
       const sql = this.#sql();
       requireSession(sql, key);
       const replayed = replay<ManualCompactResponseBody>(
@@ -474,14 +318,14 @@ export class SessionObject extends DurableObject<Env> {
       if (joined !== undefined) return joined;
 
       const answer = (result: RunResult): ManualCompactResponseBody => {
-        const limits = this.#currentLimits(requireSession(sql, key));
+        const measure = this.#committedMeasure(requireSession(sql, key));
         const response: ManualCompactResponseBody = {
           sessionId: key.sessionId,
           compacted: result.status === "committed",
           ...(result.reason !== undefined ? { reason: result.reason } : {}),
           event: result.event ?? null,
-          tokens: limits.tokens,
-          warningLevel: limits.warningLevel,
+          tokens: measure.tokens,
+          warningLevel: measure.warningLevel,
         };
         remember(sql, "compact", input.idempotency, response, Date.now());
         return response;
@@ -521,8 +365,8 @@ export class SessionObject extends DurableObject<Env> {
   async overflow(
     key: SessionKey,
     input: { error: { status?: number; message: string; body?: unknown }; format?: MessageFormat },
-  ): Promise<Outcome<OverflowData>> {
-    return outcome(async () => {
+  ): Promise<RpcResult<OverflowData>> {
+    return rpcResult(async () => {
       const sql = this.#sql();
       const session = requireSession(sql, key);
       checkFormatAvailable(sql, input.format);
@@ -530,25 +374,28 @@ export class SessionObject extends DurableObject<Env> {
         throw new ApiError(
           422,
           "not_an_overflow",
-          "the reported error is not a context-window overflow (rate limits, quota and other errors are not compacted away); handle it as it is",
+          "the reported error is not a context-window overflow (rate measure, quota and other errors are not compacted away); handle it as it is",
         );
       }
       const stated = parseOverflowTokens(input.error);
       const settings = readSettings(sql);
-      const limits = this.#currentLimits(session, settings);
+      const measure = this.#committedMeasure(session, settings);
       this.ctx.storage.transactionSync(() => {
         // A window below the one we use is the provider's real one for this model: keep to it from now on.
         const limit = stated?.limit;
         if (limit !== undefined && Number.isInteger(limit) && limit > 0) {
-          if (limit < limits.contextWindow) saveLearnedWindow(sql, limit, limits.model);
+          if (limit < measure.contextWindow) saveLearnedWindow(sql, limit, measure.model);
         }
         // The provider's count of what it was sent: the context the client last fetched, if it is still
         // the one it holds (a compaction since does not change it), else the current one.
         if (stated?.requested !== undefined) {
-          this.#calibrate(session, settings, stated.requested, servedTokens(session));
+          calibrateWithProviderCount(sql, this.#store, session, settings, this.env.DEFAULT_MODEL, {
+            reportedTokens: stated.requested,
+            estimate: servedTokens(session),
+          });
         }
         // The provider refused the context, so the stored "as far as it goes" mark no longer holds.
-        resetExhausted(sql);
+        setExhaustedSeq(sql, null);
       });
       const reportedTokens = stated?.requested ?? null;
       let passes = 0;
@@ -558,20 +405,20 @@ export class SessionObject extends DurableObject<Env> {
           this.#compact("overflow", { ...requestOf(key), force: true, onFailure: "fallback" }),
         );
         if (result.status !== "committed") break;
-        const limits = this.#currentLimits(requireSession(sql, key));
-        if (limits.tokens <= limits.budget) break;
+        const measure = this.#committedMeasure(requireSession(sql, key));
+        if (measure.tokens <= measure.budget) break;
       }
       return { ...this.#contextData(key, true), passes, reportedTokens };
     });
   }
 
-  async status(key: SessionKey): Promise<Outcome<SessionStatusBody>> {
-    return outcome(() => {
+  async status(key: SessionKey): Promise<RpcResult<SessionStatusBody>> {
+    return rpcResult(() => {
       const sql = this.#sql();
       const session = requireSession(sql, key);
       const settings = readSettings(sql);
       const size = contextSize(sql, this.#store);
-      const limits = limitsFor(session, settings, size.tokens, this.env.DEFAULT_MODEL);
+      const measure = measureContext(session, settings, size.tokens, this.env.DEFAULT_MODEL);
       const history = compactionSummary(sql);
       const cooldown =
         session.cooldown_until !== null && session.cooldown_until > Date.now()
@@ -581,14 +428,14 @@ export class SessionObject extends DurableObject<Env> {
         sessionId: key.sessionId,
         createdAt: new Date(session.created_at).toISOString(),
         updatedAt: new Date(session.updated_at).toISOString(),
-        model: limits.model,
+        model: measure.model,
         messageCount: session.message_count,
         transcriptTokens: session.transcript_tokens,
-        contextTokens: limits.tokens,
-        contextMessageCount: size.count + limits.pinned.length,
-        contextWindow: limits.contextWindow,
-        budget: limits.budget,
-        warningLevel: limits.warningLevel,
+        contextTokens: measure.tokens,
+        contextMessageCount: size.count + measure.pinned.length,
+        contextWindow: measure.contextWindow,
+        budget: measure.budget,
+        warningLevel: measure.warningLevel,
         coveredSeq: readViewState(sql)?.covered_seq ?? 0,
         lastSeq: session.message_count,
         compactions: history.count,
@@ -606,7 +453,7 @@ export class SessionObject extends DurableObject<Env> {
                 }
               : null,
         },
-        learnedContextWindow: learnedWindowOf(session, limits.model) ?? null,
+        learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
         cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
         calibration: calibrationOf(session),
         // Copies, because the API's loose message type wants the index signature a core interface lacks.
@@ -618,8 +465,8 @@ export class SessionObject extends DurableObject<Env> {
   async updateSettings(
     key: SessionKey,
     update: SettingsUpdate,
-  ): Promise<Outcome<SessionStatusBody>> {
-    const result = await outcome(() => {
+  ): Promise<RpcResult<SessionStatusBody>> {
+    const result = await rpcResult(() => {
       const sql = this.#sql();
       this.ctx.storage.transactionSync(() => {
         const now = Date.now();
@@ -635,10 +482,10 @@ export class SessionObject extends DurableObject<Env> {
         const before = modelFor(current, session.last_model, this.env.DEFAULT_MODEL);
         writeSettings(sql, update);
         const after = modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL);
-        this.#recountIfChanged(before, after);
+        recountIfModelChanged(sql, this.#store, before, after);
         // New limits or a new strategy may compact further than before, and may work where the old
         // settings failed.
-        resetExhausted(sql, now);
+        setExhaustedSeq(sql, null, now);
         clearFailure(sql);
       });
     });
@@ -647,35 +494,30 @@ export class SessionObject extends DurableObject<Env> {
     return this.status(key);
   }
 
-  async remove(key: SessionKey): Promise<Outcome<DeleteResponseBody>> {
-    return outcome(async () => {
+  async remove(key: SessionKey): Promise<RpcResult<DeleteResponseBody>> {
+    return rpcResult(async () => {
       const session = readSession(this.#sql());
       if (session === undefined) {
         // A retry whose first answer was lost gets that answer again, while the tombstone lasts.
-        const tombstone = await this.ctx.storage.get<Tombstone>(TOMBSTONE_KEY);
-        if (tombstone !== undefined && tombstone.expiresAt > Date.now()) return tombstone.answer;
+        const answer = await tombstoneAnswer(this.ctx.storage);
+        if (answer !== undefined) return answer;
         throw notFound(key.sessionId);
       }
       requireSession(this.#sql(), key);
-      await this.ctx.storage.deleteAlarm();
-      await this.ctx.storage.deleteAll();
-      // deleteAll drops the tables too; they are created again on the next use.
-      this.#migrated = false;
       const answer: DeleteResponseBody = {
         sessionId: key.sessionId,
         deleted: true as const,
         messageCount: session.message_count,
       };
-      const expiresAt = Date.now() + IDEMPOTENCY_TTL_MS;
-      await this.ctx.storage.put<Tombstone>(TOMBSTONE_KEY, { answer, expiresAt });
-      // The alarm clears the tombstone, leaving the object empty.
-      await this.ctx.storage.setAlarm(expiresAt);
+      await deleteLeavingTombstone(this.ctx.storage, answer);
+      // The tables went with everything else; they are created again on the next use.
+      this.#migrated = false;
       return answer;
     });
   }
 
-  async compactions(key: SessionKey): Promise<Outcome<CompactionEventBody[]>> {
-    return outcome(() => {
+  async compactions(key: SessionKey): Promise<RpcResult<CompactionEventBody[]>> {
+    return rpcResult(() => {
       const sql = this.#sql();
       requireSession(sql, key);
       return listCompactions(sql);
@@ -686,8 +528,8 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     toolCallId: string,
     seq?: number,
-  ): Promise<Outcome<ToolOutputResponseBody>> {
-    return outcome(() => {
+  ): Promise<RpcResult<ToolOutputResponseBody>> {
+    return rpcResult(() => {
       const sql = this.#sql();
       requireSession(sql, key);
       return readToolOutput(sql, this.#store, toolCallId, seq);
@@ -698,8 +540,8 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     after: number,
     limit: number,
-  ): Promise<Outcome<TranscriptPage>> {
-    return outcome(() => {
+  ): Promise<RpcResult<TranscriptPage>> {
+    return rpcResult(() => {
       const session = requireSession(this.#sql(), key);
       const rows = this.#store.readTranscript(after, limit, TRANSCRIPT_PAGE_BYTES);
       const last = rows.at(-1);

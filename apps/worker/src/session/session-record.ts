@@ -10,7 +10,7 @@
  */
 
 import type { Ledger } from "@condense/core";
-import { ApiError } from "../http/errors";
+import { ApiError } from "../api/errors";
 import type { Calibration } from "./calibration";
 
 /** Who asks: the authenticated user and the session id (the object's name encodes both). */
@@ -116,32 +116,23 @@ export function setPendingTrigger(sql: SqlStorage, trigger: string): void {
   sql.exec("UPDATE condense_session SET pending_trigger = ? WHERE id = 1", trigger);
 }
 
-/** A compaction ran without changing the context: nothing is pending any more. */
+/** A compaction ran (or found nothing to do): no background compaction is pending any more. */
 export function clearPendingTrigger(sql: SqlStorage): void {
   sql.exec("UPDATE condense_session SET pending_trigger = NULL WHERE id = 1");
 }
 
 /**
- * After a compaction: nothing is pending, and `exhaustedSeq` (or null) records up to which seq the
- * context is compacted as far as it goes. Run it inside the commit's transaction.
+ * Up to which transcript seq compaction already went as far as it can (null: it may get further: new
+ * limits, a new strategy, a provider's refusal). With `updatedAt`, the session's `updated_at` too.
  */
-export function settleCompaction(
+export function setExhaustedSeq(
   sql: SqlStorage,
   exhaustedSeq: number | null,
   updatedAt?: number,
 ): void {
   sql.exec(
-    `UPDATE condense_session SET exhausted_seq = ?, pending_trigger = NULL,
-       updated_at = COALESCE(?, updated_at) WHERE id = 1`,
+    "UPDATE condense_session SET exhausted_seq = ?, updated_at = COALESCE(?, updated_at) WHERE id = 1",
     exhaustedSeq,
-    updatedAt ?? null,
-  );
-}
-
-/** New limits, a new strategy or a provider's refusal: compaction may get further than it did. */
-export function resetExhausted(sql: SqlStorage, updatedAt?: number): void {
-  sql.exec(
-    "UPDATE condense_session SET exhausted_seq = NULL, updated_at = COALESCE(?, updated_at) WHERE id = 1",
     updatedAt ?? null,
   );
 }

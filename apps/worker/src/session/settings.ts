@@ -12,9 +12,8 @@ import {
   InvalidOptionsError,
   resolveOptions,
 } from "@condense/core";
+import { ApiError } from "../api/errors";
 import type { SessionSettingsBody } from "../api/schemas";
-import type { Env } from "../env";
-import { ApiError } from "../http/errors";
 import { summarizerFor } from "./summarizer-config";
 
 /** Settings as stored; `null` means the default applies. */

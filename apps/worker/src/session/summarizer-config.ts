@@ -8,7 +8,6 @@
 
 import { extractiveSummarizer, type Summarizer } from "@condense/core";
 import { openAISummarizer } from "@condense/core/openai";
-import type { Env } from "../env";
 
 export const DEFAULT_SUMMARIZER_MODEL = "gpt-4o-mini";
 

@@ -23,8 +23,8 @@ import {
   type ToolOutputKey,
   toolResultCalls,
 } from "@condense/core";
+import { ApiError } from "../api/errors";
 import type { ToolOutputResponseBody } from "../api/schemas";
-import { ApiError } from "../http/errors";
 import type { Snapshot } from "./context-view";
 import type { MessageStore } from "./message-store";
 
@@ -166,18 +166,18 @@ function textOf(message: ChatMessage | undefined): string {
 
 /**
  * The transcript seq of every tool output of `snapshot.messages`, keyed as the engine keys the
- * outputs it prunes (call id and occurrence in that list). Outputs after the view are transcript
- * rows in order. The view holds no seqs, but every output a compaction removed from it was marked
- * pruned, so its outputs still whole are the latest unpruned rows of their id up to the seq it
- * covers (aligned from the end, which also fits a view of OpenAI items that keeps only recent ones).
+ * outputs it prunes (call id and occurrence in that list). Outputs after the view carry their seq.
+ * The view holds no seqs, but every output a compaction removed from it was marked pruned, so its
+ * outputs still whole are the latest unpruned rows of their id up to the seq it covers (aligned from
+ * the end, which also fits a view of OpenAI items that keeps only recent ones).
  */
 export function outputSeqs(sql: SqlStorage, snapshot: Snapshot): OutputSeqs {
   const seqs: OutputSeqs = new Map();
-  const viewLength = snapshot.messages.length - snapshot.tail.length;
   const inView = new Map<string, string[]>(); // id -> keys of its whole outputs in the view, in order
   for (const [index, call] of toolResultCalls(snapshot.messages)) {
-    if (index >= viewLength) {
-      seqs.set(outputKey(call), snapshot.coveredSeq + 1 + (index - viewLength));
+    const seq = snapshot.seqs[index] ?? null;
+    if (seq !== null) {
+      seqs.set(outputKey(call), seq);
     } else if (!isPrunePlaceholder(textOf(snapshot.messages[index]))) {
       inView.set(call.toolCallId, [...(inView.get(call.toolCallId) ?? []), outputKey(call)]);
     }

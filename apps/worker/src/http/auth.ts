@@ -1,5 +1,5 @@
 /**
- * @module auth
+ * @module http/auth
  * Bearer authentication for `/v1`. Two sources of users, either or both:
  * `API_KEYS` (`userId:token` pairs, comma- or newline-separated, compared in
  * constant time) and `JWT_SECRET` (HS256 JWTs whose `sub` is the user, `exp`
@@ -8,8 +8,8 @@
  */
 
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv, Env } from "./env";
-import { ApiError } from "./http/errors";
+import { ApiError } from "../api/errors";
+import type { AppEnv } from "./app-env";
 
 export interface ApiKeyEntry {
   userId: string;

@@ -1,5 +1,5 @@
 /**
- * @module session/compaction-queue
+ * @module session/compaction/queue
  * A turn queue for compactions: tasks run one at a time, in arrival order, as
  * a promise chain. A Durable Object's input gate does not hold while a
  * compaction awaits its summarizer (a fetch), so other requests run meanwhile;

@@ -1,5 +1,5 @@
 /**
- * @module session/open-calls
+ * @module session/compaction/open-calls
  * Finds the tool calls at the end of a session that still await results. An
  * agent appends the assistant message that calls a tool, runs the tool, then
  * appends the result: in between, the transcript ends with an open call. A
@@ -9,7 +9,7 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import type { Snapshot } from "./context-view";
+import type { Snapshot } from "../context-view";
 
 /**
  * How many messages at the end of `messages` form an open tool-call group: the
@@ -29,26 +29,29 @@ export function openCallGroupLength(messages: readonly ChatMessage[]): number {
 }
 
 /** A snapshot as a compaction folds it in: without the open tool-call group at its end. */
-export interface FoldSnapshot extends Snapshot {
-  /** The last seq the compaction saw; `lastSeq` is the last one it folds in. */
-  seenSeq: number;
+export interface CompactionSnapshot extends Snapshot {
+  /** The last seq folded in: `lastSeq` (the last one the compaction saw) less the open group. */
+  foldedSeq: number;
   /** Stored tokens of the open group, which stays in the context after the folded range. */
-  heldTokens: number;
+  openCallTokens: number;
 }
 
 /** `snapshot` less a trailing open tool-call group (only ever transcript messages after the view). */
-export function foldable(snapshot: Snapshot): FoldSnapshot {
+export function withoutOpenCalls(snapshot: Snapshot): CompactionSnapshot {
   const held = openCallGroupLength(snapshot.tail);
-  if (held === 0) return { ...snapshot, seenSeq: snapshot.lastSeq, heldTokens: 0 };
-  const heldTokens = snapshot.tailTokens.slice(-held).reduce((sum, tokens) => sum + tokens, 0);
+  if (held === 0) return { ...snapshot, foldedSeq: snapshot.lastSeq, openCallTokens: 0 };
+  // Transcript messages all have a stored count.
+  const openCallTokens = snapshot.tokenCounts
+    .slice(-held)
+    .reduce((sum: number, tokens) => sum + (tokens ?? 0), 0);
   return {
     ...snapshot,
     messages: snapshot.messages.slice(0, -held),
+    seqs: snapshot.seqs.slice(0, -held),
+    tokenCounts: snapshot.tokenCounts.slice(0, -held),
     tail: snapshot.tail.slice(0, -held),
-    tailTokens: snapshot.tailTokens.slice(0, -held),
-    lastSeq: snapshot.lastSeq - held,
-    tokens: snapshot.tokens - heldTokens,
-    seenSeq: snapshot.lastSeq,
-    heldTokens,
+    foldedSeq: snapshot.lastSeq - held,
+    tokens: snapshot.tokens - openCallTokens,
+    openCallTokens,
   };
 }

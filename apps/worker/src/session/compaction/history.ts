@@ -1,12 +1,12 @@
 /**
- * @module session/compaction-history
+ * @module session/compaction/history
  * The `condense_compactions` table: one row per committed compaction (tier,
  * tokens before and after, the transcript range it folded in, its summary,
  * any summarizer failure, how long it took, and whether it is the deterministic
  * fallback of a configured compaction that threw), and its API shape.
  */
 
-import type { CompactionEventBody } from "../api/schemas";
+import type { CompactionEventBody } from "../../api/schemas";
 
 type CompactionRow = {
   id: number;
@@ -31,6 +31,12 @@ type CompactionRow = {
   fallback_error: string | null;
 };
 
+/** A deterministic fallback after the configured compaction threw: the attempts that failed in a row, and the last error. */
+export interface CompactionFallback {
+  failedAttempts: number;
+  error: string;
+}
+
 /** What a commit records; the id and the API shape come back from `recordCompaction`. */
 export interface CompactionRecord {
   at: number;
@@ -49,8 +55,8 @@ export interface CompactionRecord {
   passes: number;
   /** From the snapshot to the commit, the time the summarizer took included. */
   durationMs: number;
-  /** When this is the deterministic fallback: the configured attempts that failed in a row, and the last error. */
-  fallback: { failedAttempts: number; error: string } | null;
+  /** Set when this is the deterministic fallback. */
+  fallback: CompactionFallback | null;
 }
 
 function iso(ms: number): string {

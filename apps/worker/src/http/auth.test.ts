@@ -1,8 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { signJwt } from "../test/jwt";
+import { signJwt } from "../../test/jwt";
+import { ApiError } from "../api/errors";
 import { authenticate, parseApiKeys, userForApiKey, verifyJwt } from "./auth";
-import type { Env } from "./env";
-import { ApiError } from "./http/errors";
 
 /** Base64url of JSON, for hand-built (tampered or unsigned) tokens. */
 function b64url(value: unknown): string {

@@ -1,13 +1,11 @@
 /**
- * @module http/log
- * Structured logs: one JSON line per request and one per compaction. The
- * lines carry ids, counts and timings only; message content, API keys and
- * bearer tokens never reach them (the fields are an allow-list, not a dump).
+ * @module log/log-lines
+ * Structured logs: every line is one JSON object with its time. The Worker
+ * writes one per request (`http/request-log`) and the session object one per
+ * compaction. The lines carry ids, counts and timings only; message content,
+ * API keys and bearer tokens never reach them (the fields are an allow-list,
+ * not a dump).
  */
-
-import type { MiddlewareHandler } from "hono";
-import { routePath } from "hono/route";
-import type { AppEnv } from "../env";
 
 export interface CompactionLogLine {
   /** The request that ran it (manual, context, overflow); absent for background (alarm) runs. */
@@ -30,28 +28,16 @@ export interface CompactionLogLine {
   coveredSeq?: number;
 }
 
+/** What every line of one compaction carries: who and what started it. */
+export type CompactionLogBase = Pick<
+  CompactionLogLine,
+  "requestId" | "user" | "session" | "trigger"
+>;
+
 export function logLine(line: Record<string, unknown>): void {
   console.log(JSON.stringify({ time: new Date().toISOString(), ...line }));
 }
 
 export function logCompaction(line: CompactionLogLine): void {
   logLine({ type: "compaction", ...line });
-}
-
-/** Emits the request line after the response is ready (errors included). */
-export function requestLog(): MiddlewareHandler<AppEnv> {
-  return async (c, next) => {
-    const started = Date.now();
-    await next();
-    const fields = c.get("log");
-    logLine({
-      type: "request",
-      requestId: c.get("requestId"),
-      method: c.req.method,
-      route: routePath(c, -1),
-      status: c.res.status,
-      durationMs: Date.now() - started,
-      ...fields,
-    });
-  };
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CompactionQueue } from "./compaction-queue";
+import { CompactionQueue } from "./queue";
 
 function deferred(): { promise: Promise<void>; resolve: () => void } {
   let resolve = () => {};

@@ -1,0 +1,75 @@
+/**
+ * @module api/errors
+ * The one error type of the API and its wire shape,
+ * `{ "error": { "code", "message", "details" } }`, and the form in which it
+ * crosses the Durable Object RPC boundary. The HTTP layer turns it into a
+ * response (`http/error-handler`).
+ */
+
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+
+export type ErrorCode =
+  | "invalid_json"
+  | "invalid_request"
+  | "invalid_messages"
+  | "invalid_session_id"
+  | "invalid_options"
+  | "unknown_format"
+  | "unsupported_media_type"
+  | "body_too_large"
+  | "message_too_large"
+  | "unauthorized"
+  | "auth_not_configured"
+  | "not_found"
+  | "method_not_allowed"
+  | "idempotency_conflict"
+  | "not_an_overflow"
+  | "format_not_available"
+  | "not_configured"
+  | "upstream_error"
+  | "internal_error";
+
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  details: unknown;
+}
+
+/** An error as it crosses the Durable Object RPC boundary (class instances do not survive it). */
+export interface SerializedApiError extends ErrorBody {
+  status: ContentfulStatusCode;
+}
+
+export class ApiError extends Error {
+  readonly status: ContentfulStatusCode;
+  readonly code: ErrorCode;
+  readonly details: unknown;
+  readonly headers: Record<string, string>;
+
+  constructor(
+    status: ContentfulStatusCode,
+    code: ErrorCode,
+    message: string,
+    details: unknown = null,
+    headers: Record<string, string> = {},
+  ) {
+    super(message);
+    this.name = "ApiError";
+    this.status = status;
+    this.code = code;
+    this.details = details;
+    this.headers = headers;
+  }
+
+  toJSON(): { error: ErrorBody } {
+    return { error: { code: this.code, message: this.message, details: this.details } };
+  }
+
+  serialize(): SerializedApiError {
+    return { status: this.status, code: this.code, message: this.message, details: this.details };
+  }
+
+  static from(serialized: SerializedApiError): ApiError {
+    return new ApiError(serialized.status, serialized.code, serialized.message, serialized.details);
+  }
+}

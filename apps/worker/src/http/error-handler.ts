@@ -1,0 +1,49 @@
+/**
+ * @module http/error-handler
+ * The Hono handlers that turn anything thrown into the API's error shape. A
+ * 500 never carries a stack trace or the original message of an unexpected
+ * error.
+ */
+
+import type { Context } from "hono";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import { ApiError } from "../api/errors";
+import type { AppEnv } from "./app-env";
+
+export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
+  for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
+  return c.json(error.toJSON(), error.status);
+}
+
+/** Hono `onError`: API errors as they are, everything else as an opaque 500 (logged, never shown). */
+export function handleError(error: Error, c: Context<AppEnv>): Response {
+  if (error instanceof ApiError) return errorResponse(c, error);
+  // Hono's own HTTPExceptions (e.g. from a validator) keep their status but get our shape.
+  const status = (error as { status?: unknown }).status;
+  if (typeof status === "number" && status >= 400 && status < 500) {
+    return errorResponse(
+      c,
+      new ApiError(
+        status as ContentfulStatusCode,
+        "invalid_request",
+        error.message || "bad request",
+      ),
+    );
+  }
+  console.error(
+    JSON.stringify({
+      level: "error",
+      msg: "unhandled error",
+      requestId: c.get("requestId"),
+      error: error.name,
+    }),
+  );
+  return errorResponse(
+    c,
+    new ApiError(
+      500,
+      "internal_error",
+      "internal error; retry later, and report the X-Request-Id if it persists",
+    ),
+  );
+}

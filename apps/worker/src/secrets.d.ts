@@ -1,0 +1,29 @@
+/**
+ * @module secrets
+ * The Worker's secrets, set with `wrangler secret put NAME` (or in `.dev.vars`
+ * locally). Every one is optional: what is missing switches a feature off
+ * (auth fails closed, summaries fall back to the deterministic tier, OpenAI
+ * forwarding answers 501). The bindings and vars of `wrangler.jsonc` are typed
+ * by `wrangler types` (`worker-configuration.d.ts`), which cannot tell that a
+ * secret may be absent: they are declared here, on the same `Env`.
+ */
+
+interface WorkerSecrets {
+  /** `userId:token` pairs, comma- or newline-separated. */
+  API_KEYS?: string;
+  /** HS256 secret for JWT bearer tokens whose `sub` is the user. */
+  JWT_SECRET?: string;
+  /** Enables `POST /v1/responses/compact` and `strategy: "openai"` sessions. */
+  OPENAI_API_KEY?: string;
+  /** An OpenAI-compatible endpoint for LLM summaries (else the deterministic summarizer). */
+  SUMMARIZER_BASE_URL?: string;
+  SUMMARIZER_API_KEY?: string;
+  /** The summarizer's model (default gpt-4o-mini). */
+  SUMMARIZER_MODEL?: string;
+}
+
+interface Env extends WorkerSecrets {}
+
+declare namespace Cloudflare {
+  interface Env extends WorkerSecrets {}
+}

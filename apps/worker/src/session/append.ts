@@ -1,0 +1,136 @@
+/**
+ * @module session/append
+ * The append transaction: the messages (checked against the session's tool
+ * calls, counted for its model), the counters, a recount when the append names
+ * another model, the calibration from the provider's count of the last prompt,
+ * the pending background compaction and the idempotency record commit together,
+ * so a retry after any failure finds either all of them or none.
+ */
+
+import { type ChatMessage, messageTokens } from "@condense/core";
+import { ApiError } from "../api/errors";
+import type { IdempotencyInput } from "../api/idempotency-key";
+import type { AppendResponseBody } from "../api/schemas";
+import { markPending, type PendingMark } from "./compaction/pending";
+import { compactionStatus, measureCommitted } from "./context-view";
+import { remember, replay } from "./idempotency";
+import { calibrateWithProviderCount } from "./provider-counts";
+import { recountIfModelChanged } from "./recount";
+import {
+  countAppended,
+  openSession,
+  readSession,
+  requireSession,
+  type SessionKey,
+  servedTokens,
+  setLastModel,
+} from "./session-record";
+import type { SessionStorage } from "./session-storage";
+import { modelFor, readSettings } from "./settings";
+import { checkToolTraffic, indexToolCalls } from "./tool-outputs";
+
+export interface AppendInput {
+  /** Canonical (Chat Completions) messages, already validated by the Worker. */
+  messages: ChatMessage[];
+  model?: string;
+  usage?: { inputTokens: number };
+  idempotency?: IdempotencyInput;
+}
+
+export interface Appended {
+  answer: AppendResponseBody;
+  /** The background compaction this append marked pending (or found pending): its alarm is the caller's to set. */
+  pending: PendingMark | undefined;
+}
+
+/**
+ * Appends `input` to the session of `key` (created by its first append) in one transaction. A retry
+ * with the same `Idempotency-Key` gets the first answer and appends nothing; tool traffic that would
+ * overwrite a stored output or leave the context invalid is a 400 that changes nothing.
+ * `compactionRunning` says whether the object is running a compaction (its queue is in memory).
+ */
+export function appendMessages(
+  storage: SessionStorage,
+  env: Env,
+  key: SessionKey,
+  input: AppendInput,
+  compactionRunning: boolean,
+): Appended {
+  const durableStorage = storage.open();
+  const sql = durableStorage.sql;
+  return durableStorage.transactionSync((): Appended => {
+    const now = Date.now();
+    const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
+    if (replayed !== undefined) return { answer: replayed, pending: undefined };
+
+    // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
+    // that await them, and an id comes back only once its call is answered.
+    const problems = checkToolTraffic(sql, input.messages, readSession(sql)?.message_count ?? 0);
+    if (problems.length > 0) {
+      throw new ApiError(
+        400,
+        "invalid_messages",
+        `messages[${problems[0]?.index}]: ${problems[0]?.message}`,
+        { problems },
+      );
+    }
+    let session = openSession(sql, key, now);
+    const settings = readSettings(sql);
+    if (input.model !== undefined && input.model !== session.last_model) {
+      const before = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
+      setLastModel(sql, input.model);
+      const after = modelFor(settings, input.model, env.DEFAULT_MODEL);
+      recountIfModelChanged(sql, storage.store, before, after);
+      session = requireSession(sql, key);
+    }
+    // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
+    // it last fetched, when nothing was appended since (a background compaction may have committed
+    // a smaller one meanwhile), else the context as it is before this append.
+    if (input.usage !== undefined) {
+      session = calibrateWithProviderCount(
+        sql,
+        storage.store,
+        session,
+        settings,
+        env.DEFAULT_MODEL,
+        {
+          reportedTokens: input.usage.inputTokens,
+          estimate: servedTokens(session),
+        },
+      );
+    }
+    const model = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
+
+    const firstSeq = session.message_count + 1;
+    let seq = session.message_count;
+    let addedTokens = 0;
+    for (const message of input.messages) {
+      seq++;
+      const tokens = messageTokens(message, model);
+      addedTokens += tokens;
+      storage.store.appendTranscript(seq, message, tokens, now);
+      indexToolCalls(sql, message, seq);
+    }
+    countAppended(sql, seq, addedTokens, now);
+
+    const pending = markPending(sql, storage.store, env.DEFAULT_MODEL, "append");
+    const after = requireSession(sql, key);
+    const measure = measureCommitted(sql, storage.store, after, settings, env.DEFAULT_MODEL);
+    const answer: AppendResponseBody = {
+      sessionId: key.sessionId,
+      appended: input.messages.length,
+      firstSeq,
+      lastSeq: seq,
+      messageCount: after.message_count,
+      tokens: measure.tokens,
+      contextWindow: measure.contextWindow,
+      threshold: measure.triggerTokens,
+      warningLevel: measure.warningLevel,
+      compaction: {
+        status: pending !== undefined ? "scheduled" : compactionStatus(after, compactionRunning),
+      },
+    };
+    remember(sql, "append", input.idempotency, answer, now);
+    return { answer, pending };
+  });
+}

@@ -1,0 +1,158 @@
+/**
+ * @module session/compaction/commit
+ * The one way a compaction ends: whatever strategy made the new view (the
+ * engine's tiers, their deterministic fallback, OpenAI's `/responses/compact`),
+ * it is committed here in one `transactionSync`, or nothing is. The commit
+ * checks that the session is still the one snapshotted (`isCurrent`: a session
+ * deleted meanwhile discards it), records the event, replaces the view, marks
+ * the pruned outputs, keeps the ledger and the cooldown, settles the pending
+ * trigger and how far compaction went, runs the caller's `onCommit` in the
+ * same transaction, and writes the compaction's log line.
+ */
+
+import type { ChatMessage, Ledger, PrunedToolOutput } from "@condense/core";
+import type { CompactionEventBody } from "../../api/schemas";
+import { type CompactionLogBase, type CompactionLogLine, logCompaction } from "../../log/log-lines";
+import { type ContextMeasure, commitView, isCurrent } from "../context-view";
+import {
+  clearFailure,
+  clearPendingTrigger,
+  saveCooldown,
+  saveLedger,
+  setExhaustedSeq,
+  setRetryAt,
+} from "../session-record";
+import type { SessionStorage } from "../session-storage";
+import { markPruned, type OutputSeqs } from "../tool-outputs";
+import { type CompactionFallback, recordCompaction } from "./history";
+import type { CompactionSnapshot } from "./open-calls";
+
+/** What a strategy made of a snapshot: the view it proposes, and what the event records of it. */
+export interface NewView {
+  strategy: "local" | "openai";
+  tier: number;
+  /** The view's messages (for the OpenAI strategy, its items) with their token counts. */
+  entries: readonly { message: ChatMessage; tokens: number }[];
+  summary: string | null;
+  /** `llm`, `extractive` or `openai-responses-compact`; null for a local view without a summary. */
+  summarizer: string | null;
+  summarizerFailure: { kind: string; message: string } | null;
+  /** The tool outputs it pruned, marked as pruned by their seqs. */
+  prunedOutputs: readonly PrunedToolOutput[];
+  passes: number;
+  /** The ledger the next compaction carries; left out, the stored one stays. */
+  ledger?: Ledger;
+  /** Until when the LLM summarizer is skipped, after it failed. */
+  cooldownUntil?: number;
+  /** For OpenAI items: which endpoint and key produced them. */
+  openai?: { endpoint: string; keyFingerprint: string };
+  /** Set when the strategy could not make the context smaller: then only the cooldown is kept. */
+  unchangedReason?: string;
+}
+
+/**
+ * - `committed`: a new view; `unchanged`: the strategy could not make it smaller (nothing written
+ *   but the cooldown and how far compaction went); `discarded`: the session was deleted meanwhile.
+ */
+export interface CommitResult {
+  status: "committed" | "unchanged" | "discarded";
+  reason?: string;
+  event?: CompactionEventBody;
+}
+
+export interface CompactionCommit {
+  storage: SessionStorage;
+  /** What the strategy compacted. */
+  snapshot: CompactionSnapshot;
+  /** The measure of the whole context at the snapshot (its trigger says whether to try again). */
+  measure: ContextMeasure;
+  view: NewView;
+  /** Where the snapshot's tool outputs are in the transcript, to mark the pruned ones. */
+  outputSeqs: OutputSeqs;
+  /** Set when the view is the deterministic fallback of a configured compaction that threw. */
+  fallback: CompactionFallback | undefined;
+  log: CompactionLogBase;
+  /** When the compaction started (its snapshot): the event's duration runs from here to the commit. */
+  started: number;
+  /** Runs in the commit's transaction after its writes, so what it writes commits with them or not at all. */
+  onCommit: ((result: CommitResult) => void) | undefined;
+}
+
+function logOutcome(status: CommitResult["status"]): CompactionLogLine["outcome"] {
+  if (status === "committed") return "committed";
+  return status === "unchanged" ? "not_needed" : "discarded";
+}
+
+/** Commits `commit.view` in one transaction, or nothing if the session changed identity; then logs it. */
+export function commitCompaction(commit: CompactionCommit): CommitResult {
+  const { snapshot, view, fallback } = commit;
+  const viewTokens = view.entries.reduce((sum, entry) => sum + entry.tokens, 0);
+  // Context tokens, as the status reports them: the open calls after the view included.
+  const tokensBefore = snapshot.tokens + snapshot.openCallTokens;
+  const tokensAfter = viewTokens + snapshot.openCallTokens;
+  const storage = commit.storage.open();
+  const sql = storage.sql;
+  const result = storage.transactionSync((): CommitResult => {
+    if (!isCurrent(sql, snapshot)) return { status: "discarded" };
+    const settle = (settled: CommitResult): CommitResult => {
+      commit.onCommit?.(settled);
+      return settled;
+    };
+    if (view.cooldownUntil !== undefined) saveCooldown(sql, view.cooldownUntil);
+    // The configured compaction worked: nothing is failing any more. After a fallback the failure
+    // stays visible, and the alarm has nothing left to retry.
+    if (fallback === undefined) clearFailure(sql);
+    else setRetryAt(sql, null);
+    clearPendingTrigger(sql);
+    if (view.unchangedReason !== undefined) {
+      // As far as it goes until more messages arrive.
+      setExhaustedSeq(sql, snapshot.lastSeq);
+      return settle({ status: "unchanged", reason: view.unchangedReason });
+    }
+    const now = Date.now();
+    const event = recordCompaction(sql, {
+      at: now,
+      trigger: commit.log.trigger,
+      strategy: view.strategy,
+      tier: view.tier,
+      tokensBefore,
+      tokensAfter,
+      fromSeq: snapshot.coveredSeq + 1,
+      toSeq: snapshot.foldedSeq,
+      summary: view.summary,
+      summarizer: view.summarizer,
+      failure: view.summarizerFailure,
+      prunedCount: view.prunedOutputs.length,
+      passes: view.passes,
+      durationMs: now - commit.started,
+      fallback: fallback ?? null,
+    });
+    commitView(sql, commit.storage.store, {
+      coveredSeq: snapshot.foldedSeq,
+      compactionId: event.id,
+      tokens: viewTokens,
+      summary: view.summary,
+      strategy: view.strategy,
+      ...(view.openai !== undefined ? { openai: view.openai } : {}),
+      entries: view.entries,
+    });
+    markPruned(sql, event.id, view.prunedOutputs, commit.outputSeqs);
+    if (view.ledger !== undefined) saveLedger(sql, view.ledger);
+    // A view that would still trigger cannot be improved until more messages arrive.
+    setExhaustedSeq(sql, tokensAfter > commit.measure.engineTrigger ? snapshot.lastSeq : null, now);
+    return settle({ status: "committed", event });
+  });
+  logCompaction({
+    ...commit.log,
+    outcome: logOutcome(result.status),
+    tier: view.tier,
+    tokensBefore,
+    tokensAfter,
+    durationMs: result.event?.durationMs ?? Date.now() - commit.started,
+    ...(view.summarizer !== null ? { summarizer: view.summarizer } : {}),
+    ...(view.summarizerFailure !== null ? { summarizerFailure: view.summarizerFailure.kind } : {}),
+    ...(fallback !== undefined ? { fallback: true } : {}),
+    coveredSeq: snapshot.foldedSeq,
+  });
+  return result;
+}

@@ -1,0 +1,188 @@
+/**
+ * @module session/compaction/local
+ * The local strategy: the engine's tiers (`compact()` of `@condense/core`)
+ * make the new view, with the session's settings, its summarizer, cooldown
+ * and carried ledger; and their deterministic fallback, for when that throws:
+ * the extractive summarizer with only the settings the engine accepts.
+ */
+
+import {
+  type ChatMessage,
+  type CompactInput,
+  type CompactOptions,
+  type CompactResult,
+  compact,
+  extractiveSummarizer,
+  type Ledger,
+  messageTokens,
+  resolveOptions,
+  summaryDigest,
+} from "@condense/core";
+import type { ContextMeasure } from "../context-view";
+import { ledgerOf, type SessionRow } from "../session-record";
+import { type SessionSettings, settingsOptions } from "../settings";
+import { summarizerFor } from "../summarizer-config";
+import { type OutputSeqs, outputReference } from "../tool-outputs";
+import type { NewView } from "./commit";
+import type { CompactionSnapshot } from "./open-calls";
+
+/** What the local strategy compacts, and with what. */
+export interface LocalCompaction {
+  env: Env;
+  session: SessionRow;
+  settings: SessionSettings;
+  snapshot: CompactionSnapshot;
+  measure: ContextMeasure;
+  outputSeqs: OutputSeqs;
+  /** Compact even below the trigger (manual and overflow compactions). */
+  force: boolean;
+  instructions?: string;
+  focus?: string;
+}
+
+const DEFAULT_COOLDOWN_SECONDS = 600;
+
+function cooldownSeconds(env: Env): number {
+  const value = Number(env.COOLDOWN_SECONDS ?? String(DEFAULT_COOLDOWN_SECONDS));
+  return Number.isFinite(value) && value >= 0 ? Math.floor(value) : DEFAULT_COOLDOWN_SECONDS;
+}
+
+/**
+ * What the engine takes of a snapshot. TODO(merge seams-core): `CompactInput.tokenCounts` comes with
+ * the core branch; once merged, this is `CompactInput & { format: "openai" }` (drop the field here).
+ */
+type EngineInput = CompactInput & { format: "openai"; tokenCounts?: readonly (number | null)[] };
+
+/**
+ * The engine's input: the snapshot's canonical messages (they keep their provider data, thinking
+ * blocks and reasoning items, through the engine), their transcript seqs, which a summary that
+ * withholds a secret points to, and their stored counts, so the engine tokenizes only what it writes.
+ */
+function engineInput(snapshot: CompactionSnapshot, model: string): EngineInput {
+  return {
+    model,
+    format: "openai",
+    messages: snapshot.messages,
+    seqs: snapshot.seqs,
+    tokenCounts: snapshot.tokenCounts,
+  };
+}
+
+/** The window the engine compacts into: the open tool calls left after the folded range take their share. */
+function engineWindow(compaction: LocalCompaction): number {
+  return Math.max(1, compaction.measure.engineWindow - compaction.snapshot.openCallTokens);
+}
+
+/** The view the engine's tiers make of the snapshot, configured by the session. */
+export async function localView(compaction: LocalCompaction): Promise<NewView> {
+  const { env, settings, session } = compaction;
+  const ledger = await carriedLedger(session, compaction.snapshot);
+  const options: CompactOptions = {
+    contextWindow: engineWindow(compaction),
+    ...settingsOptions(settings),
+    // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
+    toolOutputReference: outputReference(compaction.outputSeqs),
+    summarizer: summarizerFor(env, settings.summarizerModel),
+    ...(session.cooldown_until !== null ? { cooldownUntil: session.cooldown_until } : {}),
+    cooldownSeconds: cooldownSeconds(env),
+    // Identifiers, files and requests of earlier compactions, carried by code rather than by the summary.
+    ...(ledger !== undefined ? { ledger } : {}),
+    ...(compaction.instructions !== undefined ? { instructions: compaction.instructions } : {}),
+    ...(compaction.focus !== undefined ? { focus: compaction.focus } : {}),
+    force: compaction.force,
+  };
+  const model = compaction.measure.model;
+  return viewOf(await compact(engineInput(compaction.snapshot, model), options), model);
+}
+
+/**
+ * The deterministic fallback's view: the window, and the threshold, reserve and tail when the engine
+ * accepts them (else its defaults); no LLM, no identifier policy, and of the stored ledger only the
+ * anchor of the view's summary, so the summary is still recognised (identifiers of earlier compactions
+ * are then read from it). Forced: the service already decided to compact.
+ */
+export async function fallbackView(compaction: LocalCompaction): Promise<NewView> {
+  const { settings, measure } = compaction;
+  const window = { contextWindow: engineWindow(compaction) };
+  const sizes = {
+    ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
+    ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
+    ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
+  };
+  let accepted = true;
+  try {
+    resolveOptions(measure.model, { ...window, ...sizes });
+  } catch {
+    accepted = false;
+  }
+  const summary = compaction.snapshot.view?.summary ?? null;
+  const anchor = summary === null ? undefined : await summaryDigest(summary);
+  const options: CompactOptions = {
+    ...window,
+    ...(accepted ? sizes : {}),
+    summarizer: extractiveSummarizer(),
+    toolOutputReference: outputReference(compaction.outputSeqs),
+    ...(anchor !== undefined
+      ? {
+          ledger: {
+            identifiers: [],
+            files: { read: [], modified: [] },
+            userRequests: [],
+            summarySha256: anchor,
+          },
+        }
+      : {}),
+    force: true,
+  };
+  return viewOf(
+    await compact(engineInput(compaction.snapshot, measure.model), options),
+    measure.model,
+  );
+}
+
+/** The engine's result as a view: its messages with their own counts, as stored and reported everywhere else. */
+function viewOf(result: CompactResult<ChatMessage>, model: string): NewView {
+  return {
+    strategy: "local",
+    tier: result.tier,
+    // The engine's totals also count the tokens priming the reply, which no stored context includes.
+    entries: result.messages.map((message) => ({ message, tokens: messageTokens(message, model) })),
+    summary: result.summary,
+    summarizer: result.summary === null ? null : result.summarizerCalls > 0 ? "llm" : "extractive",
+    summarizerFailure: result.summarizerFailure ?? null,
+    prunedOutputs: result.prunedToolOutputs,
+    passes: result.passes,
+    // Only a summarizing pass (tier 2 and up) returns a ledger, the carried one included; after a
+    // prune-only compaction the stored one still holds.
+    ...(result.tier >= 2 ? { ledger: result.ledger } : {}),
+    ...(result.cooldownUntil !== undefined ? { cooldownUntil: result.cooldownUntil } : {}),
+    ...(!result.compacted || result.finalTokens >= result.originalTokens
+      ? { unchangedReason: result.reason ?? "compaction could not make the context smaller" }
+      : {}),
+  };
+}
+
+/**
+ * The stored ledger, anchored to the summary the committed view holds: only the message carrying
+ * exactly that summary (which this object stored, never a client) is recognised as the summary.
+ * Taken from the view, not the stored digest, so a view of OpenAI items (no summary) anchors nothing
+ * and a view committed before anchors existed still has its summary recognised.
+ */
+async function carriedLedger(
+  session: SessionRow,
+  snapshot: CompactionSnapshot,
+): Promise<Ledger | undefined> {
+  const stored = ledgerOf(session);
+  const summary = snapshot.view?.summary ?? null;
+  if (summary !== null) {
+    const lists = stored ?? {
+      identifiers: [],
+      files: { read: [], modified: [] },
+      userRequests: [],
+    };
+    return { ...lists, summarySha256: await summaryDigest(summary) };
+  }
+  if (stored === undefined) return undefined;
+  const { summarySha256: _noSummaryInView, ...lists } = stored;
+  return lists;
+}

@@ -1,0 +1,35 @@
+/**
+ * @module session/compaction/pending
+ * Whether a background compaction is wanted: the committed context is over
+ * its trigger, compaction has not already gone as far as it can, and none is
+ * pending yet. The mark is written in the caller's transaction; the object
+ * sets the alarm that runs it once that transaction committed.
+ */
+
+import { measureCommitted } from "../context-view";
+import type { MessageStore } from "../message-store";
+import { isExhausted, readSession, setPendingTrigger } from "../session-record";
+import { readSettings } from "../settings";
+
+/** A background compaction marked pending by this call (`new`) or before it (`pending`). */
+export type PendingMark = "new" | "pending";
+
+/**
+ * Marks a background compaction as pending (started by `trigger`) when the context is over the
+ * trigger and none is. Returns `new` (marked now), `pending` (marked before) or undefined (none wanted).
+ */
+export function markPending(
+  sql: SqlStorage,
+  store: MessageStore,
+  defaultModel: string | undefined,
+  trigger: string,
+): PendingMark | undefined {
+  const session = readSession(sql);
+  if (session === undefined) return undefined;
+  if (session.pending_trigger !== null) return "pending";
+  if (isExhausted(session)) return undefined;
+  const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
+  if (!measure.compactionDue) return undefined;
+  setPendingTrigger(sql, trigger);
+  return "new";
+}

@@ -1,0 +1,169 @@
+/**
+ * @module session/compaction/run
+ * One compaction of a session: snapshot the committed context up to the
+ * latest seq N (less a trailing tool call still awaiting its results, which
+ * stays in the tail for its results to follow: `compaction/open-calls`), let
+ * a strategy make the new view (`compaction/openai`, else
+ * `compaction/local`; other requests run meanwhile: the input gate does not
+ * hold across a fetch), then commit it (`compaction/commit`), or nothing.
+ * Appends that arrived during the wait have seq > N and follow the compacted
+ * range; a session deleted meanwhile makes the result `discarded`. Callers run
+ * it through the object's `CompactionQueue`, one at a time.
+ *
+ * When the configured compaction (the session's settings, its summarizer, the
+ * OpenAI strategy) throws, the failure is recorded on the session; with
+ * `onFailure: "fallback"` the deterministic tier then compacts at once, with
+ * only the settings the engine accepts, and the event says so.
+ */
+
+import { CondenseError } from "@condense/core";
+import { logCompaction } from "../../log/log-lines";
+import { measureContext, readSnapshot } from "../context-view";
+import { clearPendingTrigger, isExhausted, readSession, recordFailure } from "../session-record";
+import type { SessionStorage } from "../session-storage";
+import { readSettings } from "../settings";
+import { outputSeqs } from "../tool-outputs";
+import { type CommitResult, commitCompaction, type NewView } from "./commit";
+import type { CompactionFallback } from "./history";
+import { fallbackView, type LocalCompaction, localView } from "./local";
+import { withoutOpenCalls } from "./open-calls";
+import { openAIView } from "./openai";
+
+export interface CompactionOptions {
+  requestId?: string;
+  /** Compact even below the trigger (manual and overflow compactions). */
+  force?: boolean;
+  instructions?: string;
+  focus?: string;
+  /**
+   * Runs inside the transaction that commits the compaction (or settles an unchanged one), after its
+   * writes, so what it writes commits with them or not at all (a manual compaction's idempotency record).
+   */
+  onCommit?: (result: CommitResult) => void;
+  /**
+   * When the configured compaction throws: `throw` (the default; the alarm retries later) or
+   * `fallback`, compact at once with the deterministic tier.
+   */
+  onFailure?: "throw" | "fallback";
+}
+
+/**
+ * A commit's result, or one of a run that did not get as far: `not_needed` (within its limits or
+ * already exhausted, or nothing to fold in), `gone` (there is no session).
+ */
+export type RunResult =
+  | CommitResult
+  | { status: "not_needed" | "gone"; reason?: string; event?: undefined };
+
+/** What went wrong, for people: the engine's messages are written for them; anything else is named only. */
+export function describeFailure(error: unknown): string {
+  if (CondenseError.isInstance(error)) return error.message;
+  const name = error instanceof Error ? error.name : typeof error;
+  return `${name}: unexpected error (details in the compaction's log line)`;
+}
+
+/** The short code a log line carries for a failure. */
+function failureCode(error: unknown): string {
+  if (CondenseError.isInstance(error)) return error.code;
+  return error instanceof Error ? error.name : typeof error;
+}
+
+/** Runs one compaction of the session in `storage` and commits it, or nothing. */
+export async function runCompaction(
+  storage: SessionStorage,
+  env: Env,
+  trigger: string,
+  options: CompactionOptions,
+): Promise<RunResult> {
+  const started = Date.now();
+  const sql = storage.open().sql;
+  const session = readSession(sql);
+  if (session === undefined) return { status: "gone" };
+  const settings = readSettings(sql);
+  const whole = readSnapshot(sql, storage.store, session);
+  // Whether to compact is a question about the whole context; what is folded in leaves out open calls.
+  const measure = measureContext(session, settings, whole.tokens, env.DEFAULT_MODEL);
+  const snapshot = withoutOpenCalls(whole);
+  const log = {
+    ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
+    user: session.user_id,
+    session: session.session_id,
+    trigger,
+  };
+
+  if (options.force !== true) {
+    const exhausted = isExhausted(session, snapshot.lastSeq);
+    if (!measure.compactionDue || exhausted) {
+      clearPendingTrigger(sql);
+      logCompaction({ ...log, outcome: "not_needed", durationMs: Date.now() - started });
+      return {
+        status: "not_needed",
+        reason: exhausted
+          ? "the context was already compacted as far as it goes; append more messages first"
+          : "the context is within its limits",
+      };
+    }
+  }
+  if (snapshot.messages.length === 0) {
+    clearPendingTrigger(sql);
+    return {
+      status: "not_needed",
+      reason:
+        whole.messages.length === 0
+          ? "the context is empty"
+          : "the context holds only tool calls awaiting their results; append the results first",
+    };
+  }
+
+  const local: LocalCompaction = {
+    env,
+    session,
+    settings,
+    snapshot,
+    measure,
+    // Which transcript row each tool output of the snapshot is: the engine names outputs by call id
+    // and occurrence, and an id may be reused across turns.
+    outputSeqs: outputSeqs(sql, snapshot),
+    force: options.force === true,
+    ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
+    ...(options.focus !== undefined ? { focus: options.focus } : {}),
+  };
+  let view: NewView;
+  let fallback: CompactionFallback | undefined;
+  try {
+    const viaOpenAI =
+      settings.strategy === "openai"
+        ? await openAIView(env, log, snapshot, measure.model, started)
+        : undefined;
+    view = viaOpenAI ?? (await localView(local));
+  } catch (error) {
+    const failedAttempts = recordFailure(storage.open().sql, describeFailure(error), Date.now());
+    const durationMs = Date.now() - started;
+    logCompaction({ ...log, outcome: "failed", durationMs, error: failureCode(error) });
+    if (options.onFailure !== "fallback") throw error;
+    fallback = { failedAttempts, error: describeFailure(error) };
+    try {
+      view = await fallbackView(local);
+    } catch (fallbackError) {
+      logCompaction({
+        ...log,
+        outcome: "failed",
+        fallback: true,
+        durationMs: Date.now() - started,
+        error: failureCode(fallbackError),
+      });
+      throw fallbackError;
+    }
+  }
+  return commitCompaction({
+    storage,
+    snapshot,
+    measure,
+    view,
+    outputSeqs: local.outputSeqs,
+    fallback,
+    log,
+    started,
+    onCommit: options.onCommit,
+  });
+}

@@ -1,0 +1,40 @@
+/**
+ * @module session/provider-counts
+ * A provider's own count of a prompt (an append's `usage.inputTokens`, the
+ * count an overflow error states) folded into the session's calibration,
+ * against our estimate of the same prompt.
+ */
+
+import { calibrate, isExactlyCounted } from "./calibration";
+import { contextSize, messagesTokens } from "./context-view";
+import type { MessageStore } from "./message-store";
+import { calibrationOf, type SessionRow, saveCalibration } from "./session-record";
+import { modelFor, type SessionSettings } from "./settings";
+
+/** A provider's count of a prompt, and our estimate of that prompt in engine tokens. */
+export interface ProviderCount {
+  reportedTokens: number;
+  /** By default the committed context, pinned messages included. */
+  estimate?: number;
+}
+
+/**
+ * Calibrates the session with a provider's count (OpenAI models are counted exactly and keep their
+ * ratio); returns the session as it now is. Run it in the caller's transaction.
+ */
+export function calibrateWithProviderCount(
+  sql: SqlStorage,
+  store: MessageStore,
+  session: SessionRow,
+  settings: SessionSettings,
+  defaultModel: string | undefined,
+  count: ProviderCount,
+): SessionRow {
+  const model = modelFor(settings, session.last_model, defaultModel);
+  if (isExactlyCounted(model)) return session;
+  const ours =
+    count.estimate ?? contextSize(sql, store).tokens + messagesTokens(settings.pinned, model);
+  const next = calibrate(calibrationOf(session), ours, count.reportedTokens);
+  saveCalibration(sql, next);
+  return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
+}
