@@ -12,8 +12,8 @@
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import type { AppEnv } from "../http/app-env";
 import { ApiError } from "../api/errors";
+import type { AppEnv } from "../http/app-env";
 
 export const INSPECTOR_PATH = "/inspect";
 
