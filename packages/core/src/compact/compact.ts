@@ -16,11 +16,11 @@ import {
 } from "../errors/condense-error.js";
 import { fromCanonical, toCanonical } from "../formats/convert.js";
 import { jsonEqual } from "../formats/json-equal.js";
+import { validateMessages } from "../formats/validate.js";
 import { reusedCallIds, type ToolResultCall, toolResultCalls } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
 import { repairMessages } from "../messages/repair.js";
 import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
-import { validateMessages } from "../messages/validate.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
 import { extractIdentifiers, isToolCallId } from "../summary/identifiers.js";
 import {

@@ -7,14 +7,14 @@
  */
 
 import type { MessageProblem } from "../errors/condense-error.js";
+import { ambiguousCallIds } from "../messages/call-ids.js";
+import type { ChatMessage, Provider } from "../messages/types.js";
 import {
   type AnthropicPlan,
   isAnthropicToolId,
   type PlannedTurn,
   planAnthropic,
-} from "../formats/anthropic.js";
-import { ambiguousCallIds } from "./call-ids.js";
-import type { ChatMessage, Provider } from "./types.js";
+} from "./anthropic/convert.js";
 
 export interface ValidationResult {
   ok: boolean;

@@ -29,7 +29,7 @@
  * assistant message).
  */
 
-import { reusedCallMessage, ToolCallTracker } from "../messages/call-ids.js";
+import { reusedCallMessage, ToolCallTracker } from "../../messages/call-ids.js";
 import {
   field,
   isRecord,
@@ -41,15 +41,15 @@ import {
   typeName,
   valueNestsTooDeep,
   wellFormedDeep,
-} from "../messages/input-checks.js";
+} from "../../messages/input-checks.js";
 import type {
   ChatMessage,
   ContentPart,
   MessageContent,
   Role,
   ToolCall,
-} from "../messages/types.js";
-import { jsonEqual } from "./json-equal.js";
+} from "../../messages/types.js";
+import { jsonEqual } from "../json-equal.js";
 
 export interface ResponsesInputText {
   type: "input_text";

@@ -58,9 +58,9 @@ import {
   typeName,
   valueNestsTooDeep,
   wellFormedDeep,
-} from "../messages/input-checks.js";
-import type { ChatMessage, ContentPart, MessageContent, ToolCall } from "../messages/types.js";
-import { jsonEqual } from "./json-equal.js";
+} from "../../messages/input-checks.js";
+import type { ChatMessage, ContentPart, MessageContent, ToolCall } from "../../messages/types.js";
+import { jsonEqual } from "../json-equal.js";
 
 export interface AnthropicCacheControl {
   type: "ephemeral";
