@@ -9,7 +9,8 @@ import {
   arbMessyConversation,
 } from "../../test-support/message-arbitraries.js";
 import { validateMessages } from "../validate.js";
-import { fromAnthropic, LEADING_USER_TEXT, toAnthropic } from "./convert.js";
+import { fromAnthropic, toAnthropic } from "./convert.js";
+import { LEADING_USER_TEXT } from "./plan.js";
 
 function problemsOf(input: { system?: unknown; messages: unknown }): MessageProblem[] {
   try {
