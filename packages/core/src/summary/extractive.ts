@@ -67,12 +67,7 @@ import { extractIdentifiers } from "./identifiers.js";
 import {
   buildLedger,
   classifyUserMessage,
-  type EditorState,
-  filesTouched,
-  isShellCall,
   packIdentifiers,
-  parseArguments,
-  shellCommandOf,
   TRUNCATION_MARK,
   trimUserRequest,
 } from "./ledger.js";
@@ -85,6 +80,13 @@ import {
   type SummarySection,
   withoutSummaryBlocks,
 } from "./template.js";
+import {
+  type EditorState,
+  filesTouched,
+  isShellCall,
+  parseArguments,
+  shellCommandOf,
+} from "./tool-calls.js";
 
 /** No options yet; the parameter keeps the factory signature stable. */
 export type ExtractiveSummarizerOptions = Record<string, never>;
