@@ -18,6 +18,7 @@ import {
   messageTokens,
   shouldCompact,
   toCanonical,
+  type WarningLevel,
 } from "@condense/core";
 import { ApiError } from "../http/errors";
 import { isExactlyCounted } from "./calibration";
@@ -51,8 +52,6 @@ export interface Snapshot {
   /** Estimated tokens of `messages`, from the stored counts. */
   tokens: number;
 }
-
-export type WarningLevel = "none" | "warning" | "critical";
 
 export interface Limits {
   model: string;

@@ -136,11 +136,8 @@ interface PassResult {
   summary: string | undefined;
 }
 
-function total(messages: readonly ChatMessage[], model: string): number {
-  return countMessageTokens(messages, model);
-}
-
-function tokensOf(messages: readonly ChatMessage[], model: string): number[] {
+/** The tokens of each message, in order. */
+function perMessageTokens(messages: readonly ChatMessage[], model: string): number[] {
   return messages.map((message) => messageTokens(message, model));
 }
 
@@ -219,7 +216,7 @@ function fitByPruning(
   messages: ChatMessage[],
   context: PassContext,
 ): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } {
-  const tokens = total(messages, context.model);
+  const tokens = countMessageTokens(messages, context.model);
   if (tokens <= context.options.limit) return { messages, pruned: [] };
   const outcome = prune(messages, context, {
     from: 0,
@@ -361,7 +358,7 @@ async function summarizePass(
   const middleTokens = middle.reduce((sum, message) => sum + messageTokens(message, model), 0);
   const worthIt = middleTokens >= options.minSummarizableTokens || previousSummary !== undefined;
   // A context that does not fit at all is worth any summary that makes it fit.
-  if (!worthIt && total(messages, model) <= options.budget) return undefined;
+  if (!worthIt && countMessageTokens(messages, model) <= options.budget) return undefined;
   if (middle.length === 0) return undefined;
 
   // Identifiers of earlier compactions are carried by code: from the caller's stored ledger when it has
@@ -379,7 +376,7 @@ async function summarizePass(
       ? undefined
       : { ...merged, identifiers: merged.identifiers.filter((id) => !isToolCallId(id)) };
 
-  const available = options.target - total([...head, ...tail], model) - 200;
+  const available = options.target - countMessageTokens([...head, ...tail], model) - 200;
   const maxTokens = Math.min(
     options.summaryMaxTokens,
     Math.max(available, options.summaryMinTokens),
@@ -443,7 +440,7 @@ async function summarizePass(
     ledger: Ledger,
   ): PassResult => ({
     messages: assembled.messages,
-    tokens: total(assembled.messages, model),
+    tokens: countMessageTokens(assembled.messages, model),
     tier,
     ledger,
     pruned: [...outputsOf(summarized, messages, context), ...assembled.pruned],
@@ -509,8 +506,8 @@ async function runPass(
   context: PassContext,
 ): Promise<PassResult | undefined> {
   const { model, options } = context;
-  const tokens = tokensOf(messages, model);
-  const current = total(messages, model);
+  const tokens = perMessageTokens(messages, model);
+  const current = countMessageTokens(messages, model);
   const summaryAt = await locateSummary(messages, context.anchor);
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,
@@ -525,7 +522,7 @@ async function runPass(
       to: tailStart,
       needToSave: current - options.target,
     });
-    const after = total(outcome.messages, model);
+    const after = countMessageTokens(outcome.messages, model);
     // Pruning is kept only when it reaches the aim: a prune that barely fits would be redone next turn.
     if (after <= options.target && outcome.saved > 0) {
       return {
@@ -553,7 +550,7 @@ async function runPass(
   if (outcome.saved === 0) return undefined;
   return {
     messages: outcome.messages,
-    tokens: total(outcome.messages, model),
+    tokens: countMessageTokens(outcome.messages, model),
     tier: 1,
     ledger: undefined,
     pruned: outcome.pruned,
@@ -611,7 +608,7 @@ export async function compact(
   const labels = labelMessages(canonical, format, input.seqs);
   throwIfAborted(resolved.signal);
 
-  const originalTokens = total(canonical, model);
+  const originalTokens = countMessageTokens(canonical, model);
   const repair = repairMessages(canonical);
   const repaired = repair.messages;
   if (repaired.length === 0) {
@@ -673,7 +670,7 @@ export async function compact(
         },
       );
     }
-    const finalTokens = total(messages, model);
+    const finalTokens = countMessageTokens(messages, model);
     // Canonical output keeps the provider data the caller gave (a store round-trips it); the other
     // formats carry it in their own shape.
     const converted =
@@ -723,7 +720,7 @@ export async function compact(
   }
 
   let messages = repaired;
-  let tokens = total(messages, model);
+  let tokens = countMessageTokens(messages, model);
   let tier: Tier = 0;
   let ledger: Ledger | undefined;
   let passes = 0;
@@ -736,7 +733,7 @@ export async function compact(
     // everything the head did not. Retry with a smaller tail before giving up.
     for (let retry = 0; retry < DEFAULTS.maxTailRetries; retry++) {
       if (pass !== undefined && pass.tokens < tokens) break;
-      const smaller = smallerTailBudget(messages, tokensOf(messages, model), {
+      const smaller = smallerTailBudget(messages, perMessageTokens(messages, model), {
         headMessages: resolved.headMessages,
         tailTokens,
         minTailMessages: resolved.minTailMessages,

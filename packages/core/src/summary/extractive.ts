@@ -122,7 +122,8 @@ export function extractiveSummary(request: SummarizeRequest): string {
 // ---------------------------------------------------------------------------
 // Reading the range
 
-interface Outcome {
+/** How one tool call ended, as its result tells (`pending`: no result yet). */
+interface CallOutcome {
   status: "ok" | "failed" | "pending";
   exitCode?: number;
   error?: string;
@@ -133,7 +134,7 @@ interface CallRecord {
   shell: boolean;
   command?: string;
   target?: string;
-  outcome: Outcome;
+  outcome: CallOutcome;
 }
 
 interface Analysis {
@@ -237,7 +238,7 @@ const INSPECT_COMMANDS =
   /^(?:cat|head|tail|less|more|nl|grep|rg|ag|find|ls|tree|wc|echo|printf|pwd|which|file|stat|sed -n|git (?:status|log|diff|show|branch)|bd (?:show|list|ready))\b/;
 
 /** Whether a call succeeded, from exit codes in its result or, for commands without one, failure signals. */
-function outcomeOf(result: string | undefined, command: string | undefined): Outcome {
+function outcomeOf(result: string | undefined, command: string | undefined): CallOutcome {
   if (result === undefined) return { status: "pending" };
   // Results can be megabytes; status lines sit at the ends.
   const window =
@@ -257,7 +258,7 @@ function outcomeOf(result: string | undefined, command: string | undefined): Out
   } else {
     failed = command !== undefined && !inspecting && FAILURE_SIGNAL.test(window);
   }
-  const outcome: Outcome = { status: failed ? "failed" : "ok" };
+  const outcome: CallOutcome = { status: failed ? "failed" : "ok" };
   if (code !== undefined) outcome.exitCode = Number(code);
   if (failed) {
     const error = errorLine(window);
@@ -717,7 +718,7 @@ function describeCall(call: CallRecord): string {
   return call.target === undefined ? call.name : `${call.name} ${call.target}`;
 }
 
-function outcomeText(outcome: Outcome): string {
+function outcomeText(outcome: CallOutcome): string {
   if (outcome.status === "pending") return "no result yet";
   const head =
     outcome.exitCode !== undefined
