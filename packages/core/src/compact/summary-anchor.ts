@@ -61,3 +61,13 @@ export async function locateSummary(
   }
   return undefined;
 }
+
+/** The summary the engine wrote, as it stands in `messages` (recognised by `anchor`), or null. */
+export async function currentSummary(
+  messages: readonly ChatMessage[],
+  anchor: string | undefined,
+): Promise<string | null> {
+  const at = await locateSummary(messages, anchor);
+  const message = at === undefined ? undefined : messages[at];
+  return (message && extractSummary(message)?.summary) ?? null;
+}

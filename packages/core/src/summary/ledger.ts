@@ -2,8 +2,9 @@
  * @module summary/ledger
  * What code remembers across compactions, independent of any model: the exact
  * identifiers of a range, the files it read and modified, and the user's
- * requests verbatim. Also the check that a summary carries every identifier,
- * and the repair that appends the missing ones.
+ * requests verbatim; how ledgers merge, and what earlier compactions carry
+ * forward. Also the check that a summary carries every identifier, and the
+ * repair that appends the missing ones.
  *
  * Sources: identifiers come from user and assistant text and from tool-call
  * arguments, plus every tool-call id of the range; never from tool outputs
@@ -23,6 +24,45 @@ import {
   withoutSummaryBlocks,
 } from "./template.js";
 import { argumentText, type EditorState, filesTouched } from "./tool-calls.js";
+
+/** A ledger with nothing in it. */
+export function emptyLedger(): Ledger {
+  return { identifiers: [], files: { read: [], modified: [] }, userRequests: [] };
+}
+
+/** `into` then `from`, each list without duplicates, in order (`summarySha256` is not merged). */
+export function mergeLedgers(into: Ledger, from: Ledger): Ledger {
+  const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
+  return {
+    identifiers: union(into.identifiers, from.identifiers),
+    files: {
+      read: union(into.files.read, from.files.read),
+      modified: union(into.files.modified, from.files.modified),
+    },
+    userRequests: union(into.userRequests, from.userRequests),
+  };
+}
+
+/**
+ * What earlier compactions hand the next summary's ledger, carried by code: the
+ * caller's stored ledger (`stored`, when it has one) and the identifiers of the
+ * previous summary's text (when there is one), tool-call ids left out (they
+ * retire: see `retireToolCallIds`). Undefined when there is neither.
+ */
+export function carriedLedger(
+  stored: Ledger | undefined,
+  previousSummary: string | undefined,
+): Ledger | undefined {
+  const fromSummary: Ledger | undefined =
+    previousSummary === undefined
+      ? undefined
+      : { ...emptyLedger(), identifiers: extractIdentifiers(previousSummary) };
+  const merged =
+    stored === undefined ? fromSummary : mergeLedgers(stored, fromSummary ?? emptyLedger());
+  return merged === undefined
+    ? undefined
+    : { ...merged, identifiers: merged.identifiers.filter((id) => !isToolCallId(id)) };
+}
 
 /** Characters kept of each user request. */
 export const REQUEST_CHAR_LIMIT = 1500;
