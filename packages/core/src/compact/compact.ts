@@ -31,7 +31,7 @@ import { DEFAULTS, resolveOptions } from "./options.js";
 import { type PassContext, type PassResult, prune, throwIfAborted } from "./pass-context.js";
 import { referenceById } from "./prune.js";
 import { summarizePass } from "./summarize-pass.js";
-import { anchorOf, currentSummary, locateSummary, summaryDigest } from "./summary-anchor.js";
+import { currentSummary, locateSummary, summaryDigest } from "./summary-anchor.js";
 import { decideTrigger, warningLevelFor } from "./trigger.js";
 import type {
   CompactInput,
@@ -179,7 +179,7 @@ export async function compact(
     const message = repaired[index];
     if (message !== undefined) calls.set(message, call);
   }
-  const anchor = anchorOf(options);
+  const anchor = resolved.summaryAnchor;
   const context: PassContext = {
     model,
     latestUser: findLatestUser(repaired, await locateSummary(repaired, anchor)),
