@@ -32,6 +32,7 @@ import { type PassContext, type PassResult, prune, throwIfAborted } from "./pass
 import { referenceById } from "./prune.js";
 import { summarizePass } from "./summarize-pass.js";
 import { currentSummary, locateSummary, summaryDigest } from "./summary-anchor.js";
+import { seedTokenCounts } from "./token-counts.js";
 import { decideTrigger, warningLevelFor } from "./trigger.js";
 import type {
   CompactInput,
@@ -147,6 +148,7 @@ export async function compact(
   const canonical = toCanonical({ format, messages: input.messages, system: input.system });
   const resolved = resolveOptions(model, options);
   const labels = labelMessages(canonical, format, input.seqs);
+  seedTokenCounts(canonical, format, input.tokenCounts, model);
   throwIfAborted(resolved.signal);
 
   const originalTokens = countMessageTokens(canonical, model);
