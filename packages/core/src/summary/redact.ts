@@ -63,6 +63,12 @@ const secretKeyNames = [
   "private[_-]?key",
 ].join("|");
 
+/**
+ * Every key name above ends in key, secret, token, password or passwd, and an assignment follows
+ * it: an optional quote, up to 4 spaces, then `:` or `=`. A text without this holds no assignment.
+ */
+const SECRET_KEY_BEFORE_ASSIGNMENT = /(?:key|secret|token|passw(?:or)?d)\\?["']?\s{0,4}[:=]/i;
+
 const patterns: SecretPattern[] = [
   {
     name: "pem-private-key",
@@ -123,7 +129,7 @@ const patterns: SecretPattern[] = [
   {
     // "password": "two words", api_key='...': a quoted value may hold spaces.
     name: "secret-assignment-quoted",
-    hint: /key|secret|token|passw/i,
+    hint: SECRET_KEY_BEFORE_ASSIGNMENT,
     regex: new RegExp(
       String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:${secretKeyNames})(?:\\?["'])?\s{0,4}(?::|=|=>)\s{0,4}\\?["'](?<secret>[^"'\\\r\n]{3,512})\\?["']`,
       "dgi",
@@ -132,7 +138,7 @@ const patterns: SecretPattern[] = [
   {
     // api_key=..., OPENAI_API_KEY: ..., client-secret => ...
     name: "secret-assignment",
-    hint: /key|secret|token|passw/i,
+    hint: SECRET_KEY_BEFORE_ASSIGNMENT,
     regex: new RegExp(
       String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:${secretKeyNames})(?:\\?["'])?\s{0,4}(?::|=|=>)\s{0,4}(?:\\?["'])?(?<secret>${assignedValue})`,
       "dgi",
