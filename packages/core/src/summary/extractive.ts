@@ -61,7 +61,7 @@
 
 import { toolResultCalls } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
-import type { ChatMessage, MessageContent, ToolCall } from "../messages/types.js";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
 import { extractIdentifiers } from "./identifiers.js";
 import {
@@ -444,16 +444,26 @@ function isPlaceholder(line: string): boolean {
   );
 }
 
-/** A message's text without the marker blocks quoted in it (see the module notes). */
+/**
+ * A message's text without the marker blocks quoted in it (see the module notes); the message
+ * itself when it quotes none, so that what was read of it once is not read again.
+ */
 function withoutQuotedSummaries(message: ChatMessage): ChatMessage {
-  const strip = (content: MessageContent): MessageContent => {
-    if (typeof content === "string") return withoutSummaryBlocks(content);
-    if (content === null) return null;
-    return content.map((part) =>
-      part.type === "text" ? { ...part, text: withoutSummaryBlocks(part.text) } : part,
-    );
-  };
-  return { ...message, content: strip(message.content) };
+  const content = message.content;
+  if (content === null) return message;
+  if (typeof content === "string") {
+    const text = withoutSummaryBlocks(content);
+    return text === content ? message : { ...message, content: text };
+  }
+  let changed = false;
+  const parts = content.map((part) => {
+    if (part.type !== "text") return part;
+    const text = withoutSummaryBlocks(part.text);
+    if (text === part.text) return part;
+    changed = true;
+    return { ...part, text };
+  });
+  return changed ? { ...message, content: parts } : message;
 }
 
 function plan(request: SummarizeRequest): SectionPlan {

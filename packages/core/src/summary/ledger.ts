@@ -14,7 +14,7 @@
  */
 
 import { messageText } from "../messages/content.js";
-import type { ChatMessage } from "../messages/types.js";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractIdentifiers, isToolCallId } from "./identifiers.js";
 import type { Ledger } from "./ledger-types.js";
 import {
@@ -87,15 +87,15 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
     if (message.role === "user") {
       const text = withoutSummaryBlocks(messageText(message));
       const kind = classifyUserMessage(text, messages[index - 1]);
-      if (kind !== "observation") addAll(identifiers, extractIdentifiers(text));
+      if (kind !== "observation") addAll(identifiers, identifiersFor(message, text));
       if (kind === "request" && text.trim() !== "") requests.push(text.trim());
       return;
     }
     if (message.role === "assistant") {
-      addAll(identifiers, extractIdentifiers(withoutSummaryBlocks(messageText(message))));
+      addAll(identifiers, identifiersFor(message, withoutSummaryBlocks(messageText(message))));
       for (const call of message.tool_calls ?? []) {
         if (call.id?.trim()) identifiers.add(call.id);
-        addAll(identifiers, extractIdentifiers(argumentText(call)));
+        addAll(identifiers, argumentIdentifiers(call));
         for (const touch of filesTouched(call, editor)) {
           (touch.kind === "read" ? read : modified).add(touch.path);
         }
@@ -111,6 +111,29 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
     files: { read: [...read], modified: [...modified] },
     userRequests: selectRequests(requests),
   };
+}
+
+/**
+ * What `extractIdentifiers` found in a message's text or a call's arguments, by that object, with
+ * the text it was found in: the engine builds a range's ledger and the deterministic summarizer
+ * builds it again, so each text is read once. An entry counts only while the text is the same.
+ */
+const foundIdentifiers = new WeakMap<object, { text: string; identifiers: readonly string[] }>();
+
+function identifiersFor(message: ChatMessage, text: string): readonly string[] {
+  const known = foundIdentifiers.get(message);
+  if (known !== undefined && known.text === text) return known.identifiers;
+  const identifiers = extractIdentifiers(text);
+  foundIdentifiers.set(message, { text, identifiers });
+  return identifiers;
+}
+
+function argumentIdentifiers(call: ToolCall): readonly string[] {
+  const known = foundIdentifiers.get(call);
+  if (known !== undefined && known.text === call.function.arguments) return known.identifiers;
+  const identifiers = extractIdentifiers(argumentText(call));
+  foundIdentifiers.set(call, { text: call.function.arguments, identifiers });
+  return identifiers;
 }
 
 function addAll(set: Set<string>, values: readonly string[]): void {
