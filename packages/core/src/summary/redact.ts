@@ -214,20 +214,23 @@ export function redactionPointer(where?: string): string {
 
 /** Where in `text` secrets are: merged [start, end) spans, placeholders and pointers left out. */
 function secretSpans(text: string): Array<[number, number]> {
-  const kept = [...text.matchAll(pointerPattern), ...text.matchAll(placeholderPattern)].map(
-    (match): [number, number] => [match.index, match.index + match[0].length],
-  );
-  const overlapsKept = (start: number, end: number) =>
-    kept.some(([keptStart, keptEnd]) => start < keptEnd && keptStart < end);
-  const spans: Array<[number, number]> = [];
+  const found: Array<[number, number]> = [];
   for (const pattern of patterns) {
     if (!mayMatch(pattern, text)) continue;
     for (const match of text.matchAll(pattern.regex)) {
       const [start, end] = match.indices?.groups?.secret ??
         match.indices?.[0] ?? [match.index, match.index + match[0].length];
-      if (end > start && !overlapsKept(start, end)) spans.push([start, end]);
+      if (end > start) found.push([start, end]);
     }
   }
+  if (found.length === 0) return found;
+  // Pointers and placeholders already in the text stay as they are.
+  const kept = [...text.matchAll(pointerPattern), ...text.matchAll(placeholderPattern)].map(
+    (match): [number, number] => [match.index, match.index + match[0].length],
+  );
+  const overlapsKept = (start: number, end: number) =>
+    kept.some(([keptStart, keptEnd]) => start < keptEnd && keptStart < end);
+  const spans = found.filter(([start, end]) => !overlapsKept(start, end));
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const merged: Array<[number, number]> = [];
   for (const span of spans) {
