@@ -16,14 +16,26 @@
 
 import type { ToolCall } from "../messages/types.js";
 
+/** Parsed arguments by call, with the text they were parsed from: several rules read one call. */
+const parsedArguments = new WeakMap<
+  ToolCall,
+  { text: string; args: Readonly<Record<string, unknown>> }
+>();
+
 /** Parsed tool-call arguments: an object, or `{}` when they are not a JSON object. */
-export function parseArguments(call: ToolCall): Record<string, unknown> {
+export function parseArguments(call: ToolCall): Readonly<Record<string, unknown>> {
+  const text = call.function.arguments;
+  const known = parsedArguments.get(call);
+  if (known !== undefined && known.text === text) return known.args;
+  let args: Record<string, unknown> = {};
   try {
-    const parsed: unknown = JSON.parse(call.function.arguments);
-    return isRecord(parsed) ? parsed : {};
+    const parsed: unknown = JSON.parse(text);
+    if (isRecord(parsed)) args = parsed;
   } catch {
-    return {};
+    // Not JSON: no arguments to read.
   }
+  parsedArguments.set(call, { text, args });
+  return args;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
