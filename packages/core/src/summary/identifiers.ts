@@ -287,6 +287,8 @@ function classTransitions(text: string): number {
 
 /** A word of letters, maybe ending a sentence: what most tokens of prose and code are. */
 const PLAIN_WORD = /^[A-Za-z]+[.,;:!?]*$/;
+/** Operators and punctuation (`=`, `||`, `});`): no letter, no digit, no bracketed IPv6 address. */
+const NO_NAME = /^[^A-Za-z0-9[]*$/;
 
 function scanToken(token: string, add: Sink): void {
   // A plain word can only be an extensionless file name (`Makefile`); every other rule needs a
@@ -296,6 +298,8 @@ function scanToken(token: string, add: Sink): void {
     if (BARE_FILE_NAMES.has(word)) add(word);
     return;
   }
+  // Every rule but the bracketed IPv6 address needs a letter or a digit.
+  if (NO_NAME.test(token)) return;
   const urlAt = token.search(URL_START);
   if (urlAt >= 0) {
     if (urlAt > 0) scanPlain(token.slice(0, urlAt), add);
@@ -455,6 +459,8 @@ function splitAt(text: string, delimiters: string): Piece[] {
 
 /** Splits at `:`, `@` and `..` (git ranges such as `abc1234..def5678`). */
 function splitAtSeparators(text: string): string[] {
+  if (!text.includes(":") && !text.includes("@") && !text.includes(".."))
+    return text === "" ? [] : [text];
   const out: string[] = [];
   for (const piece of splitAt(text, ":@")) {
     for (const part of piece.text.split("..")) if (part.length > 0) out.push(part);
@@ -544,6 +550,8 @@ function classifyWithAt(text: string): string | undefined {
 
 /** Host names: 2+ DNS labels ending in a known TLD, optionally with a port. */
 function isHost(text: string): boolean {
+  // Two labels at least: no dot, no host (the common case, decided before any copy is made).
+  if (!text.includes(".")) return false;
   let host = text;
   const colon = text.lastIndexOf(":");
   if (colon >= 0) {
