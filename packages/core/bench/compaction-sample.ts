@@ -14,6 +14,8 @@ import type { ChatMessage } from "../src/messages/types.js";
 
 const model = "gpt-4o";
 const options = { contextWindow: 128_000, force: true };
+/** Compactions of variants of the session before the sample, as a long-lived isolate has run. */
+const WARM_UP_ROUNDS = 10;
 
 const [mode, sessionFile] = process.argv.slice(2);
 if ((mode !== "cold" && mode !== "seeded") || sessionFile === undefined) {
@@ -41,8 +43,9 @@ function variant(messages: readonly ChatMessage[], round: number): ChatMessage[]
 }
 
 // Warm the code paths and the encoder on variants of the session, so that the sample measures one
-// compaction as a long-lived isolate runs it, with a token cache that has never seen the session.
-for (let round = 0; round < 3; round++) {
+// compaction as a long-lived isolate (a Durable Object) runs it, with a token cache that has never
+// seen the session.
+for (let round = 0; round < WARM_UP_ROUNDS; round++) {
   const messages = variant(session.messages, round);
   const tokenCounts = mode === "seeded" ? { tokenCounts: session.tokenCounts } : {};
   await compact({ model, messages, ...tokenCounts }, options);
