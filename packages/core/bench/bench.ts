@@ -8,8 +8,8 @@
  *   node --expose-gc --import tsx bench/bench.ts [--quick]
  */
 
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { execFileSync, spawnSync } from "node:child_process";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -22,7 +22,7 @@ import { compact } from "../src/compact/compact.js";
 import type { ChatMessage } from "../src/messages/types.js";
 import { openAISummarizer } from "../src/summary/openai-summarizer.js";
 import { startOpenAIServer } from "../src/test-support/openai-server.js";
-import { countMessageTokens, countTokens } from "../src/tokens/count.js";
+import { countMessageTokens, countTokens, messageTokens } from "../src/tokens/count.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const model = "gpt-4o";
@@ -327,6 +327,85 @@ async function compactionFigures(transcripts: Transcript[]): Promise<void> {
   table(rows);
 }
 
+/**
+ * The largest Claude Code transcript of the fixtures (144k tokens), continued by a copy of its
+ * turns (tool-call ids suffixed, so that they stay distinct) until it holds 200,000 tokens; it
+ * ends after a complete tool-call block. Built the same on every machine.
+ */
+function session200k(): ChatMessage[] {
+  const file = join(
+    here,
+    "../test/fixtures/claude-code__258c7280-ae70-4798-800f-63464d01a85d.json",
+  );
+  const base = (JSON.parse(readFileSync(file, "utf8")) as { messages: ChatMessage[] }).messages;
+  const out = fresh(base);
+  let tokens = countMessageTokens(out, model);
+  for (let copy = 2; ; copy++) {
+    for (const original of base) {
+      if (original.role === "system") continue;
+      if (tokens >= 200_000 && original.role !== "tool") return out;
+      const message = structuredClone(original);
+      for (const call of message.tool_calls ?? []) call.id = `${call.id}_${copy}`;
+      if (message.tool_call_id !== undefined)
+        message.tool_call_id = `${message.tool_call_id}_${copy}`;
+      out.push(message);
+      tokens += messageTokens(message, model);
+    }
+  }
+}
+
+/**
+ * CPU time of a deterministic compaction (tier 4, force, 128k window) of a 200k-token session,
+ * each sample in a fresh process (bench/compaction-sample.ts) whose token cache has never seen
+ * the session: `cold` tokenizes every message, `seeded` gets the counts a store kept at append
+ * (`input.tokenCounts`) and tokenizes only what the compaction writes.
+ */
+function compactionCpuFigures(runs: number): void {
+  console.log(
+    `\n## CPU of a deterministic compaction of a 200k-token session (${runs} fresh processes each)`,
+  );
+  const messages = session200k();
+  const folder = mkdtempSync(join(tmpdir(), "condense-bench-"));
+  const sessionFile = join(folder, "session.json");
+  const tokenCounts = messages.map((message) => messageTokens(message, model));
+  writeFileSync(sessionFile, JSON.stringify({ messages, tokenCounts }));
+  try {
+    const rows = [];
+    for (const mode of ["cold", "seeded"] as const) {
+      const samples: Array<{
+        cpuMs: number;
+        tier: number;
+        originalTokens: number;
+        finalTokens: number;
+      }> = [];
+      for (let run = 0; run < runs; run++) {
+        const output = execFileSync(
+          process.execPath,
+          ["--import", "tsx", join(here, "compaction-sample.ts"), mode, sessionFile],
+          { encoding: "utf8" },
+        );
+        samples.push(JSON.parse(output.trim().split("\n").at(-1) ?? "{}"));
+      }
+      const cpu = samples.map((sample) => sample.cpuMs).sort((a, b) => a - b);
+      const first = samples[0];
+      rows.push({
+        "token counts": mode === "cold" ? "cold cache (tokenized)" : "seeded (input.tokenCounts)",
+        messages: messages.length,
+        "tokens before→after": first
+          ? `${fmt(first.originalTokens)}→${fmt(first.finalTokens)}`
+          : "-",
+        tier: first?.tier ?? "-",
+        "CPU ms min": fmt(cpu[0] ?? 0, 1),
+        median: fmt(cpu[Math.floor(cpu.length / 2)] ?? 0, 1),
+        max: fmt(cpu.at(-1) ?? 0, 1),
+      });
+    }
+    table(rows);
+  } finally {
+    rmSync(folder, { recursive: true, force: true });
+  }
+}
+
 async function llmFigures(transcripts: Transcript[]): Promise<void> {
   console.log(
     "\n## Compaction through the LLM path (local OpenAI-protocol server, scripted summaries)",
@@ -381,5 +460,6 @@ tokenizerFigures();
 corpusSpeedFigures(transcripts);
 accountingFigures(transcripts);
 await compactionFigures(quick ? transcripts.slice(0, 3) : transcripts);
+compactionCpuFigures(quick ? 3 : 7);
 await llmFigures(quick ? transcripts.slice(0, 3) : transcripts);
 bundleFigures();

@@ -31,9 +31,10 @@ export {
   type SummarizerFailureKind,
 } from "./errors/condense-error.js";
 export { isContextOverflowError, parseOverflowTokens } from "./errors/overflow.js";
-export { fromAnthropic, toAnthropic } from "./formats/anthropic.js";
+export { fromAnthropic, toAnthropic } from "./formats/anthropic/convert.js";
 export { fromCanonical, toCanonical } from "./formats/convert.js";
-export { fromResponses, toResponses } from "./formats/responses.js";
+export { fromResponses, toResponses } from "./formats/responses/convert.js";
+export { validateMessages } from "./formats/validate.js";
 export {
   type CallIdState,
   type ResultKind,
@@ -56,7 +57,6 @@ export type {
   TextPart,
   ToolCall,
 } from "./messages/types.js";
-export { validateMessages } from "./messages/validate.js";
 export { contextWindowFor, parseContextWindow } from "./models/context-window.js";
 export { extractiveSummarizer } from "./summary/extractive.js";
 export { extractIdentifiers } from "./summary/identifiers.js";

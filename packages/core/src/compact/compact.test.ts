@@ -12,10 +12,10 @@ import {
   InvalidOptionsError,
   SummarizerError,
 } from "../errors/condense-error.js";
-import { fromAnthropic, toAnthropic } from "../formats/anthropic.js";
-import { toResponses } from "../formats/responses.js";
+import { fromAnthropic, toAnthropic } from "../formats/anthropic/convert.js";
+import { toResponses } from "../formats/responses/convert.js";
+import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
-import { validateMessages } from "../messages/validate.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "../summary/summarizer.js";
 import { parseSections } from "../summary/template.js";

@@ -7,9 +7,9 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { toAnthropic } from "../formats/anthropic.js";
+import { toAnthropic } from "../formats/anthropic/convert.js";
+import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage } from "../messages/types.js";
-import { validateMessages } from "../messages/validate.js";
 import { extractSummary } from "./assemble.js";
 import { compact } from "./compact.js";
 

@@ -8,8 +8,8 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage } from "../messages/types.js";
-import { validateMessages } from "../messages/validate.js";
 import { openAISummarizer } from "../summary/openai-summarizer.js";
 import { type OpenAIServer, startOpenAIServer } from "../test-support/openai-server.js";
 import { compact } from "./compact.js";

@@ -90,3 +90,24 @@ describe("resolveOptions", () => {
     expect(resolveOptions("gpt-4o", null as never).threshold).toBe(0.75);
   });
 });
+
+describe("resolveOptions summaryAnchor", () => {
+  const ledger = { identifiers: [], files: { read: [], modified: [] }, userRequests: [] };
+
+  it("reads the digest a previous result returned, and none without one", () => {
+    const digest = "a".repeat(64);
+    expect(
+      resolveOptions("gpt-4o", { ledger: { ...ledger, summarySha256: digest } }).summaryAnchor,
+    ).toBe(digest);
+    expect(resolveOptions("gpt-4o", { ledger }).summaryAnchor).toBeUndefined();
+    expect(resolveOptions("gpt-4o", undefined).summaryAnchor).toBeUndefined();
+  });
+
+  it("rejects anything but 64 lowercase hex digits", () => {
+    for (const bad of ["abc", "A".repeat(64), 42]) {
+      expect(() =>
+        resolveOptions("gpt-4o", { ledger: { ...ledger, summarySha256: bad as string } }),
+      ).toThrow(InvalidOptionsError);
+    }
+  });
+});

@@ -66,7 +66,14 @@ export interface ResolvedOptions {
   cooldownSeconds: number;
   summaryMinTokens: number;
   summaryMaxTokens: number;
+  /** The caller's ledger lists (its `summarySha256` is `summaryAnchor`). */
   ledger: Ledger | undefined;
+  /**
+   * The digest of the summary the previous compaction wrote (`ledger.summarySha256`), checked
+   * here: only the message carrying exactly that summary is the previous summary
+   * (`compact/summary-anchor`).
+   */
+  summaryAnchor: string | undefined;
   toolOutputReference: ((output: ToolOutputKey) => string) | undefined;
 }
 
@@ -104,6 +111,22 @@ function resolveLedger(value: unknown): Ledger | undefined {
     },
     userRequests: stringArray("ledger.userRequests", ledger.userRequests ?? []),
   };
+}
+
+const DIGEST = /^[0-9a-f]{64}$/;
+
+/** The anchor the caller handed back in `ledger.summarySha256`, if any. */
+function resolveSummaryAnchor(ledger: unknown): string | undefined {
+  if (typeof ledger !== "object" || ledger === null) return undefined;
+  const anchor: unknown = (ledger as { summarySha256?: unknown }).summarySha256;
+  if (anchor === undefined || anchor === null) return undefined;
+  if (typeof anchor !== "string" || !DIGEST.test(anchor)) {
+    throw new InvalidOptionsError(
+      "ledger.summarySha256",
+      "expected the 64 lowercase hex digits of a previous result's `ledger.summarySha256`; pass that ledger back unchanged",
+    );
+  }
+  return anchor;
 }
 
 /** An AbortSignal from any realm (workerd, Node, a polyfill): the engine reads `aborted` and subscribes to `abort`. */
@@ -262,6 +285,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     summaryMinTokens,
     summaryMaxTokens,
     ledger: resolveLedger(options.ledger),
+    summaryAnchor: resolveSummaryAnchor(options.ledger),
     toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
   };
 }

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { validateMessages } from "../formats/validate.js";
 import { messageText } from "../messages/content.js";
-import { validateMessages } from "../messages/validate.js";
 import {
   arbConversation,
   assistant,

@@ -1,33 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { InvalidOptionsError } from "../errors/condense-error.js";
 import { assistant, result, user } from "../test-support/conversation.js";
 import { renderSummaryBlock } from "./assemble.js";
-import { anchorOf, locateSummary, summaryDigest } from "./summary-anchor.js";
+import { locateSummary, summaryDigest } from "./summary-anchor.js";
 
 describe("summaryDigest", () => {
   it("is the hex SHA-256 of the summary text", async () => {
     expect(await summaryDigest("abc")).toBe(
       "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad",
     );
-  });
-});
-
-describe("anchorOf", () => {
-  const ledger = { identifiers: [], files: { read: [], modified: [] }, userRequests: [] };
-
-  it("reads the digest a previous result returned, and none without one", () => {
-    const digest = "a".repeat(64);
-    expect(anchorOf({ ledger: { ...ledger, summarySha256: digest } })).toBe(digest);
-    expect(anchorOf({ ledger })).toBeUndefined();
-    expect(anchorOf(undefined)).toBeUndefined();
-  });
-
-  it("rejects anything but 64 lowercase hex digits", () => {
-    for (const bad of ["abc", "A".repeat(64), 42]) {
-      expect(() => anchorOf({ ledger: { ...ledger, summarySha256: bad as string } })).toThrow(
-        InvalidOptionsError,
-      );
-    }
   });
 });
 

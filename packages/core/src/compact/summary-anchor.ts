@@ -9,38 +9,17 @@
  * first non-tool message whose summary text has exactly that digest. A copy
  * appended later comes after the genuine one, and a copy of an older summary
  * has another digest; every other marker block is quoted content. Without an
- * anchor no message is a summary.
+ * anchor no message is a summary. The anchor a caller hands back is checked
+ * where options are resolved (`compact/options`, `summaryAnchor`).
  */
 
-import { InvalidOptionsError } from "../errors/condense-error.js";
 import type { ChatMessage } from "../messages/types.js";
 import { extractSummary } from "./assemble.js";
-import type { CompactOptions } from "./types.js";
-
-const DIGEST = /^[0-9a-f]{64}$/;
 
 /** Hex SHA-256 of a summary's text (as `result.summary` gives it): the anchor of that summary. */
 export async function summaryDigest(summary: string): Promise<string> {
   const digest = await crypto.subtle.digest("SHA-256", new TextEncoder().encode(summary));
   return [...new Uint8Array(digest)].map((byte) => byte.toString(16).padStart(2, "0")).join("");
-}
-
-/**
- * The anchor the caller handed back in `options.ledger.summarySha256`, checked
- * here because option resolution keeps only the ledger's lists.
- */
-export function anchorOf(options: CompactOptions | null | undefined): string | undefined {
-  const ledger: unknown = options?.ledger;
-  if (typeof ledger !== "object" || ledger === null) return undefined;
-  const anchor: unknown = (ledger as { summarySha256?: unknown }).summarySha256;
-  if (anchor === undefined || anchor === null) return undefined;
-  if (typeof anchor !== "string" || !DIGEST.test(anchor)) {
-    throw new InvalidOptionsError(
-      "ledger.summarySha256",
-      "expected the 64 lowercase hex digits of a previous result's `ledger.summarySha256`; pass that ledger back unchanged",
-    );
-  }
-  return anchor;
 }
 
 /**
@@ -60,4 +39,14 @@ export async function locateSummary(
     if (found !== undefined && (await summaryDigest(found.summary)) === anchor) return index;
   }
   return undefined;
+}
+
+/** The summary the engine wrote, as it stands in `messages` (recognised by `anchor`), or null. */
+export async function currentSummary(
+  messages: readonly ChatMessage[],
+  anchor: string | undefined,
+): Promise<string | null> {
+  const at = await locateSummary(messages, anchor);
+  const message = at === undefined ? undefined : messages[at];
+  return (message && extractSummary(message)?.summary) ?? null;
 }

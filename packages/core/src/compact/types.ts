@@ -24,6 +24,13 @@ export interface CompactInput {
    * without `seqs`, as `[redacted:message:<index>]`.
    */
   seqs?: readonly (number | null)[];
+  /**
+   * Format `openai` only: the count a store kept of each message (same length as `messages`,
+   * null where it has none), each what `messageTokens(message, model)` returns for it, e.g. the
+   * Worker's count from append time. Those messages are not tokenized again; the counts are
+   * trusted, and the result is the same as without them.
+   */
+  tokenCounts?: readonly (number | null)[];
 }
 
 export interface CompactOptions {

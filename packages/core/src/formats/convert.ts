@@ -9,8 +9,8 @@
 import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
 import { parseMessages } from "../messages/parse.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
-import { fromAnthropic, toAnthropic } from "./anthropic.js";
-import { fromResponses, toResponses } from "./responses.js";
+import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
+import { fromResponses, toResponses } from "./responses/convert.js";
 
 export interface CanonicalInput {
   /** Default `openai`. */

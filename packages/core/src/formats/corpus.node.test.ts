@@ -9,9 +9,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseMessages } from "../messages/parse.js";
 import type { ChatMessage, MessageContent } from "../messages/types.js";
-import { validateMessages } from "../messages/validate.js";
-import { fromAnthropic, toAnthropic } from "./anthropic.js";
-import { fromResponses, toResponses } from "./responses.js";
+import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
+import { fromResponses, toResponses } from "./responses/convert.js";
+import { validateMessages } from "./validate.js";
 
 const corpusDir = "/work/shared/corpus/normalized";
 const files = existsSync(corpusDir)

@@ -1,10 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { validateMessages } from "../formats/validate.js";
 import { arbReusedIdConversation } from "../test-support/message-arbitraries.js";
 import { ambiguousCallIds, reusedCallIds, ToolCallTracker, toolResultCalls } from "./call-ids.js";
 import { repairMessages } from "./repair.js";
 import type { ChatMessage } from "./types.js";
-import { validateMessages } from "./validate.js";
 
 const assistant = (...calls: Array<[string, string]>): ChatMessage => ({
   role: "assistant",

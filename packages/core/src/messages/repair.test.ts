@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { validateMessages } from "../formats/validate.js";
 import { arbMessyConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
 import { INTERRUPTED_RESULT, repairMessages } from "./repair.js";
 import type { ChatMessage, ToolCall } from "./types.js";
-import { validateMessages } from "./validate.js";
 
 const call = (id: string): ToolCall => ({
   id,

@@ -61,18 +61,13 @@
 
 import { toolResultCalls } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
-import type { ChatMessage, MessageContent, ToolCall } from "../messages/types.js";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
 import { extractIdentifiers } from "./identifiers.js";
 import {
   buildLedger,
   classifyUserMessage,
-  type EditorState,
-  filesTouched,
-  isShellCall,
   packIdentifiers,
-  parseArguments,
-  shellCommandOf,
   TRUNCATION_MARK,
   trimUserRequest,
 } from "./ledger.js";
@@ -85,6 +80,13 @@ import {
   type SummarySection,
   withoutSummaryBlocks,
 } from "./template.js";
+import {
+  type EditorState,
+  filesTouched,
+  isShellCall,
+  parseArguments,
+  shellCommandOf,
+} from "./tool-calls.js";
 
 /** No options yet; the parameter keeps the factory signature stable. */
 export type ExtractiveSummarizerOptions = Record<string, never>;
@@ -120,7 +122,8 @@ export function extractiveSummary(request: SummarizeRequest): string {
 // ---------------------------------------------------------------------------
 // Reading the range
 
-interface Outcome {
+/** How one tool call ended, as its result tells (`pending`: no result yet). */
+interface CallOutcome {
   status: "ok" | "failed" | "pending";
   exitCode?: number;
   error?: string;
@@ -131,7 +134,7 @@ interface CallRecord {
   shell: boolean;
   command?: string;
   target?: string;
-  outcome: Outcome;
+  outcome: CallOutcome;
 }
 
 interface Analysis {
@@ -235,7 +238,7 @@ const INSPECT_COMMANDS =
   /^(?:cat|head|tail|less|more|nl|grep|rg|ag|find|ls|tree|wc|echo|printf|pwd|which|file|stat|sed -n|git (?:status|log|diff|show|branch)|bd (?:show|list|ready))\b/;
 
 /** Whether a call succeeded, from exit codes in its result or, for commands without one, failure signals. */
-function outcomeOf(result: string | undefined, command: string | undefined): Outcome {
+function outcomeOf(result: string | undefined, command: string | undefined): CallOutcome {
   if (result === undefined) return { status: "pending" };
   // Results can be megabytes; status lines sit at the ends.
   const window =
@@ -255,7 +258,7 @@ function outcomeOf(result: string | undefined, command: string | undefined): Out
   } else {
     failed = command !== undefined && !inspecting && FAILURE_SIGNAL.test(window);
   }
-  const outcome: Outcome = { status: failed ? "failed" : "ok" };
+  const outcome: CallOutcome = { status: failed ? "failed" : "ok" };
   if (code !== undefined) outcome.exitCode = Number(code);
   if (failed) {
     const error = errorLine(window);
@@ -441,16 +444,26 @@ function isPlaceholder(line: string): boolean {
   );
 }
 
-/** A message's text without the marker blocks quoted in it (see the module notes). */
+/**
+ * A message's text without the marker blocks quoted in it (see the module notes); the message
+ * itself when it quotes none, so that what was read of it once is not read again.
+ */
 function withoutQuotedSummaries(message: ChatMessage): ChatMessage {
-  const strip = (content: MessageContent): MessageContent => {
-    if (typeof content === "string") return withoutSummaryBlocks(content);
-    if (content === null) return null;
-    return content.map((part) =>
-      part.type === "text" ? { ...part, text: withoutSummaryBlocks(part.text) } : part,
-    );
-  };
-  return { ...message, content: strip(message.content) };
+  const content = message.content;
+  if (content === null) return message;
+  if (typeof content === "string") {
+    const text = withoutSummaryBlocks(content);
+    return text === content ? message : { ...message, content: text };
+  }
+  let changed = false;
+  const parts = content.map((part) => {
+    if (part.type !== "text") return part;
+    const text = withoutSummaryBlocks(part.text);
+    if (text === part.text) return part;
+    changed = true;
+    return { ...part, text };
+  });
+  return changed ? { ...message, content: parts } : message;
 }
 
 function plan(request: SummarizeRequest): SectionPlan {
@@ -715,7 +728,7 @@ function describeCall(call: CallRecord): string {
   return call.target === undefined ? call.name : `${call.name} ${call.target}`;
 }
 
-function outcomeText(outcome: Outcome): string {
+function outcomeText(outcome: CallOutcome): string {
   if (outcome.status === "pending") return "no result yet";
   const head =
     outcome.exitCode !== undefined

@@ -285,7 +285,21 @@ function classTransitions(text: string): number {
   return transitions;
 }
 
+/** A word of letters, maybe ending a sentence: what most tokens of prose and code are. */
+const PLAIN_WORD = /^[A-Za-z]+[.,;:!?]*$/;
+/** Operators and punctuation (`=`, `||`, `});`): no letter, no digit, no bracketed IPv6 address. */
+const NO_NAME = /^[^A-Za-z0-9[]*$/;
+
 function scanToken(token: string, add: Sink): void {
+  // A plain word can only be an extensionless file name (`Makefile`); every other rule needs a
+  // digit, a dot inside it or a separator. Most tokens are such words: this skips the rules.
+  if (PLAIN_WORD.test(token)) {
+    const word = trimTrailing(token, TRAILING_NOISE);
+    if (BARE_FILE_NAMES.has(word)) add(word);
+    return;
+  }
+  // Every rule but the bracketed IPv6 address needs a letter or a digit.
+  if (NO_NAME.test(token)) return;
   const urlAt = token.search(URL_START);
   if (urlAt >= 0) {
     if (urlAt > 0) scanPlain(token.slice(0, urlAt), add);
@@ -353,8 +367,26 @@ const CLOSERS: Record<
 function countBrackets(text: string): BracketCounts {
   const counts: BracketCounts = { "(": 0, ")": 0, "[": 0, "]": 0, "{": 0, "}": 0 };
   for (let i = 0; i < text.length; i++) {
-    const ch = text.charAt(i);
-    if (ch in counts) counts[ch as keyof BracketCounts]++;
+    switch (text.charCodeAt(i)) {
+      case 0x28:
+        counts["("]++;
+        break;
+      case 0x29:
+        counts[")"]++;
+        break;
+      case 0x5b:
+        counts["["]++;
+        break;
+      case 0x5d:
+        counts["]"]++;
+        break;
+      case 0x7b:
+        counts["{"]++;
+        break;
+      case 0x7d:
+        counts["}"]++;
+        break;
+    }
   }
   return counts;
 }
@@ -407,6 +439,14 @@ function splitAt(text: string, delimiters: string): Piece[] {
   const pieces: Piece[] = [];
   let start = 0;
   for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // Every delimiter is ASCII punctuation: letters, digits and other text skip the lookup.
+    if (
+      code > 0x7e ||
+      (code >= 0x30 && code <= 0x39) ||
+      ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a)
+    )
+      continue;
     const ch = text.charAt(i);
     if (delimiters.includes(ch)) {
       if (i > start) pieces.push({ text: text.slice(start, i), next: ch });
@@ -419,6 +459,8 @@ function splitAt(text: string, delimiters: string): Piece[] {
 
 /** Splits at `:`, `@` and `..` (git ranges such as `abc1234..def5678`). */
 function splitAtSeparators(text: string): string[] {
+  if (!text.includes(":") && !text.includes("@") && !text.includes(".."))
+    return text === "" ? [] : [text];
   const out: string[] = [];
   for (const piece of splitAt(text, ":@")) {
     for (const part of piece.text.split("..")) if (part.length > 0) out.push(part);
@@ -433,8 +475,9 @@ const TRAILING_NOISE = ".,;:!?*…";
 function trimEdges(token: string): string {
   let start = 0;
   while (start < token.length && LEADING_NOISE.includes(token.charAt(start))) start++;
-  let text = token.slice(start);
-  const counts = countBrackets(text);
+  const text = start === 0 ? token : token.slice(start);
+  // Counted only when a closing bracket ends the text (most tokens end otherwise).
+  let counts: BracketCounts | undefined;
   let end = text.length;
   while (end > 0) {
     const ch = text.charAt(end - 1);
@@ -443,15 +486,13 @@ function trimEdges(token: string): string {
       continue;
     }
     const pair = CLOSERS[ch];
-    if (pair !== undefined && counts[pair.close] > counts[pair.open]) {
-      counts[pair.close]--;
-      end--;
-      continue;
-    }
-    break;
+    if (pair === undefined) break;
+    counts ??= countBrackets(text);
+    if (counts[pair.close] <= counts[pair.open]) break;
+    counts[pair.close]--;
+    end--;
   }
-  text = text.slice(0, end);
-  return text;
+  return end === text.length ? text : text.slice(0, end);
 }
 
 function trimTrailing(text: string, chars: string): string {
@@ -509,6 +550,8 @@ function classifyWithAt(text: string): string | undefined {
 
 /** Host names: 2+ DNS labels ending in a known TLD, optionally with a port. */
 function isHost(text: string): boolean {
+  // Two labels at least: no dot, no host (the common case, decided before any copy is made).
+  if (!text.includes(".")) return false;
   let host = text;
   const colon = text.lastIndexOf(":");
   if (colon >= 0) {

@@ -35,7 +35,15 @@ interface SecretPattern {
   name: string;
   /** Global, with the `d` flag when it has a `secret` group. */
   regex: RegExp;
+  /**
+   * Text every match of `regex` contains: a text without it is not scanned with `regex`. Cheap
+   * to test where `regex` is not (the scan of a text is most of a compaction's work).
+   */
+  hint?: RegExp;
 }
+
+const mayMatch = (pattern: SecretPattern, text: string): boolean =>
+  pattern.hint === undefined || pattern.hint.test(text);
 
 // The value part of `key = value` assignments: anything up to a delimiter.
 const assignedValue = String.raw`[^\s"'\x60\\,;{}()<>\[\]]{6,512}`;
@@ -55,24 +63,33 @@ const secretKeyNames = [
   "private[_-]?key",
 ].join("|");
 
+/**
+ * Every key name above ends in key, secret, token, password or passwd, and an assignment follows
+ * it: an optional quote, up to 4 spaces, then `:` or `=`. A text without this holds no assignment.
+ */
+const SECRET_KEY_BEFORE_ASSIGNMENT = /(?:key|secret|token|passw(?:or)?d)\\?["']?\s{0,4}[:=]/i;
+
 const patterns: SecretPattern[] = [
   {
     name: "pem-private-key",
+    hint: /-----BEGIN /,
     regex:
       /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----[\s\S]{0,16384}?-----END [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----/g,
   },
   {
     // A key block cut short (no END line): take the base64 lines that follow.
     name: "pem-private-key-truncated",
+    hint: /-----BEGIN /,
     regex:
       /-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY( BLOCK)?-----(?:(?:\s|\\r|\\n){1,4}[A-Za-z0-9+/=:, -]{1,128}){0,512}/g,
   },
   {
     name: "jwt",
+    hint: /eyJ/,
     regex: /\beyJ[A-Za-z0-9_-]{8,4096}\.eyJ[A-Za-z0-9_-]{8,8192}\.[A-Za-z0-9_-]{0,4096}/g,
   },
   // OpenAI (sk-, sk-proj-, sk-svcacct-, sk-admin-) and Anthropic (sk-ant-) keys.
-  { name: "openai-anthropic-key", regex: /\bsk-[A-Za-z0-9_-]{20,512}/g },
+  { name: "openai-anthropic-key", hint: /sk-/, regex: /\bsk-[A-Za-z0-9_-]{20,512}/g },
   { name: "stripe-key", regex: /\b(?:sk|rk|pk)_(?:live|test)_[A-Za-z0-9]{10,256}/g },
   { name: "stripe-webhook-secret", regex: /\bwhsec_[A-Za-z0-9]{16,256}/g },
   {
@@ -81,6 +98,7 @@ const patterns: SecretPattern[] = [
   },
   {
     name: "aws-secret-access-key",
+    hint: /secret/i,
     regex:
       /(?:aws_?secret_?access_?key|aws_?secret_?key|secret_?access_?key|SecretAccessKey)["']?\s{0,4}(?::|=|=>)\s{0,4}["']?(?<secret>[A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])/dgi,
   },
@@ -93,18 +111,25 @@ const patterns: SecretPattern[] = [
   { name: "npm-token", regex: /\bnpm_[A-Za-z0-9]{36}/g },
   {
     name: "authorization-header",
+    hint: /authorization/i,
     regex:
       /\b(?:proxy-)?authorization["']?\s{0,4}[:=]\s{0,4}["']?(?:(?:bearer|basic|token|bot|digest)\s{1,4})?(?<secret>[A-Za-z0-9._~+/=-]{8,4096})/dgi,
   },
-  { name: "bearer-token", regex: /\bbearer\s{1,4}(?<secret>[A-Za-z0-9._~+/-]{12,4096}=*)/dgi },
+  {
+    name: "bearer-token",
+    hint: /bearer/i,
+    regex: /\bbearer\s{1,4}(?<secret>[A-Za-z0-9._~+/-]{12,4096}=*)/dgi,
+  },
   {
     // scheme://user:password@host: only the password goes.
     name: "url-password",
+    hint: /:\/\//,
     regex: /\b[a-z][a-z0-9+.-]{1,20}:\/\/[^\s:/@"'<>]{1,256}:(?<secret>[^\s/@"'<>]{1,256})@/dgi,
   },
   {
     // "password": "two words", api_key='...': a quoted value may hold spaces.
     name: "secret-assignment-quoted",
+    hint: SECRET_KEY_BEFORE_ASSIGNMENT,
     regex: new RegExp(
       String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:${secretKeyNames})(?:\\?["'])?\s{0,4}(?::|=|=>)\s{0,4}\\?["'](?<secret>[^"'\\\r\n]{3,512})\\?["']`,
       "dgi",
@@ -113,6 +138,7 @@ const patterns: SecretPattern[] = [
   {
     // api_key=..., OPENAI_API_KEY: ..., client-secret => ...
     name: "secret-assignment",
+    hint: SECRET_KEY_BEFORE_ASSIGNMENT,
     regex: new RegExp(
       String.raw`(?<![A-Za-z0-9])(?:[A-Za-z0-9]{1,30}[_-]){0,4}(?:${secretKeyNames})(?:\\?["'])?\s{0,4}(?::|=|=>)\s{0,4}(?:\\?["'])?(?<secret>${assignedValue})`,
       "dgi",
@@ -140,6 +166,7 @@ function isPlaceholder(text: string): boolean {
 }
 
 function redactWith(text: string, pattern: SecretPattern, vault: SecretVault): string {
+  if (!mayMatch(pattern, text)) return text;
   pattern.regex.lastIndex = 0;
   let out = "";
   let last = 0;
@@ -187,19 +214,23 @@ export function redactionPointer(where?: string): string {
 
 /** Where in `text` secrets are: merged [start, end) spans, placeholders and pointers left out. */
 function secretSpans(text: string): Array<[number, number]> {
+  const found: Array<[number, number]> = [];
+  for (const pattern of patterns) {
+    if (!mayMatch(pattern, text)) continue;
+    for (const match of text.matchAll(pattern.regex)) {
+      const [start, end] = match.indices?.groups?.secret ??
+        match.indices?.[0] ?? [match.index, match.index + match[0].length];
+      if (end > start) found.push([start, end]);
+    }
+  }
+  if (found.length === 0) return found;
+  // Pointers and placeholders already in the text stay as they are.
   const kept = [...text.matchAll(pointerPattern), ...text.matchAll(placeholderPattern)].map(
     (match): [number, number] => [match.index, match.index + match[0].length],
   );
   const overlapsKept = (start: number, end: number) =>
     kept.some(([keptStart, keptEnd]) => start < keptEnd && keptStart < end);
-  const spans: Array<[number, number]> = [];
-  for (const pattern of patterns) {
-    for (const match of text.matchAll(pattern.regex)) {
-      const [start, end] = match.indices?.groups?.secret ??
-        match.indices?.[0] ?? [match.index, match.index + match[0].length];
-      if (end > start && !overlapsKept(start, end)) spans.push([start, end]);
-    }
-  }
+  const spans = found.filter(([start, end]) => !overlapsKept(start, end));
   spans.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
   const merged: Array<[number, number]> = [];
   for (const span of spans) {

@@ -13,7 +13,9 @@
  *
  * Each message is tokenized at most once per encoding: counts are cached by object identity
  * (messages are treated as immutable) and, for equal messages that arrive as new objects
- * (re-parsed JSON on every request), in a bounded LRU keyed by a 64-bit content hash.
+ * (re-parsed JSON on every request), in a bounded LRU keyed by a 64-bit content hash. A caller
+ * that stored a message's count earlier hands it back with {@link seedMessageTokens}, and the
+ * message is not tokenized at all.
  */
 
 import type { ChatMessage } from "../messages/types.js";
@@ -34,6 +36,8 @@ export function countTokens(text: string, model: string): number {
 
 /** Tokens one message adds to a request for `model` (framing included, reply priming not). */
 export function messageTokens(message: ChatMessage, model: string): number {
+  const seeded = seededCounts.get(message)?.get(model);
+  if (seeded !== undefined) return seeded;
   const { encoding, safetyMargin } = encodingFor(model);
   return withMargin(rawMessageTokens(message, encoding), safetyMargin);
 }
@@ -47,6 +51,23 @@ export function countMessageTokens(messages: readonly ChatMessage[], model: stri
   let total = REPLY_PRIMING_TOKENS;
   for (const message of messages) total += messageTokens(message, model);
   return total;
+}
+
+/** Counts callers handed back, by message object and model: what `messageTokens` returns. */
+const seededCounts = new WeakMap<ChatMessage, Map<string, number>>();
+
+/**
+ * Records `tokens` as `messageTokens(message, model)` (a count the caller computed earlier, e.g.
+ * when the message was stored), so that this message object is not tokenized again. The count is
+ * trusted as given; the message must not change afterwards.
+ */
+export function seedMessageTokens(message: ChatMessage, model: string, tokens: number): void {
+  let perModel = seededCounts.get(message);
+  if (perModel === undefined) {
+    perModel = new Map();
+    seededCounts.set(message, perModel);
+  }
+  perModel.set(model, tokens);
 }
 
 function withMargin(tokens: number, margin: number): number {

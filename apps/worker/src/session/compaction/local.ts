@@ -47,11 +47,8 @@ function cooldownSeconds(env: Env): number {
   return Number.isFinite(value) && value >= 0 ? Math.floor(value) : DEFAULT_COOLDOWN_SECONDS;
 }
 
-/**
- * What the engine takes of a snapshot. TODO(merge seams-core): `CompactInput.tokenCounts` comes with
- * the core branch; once merged, this is `CompactInput & { format: "openai" }` (drop the field here).
- */
-type EngineInput = CompactInput & { format: "openai"; tokenCounts?: readonly (number | null)[] };
+/** What the engine takes of a snapshot: canonical messages. */
+type EngineInput = CompactInput & { format: "openai" };
 
 /**
  * The engine's input: the snapshot's canonical messages (they keep their provider data, thinking

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { arbValidConversation } from "../test-support/message-arbitraries.js";
-import type { ChatMessage, ToolCall } from "./types.js";
 import { validateMessages } from "./validate.js";
 
 const call = (id: string): ToolCall => ({

@@ -1,15 +1,16 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { InvalidMessagesError, type MessageProblem } from "../errors/condense-error.js";
-import { repairMessages } from "../messages/repair.js";
-import type { ChatMessage, MessageContent } from "../messages/types.js";
-import { validateMessages } from "../messages/validate.js";
+import { InvalidMessagesError, type MessageProblem } from "../../errors/condense-error.js";
+import { repairMessages } from "../../messages/repair.js";
+import type { ChatMessage, MessageContent } from "../../messages/types.js";
 import {
   arbAnthropicNormalConversation,
   arbAnthropicRequest,
   arbMessyConversation,
-} from "../test-support/message-arbitraries.js";
-import { fromAnthropic, LEADING_USER_TEXT, toAnthropic } from "./anthropic.js";
+} from "../../test-support/message-arbitraries.js";
+import { validateMessages } from "../validate.js";
+import { fromAnthropic, toAnthropic } from "./convert.js";
+import { LEADING_USER_TEXT } from "./plan.js";
 
 function problemsOf(input: { system?: unknown; messages: unknown }): MessageProblem[] {
   try {

@@ -1,14 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { InvalidMessagesError, type MessageProblem } from "../errors/condense-error.js";
-import { repairMessages } from "../messages/repair.js";
-import { validateMessages } from "../messages/validate.js";
+import { InvalidMessagesError, type MessageProblem } from "../../errors/condense-error.js";
+import { repairMessages } from "../../messages/repair.js";
 import {
   arbMessyConversation,
   arbResponsesItems,
   arbResponsesNormalConversation,
-} from "../test-support/message-arbitraries.js";
-import { fromResponses, toResponses } from "./responses.js";
+} from "../../test-support/message-arbitraries.js";
+import { validateMessages } from "../validate.js";
+import { fromResponses, toResponses } from "./convert.js";
 
 function problemsOf(items: unknown): MessageProblem[] {
   try {

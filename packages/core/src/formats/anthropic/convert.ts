@@ -1,0 +1,90 @@
+/**
+ * @module formats/anthropic/convert
+ * Conversion between Anthropic Messages (`system` + `messages`) and canonical
+ * Chat Completions messages.
+ *
+ * Mapping:
+ * - `system` (string or text blocks) becomes one leading system message;
+ *   on the way back every system/developer message joins `system` (one message:
+ *   its own form; several: their text blocks concatenated).
+ * - A user turn becomes one tool message per `tool_result` block (in order)
+ *   followed by one user message with the remaining blocks, if any.
+ * - An assistant turn becomes one assistant message: text blocks → content
+ *   parts (`null` if there are none), `tool_use` → `tool_calls` (`input` as JSON
+ *   text), `thinking`/`redacted_thinking` → `provider_data.anthropic.thinking`.
+ * - String content stays string content; block arrays become content-part
+ *   arrays. Images: base64 source ↔ `data:` URL, url source ↔ URL.
+ * - `is_error` of a tool result → `provider_data.anthropic.is_error`.
+ * - When the blocks `toAnthropic` would rebuild from a message differ from the
+ *   original ones (cache_control, citations, block order, whitespace-only text,
+ *   a tool result without `content`, ...), the original blocks are kept in
+ *   `provider_data.anthropic.blocks` and sent back verbatim as long as the
+ *   message's content still matches them; once the content was changed they
+ *   are stale and the message is rebuilt (thinking and is_error kept).
+ *
+ * So `toAnthropic(fromAnthropic(x))` deep-equals `x` for a valid `x` whose
+ * turns alternate and start with a user turn, except for these documented
+ * normalizations: `tool_result` blocks move to the start of their user turn (as
+ * Anthropic requires); consecutive same-role turns are merged; lone surrogates
+ * become U+FFFD.
+ *
+ * Tool ids: see `formats/anthropic/tool-ids`.
+ *
+ * `toAnthropic` also: merges consecutive same-role turns (tool results count as
+ * user), places `tool_result` blocks first in their user turn, drops
+ * whitespace-only text blocks next to other blocks (Anthropic rejects them),
+ * prepends the user turn `LEADING_USER_TEXT` (`formats/anthropic/plan`) when the conversation would
+ * start with an assistant turn, sends a message with nothing to send (an
+ * assistant `content: null` without calls) as `""` for `validateMessages` to
+ * report, drops `name` and image `detail` (Anthropic has
+ * no place for them), and wraps tool-call arguments that are not a JSON object
+ * as `{ "arguments": "<text>" }` (`input` must be an object).
+ */
+
+import type { ChatMessage } from "../../messages/types.js";
+import {
+  keepBlocksIfNeeded,
+  systemToCanonical,
+  turnBlocksPerMessage,
+  turnToCanonical,
+} from "./blocks.js";
+import { parseAnthropic } from "./parse.js";
+import { planAnthropic } from "./plan.js";
+import type { AnthropicRequest } from "./types.js";
+
+/**
+ * Converts an Anthropic request (`system` + `messages`) to canonical messages.
+ * The input is untrusted: it is shape-checked and `InvalidMessagesError` lists
+ * every problem.
+ */
+export function fromAnthropic(input: {
+  system?: unknown;
+  messages: readonly unknown[];
+}): ChatMessage[] {
+  const request = parseAnthropic(input);
+  const out: ChatMessage[] = [];
+  if (request.system !== undefined) out.push(systemToCanonical(request.system));
+  for (const turn of request.messages) {
+    const messages = turnToCanonical(turn);
+    const originals = turnBlocksPerMessage(turn);
+    messages.forEach((message, index) => {
+      const original = originals[index];
+      if (original !== undefined) keepBlocksIfNeeded(message, original);
+      out.push(message);
+    });
+  }
+  return out;
+}
+
+/**
+ * Converts canonical messages to an Anthropic request: system/developer
+ * messages → `system`, the rest → alternating user/assistant turns.
+ */
+export function toAnthropic(messages: readonly ChatMessage[]): AnthropicRequest {
+  const plan = planAnthropic(messages);
+  const request: AnthropicRequest = {
+    messages: plan.turns.map((turn) => ({ role: turn.role, content: turn.content })),
+  };
+  if (plan.system !== undefined) request.system = plan.system;
+  return request;
+}

@@ -1,0 +1,391 @@
+/**
+ * @module formats/anthropic/parse
+ * Shape checks of an untrusted Anthropic request: every problem is collected
+ * (`InvalidMessagesError` lists them all), and a well-formed copy is returned.
+ * The same checks tell the converter whether blocks stored in
+ * `provider_data.anthropic.blocks` are still sendable.
+ */
+
+import {
+  field,
+  isRecord,
+  MAX_NESTING,
+  ProblemCollector,
+  quote,
+  tooDeepMessage,
+  typeName,
+  valueNestsTooDeep,
+  wellFormedDeep,
+} from "../../messages/input-checks.js";
+import type {
+  AnthropicMessage,
+  AnthropicRequest,
+  AnthropicRole,
+  AnthropicTextBlock,
+} from "./types.js";
+
+const USER_BLOCKS = ["text", "image", "tool_result"] as const;
+const ASSISTANT_BLOCKS = ["text", "tool_use", "thinking", "redacted_thinking"] as const;
+
+function checkCacheControl(
+  block: Record<string, unknown>,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  const value = field(block, "cache_control");
+  if (value !== undefined && value !== null && !isRecord(value)) {
+    problems.add(
+      index,
+      `${path}.cache_control`,
+      "invalid_block",
+      `\`cache_control\` must be an object like { "type": "ephemeral" }, got ${typeName(value)}`,
+    );
+  }
+}
+
+function checkString(
+  block: Record<string, unknown>,
+  key: string,
+  what: string,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+  nonEmpty = false,
+): boolean {
+  const value = field(block, key);
+  if (typeof value === "string" && (!nonEmpty || value !== "")) return true;
+  problems.add(
+    index,
+    `${path}.${key}`,
+    "invalid_block",
+    `${what} needs a ${nonEmpty ? "non-empty " : ""}string \`${key}\`, got ${typeName(value)}`,
+  );
+  return false;
+}
+
+function checkTextBlock(
+  block: Record<string, unknown>,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  checkString(block, "text", "a text block", index, path, problems);
+  checkCacheControl(block, index, path, problems);
+  const citations = field(block, "citations");
+  if (citations !== undefined && citations !== null && !Array.isArray(citations)) {
+    problems.add(
+      index,
+      `${path}.citations`,
+      "invalid_block",
+      `\`citations\` must be an array, got ${typeName(citations)}`,
+    );
+  }
+}
+
+function checkImageBlock(
+  block: Record<string, unknown>,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  checkCacheControl(block, index, path, problems);
+  const source = field(block, "source");
+  if (!isRecord(source)) {
+    problems.add(
+      index,
+      `${path}.source`,
+      "invalid_block",
+      `an image block needs \`source\` as an object, got ${typeName(source)}`,
+    );
+    return;
+  }
+  const type = field(source, "type");
+  if (type === "base64") {
+    checkString(
+      source,
+      "media_type",
+      "a base64 image source",
+      index,
+      `${path}.source`,
+      problems,
+      true,
+    );
+    checkString(source, "data", "a base64 image source", index, `${path}.source`, problems);
+  } else if (type === "url") {
+    checkString(source, "url", "a url image source", index, `${path}.source`, problems, true);
+  } else {
+    problems.add(
+      index,
+      `${path}.source.type`,
+      "invalid_block",
+      `unsupported image source type ${quote(type)}; use "base64" (with media_type and data) or "url"`,
+    );
+  }
+}
+
+function checkToolResultContent(
+  value: unknown,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  if (value === undefined || typeof value === "string") return;
+  if (!Array.isArray(value)) {
+    problems.add(
+      index,
+      path,
+      "invalid_block",
+      `tool_result \`content\` must be a string or an array of text/image blocks, got ${typeName(value)}`,
+    );
+    return;
+  }
+  value.forEach((item: unknown, itemIndex) => {
+    const itemPath = `${path}[${itemIndex}]`;
+    if (!isRecord(item)) {
+      problems.add(
+        index,
+        itemPath,
+        "invalid_block",
+        `a block must be an object, got ${typeName(item)}`,
+      );
+      return;
+    }
+    const type = field(item, "type");
+    if (type === "text") checkTextBlock(item, index, itemPath, problems);
+    else if (type === "image") checkImageBlock(item, index, itemPath, problems);
+    else {
+      problems.add(
+        index,
+        `${itemPath}.type`,
+        "unknown_block_type",
+        `unsupported block type ${quote(type)} inside a tool_result; use text or image blocks`,
+      );
+    }
+  });
+}
+
+function checkBlock(
+  block: unknown,
+  role: AnthropicRole,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  if (!isRecord(block)) {
+    problems.add(
+      index,
+      path,
+      "invalid_block",
+      `a content block must be an object with a \`type\`, got ${typeName(block)}`,
+    );
+    return;
+  }
+  const type = field(block, "type");
+  const allowed: readonly string[] = role === "user" ? USER_BLOCKS : ASSISTANT_BLOCKS;
+  if (typeof type !== "string" || !allowed.includes(type)) {
+    const other: readonly string[] = role === "user" ? ASSISTANT_BLOCKS : USER_BLOCKS;
+    const hint =
+      typeof type === "string" && other.includes(type)
+        ? `\`${type}\` blocks belong in ${role === "user" ? "assistant" : "user"} turns; move it there`
+        : `supported ${role} blocks are ${allowed.join(", ")}`;
+    problems.add(
+      index,
+      `${path}.type`,
+      "unknown_block_type",
+      `unsupported block type ${quote(type)} in a ${role} turn; ${hint}`,
+    );
+    return;
+  }
+  switch (type) {
+    case "text":
+      checkTextBlock(block, index, path, problems);
+      return;
+    case "image":
+      checkImageBlock(block, index, path, problems);
+      return;
+    case "tool_use": {
+      checkString(block, "id", "a tool_use block", index, path, problems, true);
+      checkString(block, "name", "a tool_use block", index, path, problems, true);
+      const input = field(block, "input");
+      if (!isRecord(input)) {
+        problems.add(
+          index,
+          `${path}.input`,
+          "invalid_block",
+          `a tool_use block needs \`input\` as a JSON object, got ${typeName(input)}`,
+        );
+      }
+      checkCacheControl(block, index, path, problems);
+      return;
+    }
+    case "tool_result": {
+      checkString(block, "tool_use_id", "a tool_result block", index, path, problems, true);
+      checkToolResultContent(field(block, "content"), index, `${path}.content`, problems);
+      const isError = field(block, "is_error");
+      if (isError !== undefined && typeof isError !== "boolean") {
+        problems.add(
+          index,
+          `${path}.is_error`,
+          "invalid_block",
+          `\`is_error\` must be a boolean, got ${typeName(isError)}`,
+        );
+      }
+      checkCacheControl(block, index, path, problems);
+      return;
+    }
+    case "thinking":
+      checkString(block, "thinking", "a thinking block", index, path, problems);
+      checkString(block, "signature", "a thinking block", index, path, problems);
+      return;
+    default:
+      checkString(block, "data", "a redacted_thinking block", index, path, problems);
+  }
+}
+
+export function checkMessage(
+  value: unknown,
+  index: number,
+  problems: ProblemCollector,
+  toolUseOwners: Map<string, number>,
+): void {
+  if (!isRecord(value)) {
+    problems.add(
+      index,
+      "",
+      "not_an_object",
+      `each message must be an object { "role", "content" }, got ${typeName(value)}`,
+    );
+    return;
+  }
+  const role = field(value, "role");
+  if (role !== "user" && role !== "assistant") {
+    problems.add(
+      index,
+      "role",
+      "unknown_role",
+      `Anthropic messages have role user or assistant, got ${quote(role)}; put system text in the top-level \`system\``,
+    );
+    return;
+  }
+  const content = field(value, "content");
+  if (typeof content === "string") return;
+  if (!Array.isArray(content)) {
+    problems.add(
+      index,
+      "content",
+      "invalid_content",
+      `\`content\` must be a string or an array of content blocks, got ${typeName(content)}`,
+    );
+    return;
+  }
+  if (content.length === 0) {
+    problems.add(
+      index,
+      "content",
+      "empty_content",
+      "`content` must not be an empty array; send a string or at least one block",
+    );
+    return;
+  }
+  content.forEach((block: unknown, blockIndex) => {
+    const path = `content[${blockIndex}]`;
+    checkBlock(block, role, index, path, problems);
+    if (
+      role === "assistant" &&
+      isRecord(block) &&
+      block.type === "tool_use" &&
+      typeof block.id === "string"
+    ) {
+      const owner = toolUseOwners.get(block.id);
+      if (owner !== undefined) {
+        problems.add(
+          index,
+          `${path}.id`,
+          "duplicate_tool_call_id",
+          `tool_use id ${quote(block.id)} is already used by message ${owner}; give every tool_use a unique id`,
+        );
+      } else {
+        toolUseOwners.set(block.id, index);
+      }
+    }
+  });
+}
+
+export function checkSystem(system: unknown, problems: ProblemCollector): void {
+  if (system === undefined || system === null || typeof system === "string") return;
+  if (!Array.isArray(system)) {
+    problems.add(
+      -1,
+      "system",
+      "invalid_system",
+      `\`system\` must be a string or an array of text blocks, got ${typeName(system)}`,
+    );
+    return;
+  }
+  system.forEach((block: unknown, blockIndex) => {
+    const path = `system[${blockIndex}]`;
+    if (!isRecord(block) || field(block, "type") !== "text") {
+      problems.add(
+        -1,
+        path,
+        "invalid_system",
+        `\`system\` blocks must be text blocks { "type": "text", "text": "..." }, got ${isRecord(block) ? quote(field(block, "type")) : typeName(block)}`,
+      );
+      return;
+    }
+    checkTextBlock(block, -1, path, problems);
+  });
+}
+
+/**
+ * Checks an untrusted Anthropic request shape and returns a well-formed copy
+ * (lone surrogates replaced). Throws `InvalidMessagesError` listing every problem.
+ */
+export function parseAnthropic(input: { system?: unknown; messages: unknown }): AnthropicRequest {
+  const problems = new ProblemCollector();
+  if (!isRecord(input)) {
+    problems.add(
+      -1,
+      "",
+      "not_an_object",
+      `expected an Anthropic request { system, messages }, got ${typeName(input)}`,
+    );
+    problems.throwIfAny();
+  }
+  const messages = input.messages;
+  if (!Array.isArray(messages)) {
+    problems.add(
+      -1,
+      "",
+      "not_an_array",
+      `messages must be an array of Anthropic messages, got ${typeName(messages)}`,
+    );
+    problems.throwIfAny();
+    return { messages: [] };
+  }
+  if (messages.length === 0) {
+    problems.add(-1, "", "empty", "messages is empty; send at least one user message");
+  }
+  // Copying recurses: anything nested past what a provider accepts is rejected first (message >
+  // content > block > input leaves MAX_NESTING levels to a tool_use input).
+  messages.forEach((message: unknown, index) => {
+    if (valueNestsTooDeep(message, MAX_NESTING + 3))
+      problems.add(index, "", "too_deep", tooDeepMessage("this message"));
+  });
+  if (valueNestsTooDeep(input.system, MAX_NESTING))
+    problems.add(-1, "system", "too_deep", tooDeepMessage("`system`"));
+  problems.throwIfAny();
+  const copy = wellFormedDeep(messages) as unknown[];
+  const system = wellFormedDeep(input.system);
+  checkSystem(system, problems);
+  const toolUseOwners = new Map<string, number>();
+  copy.forEach((message, index) => {
+    checkMessage(message, index, problems, toolUseOwners);
+  });
+  problems.throwIfAny();
+  const request: AnthropicRequest = { messages: copy as AnthropicMessage[] };
+  if (system !== undefined && system !== null)
+    request.system = system as string | AnthropicTextBlock[];
+  return request;
+}

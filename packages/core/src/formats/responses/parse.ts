@@ -1,0 +1,310 @@
+/**
+ * @module formats/responses/parse
+ * Shape checks of untrusted Responses input items: every problem is collected
+ * (`InvalidMessagesError` lists them all), and a well-formed copy is returned.
+ * The same checks tell the converter whether items stored in
+ * `provider_data.responses.items` are still sendable.
+ */
+
+import { reusedCallMessage, ToolCallTracker } from "../../messages/call-ids.js";
+import {
+  field,
+  isRecord,
+  jsonTextNestsTooDeep,
+  MAX_NESTING,
+  ProblemCollector,
+  quote,
+  tooDeepMessage,
+  typeName,
+  valueNestsTooDeep,
+  wellFormedDeep,
+} from "../../messages/input-checks.js";
+import type { ResponseItem } from "./types.js";
+
+const MESSAGE_ROLES = ["user", "assistant", "system", "developer"] as const;
+const ITEM_TYPES = "message, function_call, function_call_output, reasoning or compaction";
+const DETAILS = ["auto", "low", "high"] as const;
+
+function checkPart(
+  part: unknown,
+  allowed: readonly string[],
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  if (!isRecord(part)) {
+    problems.add(
+      index,
+      path,
+      "invalid_part",
+      `a content part must be an object, got ${typeName(part)}`,
+    );
+    return;
+  }
+  const type = field(part, "type");
+  if (typeof type !== "string" || !allowed.includes(type)) {
+    const fix =
+      type === "input_file"
+        ? "send the file's text as an input_text part"
+        : `use ${allowed.join(", ")}`;
+    problems.add(
+      index,
+      `${path}.type`,
+      "unknown_part_type",
+      `unsupported content part type ${quote(type)} here; ${fix}`,
+    );
+    return;
+  }
+  if (type === "input_image") {
+    const url = field(part, "image_url");
+    if (typeof url !== "string" || url === "") {
+      problems.add(
+        index,
+        `${path}.image_url`,
+        "invalid_part",
+        `an input_image part needs a string \`image_url\` (https or data URL), got ${typeName(url)}; images by file_id are not supported`,
+      );
+    }
+    const detail = field(part, "detail");
+    if (detail !== undefined && !DETAILS.some((value) => value === detail)) {
+      problems.add(
+        index,
+        `${path}.detail`,
+        "invalid_part",
+        `unknown image detail ${quote(detail)}; use auto, low or high, or leave it out`,
+      );
+    }
+    return;
+  }
+  const key = type === "refusal" ? "refusal" : "text";
+  if (typeof field(part, key) !== "string") {
+    problems.add(
+      index,
+      `${path}.${key}`,
+      "invalid_part",
+      `a ${type} part needs a string \`${key}\`, got ${typeName(field(part, key))}`,
+    );
+  }
+}
+
+function checkParts(
+  value: unknown,
+  allowed: readonly string[],
+  index: number,
+  path: string,
+  what: string,
+  problems: ProblemCollector,
+): void {
+  if (typeof value === "string") return;
+  if (!Array.isArray(value)) {
+    problems.add(
+      index,
+      path,
+      "invalid_content",
+      `${what} must be a string or an array of content parts, got ${typeName(value)}`,
+    );
+    return;
+  }
+  if (value.length === 0) {
+    problems.add(
+      index,
+      path,
+      "empty_content_parts",
+      `${what} must not be an empty array; send a string ("" for none)`,
+    );
+    return;
+  }
+  value.forEach((part: unknown, partIndex) => {
+    checkPart(part, allowed, index, `${path}[${partIndex}]`, problems);
+  });
+}
+
+function checkNonEmptyString(
+  item: Record<string, unknown>,
+  key: string,
+  what: string,
+  index: number,
+  problems: ProblemCollector,
+): void {
+  const value = field(item, key);
+  if (typeof value !== "string" || value === "") {
+    problems.add(
+      index,
+      key,
+      "invalid_item",
+      `${what} needs a non-empty string \`${key}\`, got ${typeName(value)}`,
+    );
+  }
+}
+
+function checkItem(
+  value: unknown,
+  index: number,
+  problems: ProblemCollector,
+  calls: ToolCallTracker,
+): void {
+  if (!isRecord(value)) {
+    problems.add(
+      index,
+      "",
+      "not_an_object",
+      `each input item must be an object, got ${typeName(value)}`,
+    );
+    return;
+  }
+  const type = field(value, "type");
+  if (type === undefined ? field(value, "role") !== undefined : type === "message") {
+    const role = field(value, "role");
+    if (!MESSAGE_ROLES.some((known) => known === role)) {
+      problems.add(
+        index,
+        "role",
+        "unknown_role",
+        `unknown message role ${quote(role)}; use user, assistant, system or developer (tool results are function_call_output items)`,
+      );
+      return;
+    }
+    const allowed =
+      role === "assistant"
+        ? ["output_text", "input_text", "refusal"]
+        : ["input_text", "output_text", "input_image"];
+    checkParts(field(value, "content"), allowed, index, "content", "message `content`", problems);
+    return;
+  }
+  switch (type) {
+    case "function_call": {
+      checkNonEmptyString(value, "call_id", "a function_call item", index, problems);
+      checkNonEmptyString(value, "name", "a function_call item", index, problems);
+      const args = field(value, "arguments");
+      if (typeof args !== "string") {
+        problems.add(
+          index,
+          "arguments",
+          "invalid_arguments",
+          `a function_call item needs \`arguments\` as a JSON string, got ${typeName(args)}`,
+        );
+      } else {
+        try {
+          JSON.parse(args);
+          if (jsonTextNestsTooDeep(args))
+            problems.add(index, "arguments", "arguments_too_deep", tooDeepMessage("`arguments`"));
+        } catch (error) {
+          const reason = error instanceof Error ? error.message : "parse error";
+          problems.add(
+            index,
+            "arguments",
+            "invalid_arguments",
+            `\`arguments\` is not valid JSON (${reason}); send a JSON object string, e.g. "{}" for none`,
+          );
+        }
+      }
+      const callId = field(value, "call_id");
+      if (typeof callId === "string" && callId !== "") {
+        // A call_id may come back once its call has its output (see call-ids), not while it waits.
+        const { unanswered } = calls.call(callId, index);
+        if (unanswered !== undefined) {
+          const earlier = `the function_call of item ${unanswered.at}`;
+          problems.add(
+            index,
+            "call_id",
+            "duplicate_tool_call_id",
+            reusedCallMessage(callId, earlier),
+          );
+        }
+      }
+      return;
+    }
+    case "function_call_output": {
+      checkNonEmptyString(value, "call_id", "a function_call_output item", index, problems);
+      const callId = field(value, "call_id");
+      if (typeof callId === "string" && callId !== "") calls.result(callId);
+      checkParts(
+        field(value, "output"),
+        ["input_text", "output_text", "input_image"],
+        index,
+        "output",
+        "function_call_output `output`",
+        problems,
+      );
+      return;
+    }
+    case "reasoning": {
+      const summary = field(value, "summary");
+      if (summary !== undefined && !Array.isArray(summary)) {
+        problems.add(
+          index,
+          "summary",
+          "invalid_item",
+          `a reasoning item's \`summary\` must be an array, got ${typeName(summary)}`,
+        );
+      }
+      return;
+    }
+    case "compaction": {
+      const content = field(value, "encrypted_content");
+      if (typeof content !== "string") {
+        problems.add(
+          index,
+          "encrypted_content",
+          "invalid_item",
+          `a compaction item needs its string \`encrypted_content\` (pass it back unchanged), got ${typeName(content)}`,
+        );
+      }
+      return;
+    }
+    case undefined:
+      problems.add(
+        index,
+        "type",
+        "missing_type",
+        `an input item needs a \`type\` (${ITEM_TYPES}), or a \`role\` for a message`,
+      );
+      return;
+    default:
+      problems.add(
+        index,
+        "type",
+        "unsupported_item_type",
+        `unsupported input item type ${quote(type)}; use ${ITEM_TYPES}`,
+      );
+  }
+}
+
+export function checkItems(items: unknown, problems: ProblemCollector): items is ResponseItem[] {
+  if (!Array.isArray(items)) {
+    problems.add(
+      -1,
+      "",
+      "not_an_array",
+      `input must be an array of Responses input items, got ${typeName(items)}`,
+    );
+    return false;
+  }
+  const calls = new ToolCallTracker();
+  items.forEach((item: unknown, index) => {
+    checkItem(item, index, problems, calls);
+  });
+  return problems.size === 0;
+}
+
+/**
+ * Checks untrusted Responses input items and returns a well-formed copy (lone
+ * surrogates replaced). Throws `InvalidMessagesError` listing every problem.
+ */
+export function parseResponses(items: unknown): ResponseItem[] {
+  const problems = new ProblemCollector();
+  // Copying recurses: anything nested past what a provider accepts is rejected first.
+  if (Array.isArray(items)) {
+    items.forEach((item: unknown, index) => {
+      if (valueNestsTooDeep(item, MAX_NESTING + 3))
+        problems.add(index, "", "too_deep", tooDeepMessage("this item"));
+    });
+    problems.throwIfAny();
+  }
+  const copy = Array.isArray(items) ? wellFormedDeep(items) : items;
+  if (!checkItems(copy, problems)) {
+    problems.throwIfAny();
+    return [];
+  }
+  return copy;
+}
