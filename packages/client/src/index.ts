@@ -25,4 +25,4 @@ export {
   type RecoveryEvent,
   type WithCompactionOptions,
   withCompaction,
-} from "./with-compaction.js";
+} from "./openai-compaction.js";

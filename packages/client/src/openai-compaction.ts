@@ -1,5 +1,5 @@
 /**
- * @module with-compaction
+ * @module openai-compaction
  * `withCompaction(openai, { session })`: an `openai` client whose
  * `chat.completions.create` and `responses.create` keep their conversation in
  * a Condense session, so it never outgrows the model's window.

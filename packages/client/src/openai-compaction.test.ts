@@ -7,7 +7,7 @@ import { PROVIDER_NAMES } from "../test/providers.js";
 import { client, freshId, workerFetch } from "../test/worker.js";
 import type { SessionHandle } from "./session.js";
 import type { FetchLike } from "./transport.js";
-import { type RecoveryEvent, withCompaction } from "./with-compaction.js";
+import { type RecoveryEvent, withCompaction } from "./openai-compaction.js";
 
 /** A model the engine does not count exactly, so the session calibrates its estimate. */
 const SESSION_MODEL = "llama-3.1-70b-instruct";
