@@ -164,7 +164,7 @@ export class Conversation {
     format: MessageFormatName,
     context: SessionContext,
     signal: AbortSignal | undefined,
-    send: (context: SessionContext) => Promise<T>,
+    send: (context: SessionContext) => PromiseLike<T>,
   ): Promise<T> {
     const maxRecoveries = this.options.maxRecoveries ?? 2;
     let current = context;

@@ -7,6 +7,10 @@
  * only, no runtime dependency: Node ≥ 22, browsers, Deno, Bun and Workers.
  */
 
+export {
+  type CondenseMiddlewareOptions,
+  condenseMiddleware,
+} from "./ai-sdk/middleware.js";
 export type { CompactingAnthropic, CompactingMessages } from "./anthropic-compaction.js";
 export type * from "./api-types.js";
 export { Condense, type CondenseOptions, type StatelessCompactRequest } from "./client.js";
