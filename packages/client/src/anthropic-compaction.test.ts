@@ -1,7 +1,11 @@
 import { APIError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
-import { anthropicClient, anthropicLog, registerAnthropicScenario } from "../test/model.js";
+import {
+  anthropicClient,
+  anthropicLog,
+  registerAnthropicScenario,
+} from "../test/anthropic-model.js";
 import { client, freshId } from "../test/worker.js";
 import type { RecoveryEvent } from "./conversation.js";
 import type { SessionHandle } from "./session.js";
@@ -112,11 +116,8 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
     expect(log.every((entry) => entry.system === SYSTEM)).toBe(true);
     // user / user, answer, user / … , tool_use turn, tool_result turn.
     expect(log.map((entry) => entry.items)).toEqual([1, 3, 5]);
-    // The thinking block of the tool_use turn came back unmodified.
-    const sentBack = log[2]?.messages[3] as {
-      content: Array<{ type: string; signature?: string }>;
-    };
-    expect(sentBack.content.map((block) => block.type)).toEqual(["thinking", "tool_use"]);
+    // The tool_use turn came back with its thinking block first (the server checked its signature).
+    expect(log[2]?.blocks[3]).toEqual(["thinking", "tool_use"]);
 
     const entries = await transcriptOf(session);
     expect(entries.map((entry) => entry.role)).toEqual([

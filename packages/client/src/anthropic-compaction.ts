@@ -57,7 +57,8 @@ export interface CompactingMessages {
     body: MessageCreateParamsBase,
     options?: RequestOptions,
   ): Promise<Stream<RawMessageStreamEvent> | Message>;
-  stream(body: MessageStreamParams, options?: RequestOptions): MessageStream;
+  /** The SDK's own `messages.stream`, typed as the SDK types it. */
+  stream: Messages["stream"];
 }
 
 /** The wrapped client: everything of `C`, with `messages.create` and `messages.stream` replaced. */

@@ -42,8 +42,8 @@ export interface AnthropicLogEntry {
   items: number;
   /** The `system` sent, as text. */
   system: string | null;
-  /** The messages sent. */
-  messages: unknown[];
+  /** The block types of each message sent (`text` for string content); kept small for the log. */
+  blocks: string[][];
 }
 
 export interface AnthropicServer {
@@ -311,7 +311,11 @@ export async function startAnthropicServer(): Promise<AnthropicServer> {
         status: 200,
         items: messages.length,
         system: systemText(body.system),
-        messages,
+        blocks: messages.map((message) =>
+          isRecord(message) && Array.isArray(message.content)
+            ? message.content.map((block) => (isRecord(block) ? String(block.type) : "?"))
+            : ["text"],
+        ),
       };
       state.log.push(entry);
       const problem = thinkingProblem(messages, scenario);

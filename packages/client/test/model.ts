@@ -2,17 +2,15 @@
  * @module test/model
  * The workerd side of the test model provider (test/model-server.ts):
  * registering a scenario, reading what the server received, and an `openai`
- * client pointed at it; the same for the Anthropic-protocol server
- * (test/anthropic-server.ts) and an Anthropic client.
+ * client pointed at it. (The Anthropic side is test/anthropic-model.ts: a test
+ * file loads only the SDK it needs.)
  */
 
-import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { inject } from "vitest";
-import type { AnthropicLogEntry, AnthropicScenario } from "./anthropic-server.js";
 import type { LogEntry, Scenario } from "./model-server.js";
 
-export type { AnthropicLogEntry, AnthropicScenario, LogEntry, Scenario };
+export type { LogEntry, Scenario };
 
 function modelUrl(): string {
   return inject("modelUrl");
@@ -38,28 +36,4 @@ export async function serverLog(name: string): Promise<LogEntry[]> {
 /** An `openai` client for the test server; its own retries are off so every request is visible. */
 export function openaiClient(): OpenAI {
   return new OpenAI({ apiKey: "sk-test-model", baseURL: `${modelUrl()}/v1`, maxRetries: 0 });
-}
-
-/** Registers an Anthropic-protocol scenario; requests whose `model` is its name follow it. */
-export async function registerAnthropicScenario(scenario: AnthropicScenario): Promise<void> {
-  const response = await fetch(`${inject("anthropicUrl")}/scenarios`, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify(scenario),
-  });
-  if (!response.ok)
-    throw new Error(`registering scenario ${scenario.name} failed: ${response.status}`);
-}
-
-/** Every request the Anthropic-protocol server received for scenario `name`, in order. */
-export async function anthropicLog(name: string): Promise<AnthropicLogEntry[]> {
-  const response = await fetch(
-    `${inject("anthropicUrl")}/scenarios/${encodeURIComponent(name)}/log`,
-  );
-  return (await response.json()) as AnthropicLogEntry[];
-}
-
-/** An Anthropic client for the test server, without retries so every request is visible. */
-export function anthropicClient(): Anthropic {
-  return new Anthropic({ apiKey: "sk-ant-test", baseURL: inject("anthropicUrl"), maxRetries: 0 });
 }
