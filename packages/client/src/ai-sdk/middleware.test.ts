@@ -109,11 +109,7 @@ describe("condenseMiddleware: generateText and streamText on a session", () => {
         function: { name: "read_file", arguments: '{"path":"src/module_2.ts"}' },
       },
     ]);
-    expect(entries[5]?.message).toMatchObject({
-      role: "tool",
-      tool_call_id: "call_2",
-      name: "read_file",
-    });
+    expect(entries[5]?.message).toMatchObject({ role: "tool", tool_call_id: "call_2" });
     expectNoDuplicates(entries);
     // The model got the session's context: system, then the conversation so far.
     expect(log.map((call) => roles(call.prompt))).toEqual([
@@ -335,6 +331,39 @@ describe("condenseMiddleware: which messages are new", () => {
       "assistant",
     ]);
     expectNoDuplicates(entries);
+  });
+
+  it("stores a tool call's arguments as the model wrote them, and knows the call again in the SDK's parsed form", async () => {
+    const session = await newSession(64_000);
+    const raw = '{ "path" : "src/a.ts" }';
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        calls++;
+        return {
+          content:
+            calls === 1
+              ? [{ type: "tool-call", toolCallId: "call_raw", toolName: "read_file", input: raw }]
+              : [{ type: "text", text: "done" }],
+          finishReason: { unified: calls === 1 ? "tool-calls" : "stop", raw: undefined },
+          usage: {
+            inputTokens: {
+              total: 10,
+              noCache: undefined,
+              cacheRead: undefined,
+              cacheWrite: undefined,
+            },
+            outputTokens: { total: 1, text: 1, reasoning: undefined },
+          },
+          warnings: [],
+        };
+      },
+    });
+    const wrapped = wrapLanguageModel({ model, middleware: condenseMiddleware({ session }) });
+    await generateText({ model: wrapped, prompt: "read a", tools, stopWhen: stepCountIs(3) });
+    const entries = await transcriptOf(session);
+    expect(entries.map((entry) => entry.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(entries[1]?.message.tool_calls).toMatchObject([{ function: { arguments: raw } }]);
   });
 
   it("knows what the session holds after a restart (a new middleware reads the transcript once)", async () => {

@@ -35,7 +35,7 @@ import { CondenseError } from "../errors.js";
 import type { SessionLock } from "../session-lock.js";
 import { freshMessages } from "./overlap.js";
 import {
-  answerMessage,
+  answerToCanonical,
   type ChatMessage,
   canonicalKey,
   fromCanonical,
@@ -118,8 +118,7 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
     content: readonly LanguageModelV4Content[],
     inputTokens: number | undefined,
   ): Promise<void> {
-    const message = answerMessage(content);
-    const canonical = message === undefined ? [] : toCanonical(message);
+    const canonical = answerToCanonical(content);
     for (const { message: item, original } of canonical) mirror.memory.remember(item, original);
     mirror.add(canonical.map(({ message: item }) => item));
     await conversation.appendAnswer({

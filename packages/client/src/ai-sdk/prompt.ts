@@ -17,8 +17,11 @@
  *   (`input` as JSON text), reasoning → `provider_data.anthropic.thinking`
  *   (Anthropic's signature or redacted data from `providerOptions.anthropic`
  *   rides along, so Claude gets its thinking blocks back);
- * - tool: each tool result → a tool message (`name` = the tool, output as text,
- *   JSON outputs as JSON text; error outputs flagged `is_error`).
+ * - tool: each tool result → a tool message (output as text, JSON outputs as
+ *   JSON text; error outputs flagged `is_error`); its tool's name comes back from
+ *   the call it answers, which compaction never separates from its results.
+ * - a model's answer keeps its tool calls' arguments exactly as the provider
+ *   wrote them (`answerToCanonical`); keys compare arguments as parsed JSON.
  *
  * Canonical → AI SDK is the reverse. The service serves the context in the
  * openai format without `provider_data` (OpenAI would reject it), so the
@@ -144,7 +147,6 @@ function toolMessage(part: LanguageModelV4ToolResultPart): ChatMessage {
   return {
     role: "tool",
     tool_call_id: part.toolCallId,
-    name: part.toolName,
     content: text,
     ...(isError ? { provider_data: { anthropic: { is_error: true } } } : {}),
   };
@@ -263,6 +265,36 @@ export function answerMessage(
     }
   }
   return parts.length === 0 ? undefined : { role: "assistant", content: parts };
+}
+
+/**
+ * The canonical messages of a model's answer (its `answerMessage`), with each tool call's
+ * arguments as the provider wrote them rather than re-serialized, so the session counts and
+ * keeps what the model produced.
+ */
+export function answerToCanonical(
+  content: readonly LanguageModelV4Content[],
+): Array<{ message: ChatMessage; original: LanguageModelV4Message | ToolPart }> {
+  const message = answerMessage(content);
+  if (message === undefined) return [];
+  const raw = new Map<string, string>();
+  for (const part of content) if (part.type === "tool-call") raw.set(part.toolCallId, part.input);
+  return toCanonical(message).map(({ message: item, original }) => ({
+    message:
+      item.tool_calls === undefined
+        ? item
+        : {
+            ...item,
+            tool_calls: item.tool_calls.map((call) => ({
+              ...call,
+              function: {
+                ...call.function,
+                arguments: raw.get(call.id) ?? call.function.arguments,
+              },
+            })),
+          },
+    original,
+  }));
 }
 
 // ---------------------------------------------------------------------------
@@ -435,8 +467,17 @@ export function canonicalKey(message: ChatMessage): string {
   const calls = (message.tool_calls ?? []).map((call) => [
     call.id,
     call.function.name,
-    call.function.arguments,
+    normalizedArguments(call.function.arguments),
   ]);
   const role = message.role === "developer" ? "system" : message.role;
   return JSON.stringify([role, content, calls, message.tool_call_id ?? null]);
+}
+
+/** Arguments as parsed JSON re-serialized, so spacing or key quoting styles compare equal. */
+function normalizedArguments(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text));
+  } catch {
+    return text;
+  }
 }
