@@ -53,6 +53,11 @@ export interface ConversationOptions {
   /** Called after each overflow recovery, before the request is sent again. */
   onRecovery?: (event: RecoveryEvent) => void;
   /**
+   * Called with each context the service serves before it is sent to the model (its `tokens`,
+   * `warningLevel`, `coveredSeq`, …), and with the recovered one after an overflow.
+   */
+  onContext?: (context: ContextResponseBody) => void;
+  /**
    * Called when the model's answer could not be appended (the service was unreachable). The answer
    * is kept and appended first on the next call; by default nothing else happens.
    */
@@ -156,7 +161,12 @@ export class Conversation {
         ...(signal !== undefined ? { signal } : {}),
       });
     }
-    return this.session.context({ format, ...(signal !== undefined ? { signal } : {}) });
+    const context = await this.session.context({
+      format,
+      ...(signal !== undefined ? { signal } : {}),
+    });
+    this.options.onContext?.(context);
+    return context;
   }
 
   /** Sends `context`; on a provider error, lets the service decide whether compaction helps. */
@@ -198,6 +208,7 @@ export class Conversation {
           tokens: recovered.tokens,
           passes: recovered.passes,
         });
+        this.options.onContext?.(recovered);
         current = recovered;
       }
     }

@@ -64,10 +64,8 @@ export interface ChatMessage {
   name?: string;
   tool_calls?: ChatToolCall[];
   tool_call_id?: string;
-  provider_data?: {
-    anthropic?: { thinking?: unknown[]; is_error?: boolean; [key: string]: unknown };
-    [key: string]: unknown;
-  };
+  /** Only what the middleware reads or writes of it; the service keeps the rest. */
+  provider_data?: { anthropic?: { thinking?: unknown[]; is_error?: boolean } };
 }
 
 type UserPart = LanguageModelV4TextPart | LanguageModelV4FilePart;
