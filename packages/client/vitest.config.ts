@@ -19,6 +19,8 @@ export default defineConfig({
   test: {
     globalSetup: ["./test/global-setup.ts"],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
+    // Node-only tests (the packaging test) run with vitest.pack.config.ts.
+    exclude: ["**/*.node.test.ts", "**/node_modules/**"],
     testTimeout: 120_000,
     // The Worker logs one JSON line per request; hundreds per test would bury the results.
     onConsoleLog: (log) => !log.startsWith('{"time"'),

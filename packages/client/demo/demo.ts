@@ -8,7 +8,10 @@
  * does). Shows progress and each compaction live, then a summary and a
  * self-contained HTML report.
  *
- * Usage: pnpm demo [--file <transcript.json>] [--window 32k] [--model gpt-4o] [--port 8787] [--out demo-report.html]
+ * With `--via ai-sdk` the same replay runs as an AI SDK agent would: through
+ * `wrapLanguageModel` and `condenseMiddleware` (demo/ai-sdk-replay.ts).
+ *
+ * Usage: pnpm demo [--file <transcript.json>] [--window 32k] [--model gpt-4o] [--via client|ai-sdk] [--port 8787] [--out demo-report.html]
  */
 
 import { writeFileSync } from "node:fs";
@@ -18,6 +21,7 @@ import { parseArgs } from "node:util";
 import type { ChatMessage } from "@condense/core";
 import type { InputMessage } from "../src/index.js";
 import { Condense, CondenseError } from "../src/index.js";
+import { aiSdkReplay } from "./ai-sdk-replay.js";
 import { type LedgerCompleteness, ledgerCompleteness } from "./ledger.js";
 import { type CompactionMark, renderReport, type TurnPoint } from "./report-html.js";
 import { ensureCoreBuilt, ensureService, type Service } from "./service.js";
@@ -35,6 +39,8 @@ const USAGE = `Usage: pnpm demo [options]
   --file <path>    transcript to replay (corpus format; default: ${basename(DEFAULT_FILE)})
   --window <n>     the model's context window, e.g. 32000 or 32k (default 32k)
   --model <name>   model whose tokenizer counts the tokens (default gpt-4o)
+  --via <path>     client (the Condense client's calls, default) or ai-sdk (an AI SDK model
+                   wrapped with condenseMiddleware)
   --port <n>       where the service answers or is started (default 8787)
   --out <path>     the HTML report (default demo-report.html)
 
@@ -45,6 +51,7 @@ interface Options {
   file: string;
   window: number;
   model: string;
+  via: "client" | "ai-sdk";
   port: number;
   out: string;
 }
@@ -64,12 +71,15 @@ function options(): Options | undefined {
       file: { type: "string" },
       window: { type: "string", default: "32k" },
       model: { type: "string", default: "gpt-4o" },
+      via: { type: "string", default: "client" },
       port: { type: "string", default: "8787" },
       out: { type: "string", default: "demo-report.html" },
       help: { type: "boolean", short: "h" },
     },
   });
   if (values.help === true) return undefined;
+  if (values.via !== "client" && values.via !== "ai-sdk")
+    throw new Error(`--via ${values.via}: expected client or ai-sdk`);
   // `pnpm demo` runs in packages/client; paths are meant from where the command was typed, which
   // pnpm and npm pass as INIT_CWD.
   const from = process.env.INIT_CWD ?? process.cwd();
@@ -77,6 +87,7 @@ function options(): Options | undefined {
     file: values.file === undefined ? DEFAULT_FILE : resolve(from, values.file),
     window: parseWindow(values.window),
     model: values.model,
+    via: values.via,
     port: Number(values.port),
     out: resolve(from, values.out),
   };
@@ -136,11 +147,30 @@ async function replay(
   const input = (messages: readonly ChatMessage[]): InputMessage[] =>
     messages.map((m) => ({ ...m }));
 
-  await session.append(input(transcript.head), { model: opts.model });
+  const view = new LiveView();
+  // Through the AI SDK the middleware appends the head with the first call's prompt.
+  const viaAiSdk =
+    opts.via === "ai-sdk"
+      ? aiSdkReplay({
+          session,
+          transcript,
+          model: opts.model,
+          window: opts.window,
+          count,
+          onRefusal: (tokens) =>
+            view.event(
+              style.yellow(
+                `  ↯ the model refused ${formatNumber(tokens)} tokens; the middleware reported it to /overflow`,
+              ),
+            ),
+        })
+      : undefined;
   await session.update({ contextWindow: opts.window, model: opts.model });
   const sent: ChatMessage[] = [...transcript.head];
+  // Both paths append as an agent does: what came in since the model's last answer (the head,
+  // then tool results and user messages) right before a model call, the answer right after it.
+  let arrived: ChatMessage[] = [...transcript.head];
 
-  const view = new LiveView();
   const points: TurnPoint[] = [];
   const marks: CompactionMark[] = [];
   const summarizers = new Set<string>();
@@ -152,30 +182,48 @@ async function replay(
 
   for (const [index, turn] of transcript.turns.entries()) {
     const number = index + 1;
-    // What the agent sends to the model now.
-    let context = await session.context({ format: "openai" });
-    let tokens = count(context.messages as ChatMessage[]);
-    for (let attempt = 0; tokens > opts.window && attempt < 2; attempt++) {
-      overflows++;
-      view.event(
-        style.yellow(
-          `  ↯ turn ${number}: the model refused ${formatNumber(tokens)} tokens; reported to /overflow`,
-        ),
-      );
-      context = await session.reportOverflow(overflowError(tokens, opts.window), {
-        format: "openai",
-      });
+    let tokens: number;
+    let compactedSince: boolean;
+    if (viaAiSdk !== undefined) {
+      const call = await viaAiSdk.call(index);
+      tokens = call.tokens;
+      overflows += call.refusals;
+      if (call.failed) {
+        overLimit++;
+        view.event(
+          style.red(`  ✗ turn ${number}: ${formatNumber(tokens)} tokens still exceed the window`),
+        );
+      }
+      compactedSince = call.coveredSeq !== coveredSeq;
+      coveredSeq = call.coveredSeq;
+    } else {
+      if (arrived.length > 0) await session.append(input(arrived), { model: opts.model });
+      // What the agent sends to the model now.
+      let context = await session.context({ format: "openai" });
       tokens = count(context.messages as ChatMessage[]);
-    }
-    if (tokens > opts.window) {
-      overLimit++;
-      view.event(
-        style.red(`  ✗ turn ${number}: ${formatNumber(tokens)} tokens still exceed the window`),
-      );
+      for (let attempt = 0; tokens > opts.window && attempt < 2; attempt++) {
+        overflows++;
+        view.event(
+          style.yellow(
+            `  ↯ turn ${number}: the model refused ${formatNumber(tokens)} tokens; reported to /overflow`,
+          ),
+        );
+        context = await session.reportOverflow(overflowError(tokens, opts.window), {
+          format: "openai",
+        });
+        tokens = count(context.messages as ChatMessage[]);
+      }
+      if (tokens > opts.window) {
+        overLimit++;
+        view.event(
+          style.red(`  ✗ turn ${number}: ${formatNumber(tokens)} tokens still exceed the window`),
+        );
+      }
+      compactedSince = context.coveredSeq !== coveredSeq;
+      coveredSeq = context.coveredSeq;
     }
 
-    if (context.coveredSeq !== coveredSeq) {
-      coveredSeq = context.coveredSeq;
+    if (compactedSince) {
       const events = await session.compactions();
       for (const event of events.slice(seenEvents)) {
         const ms = event.durationMs;
@@ -216,10 +264,16 @@ async function replay(
       compactions: marks.length,
     });
 
-    // The model's answer and what came back from its tool calls.
-    await session.append(input(turn), { model: opts.model });
+    // The model's answer (through the AI SDK, the middleware appends it, and what followed it
+    // with the next call).
+    const [answer, ...followed] = turn;
+    if (viaAiSdk === undefined && answer !== undefined)
+      await session.append(input([answer]), { model: opts.model });
+    arrived = followed;
     sent.push(...turn);
   }
+  if (viaAiSdk !== undefined) await viaAiSdk.finish();
+  else if (arrived.length > 0) await session.append(input(arrived), { model: opts.model });
   view.finish();
 
   const final = await session.context({ format: "openai" });
@@ -269,6 +323,10 @@ function summaryRows(
     ["transcript", `${basename(transcript.path)} (${transcript.messages.length} messages)`],
     ["turns (model calls)", String(run.points.length)],
     ["model / window", `${opts.model} / ${formatNumber(opts.window)} tokens`],
+    [
+      "via",
+      opts.via === "ai-sdk" ? "the AI SDK (wrapLanguageModel + condenseMiddleware)" : "the client",
+    ],
     ["compactions", `${run.marks.length}${tiers === "" ? "" : ` (${tiers})`}`],
     [
       "peak context sent",

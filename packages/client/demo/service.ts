@@ -54,7 +54,8 @@ export function ensureCoreBuilt(coreDir: string, log: (line: string) => void): v
     throw new Error("building @condense/core failed; run `pnpm build` at the repository root");
 }
 
-async function startWrangler(
+/** Starts `wrangler dev` in `workerDir` on `port` with a fresh key and storage (see the module comment). */
+export async function startWrangler(
   workerDir: string,
   port: number,
   log: (line: string) => void,

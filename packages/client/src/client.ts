@@ -16,6 +16,7 @@ import type {
 } from "./api-types.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { SessionHandle } from "./session.js";
+import { SessionLocks } from "./session-lock.js";
 import { type CallOptions, type FetchLike, Transport } from "./transport.js";
 
 export interface CondenseOptions {
@@ -44,6 +45,8 @@ export type StatelessCompactRequest = CompactRequestBody;
 
 export class Condense {
   readonly #transport: Transport;
+  /** Shared by every handle this client makes, so calls on one session take turns. */
+  readonly #locks = new SessionLocks();
 
   constructor(options: CondenseOptions) {
     if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
@@ -89,7 +92,7 @@ export class Condense {
         `Condense: the session id ${JSON.stringify(id)} cannot be used in a URL; choose another id`,
       );
     }
-    return new SessionHandle(this.#transport, id);
+    return new SessionHandle(this.#transport, id, this.#locks);
   }
 
   /** Compacts a message list without storing anything (`POST /v1/compact`). */

@@ -1,14 +1,26 @@
 /**
  * @module @condense/client
  * Typed client for the Condense service (context-window compaction for
- * long-running LLM agents), and `withCompaction`, which runs an `openai`
- * client's conversation on a Condense session. Fetch only: Node ≥ 22,
- * browsers, Deno, Bun and Workers.
+ * long-running LLM agents); `withCompaction`, which runs an `openai` or
+ * Anthropic client's conversation on a Condense session; and
+ * `condenseMiddleware`, the same for the AI SDK's `wrapLanguageModel`. Fetch
+ * only, no runtime dependency: Node ≥ 22, browsers, Deno, Bun and Workers.
  */
 
+export {
+  type CondenseMiddlewareOptions,
+  condenseMiddleware,
+} from "./ai-sdk/middleware.js";
+export type { CompactingAnthropic, CompactingMessages } from "./anthropic-compaction.js";
 export type * from "./api-types.js";
 export { Condense, type CondenseOptions, type StatelessCompactRequest } from "./client.js";
+export type { RecoveryEvent } from "./conversation.js";
 export { type ClientErrorCode, CondenseError } from "./errors.js";
+export type {
+  CompactingChatCompletions,
+  CompactingOpenAI,
+  CompactingResponses,
+} from "./openai-compaction.js";
 export { describeProviderError } from "./provider-error.js";
 export {
   type AppendOptions,
@@ -17,12 +29,6 @@ export {
   SessionHandle,
   type TranscriptOptions,
 } from "./session.js";
+export type { SessionLock } from "./session-lock.js";
 export type { CallOptions, FetchLike } from "./transport.js";
-export {
-  type CompactingChatCompletions,
-  type CompactingOpenAI,
-  type CompactingResponses,
-  type RecoveryEvent,
-  type WithCompactionOptions,
-  withCompaction,
-} from "./with-compaction.js";
+export { type WithCompactionOptions, withCompaction } from "./with-compaction.js";

@@ -26,6 +26,7 @@ import type {
   TranscriptResponseBody,
 } from "./api-types.js";
 import { describeProviderError } from "./provider-error.js";
+import { type SessionLock, SessionLocks } from "./session-lock.js";
 import type { CallOptions, Transport } from "./transport.js";
 
 export interface AppendOptions extends CallOptions, Omit<AppendRequestBody, "messages"> {
@@ -59,11 +60,36 @@ export class SessionHandle {
   readonly id: string;
   readonly #transport: Transport;
   readonly #path: string;
+  readonly #locks: SessionLocks;
 
-  constructor(transport: Transport, id: string) {
+  constructor(transport: Transport, id: string, locks: SessionLocks = new SessionLocks()) {
     this.id = id;
     this.#transport = transport;
     this.#path = `/v1/sessions/${encodeURIComponent(id)}`;
+    this.#locks = locks;
+  }
+
+  /**
+   * Takes this session's turn lock: resolves once every earlier holder (through any handle of
+   * this session from the same `Condense` client) released it. `withCompaction` and
+   * `condenseMiddleware` hold it for a whole model call; take it to run your own steps (append,
+   * context, model call, append) without a wrapped call landing in between. Always `release()`.
+   */
+  lock(options: Pick<CallOptions, "signal"> = {}): Promise<SessionLock> {
+    return this.#locks.acquire(this.id, options.signal);
+  }
+
+  /** Runs `task` holding the session's turn lock (see `lock`), and releases it whatever happens. */
+  async exclusive<T>(
+    task: () => Promise<T>,
+    options: Pick<CallOptions, "signal"> = {},
+  ): Promise<T> {
+    const lock = await this.lock(options);
+    try {
+      return await task();
+    } finally {
+      lock.release();
+    }
   }
 
   /** Stores messages at the end of the session (creating it on the first call). */

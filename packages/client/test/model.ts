@@ -2,7 +2,8 @@
  * @module test/model
  * The workerd side of the test model provider (test/model-server.ts):
  * registering a scenario, reading what the server received, and an `openai`
- * client pointed at it.
+ * client pointed at it. (The Anthropic side is test/anthropic-model.ts: a test
+ * file loads only the SDK it needs.)
  */
 
 import OpenAI from "openai";

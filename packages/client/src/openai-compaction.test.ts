@@ -5,9 +5,10 @@ import { describe, expect, it } from "vitest";
 import { type LogEntry, openaiClient, registerScenario, serverLog } from "../test/model.js";
 import { PROVIDER_NAMES } from "../test/providers.js";
 import { client, freshId, workerFetch } from "../test/worker.js";
+import type { RecoveryEvent } from "./conversation.js";
 import type { SessionHandle } from "./session.js";
 import type { FetchLike } from "./transport.js";
-import { type RecoveryEvent, withCompaction } from "./with-compaction.js";
+import { withCompaction } from "./with-compaction.js";
 
 /** A model the engine does not count exactly, so the session calibrates its estimate. */
 const SESSION_MODEL = "llama-3.1-70b-instruct";
@@ -673,5 +674,58 @@ describe("withCompaction: the Responses API", () => {
     await expect(
       ai.responses.create({ model: "m", input: "hi", previous_response_id: "resp_1" }),
     ).rejects.toThrow(/previous_response_id/);
+  });
+});
+
+describe("withCompaction: concurrent calls on one session", () => {
+  it("takes turns: each question is followed by its own answer, nothing lost or stored twice", async () => {
+    const name = `concurrent-${crypto.randomUUID()}`;
+    await registerScenario({ name, limit: 1_000_000 });
+    const session = await newSession(64_000);
+    // Two wrappers on two handles of the same session: they share its turn lock.
+    const condense = client();
+    const ai = withCompaction(openaiClient(), {
+      session: condense.session(session.id),
+      model: SESSION_MODEL,
+    });
+    const other = withCompaction(openaiClient(), {
+      session: condense.session(session.id),
+      model: SESSION_MODEL,
+    });
+    const questions = Array.from({ length: 6 }, (_, i) => `question ${i}`);
+    const answers = await Promise.all(
+      questions.map(async (question, i) => {
+        const wrapper = i % 2 === 0 ? ai : other;
+        const messages = [{ role: "user" as const, content: question }];
+        if (i % 3 === 0) {
+          const reply = await wrapper.chat.completions.create({ model: name, messages });
+          return reply.choices[0]?.message.content ?? "";
+        }
+        if (i % 3 === 1) {
+          const stream = await wrapper.chat.completions.create({
+            model: name,
+            messages,
+            stream: true,
+          });
+          let text = "";
+          for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? "";
+          return text;
+        }
+        const response = await wrapper.responses.create({ model: name, input: question });
+        return response.output_text;
+      }),
+    );
+    const transcript = await session.transcript();
+    const entries = transcript.messages.slice(1);
+    expect(entries).toHaveLength(12);
+    expect(entries.filter((_, i) => i % 2 === 0).map((entry) => entry.message.content)).toEqual(
+      questions,
+    );
+    answers.forEach((answer, i) => {
+      expect(entries[2 * i + 1]?.role).toBe("assistant");
+      expect(JSON.stringify(entries[2 * i + 1]?.message)).toContain(answer.slice(0, 40));
+    });
+    // The n-th request saw the system prompt and the 2n-1 messages before it.
+    expect((await serverLog(name)).map((entry) => entry.items)).toEqual([2, 4, 6, 8, 10, 12]);
   });
 });

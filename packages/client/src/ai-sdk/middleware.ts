@@ -1,0 +1,260 @@
+/**
+ * @module ai-sdk/middleware
+ * `condenseMiddleware({ session })`: a language-model middleware for the AI
+ * SDK's `wrapLanguageModel`, so `generateText`, `streamText` and their
+ * multi-step tool loops (`stopWhen`) run on a Condense session.
+ *
+ * - `transformParams` takes the session's turn lock, appends the prompt's
+ *   messages the session does not have yet (`ai-sdk/overlap`: the AI SDK resends
+ *   the whole history at every step), fetches the session's context and puts it
+ *   in place of the prompt (`ai-sdk/prompt` converts both ways).
+ * - `wrapGenerate` / `wrapStream` send it; an overflow error (classified by the
+ *   service's `POST /overflow`) is recovered and the call sent again with the
+ *   recovered context, at most twice (`conversation`). The answer (tool calls
+ *   included; a stream passes through part by part and is appended when it
+ *   finishes) is appended with the provider's `usage.inputTokens`, and the lock
+ *   is released. A stream cancelled by its reader stores nothing.
+ *
+ * What the session holds is learnt once per middleware: on its first call it
+ * reads the session's transcript (when the session exists; page by page, a
+ * request per 1,000 messages), then keeps track of what it appends.
+ */
+
+import type {
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4GenerateResult,
+  LanguageModelV4Middleware,
+  LanguageModelV4StreamPart,
+  LanguageModelV4StreamResult,
+} from "@ai-sdk/provider";
+import type { InputMessage } from "../api-types.js";
+import { Conversation, type ConversationOptions, type SessionContext } from "../conversation.js";
+import { CondenseError } from "../errors.js";
+import type { SessionLock } from "../session-lock.js";
+import { freshMessages } from "./overlap.js";
+import {
+  answerToCanonical,
+  type ChatMessage,
+  canonicalKey,
+  fromCanonical,
+  PromptMemory,
+  toCanonical,
+} from "./prompt.js";
+import { StreamAnswerAssembler } from "./stream.js";
+
+/** Options of `condenseMiddleware`: the session, and what every integration takes. */
+export type CondenseMiddlewareOptions = ConversationOptions;
+
+/** What `transformParams` hands to `wrapGenerate` / `wrapStream` of the same call. */
+interface PreparedCall {
+  lock: SessionLock;
+  context: SessionContext;
+  model: string;
+}
+
+function isSystemKey(key: string): boolean {
+  return key.startsWith('["system"');
+}
+
+class SessionMirror {
+  readonly #conversation: Conversation;
+  readonly #memory = new PromptMemory();
+  /** Keys of the session's messages, oldest first, once read. */
+  #known: string[] | undefined;
+
+  constructor(conversation: Conversation) {
+    this.#conversation = conversation;
+  }
+
+  get memory(): PromptMemory {
+    return this.#memory;
+  }
+
+  async known(signal: AbortSignal | undefined): Promise<string[]> {
+    if (this.#known !== undefined) return this.#known;
+    const keys: string[] = [];
+    try {
+      for await (const entry of this.#conversation.session.transcriptEntries({
+        limit: 1000,
+        ...(signal !== undefined ? { signal } : {}),
+      })) {
+        const message = entry.message as ChatMessage;
+        keys.push(canonicalKey(message));
+        this.#memory.rememberStored(message);
+      }
+    } catch (error) {
+      if (!(CondenseError.isInstance(error) && error.code === "not_found")) throw error;
+    }
+    this.#known = keys;
+    return keys;
+  }
+
+  /** Records messages the session now holds (or will, for an answer whose append is retried). */
+  add(messages: readonly ChatMessage[]): void {
+    this.#known?.push(...messages.map(canonicalKey));
+  }
+}
+
+/**
+ * A middleware for `wrapLanguageModel` that keeps the conversation in a Condense session.
+ *
+ * ```ts
+ * const model = wrapLanguageModel({ model: openai("gpt-4o"), middleware: condenseMiddleware({ session }) });
+ * const { text } = await generateText({ model, prompt: "Next step?" });
+ * ```
+ */
+export function condenseMiddleware(options: CondenseMiddlewareOptions): LanguageModelV4Middleware {
+  const conversation = new Conversation(options);
+  const mirror = new SessionMirror(conversation);
+  const calls = new WeakMap<LanguageModelV4CallOptions, PreparedCall>();
+
+  const toPrompt = (context: SessionContext) =>
+    fromCanonical(context.messages as ChatMessage[], mirror.memory);
+
+  async function appendAnswer(
+    call: PreparedCall,
+    content: readonly LanguageModelV4Content[],
+    inputTokens: number | undefined,
+  ): Promise<void> {
+    const canonical = answerToCanonical(content);
+    for (const { message: item, original } of canonical) mirror.memory.remember(item, original);
+    mirror.add(canonical.map(({ message: item }) => item));
+    await conversation.appendAnswer({
+      messages: canonical.map(({ message: item }): InputMessage => ({ ...item })),
+      format: "openai",
+      model: call.model,
+      inputTokens,
+    });
+  }
+
+  return {
+    specificationVersion: "v4",
+
+    async transformParams({ params, model }) {
+      const signal = params.abortSignal;
+      const lock = await conversation.lock(signal);
+      try {
+        const known = await mirror.known(signal);
+        const converted = params.prompt.flatMap((message) => toCanonical(message));
+        for (const { message, original } of converted) mirror.memory.remember(message, original);
+        const { fresh } = freshMessages(
+          known,
+          converted.map(({ message }) => ({
+            key: canonicalKey(message),
+            system: message.role === "system" || message.role === "developer",
+          })),
+          isSystemKey,
+        );
+        const appended = fresh.flatMap((index) => {
+          const item = converted[index];
+          return item === undefined ? [] : [item.message];
+        });
+        const name = options.model ?? model.modelId;
+        const context = await conversation.prepare({
+          messages: appended.map((message): InputMessage => ({ ...message })),
+          format: "openai",
+          model: name,
+          signal,
+        });
+        mirror.add(appended);
+        const transformed: LanguageModelV4CallOptions = { ...params, prompt: toPrompt(context) };
+        calls.set(transformed, { lock, context, model: name });
+        return transformed;
+      } catch (error) {
+        lock.release();
+        throw error;
+      }
+    },
+
+    async wrapGenerate({ doGenerate, params, model }): Promise<LanguageModelV4GenerateResult> {
+      const call = calls.get(params);
+      if (call === undefined) return doGenerate();
+      try {
+        const result = await conversation.send(
+          "openai",
+          call.context,
+          params.abortSignal,
+          (sent) =>
+            sent === call.context ? doGenerate() : retry(model, params, toPrompt(sent), "generate"),
+        );
+        await appendAnswer(call, result.content, result.usage.inputTokens.total);
+        return result;
+      } finally {
+        call.lock.release();
+      }
+    },
+
+    async wrapStream({ doStream, params, model }): Promise<LanguageModelV4StreamResult> {
+      const call = calls.get(params);
+      if (call === undefined) return doStream();
+      let handedOver = false;
+      try {
+        const result = await conversation.send(
+          "openai",
+          call.context,
+          params.abortSignal,
+          (sent) =>
+            sent === call.context ? doStream() : retry(model, params, toPrompt(sent), "stream"),
+        );
+        const reader = result.stream.getReader();
+        const assembler = new StreamAnswerAssembler();
+        // Pulled one part at a time, as the reader asks: nothing is read ahead or buffered.
+        const stream = new ReadableStream<LanguageModelV4StreamPart>(
+          {
+            async pull(controller) {
+              try {
+                const next = await reader.read();
+                if (next.done) {
+                  if (assembler.finished)
+                    await appendAnswer(call, assembler.content(), assembler.inputTokens);
+                  call.lock.release();
+                  controller.close();
+                  return;
+                }
+                assembler.add(next.value);
+                controller.enqueue(next.value);
+              } catch (error) {
+                call.lock.release();
+                controller.error(error);
+              }
+            },
+            async cancel(reason) {
+              call.lock.release();
+              await reader.cancel(reason);
+            },
+          },
+          { highWaterMark: 0 },
+        );
+        handedOver = true;
+        return { ...result, stream };
+      } finally {
+        if (!handedOver) call.lock.release();
+      }
+    },
+  };
+}
+
+function retry(
+  model: LanguageModelV4,
+  params: LanguageModelV4CallOptions,
+  prompt: LanguageModelV4CallOptions["prompt"],
+  kind: "generate",
+): PromiseLike<LanguageModelV4GenerateResult>;
+function retry(
+  model: LanguageModelV4,
+  params: LanguageModelV4CallOptions,
+  prompt: LanguageModelV4CallOptions["prompt"],
+  kind: "stream",
+): PromiseLike<LanguageModelV4StreamResult>;
+/** The same call with the recovered context as its prompt, straight to the wrapped model. */
+function retry(
+  model: LanguageModelV4,
+  params: LanguageModelV4CallOptions,
+  prompt: LanguageModelV4CallOptions["prompt"],
+  kind: "generate" | "stream",
+): PromiseLike<LanguageModelV4GenerateResult | LanguageModelV4StreamResult> {
+  const next = { ...params, prompt };
+  return kind === "generate" ? model.doGenerate(next) : model.doStream(next);
+}
