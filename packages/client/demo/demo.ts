@@ -20,7 +20,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "@condense/core";
 import type { InputMessage } from "../src/index.js";
-import { Condense, CondenseError } from "../src/index.js";
+import { Condense, CondenseApiError } from "../src/index.js";
 import { aiSdkReplay } from "./ai-sdk-replay.js";
 import { type LedgerCompleteness, ledgerCompleteness } from "./ledger.js";
 import { type CompactionMark, renderReport, type TurnPoint } from "./report-html.js";
@@ -428,13 +428,13 @@ async function main(): Promise<number> {
     console.log(`Report: ${style.cyan(opts.out)}`);
     return run.overLimit === 0 ? 0 : 1;
   } catch (error) {
-    const detail = CondenseError.isInstance(error)
+    const detail = CondenseApiError.isInstance(error)
       ? `${error.message} (HTTP ${error.status} ${error.code}${error.requestId ? `, request ${error.requestId}` : ""})`
       : error instanceof Error
         ? error.message
         : String(error);
     console.error(style.red(`\nThe demo failed: ${detail}`));
-    if (CondenseError.isInstance(error) && error.status === 401 && !service.started) {
+    if (CondenseApiError.isInstance(error) && error.status === 401 && !service.started) {
       console.error(
         `Set CONDENSE_API_KEY to a key of the service on ${service.baseUrl}, or stop it and let the demo start its own.`,
       );

@@ -36,7 +36,7 @@ import {
 } from "./anthropic-stream.js";
 import type { InputMessage } from "./api-types.js";
 import { Conversation, type ConversationOptions } from "./conversation.js";
-import { CondenseError } from "./errors.js";
+import { CondenseApiError } from "./errors.js";
 import { overlay } from "./overlay.js";
 import { rewrapStream } from "./sdk-stream.js";
 
@@ -100,7 +100,7 @@ class AnthropicCompactor {
       });
       this.#sessionSystem = JSON.stringify(context.system ?? null);
     } catch (error) {
-      if (!(CondenseError.isInstance(error) && error.code === "not_found")) throw error;
+      if (!(CondenseApiError.isInstance(error) && error.code === "not_found")) throw error;
       this.#sessionSystem = "null";
     }
     return this.#sessionSystem;

@@ -45,7 +45,7 @@ export type {
 export type InputMessage = AppendRequestBody["messages"][number];
 
 /** Options of the stateless `POST /v1/compact`. */
-export type CompactOptions = NonNullable<CompactRequestBody["options"]>;
+export type StatelessCompactOptions = NonNullable<CompactRequestBody["options"]>;
 
 /** A provider error as `POST /overflow` takes it. */
 export type ProviderErrorReport = OverflowRequestBody["error"];

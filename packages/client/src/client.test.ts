@@ -1,15 +1,15 @@
 import { describe, expect, it } from "vitest";
 import { BASE_URL, client, freshId, KEYS, workerFetch } from "../test/worker.js";
 import { Condense } from "./client.js";
-import { CondenseError } from "./errors.js";
+import { CondenseApiError } from "./errors.js";
 import type { FetchLike } from "./transport.js";
 
 /** The rejection of `promise`, which must reject. */
-async function rejection(promise: Promise<unknown>): Promise<CondenseError> {
+async function rejection(promise: Promise<unknown>): Promise<CondenseApiError> {
   try {
     await promise;
   } catch (error) {
-    if (CondenseError.isInstance(error)) return error;
+    if (CondenseApiError.isInstance(error)) return error;
     throw error;
   }
   throw new Error("expected the call to fail");
@@ -166,7 +166,7 @@ describe("SessionHandle", () => {
 });
 
 describe("errors", () => {
-  it("turns the service's error body into a CondenseError with its request id", async () => {
+  it("turns the service's error body into a CondenseApiError with its request id", async () => {
     const error = await rejection(client().session(freshId()).context());
     expect(error.status).toBe(404);
     expect(error.code).toBe("not_found");

@@ -122,7 +122,7 @@ export class Condense {
     });
   }
 
-  /** Whether the service is up (`GET /healthz`); rejects with a `CondenseError` when it is not. */
+  /** Whether the service is up (`GET /healthz`); rejects with a `CondenseApiError` when it is not. */
   async health(options: CallOptions = {}): Promise<boolean> {
     const body = await this.#transport.request<HealthResponseBody>({
       method: "GET",

@@ -27,7 +27,7 @@ import type {
   MessageFormatName,
   OverflowResponseBody,
 } from "./api-types.js";
-import { CondenseError } from "./errors.js";
+import { CondenseApiError } from "./errors.js";
 import type { SessionHandle } from "./session.js";
 import type { SessionLock } from "./session-lock.js";
 
@@ -198,7 +198,7 @@ export class Conversation {
           });
         } catch (reportError) {
           // Not an overflow: the error is the caller's to handle, exactly as the provider sent it.
-          if (CondenseError.isInstance(reportError) && reportError.code === "not_an_overflow")
+          if (CondenseApiError.isInstance(reportError) && reportError.code === "not_an_overflow")
             throw error;
           throw first.error;
         }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { CondenseError } from "./errors.js";
+import { CondenseApiError } from "./errors.js";
 
-describe("CondenseError", () => {
+describe("CondenseApiError", () => {
   it("carries status, code, message, request id and details", () => {
-    const error = new CondenseError({
+    const error = new CondenseApiError({
       status: 409,
       code: "idempotency_conflict",
       message: "key reused",
@@ -11,7 +11,7 @@ describe("CondenseError", () => {
       details: { key: "k" },
     });
     expect(error).toBeInstanceOf(Error);
-    expect(error.name).toBe("CondenseError");
+    expect(error.name).toBe("CondenseApiError");
     expect([error.status, error.code, error.message, error.requestId]).toEqual([
       409,
       "idempotency_conflict",
@@ -23,7 +23,7 @@ describe("CondenseError", () => {
 
   it("defaults request id and details to null and keeps the cause", () => {
     const cause = new TypeError("fetch failed");
-    const error = new CondenseError({ status: 0, code: "network_error", message: "down", cause });
+    const error = new CondenseApiError({ status: 0, code: "network_error", message: "down", cause });
     expect(error.requestId).toBeNull();
     expect(error.details).toBeNull();
     expect(error.cause).toBe(cause);
@@ -31,14 +31,14 @@ describe("CondenseError", () => {
 
   it("isInstance recognises its own errors, also from another copy of the package, and nothing else", () => {
     expect(
-      CondenseError.isInstance(new CondenseError({ status: 500, code: "x", message: "y" })),
+      CondenseApiError.isInstance(new CondenseApiError({ status: 500, code: "x", message: "y" })),
     ).toBe(true);
     const foreign = new Error("from another bundle");
-    Object.defineProperty(foreign, Symbol.for("@condense/client/CondenseError"), { value: true });
-    expect(CondenseError.isInstance(foreign)).toBe(true);
-    expect(CondenseError.isInstance(new Error("plain"))).toBe(false);
-    expect(CondenseError.isInstance({ status: 500, code: "x", message: "y" })).toBe(false);
-    expect(CondenseError.isInstance(null)).toBe(false);
-    expect(CondenseError.isInstance("CondenseError")).toBe(false);
+    Object.defineProperty(foreign, Symbol.for("@condense/client/CondenseApiError"), { value: true });
+    expect(CondenseApiError.isInstance(foreign)).toBe(true);
+    expect(CondenseApiError.isInstance(new Error("plain"))).toBe(false);
+    expect(CondenseApiError.isInstance({ status: 500, code: "x", message: "y" })).toBe(false);
+    expect(CondenseApiError.isInstance(null)).toBe(false);
+    expect(CondenseApiError.isInstance("CondenseApiError")).toBe(false);
   });
 });

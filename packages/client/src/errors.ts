@@ -1,19 +1,19 @@
 /**
  * @module errors
  * The one error type of the client. Every failure of a Condense call becomes a
- * `CondenseError`: the service's own `{ error: { code, message, details } }`
+ * `CondenseApiError`: the service's own `{ error: { code, message, details } }`
  * with the HTTP status and the `X-Request-Id` to quote in a bug report, or a
  * client-side failure (`network_error`, `timeout`, `invalid_response`) with
  * status 0.
  */
 
 /** Brand shared by every copy of this module, so `isInstance` works across bundles and realms. */
-const BRAND = Symbol.for("@condense/client/CondenseError");
+const BRAND = Symbol.for("@condense/client/CondenseApiError");
 
 /** Codes the client itself produces (the service's codes come as it sends them). */
 export type ClientErrorCode = "network_error" | "timeout" | "invalid_response" | "http_error";
 
-export interface CondenseErrorInit {
+export interface CondenseApiErrorInit {
   /** HTTP status, or 0 when no response arrived. */
   status: number;
   code: string;
@@ -23,7 +23,7 @@ export interface CondenseErrorInit {
   cause?: unknown;
 }
 
-export class CondenseError extends Error {
+export class CondenseApiError extends Error {
   /** HTTP status of the response, or 0 when none arrived (network failure, timeout). */
   readonly status: number;
   /** The service's error code (`not_found`, `idempotency_conflict`, …) or a client one. */
@@ -33,9 +33,9 @@ export class CondenseError extends Error {
   /** Extra information from the service (e.g. the path of an invalid field). */
   readonly details: unknown;
 
-  constructor(init: CondenseErrorInit) {
+  constructor(init: CondenseApiErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
-    this.name = "CondenseError";
+    this.name = "CondenseApiError";
     this.status = init.status;
     this.code = init.code;
     this.requestId = init.requestId ?? null;
@@ -43,8 +43,8 @@ export class CondenseError extends Error {
     Object.defineProperty(this, BRAND, { value: true });
   }
 
-  /** Whether `value` is a `CondenseError`, also one from another copy of this package. */
-  static isInstance(value: unknown): value is CondenseError {
+  /** Whether `value` is a `CondenseApiError`, also one from another copy of this package. */
+  static isInstance(value: unknown): value is CondenseApiError {
     return typeof value === "object" && value !== null && BRAND in value;
   }
 }

@@ -15,7 +15,7 @@ export type { CompactingAnthropic, CompactingMessages } from "./anthropic-compac
 export type * from "./api-types.js";
 export { Condense, type CondenseOptions, type StatelessCompactRequest } from "./client.js";
 export type { RecoveryEvent } from "./conversation.js";
-export { type ClientErrorCode, CondenseError } from "./errors.js";
+export { type ClientErrorCode, CondenseApiError } from "./errors.js";
 export type {
   CompactingChatCompletions,
   CompactingOpenAI,
@@ -24,7 +24,7 @@ export type {
 export { describeProviderError } from "./provider-error.js";
 export {
   type AppendOptions,
-  type CompactOptions as SessionCompactOptions,
+  type ManualCompactOptions,
   type ContextOptions,
   SessionHandle,
   type TranscriptOptions,

@@ -45,7 +45,7 @@ export interface ContextOptions extends CallOptions {
   format?: MessageFormatName;
 }
 
-export interface CompactOptions extends CallOptions, ManualCompactRequestBody {
+export interface ManualCompactOptions extends CallOptions, ManualCompactRequestBody {
   idempotencyKey?: string;
 }
 
@@ -118,7 +118,7 @@ export class SessionHandle {
   }
 
   /** Compacts now, even below the threshold, optionally steering the summary. */
-  compact(options: CompactOptions = {}): Promise<ManualCompactResponseBody> {
+  compact(options: ManualCompactOptions = {}): Promise<ManualCompactResponseBody> {
     const { signal, timeoutMs, idempotencyKey, ...body } = options;
     return this.#transport.request<ManualCompactResponseBody>({
       method: "POST",
@@ -133,7 +133,7 @@ export class SessionHandle {
   /**
    * Reports what a model provider threw. If the service recognises a context overflow it
    * compacts until the context fits and returns it; otherwise it rejects with a
-   * `CondenseError` whose code is `not_an_overflow`, and the caller should handle the
+   * `CondenseApiError` whose code is `not_an_overflow`, and the caller should handle the
    * original error as it is.
    */
   reportOverflow(

@@ -3,10 +3,10 @@
  * One JSON request to the service, over `fetch` only (Node ≥ 22, browsers,
  * Deno, Bun, Workers): bearer auth, a per-attempt timeout, the caller's abort
  * signal, and retries of network failures, timeouts, 408, 429 and 5xx. Every
- * answer that is not a 2xx becomes a `CondenseError`.
+ * answer that is not a 2xx becomes a `CondenseApiError`.
  */
 
-import { CondenseError } from "./errors.js";
+import { CondenseApiError } from "./errors.js";
 import { type AttemptResult, parseRetryAfter, type RetryPolicy, retrying } from "./retry.js";
 
 /** The `fetch` the client calls; any WHATWG-compatible implementation. */
@@ -144,7 +144,7 @@ export class Transport {
           return {
             ok: false,
             retryable: true,
-            error: new CondenseError({
+            error: new CondenseApiError({
               status: 0,
               code: "timeout",
               message: `${describe} got no complete answer within ${timeoutMs} ms (${attempts}); raise timeoutMs if the service is slow, or check that it is reachable at ${this.#config.baseUrl}`,
@@ -155,7 +155,7 @@ export class Transport {
         return {
           ok: false,
           retryable: true,
-          error: new CondenseError({
+          error: new CondenseApiError({
             status: 0,
             code: "network_error",
             message: `${describe} failed before an answer arrived (${attempts}): ${cause instanceof Error ? cause.message : String(cause)}; check that the service is reachable at ${this.#config.baseUrl}`,
@@ -171,7 +171,7 @@ export class Transport {
           return {
             ok: false,
             retryable: false,
-            error: new CondenseError({
+            error: new CondenseApiError({
               status: response.status,
               code: "invalid_response",
               message: `${describe} answered ${response.status} with a body that is not JSON; is ${this.#config.baseUrl} a Condense service?`,
@@ -186,14 +186,14 @@ export class Transport {
       const body = parsed.ok ? errorBody(parsed.value) : undefined;
       const error =
         body === undefined
-          ? new CondenseError({
+          ? new CondenseApiError({
               status: response.status,
               code: "http_error",
               message: `${describe} answered ${response.status} ${response.statusText} without a Condense error body (a proxy in between?): ${text.slice(0, 200)}`,
               requestId,
               details: { body: text.slice(0, 2000) },
             })
-          : new CondenseError({ status: response.status, requestId, ...body });
+          : new CondenseApiError({ status: response.status, requestId, ...body });
       return {
         ok: false,
         error,

@@ -31,7 +31,7 @@ import type {
 } from "@ai-sdk/provider";
 import type { InputMessage } from "../api-types.js";
 import { Conversation, type ConversationOptions, type SessionContext } from "../conversation.js";
-import { CondenseError } from "../errors.js";
+import { CondenseApiError } from "../errors.js";
 import type { SessionLock } from "../session-lock.js";
 import { freshMessages } from "./overlap.js";
 import {
@@ -85,7 +85,7 @@ class SessionMirror {
         this.#memory.rememberStored(message);
       }
     } catch (error) {
-      if (!(CondenseError.isInstance(error) && error.code === "not_found")) throw error;
+      if (!(CondenseApiError.isInstance(error) && error.code === "not_found")) throw error;
     }
     this.#known = keys;
     return keys;

@@ -9,7 +9,7 @@
  */
 
 import Anthropic from "@anthropic-ai/sdk";
-import { Condense, CondenseError, condenseMiddleware, withCompaction } from "@condense/client";
+import { Condense, CondenseApiError, condenseMiddleware, withCompaction } from "@condense/client";
 import { compact, countTokens } from "@condense/core";
 import { generateText, type LanguageModel, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
@@ -107,7 +107,7 @@ let notFound = "";
 try {
   await condense.session(`pack-missing-${run}`).status();
 } catch (error) {
-  if (CondenseError.isInstance(error)) notFound = error.code;
+  if (CondenseApiError.isInstance(error)) notFound = error.code;
 }
 
 const roles = async (session: typeof openaiSession) =>
