@@ -23,7 +23,12 @@ describe("CondenseApiError", () => {
 
   it("defaults request id and details to null and keeps the cause", () => {
     const cause = new TypeError("fetch failed");
-    const error = new CondenseApiError({ status: 0, code: "network_error", message: "down", cause });
+    const error = new CondenseApiError({
+      status: 0,
+      code: "network_error",
+      message: "down",
+      cause,
+    });
     expect(error.requestId).toBeNull();
     expect(error.details).toBeNull();
     expect(error.cause).toBe(cause);
@@ -34,7 +39,9 @@ describe("CondenseApiError", () => {
       CondenseApiError.isInstance(new CondenseApiError({ status: 500, code: "x", message: "y" })),
     ).toBe(true);
     const foreign = new Error("from another bundle");
-    Object.defineProperty(foreign, Symbol.for("@condense/client/CondenseApiError"), { value: true });
+    Object.defineProperty(foreign, Symbol.for("@condense/client/CondenseApiError"), {
+      value: true,
+    });
     expect(CondenseApiError.isInstance(foreign)).toBe(true);
     expect(CondenseApiError.isInstance(new Error("plain"))).toBe(false);
     expect(CondenseApiError.isInstance({ status: 500, code: "x", message: "y" })).toBe(false);

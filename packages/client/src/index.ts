@@ -24,8 +24,8 @@ export type {
 export { describeProviderError } from "./provider-error.js";
 export {
   type AppendOptions,
-  type ManualCompactOptions,
   type ContextOptions,
+  type ManualCompactOptions,
   SessionHandle,
   type TranscriptOptions,
 } from "./session.js";
