@@ -524,6 +524,29 @@ describe("compact: the latest user message", () => {
     expect(text.split("Latest user message (verbatim)").length - 1).toBe(1);
   });
 
+  it("keeps the whitespace around a quoted latest user message, through a later compaction", async () => {
+    // The property's counterexample (`' `) and a message with blank lines around it.
+    for (const text of ["' ", "\n  Fix the parser.  \n\n"]) {
+      const messages = [
+        user("start"),
+        assistant("ok"),
+        user("go on"),
+        assistant("ok"),
+        user(text),
+        ...toolTraffic(0, 30),
+      ];
+      const first = await compact({ model, messages }, { contextWindow: 12_000, force: true });
+      expect(first.summary).toContain("Latest user message (verbatim)");
+      expect(textOf(first.messages)).toContain(JSON.stringify(text).slice(1, -1));
+      const second = await compact(
+        { model, messages: [...first.messages, ...toolTraffic(100, 30)] },
+        { contextWindow: 12_000, force: true, ledger: first.ledger },
+      );
+      expect(second.compacted).toBe(true);
+      expect(textOf(second.messages)).toContain(JSON.stringify(text).slice(1, -1));
+    }
+  });
+
   it("stays verbatim after a summary was merged into it, through a later LLM compaction", async () => {
     const request = "Please migrate the parser to the new grammar and keep port 8787.";
     const messages = [
