@@ -104,3 +104,57 @@ function errorLine(text: string): string | undefined {
   }
   return chosen === undefined ? undefined : oneLine(chosen);
 }
+
+/** Runs that test a change (the test scripts agents write count: `python reproduce.py`). */
+const TEST_RUN =
+  /(?:^|\s|\/)(?:pytest|py\.test|tox|nox|nosetests|runtests\.py|(?:mix|npm|pnpm|yarn|bun|cargo|go|swift|dotnet|rake)(?: run)? test|npx (?:vitest|jest|mocha)|vitest|jest|mocha|ctest|rspec|phpunit|make (?:test|check)|python[\d.]* (?:-m (?:pytest|unittest)|\S*(?:test|repro|reproduce|check|verify)\S*\.py))/;
+/** Runs that build or check it without tests: compilers, linters, type checkers. */
+const BUILD_RUN =
+  /(?:^|\s|\/)(?:mix (?:compile|credo|format --check)|(?:npm|pnpm|yarn|bun)(?: run)? (?:build|check|lint|typecheck)|npx tsc|tsc\b|cargo (?:build|check|clippy)|go (?:build|vet)|make\b|cmake --build|gradle|mvn|dotnet build|swift build|ponyc)/;
+
+/** A test, build or check run: its kind and the step of the command that runs it. */
+export interface CommandRun {
+  kind: "test" | "build";
+  step: string;
+}
+
+/**
+ * Whether a command runs tests, builds or checks (its last step, else its first line, each
+ * after any `cd dir &&`): the runs whose outcome says whether a change works.
+ */
+export function commandRun(command: string): CommandRun | undefined {
+  const lines = command.trim().split("\n");
+  const steps = [lines[lines.length - 1] ?? "", lines[0] ?? ""].map((line) =>
+    line.trim().replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, ""),
+  );
+  for (const [kind, pattern] of [
+    ["test", TEST_RUN],
+    ["build", BUILD_RUN],
+  ] as const) {
+    const step = steps.find((candidate) => pattern.test(candidate));
+    if (step !== undefined) return { kind, step };
+  }
+  return undefined;
+}
+
+const COUNT =
+  /\b(\d{1,7}) (passed|failed|failures?|errors?|skipped|xfailed|xpassed|deselected|tests?|examples?|passing|failing|pending|warnings?)\b/gi;
+const UNITTEST_COUNT = /\b(failures|errors|skipped)=(\d{1,7})\b/g;
+
+/**
+ * The counts a test run's output ends with (`9 passed, 1 failed`, `43 tests, 0 failures`,
+ * `2 failures`), from the last line near the end that has any; undefined when none does. Only
+ * the numbers and a fixed vocabulary are taken, never other text of the output.
+ */
+export function testCounts(result: string): string | undefined {
+  const lines = result.slice(-6000).split("\n");
+  for (let i = lines.length - 1; i >= Math.max(0, lines.length - 80); i--) {
+    const line = lines[i] ?? "";
+    const counts: string[] = [];
+    for (const match of line.matchAll(COUNT))
+      counts.push(`${match[1]} ${(match[2] ?? "").toLowerCase()}`);
+    for (const match of line.matchAll(UNITTEST_COUNT)) counts.push(`${match[2]} ${match[1]}`);
+    if (counts.length > 0) return [...new Set(counts)].slice(0, 5).join(", ");
+  }
+  return undefined;
+}

@@ -101,14 +101,19 @@ describe("extractiveSummary on a mini-swe-agent range", () => {
 
   it("records commands with exit codes and the exception line of a traceback", () => {
     const commands = section(summary, "Commands & errors");
-    expect(commands).toContain("- 5 shell command(s) run, 2 failed.");
     expect(commands).toContain(
-      "$ cd /testbed && cat > test_rst_issue.py << 'EOF' … → exit 1, output: `TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'`",
+      "- 5 shell command(s) run, 2 failed; 1 read-only command (ls, cat, grep…) not listed.",
+    );
+    // The run of the same script after the fix resolved the first failure.
+    expect(commands).toContain(
+      "$ cd /testbed && cat > test_rst_issue.py << 'EOF' … → exit 1, output: `TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'`; resolved by a later run",
     );
     expect(commands).toContain("- $ cd /testbed && python test_rst_issue.py → ok");
+    // A test run's counts stand beside its exit code; the unresolved failure keeps its error line.
     expect(commands).toContain(
-      "exit 1, output: `FAILED astropy/io/ascii/tests/test_rst.py::test_write_normal`",
+      "-q → exit 1 (1 failed, 9 passed), output: `FAILED astropy/io/ascii/tests/test_rst.py::test_write_normal`",
     );
+    expect(commands).not.toContain("$ cat /testbed/astropy/io/ascii/rst.py");
   });
 
   it("blocks only on failures that no later run of the same command fixed", () => {
@@ -125,7 +130,14 @@ describe("extractiveSummary on a mini-swe-agent range", () => {
       "- I decided to pass header_rows through to FixedWidth instead of rewriting the writer.",
     );
     expect(section(summary, "Files")).toBe(
-      "### Modified\n- test_rst_issue.py\n- astropy/io/ascii/rst.py\n\n### Read\n- /testbed/astropy/io/ascii/rst.py",
+      [
+        "### Modified",
+        "- test_rst_issue.py — written; +1 line; then `$ python -m pytest astropy/io/ascii/tests/test_rst.py -q` → exit 1 (1 failed, 9 passed)",
+        "- astropy/io/ascii/rst.py — 1 edit; last `def __init__(self):` → `def __init__(self, header_rows=None):`; then `$ python -m pytest astropy/io/ascii/tests/test_rst.py -q` → exit 1 (1 failed, 9 passed)",
+        "",
+        "### Read",
+        "- /testbed/astropy/io/ascii/rst.py",
+      ].join("\n"),
     );
     expect(section(summary, "Next steps")).toBe("- Next, I will run the existing RST tests.");
     expect(section(summary, "Critical context")).toBe(
@@ -206,13 +218,23 @@ describe("extractiveSummary on a Claude Code range", () => {
     );
   });
 
-  it("reports a final reply under Done and lists every tool-call id", () => {
+  it("reports a final reply under Done and counts the small tool outputs instead of listing their ids", () => {
     const progress = section(summary, "Progress");
     expect(progress).toContain("- Final reply: Spotter 4te.1 is done; all 297 tests pass.");
     expect(progress).not.toContain("### In progress");
     for (const id of ["toolu_01Read", "toolu_01Edit", "toolu_01Todo", "toolu_01Push"]) {
-      expect(section(summary, "Exact identifiers")).toContain(id);
+      expect(summary).not.toContain(id);
     }
+    // `spotter-4te` stands in the Goal already: no line repeats it.
+    expect(section(summary, "Exact identifiers")).toBe(
+      "- 4 tool outputs, retrievable by tool call id.",
+    );
+  });
+
+  it("says a failed edit left its file unchanged", () => {
+    expect(section(summary, "Files")).toContain(
+      "- /home/USER/projects/spotter/lib/spotter/telemetry/otel.ex — 1 change failed, file left unchanged; not tested since",
+    );
   });
 
   it("does not repeat file paths under Exact identifiers", () => {
@@ -245,8 +267,11 @@ describe("extractiveSummary outcomes", () => {
     expect(commands).toContain(
       "- str_replace_editor /w/match.c → failed, output: `` ERROR: Invalid `new_str` parameter: a. No replacement was performed. ``",
     );
-    expect(commands).toContain('- $ grep -n "iso" /w/match.c → exit 1');
-    expect(commands).toContain("1 shell command(s) run, 0 failed.");
+    // Nothing found is no failure, and a read-only command that worked is counted, not listed.
+    expect(commands).not.toContain("grep -n");
+    expect(commands).toContain(
+      "1 shell command(s) run, 0 failed; 1 read-only command (ls, cat, grep…) not listed.",
+    );
   });
 
   it("pairs each call with its own result when a server reuses call ids every turn", () => {
@@ -388,8 +413,9 @@ describe("extractiveSummary with a previous summary", () => {
     expect(section(summary, "Key decisions")).toBe(
       "- Use pgx instead of database/sql because of COPY support.",
     );
+    // Its identifier lines stay; `payments.go` stands in Done, and tool-call ids are not ledger identifiers.
     expect(section(summary, "Exact identifiers")).toBe(
-      "- call_final, spotter-gqc\n- payments.go, call_20",
+      "- call_final, spotter-gqc\n\n- 1 tool output, retrievable by tool call id.",
     );
   });
 
@@ -399,7 +425,7 @@ describe("extractiveSummary with a previous summary", () => {
     expect(progress).toContain("- (earlier, was in progress) Porting payments.go");
     expect(progress).toContain("- I've ported payments.go.");
     expect(section(summary, "Files")).toBe(
-      "### Modified\n- internal/invoices.go\n- internal/payments.go\n\n### Read\n- legacy/billing.py",
+      "### Modified\n- internal/invoices.go — changed in earlier turns\n- internal/payments.go — written; +1 line; not tested since\n\n### Read\n- legacy/billing.py",
     );
   });
 
@@ -431,13 +457,13 @@ describe("extractiveSummary budget", () => {
     result("call_w", "ok"),
   );
 
-  it("fits maxTokens by trimming low-priority sections, never Files or Exact identifiers", () => {
+  it("fits maxTokens by trimming low-priority sections, never a ledger identifier or file", () => {
     const ledger = buildLedger(messages);
     const summary = extractiveSummary(request(messages, { maxTokens: 1000, ledger }));
     expect(countTokens(summary, MODEL)).toBeLessThanOrEqual(1000);
     expect(missingSections(summary)).toEqual([]);
     expect(missingIdentifiers(summary, ledger)).toEqual([]);
-    expect(section(summary, "Files")).toBe("### Modified\n- /repo/src/api.ts");
+    expect(section(summary, "Files")).toContain("### Modified\n- /repo/src/api.ts");
     const untrimmed = extractiveSummary(request(messages, { maxTokens: 100_000, ledger }));
     expect(countTokens(untrimmed, MODEL)).toBeGreaterThan(1000);
     expect(section(untrimmed, "Goal")).toContain("Make the flaky test suite green.");

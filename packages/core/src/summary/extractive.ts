@@ -2,7 +2,9 @@
  * @module summary/extractive
  * The extractive summarizer (tier 4): a structured summary written by code,
  * without a model. Deterministic (same request, same summary), never throws,
- * and always carries every ledger identifier and file verbatim.
+ * and always carries every ledger identifier and file verbatim. It says what
+ * happened (what changed in each file, which commands ran and how they ended),
+ * not only which identifiers were seen.
  *
  * What goes where:
  * - Goal: the first user request verbatim (as kept by the ledger), plus the
@@ -18,17 +20,26 @@
  * - Key decisions: assistant sentences with decided/instead/because/will use/
  *   chose/rather than/switch to/root cause.
  * - Pending user asks: user requests after the assistant's last final reply.
- * - Files: `### Modified` and `### Read` (read-only) from the ledger.
- * - Commands & errors: shell commands with their outcome (exit code from
- *   `<returncode>`, `Exit code N`, `exit code N`; else failure signals such as
- *   `Traceback`, `FAILED`, `error:`; exit 1 of a lone `grep`/`find` means
- *   "nothing found"), the first useful error line (the exception line of a
- *   traceback), and failed non-shell calls. The last 25 commands and the last
- *   15 failures are listed (repeats collapsed as `(×n)`); the rest are counted.
- *   An error line is tool output, so it is quoted as data: `output:` and a
- *   code span, never as a statement or a heading of the summary.
- * - Exact identifiers: every ledger identifier not already listed under Files,
- *   plain and comma-packed (see `packIdentifiers`).
+ * - Files: `### Modified`, one line per file saying what was done to it (see
+ *   `summary/file-changes`): the edits, writes or commands, failed ones
+ *   counted, the definitions touched, lines added and removed, the last change
+ *   as before → after, and the last test or build command run after it with
+ *   its outcome (or that none ran); `### Read`, the files only read.
+ * - Commands & errors: shell commands other than read-only ones (`ls`, `cat`,
+ *   `grep`: counted, not listed) and failed calls, with their outcome (see
+ *   `summary/call-outcome`), the counts a test run printed (`9 passed, 1
+ *   failed`), the first useful error line, and which failures a later run of
+ *   the same step resolved. The last 25 and the last 15 failures are listed
+ *   (repeats collapsed as `(×n)`); the rest are counted. An error line is tool
+ *   output, so it is quoted as data: `output:` and a code span, never as a
+ *   statement or a heading of the summary.
+ * - Exact identifiers: the ledger's identifiers that no other line shows, each
+ *   beside where it was named (the call, or the sentence of the user or the
+ *   assistant), then `### Tool outputs worth fetching back`: up to 8 recent
+ *   large outputs that are still current (not an edit's confirmation, not a
+ *   read of a file changed later, not repeated by a later call), each with its
+ *   tool, target, size and tool-call id, and how many more outputs there are,
+ *   retrievable by id without being listed.
  * - Next steps: open todo items of the latest `TodoWrite`/`update_plan` call,
  *   else the intent sentences (next/let me/I'll/need to) of the last assistant
  *   message, else a pointer to the pending request.
@@ -42,32 +53,46 @@
  *
  * With a previous summary: its Goal, Constraints, Key decisions, Resolved
  * questions, Critical context and Exact identifiers lines are kept (new items
- * appended, duplicates dropped); its Files entries are merged into the lists;
- * its Progress items move into `### Done`, those that were in progress or
- * blocked marked `(earlier, was in progress)` / `(earlier, was blocked)`; its
- * Commands lines are kept before the new ones and its tool-call and command
- * counts are added to the new ones; its Pending user asks survive only while
- * the new range has no final assistant reply; its Next steps are used only
- * when the new range has no assistant text at all.
+ * appended, duplicates dropped; its list of tool outputs has retired); its
+ * Files lines are kept for files this range did not change; its Progress items
+ * move into `### Done`, those that were in progress or blocked marked
+ * `(earlier, was in progress)` / `(earlier, was blocked)`; its Commands lines
+ * are kept before the new ones and its tool-call and command counts are added
+ * to the new ones; its Pending user asks survive only while the new range has
+ * no final assistant reply; its Next steps are used only when the new range
+ * has no assistant text at all.
  *
- * Size: `maxTokens` is respected by dropping items, lowest priority first:
- * Critical context, Commands & errors (older successes, then failures),
- * Progress done items, Key decisions, Resolved questions, Constraints, blocked
- * items, Next steps, in-progress items, Pending user asks, and finally the
- * Goal's latest and first request (shortened before dropped). Files and Exact
- * identifiers are never trimmed, so a ledger larger than `maxTokens` yields a
- * summary over it. Operator `instructions`/`focus` steer LLM summarizers only.
+ * Size: `maxTokens` is respected by trimming, lists of ids before narrative:
+ * the tool outputs (then counted as more), the places identifiers were named
+ * (the identifiers stay, as a plain list), older commands, Done items,
+ * Critical context, Key decisions, Resolved questions, Constraints, then each
+ * file's line shortened (to what was done, lines and the later test run) and
+ * at last to its path, blocked items, Next steps, in-progress items, Pending
+ * user asks, and finally the Goal's latest and first request (shortened
+ * before dropped). Ledger identifiers and files are never dropped, so a ledger
+ * larger than `maxTokens` yields a summary over it. Operator
+ * `instructions`/`focus` steer LLM summarizers only.
  */
 
 import { toolResultCalls } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
-import { type CallOutcome, outcomeOf } from "./call-outcome.js";
-import { extractIdentifiers } from "./identifiers.js";
+import {
+  type CallOutcome,
+  type CommandRun,
+  commandRun,
+  isInspection,
+  outcomeOf,
+  testCounts,
+} from "./call-outcome.js";
+import { type FileChange, fileChange } from "./file-changes.js";
+import { extractIdentifiers, isToolCallId } from "./identifiers.js";
 import {
   buildLedger,
   classifyUserMessage,
+  type IdentifierSource,
+  identifierSources,
   packIdentifiers,
   TRUNCATION_MARK,
   trimUserRequest,
@@ -79,10 +104,13 @@ import {
   REQUIRED_SECTIONS,
   renderSections,
   type SummarySection,
+  TOOL_OUTPUTS_HEADING,
   withoutSummaryBlocks,
 } from "./template.js";
 import {
+  argumentText,
   type EditorState,
+  type FileTouch,
   filesTouched,
   isShellCall,
   parseArguments,
@@ -108,6 +136,12 @@ const TRIMMED = "(trimmed to fit the token budget)";
 const MAX_SENTENCE = 300;
 const MAX_COMMAND = 160;
 const MAX_LAST_MESSAGE = 400;
+/** Tool outputs the summary names by id at most; the others are counted. */
+const MAX_TOOL_OUTPUTS = 8;
+/** A call that modifies more files than this has its change read once, as the command it is. */
+const MAX_CHANGES_READ = 20;
+/** Outputs shorter than this (characters) are not worth fetching back: the summary says what they said. */
+const MIN_OUTPUT_CHARS = 1200;
 
 /** The extractive summary text for `request` (what `summarize` returns). */
 export function extractiveSummary(request: SummarizeRequest): string {
@@ -123,11 +157,19 @@ export function extractiveSummary(request: SummarizeRequest): string {
 // Reading the range
 
 interface CallRecord {
+  call: ToolCall;
   name: string;
   shell: boolean;
   command?: string;
+  /** The first file the call touches. */
   target?: string;
+  touches: FileTouch[];
+  result?: string;
   outcome: CallOutcome;
+  /** A command that runs tests (`pytest`, `mix test`) or builds or checks (`make`, `tsc`). */
+  run?: CommandRun;
+  /** The counts its output ends with, for a test or build command. */
+  counts?: string;
 }
 
 interface Analysis {
@@ -191,13 +233,28 @@ function analyze(messages: readonly ChatMessage[]): Analysis {
 function record(call: ToolCall, result: string | undefined, editor: EditorState): CallRecord {
   const shell = isShellCall(call);
   const command = shell ? shellCommandOf(call) : undefined;
-  const target = filesTouched(call, editor)[0]?.path;
+  // One entry per file: a command can name the same file thousands of times (`echo x>x>x…`).
+  const seen = new Set<string>();
+  const touches = filesTouched(call, editor).filter((touch) => {
+    const key = `${touch.kind}:${touch.path}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const target = touches[0]?.path;
+  const run = command === undefined ? undefined : commandRun(command);
+  const counts = run !== undefined && result !== undefined ? testCounts(result) : undefined;
   return {
+    call,
     name: call.function.name,
     shell,
     ...(command === undefined ? {} : { command }),
     ...(target === undefined ? {} : { target }),
+    touches,
+    ...(result === undefined ? {} : { result }),
     outcome: outcomeOf(result, command),
+    ...(run === undefined ? {} : { run }),
+    ...(counts === undefined ? {} : { counts }),
   };
 }
 
@@ -302,13 +359,20 @@ function quote(text: string): string {
 // ---------------------------------------------------------------------------
 // Planning the sections
 
-/** One line (or block) of a section; `short` replaces it once before it is dropped. */
+/**
+ * One line (or block) of a section. Trimming replaces it by `short` once,
+ * then by `floor` (a line that must stay, such as a file's path), and drops it
+ * only when it has no floor.
+ */
 interface Item {
   text: string;
   short?: string;
+  floor?: string;
   cost?: number;
-  /** Kept longer than its neighbours (failed commands). */
+  /** Kept longer than its neighbours (failures no later run resolved). */
   keep?: boolean;
+  /** The identifiers a place line names: once it is dropped they stay as a plain list. */
+  ids?: string[];
 }
 
 /** A sub-list of a section, rendered as its lists' items in order under an optional `###` heading. */
@@ -320,13 +384,18 @@ interface Group {
 /** Which item of a list goes first: the oldest, the newest, or the oldest not marked `keep`. */
 type Pick = "first" | "last" | "first-unkept";
 
-interface SectionPlan {
+interface Plan {
+  /** Every section but Exact identifiers, which is rendered from what the others show. */
   sections: Map<SummarySection, Group[]>;
+  /** The ledger's identifiers and files: each appears verbatim in the summary. */
+  identifiers: string[];
+  /** Where identifiers were named, for those no other line shows. */
+  places: Item[];
+  /** Tool outputs worth fetching back, and how many outputs the range has. */
+  outputs: Item[];
+  outputsTotal: number;
   /** Lists to trim, lowest priority first. The lists are the ones rendered, so trimming shows. */
   trimOrder: { items: Item[]; pick: Pick }[];
-}
-
-interface Plan extends SectionPlan {
   /** Sections that lost items to the budget. */
   trimmed: Set<SummarySection>;
 }
@@ -377,7 +446,7 @@ function withoutQuotedSummaries(message: ChatMessage): ChatMessage {
   return changed ? { ...message, content: parts } : message;
 }
 
-function plan(request: SummarizeRequest): SectionPlan {
+function plan(request: SummarizeRequest): Plan {
   const messages = request.messages.map(withoutQuotedSummaries);
   const ledger: Ledger =
     request.identifierPolicy === "off" ? request.ledger : buildLedger(messages, request.ledger);
@@ -467,31 +536,33 @@ function plan(request: SummarizeRequest): SectionPlan {
   const resolved = items(previousLines(previous, "Resolved questions"));
   sections.set("Resolved questions", [{ lists: [resolved] }]);
 
-  // Files (never trimmed).
-  const files = mergePreviousFiles(ledger, previous.get("Files"));
-  const modifiedSet = new Set(files.modified);
-  const readOnly = files.read.filter((path) => !modifiedSet.has(path));
+  // Files: a line per modified file (shortened, then cut to its path, when space is short).
+  const { modified, read } = files(analysis, ledger, previous.get("Files"));
   sections.set("Files", [
-    { heading: "### Modified", lists: [bullets(files.modified)] },
-    { heading: "### Read", lists: [bullets(readOnly)] },
+    { heading: "### Modified", lists: [modified] },
+    { heading: "### Read", lists: [read] },
   ]);
 
   // Commands & errors.
   const { previousCommands, recent, countLine } = commands(analysis, previous);
   sections.set("Commands & errors", [{ lists: [countLine, previousCommands, recent] }]);
 
-  // Exact identifiers (never trimmed): previous lines verbatim, then what they lack.
-  const previousIds = previousLines(previous, "Exact identifiers");
-  const previousIdText = previousIds.join("\n");
-  const listedFiles = new Set([...files.modified, ...readOnly]);
-  const newIds = ledger.identifiers.filter(
-    (id) => !listedFiles.has(id) && !previousIdText.includes(id),
+  // Exact identifiers: where each was named, and the tool outputs worth fetching back.
+  const policyOff = request.identifierPolicy === "off";
+  const listedFiles = new Set(
+    [...modified, ...read].map((item) => item.floor ?? item.text).map((line) => line.slice(2)),
   );
-  const idLines = [
-    ...previousIds,
-    ...(newIds.length > 0 ? packIdentifiers(newIds).split("\n") : []),
-  ];
-  sections.set("Exact identifiers", [{ lists: [items(idLines)] }]);
+  const identifiers = [
+    ...new Set([...ledger.identifiers, ...ledger.files.modified, ...ledger.files.read]),
+  ].filter((id) => id.trim() !== "");
+  const places = policyOff
+    ? []
+    : identifierPlaces(
+        identifiers.filter((id) => !listedFiles.has(id)),
+        messages,
+        previousIdentifierLines(previous),
+      );
+  const outputs = policyOff ? { items: [], total: 0 } : toolOutputs(analysis, request.model);
 
   // Next steps.
   const next = nextSteps(analysis, pending.length > 0, previous);
@@ -503,23 +574,34 @@ function plan(request: SummarizeRequest): SectionPlan {
   );
   sections.set("Critical context", [{ lists: [context] }]);
 
-  const trimOrder: SectionPlan["trimOrder"] = [
-    { items: context, pick: "first" },
+  const trimOrder: Plan["trimOrder"] = [
+    { items: outputs.items, pick: "first" },
+    { items: places, pick: "first" },
     { items: previousCommands, pick: "first" },
     { items: recent, pick: "first-unkept" },
     { items: countLine, pick: "first" },
     { items: done, pick: "first" },
     { items: doneDetails, pick: "last" },
+    { items: context, pick: "first" },
     { items: decisions, pick: "first" },
     { items: resolved, pick: "first" },
     { items: constraints, pick: "last" },
+    { items: modified, pick: "first" },
     { items: blocked, pick: "first" },
     { items: next, pick: "last" },
     { items: inProgress, pick: "first" },
     { items: pending, pick: "first" },
     { items: goal, pick: "last" },
   ];
-  return { sections, trimOrder };
+  return {
+    sections,
+    identifiers,
+    places,
+    outputs: outputs.items,
+    outputsTotal: outputs.total,
+    trimOrder,
+    trimmed: new Set(),
+  };
 }
 
 function dedupe(lines: readonly string[]): string[] {
@@ -601,7 +683,7 @@ function progress(
       .some((later) => resolutionKey(later) === key && later.outcome.status === "ok");
     if (resolved) return;
     seen.add(key);
-    blocked.push({ text: `- ${describeCall(call)} → ${outcomeText(call.outcome)}` });
+    blocked.push({ text: `- ${describeCall(call)} → ${outcomeText(call)}` });
   });
   return { done, doneDetails, inProgress, blocked: blocked.slice(-5) };
 }
@@ -626,6 +708,14 @@ function resolutionKey(call: CallRecord): string {
   return `$ ${last.replace(/\s+/g, " ")}`;
 }
 
+/** Whether a later call of the range repeated the failed step `index` and succeeded. */
+function resolvedLater(calls: readonly CallRecord[], index: number): boolean {
+  const key = resolutionKey(calls[index] as CallRecord);
+  return calls
+    .slice(index + 1)
+    .some((later) => later.outcome.status === "ok" && resolutionKey(later) === key);
+}
+
 function firstLine(command: string): string {
   return (command.trim().split("\n")[0] ?? "").replace(/\s+/g, " ");
 }
@@ -639,7 +729,9 @@ function describeCall(call: CallRecord): string {
   return call.target === undefined ? call.name : `${call.name} ${call.target}`;
 }
 
-function outcomeText(outcome: CallOutcome): string {
+/** How a call ended, with its test counts: `ok (12 passed)`, `exit 1 (1 failed, 9 passed)`. */
+function outcomeHead(call: CallRecord): string {
+  const { outcome } = call;
   if (outcome.status === "pending") return "no result yet";
   const head =
     outcome.exitCode !== undefined
@@ -647,11 +739,16 @@ function outcomeText(outcome: CallOutcome): string {
         ? "ok"
         : `exit ${outcome.exitCode}`
       : outcome.status;
-  const shownHead =
-    outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
-  return outcome.error === undefined
-    ? shownHead
-    : `${shownHead}, output: ${codeSpan(outcome.error)}`;
+  const shown = outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
+  return call.counts === undefined ? shown : `${shown} (${call.counts})`;
+}
+
+/** How a call ended and, for a failure, its error line quoted as the output it is. */
+function outcomeText(call: CallRecord): string {
+  const { error } = call.outcome;
+  return error === undefined
+    ? outcomeHead(call)
+    : `${outcomeHead(call)}, output: ${codeSpan(error)}`;
 }
 
 /** `text` as a Markdown code span: a fence longer than any backtick run in it, so it cannot close early. */
@@ -661,6 +758,200 @@ function codeSpan(text: string): string {
   const pad = longest > 0 ? " " : "";
   return `${fence}${pad}${text}${pad}${fence}`;
 }
+
+// ---------------------------------------------------------------------------
+// Files
+
+interface ChangeEntry {
+  record: CallRecord;
+  /** The call's position in the range. */
+  index: number;
+  change: FileChange;
+}
+
+/** The previous summary's Files lines: modified files by path (the line kept whole), read files. */
+function previousFiles(body: string | undefined): {
+  modified: Map<string, string>;
+  read: string[];
+} {
+  const modified = new Map<string, string>();
+  const read: string[] = [];
+  let kind: "read" | "modified" = "read";
+  for (const line of (body ?? "").split("\n")) {
+    const trimmed = line.trim();
+    const heading = /^#{1,6}\s+(.*)$/.exec(trimmed);
+    if (heading) {
+      kind = /modif|chang|writ|creat|edit/i.test(heading[1] ?? "") ? "modified" : "read";
+      continue;
+    }
+    if (!/^[-*+]\s+/.test(trimmed) || isPlaceholder(trimmed)) continue;
+    const entry = trimmed.replace(/^[-*+]\s+/, "");
+    const dash = entry.indexOf(FILE_SEPARATOR);
+    const path =
+      dash > 0
+        ? entry.slice(0, dash)
+        : (extractIdentifiers(entry)[0] ?? entry.replace(/`/g, "").split(/\s+/)[0]);
+    if (!path) continue;
+    if (kind === "modified") modified.set(path, `- ${entry}`);
+    else read.push(path);
+  }
+  return { modified, read };
+}
+
+/** Between a modified file's path and what was done to it. */
+const FILE_SEPARATOR = " — ";
+
+/** `### Modified` (a line per file, what was done to it) and `### Read` (the files only read). */
+function files(
+  analysis: Analysis,
+  ledger: Ledger,
+  previousBody: string | undefined,
+): { modified: Item[]; read: Item[] } {
+  const earlier = previousFiles(previousBody);
+  const changes = new Map<string, ChangeEntry[]>();
+  analysis.calls.forEach((record, index) => {
+    const touched = record.touches.filter((touch) => touch.kind === "modified");
+    // A command that changes many files at once is named, not read again for each of them.
+    const many = touched.length > MAX_CHANGES_READ;
+    for (const touch of touched) {
+      const list = changes.get(touch.path) ?? [];
+      const change: FileChange =
+        many && record.command !== undefined
+          ? {
+              how: "command",
+              symbols: [],
+              added: 0,
+              removed: 0,
+              command: firstLine(record.command),
+            }
+          : fileChange(record.call, touch.path);
+      list.push({ record, index, change });
+      changes.set(touch.path, list);
+    }
+  });
+  const paths = dedupe([...earlier.modified.keys(), ...ledger.files.modified, ...changes.keys()]);
+  const modified = paths.map((path): Item => {
+    const floor = `- ${path}`;
+    const entries = changes.get(path);
+    const before = earlier.modified.get(path);
+    if (entries !== undefined) return fileItem(path, entries, analysis, before !== undefined);
+    const text =
+      before === undefined || before === floor
+        ? `${floor}${FILE_SEPARATOR}changed in earlier turns`
+        : before;
+    return { text, floor };
+  });
+  const modifiedPaths = new Set(paths);
+  const read = bullets(
+    dedupe([...earlier.read, ...ledger.files.read]).filter((path) => !modifiedPaths.has(path)),
+  );
+  return { modified, read };
+}
+
+/** The line of a file this range modified: what was done, where, how much, the last change, the run after it. */
+function fileItem(
+  path: string,
+  entries: readonly ChangeEntry[],
+  analysis: Analysis,
+  changedEarlier: boolean,
+): Item {
+  // A failed edit tool changed nothing; a failed command may well have (`cat > t.py <<EOF … python t.py`).
+  const applied = entries.filter(
+    (entry) => entry.record.shell || entry.record.outcome.status !== "failed",
+  );
+  const failed = entries.length - applied.length;
+  let what = actions(applied.map((entry) => entry.change));
+  if (what === "") {
+    what = `${failed === 1 ? "1 change" : `${failed} changes`} failed, file left unchanged`;
+  } else if (failed > 0) {
+    what += ` (${failed} more failed)`;
+  }
+  if (changedEarlier) what += ", also changed in earlier turns";
+
+  const symbols = dedupe(applied.flatMap((entry) => entry.change.symbols)).slice(0, 3);
+  const writesOnly = applied.every((entry) => entry.change.how === "write");
+  const where =
+    symbols.length === 0
+      ? ""
+      : `${writesOnly ? "defining" : "touching"} ${symbols.map(codeSpan).join(", ")}`;
+  const added = applied.reduce((sum, entry) => sum + entry.change.added, 0);
+  const removed = applied.reduce((sum, entry) => sum + entry.change.removed, 0);
+  const size =
+    added + removed === 0
+      ? ""
+      : `${[added > 0 ? `+${added}` : "", removed > 0 ? `−${removed}` : ""].filter(Boolean).join(" ")} line${added + removed === 1 ? "" : "s"}`;
+  const lastEdit = [...applied]
+    .reverse()
+    .find((entry) => entry.change.before !== undefined || entry.change.after !== undefined);
+  const last = lastEdit === undefined ? "" : `last ${changeText(lastEdit.change)}`;
+
+  // The last test run after the file's last change says most; else the last build or check.
+  const lastIndex = entries[entries.length - 1]?.index ?? -1;
+  const after = analysis.calls
+    .slice(lastIndex + 1)
+    .filter((call) => call.run !== undefined && call.outcome.status !== "pending");
+  const check = after.findLast((call) => call.run?.kind === "test") ?? after[after.length - 1];
+  const exercised =
+    check?.run === undefined
+      ? "not tested since"
+      : `then ${codeSpan(`$ ${oneLine(check.run.step, 60)}`)} → ${outcomeHead(check)}`;
+
+  const line = (parts: readonly string[]) =>
+    `- ${path}${FILE_SEPARATOR}${parts.filter((part) => part !== "").join("; ")}`;
+  const text = line([what, where, size, last, exercised]);
+  const short = line([what, size, exercised]);
+  return { text, ...(short === text ? {} : { short }), floor: `- ${path}` };
+}
+
+/** What the changes did, in the order of their kinds: `written, then 3 edits`, `changed by $ …`. */
+function actions(changes: readonly FileChange[]): string {
+  const kinds: FileChange["how"][] = [];
+  const counts = new Map<FileChange["how"], number>();
+  const commands: string[] = [];
+  for (const change of changes) {
+    if (!counts.has(change.how)) kinds.push(change.how);
+    counts.set(change.how, (counts.get(change.how) ?? 0) + 1);
+    if (change.how === "command" && change.command !== undefined) commands.push(change.command);
+  }
+  const phrases = kinds.map((how) => {
+    const n = counts.get(how) ?? 0;
+    switch (how) {
+      case "edit":
+        return n === 1 ? "1 edit" : `${n} edits`;
+      case "write":
+        return n === 1 ? "written" : `written ${n} times`;
+      case "undo":
+        return n === 1 ? "1 edit undone" : `${n} edits undone`;
+      case "delete":
+        return "deleted";
+      case "move":
+        return "moved";
+      case "restore":
+        return "restored by git";
+      case "command": {
+        const distinct = dedupe(commands);
+        const shown = distinct
+          .slice(0, 2)
+          .map((command) => codeSpan(`$ ${oneLine(command, 80)}`))
+          .join(", ");
+        const more = distinct.length > 2 ? ` and ${distinct.length - 2} more commands` : "";
+        return `changed by ${shown}${more}`;
+      }
+    }
+    return how;
+  });
+  return phrases.join(", then ");
+}
+
+function changeText(change: FileChange): string {
+  if (change.before && change.after)
+    return `${codeSpan(change.before)} → ${codeSpan(change.after)}`;
+  if (change.after) return `added ${codeSpan(change.after)}`;
+  return `removed ${codeSpan(change.before ?? "")}`;
+}
+
+// ---------------------------------------------------------------------------
+// Commands
 
 function commands(
   analysis: Analysis,
@@ -678,45 +969,212 @@ function commands(
       previousCommands.push({ text: line });
     }
   }
-  const relevant = analysis.calls.filter((call) => call.shell || call.outcome.status === "failed");
+  // Read-only commands that worked (`ls`, `cat`, `grep`) say nothing about progress: counted only.
+  const quiet = (call: CallRecord) =>
+    call.command !== undefined && call.outcome.status === "ok" && isInspection(call.command);
+  const relevant: { call: CallRecord; index: number }[] = [];
+  analysis.calls.forEach((call, index) => {
+    if ((call.shell && !quiet(call)) || call.outcome.status === "failed")
+      relevant.push({ call, index });
+  });
   // Collapse repeats of the same command in a row, keeping the last outcome.
-  const collapsed: { call: CallRecord; times: number; position: number }[] = [];
-  relevant.forEach((call, position) => {
+  const collapsed: { call: CallRecord; index: number; times: number }[] = [];
+  for (const { call, index } of relevant) {
     const last = collapsed[collapsed.length - 1];
     if (last !== undefined && callKey(last.call) === callKey(call)) {
       last.call = call;
+      last.index = index;
       last.times++;
-      last.position = position;
     } else {
-      collapsed.push({ call, times: 1, position });
+      collapsed.push({ call, index, times: 1 });
     }
-  });
+  }
   const recentFailures = collapsed
     .filter((entry) => entry.call.outcome.status === "failed")
     .slice(-15);
   const recentAll = collapsed.slice(-25);
   const shown = new Set([...recentFailures, ...recentAll]);
   const ordered = collapsed.filter((entry) => shown.has(entry));
-  const recent = ordered.map(
-    (entry): Item => ({
-      text: `- ${describeCall(entry.call)}${entry.times > 1 ? ` (×${entry.times})` : ""} → ${outcomeText(entry.call.outcome)}`,
-      keep: entry.call.outcome.status === "failed",
-    }),
-  );
+  const recent = ordered.map((entry): Item => {
+    const failed = entry.call.outcome.status === "failed";
+    const resolved = failed && resolvedLater(analysis.calls, entry.index);
+    return {
+      text: `- ${describeCall(entry.call)}${entry.times > 1 ? ` (×${entry.times})` : ""} → ${outcomeText(entry.call)}${resolved ? "; resolved by a later run" : ""}`,
+      keep: failed && !resolved,
+    };
+  });
   const shellCalls = analysis.calls.filter((call) => call.shell);
   const run = earlierRun + shellCalls.length;
   const failedShell =
     earlierFailed + shellCalls.filter((call) => call.outcome.status === "failed").length;
+  const quietCount = shellCalls.filter(quiet).length;
   const partial = ordered.length < collapsed.length || earlierRun > 0;
+  const notes = [
+    partial ? "recent ones and recent failures listed" : "",
+    quietCount > 0
+      ? `${quietCount} read-only command${quietCount === 1 ? "" : "s"} (ls, cat, grep…) not listed`
+      : "",
+  ].filter((note) => note !== "");
   const countLine: Item[] =
     run > 0
       ? [
           {
-            text: `- ${run} shell command(s) run, ${failedShell} failed${partial ? "; recent ones and recent failures listed" : ""}.`,
+            text: `- ${run} shell command(s) run, ${failedShell} failed${notes.length > 0 ? `; ${notes.join("; ")}` : ""}.`,
           },
         ]
       : [];
   return { previousCommands, recent, countLine };
+}
+
+// ---------------------------------------------------------------------------
+// Exact identifiers and tool outputs
+
+/**
+ * The calls whose output is worth fetching back, newest first, at most
+ * MAX_TOOL_OUTPUTS: large enough to say more than the summary does, current
+ * (not a read of a file the range changed afterwards, not repeated by a later
+ * call of the same tool on the same target), not an edit's confirmation, and
+ * named by an id no other call of the range reuses.
+ */
+function toolOutputs(analysis: Analysis, model: string): { items: Item[]; total: number } {
+  const { calls } = analysis;
+  const uses = new Map<string, number>();
+  for (const call of calls) uses.set(call.call.id, (uses.get(call.call.id) ?? 0) + 1);
+  const lastChanged = new Map<string, number>();
+  calls.forEach((call, index) => {
+    for (const touch of call.touches)
+      if (touch.kind === "modified") lastChanged.set(touch.path, index);
+  });
+  const changedAfter = (path: string, index: number) => (lastChanged.get(path) ?? -1) > index;
+  const chosen: CallRecord[] = [];
+  const seen = new Set<string>();
+  for (let index = calls.length - 1; index >= 0 && chosen.length < MAX_TOOL_OUTPUTS; index--) {
+    const call = calls[index] as CallRecord;
+    const key = callKey(call);
+    const superseded = seen.has(key);
+    seen.add(key);
+    if (superseded || call.result === undefined || call.result.length < MIN_OUTPUT_CHARS) continue;
+    if (uses.get(call.call.id) !== 1 || !isToolCallId(call.call.id)) continue;
+    const edits = call.touches.some((touch) => touch.kind === "modified");
+    if (!call.shell && (edits || call.outcome.status === "failed")) continue;
+    if (call.touches.some((t) => t.kind === "read" && changedAfter(t.path, index))) continue;
+    chosen.unshift(call);
+  }
+  const total = calls.filter((call) => call.result !== undefined).length;
+  return { items: chosen.map((call) => ({ text: outputLine(call, model) })), total };
+}
+
+function outputLine(call: CallRecord, model: string): string {
+  const result = call.result ?? "";
+  // Outputs can be megabytes: past 200k characters their size is estimated.
+  const tokens =
+    result.length > 200_000 ? Math.round(result.length / 4) : countTokens(result, model);
+  const size = tokens < 1000 ? `${tokens}` : `${(tokens / 1000).toFixed(1)}k`;
+  const subject = callSubject(call);
+  const ended = call.shell ? ` → ${outcomeHead(call)}` : "";
+  return `- ${call.name}${subject === "" ? "" : ` ${codeSpan(subject)}`}${ended}: ${size} tokens of output, tool call ${codeSpan(call.call.id)}`;
+}
+
+/** What a call names: its command, else its file, else its first string argument. */
+function callSubject(call: CallRecord): string {
+  if (call.command !== undefined) return `$ ${oneLine(firstLine(call.command), 100)}`;
+  if (call.target !== undefined) return call.target;
+  const first = Object.values(parseArguments(call.call)).find(
+    (value): value is string => typeof value === "string" && value.trim() !== "",
+  );
+  return first === undefined ? "" : oneLine(first, 100);
+}
+
+/** The previous summary's identifier lines (its tool outputs retired before it got here, or skipped). */
+function previousIdentifierLines(previous: Map<string, string>): string[] {
+  const body = previous.get("Exact identifiers") ?? "";
+  const end = body.indexOf(TOOL_OUTPUTS_HEADING);
+  const lines = previousLines(new Map([["ids", end === -1 ? body : body.slice(0, end)]]), "ids");
+  return lines;
+}
+
+/**
+ * Lines that say where identifiers were named, for the ones no other line of
+ * the summary shows: the previous summary's lines first, then one line per
+ * place of this range (the call, or the user's or the assistant's words
+ * around the first of them). Rendered only while they show a missing one.
+ */
+function identifierPlaces(
+  ids: readonly string[],
+  messages: readonly ChatMessage[],
+  previousIdLines: readonly string[],
+): Item[] {
+  const places: Item[] = [];
+  for (const line of previousIdLines) {
+    const named = ids.filter((id) => line.includes(id));
+    if (named.length > 0) places.push({ text: line, ids: named });
+  }
+  const sources = identifierSources(messages);
+  const groups = new Map<IdentifierSource, string[]>();
+  for (const id of ids) {
+    const source = sources.get(id);
+    if (source === undefined) continue;
+    const group = groups.get(source) ?? [];
+    group.push(id);
+    groups.set(source, group);
+  }
+  for (const [source, named] of groups) places.push({ text: placeLine(source, named), ids: named });
+  return places;
+}
+
+const SNIPPET_SIDE = 50;
+
+function placeLine(source: IdentifierSource, ids: readonly string[]): string {
+  let head: string;
+  if (source.kind === "call") {
+    const shell = isShellCall(source.call);
+    const command = shell ? shellCommandOf(source.call) : undefined;
+    const path = filesTouched(source.call)[0]?.path;
+    const first = Object.values(parseArguments(source.call)).find(
+      (value): value is string => typeof value === "string" && value.trim() !== "",
+    );
+    // A file's name is enough here (its full path stands under Files), unless the line names a
+    // tool-call id (a withheld secret's pointer): an id stands beside its call's tool and target.
+    const named = ids.some(isToolCallId) ? path : path?.split("/").pop();
+    const subject =
+      command !== undefined
+        ? `$ ${oneLine(firstLine(command), 60)}`
+        : named !== undefined
+          ? named
+          : first === undefined
+            ? ""
+            : oneLine(first, 60);
+    head = `- named by ${source.call.function.name}${subject === "" ? "" : ` ${codeSpan(subject)}`}`;
+    // Named further down a command (a script's body): the words around it. A file's content is
+    // placed well enough by the file's name.
+    const deeper = command === undefined ? undefined : ids.find((id) => !head.includes(id));
+    if (deeper !== undefined) {
+      const near = snippet(argumentText(source.call), deeper);
+      if (near.includes(deeper)) head += ` in ${codeSpan(near)}`;
+    }
+  } else {
+    head = `- named by the ${source.kind}: ${codeSpan(snippet(source.text, ids[0] ?? ""))}`;
+  }
+  const unshown = ids.filter((id) => !head.includes(id));
+  return unshown.length === 0 ? head : `${head}: ${unshown.join(", ")}`;
+}
+
+/** About SNIPPET_SIDE characters of `text` on each side of `id`, cut at spaces, on one line. */
+function snippet(text: string, id: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  const at = flat.indexOf(id);
+  if (at === -1) return oneLine(flat, 2 * SNIPPET_SIDE);
+  let start = Math.max(0, at - SNIPPET_SIDE);
+  if (start > 0) {
+    const space = flat.indexOf(" ", start);
+    start = space === -1 || space >= at ? start : space + 1;
+  }
+  let end = Math.min(flat.length, at + id.length + SNIPPET_SIDE);
+  if (end < flat.length) {
+    const space = flat.lastIndexOf(" ", end);
+    end = space <= at + id.length ? end : space;
+  }
+  return `${start > 0 ? "…" : ""}${flat.slice(start, end).trim()}${end < flat.length ? "…" : ""}`;
 }
 
 function nextSteps(analysis: Analysis, hasPending: boolean, previous: Map<string, string>): Item[] {
@@ -754,28 +1212,6 @@ function environment(analysis: Analysis): string[] {
   return lines;
 }
 
-/** Files of the ledger plus those listed in a previous summary's Files section. */
-function mergePreviousFiles(ledger: Ledger, previousFiles: string | undefined): Ledger["files"] {
-  const modified = new Set<string>();
-  const read = new Set<string>();
-  let kind: "read" | "modified" = "read";
-  for (const line of (previousFiles ?? "").split("\n")) {
-    const trimmed = line.trim();
-    const heading = /^#{1,6}\s+(.*)$/.exec(trimmed);
-    if (heading) {
-      kind = /modif|chang|writ|creat|edit/i.test(heading[1] ?? "") ? "modified" : "read";
-      continue;
-    }
-    if (!/^[-*+]\s+/.test(trimmed) || isPlaceholder(trimmed)) continue;
-    const entry = trimmed.replace(/^[-*+]\s+/, "");
-    const path = extractIdentifiers(entry)[0] ?? entry.replace(/`/g, "").split(/\s+/)[0];
-    if (path) (kind === "modified" ? modified : read).add(path);
-  }
-  for (const path of ledger.files.modified) modified.add(path);
-  for (const path of ledger.files.read) read.add(path);
-  return { modified: [...modified], read: [...read] };
-}
-
 // ---------------------------------------------------------------------------
 // Rendering and the token budget
 
@@ -792,46 +1228,81 @@ function render(plan: Plan): string {
     }
     bodies[section] = blocks.join("\n\n");
   }
+  bodies["Exact identifiers"] = identifiersBody(plan, Object.values(bodies).join("\n"));
   for (const section of REQUIRED_SECTIONS) {
     if (!bodies[section]?.trim()) bodies[section] = plan.trimmed.has(section) ? TRIMMED : NONE;
   }
   return renderSections(bodies);
 }
 
-function fitToBudget(basePlan: SectionPlan, request: SummarizeRequest): string {
-  const plan: Plan = { ...basePlan, trimmed: new Set() };
+/**
+ * The identifiers the other sections do not show, each beside where it was
+ * named while its place line is kept, else in a plain list; then the tool
+ * outputs worth fetching back and how many more there are.
+ */
+function identifiersBody(plan: Plan, shown: string): string {
+  const missing = new Set(plan.identifiers.filter((id) => !shown.includes(id)));
+  const lines: string[] = [];
+  for (const place of plan.places) {
+    if (!(place.ids ?? []).some((id) => missing.has(id))) continue;
+    lines.push(place.text);
+    for (const id of missing) if (place.text.includes(id)) missing.delete(id);
+  }
+  if (missing.size > 0) lines.push(packIdentifiers([...missing]));
+  const blocks = lines.length > 0 ? [lines.join("\n")] : [];
+  const more = plan.outputsTotal - plan.outputs.length;
+  const moreLine = `- ${more}${plan.outputs.length > 0 ? " more" : ""} tool output${more === 1 ? "" : "s"}, retrievable by tool call id.`;
+  if (plan.outputs.length > 0) {
+    const list = plan.outputs.map((item) => item.text);
+    if (more > 0) list.push(moreLine);
+    blocks.push(`${TOOL_OUTPUTS_HEADING}\n${list.join("\n")}`);
+  } else if (more > 0) {
+    blocks.push(moreLine);
+  }
+  return blocks.join("\n\n");
+}
+
+function fitToBudget(plan: Plan, request: SummarizeRequest): string {
   const count = (text: string): number => countTokens(text, request.model);
   let summary = render(plan);
   let total = count(summary);
   let slack = 0;
-  for (let round = 0; round < 8 && total > request.maxTokens; round++) {
+  for (let round = 0; round < 12 && total > request.maxTokens; round++) {
     let estimate = total;
     const goal = request.maxTokens - slack;
     while (estimate > goal) {
-      const next = plan.trimOrder.find((list) => list.items.length > 0);
+      const next = plan.trimOrder.find((list) => list.items.some(trimmable));
       if (next === undefined) break;
       const index = pickIndex(next.items, next.pick);
       const item = next.items[index];
       if (item === undefined) break;
       item.cost ??= count(item.text) + 1;
-      if (item.short !== undefined) {
-        const shortCost = count(item.short) + 1;
-        estimate -= item.cost - shortCost;
-        item.text = item.short;
-        item.cost = shortCost;
+      const replacement = item.short ?? item.floor;
+      if (replacement !== undefined) {
+        const cost = count(replacement) + 1;
+        estimate -= item.cost - cost;
+        item.text = replacement;
+        item.cost = cost;
         delete item.short;
       } else {
-        estimate -= item.cost;
+        // A dropped place line leaves its identifiers in the plain list.
+        const left = item.ids === undefined ? 0 : count(item.ids.join(", "));
+        estimate -= item.cost - left;
         next.items.splice(index, 1);
       }
       markTrimmed(plan, next.items);
     }
     summary = render(plan);
     total = count(summary);
-    if (plan.trimOrder.every((list) => list.items.length === 0)) break;
+    if (plan.trimOrder.every((list) => !list.items.some(trimmable))) break;
     slack += Math.max(16, Math.ceil(request.maxTokens * 0.02));
   }
   return summary;
+}
+
+/** Whether trimming can still take something from `item`. */
+function trimmable(item: Item): boolean {
+  return item.short !== undefined || item.floor === undefined || item.text !== item.floor;
 }
 
 /** Remembers which section a trimmed list belongs to, so an emptied required section says it was trimmed. */
@@ -842,10 +1313,11 @@ function markTrimmed(plan: Plan, list: Item[]): void {
 }
 
 function pickIndex(list: readonly Item[], pick: Pick): number {
-  if (pick === "last") return list.length - 1;
-  if (pick === "first") return 0;
-  const unkept = list.findIndex((item) => item.keep !== true);
-  return unkept === -1 ? 0 : unkept;
+  const open = list.flatMap((item, index) => (trimmable(item) ? [index] : []));
+  if (pick === "last") return open[open.length - 1] ?? -1;
+  if (pick === "first") return open[0] ?? -1;
+  const unkept = open.find((index) => list[index]?.keep !== true);
+  return unkept ?? open[0] ?? -1;
 }
 
 function minimalSummary(request: SummarizeRequest): string {

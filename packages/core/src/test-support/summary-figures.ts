@@ -53,12 +53,16 @@ function linesOutsideReadList(summary: string): string[] {
   return kept;
 }
 
-/** What a tool call must be named by: its tool, and its file, command or first argument. */
-function callTarget(call: ToolCall): string | undefined {
+/**
+ * What names a tool call's target, any of: the file it touches, the first
+ * characters of its command's first line, or of its first string argument.
+ */
+function callTargets(call: ToolCall): string[] {
+  const targets: string[] = [];
   const path = filesTouched(call)[0]?.path;
-  if (path !== undefined) return path;
+  if (path !== undefined) targets.push(path);
   const command = shellCommandOf(call);
-  let text = command;
+  let text = command === undefined ? undefined : command.trim().split("\n")[0];
   if (text === undefined) {
     try {
       const args: unknown = JSON.parse(call.function.arguments);
@@ -68,17 +72,17 @@ function callTarget(call: ToolCall): string | undefined {
       text = undefined;
     }
   }
-  if (text === undefined) return undefined;
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat === "" ? undefined : flat.slice(0, TARGET_PREFIX);
+  const flat = text?.replace(/\s+/g, " ").trim();
+  if (flat) targets.push(flat.slice(0, TARGET_PREFIX));
+  return targets;
 }
 
 /** A line names the call when it names its tool and its target, whitespace collapsed. */
 function namesCall(line: string, call: ToolCall): boolean {
   const flat = line.replace(/\s+/g, " ");
   if (!flat.toLowerCase().includes(call.function.name.toLowerCase())) return false;
-  const target = callTarget(call);
-  return target === undefined || flat.includes(target);
+  const targets = callTargets(call);
+  return targets.length === 0 || targets.some((target) => flat.includes(target));
 }
 
 export interface SummaryFigures {
