@@ -20,11 +20,11 @@
  * - Key decisions: assistant sentences with decided/instead/because/will use/
  *   chose/rather than/switch to/root cause.
  * - Pending user asks: user requests after the assistant's last final reply.
- * - Files: `### Modified`, one line per file saying what was done to it (see
- *   `summary/file-changes`): the edits, writes or commands, failed ones
- *   counted, the definitions touched, lines added and removed, the last change
- *   as before → after, and the last test or build command run after it with
- *   its outcome (or that none ran); `### Read`, the files only read.
+ * - Files (`summary/file-lines`): `### Modified`, one line per file saying
+ *   what was done to it: the edits, writes or commands, failed ones counted,
+ *   the definitions touched, lines added and removed, the last change as
+ *   before → after, and the last test run after it with its outcome (or that
+ *   none ran); `### Read`, the files only read.
  * - Commands & errors: shell commands other than read-only ones (`ls`, `cat`,
  *   `grep`: counted, not listed) and failed calls, with their outcome (see
  *   `summary/call-outcome`), the counts a test run printed (`9 passed, 1
@@ -33,13 +33,12 @@
  *   (repeats collapsed as `(×n)`); the rest are counted. An error line is tool
  *   output, so it is quoted as data: `output:` and a code span, never as a
  *   statement or a heading of the summary.
- * - Exact identifiers: the ledger's identifiers that no other line shows, each
- *   beside where it was named (the call, or the sentence of the user or the
- *   assistant), then `### Tool outputs worth fetching back`: up to 8 recent
- *   large outputs that are still current (not an edit's confirmation, not a
- *   read of a file changed later, not repeated by a later call), each with its
- *   tool, target, size and tool-call id, and how many more outputs there are,
- *   retrievable by id without being listed.
+ * - Exact identifiers (`summary/identifier-lines`): the ledger's identifiers
+ *   that no other line shows, each beside where it was named (the call, or the
+ *   sentence of the user or the assistant), then `### Tool outputs worth
+ *   fetching back`: up to 8 recent large outputs that are still current, each
+ *   with its tool, target, size and tool-call id, and how many more outputs
+ *   there are, retrievable by id without being listed.
  * - Next steps: open todo items of the latest `TodoWrite`/`update_plan` call,
  *   else the intent sentences (next/let me/I'll/need to) of the last assistant
  *   message, else a pointer to the pending request.
@@ -74,31 +73,37 @@
  * `instructions`/`focus` steer LLM summarizers only.
  */
 
-import { toolResultCalls } from "../messages/call-ids.js";
-import { messageText } from "../messages/content.js";
-import type { ChatMessage, ToolCall } from "../messages/types.js";
+import type { ChatMessage } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
-import {
-  type CallOutcome,
-  type CommandRun,
-  commandRun,
-  isInspection,
-  outcomeOf,
-  testCounts,
-} from "./call-outcome.js";
-import { type FileChange, fileChange } from "./file-changes.js";
-import { extractIdentifiers, isToolCallId } from "./identifiers.js";
-import {
-  buildLedger,
-  classifyUserMessage,
-  type IdentifierSource,
-  identifierSources,
-  packIdentifiers,
-  TRUNCATION_MARK,
-  trimUserRequest,
-} from "./ledger.js";
+import { isInspection } from "./call-outcome.js";
+import { files } from "./file-lines.js";
+import { identifierPlaces, previousIdentifierLines, toolOutputs } from "./identifier-lines.js";
+import { buildLedger, packIdentifiers, TRUNCATION_MARK, trimUserRequest } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
+import {
+  type Analysis,
+  analyze,
+  type CallRecord,
+  callKey,
+  describeCall,
+  MAX_SENTENCE,
+  outcomeText,
+  resolutionKey,
+  resolvedLater,
+} from "./range-reading.js";
 import type { SummarizeRequest, Summarizer } from "./summarizer.js";
+import {
+  bullets,
+  dedupe,
+  type Group,
+  type Item,
+  isPlaceholder,
+  items,
+  oneLine,
+  type Pick,
+  previousLines,
+  quote,
+} from "./summary-lines.js";
 import {
   parseSections,
   REQUIRED_SECTIONS,
@@ -107,15 +112,6 @@ import {
   TOOL_OUTPUTS_HEADING,
   withoutSummaryBlocks,
 } from "./template.js";
-import {
-  argumentText,
-  type EditorState,
-  type FileTouch,
-  filesTouched,
-  isShellCall,
-  parseArguments,
-  shellCommandOf,
-} from "./tool-calls.js";
 
 /** No options yet; the parameter keeps the factory signature stable. */
 export type ExtractiveSummarizerOptions = Record<string, never>;
@@ -133,15 +129,7 @@ export function extractiveSummarizer(_options: ExtractiveSummarizerOptions = {})
 
 const NONE = "(none recorded)";
 const TRIMMED = "(trimmed to fit the token budget)";
-const MAX_SENTENCE = 300;
-const MAX_COMMAND = 160;
 const MAX_LAST_MESSAGE = 400;
-/** Tool outputs the summary names by id at most; the others are counted. */
-const MAX_TOOL_OUTPUTS = 8;
-/** A call that modifies more files than this has its change read once, as the command it is. */
-const MAX_CHANGES_READ = 20;
-/** Outputs shorter than this (characters) are not worth fetching back: the summary says what they said. */
-const MIN_OUTPUT_CHARS = 1200;
 
 /** The extractive summary text for `request` (what `summarize` returns). */
 export function extractiveSummary(request: SummarizeRequest): string {
@@ -155,129 +143,6 @@ export function extractiveSummary(request: SummarizeRequest): string {
 
 // ---------------------------------------------------------------------------
 // Reading the range
-
-interface CallRecord {
-  call: ToolCall;
-  name: string;
-  shell: boolean;
-  command?: string;
-  /** The first file the call touches. */
-  target?: string;
-  touches: FileTouch[];
-  result?: string;
-  outcome: CallOutcome;
-  /** A command that runs tests (`pytest`, `mix test`) or builds or checks (`make`, `tsc`). */
-  run?: CommandRun;
-  /** The counts its output ends with, for a test or build command. */
-  counts?: string;
-}
-
-interface Analysis {
-  requests: { text: string; index: number }[];
-  assistantTexts: string[];
-  lastAssistantText: string | undefined;
-  /** The last assistant text came without tool calls (the turn ended). */
-  lastAssistantIsFinal: boolean;
-  lastTurnEnd: number;
-  calls: CallRecord[];
-  todos: string[] | undefined;
-}
-
-function analyze(messages: readonly ChatMessage[]): Analysis {
-  // Results by call id *and occurrence*: servers that number calls `call_0`… every turn reuse ids.
-  const results = new Map<string, string>();
-  for (const [index, result] of toolResultCalls(messages)) {
-    const key = `${result.occurrence}:${result.toolCallId}`;
-    const message = messages[index];
-    if (message !== undefined && !results.has(key)) results.set(key, messageText(message));
-  }
-  const occurrences = new Map<string, number>();
-  const analysis: Analysis = {
-    requests: [],
-    assistantTexts: [],
-    lastAssistantText: undefined,
-    lastAssistantIsFinal: false,
-    lastTurnEnd: -1,
-    calls: [],
-    todos: undefined,
-  };
-  const editor: EditorState = {};
-  messages.forEach((message, index) => {
-    if (message.role === "user") {
-      const text = messageText(message).trim();
-      if (text !== "" && classifyUserMessage(text, messages[index - 1]) === "request") {
-        analysis.requests.push({ text, index });
-      }
-      return;
-    }
-    if (message.role !== "assistant") return;
-    const text = messageText(message).trim();
-    const calls = message.tool_calls ?? [];
-    if (text !== "") {
-      analysis.assistantTexts.push(text);
-      analysis.lastAssistantText = text;
-      analysis.lastAssistantIsFinal = calls.length === 0;
-      if (calls.length === 0) analysis.lastTurnEnd = index;
-    }
-    for (const call of calls) {
-      const occurrence = (occurrences.get(call.id) ?? 0) + 1;
-      occurrences.set(call.id, occurrence);
-      analysis.calls.push(record(call, results.get(`${occurrence}:${call.id}`), editor));
-      const todos = todoItems(call);
-      if (todos !== undefined) analysis.todos = todos;
-    }
-  });
-  return analysis;
-}
-
-function record(call: ToolCall, result: string | undefined, editor: EditorState): CallRecord {
-  const shell = isShellCall(call);
-  const command = shell ? shellCommandOf(call) : undefined;
-  // One entry per file: a command can name the same file thousands of times (`echo x>x>x…`).
-  const seen = new Set<string>();
-  const touches = filesTouched(call, editor).filter((touch) => {
-    const key = `${touch.kind}:${touch.path}`;
-    if (seen.has(key)) return false;
-    seen.add(key);
-    return true;
-  });
-  const target = touches[0]?.path;
-  const run = command === undefined ? undefined : commandRun(command);
-  const counts = run !== undefined && result !== undefined ? testCounts(result) : undefined;
-  return {
-    call,
-    name: call.function.name,
-    shell,
-    ...(command === undefined ? {} : { command }),
-    ...(target === undefined ? {} : { target }),
-    touches,
-    ...(result === undefined ? {} : { result }),
-    outcome: outcomeOf(result, command),
-    ...(run === undefined ? {} : { run }),
-    ...(counts === undefined ? {} : { counts }),
-  };
-}
-
-/** Open items of a `TodoWrite` (`todos`) or `update_plan` (`plan`) call; undefined for other calls. */
-function todoItems(call: ToolCall): string[] | undefined {
-  const args = parseArguments(call);
-  const list = Array.isArray(args.todos)
-    ? args.todos
-    : Array.isArray(args.plan)
-      ? args.plan
-      : undefined;
-  if (list === undefined || !/todo|plan/i.test(call.function.name)) return undefined;
-  const items: string[] = [];
-  for (const entry of list) {
-    if (typeof entry !== "object" || entry === null) continue;
-    const item = entry as Record<string, unknown>;
-    const text = item.content ?? item.step ?? item.title ?? item.text;
-    const status = typeof item.status === "string" ? item.status : "pending";
-    if (typeof text !== "string" || status === "completed" || status === "done") continue;
-    items.push(`- [${status}] ${oneLine(text, MAX_SENTENCE)}`);
-  }
-  return items;
-}
 
 // ---------------------------------------------------------------------------
 // Sentences
@@ -344,45 +209,8 @@ function withoutCutSentence(text: string): string {
   return end === -1 ? "" : body.slice(0, end + 1);
 }
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
-
-function quote(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => (line.trim() === "" ? ">" : `> ${line}`))
-    .join("\n");
-}
-
 // ---------------------------------------------------------------------------
 // Planning the sections
-
-/**
- * One line (or block) of a section. Trimming replaces it by `short` once,
- * then by `floor` (a line that must stay, such as a file's path), and drops it
- * only when it has no floor.
- */
-interface Item {
-  text: string;
-  short?: string;
-  floor?: string;
-  cost?: number;
-  /** Kept longer than its neighbours (failures no later run resolved). */
-  keep?: boolean;
-  /** The identifiers a place line names: once it is dropped they stay as a plain list. */
-  ids?: string[];
-}
-
-/** A sub-list of a section, rendered as its lists' items in order under an optional `###` heading. */
-interface Group {
-  heading?: string;
-  lists: Item[][];
-}
-
-/** Which item of a list goes first: the oldest, the newest, or the oldest not marked `keep`. */
-type Pick = "first" | "last" | "first-unkept";
 
 interface Plan {
   /** Every section but Exact identifiers, which is rendered from what the others show. */
@@ -398,30 +226,6 @@ interface Plan {
   trimOrder: { items: Item[]; pick: Pick }[];
   /** Sections that lost items to the budget. */
   trimmed: Set<SummarySection>;
-}
-
-function items(texts: readonly string[]): Item[] {
-  return texts.map((text) => ({ text }));
-}
-
-function bullets(texts: readonly string[]): Item[] {
-  return texts.map((text) => ({ text: `- ${text}` }));
-}
-
-/** Body lines of a previous summary's section, without placeholders and sub-headings. */
-function previousLines(previous: Map<string, string>, section: string): string[] {
-  const body = previous.get(section);
-  if (body === undefined) return [];
-  return body
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .filter((line) => line.trim() !== "" && !/^#{1,6}\s/.test(line) && !isPlaceholder(line));
-}
-
-function isPlaceholder(line: string): boolean {
-  return /^[-*\s]*(?:none|\(none(?: recorded)?\)|n\/a|\(trimmed to fit the token budget\))\.?$/i.test(
-    line.trim(),
-  );
 }
 
 /**
@@ -604,10 +408,6 @@ function plan(request: SummarizeRequest): Plan {
   };
 }
 
-function dedupe(lines: readonly string[]): string[] {
-  return [...new Set(lines)];
-}
-
 function progress(
   analysis: Analysis,
   previous: Map<string, string>,
@@ -691,264 +491,8 @@ function progress(
 const TOOL_CALLS_PREFIX = "Tool calls: ";
 const COUNT_LINE = /^- (\d+) shell command\(s\) run, (\d+) failed/;
 
-function callKey(call: CallRecord): string {
-  if (call.command !== undefined) return `$ ${firstLine(call.command)}`;
-  return `${call.name} ${call.target ?? ""}`;
-}
-
-/**
- * What a later success must repeat to resolve a failure: for commands the last
- * step without `cd dir &&` (a script written by a here-doc and then run fails
- * or passes with its run), for other tools the tool and its file.
- */
-function resolutionKey(call: CallRecord): string {
-  if (call.command === undefined) return `${call.name} ${call.target ?? ""}`;
-  const lines = call.command.trim().split("\n");
-  const last = (lines[lines.length - 1] ?? "").trim().replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "");
-  return `$ ${last.replace(/\s+/g, " ")}`;
-}
-
-/** Whether a later call of the range repeated the failed step `index` and succeeded. */
-function resolvedLater(calls: readonly CallRecord[], index: number): boolean {
-  const key = resolutionKey(calls[index] as CallRecord);
-  return calls
-    .slice(index + 1)
-    .some((later) => later.outcome.status === "ok" && resolutionKey(later) === key);
-}
-
-function firstLine(command: string): string {
-  return (command.trim().split("\n")[0] ?? "").replace(/\s+/g, " ");
-}
-
-function describeCall(call: CallRecord): string {
-  if (call.command !== undefined) {
-    const line = firstLine(call.command);
-    const more = call.command.trim().includes("\n") || line.length > MAX_COMMAND;
-    return `$ ${oneLine(line, MAX_COMMAND)}${more && line.length <= MAX_COMMAND ? " …" : ""}`;
-  }
-  return call.target === undefined ? call.name : `${call.name} ${call.target}`;
-}
-
-/** How a call ended, with its test counts: `ok (12 passed)`, `exit 1 (1 failed, 9 passed)`. */
-function outcomeHead(call: CallRecord): string {
-  const { outcome } = call;
-  if (outcome.status === "pending") return "no result yet";
-  const head =
-    outcome.exitCode !== undefined
-      ? outcome.exitCode === 0 && outcome.status === "ok"
-        ? "ok"
-        : `exit ${outcome.exitCode}`
-      : outcome.status;
-  const shown = outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
-  return call.counts === undefined ? shown : `${shown} (${call.counts})`;
-}
-
-/** How a call ended and, for a failure, its error line quoted as the output it is. */
-function outcomeText(call: CallRecord): string {
-  const { error } = call.outcome;
-  return error === undefined
-    ? outcomeHead(call)
-    : `${outcomeHead(call)}, output: ${codeSpan(error)}`;
-}
-
-/** `text` as a Markdown code span: a fence longer than any backtick run in it, so it cannot close early. */
-function codeSpan(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(longest + 1);
-  const pad = longest > 0 ? " " : "";
-  return `${fence}${pad}${text}${pad}${fence}`;
-}
-
 // ---------------------------------------------------------------------------
 // Files
-
-interface ChangeEntry {
-  record: CallRecord;
-  /** The call's position in the range. */
-  index: number;
-  change: FileChange;
-}
-
-/** The previous summary's Files lines: modified files by path (the line kept whole), read files. */
-function previousFiles(body: string | undefined): {
-  modified: Map<string, string>;
-  read: string[];
-} {
-  const modified = new Map<string, string>();
-  const read: string[] = [];
-  let kind: "read" | "modified" = "read";
-  for (const line of (body ?? "").split("\n")) {
-    const trimmed = line.trim();
-    const heading = /^#{1,6}\s+(.*)$/.exec(trimmed);
-    if (heading) {
-      kind = /modif|chang|writ|creat|edit/i.test(heading[1] ?? "") ? "modified" : "read";
-      continue;
-    }
-    if (!/^[-*+]\s+/.test(trimmed) || isPlaceholder(trimmed)) continue;
-    const entry = trimmed.replace(/^[-*+]\s+/, "");
-    const dash = entry.indexOf(FILE_SEPARATOR);
-    const path =
-      dash > 0
-        ? entry.slice(0, dash)
-        : (extractIdentifiers(entry)[0] ?? entry.replace(/`/g, "").split(/\s+/)[0]);
-    if (!path) continue;
-    if (kind === "modified") modified.set(path, `- ${entry}`);
-    else read.push(path);
-  }
-  return { modified, read };
-}
-
-/** Between a modified file's path and what was done to it. */
-const FILE_SEPARATOR = " — ";
-
-/** `### Modified` (a line per file, what was done to it) and `### Read` (the files only read). */
-function files(
-  analysis: Analysis,
-  ledger: Ledger,
-  previousBody: string | undefined,
-): { modified: Item[]; read: Item[] } {
-  const earlier = previousFiles(previousBody);
-  const changes = new Map<string, ChangeEntry[]>();
-  analysis.calls.forEach((record, index) => {
-    const touched = record.touches.filter((touch) => touch.kind === "modified");
-    // A command that changes many files at once is named, not read again for each of them.
-    const many = touched.length > MAX_CHANGES_READ;
-    for (const touch of touched) {
-      const list = changes.get(touch.path) ?? [];
-      const change: FileChange =
-        many && record.command !== undefined
-          ? {
-              how: "command",
-              symbols: [],
-              added: 0,
-              removed: 0,
-              command: firstLine(record.command),
-            }
-          : fileChange(record.call, touch.path);
-      list.push({ record, index, change });
-      changes.set(touch.path, list);
-    }
-  });
-  const paths = dedupe([...earlier.modified.keys(), ...ledger.files.modified, ...changes.keys()]);
-  const modified = paths.map((path): Item => {
-    const floor = `- ${path}`;
-    const entries = changes.get(path);
-    const before = earlier.modified.get(path);
-    if (entries !== undefined) return fileItem(path, entries, analysis, before !== undefined);
-    const text =
-      before === undefined || before === floor
-        ? `${floor}${FILE_SEPARATOR}changed in earlier turns`
-        : before;
-    return { text, floor };
-  });
-  const modifiedPaths = new Set(paths);
-  const read = bullets(
-    dedupe([...earlier.read, ...ledger.files.read]).filter((path) => !modifiedPaths.has(path)),
-  );
-  return { modified, read };
-}
-
-/** The line of a file this range modified: what was done, where, how much, the last change, the run after it. */
-function fileItem(
-  path: string,
-  entries: readonly ChangeEntry[],
-  analysis: Analysis,
-  changedEarlier: boolean,
-): Item {
-  // A failed edit tool changed nothing; a failed command may well have (`cat > t.py <<EOF … python t.py`).
-  const applied = entries.filter(
-    (entry) => entry.record.shell || entry.record.outcome.status !== "failed",
-  );
-  const failed = entries.length - applied.length;
-  let what = actions(applied.map((entry) => entry.change));
-  if (what === "") {
-    what = `${failed === 1 ? "1 change" : `${failed} changes`} failed, file left unchanged`;
-  } else if (failed > 0) {
-    what += ` (${failed} more failed)`;
-  }
-  if (changedEarlier) what += ", also changed in earlier turns";
-
-  const symbols = dedupe(applied.flatMap((entry) => entry.change.symbols)).slice(0, 3);
-  const writesOnly = applied.every((entry) => entry.change.how === "write");
-  const where =
-    symbols.length === 0
-      ? ""
-      : `${writesOnly ? "defining" : "touching"} ${symbols.map(codeSpan).join(", ")}`;
-  const added = applied.reduce((sum, entry) => sum + entry.change.added, 0);
-  const removed = applied.reduce((sum, entry) => sum + entry.change.removed, 0);
-  const size =
-    added + removed === 0
-      ? ""
-      : `${[added > 0 ? `+${added}` : "", removed > 0 ? `−${removed}` : ""].filter(Boolean).join(" ")} line${added + removed === 1 ? "" : "s"}`;
-  const lastEdit = [...applied]
-    .reverse()
-    .find((entry) => entry.change.before !== undefined || entry.change.after !== undefined);
-  const last = lastEdit === undefined ? "" : `last ${changeText(lastEdit.change)}`;
-
-  // The last test run after the file's last change says most; else the last build or check.
-  const lastIndex = entries[entries.length - 1]?.index ?? -1;
-  const after = analysis.calls
-    .slice(lastIndex + 1)
-    .filter((call) => call.run !== undefined && call.outcome.status !== "pending");
-  const check = after.findLast((call) => call.run?.kind === "test") ?? after[after.length - 1];
-  const exercised =
-    check?.run === undefined
-      ? "not tested since"
-      : `then ${codeSpan(`$ ${oneLine(check.run.step, 60)}`)} → ${outcomeHead(check)}`;
-
-  const line = (parts: readonly string[]) =>
-    `- ${path}${FILE_SEPARATOR}${parts.filter((part) => part !== "").join("; ")}`;
-  const text = line([what, where, size, last, exercised]);
-  const short = line([what, size, exercised]);
-  return { text, ...(short === text ? {} : { short }), floor: `- ${path}` };
-}
-
-/** What the changes did, in the order of their kinds: `written, then 3 edits`, `changed by $ …`. */
-function actions(changes: readonly FileChange[]): string {
-  const kinds: FileChange["how"][] = [];
-  const counts = new Map<FileChange["how"], number>();
-  const commands: string[] = [];
-  for (const change of changes) {
-    if (!counts.has(change.how)) kinds.push(change.how);
-    counts.set(change.how, (counts.get(change.how) ?? 0) + 1);
-    if (change.how === "command" && change.command !== undefined) commands.push(change.command);
-  }
-  const phrases = kinds.map((how) => {
-    const n = counts.get(how) ?? 0;
-    switch (how) {
-      case "edit":
-        return n === 1 ? "1 edit" : `${n} edits`;
-      case "write":
-        return n === 1 ? "written" : `written ${n} times`;
-      case "undo":
-        return n === 1 ? "1 edit undone" : `${n} edits undone`;
-      case "delete":
-        return "deleted";
-      case "move":
-        return "moved";
-      case "restore":
-        return "restored by git";
-      case "command": {
-        const distinct = dedupe(commands);
-        const shown = distinct
-          .slice(0, 2)
-          .map((command) => codeSpan(`$ ${oneLine(command, 80)}`))
-          .join(", ");
-        const more = distinct.length > 2 ? ` and ${distinct.length - 2} more commands` : "";
-        return `changed by ${shown}${more}`;
-      }
-    }
-    return how;
-  });
-  return phrases.join(", then ");
-}
-
-function changeText(change: FileChange): string {
-  if (change.before && change.after)
-    return `${codeSpan(change.before)} → ${codeSpan(change.after)}`;
-  if (change.after) return `added ${codeSpan(change.after)}`;
-  return `removed ${codeSpan(change.before ?? "")}`;
-}
 
 // ---------------------------------------------------------------------------
 // Commands
@@ -1028,154 +572,6 @@ function commands(
 
 // ---------------------------------------------------------------------------
 // Exact identifiers and tool outputs
-
-/**
- * The calls whose output is worth fetching back, newest first, at most
- * MAX_TOOL_OUTPUTS: large enough to say more than the summary does, current
- * (not a read of a file the range changed afterwards, not repeated by a later
- * call of the same tool on the same target), not an edit's confirmation, and
- * named by an id no other call of the range reuses.
- */
-function toolOutputs(analysis: Analysis, model: string): { items: Item[]; total: number } {
-  const { calls } = analysis;
-  const uses = new Map<string, number>();
-  for (const call of calls) uses.set(call.call.id, (uses.get(call.call.id) ?? 0) + 1);
-  const lastChanged = new Map<string, number>();
-  calls.forEach((call, index) => {
-    for (const touch of call.touches)
-      if (touch.kind === "modified") lastChanged.set(touch.path, index);
-  });
-  const changedAfter = (path: string, index: number) => (lastChanged.get(path) ?? -1) > index;
-  const chosen: CallRecord[] = [];
-  const seen = new Set<string>();
-  for (let index = calls.length - 1; index >= 0 && chosen.length < MAX_TOOL_OUTPUTS; index--) {
-    const call = calls[index] as CallRecord;
-    const key = callKey(call);
-    const superseded = seen.has(key);
-    seen.add(key);
-    if (superseded || call.result === undefined || call.result.length < MIN_OUTPUT_CHARS) continue;
-    if (uses.get(call.call.id) !== 1 || !isToolCallId(call.call.id)) continue;
-    const edits = call.touches.some((touch) => touch.kind === "modified");
-    if (!call.shell && (edits || call.outcome.status === "failed")) continue;
-    if (call.touches.some((t) => t.kind === "read" && changedAfter(t.path, index))) continue;
-    chosen.unshift(call);
-  }
-  const total = calls.filter((call) => call.result !== undefined).length;
-  return { items: chosen.map((call) => ({ text: outputLine(call, model) })), total };
-}
-
-function outputLine(call: CallRecord, model: string): string {
-  const result = call.result ?? "";
-  // Outputs can be megabytes: past 200k characters their size is estimated.
-  const tokens =
-    result.length > 200_000 ? Math.round(result.length / 4) : countTokens(result, model);
-  const size = tokens < 1000 ? `${tokens}` : `${(tokens / 1000).toFixed(1)}k`;
-  const subject = callSubject(call);
-  const ended = call.shell ? ` → ${outcomeHead(call)}` : "";
-  return `- ${call.name}${subject === "" ? "" : ` ${codeSpan(subject)}`}${ended}: ${size} tokens of output, tool call ${codeSpan(call.call.id)}`;
-}
-
-/** What a call names: its command, else its file, else its first string argument. */
-function callSubject(call: CallRecord): string {
-  if (call.command !== undefined) return `$ ${oneLine(firstLine(call.command), 100)}`;
-  if (call.target !== undefined) return call.target;
-  const first = Object.values(parseArguments(call.call)).find(
-    (value): value is string => typeof value === "string" && value.trim() !== "",
-  );
-  return first === undefined ? "" : oneLine(first, 100);
-}
-
-/** The previous summary's identifier lines (its tool outputs retired before it got here, or skipped). */
-function previousIdentifierLines(previous: Map<string, string>): string[] {
-  const body = previous.get("Exact identifiers") ?? "";
-  const end = body.indexOf(TOOL_OUTPUTS_HEADING);
-  const lines = previousLines(new Map([["ids", end === -1 ? body : body.slice(0, end)]]), "ids");
-  return lines;
-}
-
-/**
- * Lines that say where identifiers were named, for the ones no other line of
- * the summary shows: the previous summary's lines first, then one line per
- * place of this range (the call, or the user's or the assistant's words
- * around the first of them). Rendered only while they show a missing one.
- */
-function identifierPlaces(
-  ids: readonly string[],
-  messages: readonly ChatMessage[],
-  previousIdLines: readonly string[],
-): Item[] {
-  const places: Item[] = [];
-  for (const line of previousIdLines) {
-    const named = ids.filter((id) => line.includes(id));
-    if (named.length > 0) places.push({ text: line, ids: named });
-  }
-  const sources = identifierSources(messages);
-  const groups = new Map<IdentifierSource, string[]>();
-  for (const id of ids) {
-    const source = sources.get(id);
-    if (source === undefined) continue;
-    const group = groups.get(source) ?? [];
-    group.push(id);
-    groups.set(source, group);
-  }
-  for (const [source, named] of groups) places.push({ text: placeLine(source, named), ids: named });
-  return places;
-}
-
-const SNIPPET_SIDE = 50;
-
-function placeLine(source: IdentifierSource, ids: readonly string[]): string {
-  let head: string;
-  if (source.kind === "call") {
-    const shell = isShellCall(source.call);
-    const command = shell ? shellCommandOf(source.call) : undefined;
-    const path = filesTouched(source.call)[0]?.path;
-    const first = Object.values(parseArguments(source.call)).find(
-      (value): value is string => typeof value === "string" && value.trim() !== "",
-    );
-    // A file's name is enough here (its full path stands under Files), unless the line names a
-    // tool-call id (a withheld secret's pointer): an id stands beside its call's tool and target.
-    const named = ids.some(isToolCallId) ? path : path?.split("/").pop();
-    const subject =
-      command !== undefined
-        ? `$ ${oneLine(firstLine(command), 60)}`
-        : named !== undefined
-          ? named
-          : first === undefined
-            ? ""
-            : oneLine(first, 60);
-    head = `- named by ${source.call.function.name}${subject === "" ? "" : ` ${codeSpan(subject)}`}`;
-    // Named further down a command (a script's body): the words around it. A file's content is
-    // placed well enough by the file's name.
-    const deeper = command === undefined ? undefined : ids.find((id) => !head.includes(id));
-    if (deeper !== undefined) {
-      const near = snippet(argumentText(source.call), deeper);
-      if (near.includes(deeper)) head += ` in ${codeSpan(near)}`;
-    }
-  } else {
-    head = `- named by the ${source.kind}: ${codeSpan(snippet(source.text, ids[0] ?? ""))}`;
-  }
-  const unshown = ids.filter((id) => !head.includes(id));
-  return unshown.length === 0 ? head : `${head}: ${unshown.join(", ")}`;
-}
-
-/** About SNIPPET_SIDE characters of `text` on each side of `id`, cut at spaces, on one line. */
-function snippet(text: string, id: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  const at = flat.indexOf(id);
-  if (at === -1) return oneLine(flat, 2 * SNIPPET_SIDE);
-  let start = Math.max(0, at - SNIPPET_SIDE);
-  if (start > 0) {
-    const space = flat.indexOf(" ", start);
-    start = space === -1 || space >= at ? start : space + 1;
-  }
-  let end = Math.min(flat.length, at + id.length + SNIPPET_SIDE);
-  if (end < flat.length) {
-    const space = flat.lastIndexOf(" ", end);
-    end = space <= at + id.length ? end : space;
-  }
-  return `${start > 0 ? "…" : ""}${flat.slice(start, end).trim()}${end < flat.length ? "…" : ""}`;
-}
 
 function nextSteps(analysis: Analysis, hasPending: boolean, previous: Map<string, string>): Item[] {
   if (analysis.todos !== undefined && analysis.todos.length > 0) return items(analysis.todos);
