@@ -131,7 +131,10 @@ export function commandRun(command: string): CommandRun | undefined {
     ["test", TEST_RUN],
     ["build", BUILD_RUN],
   ] as const) {
-    const step = steps.find((candidate) => pattern.test(candidate));
+    // Quoted text (`git commit -m "make tests pass"`) runs nothing.
+    const step = steps.find((candidate) =>
+      pattern.test(candidate.replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''")),
+    );
     if (step !== undefined) return { kind, step };
   }
   return undefined;
