@@ -133,36 +133,47 @@ export function identifierPlaces(
 const SNIPPET_SIDE = 50;
 
 function placeLine(source: IdentifierSource, ids: readonly string[]): string {
-  let head: string;
-  if (source.kind === "call") {
-    const shell = isShellCall(source.call);
-    const command = shell ? shellCommandOf(source.call) : undefined;
-    const path = filesTouched(source.call)[0]?.path;
-    const first = Object.values(parseArguments(source.call)).find(
+  if (source.kind !== "call") {
+    const head = `- named by the ${source.kind}: ${codeSpan(snippet(source.text, ids[0] ?? ""))}`;
+    return withUnshown(head, ids);
+  }
+  const { call } = source;
+  const command = isShellCall(call) ? shellCommandOf(call) : undefined;
+  // A withheld secret's pointer names the call's own id: it stands beside the call's tool and
+  // target, and the words around it say what was withheld.
+  const pointer = ids.some(isToolCallId);
+  let subject: string;
+  if (command !== undefined) {
+    const line = firstLine(command);
+    const onFirstLine = ids.find((id) => line.includes(id) && !oneLine(line, 60).includes(id));
+    subject = `$ ${onFirstLine === undefined ? oneLine(line, 60) : snippet(line, onFirstLine)}`;
+  } else {
+    const path = filesTouched(call)[0]?.path;
+    const first = Object.values(parseArguments(call)).find(
       (value): value is string => typeof value === "string" && value.trim() !== "",
     );
-    // A file's name is enough here (its full path stands under Files), unless the line names a
-    // tool-call id (a withheld secret's pointer): an id stands beside its call's tool and target.
-    const named = ids.some(isToolCallId) ? path : path?.split("/").pop();
-    const subject =
-      command !== undefined
-        ? `$ ${oneLine(firstLine(command), 60)}`
-        : named !== undefined
-          ? named
-          : first === undefined
-            ? ""
-            : oneLine(first, 60);
-    head = `- named by ${source.call.function.name}${subject === "" ? "" : ` ${codeSpan(subject)}`}`;
-    // Named further down a command (a script's body): the words around it. A file's content is
-    // placed well enough by the file's name.
-    const deeper = command === undefined ? undefined : ids.find((id) => !head.includes(id));
-    if (deeper !== undefined) {
-      const near = snippet(argumentText(source.call), deeper);
-      if (near.includes(deeper)) head += ` in ${codeSpan(near)}`;
-    }
-  } else {
-    head = `- named by the ${source.kind}: ${codeSpan(snippet(source.text, ids[0] ?? ""))}`;
+    // A file's name is enough here: its full path stands under Files.
+    const named = pointer ? path : path?.split("/").pop();
+    subject = named ?? (first === undefined ? "" : oneLine(first, 60));
   }
+  let head = `- named by ${call.function.name}${subject === "" ? "" : ` ${codeSpan(subject)}`}`;
+  // Named further down a command (a script's body, not its first line, whose identifiers are
+  // listed): the words around it. A file's content is placed well enough by the file's name.
+  const deeper =
+    command !== undefined || pointer
+      ? ids.find(
+          (id) => !head.includes(id) && !(command !== undefined && firstLine(command).includes(id)),
+        )
+      : undefined;
+  if (deeper !== undefined) {
+    const near = snippet(argumentText(call), deeper);
+    if (near.includes(deeper)) head += ` in ${codeSpan(near)}`;
+  }
+  return withUnshown(head, ids);
+}
+
+/** `head`, then the identifiers it does not show. */
+function withUnshown(head: string, ids: readonly string[]): string {
   const unshown = ids.filter((id) => !head.includes(id));
   return unshown.length === 0 ? head : `${head}: ${unshown.join(", ")}`;
 }
