@@ -78,7 +78,13 @@ import { countTokens } from "../tokens/count.js";
 import { isInspection } from "./call-outcome.js";
 import { files } from "./file-lines.js";
 import { identifierPlaces, previousIdentifierLines, toolOutputs } from "./identifier-lines.js";
-import { buildLedger, packIdentifiers, TRUNCATION_MARK, trimUserRequest } from "./ledger.js";
+import {
+  buildLedger,
+  packIdentifiers,
+  TRUNCATION_MARK,
+  trimUserRequest,
+  verbatimIn,
+} from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
 import {
   type Analysis,
@@ -637,7 +643,8 @@ function render(plan: Plan): string {
  * outputs worth fetching back and how many more there are.
  */
 function identifiersBody(plan: Plan, shown: string): string {
-  const missing = new Set(plan.identifiers.filter((id) => !shown.includes(id)));
+  const isShown = verbatimIn(shown);
+  const missing = new Set(plan.identifiers.filter((id) => !isShown(id)));
   const lines: string[] = [];
   for (const place of plan.places) {
     if (!(place.ids ?? []).some((id) => missing.has(id))) continue;
@@ -663,15 +670,27 @@ function fitToBudget(plan: Plan, request: SummarizeRequest): string {
   let summary = render(plan);
   let total = count(summary);
   let slack = 0;
+  // Trimming only ever makes items less trimmable: the lists run out in trim order, and in a list
+  // trimmed from the front the items before the first trimmable one stay as they are. Cursors keep
+  // finding the next item linear in the number of items (a session can touch thousands of files).
+  let current = 0;
+  const fronts = new Map<Item[], number>();
+  const nextItem = (): { list: Plan["trimOrder"][number]; index: number } | undefined => {
+    for (; current < plan.trimOrder.length; current++) {
+      const list = plan.trimOrder[current];
+      if (list === undefined) break;
+      const index = pickIndex(list.items, list.pick, fronts);
+      if (index !== -1) return { list, index };
+    }
+    return undefined;
+  };
   for (let round = 0; round < 12 && total > request.maxTokens; round++) {
     let estimate = total;
     const goal = request.maxTokens - slack;
     while (estimate > goal) {
-      const next = plan.trimOrder.find((list) => list.items.some(trimmable));
-      if (next === undefined) break;
-      const index = pickIndex(next.items, next.pick);
-      const item = next.items[index];
-      if (item === undefined) break;
+      const next = nextItem();
+      const item = next?.list.items[next.index];
+      if (next === undefined || item === undefined) break;
       item.cost ??= count(item.text) + 1;
       const replacement = item.short ?? item.floor;
       if (replacement !== undefined) {
@@ -684,13 +703,13 @@ function fitToBudget(plan: Plan, request: SummarizeRequest): string {
         // A dropped place line leaves its identifiers in the plain list.
         const left = item.ids === undefined ? 0 : count(item.ids.join(", "));
         estimate -= item.cost - left;
-        next.items.splice(index, 1);
+        next.list.items.splice(next.index, 1);
       }
-      markTrimmed(plan, next.items);
+      markTrimmed(plan, next.list.items);
     }
     summary = render(plan);
     total = count(summary);
-    if (plan.trimOrder.every((list) => !list.items.some(trimmable))) break;
+    if (nextItem() === undefined) break;
     slack += Math.max(16, Math.ceil(request.maxTokens * 0.02));
   }
   return summary;
@@ -708,12 +727,17 @@ function markTrimmed(plan: Plan, list: Item[]): void {
   }
 }
 
-function pickIndex(list: readonly Item[], pick: Pick): number {
-  const open = list.flatMap((item, index) => (trimmable(item) ? [index] : []));
-  if (pick === "last") return open[open.length - 1] ?? -1;
-  if (pick === "first") return open[0] ?? -1;
-  const unkept = open.find((index) => list[index]?.keep !== true);
-  return unkept ?? open[0] ?? -1;
+function pickIndex(list: readonly Item[], pick: Pick, fronts: Map<Item[], number>): number {
+  if (pick === "last") return list.findLastIndex(trimmable);
+  if (pick === "first") {
+    let index = fronts.get(list as Item[]) ?? 0;
+    while (index < list.length && !trimmable(list[index] as Item)) index++;
+    fronts.set(list as Item[], index);
+    return index < list.length ? index : -1;
+  }
+  const first = list.findIndex(trimmable);
+  const unkept = list.findIndex((item) => item.keep !== true && trimmable(item));
+  return unkept === -1 ? first : unkept;
 }
 
 function minimalSummary(request: SummarizeRequest): string {

@@ -69,19 +69,13 @@ export function files(
   analysis.calls.forEach((record, index) => {
     const touched = record.touches.filter((touch) => touch.kind === "modified");
     // A command that changes many files at once is named, not read again for each of them.
-    const many = touched.length > MAX_CHANGES_READ;
+    const shared: FileChange | undefined =
+      touched.length > MAX_CHANGES_READ && record.command !== undefined
+        ? { how: "command", symbols: [], added: 0, removed: 0, command: firstLine(record.command) }
+        : undefined;
     for (const touch of touched) {
       const list = changes.get(touch.path) ?? [];
-      const change: FileChange =
-        many && record.command !== undefined
-          ? {
-              how: "command",
-              symbols: [],
-              added: 0,
-              removed: 0,
-              command: firstLine(record.command),
-            }
-          : fileChange(record.call, touch.path);
+      const change = shared ?? fileChange(record.call, touch.path);
       list.push({ record, index, change });
       changes.set(touch.path, list);
     }

@@ -11,6 +11,7 @@ import {
   REQUEST_CHAR_LIMIT,
   REQUESTS_TOTAL_LIMIT,
   retireToolCallIds,
+  verbatimIn,
 } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
 import { parseSections } from "./template.js";
@@ -245,6 +246,14 @@ describe("missingIdentifiers and appendMissingIdentifiers", () => {
         },
       ),
     );
+  });
+});
+
+describe("verbatimIn", () => {
+  it("finds an identifier as a whole word or inside one, and nothing else", () => {
+    const shown = verbatimIn("- see `src/a.py`, then (b.ts); fix src/c.py.\n- x");
+    for (const id of ["src/a.py", "b.ts", "src/c.py", "a.py", "c.py"]) expect(shown(id)).toBe(true);
+    for (const id of ["src/d.py", "a.pyc", "b.tsx"]) expect(shown(id)).toBe(false);
   });
 });
 

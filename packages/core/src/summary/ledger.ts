@@ -252,9 +252,20 @@ export function classifyUserMessage(
  */
 export function missingIdentifiers(summary: string, ledger: Ledger): string[] {
   const all = new Set([...ledger.identifiers, ...ledger.files.modified, ...ledger.files.read]);
+  const shown = verbatimIn(summary);
   const missing: string[] = [];
-  for (const id of all) if (id.trim() !== "" && !summary.includes(id)) missing.push(id);
+  for (const id of all) if (id.trim() !== "" && !shown(id)) missing.push(id);
   return missing;
+}
+
+/**
+ * Whether an identifier appears verbatim (as a substring) in `text`. Most stand as a whole word,
+ * found in a set at once; the others are searched for. Searching for each of thousands of
+ * similar paths (`gen/f1.ts`, `gen/f2.ts`…) in a long text would take seconds.
+ */
+export function verbatimIn(text: string): (id: string) => boolean {
+  const words = new Set(text.split(/[\s`"'<>,;()[\]{}]+/));
+  return (id) => words.has(id) || text.includes(id);
 }
 
 const IDENTIFIER_LINE_WIDTH = 100;

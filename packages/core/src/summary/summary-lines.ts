@@ -60,7 +60,10 @@ export function dedupe(lines: readonly string[]): string[] {
 }
 
 export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
+  // Only a prefix is flattened when it suffices: texts can be megabytes, lines are short.
+  const prefix = text.length > 4 * max + 64 ? text.slice(0, 4 * max + 64) : text;
+  let flat = prefix.replace(/\s+/g, " ").trim();
+  if (prefix !== text && flat.length < max) flat = text.replace(/\s+/g, " ").trim();
   return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
 }
 
