@@ -17,11 +17,13 @@ import { toResponses } from "../formats/responses/convert.js";
 import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
+import { extractIdentifiers } from "../summary/identifiers.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "../summary/summarizer.js";
 import { parseSections } from "../summary/template.js";
 import {
   agentSession,
   arbConversation,
+  arbIdentifierSession,
   assistant,
   bulkyOutput,
   call,
@@ -524,6 +526,29 @@ describe("compact: the latest user message", () => {
     expect(text.split("Latest user message (verbatim)").length - 1).toBe(1);
   });
 
+  it("keeps the whitespace around a quoted latest user message, through a later compaction", async () => {
+    // The property's counterexample (`' `) and a message with blank lines around it.
+    for (const text of ["' ", "\n  Fix the parser.  \n\n"]) {
+      const messages = [
+        user("start"),
+        assistant("ok"),
+        user("go on"),
+        assistant("ok"),
+        user(text),
+        ...toolTraffic(0, 30),
+      ];
+      const first = await compact({ model, messages }, { contextWindow: 12_000, force: true });
+      expect(first.summary).toContain("Latest user message (verbatim)");
+      expect(textOf(first.messages)).toContain(JSON.stringify(text).slice(1, -1));
+      const second = await compact(
+        { model, messages: [...first.messages, ...toolTraffic(100, 30)] },
+        { contextWindow: 12_000, force: true, ledger: first.ledger },
+      );
+      expect(second.compacted).toBe(true);
+      expect(textOf(second.messages)).toContain(JSON.stringify(text).slice(1, -1));
+    }
+  });
+
   it("stays verbatim after a summary was merged into it, through a later LLM compaction", async () => {
     const request = "Please migrate the parser to the new grammar and keep port 8787.";
     const messages = [
@@ -959,6 +984,38 @@ describe("compact: properties", () => {
   });
 });
 
+describe("compact: the ledger holds whatever the size limit (property)", () => {
+  it("keeps every UUID, hash, URL and path of user and assistant text and tool arguments", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        arbIdentifierSession,
+        fc.constantFrom(8_000, 16_000, 32_000, 64_000),
+        fc.integer({ min: 1, max: 12_000 }),
+        async (messages, window, summaryMaxTokens) => {
+          const result = await compact(
+            { model, messages },
+            { contextWindow: window, force: true, summaryMinTokens: 0, summaryMaxTokens },
+          );
+          if (!result.compacted) return;
+          expectLedgerComplete(result);
+          // Independently of the ledger: whatever the input named is still there, verbatim.
+          const text = textOf(result.messages);
+          for (const message of messages) {
+            if (message.role !== "user" && message.role !== "assistant") continue;
+            const sources = [
+              typeof message.content === "string" ? message.content : "",
+              ...(message.tool_calls ?? []).map((c) => c.function.arguments),
+            ];
+            for (const id of sources.flatMap((source) => extractIdentifiers(source)))
+              expect(text).toContain(JSON.stringify(id).slice(1, -1));
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
+  });
+});
+
 describe("compact: reused tool-call ids (property)", () => {
   it("output is valid, and every output handed back is the one its (id, occurrence) names", async () => {
     await fc.assert(
@@ -1090,6 +1147,32 @@ describe("compact: long-running sessions", () => {
     const [second, last] = [sizes[1] ?? 0, sizes.at(-1) ?? 0];
     expect(last).toBeLessThan(second * 1.5);
     expect(last).toBeLessThanOrEqual(12_000);
+  });
+});
+
+describe("compact: tool outputs named in a summary", () => {
+  it("are named by the compaction that folded their calls in, and retire at the next one", async () => {
+    const first = await compact(
+      { model, messages: agentSession(60, 40) },
+      { contextWindow: 32_000, force: true },
+    );
+    const named = (summary: string | null) =>
+      [...(summary ?? "").matchAll(/tool call `(call_\d+)`/g)].map((m) => m[1]);
+    const firstIds = named(first.summary);
+    expect(firstIds.length).toBeGreaterThan(0);
+    expect(first.summary).toMatch(
+      /^- read_file `src\/module_\d+\.ts`: [\d.]+k? tokens of output, tool call `call_\d+`$/m,
+    );
+    const more = agentSession(90, 40).slice(62);
+    const second = await compact(
+      { model, messages: [...first.messages, ...more] },
+      { contextWindow: 32_000, force: true, ledger: first.ledger },
+    );
+    expect(second.compacted).toBe(true);
+    const secondIds = named(second.summary);
+    expect(secondIds.length).toBeGreaterThan(0);
+    for (const id of firstIds) expect(second.summary).not.toContain(`\`${id}\``);
+    expectLedgerComplete(second);
   });
 });
 

@@ -7,6 +7,10 @@
  * message itself follows the summary. A later compaction finds it again in
  * that section, which belongs to the engine: it is split off before a
  * summarizer reads the previous summary, and added back afterwards.
+ *
+ * The section ends with a closing line: the summary is trimmed wherever it is
+ * placed or read back (`compact/assemble`), and a quote that ended the text
+ * would lose the message's trailing whitespace to every trim.
  */
 
 import { jsonEqual } from "../formats/json-equal.js";
@@ -42,15 +46,25 @@ function staysMessage(latest: LatestUser): latest is LatestUser & { original: Ch
 }
 
 const LATEST_USER_HEADING = "## Latest user message (verbatim)";
+/** The line that closes the quote, so that no trim of the summary reaches the message. */
+const LATEST_USER_END = "(end of the latest user message)";
 
-/** Splits off the verbatim latest-user section the engine appends (always last) from a summary. */
+/**
+ * Splits off the verbatim latest-user section the engine appends (always last) from a summary:
+ * the text between its heading line and its closing line (a summary written before the closing
+ * line existed quotes it to the end).
+ */
 export function splitLatestUser(summary: string): { summary: string; latest: string | undefined } {
   const at = summary.indexOf(`${LATEST_USER_HEADING}\n`);
   if (at === -1 || (at > 0 && summary[at - 1] !== "\n")) return { summary, latest: undefined };
-  return {
-    summary: summary.slice(0, at).trimEnd(),
-    latest: summary.slice(at + LATEST_USER_HEADING.length + 1),
-  };
+  const start = at + LATEST_USER_HEADING.length + 1;
+  const closing = `\n${LATEST_USER_END}`;
+  const rest = summary.trimEnd();
+  const end =
+    rest.endsWith(closing) && rest.length - closing.length >= start
+      ? rest.length - closing.length
+      : summary.length;
+  return { summary: summary.slice(0, at).trimEnd(), latest: summary.slice(start, end) };
 }
 
 /**
@@ -112,7 +126,7 @@ export function keepLatestUser(
     };
   }
   return {
-    summary: `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}`,
+    summary: `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}\n${LATEST_USER_END}`,
     after: [...kept, ...tail],
   };
 }

@@ -1,12 +1,30 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import claudeCode from "../../test/fixtures/claude-code__258c7280-ae70-4798-800f-63464d01a85d.json" with {
+  type: "json",
+};
+import django from "../../test/fixtures/mini-swe-agent__django__django-11910.json" with {
+  type: "json",
+};
+import ponyc from "../../test/fixtures/openhands__ponylang__ponyc-4595.json" with { type: "json" };
+import pydicom from "../../test/fixtures/swe-agent__pydicom__pydicom-1458.json" with {
+  type: "json",
+};
+import { compact } from "../compact/compact.js";
 import type { ChatMessage } from "../messages/types.js";
-import { assistant, call, result, user } from "../test-support/conversation.js";
+import {
+  arbIdentifierSession,
+  assistant,
+  call,
+  result,
+  user,
+} from "../test-support/conversation.js";
+import { isBareIdentifierLine, summaryFigures } from "../test-support/summary-figures.js";
 import { countTokens } from "../tokens/count.js";
 import { extractiveSummarizer, extractiveSummary } from "./extractive.js";
 import { buildLedger, missingIdentifiers } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
-import type { SummarizeRequest } from "./summarizer.js";
+import type { SummarizeRequest, Summarizer } from "./summarizer.js";
 import { missingSections, parseSections } from "./template.js";
 
 const MODEL = "gpt-4o";
@@ -101,14 +119,19 @@ describe("extractiveSummary on a mini-swe-agent range", () => {
 
   it("records commands with exit codes and the exception line of a traceback", () => {
     const commands = section(summary, "Commands & errors");
-    expect(commands).toContain("- 5 shell command(s) run, 2 failed.");
     expect(commands).toContain(
-      "$ cd /testbed && cat > test_rst_issue.py << 'EOF' … → exit 1, output: `TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'`",
+      "- 5 shell command(s) run, 2 failed; 1 read-only command (ls, cat, grep…) not listed.",
+    );
+    // The run of the same script after the fix resolved the first failure.
+    expect(commands).toContain(
+      "$ cd /testbed && cat > test_rst_issue.py << 'EOF' … → exit 1, output: `TypeError: RST.__init__() got an unexpected keyword argument 'header_rows'`; resolved by a later run",
     );
     expect(commands).toContain("- $ cd /testbed && python test_rst_issue.py → ok");
+    // A test run's counts stand beside its exit code; the unresolved failure keeps its error line.
     expect(commands).toContain(
-      "exit 1, output: `FAILED astropy/io/ascii/tests/test_rst.py::test_write_normal`",
+      "-q → exit 1 (1 failed, 9 passed), output: `FAILED astropy/io/ascii/tests/test_rst.py::test_write_normal`",
     );
+    expect(commands).not.toContain("$ cat /testbed/astropy/io/ascii/rst.py");
   });
 
   it("blocks only on failures that no later run of the same command fixed", () => {
@@ -125,7 +148,14 @@ describe("extractiveSummary on a mini-swe-agent range", () => {
       "- I decided to pass header_rows through to FixedWidth instead of rewriting the writer.",
     );
     expect(section(summary, "Files")).toBe(
-      "### Modified\n- test_rst_issue.py\n- astropy/io/ascii/rst.py\n\n### Read\n- /testbed/astropy/io/ascii/rst.py",
+      [
+        "### Modified",
+        "- test_rst_issue.py — written; +1 line; then `$ python -m pytest astropy/io/ascii/tests/test_rst.py -q` → exit 1 (1 failed, 9 passed)",
+        "- astropy/io/ascii/rst.py — 1 edit; last `def __init__(self):` → `def __init__(self, header_rows=None):`; then `$ python -m pytest astropy/io/ascii/tests/test_rst.py -q` → exit 1 (1 failed, 9 passed)",
+        "",
+        "### Read",
+        "- /testbed/astropy/io/ascii/rst.py",
+      ].join("\n"),
     );
     expect(section(summary, "Next steps")).toBe("- Next, I will run the existing RST tests.");
     expect(section(summary, "Critical context")).toBe(
@@ -206,13 +236,23 @@ describe("extractiveSummary on a Claude Code range", () => {
     );
   });
 
-  it("reports a final reply under Done and lists every tool-call id", () => {
+  it("reports a final reply under Done and counts the small tool outputs instead of listing their ids", () => {
     const progress = section(summary, "Progress");
     expect(progress).toContain("- Final reply: Spotter 4te.1 is done; all 297 tests pass.");
     expect(progress).not.toContain("### In progress");
     for (const id of ["toolu_01Read", "toolu_01Edit", "toolu_01Todo", "toolu_01Push"]) {
-      expect(section(summary, "Exact identifiers")).toContain(id);
+      expect(summary).not.toContain(id);
     }
+    // `spotter-4te` stands in the Goal already: no line repeats it.
+    expect(section(summary, "Exact identifiers")).toBe(
+      "- 4 tool outputs, retrievable by tool call id.",
+    );
+  });
+
+  it("says a failed edit left its file unchanged", () => {
+    expect(section(summary, "Files")).toContain(
+      "- /home/USER/projects/spotter/lib/spotter/telemetry/otel.ex — 1 change failed, file left unchanged; not tested since",
+    );
   });
 
   it("does not repeat file paths under Exact identifiers", () => {
@@ -245,8 +285,11 @@ describe("extractiveSummary outcomes", () => {
     expect(commands).toContain(
       "- str_replace_editor /w/match.c → failed, output: `` ERROR: Invalid `new_str` parameter: a. No replacement was performed. ``",
     );
-    expect(commands).toContain('- $ grep -n "iso" /w/match.c → exit 1');
-    expect(commands).toContain("1 shell command(s) run, 0 failed.");
+    // Nothing found is no failure, and a read-only command that worked is counted, not listed.
+    expect(commands).not.toContain("grep -n");
+    expect(commands).toContain(
+      "1 shell command(s) run, 0 failed; 1 read-only command (ls, cat, grep…) not listed.",
+    );
   });
 
   it("pairs each call with its own result when a server reuses call ids every turn", () => {
@@ -388,8 +431,9 @@ describe("extractiveSummary with a previous summary", () => {
     expect(section(summary, "Key decisions")).toBe(
       "- Use pgx instead of database/sql because of COPY support.",
     );
+    // Its identifier lines stay; `payments.go` stands in Done, and tool-call ids are not ledger identifiers.
     expect(section(summary, "Exact identifiers")).toBe(
-      "- call_final, spotter-gqc\n- payments.go, call_20",
+      "- call_final, spotter-gqc\n\n- 1 tool output, retrievable by tool call id.",
     );
   });
 
@@ -399,7 +443,7 @@ describe("extractiveSummary with a previous summary", () => {
     expect(progress).toContain("- (earlier, was in progress) Porting payments.go");
     expect(progress).toContain("- I've ported payments.go.");
     expect(section(summary, "Files")).toBe(
-      "### Modified\n- internal/invoices.go\n- internal/payments.go\n\n### Read\n- legacy/billing.py",
+      "### Modified\n- internal/invoices.go — changed in earlier turns\n- internal/payments.go — written; +1 line; not tested since\n\n### Read\n- legacy/billing.py",
     );
   });
 
@@ -431,13 +475,13 @@ describe("extractiveSummary budget", () => {
     result("call_w", "ok"),
   );
 
-  it("fits maxTokens by trimming low-priority sections, never Files or Exact identifiers", () => {
+  it("fits maxTokens by trimming low-priority sections, never a ledger identifier or file", () => {
     const ledger = buildLedger(messages);
     const summary = extractiveSummary(request(messages, { maxTokens: 1000, ledger }));
     expect(countTokens(summary, MODEL)).toBeLessThanOrEqual(1000);
     expect(missingSections(summary)).toEqual([]);
     expect(missingIdentifiers(summary, ledger)).toEqual([]);
-    expect(section(summary, "Files")).toBe("### Modified\n- /repo/src/api.ts");
+    expect(section(summary, "Files")).toContain("### Modified\n- /repo/src/api.ts");
     const untrimmed = extractiveSummary(request(messages, { maxTokens: 100_000, ledger }));
     expect(countTokens(untrimmed, MODEL)).toBeGreaterThan(1000);
     expect(section(untrimmed, "Goal")).toContain("Make the flaky test suite green.");
@@ -482,6 +526,29 @@ describe("extractiveSummarizer", () => {
 });
 
 describe("extractiveSummary on hostile input", () => {
+  it("reads a command that changes thousands of files once, not once per file", {
+    timeout: 30_000,
+  }, () => {
+    const session = (files: number): ChatMessage[] => {
+      const paths = Array.from({ length: files }, (_, i) => `gen/f${i}.ts`);
+      const command = `touch ${paths.join(" ")} && ${"echo x>x>".repeat(files)}`;
+      return [
+        user("Generate the stubs."),
+        assistant(null, [call("call_1", "bash", { command })]),
+        result("call_1", "<returncode>0</returncode>"),
+      ];
+    };
+    const few = extractiveSummary(request(session(30)));
+    expect(section(few, "Files")).toContain(
+      "- gen/f29.ts — changed by `$ touch gen/f0.ts gen/f1.ts",
+    );
+    // 20,000 similar paths: every one kept (no line can say more within the limit), in seconds.
+    const many = session(20_000);
+    const summary = extractiveSummary(request(many));
+    expect(missingIdentifiers(summary, buildLedger(many))).toEqual([]);
+    expect(section(summary, "Files")).toContain("\n- gen/f19999.ts\n");
+  });
+
   // About 1 MB per message; a quadratic step would take minutes and hit the timeout.
   it("finishes on megabyte messages without whitespace", { timeout: 30_000 }, () => {
     const blob = "QUJD".repeat(250_000);
@@ -499,6 +566,21 @@ describe("extractiveSummary on hostile input", () => {
     expect(missingSections(summary)).toEqual([]);
     expect(countTokens(summary, MODEL)).toBeLessThanOrEqual(4000);
     expect(section(summary, "Commands & errors")).toContain("ValueError: boom");
+  });
+});
+
+describe("extractiveSummary: the ledger holds (property)", () => {
+  it("keeps every ledger identifier (UUIDs, hashes, URLs, paths) whatever the size limit", () => {
+    fc.assert(
+      fc.property(arbIdentifierSession, fc.integer({ min: 1, max: 20_000 }), (list, maxTokens) => {
+        const req = request(list, { maxTokens });
+        const summary = extractiveSummary(req);
+        expect(req.ledger.identifiers.length).toBeGreaterThan(0);
+        expect(missingIdentifiers(summary, req.ledger)).toEqual([]);
+        expect(missingSections(summary)).toEqual([]);
+      }),
+      { numRuns: 120 },
+    );
   });
 });
 
@@ -593,5 +675,161 @@ describe("extractiveSummary properties", () => {
       }),
       { numRuns: 150 },
     );
+  });
+});
+
+describe("extractiveSummary on the fixture transcripts, compacted at 32k, 64k and 128k", () => {
+  const fixtures = { claudeCode, django, ponyc, pydicom } as unknown as Record<
+    string,
+    { messages: ChatMessage[] }
+  >;
+  /** The built-in summarizer, recording the size limit the engine gave it. */
+  const recording = () => {
+    const inner = extractiveSummarizer();
+    const limits: number[] = [];
+    const summarizer: Summarizer = {
+      name: inner.name,
+      kind: inner.kind,
+      summarize(req) {
+        limits.push(req.maxTokens);
+        return inner.summarize(req);
+      },
+    };
+    return { summarizer, limits };
+  };
+
+  for (const [name, { messages }] of Object.entries(fixtures)) {
+    for (const window of [32_000, 64_000, 128_000]) {
+      it(`${name} at ${window / 1000}k: what happened, ids only where they help, within the limit`, async () => {
+        const { summarizer, limits } = recording();
+        const result = await compact(
+          { model: MODEL, messages },
+          { contextWindow: window, force: true, summarizer },
+        );
+        if (result.summary === null) return;
+        const figures = summaryFigures(
+          result.summary,
+          messages,
+          result.ledger,
+          result.messages,
+          MODEL,
+        );
+        // Bare lists of identifiers (the list of files only read aside) take at most a fifth.
+        expect(figures.bareListShare).toBeLessThanOrEqual(0.2);
+        // Every modified file has a line that says more than its path.
+        expect(figures.modifiedDescribed).toBe(figures.modifiedFiles);
+        // Every tool-call id shown stands on a line naming its tool and target.
+        expect(figures.toolCallIdsNamed).toBe(figures.toolCallIdsShown);
+        // Every ledger identifier (UUIDs, hashes, URLs, paths…) is still in the context.
+        expect(figures.identifiersKept).toBe(figures.identifiers);
+        expect(figures.summaryTokens).toBeLessThanOrEqual(limits.at(-1) ?? 0);
+      });
+    }
+  }
+
+  const claudeCodeSummary = async (window: number) => {
+    const result = await compact(
+      { model: MODEL, messages: claudeCode.messages as ChatMessage[] },
+      { contextWindow: window, force: true },
+    );
+    return result.summary ?? "";
+  };
+
+  it("says what was done to each modified file and which test run followed", async () => {
+    const files = section(await claudeCodeSummary(64_000), "Files");
+    expect(files).toContain(
+      "/lib/spotter/services/transcript_renderer.ex — 1 edit; +3 −1 lines; last `|> Enum.map(fn line -> %{line: line, message_id: msg[:uuid]…` → `|> Enum.map(fn line ->`; then `$ mix test 2>&1` → ok (76 tests, 0 failures)",
+    );
+    expect(files).toContain(
+      "/priv/repo/migrations/20260211205820_add_state_to_annotations.exs — written; defining `defmodule Spotter.Repo.Migrations.AddStateToAnnotations`, `def up`, `def down`; +27 lines; then `$ mix test 2>&1` → ok (76 tests, 0 failures)",
+    );
+    expect(files).toContain("/lib/spotter/services/review_token_store.ex — written;");
+    expect(files).toMatch(/review_token_store\.ex — [^\n]*; not tested since$/m);
+  });
+
+  it("gives test runs their counts and says which failures a later run resolved", async () => {
+    const commands = section(await claudeCodeSummary(64_000), "Commands & errors");
+    expect(commands).toContain(
+      "- $ mix test test/spotter_web/live/project_review_live_test.exs 2>&1 (×3) → exit 2 (5 tests, 5 failures), output: `1) test mount handles invalid project id gracefully (SpotterWeb.ProjectReviewLiveTest)`; resolved by a later run",
+    );
+    expect(commands).toContain("- $ mix test 2>&1 → ok (76 tests, 0 failures)");
+    // An unresolved failure keeps its error line.
+    expect(commands).toContain(
+      "- $ git push 2>&1 → exit 128, output: `fatal: The current branch spotter-gqc has no upstream branch.`",
+    );
+    expect(commands).toMatch(/^- 63 shell command\(s\) run, 5 failed; .*\d+ read-only commands/m);
+  });
+
+  it("names tool-call ids only beside outputs worth fetching back, and counts the others", async () => {
+    const summary = await claudeCodeSummary(64_000);
+    const ids = section(summary, "Exact identifiers");
+    const outputs = ids.slice(ids.indexOf("### Tool outputs worth fetching back"));
+    const listed = outputs.split("\n").filter((line) => line.includes("tokens of output"));
+    expect(listed.length).toBeGreaterThan(0);
+    expect(listed.length).toBeLessThanOrEqual(8);
+    for (const line of listed)
+      expect(line).toMatch(
+        /^- \w+ `[^`]+`( → [^:]+)?: [\d.]+k? tokens of output, tool call `toolu_\w+`$/,
+      );
+    expect(outputs).toMatch(/^- \d+ more tool outputs, retrievable by tool call id\.$/m);
+    // No other line of the summary names a tool-call id but in a withheld secret's pointer.
+    const elsewhere = summary
+      .split("\n")
+      .filter((line) => !listed.includes(line))
+      .flatMap(
+        (line) => line.replace(/\[redacted:tool-call:toolu_\w+\]/g, "").match(/toolu_\w+/g) ?? [],
+      );
+    expect(elsewhere).toEqual([]);
+    expect(ids).toContain(
+      "- named by Write `/home/USER/projects/spotter-worktrees/spotter-gqc/lib/spotter/services/review_token_store.ex` in `…do token = [redacted:tool-call:toolu_018G2puvBK5QDP1o1GGGoBqh](",
+    );
+    // A file read and later changed is stale: its read is not offered.
+    expect(outputs).not.toContain(
+      "Read `/home/USER/projects/spotter-worktrees/spotter-gqc/lib/spotter/transcripts/message.ex`",
+    );
+  });
+
+  it("places identifiers no other section shows beside where they were named, and repeats none", async () => {
+    const summary = await claudeCodeSummary(64_000);
+    const ids = section(summary, "Exact identifiers");
+    expect(ids).toContain("- named by Grep `port|http:`: config/dev.exs");
+    const before = summary.slice(0, summary.indexOf("## Exact identifiers"));
+    for (const line of ids.split("\n").filter((l) => l.startsWith("- named by"))) {
+      expect(isBareIdentifierLine(line)).toBe(false);
+    }
+    // A path listed under Files is not listed again.
+    expect(before).toContain("/lib/spotter/services/review_token_store.ex");
+    expect(ids).not.toMatch(/^- [^\n]*\/lib\/spotter\/services\/review_token_store\.ex(, |$)/m);
+  });
+
+  it("keeps narrative before lists of ids when space is short, and says what it left out", () => {
+    const messages = claudeCode.messages as ChatMessage[];
+    const full = extractiveSummary(request(messages, { maxTokens: 12_000 }));
+    const tight = extractiveSummary(request(messages, { maxTokens: 3_000 }));
+    expect(countTokens(full, MODEL)).toBeGreaterThan(4_000);
+    expect(countTokens(tight, MODEL)).toBeLessThanOrEqual(3_000);
+    // The tool outputs go first: none listed, all counted.
+    expect(section(full, "Exact identifiers")).toContain("tokens of output, tool call");
+    expect(section(tight, "Exact identifiers")).not.toContain("tokens of output");
+    expect(section(tight, "Exact identifiers")).toMatch(
+      /^- \d+ tool outputs, retrievable by tool call id\.$/m,
+    );
+    // The places identifiers were named go next: the identifiers stay, as a plain list.
+    expect(section(full, "Exact identifiers")).toContain("- named by ");
+    expect(section(tight, "Exact identifiers")).not.toContain("- named by ");
+    // The goal, the pending asks, the work in progress and what was done to each file stay.
+    for (const name of ["Goal", "Pending user asks", "Next steps"])
+      expect(section(tight, name)).toBe(section(full, name));
+    const inProgress = (summary: string) =>
+      section(summary, "Progress").split("### In progress")[1];
+    expect(inProgress(tight)).toBe(inProgress(full));
+    const modified = (summary: string) =>
+      (section(summary, "Files").split("### Read")[0] ?? "")
+        .split("\n")
+        .filter((line) => line.startsWith("- "));
+    expect(modified(tight).length).toBeGreaterThan(0);
+    expect(modified(tight)).toHaveLength(modified(full).length);
+    for (const line of modified(tight)) expect(line).toContain(" — ");
+    expect(missingIdentifiers(tight, buildLedger(messages))).toEqual([]);
   });
 });

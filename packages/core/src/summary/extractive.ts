@@ -2,7 +2,9 @@
  * @module summary/extractive
  * The extractive summarizer (tier 4): a structured summary written by code,
  * without a model. Deterministic (same request, same summary), never throws,
- * and always carries every ledger identifier and file verbatim.
+ * and always carries every ledger identifier and file verbatim. It says what
+ * happened (what changed in each file, which commands ran and how they ended),
+ * not only which identifiers were seen.
  *
  * What goes where:
  * - Goal: the first user request verbatim (as kept by the ledger), plus the
@@ -18,17 +20,25 @@
  * - Key decisions: assistant sentences with decided/instead/because/will use/
  *   chose/rather than/switch to/root cause.
  * - Pending user asks: user requests after the assistant's last final reply.
- * - Files: `### Modified` and `### Read` (read-only) from the ledger.
- * - Commands & errors: shell commands with their outcome (exit code from
- *   `<returncode>`, `Exit code N`, `exit code N`; else failure signals such as
- *   `Traceback`, `FAILED`, `error:`; exit 1 of a lone `grep`/`find` means
- *   "nothing found"), the first useful error line (the exception line of a
- *   traceback), and failed non-shell calls. The last 25 commands and the last
- *   15 failures are listed (repeats collapsed as `(×n)`); the rest are counted.
- *   An error line is tool output, so it is quoted as data: `output:` and a
- *   code span, never as a statement or a heading of the summary.
- * - Exact identifiers: every ledger identifier not already listed under Files,
- *   plain and comma-packed (see `packIdentifiers`).
+ * - Files (`summary/file-lines`): `### Modified`, one line per file saying
+ *   what was done to it: the edits, writes or commands, failed ones counted,
+ *   the definitions touched, lines added and removed, the last change as
+ *   before → after, and the last test run after it with its outcome (or that
+ *   none ran); `### Read`, the files only read.
+ * - Commands & errors: shell commands other than read-only ones (`ls`, `cat`,
+ *   `grep`: counted, not listed) and failed calls, with their outcome (see
+ *   `summary/call-outcome`), the counts a test run printed (`9 passed, 1
+ *   failed`), the first useful error line, and which failures a later run of
+ *   the same step resolved. The last 25 and the last 15 failures are listed
+ *   (repeats collapsed as `(×n)`); the rest are counted. An error line is tool
+ *   output, so it is quoted as data: `output:` and a code span, never as a
+ *   statement or a heading of the summary.
+ * - Exact identifiers (`summary/identifier-lines`): the ledger's identifiers
+ *   that no other line shows, each beside where it was named (the call, or the
+ *   sentence of the user or the assistant), then `### Tool outputs worth
+ *   fetching back`: up to 8 recent large outputs that are still current, each
+ *   with its tool, target, size and tool-call id, and how many more outputs
+ *   there are, retrievable by id without being listed.
  * - Next steps: open todo items of the latest `TodoWrite`/`update_plan` call,
  *   else the intent sentences (next/let me/I'll/need to) of the last assistant
  *   message, else a pointer to the pending request.
@@ -42,51 +52,72 @@
  *
  * With a previous summary: its Goal, Constraints, Key decisions, Resolved
  * questions, Critical context and Exact identifiers lines are kept (new items
- * appended, duplicates dropped); its Files entries are merged into the lists;
- * its Progress items move into `### Done`, those that were in progress or
- * blocked marked `(earlier, was in progress)` / `(earlier, was blocked)`; its
- * Commands lines are kept before the new ones and its tool-call and command
- * counts are added to the new ones; its Pending user asks survive only while
- * the new range has no final assistant reply; its Next steps are used only
- * when the new range has no assistant text at all.
+ * appended, duplicates dropped; its list of tool outputs has retired); its
+ * Files lines are kept for files this range did not change; its Progress items
+ * move into `### Done`, those that were in progress or blocked marked
+ * `(earlier, was in progress)` / `(earlier, was blocked)`; its Commands lines
+ * are kept before the new ones and its tool-call and command counts are added
+ * to the new ones; its Pending user asks survive only while the new range has
+ * no final assistant reply; its Next steps are used only when the new range
+ * has no assistant text at all.
  *
- * Size: `maxTokens` is respected by dropping items, lowest priority first:
- * Critical context, Commands & errors (older successes, then failures),
- * Progress done items, Key decisions, Resolved questions, Constraints, blocked
- * items, Next steps, in-progress items, Pending user asks, and finally the
- * Goal's latest and first request (shortened before dropped). Files and Exact
- * identifiers are never trimmed, so a ledger larger than `maxTokens` yields a
- * summary over it. Operator `instructions`/`focus` steer LLM summarizers only.
+ * Size: `maxTokens` is respected by trimming, lists of ids before narrative:
+ * the tool outputs (then counted as more), the places identifiers were named
+ * (the identifiers stay, as a plain list), older commands, Done items,
+ * Critical context, Key decisions, Resolved questions, Constraints, then each
+ * file's line shortened (to what was done, lines and the later test run) and
+ * at last to its path, blocked items, Next steps, in-progress items, Pending
+ * user asks, and finally the Goal's latest and first request (shortened
+ * before dropped). Ledger identifiers and files are never dropped, so a ledger
+ * larger than `maxTokens` yields a summary over it. Operator
+ * `instructions`/`focus` steer LLM summarizers only.
  */
 
-import { toolResultCalls } from "../messages/call-ids.js";
-import { messageText } from "../messages/content.js";
-import type { ChatMessage, ToolCall } from "../messages/types.js";
+import type { ChatMessage } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
-import { extractIdentifiers } from "./identifiers.js";
+import { isInspection } from "./call-outcome.js";
+import { files } from "./file-lines.js";
+import { identifierPlaces, previousIdentifierLines, toolOutputs } from "./identifier-lines.js";
 import {
   buildLedger,
-  classifyUserMessage,
   packIdentifiers,
   TRUNCATION_MARK,
   trimUserRequest,
+  verbatimIn,
 } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
+import {
+  type Analysis,
+  analyze,
+  type CallRecord,
+  callKey,
+  describeCall,
+  MAX_SENTENCE,
+  outcomeText,
+  resolutionKey,
+  resolvedLater,
+} from "./range-reading.js";
 import type { SummarizeRequest, Summarizer } from "./summarizer.js";
+import {
+  bullets,
+  dedupe,
+  type Group,
+  type Item,
+  isPlaceholder,
+  items,
+  oneLine,
+  type Pick,
+  previousLines,
+  quote,
+} from "./summary-lines.js";
 import {
   parseSections,
   REQUIRED_SECTIONS,
   renderSections,
   type SummarySection,
+  TOOL_OUTPUTS_HEADING,
   withoutSummaryBlocks,
 } from "./template.js";
-import {
-  type EditorState,
-  filesTouched,
-  isShellCall,
-  parseArguments,
-  shellCommandOf,
-} from "./tool-calls.js";
 
 /** No options yet; the parameter keeps the factory signature stable. */
 export type ExtractiveSummarizerOptions = Record<string, never>;
@@ -104,9 +135,6 @@ export function extractiveSummarizer(_options: ExtractiveSummarizerOptions = {})
 
 const NONE = "(none recorded)";
 const TRIMMED = "(trimmed to fit the token budget)";
-const MAX_SENTENCE = 300;
-const MAX_COMMAND = 160;
-const MAX_ERROR_LINE = 200;
 const MAX_LAST_MESSAGE = 400;
 
 /** The extractive summary text for `request` (what `summarize` returns). */
@@ -121,195 +149,6 @@ export function extractiveSummary(request: SummarizeRequest): string {
 
 // ---------------------------------------------------------------------------
 // Reading the range
-
-/** How one tool call ended, as its result tells (`pending`: no result yet). */
-interface CallOutcome {
-  status: "ok" | "failed" | "pending";
-  exitCode?: number;
-  error?: string;
-}
-
-interface CallRecord {
-  name: string;
-  shell: boolean;
-  command?: string;
-  target?: string;
-  outcome: CallOutcome;
-}
-
-interface Analysis {
-  requests: { text: string; index: number }[];
-  assistantTexts: string[];
-  lastAssistantText: string | undefined;
-  /** The last assistant text came without tool calls (the turn ended). */
-  lastAssistantIsFinal: boolean;
-  lastTurnEnd: number;
-  calls: CallRecord[];
-  todos: string[] | undefined;
-}
-
-function analyze(messages: readonly ChatMessage[]): Analysis {
-  // Results by call id *and occurrence*: servers that number calls `call_0`… every turn reuse ids.
-  const results = new Map<string, string>();
-  for (const [index, result] of toolResultCalls(messages)) {
-    const key = `${result.occurrence}:${result.toolCallId}`;
-    const message = messages[index];
-    if (message !== undefined && !results.has(key)) results.set(key, messageText(message));
-  }
-  const occurrences = new Map<string, number>();
-  const analysis: Analysis = {
-    requests: [],
-    assistantTexts: [],
-    lastAssistantText: undefined,
-    lastAssistantIsFinal: false,
-    lastTurnEnd: -1,
-    calls: [],
-    todos: undefined,
-  };
-  const editor: EditorState = {};
-  messages.forEach((message, index) => {
-    if (message.role === "user") {
-      const text = messageText(message).trim();
-      if (text !== "" && classifyUserMessage(text, messages[index - 1]) === "request") {
-        analysis.requests.push({ text, index });
-      }
-      return;
-    }
-    if (message.role !== "assistant") return;
-    const text = messageText(message).trim();
-    const calls = message.tool_calls ?? [];
-    if (text !== "") {
-      analysis.assistantTexts.push(text);
-      analysis.lastAssistantText = text;
-      analysis.lastAssistantIsFinal = calls.length === 0;
-      if (calls.length === 0) analysis.lastTurnEnd = index;
-    }
-    for (const call of calls) {
-      const occurrence = (occurrences.get(call.id) ?? 0) + 1;
-      occurrences.set(call.id, occurrence);
-      analysis.calls.push(record(call, results.get(`${occurrence}:${call.id}`), editor));
-      const todos = todoItems(call);
-      if (todos !== undefined) analysis.todos = todos;
-    }
-  });
-  return analysis;
-}
-
-function record(call: ToolCall, result: string | undefined, editor: EditorState): CallRecord {
-  const shell = isShellCall(call);
-  const command = shell ? shellCommandOf(call) : undefined;
-  const target = filesTouched(call, editor)[0]?.path;
-  return {
-    name: call.function.name,
-    shell,
-    ...(command === undefined ? {} : { command }),
-    ...(target === undefined ? {} : { target }),
-    outcome: outcomeOf(result, command),
-  };
-}
-
-/** Open items of a `TodoWrite` (`todos`) or `update_plan` (`plan`) call; undefined for other calls. */
-function todoItems(call: ToolCall): string[] | undefined {
-  const args = parseArguments(call);
-  const list = Array.isArray(args.todos)
-    ? args.todos
-    : Array.isArray(args.plan)
-      ? args.plan
-      : undefined;
-  if (list === undefined || !/todo|plan/i.test(call.function.name)) return undefined;
-  const items: string[] = [];
-  for (const entry of list) {
-    if (typeof entry !== "object" || entry === null) continue;
-    const item = entry as Record<string, unknown>;
-    const text = item.content ?? item.step ?? item.title ?? item.text;
-    const status = typeof item.status === "string" ? item.status : "pending";
-    if (typeof text !== "string" || status === "completed" || status === "done") continue;
-    items.push(`- [${status}] ${oneLine(text, MAX_SENTENCE)}`);
-  }
-  return items;
-}
-
-const EXIT_CODE_AT_START = /^\s*(?:<returncode>(-?\d+)<\/returncode>|Exit code:? (-?\d+))/;
-const EXIT_CODE_ANYWHERE = /(?:exit code|exit status|exited with code)[:\s]+(-?\d+)/i;
-const TRACEBACK = /Traceback \(most recent call last\)/;
-const FAILURE_SIGNAL =
-  /Traceback \(most recent call last\)|^FAILED\b|\b[1-9]\d* (?:failed|errors?)\b|command not found|No such file or directory|^fatal:|^error(?:\[E\d+\])?:|^npm ERR!|\berror TS\d+|^panic:|Pre-commit validation failed|make: \*\*\*|Segmentation fault|^Error:|CMake Error/m;
-const INSPECT_COMMANDS =
-  /^(?:cat|head|tail|less|more|nl|grep|rg|ag|find|ls|tree|wc|echo|printf|pwd|which|file|stat|sed -n|git (?:status|log|diff|show|branch)|bd (?:show|list|ready))\b/;
-
-/** Whether a call succeeded, from exit codes in its result or, for commands without one, failure signals. */
-function outcomeOf(result: string | undefined, command: string | undefined): CallOutcome {
-  if (result === undefined) return { status: "pending" };
-  // Results can be megabytes; status lines sit at the ends.
-  const window =
-    result.length > 24_000 ? `${result.slice(0, 16_000)}\n${result.slice(-8_000)}` : result;
-  const start = EXIT_CODE_AT_START.exec(window);
-  const code = start?.[1] ?? start?.[2] ?? EXIT_CODE_ANYWHERE.exec(window.slice(-600))?.[1];
-  const inspecting = command !== undefined && isInspection(command);
-  let failed: boolean;
-  if (code !== undefined && inspecting && Number(code) === 1) {
-    // `grep`/`find` exit 1 means "nothing found", not a failure.
-    failed = false;
-  } else if (code !== undefined) {
-    // A pipe (`python x.py | tail`) hides the exit code of a crash; the traceback does not.
-    failed = Number(code) !== 0 || (command !== undefined && !inspecting && TRACEBACK.test(window));
-  } else if (/^\s*(?:<tool_use_error>|ERROR:|Error:)/.test(window)) {
-    failed = true;
-  } else {
-    failed = command !== undefined && !inspecting && FAILURE_SIGNAL.test(window);
-  }
-  const outcome: CallOutcome = { status: failed ? "failed" : "ok" };
-  if (code !== undefined) outcome.exitCode = Number(code);
-  if (failed) {
-    const error = errorLine(window);
-    if (error !== undefined) outcome.error = error;
-  }
-  return outcome;
-}
-
-/** A single read-only command (`grep x f | head`), after any `cd dir &&`: no chains, no writes. */
-function isInspection(command: string): boolean {
-  const rest = command
-    .trim()
-    .replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "")
-    // Quoted text (`grep "a > b"`) holds no operators.
-    .replace(/'[^']*'|"(?:[^"\\]|\\.)*"/g, "''");
-  if (/\n|&&|\|\||;/.test(rest)) return false;
-  if (/(?:^|[^\d&])>{1,2}\s*(?!&|\/dev\/null)\S/.test(rest)) return false;
-  return INSPECT_COMMANDS.test(rest);
-}
-
-const ERROR_WORDS =
-  /error|failed|failure|fatal|exception|not found|no such file|cannot|can't|denied|panic|segmentation|invalid|undefined|refused|timed? ?out/i;
-const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure)\b/;
-const NOISE_LINE = /^(?:Exit code:? -?\d+|<\/?(?:returncode|output|tool_use_error)>.*|-+|=+)$/;
-
-/** The most useful line of an error: a traceback's exception line, else the first line that names an error. */
-function errorLine(text: string): string | undefined {
-  const lines = text
-    .split("\n", 2000)
-    .map((line) =>
-      line
-        .replace(/<returncode>-?\d+<\/returncode>/g, "")
-        .replace(/<\/?(?:returncode|output|tool_use_error)>/g, "")
-        .trim(),
-    )
-    .filter((line) => line !== "" && !NOISE_LINE.test(line));
-  let chosen: string | undefined;
-  if (TRACEBACK.test(text)) {
-    for (const line of lines) if (EXCEPTION_LINE.test(line)) chosen = line;
-  }
-  if (chosen === undefined) {
-    const at = lines.findIndex((line) => ERROR_WORDS.test(line));
-    const index = at === -1 ? 0 : at;
-    chosen = lines[index];
-    // A bare `ERROR:` label says nothing; the message is on the next line.
-    if (chosen !== undefined && /^[A-Za-z]*:$/.test(chosen) && lines[index + 1] !== undefined) {
-      chosen = `${chosen} ${lines[index + 1]}`;
-    }
-  }
-  return chosen === undefined ? undefined : oneLine(chosen, MAX_ERROR_LINE);
-}
 
 // ---------------------------------------------------------------------------
 // Sentences
@@ -376,72 +215,23 @@ function withoutCutSentence(text: string): string {
   return end === -1 ? "" : body.slice(0, end + 1);
 }
 
-function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length <= max ? flat : `${flat.slice(0, max - 1)}…`;
-}
-
-function quote(text: string): string {
-  return text
-    .split("\n")
-    .map((line) => (line.trim() === "" ? ">" : `> ${line}`))
-    .join("\n");
-}
-
 // ---------------------------------------------------------------------------
 // Planning the sections
 
-/** One line (or block) of a section; `short` replaces it once before it is dropped. */
-interface Item {
-  text: string;
-  short?: string;
-  cost?: number;
-  /** Kept longer than its neighbours (failed commands). */
-  keep?: boolean;
-}
-
-/** A sub-list of a section, rendered as its lists' items in order under an optional `###` heading. */
-interface Group {
-  heading?: string;
-  lists: Item[][];
-}
-
-/** Which item of a list goes first: the oldest, the newest, or the oldest not marked `keep`. */
-type Pick = "first" | "last" | "first-unkept";
-
-interface SectionPlan {
+interface Plan {
+  /** Every section but Exact identifiers, which is rendered from what the others show. */
   sections: Map<SummarySection, Group[]>;
+  /** The ledger's identifiers and files: each appears verbatim in the summary. */
+  identifiers: string[];
+  /** Where identifiers were named, for those no other line shows. */
+  places: Item[];
+  /** Tool outputs worth fetching back, and how many outputs the range has. */
+  outputs: Item[];
+  outputsTotal: number;
   /** Lists to trim, lowest priority first. The lists are the ones rendered, so trimming shows. */
   trimOrder: { items: Item[]; pick: Pick }[];
-}
-
-interface Plan extends SectionPlan {
   /** Sections that lost items to the budget. */
   trimmed: Set<SummarySection>;
-}
-
-function items(texts: readonly string[]): Item[] {
-  return texts.map((text) => ({ text }));
-}
-
-function bullets(texts: readonly string[]): Item[] {
-  return texts.map((text) => ({ text: `- ${text}` }));
-}
-
-/** Body lines of a previous summary's section, without placeholders and sub-headings. */
-function previousLines(previous: Map<string, string>, section: string): string[] {
-  const body = previous.get(section);
-  if (body === undefined) return [];
-  return body
-    .split("\n")
-    .map((line) => line.trimEnd())
-    .filter((line) => line.trim() !== "" && !/^#{1,6}\s/.test(line) && !isPlaceholder(line));
-}
-
-function isPlaceholder(line: string): boolean {
-  return /^[-*\s]*(?:none|\(none(?: recorded)?\)|n\/a|\(trimmed to fit the token budget\))\.?$/i.test(
-    line.trim(),
-  );
 }
 
 /**
@@ -466,7 +256,7 @@ function withoutQuotedSummaries(message: ChatMessage): ChatMessage {
   return changed ? { ...message, content: parts } : message;
 }
 
-function plan(request: SummarizeRequest): SectionPlan {
+function plan(request: SummarizeRequest): Plan {
   const messages = request.messages.map(withoutQuotedSummaries);
   const ledger: Ledger =
     request.identifierPolicy === "off" ? request.ledger : buildLedger(messages, request.ledger);
@@ -556,31 +346,33 @@ function plan(request: SummarizeRequest): SectionPlan {
   const resolved = items(previousLines(previous, "Resolved questions"));
   sections.set("Resolved questions", [{ lists: [resolved] }]);
 
-  // Files (never trimmed).
-  const files = mergePreviousFiles(ledger, previous.get("Files"));
-  const modifiedSet = new Set(files.modified);
-  const readOnly = files.read.filter((path) => !modifiedSet.has(path));
+  // Files: a line per modified file (shortened, then cut to its path, when space is short).
+  const { modified, read } = files(analysis, ledger, previous.get("Files"));
   sections.set("Files", [
-    { heading: "### Modified", lists: [bullets(files.modified)] },
-    { heading: "### Read", lists: [bullets(readOnly)] },
+    { heading: "### Modified", lists: [modified] },
+    { heading: "### Read", lists: [read] },
   ]);
 
   // Commands & errors.
   const { previousCommands, recent, countLine } = commands(analysis, previous);
   sections.set("Commands & errors", [{ lists: [countLine, previousCommands, recent] }]);
 
-  // Exact identifiers (never trimmed): previous lines verbatim, then what they lack.
-  const previousIds = previousLines(previous, "Exact identifiers");
-  const previousIdText = previousIds.join("\n");
-  const listedFiles = new Set([...files.modified, ...readOnly]);
-  const newIds = ledger.identifiers.filter(
-    (id) => !listedFiles.has(id) && !previousIdText.includes(id),
+  // Exact identifiers: where each was named, and the tool outputs worth fetching back.
+  const policyOff = request.identifierPolicy === "off";
+  const listedFiles = new Set(
+    [...modified, ...read].map((item) => item.floor ?? item.text).map((line) => line.slice(2)),
   );
-  const idLines = [
-    ...previousIds,
-    ...(newIds.length > 0 ? packIdentifiers(newIds).split("\n") : []),
-  ];
-  sections.set("Exact identifiers", [{ lists: [items(idLines)] }]);
+  const identifiers = [
+    ...new Set([...ledger.identifiers, ...ledger.files.modified, ...ledger.files.read]),
+  ].filter((id) => id.trim() !== "");
+  const places = policyOff
+    ? []
+    : identifierPlaces(
+        identifiers.filter((id) => !listedFiles.has(id)),
+        messages,
+        previousIdentifierLines(previous),
+      );
+  const outputs = policyOff ? { items: [], total: 0 } : toolOutputs(analysis, request.model);
 
   // Next steps.
   const next = nextSteps(analysis, pending.length > 0, previous);
@@ -592,27 +384,34 @@ function plan(request: SummarizeRequest): SectionPlan {
   );
   sections.set("Critical context", [{ lists: [context] }]);
 
-  const trimOrder: SectionPlan["trimOrder"] = [
-    { items: context, pick: "first" },
+  const trimOrder: Plan["trimOrder"] = [
+    { items: outputs.items, pick: "first" },
+    { items: places, pick: "first" },
     { items: previousCommands, pick: "first" },
     { items: recent, pick: "first-unkept" },
     { items: countLine, pick: "first" },
     { items: done, pick: "first" },
     { items: doneDetails, pick: "last" },
+    { items: context, pick: "first" },
     { items: decisions, pick: "first" },
     { items: resolved, pick: "first" },
     { items: constraints, pick: "last" },
+    { items: modified, pick: "first" },
     { items: blocked, pick: "first" },
     { items: next, pick: "last" },
     { items: inProgress, pick: "first" },
     { items: pending, pick: "first" },
     { items: goal, pick: "last" },
   ];
-  return { sections, trimOrder };
-}
-
-function dedupe(lines: readonly string[]): string[] {
-  return [...new Set(lines)];
+  return {
+    sections,
+    identifiers,
+    places,
+    outputs: outputs.items,
+    outputsTotal: outputs.total,
+    trimOrder,
+    trimmed: new Set(),
+  };
 }
 
 function progress(
@@ -690,7 +489,7 @@ function progress(
       .some((later) => resolutionKey(later) === key && later.outcome.status === "ok");
     if (resolved) return;
     seen.add(key);
-    blocked.push({ text: `- ${describeCall(call)} → ${outcomeText(call.outcome)}` });
+    blocked.push({ text: `- ${describeCall(call)} → ${outcomeText(call)}` });
   });
   return { done, doneDetails, inProgress, blocked: blocked.slice(-5) };
 }
@@ -698,58 +497,11 @@ function progress(
 const TOOL_CALLS_PREFIX = "Tool calls: ";
 const COUNT_LINE = /^- (\d+) shell command\(s\) run, (\d+) failed/;
 
-function callKey(call: CallRecord): string {
-  if (call.command !== undefined) return `$ ${firstLine(call.command)}`;
-  return `${call.name} ${call.target ?? ""}`;
-}
+// ---------------------------------------------------------------------------
+// Files
 
-/**
- * What a later success must repeat to resolve a failure: for commands the last
- * step without `cd dir &&` (a script written by a here-doc and then run fails
- * or passes with its run), for other tools the tool and its file.
- */
-function resolutionKey(call: CallRecord): string {
-  if (call.command === undefined) return `${call.name} ${call.target ?? ""}`;
-  const lines = call.command.trim().split("\n");
-  const last = (lines[lines.length - 1] ?? "").trim().replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "");
-  return `$ ${last.replace(/\s+/g, " ")}`;
-}
-
-function firstLine(command: string): string {
-  return (command.trim().split("\n")[0] ?? "").replace(/\s+/g, " ");
-}
-
-function describeCall(call: CallRecord): string {
-  if (call.command !== undefined) {
-    const line = firstLine(call.command);
-    const more = call.command.trim().includes("\n") || line.length > MAX_COMMAND;
-    return `$ ${oneLine(line, MAX_COMMAND)}${more && line.length <= MAX_COMMAND ? " …" : ""}`;
-  }
-  return call.target === undefined ? call.name : `${call.name} ${call.target}`;
-}
-
-function outcomeText(outcome: CallOutcome): string {
-  if (outcome.status === "pending") return "no result yet";
-  const head =
-    outcome.exitCode !== undefined
-      ? outcome.exitCode === 0 && outcome.status === "ok"
-        ? "ok"
-        : `exit ${outcome.exitCode}`
-      : outcome.status;
-  const shownHead =
-    outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
-  return outcome.error === undefined
-    ? shownHead
-    : `${shownHead}, output: ${codeSpan(outcome.error)}`;
-}
-
-/** `text` as a Markdown code span: a fence longer than any backtick run in it, so it cannot close early. */
-function codeSpan(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = "`".repeat(longest + 1);
-  const pad = longest > 0 ? " " : "";
-  return `${fence}${pad}${text}${pad}${fence}`;
-}
+// ---------------------------------------------------------------------------
+// Commands
 
 function commands(
   analysis: Analysis,
@@ -767,46 +519,65 @@ function commands(
       previousCommands.push({ text: line });
     }
   }
-  const relevant = analysis.calls.filter((call) => call.shell || call.outcome.status === "failed");
+  // Read-only commands that worked (`ls`, `cat`, `grep`) say nothing about progress: counted only.
+  const quiet = (call: CallRecord) =>
+    call.command !== undefined && call.outcome.status === "ok" && isInspection(call.command);
+  const relevant: { call: CallRecord; index: number }[] = [];
+  analysis.calls.forEach((call, index) => {
+    if ((call.shell && !quiet(call)) || call.outcome.status === "failed")
+      relevant.push({ call, index });
+  });
   // Collapse repeats of the same command in a row, keeping the last outcome.
-  const collapsed: { call: CallRecord; times: number; position: number }[] = [];
-  relevant.forEach((call, position) => {
+  const collapsed: { call: CallRecord; index: number; times: number }[] = [];
+  for (const { call, index } of relevant) {
     const last = collapsed[collapsed.length - 1];
     if (last !== undefined && callKey(last.call) === callKey(call)) {
       last.call = call;
+      last.index = index;
       last.times++;
-      last.position = position;
     } else {
-      collapsed.push({ call, times: 1, position });
+      collapsed.push({ call, index, times: 1 });
     }
-  });
+  }
   const recentFailures = collapsed
     .filter((entry) => entry.call.outcome.status === "failed")
     .slice(-15);
   const recentAll = collapsed.slice(-25);
   const shown = new Set([...recentFailures, ...recentAll]);
   const ordered = collapsed.filter((entry) => shown.has(entry));
-  const recent = ordered.map(
-    (entry): Item => ({
-      text: `- ${describeCall(entry.call)}${entry.times > 1 ? ` (×${entry.times})` : ""} → ${outcomeText(entry.call.outcome)}`,
-      keep: entry.call.outcome.status === "failed",
-    }),
-  );
+  const recent = ordered.map((entry): Item => {
+    const failed = entry.call.outcome.status === "failed";
+    const resolved = failed && resolvedLater(analysis.calls, entry.index);
+    return {
+      text: `- ${describeCall(entry.call)}${entry.times > 1 ? ` (×${entry.times})` : ""} → ${outcomeText(entry.call)}${resolved ? "; resolved by a later run" : ""}`,
+      keep: failed && !resolved,
+    };
+  });
   const shellCalls = analysis.calls.filter((call) => call.shell);
   const run = earlierRun + shellCalls.length;
   const failedShell =
     earlierFailed + shellCalls.filter((call) => call.outcome.status === "failed").length;
+  const quietCount = shellCalls.filter(quiet).length;
   const partial = ordered.length < collapsed.length || earlierRun > 0;
+  const notes = [
+    partial ? "recent ones and recent failures listed" : "",
+    quietCount > 0
+      ? `${quietCount} read-only command${quietCount === 1 ? "" : "s"} (ls, cat, grep…) not listed`
+      : "",
+  ].filter((note) => note !== "");
   const countLine: Item[] =
     run > 0
       ? [
           {
-            text: `- ${run} shell command(s) run, ${failedShell} failed${partial ? "; recent ones and recent failures listed" : ""}.`,
+            text: `- ${run} shell command(s) run, ${failedShell} failed${notes.length > 0 ? `; ${notes.join("; ")}` : ""}.`,
           },
         ]
       : [];
   return { previousCommands, recent, countLine };
 }
+
+// ---------------------------------------------------------------------------
+// Exact identifiers and tool outputs
 
 function nextSteps(analysis: Analysis, hasPending: boolean, previous: Map<string, string>): Item[] {
   if (analysis.todos !== undefined && analysis.todos.length > 0) return items(analysis.todos);
@@ -843,28 +614,6 @@ function environment(analysis: Analysis): string[] {
   return lines;
 }
 
-/** Files of the ledger plus those listed in a previous summary's Files section. */
-function mergePreviousFiles(ledger: Ledger, previousFiles: string | undefined): Ledger["files"] {
-  const modified = new Set<string>();
-  const read = new Set<string>();
-  let kind: "read" | "modified" = "read";
-  for (const line of (previousFiles ?? "").split("\n")) {
-    const trimmed = line.trim();
-    const heading = /^#{1,6}\s+(.*)$/.exec(trimmed);
-    if (heading) {
-      kind = /modif|chang|writ|creat|edit/i.test(heading[1] ?? "") ? "modified" : "read";
-      continue;
-    }
-    if (!/^[-*+]\s+/.test(trimmed) || isPlaceholder(trimmed)) continue;
-    const entry = trimmed.replace(/^[-*+]\s+/, "");
-    const path = extractIdentifiers(entry)[0] ?? entry.replace(/`/g, "").split(/\s+/)[0];
-    if (path) (kind === "modified" ? modified : read).add(path);
-  }
-  for (const path of ledger.files.modified) modified.add(path);
-  for (const path of ledger.files.read) read.add(path);
-  return { modified: [...modified], read: [...read] };
-}
-
 // ---------------------------------------------------------------------------
 // Rendering and the token budget
 
@@ -881,46 +630,94 @@ function render(plan: Plan): string {
     }
     bodies[section] = blocks.join("\n\n");
   }
+  bodies["Exact identifiers"] = identifiersBody(plan, Object.values(bodies).join("\n"));
   for (const section of REQUIRED_SECTIONS) {
     if (!bodies[section]?.trim()) bodies[section] = plan.trimmed.has(section) ? TRIMMED : NONE;
   }
   return renderSections(bodies);
 }
 
-function fitToBudget(basePlan: SectionPlan, request: SummarizeRequest): string {
-  const plan: Plan = { ...basePlan, trimmed: new Set() };
+/**
+ * The identifiers the other sections do not show, each beside where it was
+ * named while its place line is kept, else in a plain list; then the tool
+ * outputs worth fetching back and how many more there are.
+ */
+function identifiersBody(plan: Plan, shown: string): string {
+  const isShown = verbatimIn(shown);
+  const missing = new Set(plan.identifiers.filter((id) => !isShown(id)));
+  const lines: string[] = [];
+  for (const place of plan.places) {
+    if (!(place.ids ?? []).some((id) => missing.has(id))) continue;
+    lines.push(place.text);
+    for (const id of missing) if (place.text.includes(id)) missing.delete(id);
+  }
+  if (missing.size > 0) lines.push(packIdentifiers([...missing]));
+  const blocks = lines.length > 0 ? [lines.join("\n")] : [];
+  const more = plan.outputsTotal - plan.outputs.length;
+  const moreLine = `- ${more}${plan.outputs.length > 0 ? " more" : ""} tool output${more === 1 ? "" : "s"}, retrievable by tool call id.`;
+  if (plan.outputs.length > 0) {
+    const list = plan.outputs.map((item) => item.text);
+    if (more > 0) list.push(moreLine);
+    blocks.push(`${TOOL_OUTPUTS_HEADING}\n${list.join("\n")}`);
+  } else if (more > 0) {
+    blocks.push(moreLine);
+  }
+  return blocks.join("\n\n");
+}
+
+function fitToBudget(plan: Plan, request: SummarizeRequest): string {
   const count = (text: string): number => countTokens(text, request.model);
   let summary = render(plan);
   let total = count(summary);
   let slack = 0;
-  for (let round = 0; round < 8 && total > request.maxTokens; round++) {
+  // Trimming only ever makes items less trimmable: the lists run out in trim order, and in a list
+  // trimmed from the front the items before the first trimmable one stay as they are. Cursors keep
+  // finding the next item linear in the number of items (a session can touch thousands of files).
+  let current = 0;
+  const fronts = new Map<Item[], number>();
+  const nextItem = (): { list: Plan["trimOrder"][number]; index: number } | undefined => {
+    for (; current < plan.trimOrder.length; current++) {
+      const list = plan.trimOrder[current];
+      if (list === undefined) break;
+      const index = pickIndex(list.items, list.pick, fronts);
+      if (index !== -1) return { list, index };
+    }
+    return undefined;
+  };
+  for (let round = 0; round < 12 && total > request.maxTokens; round++) {
     let estimate = total;
     const goal = request.maxTokens - slack;
     while (estimate > goal) {
-      const next = plan.trimOrder.find((list) => list.items.length > 0);
-      if (next === undefined) break;
-      const index = pickIndex(next.items, next.pick);
-      const item = next.items[index];
-      if (item === undefined) break;
+      const next = nextItem();
+      const item = next?.list.items[next.index];
+      if (next === undefined || item === undefined) break;
       item.cost ??= count(item.text) + 1;
-      if (item.short !== undefined) {
-        const shortCost = count(item.short) + 1;
-        estimate -= item.cost - shortCost;
-        item.text = item.short;
-        item.cost = shortCost;
+      const replacement = item.short ?? item.floor;
+      if (replacement !== undefined) {
+        const cost = count(replacement) + 1;
+        estimate -= item.cost - cost;
+        item.text = replacement;
+        item.cost = cost;
         delete item.short;
       } else {
-        estimate -= item.cost;
-        next.items.splice(index, 1);
+        // A dropped place line leaves its identifiers in the plain list.
+        const left = item.ids === undefined ? 0 : count(item.ids.join(", "));
+        estimate -= item.cost - left;
+        next.list.items.splice(next.index, 1);
       }
-      markTrimmed(plan, next.items);
+      markTrimmed(plan, next.list.items);
     }
     summary = render(plan);
     total = count(summary);
-    if (plan.trimOrder.every((list) => list.items.length === 0)) break;
+    if (nextItem() === undefined) break;
     slack += Math.max(16, Math.ceil(request.maxTokens * 0.02));
   }
   return summary;
+}
+
+/** Whether trimming can still take something from `item`. */
+function trimmable(item: Item): boolean {
+  return item.short !== undefined || item.floor === undefined || item.text !== item.floor;
 }
 
 /** Remembers which section a trimmed list belongs to, so an emptied required section says it was trimmed. */
@@ -930,11 +727,17 @@ function markTrimmed(plan: Plan, list: Item[]): void {
   }
 }
 
-function pickIndex(list: readonly Item[], pick: Pick): number {
-  if (pick === "last") return list.length - 1;
-  if (pick === "first") return 0;
-  const unkept = list.findIndex((item) => item.keep !== true);
-  return unkept === -1 ? 0 : unkept;
+function pickIndex(list: readonly Item[], pick: Pick, fronts: Map<Item[], number>): number {
+  if (pick === "last") return list.findLastIndex(trimmable);
+  if (pick === "first") {
+    let index = fronts.get(list as Item[]) ?? 0;
+    while (index < list.length && !trimmable(list[index] as Item)) index++;
+    fronts.set(list as Item[], index);
+    return index < list.length ? index : -1;
+  }
+  const first = list.findIndex(trimmable);
+  const unkept = list.findIndex((item) => item.keep !== true && trimmable(item));
+  return unkept === -1 ? first : unkept;
 }
 
 function minimalSummary(request: SummarizeRequest): string {

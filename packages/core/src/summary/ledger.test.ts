@@ -11,6 +11,7 @@ import {
   REQUEST_CHAR_LIMIT,
   REQUESTS_TOTAL_LIMIT,
   retireToolCallIds,
+  verbatimIn,
 } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
 import { parseSections } from "./template.js";
@@ -22,7 +23,7 @@ const emptyLedger: Ledger = {
 };
 
 describe("buildLedger identifiers", () => {
-  it("takes identifiers from user text, assistant text and tool arguments, plus every tool-call id, but not from tool output", () => {
+  it("takes identifiers from user text, assistant text and tool arguments, but neither tool-call ids nor tool output", () => {
     const ledger = buildLedger([
       user("Work on bead spotter-4te."),
       assistant("Let me look at lib/spotter/application.ex first.", [
@@ -35,12 +36,11 @@ describe("buildLedger identifiers", () => {
       assistant(null, [call("call_final", "bash", { command: "git log --oneline -1" })]),
       result("call_final", "d9e611e feat: instrument hooks"),
     ]);
+    // A call's id names its output, which stays retrievable by it: the summary decides which to show.
     expect(ledger.identifiers).toEqual([
       "spotter-4te",
       "lib/spotter/application.ex",
-      "toolu_01Read",
       "/home/USER/projects/spotter/mix.exs",
-      "call_final",
     ]);
   });
 
@@ -79,7 +79,7 @@ describe("buildLedger identifiers", () => {
       ],
       previous,
     );
-    expect(ledger.identifiers).toEqual(["3f2a9c1", "src/a.ts", "src/c.ts", "call_1", "src/b.ts"]);
+    expect(ledger.identifiers).toEqual(["3f2a9c1", "src/a.ts", "src/c.ts", "src/b.ts"]);
     expect(ledger.files).toEqual({ read: ["src/a.ts"], modified: ["src/b.ts"] });
     expect(ledger.userRequests).toEqual(["Fix the login bug", "Also update src/a.ts and src/c.ts"]);
   });
@@ -249,6 +249,14 @@ describe("missingIdentifiers and appendMissingIdentifiers", () => {
   });
 });
 
+describe("verbatimIn", () => {
+  it("finds an identifier as a whole word or inside one, and nothing else", () => {
+    const shown = verbatimIn("- see `src/a.py`, then (b.ts); fix src/c.py.\n- x");
+    for (const id of ["src/a.py", "b.ts", "src/c.py", "a.py", "c.py"]) expect(shown(id)).toBe(true);
+    for (const id of ["src/d.py", "a.pyc", "b.tsx"]) expect(shown(id)).toBe(false);
+  });
+});
+
 describe("retireToolCallIds", () => {
   it("removes tool-call ids from the Exact identifiers section only", () => {
     const summary =
@@ -257,5 +265,22 @@ describe("retireToolCallIds", () => {
       "## Progress\n- ran call_1a2b\n\n## Exact identifiers\n- src/a.ts\n- 4f9c2ab1\n\n## Next steps\n- go",
     );
     expect(retireToolCallIds("## Goal\nnothing to retire")).toBe("## Goal\nnothing to retire");
+  });
+
+  it("retires the list of tool outputs worth fetching back, and keeps what follows it", () => {
+    const summary = [
+      "## Exact identifiers",
+      "- named by Bash `$ git show 4f9c2ab1`",
+      "",
+      "### Tool outputs worth fetching back",
+      "- Read `src/a.ts`: 2.1k tokens of output, tool call `toolu_01abc9`",
+      "- 12 more tool outputs, retrievable by tool call id.",
+      "",
+      "## Next steps",
+      "- go",
+    ].join("\n");
+    expect(retireToolCallIds(summary)).toBe(
+      "## Exact identifiers\n- named by Bash `$ git show 4f9c2ab1`\n\n## Next steps\n- go",
+    );
   });
 });

@@ -7,10 +7,11 @@
  * repair that appends the missing ones.
  *
  * Sources: identifiers come from user and assistant text and from tool-call
- * arguments, plus every tool-call id of the range; never from tool outputs
- * (those are pruned and can be fetched back by their call id), nor from a
- * `<compacted-context>` block quoted in a message (not the engine's). Files come
- * from tool-call arguments only (see `summary/tool-calls`).
+ * arguments; never from tool outputs (those are pruned and can be fetched back
+ * by their call id), nor from a `<compacted-context>` block quoted in a
+ * message (not the engine's). Tool-call ids are not in the ledger: a summary
+ * names the ones worth fetching back (see `retireToolCallIds`). Files come from
+ * tool-call arguments only (see `summary/tool-calls`).
  */
 
 import { messageText } from "../messages/content.js";
@@ -21,6 +22,7 @@ import {
   locateSection,
   REQUIRED_SECTIONS,
   SUMMARY_OPEN,
+  TOOL_OUTPUTS_HEADING,
   withoutSummaryBlocks,
 } from "./template.js";
 import { argumentText, type EditorState, filesTouched } from "./tool-calls.js";
@@ -82,28 +84,14 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
   const requests: string[] = [...(previous?.userRequests ?? [])];
   const editor: EditorState = {};
 
-  messages.forEach((message, index) => {
-    // A marker block quoted in a message is not the engine's summary: nothing is taken from it.
-    if (message.role === "user") {
-      const text = withoutSummaryBlocks(messageText(message));
-      const kind = classifyUserMessage(text, messages[index - 1]);
-      if (kind !== "observation") addAll(identifiers, identifiersFor(message, text));
-      if (kind === "request" && text.trim() !== "") requests.push(text.trim());
-      return;
-    }
-    if (message.role === "assistant") {
-      addAll(identifiers, identifiersFor(message, withoutSummaryBlocks(messageText(message))));
-      for (const call of message.tool_calls ?? []) {
-        if (call.id?.trim()) identifiers.add(call.id);
-        addAll(identifiers, argumentIdentifiers(call));
-        for (const touch of filesTouched(call, editor)) {
-          (touch.kind === "read" ? read : modified).add(touch.path);
-        }
+  walkSources(messages, {
+    identifiers: (_source, found) => addAll(identifiers, found),
+    request: (text) => requests.push(text),
+    call: (call) => {
+      for (const touch of filesTouched(call, editor)) {
+        (touch.kind === "read" ? read : modified).add(touch.path);
       }
-      return;
-    }
-    if (message.role === "tool" && message.tool_call_id?.trim())
-      identifiers.add(message.tool_call_id);
+    },
   });
 
   return {
@@ -111,6 +99,55 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
     files: { read: [...read], modified: [...modified] },
     userRequests: selectRequests(requests),
   };
+}
+
+/** Where an identifier of a range was first written: a user request, assistant text, or a call's arguments. */
+export type IdentifierSource =
+  | { kind: "user" | "assistant"; text: string }
+  | { kind: "call"; call: ToolCall };
+
+/** The first source of every identifier `buildLedger` takes from `messages`. */
+export function identifierSources(messages: readonly ChatMessage[]): Map<string, IdentifierSource> {
+  const sources = new Map<string, IdentifierSource>();
+  walkSources(messages, {
+    identifiers: (source, found) => {
+      for (const id of found) if (!sources.has(id)) sources.set(id, source);
+    },
+  });
+  return sources;
+}
+
+interface SourceVisitor {
+  identifiers(source: IdentifierSource, found: readonly string[]): void;
+  request?(text: string): void;
+  call?(call: ToolCall): void;
+}
+
+/**
+ * The texts a ledger reads, in order: user messages that are not tool
+ * feedback, assistant text, tool-call arguments. Tool-call ids are not
+ * identifiers of the ledger: each call adds a unique one, and its output stays
+ * retrievable by it; the summary names the ones worth fetching back.
+ */
+function walkSources(messages: readonly ChatMessage[], visit: SourceVisitor): void {
+  messages.forEach((message, index) => {
+    // A marker block quoted in a message is not the engine's summary: nothing is taken from it.
+    if (message.role === "user") {
+      const text = withoutSummaryBlocks(messageText(message));
+      const kind = classifyUserMessage(text, messages[index - 1]);
+      if (kind !== "observation")
+        visit.identifiers({ kind: "user", text }, identifiersFor(message, text));
+      if (kind === "request" && text.trim() !== "") visit.request?.(text.trim());
+      return;
+    }
+    if (message.role !== "assistant") return;
+    const text = withoutSummaryBlocks(messageText(message));
+    visit.identifiers({ kind: "assistant", text }, identifiersFor(message, text));
+    for (const call of message.tool_calls ?? []) {
+      visit.identifiers({ kind: "call", call }, argumentIdentifiers(call));
+      visit.call?.(call);
+    }
+  });
 }
 
 /**
@@ -215,9 +252,20 @@ export function classifyUserMessage(
  */
 export function missingIdentifiers(summary: string, ledger: Ledger): string[] {
   const all = new Set([...ledger.identifiers, ...ledger.files.modified, ...ledger.files.read]);
+  const shown = verbatimIn(summary);
   const missing: string[] = [];
-  for (const id of all) if (id.trim() !== "" && !summary.includes(id)) missing.push(id);
+  for (const id of all) if (id.trim() !== "" && !shown(id)) missing.push(id);
   return missing;
+}
+
+/**
+ * Whether an identifier appears verbatim (as a substring) in `text`. Most stand as a whole word,
+ * found in a set at once; the others are searched for. Searching for each of thousands of
+ * similar paths (`gen/f1.ts`, `gen/f2.ts`…) in a long text would take seconds.
+ */
+export function verbatimIn(text: string): (id: string) => boolean {
+  const words = new Set(text.split(/[\s`"'<>,;()[\]{}]+/));
+  return (id) => words.has(id) || text.includes(id);
 }
 
 const IDENTIFIER_LINE_WIDTH = 100;
@@ -250,26 +298,29 @@ export function appendMissingIdentifiers(summary: string, missing: readonly stri
 }
 
 /**
- * The summary with tool-call ids removed from its Exact identifiers section.
- * Every tool call adds a unique id, so carrying all of them from compaction to
- * compaction would grow the summary without bound; an id stays in the context
- * for the compaction that folded its call in and the next one, and a store
- * keeps its output by id after that.
+ * The summary with tool-call ids removed from its Exact identifiers section:
+ * the list of tool outputs worth fetching back (`TOOL_OUTPUTS_HEADING`) goes
+ * whole, and any other tool-call id listed there goes too. Every tool call adds
+ * a unique id, so carrying them from compaction to compaction would grow the
+ * summary without bound; an id named in a summary stays in the context until
+ * the next compaction, and a store keeps its output by id after that.
  */
 export function retireToolCallIds(summary: string): string {
   const location = locateSection(summary, "Exact identifiers");
   if (location === undefined) return summary;
-  const body = summary
-    .slice(location.bodyStart, location.end)
+  const section = summary.slice(location.bodyStart, location.end);
+  const outputs = section.indexOf(TOOL_OUTPUTS_HEADING);
+  const kept = outputs === -1 ? section : `${section.slice(0, outputs).trimEnd()}\n\n`;
+  const body = kept
     .split("\n")
     .map((line) => {
       const bullet = /^\s*-\s+/.exec(line);
       if (bullet === null) return line;
-      const kept = line
+      const items = line
         .slice(bullet[0].length)
         .split(", ")
         .filter((item) => !isToolCallId(item.replace(/^`|`$/g, "").trim()));
-      return kept.length === 0 ? undefined : `${bullet[0]}${kept.join(", ")}`;
+      return items.length === 0 ? undefined : `${bullet[0]}${items.join(", ")}`;
     })
     .filter((line) => line !== undefined)
     .join("\n");

@@ -96,6 +96,13 @@ export const SUMMARY_SECTIONS = [
 
 export type SummarySection = (typeof SUMMARY_SECTIONS)[number];
 
+/**
+ * The sub-heading under `## Exact identifiers` of the tool outputs a summary
+ * names by tool-call id; the next compaction retires the whole list (see
+ * `retireToolCallIds`).
+ */
+export const TOOL_OUTPUTS_HEADING = "### Tool outputs worth fetching back";
+
 /** Sections a summary must have to be accepted; the others may be omitted when empty. */
 export const REQUIRED_SECTIONS: readonly SummarySection[] = [
   "Goal",

@@ -157,34 +157,54 @@ export interface FileTouch {
   kind: "read" | "modified";
 }
 
-/** Files a tool call reads or modifies, as far as its name and arguments tell. */
-export function filesTouched(call: ToolCall, editor: EditorState = {}): FileTouch[] {
-  const name = toolName(call);
-  const args = parseArguments(call);
-  const command = shellCommandOf(call);
+/**
+ * Which kind of tool a call is: a SWE-agent interface command (`open`, `edit`
+ * on the open file), a shell, a patch tool, a file editor with a `command`
+ * argument (`str_replace_editor`), a tool that reads or writes files (by its
+ * name), or another tool.
+ */
+export type ToolFamily = "swe-agent" | "shell" | "patch" | "editor" | "read" | "write" | "other";
 
-  if (SWE_AGENT_COMMANDS.has(name) && command?.trimStart().startsWith(name)) {
-    return sweAgentTouches(name, command, editor);
-  }
-  if (SHELL_TOOLS.has(name)) return command === undefined ? [] : shellTouches(command);
-  if (PATCH_TOOLS.has(name)) return patchTouches(argumentText(call), true);
-  if (EDITOR_TOOLS.has(name)) {
-    const path = pathArgument(args);
-    if (path === undefined) return [];
-    return [{ path, kind: args.command === "view" ? "read" : "modified" }];
-  }
-  const paths = pathArguments(args);
-  if (READ_TOOLS.has(name)) return paths.map((path) => ({ path, kind: "read" }));
-  if (WRITE_TOOLS.has(name)) return paths.map((path) => ({ path, kind: "modified" }));
-  if (paths.length === 0) return [];
+export function toolFamily(call: ToolCall): ToolFamily {
+  const name = toolName(call);
+  if (SWE_AGENT_COMMANDS.has(name) && shellCommandOf(call)?.trimStart().startsWith(name))
+    return "swe-agent";
+  if (SHELL_TOOLS.has(name)) return "shell";
+  if (PATCH_TOOLS.has(name)) return "patch";
+  if (EDITOR_TOOLS.has(name)) return "editor";
+  if (READ_TOOLS.has(name)) return "read";
+  if (WRITE_TOOLS.has(name)) return "write";
   if (
     /write|edit|create|replace|insert|patch|delete|remove|rename|move|save|append|update/.test(name)
-  ) {
-    return paths.map((path) => ({ path, kind: "modified" }));
+  )
+    return "write";
+  if (/read|view|open|cat|show|load|inspect/.test(name)) return "read";
+  return "other";
+}
+
+/** Files a tool call reads or modifies, as far as its name and arguments tell. */
+export function filesTouched(call: ToolCall, editor: EditorState = {}): FileTouch[] {
+  const args = parseArguments(call);
+  const command = shellCommandOf(call);
+  switch (toolFamily(call)) {
+    case "swe-agent":
+      return command === undefined ? [] : sweAgentTouches(toolName(call), command, editor);
+    case "shell":
+      return command === undefined ? [] : shellTouches(command);
+    case "patch":
+      return patchTouches(argumentText(call), true);
+    case "editor": {
+      const path = pathArgument(args);
+      if (path === undefined) return [];
+      return [{ path, kind: args.command === "view" ? "read" : "modified" }];
+    }
+    case "read":
+      return pathArguments(args).map((path) => ({ path, kind: "read" }));
+    case "write":
+      return pathArguments(args).map((path) => ({ path, kind: "modified" }));
+    case "other":
+      return [];
   }
-  if (/read|view|open|cat|show|load|inspect/.test(name))
-    return paths.map((path) => ({ path, kind: "read" }));
-  return [];
 }
 
 /** Whether the call runs a shell command (`bash`, `execute_bash`, `shell`, ...). */

@@ -130,3 +130,68 @@ export const arbConversation = (maxTurns = 30, idsPerTurn = false): fc.Arbitrary
       }
       return messages;
     });
+
+const word = fc.constantFrom("parser", "billing", "auth", "render", "queue", "cache", "store");
+const hash = fc
+  .string({ unit: fc.constantFrom(..."0123456789abcdef"), minLength: 6, maxLength: 39 })
+  .map((hex) => `${hex}a7`);
+const path = fc
+  .record({
+    root: fc.constantFrom("src", "lib", "tests", "/srv/app", "./scripts"),
+    name: word,
+    n: fc.nat({ max: 99 }),
+    ext: fc.constantFrom("ts", "py", "ex", "go", "json"),
+  })
+  .map(({ root, name, n, ext }) => `${root}/${name}_${n}.${ext}`);
+const url = fc
+  .record({ name: word, id: fc.uuid() })
+  .map(({ name, id }) => `https://ci.example.com/${name}/runs/${id}`);
+/** An identifier the ledger must keep: a UUID, a commit hash, a URL or a file path. */
+export const arbLedgerIdentifier = fc.oneof(fc.uuid(), hash, url, path);
+
+/**
+ * Agent sessions rich in identifiers: user requests and assistant text naming
+ * UUIDs, hashes, URLs and paths, and edits, writes and shell commands on
+ * files, each answered by an output of some size.
+ */
+export const arbIdentifierSession: fc.Arbitrary<ChatMessage[]> = fc
+  .record({
+    task: fc.array(arbLedgerIdentifier, { minLength: 1, maxLength: 4 }),
+    turns: fc.array(
+      fc.record({
+        say: fc.option(fc.array(arbLedgerIdentifier, { maxLength: 3 }), { nil: null }),
+        tool: fc.constantFrom("Edit", "Write", "bash", "Read"),
+        file: path,
+        ids: fc.array(arbLedgerIdentifier, { maxLength: 3 }),
+        lines: fc.integer({ min: 0, max: 120 }),
+        ask: fc.option(fc.array(arbLedgerIdentifier, { maxLength: 2 }), { nil: null }),
+      }),
+      { minLength: 1, maxLength: 40 },
+    ),
+  })
+  .map(({ task, turns }) => {
+    const messages: ChatMessage[] = [
+      system("You are a coding agent."),
+      user(`Fix the failure in ${task.join(" and ")} please.`),
+    ];
+    turns.forEach((turn, i) => {
+      const id = `toolu_${i.toString().padStart(4, "0")}x`;
+      const named = turn.ids.join(" ");
+      const args =
+        turn.tool === "Edit"
+          ? { file_path: turn.file, old_string: "return 1", new_string: `return 2 # ${named}` }
+          : turn.tool === "Write"
+            ? { file_path: turn.file, content: `def run():\n    see(${JSON.stringify(named)})\n` }
+            : turn.tool === "bash"
+              ? { command: `cd /srv/app && pytest ${turn.file} ${named}` }
+              : { file_path: turn.file };
+      const say = turn.say === null ? null : `Checking ${turn.say.join(", ")} next.`;
+      messages.push(assistant(say, [call(id, turn.tool, args)]));
+      messages.push(result(id, turn.lines === 0 ? "ok" : bulkyOutput(turn.lines, `t${i}`)));
+      if (turn.ask !== null) {
+        messages.push(assistant("Done with this step."));
+        messages.push(user(`Also look at ${turn.ask.join(" ")}.`));
+      }
+    });
+    return messages;
+  });
