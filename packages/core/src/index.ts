@@ -47,8 +47,11 @@ export {
 export { parseMessages } from "./messages/parse.js";
 export { isEmptyTurn, repairMessages } from "./messages/repair.js";
 export type {
+  AudioFormat,
+  AudioPart,
   ChatMessage,
   ContentPart,
+  FilePart,
   ImagePart,
   MessageContent,
   MessageFormat,

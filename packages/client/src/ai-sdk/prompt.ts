@@ -46,10 +46,12 @@ import type {
   LanguageModelV4ToolResultPart,
 } from "@ai-sdk/provider";
 
-/** A canonical part: text or image (what `@condense/core`'s `ContentPart` is). */
+/** A canonical part: text, image, file or audio (what `@condense/core`'s `ContentPart` is). */
 export type ChatPart =
   | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } };
+  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
+  | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } }
+  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } };
 
 export interface ChatToolCall {
   id: string;
@@ -313,6 +315,46 @@ function filePart(url: string): LanguageModelV4FilePart {
   return { type: "file", mediaType: "image", data: { type: "url", url: new URL(url) } };
 }
 
+/** The AI SDK file part of a canonical image, file or audio part. */
+function mediaPart(part: Exclude<ChatPart, { type: "text" }>): LanguageModelV4FilePart {
+  switch (part.type) {
+    case "image_url":
+      return filePart(part.image_url.url);
+    case "input_audio":
+      return {
+        type: "file",
+        mediaType: part.input_audio.format === "wav" ? "audio/wav" : "audio/mpeg",
+        data: { type: "data", data: part.input_audio.data },
+      };
+    case "file": {
+      const { file_data: data, file_id: id, filename } = part.file;
+      const name = filename === undefined ? {} : { filename };
+      const match = data === undefined ? null : DATA_URL.exec(data);
+      if (match?.[1] !== undefined && match[2] !== undefined)
+        return {
+          type: "file",
+          mediaType: match[1],
+          data: { type: "data", data: match[2] },
+          ...name,
+        };
+      // Bare base64 is a PDF (the canonical format's reading); an id is an OpenAI file's.
+      if (data !== undefined)
+        return {
+          type: "file",
+          mediaType: "application/pdf",
+          data: { type: "data", data },
+          ...name,
+        };
+      return {
+        type: "file",
+        mediaType: "application/pdf",
+        data: { type: "reference", reference: { openai: id ?? "" } },
+        ...name,
+      };
+    }
+  }
+}
+
 function reasoningPart(block: unknown): AssistantPart | undefined {
   if (!isRecord(block)) return undefined;
   if (block.type === "thinking" && typeof block.thinking === "string") {
@@ -416,9 +458,7 @@ export function fromCanonical(
         const content: UserPart[] =
           typeof message.content === "string" || message.content === null
             ? [{ type: "text", text: message.content ?? "" }]
-            : message.content.map((part) =>
-                part.type === "text" ? part : filePart(part.image_url.url),
-              );
+            : message.content.map((part) => (part.type === "text" ? part : mediaPart(part)));
         prompt.push({ role: "user", content });
         break;
       }

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
-import { arbValidConversation } from "../test-support/message-arbitraries.js";
+import { arbMediaConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
 import { fromCanonical, toCanonical } from "./convert.js";
 
 function caught(run: () => unknown): unknown {
@@ -132,6 +132,40 @@ describe("fromCanonical", () => {
           const written = fromCanonical(conversation, format);
           const back = toCanonical({ format, ...written });
           expect(fromCanonical(back, format)).toEqual(written);
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it("carries images, files and audio through every format, or refuses audio where a format has none (property)", () => {
+    fc.assert(
+      fc.property(
+        arbMediaConversation,
+        fc.constantFrom<MessageFormat>("openai", "anthropic", "responses"),
+        (conversation, format) => {
+          fc.pre(conversation.some((message) => message.role !== "system"));
+          const hasAudio = conversation.some(
+            (message) =>
+              Array.isArray(message.content) &&
+              message.content.some((part) => part.type === "input_audio"),
+          );
+          if (format !== "openai" && hasAudio) {
+            expect(() => fromCanonical(conversation, format)).toThrow(
+              expect.objectContaining({ code: "invalid_messages" }),
+            );
+            return;
+          }
+          const written = fromCanonical(conversation, format);
+          const back = toCanonical({ format, ...JSON.parse(JSON.stringify(written)) });
+          expect(fromCanonical(back, format)).toEqual(written);
+          const parts = (messages: readonly ChatMessage[]) =>
+            messages.flatMap((message) =>
+              Array.isArray(message.content)
+                ? message.content.filter((part) => part.type !== "text")
+                : [],
+            );
+          expect(parts(back)).toEqual(parts(conversation));
         },
       ),
       { numRuns: 200 },

@@ -78,7 +78,11 @@ function withoutProviderData(message: ChatMessage): ChatMessage {
   return rest;
 }
 
-/** Writes canonical messages in `format` (`provider_data` is dropped for openai). */
+/**
+ * Writes canonical messages in `format` (`provider_data` is dropped for openai). Throws
+ * `InvalidMessagesError` (kind `unsupported_part`) when a part has no equivalent in `format`:
+ * audio for anthropic and responses, files other than PDF, text and images for anthropic.
+ */
 export function fromCanonical(
   messages: readonly ChatMessage[],
   format: MessageFormat,
