@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { arbMediaConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
-import { fromCanonical, toCanonical } from "./convert.js";
+import { fromCanonical, toCanonical, unsupportedParts } from "./convert.js";
 
 function caught(run: () => unknown): unknown {
   try {
@@ -169,6 +169,29 @@ describe("fromCanonical", () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+});
+
+describe("unsupportedParts", () => {
+  it("names the parts fromCanonical would refuse for a format, before converting anything", () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: "hi" },
+      {
+        role: "user",
+        content: [
+          { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
+          { type: "file", file: { file_data: "data:application/zip;base64,UEsDBA==" } },
+        ],
+      },
+    ];
+    const where = (format: MessageFormat) =>
+      unsupportedParts(messages, format).map((problem) => `${problem.index}|${problem.path}`);
+    expect(where("openai")).toEqual([]);
+    expect(where("anthropic")).toEqual(["1|content[0]", "1|content[1]"]);
+    expect(where("responses")).toEqual(["1|content[0]"]);
+    expect(() => unsupportedParts(messages, "xml" as MessageFormat)).toThrow(
+      expect.objectContaining({ code: "unknown_format" }),
     );
   });
 });

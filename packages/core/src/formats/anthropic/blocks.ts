@@ -297,7 +297,7 @@ function partToBlock(
  * (Claude takes none), and files other than PDF, text and JPEG/PNG/GIF/WebP images.
  * `toAnthropic` refuses them rather than drop them; `validateMessages` reports them.
  */
-export function unsupportedParts(messages: readonly ChatMessage[]): MessageProblem[] {
+export function anthropicUnsupportedParts(messages: readonly ChatMessage[]): MessageProblem[] {
   const problems: MessageProblem[] = [];
   messages.forEach((message, index) => {
     const content = message.content;

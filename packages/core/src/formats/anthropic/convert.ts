@@ -59,11 +59,11 @@
 import { InvalidMessagesError } from "../../errors/condense-error.js";
 import type { ChatMessage } from "../../messages/types.js";
 import {
+  anthropicUnsupportedParts,
   keepBlocksIfNeeded,
   systemToCanonical,
   turnBlocksPerMessage,
   turnToCanonical,
-  unsupportedParts,
 } from "./blocks.js";
 import { parseAnthropic } from "./parse.js";
 import { planAnthropic } from "./plan.js";
@@ -99,7 +99,7 @@ export function fromAnthropic(input: {
  * `InvalidMessagesError` when a message holds a part Anthropic cannot hold.
  */
 export function toAnthropic(messages: readonly ChatMessage[]): AnthropicRequest {
-  const unsupported = unsupportedParts(messages);
+  const unsupported = anthropicUnsupportedParts(messages);
   if (unsupported.length > 0) throw new InvalidMessagesError(unsupported);
   const plan = planAnthropic(messages);
   const request: AnthropicRequest = {

@@ -11,7 +11,7 @@
 import type { MessageProblem } from "../../errors/condense-error.js";
 import { misplacedResult, problem, unanswered } from "../../messages/call-problems.js";
 import type { ChatMessage } from "../../messages/types.js";
-import { unsupportedParts } from "./blocks.js";
+import { anthropicUnsupportedParts } from "./blocks.js";
 import { type AnthropicPlan, type PlannedTurn, planAnthropic } from "./plan.js";
 import { isAnthropicToolId } from "./tool-ids.js";
 
@@ -81,7 +81,7 @@ function plannedCall(
 export function validateAnthropic(messages: readonly ChatMessage[]): MessageProblem[] {
   const plan = planAnthropic(messages);
   // Reused canonical ids are not a problem here: toAnthropic gives each use its own id.
-  const problems = [...unsupportedParts(messages), ...anthropicToolIdProblems(plan)];
+  const problems = [...anthropicUnsupportedParts(messages), ...anthropicToolIdProblems(plan)];
   if (plan.turns.length === 0) {
     if (messages.length > 0) {
       problems.push(

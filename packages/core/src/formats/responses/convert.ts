@@ -209,7 +209,7 @@ function partToResponses(part: ContentPart, role: Role): ResponsesContentPart {
 }
 
 /** Audio parts: Responses input messages take text, images and files only. */
-function unsupportedParts(messages: readonly ChatMessage[]): MessageProblem[] {
+export function responsesUnsupportedParts(messages: readonly ChatMessage[]): MessageProblem[] {
   const problems: MessageProblem[] = [];
   messages.forEach((message, index) => {
     if (!Array.isArray(message.content)) return;
@@ -331,7 +331,7 @@ function itemsFor(message: ChatMessage): ResponseItem[] {
  * a message holds an audio part, which Responses cannot hold.
  */
 export function toResponses(messages: readonly ChatMessage[]): ResponseItem[] {
-  const unsupported = unsupportedParts(messages);
+  const unsupported = responsesUnsupportedParts(messages);
   if (unsupported.length > 0) throw new InvalidMessagesError(unsupported);
   return messages.flatMap(itemsFor);
 }
