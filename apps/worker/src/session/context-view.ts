@@ -21,10 +21,11 @@ import {
   type WarningLevel,
 } from "@condense/core";
 import { ApiError } from "../api/errors";
+import { checkPartsAvailable } from "../api/formats";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
-import { modelFor, type SessionSettings } from "./settings";
+import { modelFor, readSettings, type SessionSettings } from "./settings";
 
 export type ViewState = {
   covered_seq: number;
@@ -133,6 +134,24 @@ export function checkFormatAvailable(sql: SqlStorage, format: MessageFormat | un
   if (format !== undefined && format !== "responses" && readViewState(sql)?.strategy === "openai") {
     throw formatNotAvailable();
   }
+}
+
+/**
+ * Refuses `format` (the session's default when undefined) up front when the context holds parts it
+ * cannot carry (audio for anthropic and responses, files other than PDF, text and images for
+ * anthropic), so that a refused request runs no compaction and records nothing.
+ */
+export function checkPartsAvailableNow(
+  sql: SqlStorage,
+  store: MessageStore,
+  session: SessionRow,
+  format: MessageFormat | undefined,
+): void {
+  const settings = readSettings(sql);
+  const resolved = format ?? (settings.strategy === "openai" ? "responses" : "openai");
+  if (resolved === "openai") return;
+  const snapshot = readSnapshot(sql, store, session);
+  checkPartsAvailable([...settings.pinned, ...snapshot.messages], resolved);
 }
 
 export function readSnapshot(sql: SqlStorage, store: MessageStore, session: SessionRow): Snapshot {

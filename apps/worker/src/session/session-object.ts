@@ -48,6 +48,7 @@ import {
   type ContextData,
   type ContextMeasure,
   checkFormatAvailable,
+  checkPartsAvailableNow,
   compactionStatus,
   contextData,
   contextSize,
@@ -278,10 +279,11 @@ export class SessionObject extends DurableObject<Env> {
 
   async context(key: SessionKey, format?: MessageFormat): Promise<RpcResult<ContextData>> {
     return rpcResult(async () => {
-      requireSession(this.#sql(), key);
+      const session = requireSession(this.#sql(), key);
       checkFormatAvailable(this.#sql(), format);
       let waited = false;
       if (this.#needsCompactionNow()) {
+        checkPartsAvailableNow(this.#sql(), this.#store, session, format);
         // Only a context that does not fit waits; it joins the queue behind any compaction in flight.
         waited = true;
         try {
@@ -377,6 +379,7 @@ export class SessionObject extends DurableObject<Env> {
           "the reported error is not a context-window overflow (rate measure, quota and other errors are not compacted away); handle it as it is",
         );
       }
+      checkPartsAvailableNow(sql, this.#store, session, input.format);
       const stated = parseOverflowTokens(input.error);
       const settings = readSettings(sql);
       const measure = this.#committedMeasure(session, settings);
