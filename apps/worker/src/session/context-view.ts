@@ -136,22 +136,33 @@ export function checkFormatAvailable(sql: SqlStorage, format: MessageFormat | un
   }
 }
 
+/** The format a context is served in when the request names none. */
+export function defaultFormatOf(settings: SessionSettings): MessageFormat {
+  return settings.strategy === "openai" ? "responses" : "openai";
+}
+
 /**
- * Refuses `format` (the session's default when undefined) up front when the context holds parts it
- * cannot carry (audio for anthropic and responses, files other than PDF, text and images for
- * anthropic), so that a refused request runs no compaction and records nothing.
+ * Refuses `format` (the session's default when undefined) when the context's messages hold parts
+ * it cannot carry (audio for anthropic and responses, files other than PDF, text and images for
+ * anthropic). Run before anything is recorded, so that a refused request changes nothing.
  */
+export function checkContextParts(
+  settings: SessionSettings,
+  messages: readonly ChatMessage[],
+  format: MessageFormat | undefined,
+): void {
+  const resolved = format ?? defaultFormatOf(settings);
+  if (resolved !== "openai") checkPartsAvailable([...settings.pinned, ...messages], resolved);
+}
+
+/** {@link checkContextParts} on the committed context, before a compaction changes it. */
 export function checkPartsAvailableNow(
   sql: SqlStorage,
   store: MessageStore,
   session: SessionRow,
   format: MessageFormat | undefined,
 ): void {
-  const settings = readSettings(sql);
-  const resolved = format ?? (settings.strategy === "openai" ? "responses" : "openai");
-  if (resolved === "openai") return;
-  const snapshot = readSnapshot(sql, store, session);
-  checkPartsAvailable([...settings.pinned, ...snapshot.messages], resolved);
+  checkContextParts(readSettings(sql), readSnapshot(sql, store, session).messages, format);
 }
 
 export function readSnapshot(sql: SqlStorage, store: MessageStore, session: SessionRow): Snapshot {
@@ -336,7 +347,7 @@ export function contextData(
 ): ContextData {
   return {
     sessionId,
-    defaultFormat: settings.strategy === "openai" ? "responses" : "openai",
+    defaultFormat: defaultFormatOf(settings),
     messages: withPinned(sendable(snapshot.messages), measure.pinned),
     ...(snapshot.openaiItems !== undefined
       ? {

@@ -47,6 +47,7 @@ import {
   type CompactionStatus,
   type ContextData,
   type ContextMeasure,
+  checkContextParts,
   checkFormatAvailable,
   checkPartsAvailableNow,
   compactionStatus,
@@ -263,11 +264,12 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  #contextData(key: SessionKey, waited: boolean): ContextData {
+  #contextData(key: SessionKey, waited: boolean, format?: MessageFormat): ContextData {
     const sql = this.#sql();
     const session = requireSession(sql, key);
     const settings = readSettings(sql);
     const snapshot = readSnapshot(sql, this.#store, session);
+    checkContextParts(settings, snapshot.messages, format);
     const measure = measureContext(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
     // What the client sends next; a provider's count in a later overflow report refers to it.
     saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
@@ -297,7 +299,7 @@ export class SessionObject extends DurableObject<Env> {
           // The failure itself was logged by the compaction.
         }
       }
-      return this.#contextData(key, waited);
+      return this.#contextData(key, waited, format);
     });
   }
 
@@ -411,7 +413,7 @@ export class SessionObject extends DurableObject<Env> {
         const measure = this.#committedMeasure(requireSession(sql, key));
         if (measure.tokens <= measure.budget) break;
       }
-      return { ...this.#contextData(key, true), passes, reportedTokens };
+      return { ...this.#contextData(key, true, input.format), passes, reportedTokens };
     });
   }
 
