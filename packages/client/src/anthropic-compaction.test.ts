@@ -139,6 +139,60 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
     expect(status.calibration.samples).toBe(3);
   });
 
+  it("passes documents and search results through the session unchanged", async () => {
+    const name = `an-docs-${crypto.randomUUID()}`;
+    await registerAnthropicScenario({ name, limit: 1_000_000, toolEvery: 1 });
+    const session = await newSession(64_000);
+    const claude = withCompaction(anthropicClient(), { session, model: SESSION_MODEL });
+    const question: MessageParam = {
+      role: "user",
+      content: [
+        {
+          type: "document",
+          source: { type: "base64", media_type: "application/pdf", data: "JVBERi0xLjQK" },
+          title: "spec.pdf",
+          citations: { enabled: true },
+        },
+        { type: "text", text: "Which widget renders twice?" },
+      ],
+    };
+    const first = await claude.messages.create({
+      model: name,
+      max_tokens: 1024,
+      messages: [question],
+      tools,
+    });
+    const use = first.content.find((block) => block.type === "tool_use");
+    if (use?.type !== "tool_use") throw new Error("expected a tool_use answer");
+    const results: MessageParam = {
+      role: "user",
+      content: [
+        {
+          type: "tool_result",
+          tool_use_id: use.id,
+          content: [
+            {
+              type: "search_result",
+              source: "https://docs.example.com/widgets",
+              title: "Widgets",
+              content: [{ type: "text", text: "Widget 7 renders twice when the cache is cold." }],
+              citations: { enabled: true },
+            },
+          ],
+        },
+      ],
+    };
+    await claude.messages.create({ model: name, max_tokens: 1024, messages: [results], tools });
+
+    const log = await anthropicLog(name);
+    expect(log.map((entry) => entry.status)).toEqual([200, 200]);
+    expect(log[0]?.blocks[0]).toEqual(["document", "text"]);
+    expect(log[1]?.blocks).toEqual([["document", "text"], ["tool_use"], ["tool_result"]]);
+    const context = await session.context({ format: "anthropic" });
+    expect(context.messages[0]).toEqual(question);
+    expect(context.messages[2]).toEqual(results);
+  });
+
   it("appends a changed system prompt, and reads the session's system before the first call", async () => {
     const name = `an-system-${crypto.randomUUID()}`;
     await registerAnthropicScenario({ name, limit: 1_000_000 });

@@ -144,6 +144,7 @@ export type ManualCompactResponseBody = {
 export type OverflowRequestBody = {
   error: { message: string; status?: number | undefined; body?: unknown };
   format?: "openai" | "anthropic" | "responses" | undefined;
+  providerData?: boolean | undefined;
 };
 
 export type OverflowResponseBody = {

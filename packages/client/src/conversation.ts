@@ -90,9 +90,12 @@ export class Conversation {
   readonly options: ConversationOptions;
   readonly #pending: PendingAppend[] = [];
   #unanswered: UnansweredInput | undefined;
+  /** Whether contexts keep `provider_data` in the openai format (for an integration that reads it). */
+  readonly #providerData: boolean;
 
-  constructor(options: ConversationOptions) {
+  constructor(options: ConversationOptions, context: { providerData?: boolean } = {}) {
     this.options = options;
+    this.#providerData = context.providerData === true;
   }
 
   get session(): SessionHandle {
@@ -163,6 +166,7 @@ export class Conversation {
     }
     const context = await this.session.context({
       format,
+      ...(this.#providerData ? { providerData: true } : {}),
       ...(signal !== undefined ? { signal } : {}),
     });
     this.options.onContext?.(context);
@@ -194,6 +198,7 @@ export class Conversation {
         try {
           recovered = await this.session.reportOverflow(error, {
             format,
+            ...(this.#providerData ? { providerData: true } : {}),
             ...(signal !== undefined ? { signal } : {}),
           });
         } catch (reportError) {

@@ -43,6 +43,13 @@ export interface ContextOptions extends CallOptions {
    * messages were appended in; `responses` for sessions whose strategy is `openai`.
    */
   format?: MessageFormatName;
+  /**
+   * Keep each message's `provider_data` (thinking blocks with their signatures, a tool result's
+   * error flag) in the openai format, which leaves it out by default because OpenAI rejects
+   * fields it does not know: strip it before sending the messages to OpenAI. The other formats
+   * always carry it in their own blocks and items.
+   */
+  providerData?: boolean;
 }
 
 export interface ManualCompactOptions extends CallOptions, ManualCompactRequestBody {
@@ -107,11 +114,11 @@ export class SessionHandle {
 
   /** The messages to send to the model now: head, pinned messages, summary and recent tail. */
   context(options: ContextOptions = {}): Promise<ContextResponseBody> {
-    const { format, ...call } = options;
+    const { format, providerData, ...call } = options;
     return this.#transport.request<ContextResponseBody>({
       method: "GET",
       path: `${this.#path}/context`,
-      query: { format },
+      query: { format, providerData: providerData === true ? "true" : undefined },
       waitsOnCompaction: true,
       ...callOptions(call),
     });
@@ -140,7 +147,7 @@ export class SessionHandle {
     providerError: unknown,
     options: ContextOptions = {},
   ): Promise<OverflowResponseBody> {
-    const { format, ...call } = options;
+    const { format, providerData, ...call } = options;
     return this.#transport.request<OverflowResponseBody>({
       method: "POST",
       path: `${this.#path}/overflow`,
@@ -148,6 +155,7 @@ export class SessionHandle {
       body: {
         error: describeProviderError(providerError),
         ...(format !== undefined ? { format } : {}),
+        ...(providerData === true ? { providerData } : {}),
       },
       ...callOptions(call),
     });

@@ -32,7 +32,7 @@ export {
 } from "./errors/condense-error.js";
 export { isContextOverflowError, parseOverflowTokens } from "./errors/overflow.js";
 export { fromAnthropic, toAnthropic } from "./formats/anthropic/convert.js";
-export { fromCanonical, toCanonical } from "./formats/convert.js";
+export { fromCanonical, toCanonical, unsupportedParts } from "./formats/convert.js";
 export { fromResponses, toResponses } from "./formats/responses/convert.js";
 export { validateMessages } from "./formats/validate.js";
 export {
@@ -47,8 +47,11 @@ export {
 export { parseMessages } from "./messages/parse.js";
 export { isEmptyTurn, repairMessages } from "./messages/repair.js";
 export type {
+  AudioFormat,
+  AudioPart,
   ChatMessage,
   ContentPart,
+  FilePart,
   ImagePart,
   MessageContent,
   MessageFormat,

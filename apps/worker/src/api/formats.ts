@@ -3,7 +3,8 @@
  * The API's side of message formats: untrusted request messages become
  * canonical Chat Completions messages (or a 400 `invalid_messages` with the
  * engine's list of problems, or 413 `message_too_large`), and canonical
- * messages are rendered in the format a client asks for.
+ * messages are rendered in the format a client asks for (or refused with 409
+ * `format_not_available` when they hold a part that format cannot carry).
  */
 
 import {
@@ -12,8 +13,10 @@ import {
   fromCanonical,
   InvalidMessagesError,
   type MessageFormat,
+  type MessageProblem,
   parseMessages,
   toCanonical,
+  unsupportedParts,
 } from "@condense/core";
 import { ApiError } from "./errors";
 
@@ -98,11 +101,40 @@ export function canonicalMessages(
 
 export { rethrow as rethrowEngineError };
 
-/** Canonical messages in `format`; Anthropic's system prompt comes back separately. */
+/**
+ * The 409 for a context holding parts `format` cannot carry (audio for anthropic and responses,
+ * files other than PDF, text and images for anthropic): refused, never dropped.
+ */
+export function partsNotAvailable(format: MessageFormat, problems: MessageProblem[]): ApiError {
+  const first = problems[0];
+  const where =
+    first === undefined ? "" : ` (message ${first.index}, ${first.path}: ${first.message})`;
+  return new ApiError(
+    409,
+    "format_not_available",
+    `this session's context holds parts the ${format} format cannot carry${where}; ask for format=openai, which carries every part`,
+    { problems },
+  );
+}
+
+/** Refuses `format` when the messages hold parts it cannot carry. */
+export function checkPartsAvailable(messages: readonly ChatMessage[], format: MessageFormat): void {
+  const problems = unsupportedParts(messages, format);
+  if (problems.length > 0) throw partsNotAvailable(format, problems);
+}
+
+/**
+ * Canonical messages in `format`; Anthropic's system prompt comes back separately. With
+ * `providerData`, the openai format keeps each message's `provider_data` (the canonical messages
+ * as stored); the other formats always carry it in their own shape.
+ */
 export function renderMessages(
   messages: ChatMessage[],
   format: MessageFormat,
+  options: { providerData?: boolean } = {},
 ): { messages: unknown[]; system?: unknown } {
+  if (format === "openai" && options.providerData === true) return { messages };
+  checkPartsAvailable(messages, format);
   try {
     return fromCanonical(messages, format);
   } catch (error) {

@@ -188,8 +188,18 @@ export const AppendResponse = z
   })
   .openapi("AppendResponse");
 
+const providerDataDescription =
+  "Keep each message's `provider_data` (Anthropic thinking blocks with their signatures, a tool result's error flag, Responses reasoning items) in the openai format, which leaves it out by default because OpenAI rejects fields it does not know: ask for it only to read the messages yourself (the AI SDK middleware does), and strip it before sending them to OpenAI. The anthropic and responses formats always carry it in their own blocks and items.";
+
 export const ContextQuery = z.object({
   format: MessageFormat.optional().openapi({ param: { name: "format", in: "query" } }),
+  providerData: z
+    .enum(["true", "false"])
+    .optional()
+    .openapi({
+      param: { name: "providerData", in: "query" },
+      description: providerDataDescription,
+    }),
 });
 
 export const ContextResponse = z
@@ -270,6 +280,7 @@ export const OverflowRequest = z
       body: z.unknown().optional(),
     }),
     format: MessageFormat.optional(),
+    providerData: z.boolean().optional().openapi({ description: providerDataDescription }),
   })
   .openapi("OverflowRequest");
 

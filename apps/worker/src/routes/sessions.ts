@@ -61,8 +61,12 @@ function idempotency(c: Context<AppEnv>, bodyText: string) {
 const idempotencyHeaderDoc =
   "Send `Idempotency-Key` to make retries safe: the same key with the same body returns the first answer; with a different body, 409 `idempotency_conflict`. Keys are kept 24 hours per session.";
 
-/** The context body in the requested format. */
-function renderContext(data: ContextData, requested: MessageFormat | undefined) {
+/** The context body in the requested format (with `provider_data` in the openai format, if asked). */
+function renderContext(
+  data: ContextData,
+  requested: MessageFormat | undefined,
+  providerData = false,
+) {
   const format = requested ?? data.defaultFormat;
   let rendered: { messages: unknown[]; system?: unknown };
   if (data.responsesItems !== undefined) {
@@ -71,7 +75,7 @@ function renderContext(data: ContextData, requested: MessageFormat | undefined) 
       messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
     };
   } else {
-    rendered = renderMessages(data.messages, format);
+    rendered = renderMessages(data.messages, format, { providerData });
   }
   return {
     sessionId: data.sessionId,
@@ -131,12 +135,14 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       params: SessionIdParam,
       query: ContextQuery,
       responses: { 200: { description: "The context", schema: ContextResponse } },
-      errors: { 409: "The context holds OpenAI compaction items and needs format=responses" },
+      errors: {
+        409: "The context holds OpenAI compaction items and needs format=responses, or parts the format cannot carry (audio for anthropic and responses; files other than PDF, text and images for anthropic)",
+      },
     },
     async (c, { params, query }) => {
       const key = sessionKey(c, params.id);
       const data = unwrap<ContextData>(await sessionStub(c.env, key).context(key, query.format));
-      return c.json(renderContext(data, query.format), 200);
+      return c.json(renderContext(data, query.format, query.providerData === "true"), 200);
     },
   );
 
@@ -188,7 +194,10 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       params: SessionIdParam,
       body: OverflowRequest,
       responses: { 200: { description: "The compacted context", schema: OverflowResponse } },
-      errors: { 422: "The error is not a context overflow" },
+      errors: {
+        409: "The context holds parts the format cannot carry, or OpenAI compaction items (see GET /context)",
+        422: "The error is not a context overflow",
+      },
     },
     async (c, { params, body }) => {
       const key = sessionKey(c, params.id);
@@ -198,7 +207,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
           ...(body.format !== undefined ? { format: body.format } : {}),
         }),
       );
-      const context = renderContext(data, body.format);
+      const context = renderContext(data, body.format, body.providerData === true);
       return c.json({ ...context, passes: data.passes, reportedTokens: data.reportedTokens }, 200);
     },
   );

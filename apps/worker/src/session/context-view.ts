@@ -21,10 +21,11 @@ import {
   type WarningLevel,
 } from "@condense/core";
 import { ApiError } from "../api/errors";
+import { checkPartsAvailable } from "../api/formats";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
-import { modelFor, type SessionSettings } from "./settings";
+import { modelFor, readSettings, type SessionSettings } from "./settings";
 
 export type ViewState = {
   covered_seq: number;
@@ -133,6 +134,35 @@ export function checkFormatAvailable(sql: SqlStorage, format: MessageFormat | un
   if (format !== undefined && format !== "responses" && readViewState(sql)?.strategy === "openai") {
     throw formatNotAvailable();
   }
+}
+
+/** The format a context is served in when the request names none. */
+export function defaultFormatOf(settings: SessionSettings): MessageFormat {
+  return settings.strategy === "openai" ? "responses" : "openai";
+}
+
+/**
+ * Refuses `format` (the session's default when undefined) when the context's messages hold parts
+ * it cannot carry (audio for anthropic and responses, files other than PDF, text and images for
+ * anthropic). Run before anything is recorded, so that a refused request changes nothing.
+ */
+export function checkContextParts(
+  settings: SessionSettings,
+  messages: readonly ChatMessage[],
+  format: MessageFormat | undefined,
+): void {
+  const resolved = format ?? defaultFormatOf(settings);
+  if (resolved !== "openai") checkPartsAvailable([...settings.pinned, ...messages], resolved);
+}
+
+/** {@link checkContextParts} on the committed context, before a compaction changes it. */
+export function checkPartsAvailableNow(
+  sql: SqlStorage,
+  store: MessageStore,
+  session: SessionRow,
+  format: MessageFormat | undefined,
+): void {
+  checkContextParts(readSettings(sql), readSnapshot(sql, store, session).messages, format);
 }
 
 export function readSnapshot(sql: SqlStorage, store: MessageStore, session: SessionRow): Snapshot {
@@ -317,7 +347,7 @@ export function contextData(
 ): ContextData {
   return {
     sessionId,
-    defaultFormat: settings.strategy === "openai" ? "responses" : "openai",
+    defaultFormat: defaultFormatOf(settings),
     messages: withPinned(sendable(snapshot.messages), measure.pinned),
     ...(snapshot.openaiItems !== undefined
       ? {

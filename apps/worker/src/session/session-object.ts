@@ -47,7 +47,9 @@ import {
   type CompactionStatus,
   type ContextData,
   type ContextMeasure,
+  checkContextParts,
   checkFormatAvailable,
+  checkPartsAvailableNow,
   compactionStatus,
   contextData,
   contextSize,
@@ -262,11 +264,12 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  #contextData(key: SessionKey, waited: boolean): ContextData {
+  #contextData(key: SessionKey, waited: boolean, format?: MessageFormat): ContextData {
     const sql = this.#sql();
     const session = requireSession(sql, key);
     const settings = readSettings(sql);
     const snapshot = readSnapshot(sql, this.#store, session);
+    checkContextParts(settings, snapshot.messages, format);
     const measure = measureContext(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
     // What the client sends next; a provider's count in a later overflow report refers to it.
     saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
@@ -278,10 +281,11 @@ export class SessionObject extends DurableObject<Env> {
 
   async context(key: SessionKey, format?: MessageFormat): Promise<RpcResult<ContextData>> {
     return rpcResult(async () => {
-      requireSession(this.#sql(), key);
+      const session = requireSession(this.#sql(), key);
       checkFormatAvailable(this.#sql(), format);
       let waited = false;
       if (this.#needsCompactionNow()) {
+        checkPartsAvailableNow(this.#sql(), this.#store, session, format);
         // Only a context that does not fit waits; it joins the queue behind any compaction in flight.
         waited = true;
         try {
@@ -295,7 +299,7 @@ export class SessionObject extends DurableObject<Env> {
           // The failure itself was logged by the compaction.
         }
       }
-      return this.#contextData(key, waited);
+      return this.#contextData(key, waited, format);
     });
   }
 
@@ -377,6 +381,7 @@ export class SessionObject extends DurableObject<Env> {
           "the reported error is not a context-window overflow (rate measure, quota and other errors are not compacted away); handle it as it is",
         );
       }
+      checkPartsAvailableNow(sql, this.#store, session, input.format);
       const stated = parseOverflowTokens(input.error);
       const settings = readSettings(sql);
       const measure = this.#committedMeasure(session, settings);
@@ -408,7 +413,7 @@ export class SessionObject extends DurableObject<Env> {
         const measure = this.#committedMeasure(requireSession(sql, key));
         if (measure.tokens <= measure.budget) break;
       }
-      return { ...this.#contextData(key, true), passes, reportedTokens };
+      return { ...this.#contextData(key, true, input.format), passes, reportedTokens };
     });
   }
 

@@ -544,6 +544,146 @@ describe("condenseMiddleware: which messages are new", () => {
   });
 });
 
+describe("condenseMiddleware: files, audio and provider data", () => {
+  const pdf = btoa("%PDF-1.7\n<< /Type /Page >>\n%%EOF");
+  const wav = btoa(
+    `RIFF\0\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\0\0\0\0\x10\x27\0\0\x02\0\x10\0data\x10\x00\0\0${"\0".repeat(16)}`,
+  );
+  const reasoning = (text: string, signature: string) => ({
+    type: "reasoning" as const,
+    text,
+    providerOptions: { anthropic: { signature } },
+  });
+
+  it("stores a PDF as a file part and an audio file as input_audio, and a restarted middleware gives them back as files", async () => {
+    const session = await newSession(64_000);
+    // No usage reported: the session's own count, uncalibrated.
+    const { model, log } = mockModel({ limit: 1_000_000, reportUsage: false });
+    const prompt: LanguageModelV4Prompt = [
+      {
+        role: "user",
+        content: [
+          { type: "text", text: "Read the spec and the memo." },
+          {
+            type: "file",
+            mediaType: "application/pdf",
+            filename: "spec.pdf",
+            data: { type: "data", data: pdf },
+          },
+          { type: "file", mediaType: "audio/wav", data: { type: "data", data: wav } },
+          { type: "file", mediaType: "text/csv", data: { type: "data", data: btoa("a,b\n1,2") } },
+        ],
+      },
+    ];
+    const wrapped = wrapLanguageModel({ model, middleware: condenseMiddleware({ session }) });
+    await wrapped.doGenerate({ prompt });
+
+    const [stored] = await transcriptOf(session);
+    expect(stored?.message).toEqual({
+      role: "user",
+      content: [
+        { type: "text", text: "Read the spec and the memo." },
+        {
+          type: "file",
+          file: { file_data: `data:application/pdf;base64,${pdf}`, filename: "spec.pdf" },
+        },
+        { type: "input_audio", input_audio: { data: wav, format: "wav" } },
+        { type: "file", file: { file_data: `data:text/csv;base64,${btoa("a,b\n1,2")}` } },
+      ],
+    });
+    // The session counts the PDF as a page (3,000 tokens, plus the model's margin), not as an image.
+    const { tokens } = await session.context();
+    expect(tokens).toBeGreaterThan(3_000);
+    expect(tokens).toBeLessThan(4_000);
+
+    const restarted = wrapLanguageModel({ model, middleware: condenseMiddleware({ session }) });
+    await restarted.doGenerate({
+      prompt: [{ role: "user", content: [{ type: "text", text: "Next." }] }],
+    });
+    expect((log[1] as MockCall).prompt[0]).toEqual(prompt[0]);
+  });
+
+  it("rebuilds each message's own reasoning after a restart, from the context's provider data", async () => {
+    const session = await newSession(64_000);
+    const { model, log } = mockModel({ limit: 1_000_000 });
+    // Two answers that read the same (same text, no calls) but thought differently.
+    const prompt: LanguageModelV4Prompt = [
+      { role: "user", content: [{ type: "text", text: "First question?" }] },
+      {
+        role: "assistant",
+        content: [reasoning("Think about the first.", "sig-first"), { type: "text", text: "OK." }],
+      },
+      { role: "user", content: [{ type: "text", text: "Second question?" }] },
+      {
+        role: "assistant",
+        content: [
+          reasoning("Think about the second.", "sig-second"),
+          { type: "text", text: "OK." },
+        ],
+      },
+      { role: "user", content: [{ type: "text", text: "Go on." }] },
+    ];
+    const first = wrapLanguageModel({ model, middleware: condenseMiddleware({ session }) });
+    await first.doGenerate({ prompt });
+    expect(log[0]?.prompt).toEqual(prompt);
+
+    const restarted = wrapLanguageModel({ model, middleware: condenseMiddleware({ session }) });
+    await restarted.doGenerate({
+      prompt: [{ role: "user", content: [{ type: "text", text: "Next." }] }],
+    });
+    const rebuilt = (log[1] as MockCall).prompt;
+    expect(rebuilt.slice(0, 5)).toEqual(prompt);
+  });
+
+  it("keeps the reasoning of an overflow retry's recovered context", async () => {
+    const session = await newSession(64_000);
+    const history: LanguageModelV4Prompt = [
+      { role: "user", content: [{ type: "text", text: userText(1) }] },
+      {
+        role: "assistant",
+        content: [reasoning("Plan the fix.", "sig-plan"), { type: "text", text: "Plan ready." }],
+      },
+      { role: "user", content: [{ type: "text", text: userText(2) }] },
+    ];
+    const big = mockModel({ limit: 1_000_000 });
+    await wrapLanguageModel({
+      model: big.model,
+      middleware: condenseMiddleware({ session }),
+    }).doGenerate({ prompt: history });
+    // A restarted middleware on a model that refuses the whole context once.
+    const small = mockModel({ limit: 1_000_000 });
+    let refused = false;
+    const refusing = {
+      ...small.model,
+      specificationVersion: "v4" as const,
+      provider: small.model.provider,
+      modelId: small.model.modelId,
+      supportedUrls: small.model.supportedUrls,
+      doStream: small.model.doStream.bind(small.model),
+      doGenerate: async (options: Parameters<typeof small.model.doGenerate>[0]) => {
+        if (!refused) {
+          refused = true;
+          throw new APICallError({
+            message:
+              "This model's maximum context length is 1000 tokens. However, your messages resulted in 2000 tokens.",
+            url: "https://api.example.com",
+            requestBodyValues: {},
+            statusCode: 400,
+          });
+        }
+        return small.model.doGenerate(options);
+      },
+    };
+    await wrapLanguageModel({
+      model: refusing,
+      middleware: condenseMiddleware({ session }),
+    }).doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "Next." }] }] });
+    const retried = (small.log[0] as MockCall).prompt;
+    const assistant = retried.find((message) => message.role === "assistant");
+    expect(assistant?.content).toContainEqual(reasoning("Plan the fix.", "sig-plan"));
+  });
+});
+
 describe("condenseMiddleware: overflows", () => {
   it("recovers from the provider's overflow errors over a 40-turn conversation, streamed and not; every retry fits", async () => {
     const session = await newSession(40_000);

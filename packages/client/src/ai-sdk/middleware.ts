@@ -17,7 +17,9 @@
  *
  * What the session holds is learnt once per middleware: on its first call it
  * reads the session's transcript (when the session exists; page by page, a
- * request per 1,000 messages), then keeps track of what it appends.
+ * request per 1,000 messages), then keeps track of what it appends. Contexts are
+ * asked for with `providerData=true`, so every message comes with its thinking
+ * blocks and error flag, which the prompt is rebuilt with.
  */
 
 import type {
@@ -80,9 +82,7 @@ class SessionMirror {
         limit: 1000,
         ...(signal !== undefined ? { signal } : {}),
       })) {
-        const message = entry.message as ChatMessage;
-        keys.push(canonicalKey(message));
-        this.#memory.rememberStored(message);
+        keys.push(canonicalKey(entry.message as ChatMessage));
       }
     } catch (error) {
       if (!(CondenseApiError.isInstance(error) && error.code === "not_found")) throw error;
@@ -106,7 +106,8 @@ class SessionMirror {
  * ```
  */
 export function condenseMiddleware(options: CondenseMiddlewareOptions): LanguageModelV4Middleware {
-  const conversation = new Conversation(options);
+  // The context keeps provider data (thinking signatures, error flags): the prompt is rebuilt from it.
+  const conversation = new Conversation(options, { providerData: true });
   const mirror = new SessionMirror(conversation);
   const calls = new WeakMap<LanguageModelV4CallOptions, PreparedCall>();
 

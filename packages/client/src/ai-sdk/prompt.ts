@@ -8,11 +8,12 @@
  * AI SDK → canonical (what the session stores):
  * - system → a system message;
  * - user: text parts → text parts (one text alone → string content); image files
- *   → `image_url` (bytes as a `data:` URL, URLs as they are); other files (PDF,
- *   audio, …) also ride as an `image_url` `data:` URL of their media type, so
- *   they survive the session (the engine counts such a part as one image);
- *   inline-text files → their text; provider file references → a text part
- *   naming the reference;
+ *   → `image_url` (bytes as a `data:` URL, URLs as they are); WAV and MP3 bytes
+ *   → `input_audio`; other files' bytes (PDF, text, other audio, …) → `file`
+ *   (`file_data` a `data:` URL of their media type, with the filename); OpenAI
+ *   file references → `file` with its `file_id`; inline-text files → their text;
+ *   other files by URL and other provider references → a text part naming them
+ *   (the canonical file part holds bytes or an id, no URL);
  * - assistant: text parts → content (joined), tool calls → `tool_calls`
  *   (`input` as JSON text), reasoning → `provider_data.anthropic.thinking`
  *   (Anthropic's signature or redacted data from `providerOptions.anthropic`
@@ -23,11 +24,9 @@
  * - a model's answer keeps its tool calls' arguments exactly as the provider
  *   wrote them (`answerToCanonical`); keys compare arguments as parsed JSON.
  *
- * Canonical → AI SDK is the reverse. The service serves the context in the
- * openai format without `provider_data` (OpenAI would reject it), so the
- * thinking blocks and error flags of messages the middleware did not convert
- * itself come from the transcript it read (`PromptMemory.rememberStored`).
- * The canonical format has no place for
+ * Canonical → AI SDK is the reverse. The middleware asks for the context with
+ * `providerData=true`, so each message's thinking blocks and error flag come
+ * with it. The canonical format has no place for
  * provider options on parts, assistant files, custom parts, provider-executed
  * tool calls and results, approval responses, or the exact output kind of a
  * tool result; `PromptMemory` keeps every message the middleware converted, by
@@ -46,10 +45,12 @@ import type {
   LanguageModelV4ToolResultPart,
 } from "@ai-sdk/provider";
 
-/** A canonical part: text or image (what `@condense/core`'s `ContentPart` is). */
+/** A canonical part: text, image, file or audio (what `@condense/core`'s `ContentPart` is). */
 export type ChatPart =
   | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } };
+  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
+  | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } }
+  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } };
 
 export interface ChatToolCall {
   id: string;
@@ -91,25 +92,62 @@ function anthropicOptions(options: unknown): Record<string, unknown> | undefined
   return isRecord(anthropic) ? anthropic : undefined;
 }
 
+/** Chat Completions' audio formats, by media type: other audio rides as a file part. */
+const AUDIO_FORMATS: Record<string, "wav" | "mp3"> = {
+  "audio/wav": "wav",
+  "audio/x-wav": "wav",
+  "audio/wave": "wav",
+  "audio/vnd.wave": "wav",
+  "audio/mpeg": "mp3",
+  "audio/mp3": "mp3",
+  "audio/mpeg3": "mp3",
+};
+
+function isImage(mediaType: string): boolean {
+  return mediaType === "image" || mediaType.startsWith("image/");
+}
+
+function fileName(part: LanguageModelV4FilePart): { filename?: string } {
+  return part.filename === undefined ? {} : { filename: part.filename };
+}
+
 function userPart(part: UserPart): ChatPart {
   if (part.type === "text") return { type: "text", text: part.text };
   const data = part.data;
   switch (data.type) {
-    case "data":
+    case "data": {
+      const bytes = base64(data.data);
+      if (isImage(part.mediaType))
+        return { type: "image_url", image_url: { url: `data:${part.mediaType};base64,${bytes}` } };
+      const format = AUDIO_FORMATS[part.mediaType.toLowerCase()];
+      if (format !== undefined)
+        return { type: "input_audio", input_audio: { data: bytes, format } };
       return {
-        type: "image_url",
-        image_url: { url: `data:${part.mediaType};base64,${base64(data.data)}` },
+        type: "file",
+        file: { file_data: `data:${part.mediaType};base64,${bytes}`, ...fileName(part) },
       };
-    case "url":
-      return { type: "image_url", image_url: { url: data.originalUrl ?? data.url.href } };
+    }
+    case "url": {
+      const url = data.originalUrl ?? data.url.href;
+      if (isImage(part.mediaType)) return { type: "image_url", image_url: { url } };
+      // Chat Completions' file part takes bytes or an id, not a URL: the file is named in text.
+      return { type: "text", text: `[file${nameOf(part)} (${part.mediaType}): ${url}]` };
+    }
     case "text":
       return { type: "text", text: data.text };
-    case "reference":
+    case "reference": {
+      const id = data.reference.openai;
+      if (id !== undefined) return { type: "file", file: { file_id: id, ...fileName(part) } };
       return {
         type: "text",
-        text: `[file${part.filename === undefined ? "" : ` ${part.filename}`} (${part.mediaType}): provider reference ${JSON.stringify(data.reference)}]`,
+        text: `[file${nameOf(part)} (${part.mediaType}): provider reference ${JSON.stringify(data.reference)}]`,
       };
+    }
   }
+}
+
+function nameOf(part: LanguageModelV4FilePart): string {
+  return part.filename === undefined ? "" : ` ${part.filename}`;
 }
 
 function outputText(output: LanguageModelV4ToolResultOutput): { text: string; isError: boolean } {
@@ -313,6 +351,46 @@ function filePart(url: string): LanguageModelV4FilePart {
   return { type: "file", mediaType: "image", data: { type: "url", url: new URL(url) } };
 }
 
+/** The AI SDK file part of a canonical image, file or audio part. */
+function mediaPart(part: Exclude<ChatPart, { type: "text" }>): LanguageModelV4FilePart {
+  switch (part.type) {
+    case "image_url":
+      return filePart(part.image_url.url);
+    case "input_audio":
+      return {
+        type: "file",
+        mediaType: part.input_audio.format === "wav" ? "audio/wav" : "audio/mpeg",
+        data: { type: "data", data: part.input_audio.data },
+      };
+    case "file": {
+      const { file_data: data, file_id: id, filename } = part.file;
+      const name = filename === undefined ? {} : { filename };
+      const match = data === undefined ? null : DATA_URL.exec(data);
+      if (match?.[1] !== undefined && match[2] !== undefined)
+        return {
+          type: "file",
+          mediaType: match[1],
+          data: { type: "data", data: match[2] },
+          ...name,
+        };
+      // Bare base64 is a PDF (the canonical format's reading); an id is an OpenAI file's.
+      if (data !== undefined)
+        return {
+          type: "file",
+          mediaType: "application/pdf",
+          data: { type: "data", data },
+          ...name,
+        };
+      return {
+        type: "file",
+        mediaType: "application/pdf",
+        data: { type: "reference", reference: { openai: id ?? "" } },
+        ...name,
+      };
+    }
+  }
+}
+
 function reasoningPart(block: unknown): AssistantPart | undefined {
   if (!isRecord(block)) return undefined;
   if (block.type === "thinking" && typeof block.thinking === "string") {
@@ -341,33 +419,37 @@ function parseArguments(text: string): unknown {
 }
 
 /**
- * What the middleware converted, by canonical key, to give back unchanged; and the provider data
- * of messages stored in the session, which the openai-format context leaves out.
+ * What the middleware converted, to give back unchanged: by canonical key and provider data, so
+ * two answers that read the same but thought differently (their reasoning and signatures) each
+ * get their own back.
  */
 export class PromptMemory {
   readonly #originals = new Map<string, LanguageModelV4Message | ToolPart>();
-  readonly #providerData = new Map<string, NonNullable<ChatMessage["provider_data"]>>();
 
   remember(message: ChatMessage, original: LanguageModelV4Message | ToolPart): void {
-    this.#originals.set(canonicalKey(message), original);
-  }
-
-  /** Keeps the provider data of a message the session holds (read from its transcript). */
-  rememberStored(message: ChatMessage): void {
-    if (message.provider_data !== undefined)
-      this.#providerData.set(canonicalKey(message), message.provider_data);
+    this.#originals.set(memoryKey(message), original);
   }
 
   original(message: ChatMessage): LanguageModelV4Message | ToolPart | undefined {
-    return this.#originals.get(canonicalKey(message));
+    return this.#originals.get(memoryKey(message));
   }
+}
 
-  /** `message` with the provider data the session stored for it, if the context left it out. */
-  complete(message: ChatMessage): ChatMessage {
-    if (message.provider_data !== undefined) return message;
-    const stored = this.#providerData.get(canonicalKey(message));
-    return stored === undefined ? message : { ...message, provider_data: stored };
+function memoryKey(message: ChatMessage): string {
+  return `${canonicalKey(message)}|${sortedJson(message.provider_data ?? null)}`;
+}
+
+/** JSON with object keys in order, so equal data stored and read back gives the same text. */
+function sortedJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
+  if (isRecord(value)) {
+    const entries = Object.keys(value)
+      .filter((key) => value[key] !== undefined)
+      .sort()
+      .map((key) => `${JSON.stringify(key)}:${sortedJson(value[key])}`);
+    return `{${entries.join(",")}}`;
   }
+  return JSON.stringify(value) ?? "null";
 }
 
 function isToolPart(value: LanguageModelV4Message | ToolPart): value is ToolPart {
@@ -381,8 +463,7 @@ export function fromCanonical(
 ): LanguageModelV4Prompt {
   const prompt: LanguageModelV4Prompt = [];
   const toolNames = new Map<string, string>();
-  for (const served of messages) {
-    const message = memory.complete(served);
+  for (const message of messages) {
     const original = memory.original(message);
     if (message.role === "tool") {
       const part: ToolPart =
@@ -416,9 +497,7 @@ export function fromCanonical(
         const content: UserPart[] =
           typeof message.content === "string" || message.content === null
             ? [{ type: "text", text: message.content ?? "" }]
-            : message.content.map((part) =>
-                part.type === "text" ? part : filePart(part.image_url.url),
-              );
+            : message.content.map((part) => (part.type === "text" ? part : mediaPart(part)));
         prompt.push({ role: "user", content });
         break;
       }

@@ -2,8 +2,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
-import { arbValidConversation } from "../test-support/message-arbitraries.js";
-import { fromCanonical, toCanonical } from "./convert.js";
+import { arbMediaConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
+import { fromCanonical, toCanonical, unsupportedParts } from "./convert.js";
 
 function caught(run: () => unknown): unknown {
   try {
@@ -135,6 +135,63 @@ describe("fromCanonical", () => {
         },
       ),
       { numRuns: 200 },
+    );
+  });
+
+  it("carries images, files and audio through every format, or refuses audio where a format has none (property)", () => {
+    fc.assert(
+      fc.property(
+        arbMediaConversation,
+        fc.constantFrom<MessageFormat>("openai", "anthropic", "responses"),
+        (conversation, format) => {
+          fc.pre(conversation.some((message) => message.role !== "system"));
+          const hasAudio = conversation.some(
+            (message) =>
+              Array.isArray(message.content) &&
+              message.content.some((part) => part.type === "input_audio"),
+          );
+          if (format !== "openai" && hasAudio) {
+            expect(() => fromCanonical(conversation, format)).toThrow(
+              expect.objectContaining({ code: "invalid_messages" }),
+            );
+            return;
+          }
+          const written = fromCanonical(conversation, format);
+          const back = toCanonical({ format, ...JSON.parse(JSON.stringify(written)) });
+          expect(fromCanonical(back, format)).toEqual(written);
+          const parts = (messages: readonly ChatMessage[]) =>
+            messages.flatMap((message) =>
+              Array.isArray(message.content)
+                ? message.content.filter((part) => part.type !== "text")
+                : [],
+            );
+          expect(parts(back)).toEqual(parts(conversation));
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe("unsupportedParts", () => {
+  it("names the parts fromCanonical would refuse for a format, before converting anything", () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: "hi" },
+      {
+        role: "user",
+        content: [
+          { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
+          { type: "file", file: { file_data: "data:application/zip;base64,UEsDBA==" } },
+        ],
+      },
+    ];
+    const where = (format: MessageFormat) =>
+      unsupportedParts(messages, format).map((problem) => `${problem.index}|${problem.path}`);
+    expect(where("openai")).toEqual([]);
+    expect(where("anthropic")).toEqual(["1|content[0]", "1|content[1]"]);
+    expect(where("responses")).toEqual(["1|content[0]"]);
+    expect(() => unsupportedParts(messages, "xml" as MessageFormat)).toThrow(
+      expect.objectContaining({ code: "unknown_format" }),
     );
   });
 });

@@ -6,11 +6,16 @@
  * writes canonical messages back in the caller's format.
  */
 
-import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
+import {
+  CondenseError,
+  InvalidMessagesError,
+  type MessageProblem,
+} from "../errors/condense-error.js";
 import { parseMessages } from "../messages/parse.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
+import { anthropicUnsupportedParts } from "./anthropic/blocks.js";
 import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
-import { fromResponses, toResponses } from "./responses/convert.js";
+import { fromResponses, responsesUnsupportedParts, toResponses } from "./responses/convert.js";
 
 export interface CanonicalInput {
   /** Default `openai`. */
@@ -78,7 +83,11 @@ function withoutProviderData(message: ChatMessage): ChatMessage {
   return rest;
 }
 
-/** Writes canonical messages in `format` (`provider_data` is dropped for openai). */
+/**
+ * Writes canonical messages in `format` (`provider_data` is dropped for openai). Throws
+ * `InvalidMessagesError` (kind `unsupported_part`) when a part has no equivalent in `format`:
+ * audio for anthropic and responses, files other than PDF, text and images for anthropic.
+ */
 export function fromCanonical(
   messages: readonly ChatMessage[],
   format: MessageFormat,
@@ -95,6 +104,28 @@ export function fromCanonical(
     }
     case "responses":
       return { messages: toResponses(messages) };
+    default:
+      throw unknownFormat(requested);
+  }
+}
+
+/**
+ * The parts of `messages` that `format` cannot carry, which `fromCanonical` refuses (kind
+ * `unsupported_part`): audio for anthropic and responses, files other than PDF, text and images
+ * for anthropic. Empty for openai, the canonical format itself.
+ */
+export function unsupportedParts(
+  messages: readonly ChatMessage[],
+  format: MessageFormat,
+): MessageProblem[] {
+  const requested: unknown = format;
+  switch (requested) {
+    case "openai":
+      return [];
+    case "anthropic":
+      return anthropicUnsupportedParts(messages);
+    case "responses":
+      return responsesUnsupportedParts(messages);
     default:
       throw unknownFormat(requested);
   }

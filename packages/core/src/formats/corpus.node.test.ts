@@ -25,7 +25,9 @@ function texts(content: MessageContent): string[] {
   const all =
     typeof content === "string"
       ? [content]
-      : content.map((part) => (part.type === "text" ? part.text : part.image_url.url));
+      : content.map((part) =>
+          part.type === "text" ? part.text : part.type === "image_url" ? part.image_url.url : "",
+        );
   return all.filter((text) => text.trim() !== "");
 }
 

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
-import { arbValidConversation } from "../test-support/message-arbitraries.js";
+import { arbMediaConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
 import { validateMessages } from "./validate.js";
 
 const call = (id: string): ToolCall => ({
@@ -290,5 +290,54 @@ describe("validateMessages: empty turns", () => {
       user("and again"), // 6
     ];
     expect(kinds(messages, "anthropic")).toEqual(["3:empty_content", "5:empty_content"]);
+  });
+});
+
+describe("validateMessages: files and audio", () => {
+  const pdf: ChatMessage = {
+    role: "user",
+    content: [
+      {
+        type: "file",
+        file: { file_data: "data:application/pdf;base64,JVBERi0x", filename: "a.pdf" },
+      },
+    ],
+  };
+  const audio: ChatMessage = {
+    role: "user",
+    content: [{ type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } }],
+  };
+  const zip: ChatMessage = {
+    role: "user",
+    content: [
+      { type: "text", text: "unpack" },
+      { type: "file", file: { file_data: "data:application/zip;base64,UEsDBA==" } },
+    ],
+  };
+  const turns = (...users: ChatMessage[]): ChatMessage[] =>
+    users.flatMap((message) => [message, assistant("ok")]);
+
+  it("openai and gemini: a user turn of only a file or only audio is a turn, not an empty one", () => {
+    for (const provider of ["openai", "gemini"] as const) {
+      expect(kinds(turns(pdf, audio, zip), provider)).toEqual([]);
+    }
+  });
+
+  it("anthropic: accepts PDFs, refuses audio and files it cannot hold, naming the part", () => {
+    expect(kinds(turns(pdf), "anthropic")).toEqual([]);
+    const problems = validateMessages(turns(pdf, audio, zip), "anthropic").problems;
+    expect(problems.map((problem) => `${problem.index}|${problem.path}|${problem.kind}`)).toEqual([
+      "2|content[0]|unsupported_part",
+      "4|content[1]|unsupported_part",
+    ]);
+  });
+
+  it("accepts every well-formed conversation with media for openai (property)", () => {
+    fc.assert(
+      fc.property(arbMediaConversation, (messages) => {
+        expect(validateMessages(messages, "openai").problems).toEqual([]);
+      }),
+      { numRuns: 100 },
+    );
   });
 });

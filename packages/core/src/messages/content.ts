@@ -3,7 +3,7 @@
  * Reading a message's text and its tool calls, the same way everywhere.
  */
 
-import type { ChatMessage } from "./types.js";
+import type { ChatMessage, ContentPart } from "./types.js";
 
 /** The text of a message: string content, or its text parts joined by newlines (images are skipped). */
 export function messageText(message: ChatMessage): string {
@@ -14,6 +14,18 @@ export function messageText(message: ChatMessage): string {
     .filter((part) => part.type === "text")
     .map((part) => part.text)
     .join("\n");
+}
+
+/** What stands for a part that is not text where only text can go: `[image]`, `[file name]`, `[audio]`. */
+export function partPlaceholder(part: Exclude<ContentPart, { type: "text" }>): string {
+  switch (part.type) {
+    case "image_url":
+      return "[image]";
+    case "file":
+      return part.file.filename === undefined ? "[file]" : `[file ${part.file.filename}]`;
+    default:
+      return "[audio]";
+  }
 }
 
 /** Tool names by tool-call id, from the assistant messages of the list. */

@@ -15,6 +15,10 @@
  *   `reasoning_content`, `tool_call_id` on a non-tool message, extra keys on content
  *   parts, ...) are dropped.
  *
+ * Content parts are Chat Completions': `text`, `image_url`, `file` (`file_data` as a
+ * `data:` URL, or `file_id`; `filename`) and `input_audio` (base64 `data`, `format` wav or
+ * mp3). Images, files and audio are user input: other roles may not carry them.
+ *
  * Tool-call arguments (and `provider_data`) nested more than `MAX_NESTING` (256)
  * levels deep, or cyclic, are rejected (`arguments_too_deep`): no provider accepts
  * them, and the engine walks arguments recursively.
@@ -41,6 +45,7 @@ import {
 import type {
   ChatMessage,
   ContentPart,
+  FilePart,
   MessageContent,
   ProviderData,
   Role,
@@ -50,6 +55,7 @@ import type {
 const ROLES: readonly Role[] = ["system", "developer", "user", "assistant", "tool"];
 const ROLE_LIST = "system, developer, user, assistant or tool";
 const DETAILS = ["auto", "low", "high"] as const;
+const AUDIO_FORMATS = ["wav", "mp3"] as const;
 
 function isRole(value: unknown): value is Role {
   return typeof value === "string" && (ROLES as readonly string[]).includes(value);
@@ -339,10 +345,15 @@ function parsePart(
     return { type: "text", text: toWellFormed(text) };
   }
   if (type === "image_url") return parseImagePart(raw, role, index, path, problems);
+  if (type === "file") return parseFilePart(raw, role, index, path, problems);
+  if (type === "input_audio") return parseAudioPart(raw, role, index, path, problems);
   const fix =
-    type === "input_text" || type === "output_text" || type === "input_image"
-      ? `\`${type}\` is a Responses API part; in Chat Completions use { "type": "text", "text": "..." } or { "type": "image_url", ... }, or send the input with format "responses"`
-      : 'use { "type": "text", "text": "..." } or { "type": "image_url", "image_url": { "url": "..." } }';
+    type === "input_text" ||
+    type === "output_text" ||
+    type === "input_image" ||
+    type === "input_file"
+      ? `\`${type}\` is a Responses API part; in Chat Completions use { "type": "text", "text": "..." }, { "type": "image_url", ... } or { "type": "file", ... }, or send the input with format "responses"`
+      : 'use { "type": "text", "text": "..." }, { "type": "image_url", "image_url": { "url": "..." } }, { "type": "file", "file": { "file_data": "data:application/pdf;base64,..." } } or { "type": "input_audio", "input_audio": { "data": "...", "format": "wav" } }';
   problems.add(
     index,
     `${path}.type`,
@@ -403,6 +414,129 @@ function parseImagePart(
     return undefined;
   }
   return { type: "image_url", image_url: { url: toWellFormed(url), detail: known } };
+}
+
+/** Files and audio are user input, like images (Chat Completions takes them in user messages only). */
+function userOnly(
+  what: string,
+  kind: string,
+  role: Role | undefined,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): boolean {
+  if (role === undefined || role === "user") return true;
+  problems.add(
+    index,
+    path,
+    kind,
+    `${what} parts are only allowed in user messages, not in a ${role} message; move it into a user message`,
+  );
+  return false;
+}
+
+/** An optional non-empty string field of a part: the string, `undefined` when absent, `false` when wrong. */
+function optionalText(
+  record: Record<string, unknown>,
+  key: string,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): string | undefined | false {
+  const value = field(record, key);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === "string" && value !== "") return toWellFormed(value);
+  problems.add(
+    index,
+    `${path}.${key}`,
+    "invalid_part",
+    `\`${key}\` must be a non-empty string, got ${typeName(value)}; send it or leave it out`,
+  );
+  return false;
+}
+
+function parseFilePart(
+  raw: Record<string, unknown>,
+  role: Role | undefined,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): ContentPart | undefined {
+  if (!userOnly("file", "file_not_allowed", role, index, path, problems)) return undefined;
+  const file = field(raw, "file");
+  if (!isRecord(file)) {
+    problems.add(
+      index,
+      `${path}.file`,
+      "invalid_part",
+      `a file part needs \`file\` as an object { "file_data": "data:application/pdf;base64,..." } or { "file_id": "..." }, got ${typeName(file)}`,
+    );
+    return undefined;
+  }
+  const at = `${path}.file`;
+  const data = optionalText(file, "file_data", index, at, problems);
+  const id = optionalText(file, "file_id", index, at, problems);
+  const name = optionalText(file, "filename", index, at, problems);
+  if (data === false || id === false || name === false) return undefined;
+  if (data === undefined && id === undefined) {
+    problems.add(
+      index,
+      at,
+      "invalid_part",
+      "a file part needs the file's bytes as `file_data` (a data: URL such as data:application/pdf;base64,...) or an uploaded file's `file_id`",
+    );
+    return undefined;
+  }
+  const kept: FilePart["file"] = {};
+  if (data !== undefined) kept.file_data = data;
+  if (id !== undefined) kept.file_id = id;
+  if (name !== undefined) kept.filename = name;
+  return { type: "file", file: kept };
+}
+
+function parseAudioPart(
+  raw: Record<string, unknown>,
+  role: Role | undefined,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): ContentPart | undefined {
+  if (!userOnly("audio", "audio_not_allowed", role, index, path, problems)) return undefined;
+  const audio = field(raw, "input_audio");
+  if (!isRecord(audio)) {
+    problems.add(
+      index,
+      `${path}.input_audio`,
+      "invalid_part",
+      `an audio part needs \`input_audio\` as an object { "data": "<base64>", "format": "wav" }, got ${typeName(audio)}`,
+    );
+    return undefined;
+  }
+  const at = `${path}.input_audio`;
+  const data = field(audio, "data");
+  const format = field(audio, "format");
+  let ok = true;
+  if (typeof data !== "string" || data === "") {
+    problems.add(
+      index,
+      `${at}.data`,
+      "invalid_part",
+      `an audio part needs its base64 bytes as a non-empty string \`data\`, got ${typeName(data)}`,
+    );
+    ok = false;
+  }
+  const known = AUDIO_FORMATS.find((value) => value === format);
+  if (known === undefined) {
+    problems.add(
+      index,
+      `${at}.format`,
+      "invalid_part",
+      `unknown audio format ${quote(format)}; Chat Completions takes wav or mp3 (send other audio as a file part)`,
+    );
+    ok = false;
+  }
+  if (!ok || typeof data !== "string" || known === undefined) return undefined;
+  return { type: "input_audio", input_audio: { data: toWellFormed(data), format: known } };
 }
 
 function parseToolCalls(

@@ -17,7 +17,24 @@ export interface ImagePart {
   image_url: { url: string; detail?: "auto" | "low" | "high" };
 }
 
-export type ContentPart = TextPart | ImagePart;
+/**
+ * A document (PDF, text, …) as Chat Completions takes it: its bytes as a `data:` URL (a bare
+ * base64 string is read as a PDF, the only kind OpenAI documents for it), or an uploaded file's id.
+ */
+export interface FilePart {
+  type: "file";
+  file: { file_data?: string; file_id?: string; filename?: string };
+}
+
+/** Base64 audio as Chat Completions takes it (OpenAI documents wav and mp3). */
+export interface AudioPart {
+  type: "input_audio";
+  input_audio: { data: string; format: AudioFormat };
+}
+
+export type AudioFormat = "wav" | "mp3";
+
+export type ContentPart = TextPart | ImagePart | FilePart | AudioPart;
 
 export type MessageContent = string | ContentPart[] | null;
 

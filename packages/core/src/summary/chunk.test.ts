@@ -191,6 +191,19 @@ describe("renderMessage", () => {
         names,
       ),
     ).toBe("User: look\n[image]");
+    expect(
+      renderMessage(
+        {
+          role: "user",
+          content: [
+            { type: "file", file: { file_id: "file-1", filename: "spec.pdf" } },
+            { type: "file", file: { file_id: "file-2" } },
+            { type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } },
+          ],
+        },
+        names,
+      ),
+    ).toBe("User: [file spec.pdf]\n[file]\n[audio]");
   });
 });
 

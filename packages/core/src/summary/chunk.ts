@@ -14,7 +14,7 @@
  * Everything here is pure: token counting is passed in.
  */
 
-import { toolNamesById } from "../messages/content.js";
+import { partPlaceholder, toolNamesById } from "../messages/content.js";
 import type { ChatMessage, MessageContent } from "../messages/types.js";
 import { splitSummaryBlocks } from "./template.js";
 
@@ -97,11 +97,13 @@ export function stripInlineReasoning(text: string): string {
   return out + text.slice(position);
 }
 
-/** The text parts of a message's content; images become a marker, nothing else is read. */
+/** The text parts of a message's content; images, files and audio become a marker, nothing else is read. */
 export function contentText(content: MessageContent): string {
   if (content === null) return "";
   if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part.text : "[image]")).join("\n");
+  return content
+    .map((part) => (part.type === "text" ? part.text : partPlaceholder(part)))
+    .join("\n");
 }
 
 /**

@@ -2,13 +2,16 @@
  * @module test-support/message-arbitraries
  * fast-check arbitraries for message lists in every format: messy canonical
  * conversations (orphans, missing/moved/duplicated results, reused ids, empty turns),
- * well-formed Anthropic requests and Responses item lists, and canonical
- * conversations in the normal form each format can hold exactly.
+ * canonical conversations with images, files and audio, well-formed Anthropic
+ * requests (documents, search results and the other user blocks included) and
+ * Responses item lists (files included), and canonical conversations in the
+ * normal form each format can hold exactly.
  * Not part of the published package.
  */
 
 import fc from "fast-check";
-import type { ChatMessage, ContentPart, ToolCall } from "../messages/types.js";
+import { textToBase64 } from "../messages/data-url.js";
+import type { AudioPart, ChatMessage, ContentPart, FilePart, ToolCall } from "../messages/types.js";
 
 /** Well-formed text: ASCII, full Unicode, empty, whitespace-only, occasionally huge. */
 export const arbText: fc.Arbitrary<string> = fc.oneof(
@@ -43,6 +46,57 @@ const arbToolName = fc.constantFrom(
 export const arbImageUrl: fc.Arbitrary<string> = fc.oneof(
   fc.constantFrom("https://example.com/cat.png", "https://example.com/a/b.jpg?x=1"),
   fc.base64String({ minLength: 4, maxLength: 40 }).map((data) => `data:image/png;base64,${data}`),
+);
+
+const arbFilename = fc.option(fc.constantFrom("spec.pdf", "notes.txt", "Q3 report", "ü.md"), {
+  nil: undefined,
+});
+
+/** A PDF's bytes as base64 (a header and a few page objects, or arbitrary bytes). */
+const arbPdfBase64: fc.Arbitrary<string> = fc.oneof(
+  fc.nat({ max: 4 }).map((pages) => btoa(`%PDF-1.7\n${"<< /Type /Page >>\n".repeat(pages)}%%EOF`)),
+  fc.base64String({ minLength: 4, maxLength: 40 }),
+);
+
+/**
+ * File parts every format holds exactly: a PDF or a text file by its bytes, or a file id, each
+ * with or without a filename.
+ */
+export const arbFilePart: fc.Arbitrary<FilePart> = fc
+  .tuple(
+    fc.oneof(
+      arbPdfBase64.map((data) => ({ file_data: `data:application/pdf;base64,${data}` })),
+      arbText.map((text) => ({ file_data: `data:text/plain;base64,${textToBase64(text)}` })),
+      fc.stringMatching(/^file-[A-Za-z0-9]{4,12}$/).map((id) => ({ file_id: id })),
+    ),
+    arbFilename,
+  )
+  .map(
+    ([file, filename]): FilePart => ({
+      type: "file",
+      file: filename === undefined ? file : { ...file, filename },
+    }),
+  );
+
+/** Audio parts (Chat Completions and Gemini hold them; Anthropic and Responses do not). */
+export const arbAudioPart: fc.Arbitrary<AudioPart> = fc
+  .tuple(fc.base64String({ minLength: 4, maxLength: 40 }), fc.constantFrom("wav", "mp3"))
+  .map(
+    ([data, format]): AudioPart => ({
+      type: "input_audio",
+      input_audio: { data, format: format as "wav" | "mp3" },
+    }),
+  );
+
+/** User content with every part kind of Chat Completions: text, images, files and audio. */
+export const arbMediaUserContent: fc.Arbitrary<ContentPart[]> = fc.array(
+  fc.oneof(
+    arbVisibleText.map((text): ContentPart => ({ type: "text", text })),
+    arbImageUrl.map((url): ContentPart => ({ type: "image_url", image_url: { url } })),
+    arbFilePart,
+    arbAudioPart,
+  ),
+  { minLength: 1, maxLength: 4 },
 );
 
 // ---------------------------------------------------------------------------
@@ -190,6 +244,21 @@ export const arbValidConversation: fc.Arbitrary<ChatMessage[]> = fc
   )
   .map(([specs, contents]) => buildValid(specs.map(withoutEmptyTurn), contents));
 
+/**
+ * Canonical conversations valid for OpenAI whose user messages may hold images, files and
+ * audio (each user message of `arbValidConversation` in turn becomes one with media parts).
+ */
+export const arbMediaConversation: fc.Arbitrary<ChatMessage[]> = fc
+  .tuple(arbValidConversation, fc.array(arbMediaUserContent, { minLength: 1, maxLength: 4 }))
+  .map(([messages, contents]) => {
+    let next = 0;
+    return messages.map((message) => {
+      if (message.role !== "user") return message;
+      const content = contents[next++ % contents.length];
+      return content === undefined ? message : { ...message, content };
+    });
+  });
+
 /** Valid canonical conversations whose calls are numbered afresh every turn, so ids come back once answered. */
 export const arbReusedIdConversation: fc.Arbitrary<ChatMessage[]> = fc
   .tuple(
@@ -229,9 +298,66 @@ const arbAnthropicImage = fc.oneof(
     .map((url) => ({ type: "image", source: { type: "url", url } })),
 );
 
+const arbAnthropicDocument = fc
+  .tuple(
+    fc.oneof(
+      arbPdfBase64.map((data) => ({ type: "base64", media_type: "application/pdf", data })),
+      arbText.map((data) => ({ type: "text", media_type: "text/plain", data })),
+      fc.constantFrom("https://example.com/a.pdf").map((url) => ({ type: "url", url })),
+      fc.stringMatching(/^file_[A-Za-z0-9]{4,12}$/).map((file_id) => ({ type: "file", file_id })),
+      fc.oneof(
+        arbText.map((content): unknown => ({ type: "content", content })),
+        fc
+          .array(fc.oneof(arbAnthropicText, arbAnthropicImage), { minLength: 1, maxLength: 2 })
+          .map((content) => ({ type: "content", content })),
+      ),
+    ),
+    arbFilename,
+    fc.option(fc.constantFrom("Q3 figures"), { nil: undefined }),
+    fc.option(fc.constant({ enabled: true }), { nil: undefined }),
+    arbCacheControl,
+  )
+  .map(([source, title, context, citations, cache_control]) =>
+    withOptional({ type: "document", source }, { title, context, citations, cache_control }),
+  );
+
+const arbSearchResult = fc
+  .tuple(
+    fc.constantFrom("https://docs.example.com/widgets", "kb://article/42"),
+    arbText,
+    fc.array(arbAnthropicText, { minLength: 1, maxLength: 2 }),
+    fc.option(fc.constant({ enabled: true }), { nil: undefined }),
+  )
+  .map(([source, title, content, citations]) =>
+    withOptional({ type: "search_result", source, title, content }, { citations }),
+  );
+
+/** Blocks of a user turn besides tool results. */
+const arbAnthropicUserBlock = fc.oneof(
+  { weight: 4, arbitrary: arbAnthropicText },
+  { weight: 2, arbitrary: arbAnthropicImage },
+  { weight: 2, arbitrary: arbAnthropicDocument },
+  arbSearchResult,
+  fc
+    .stringMatching(/^file_[A-Za-z0-9]{4,12}$/)
+    .map((file_id) => ({ type: "container_upload", file_id })),
+  fc
+    .stringMatching(/^file_[A-Za-z0-9]{4,12}$/)
+    .map((file_id) => ({ type: "image", source: { type: "file", file_id } })),
+);
+
 const arbToolResultContent = fc.oneof(
   arbText.map((text): unknown => text),
-  fc.array(fc.oneof(arbAnthropicText, arbAnthropicImage), { minLength: 1, maxLength: 3 }),
+  fc.array(
+    fc.oneof(
+      { weight: 4, arbitrary: arbAnthropicText },
+      { weight: 2, arbitrary: arbAnthropicImage },
+      arbAnthropicDocument,
+      arbSearchResult,
+      arbToolName.map((tool_name) => ({ type: "tool_reference", tool_name })),
+    ),
+    { minLength: 1, maxLength: 3 },
+  ),
   fc.constant(undefined),
 );
 
@@ -270,7 +396,7 @@ export const arbAnthropicRequest: fc.Arbitrary<{ system?: unknown; messages: unk
       fc.record({
         userText: fc.oneof(
           arbText.map((text): unknown => text),
-          fc.array(fc.oneof(arbAnthropicText, arbAnthropicImage), { minLength: 1, maxLength: 3 }),
+          fc.array(arbAnthropicUserBlock, { minLength: 1, maxLength: 3 }),
           fc.constant(null),
         ),
         resultContents: fc.array(arbToolResultContent, { maxLength: 3 }),
@@ -352,11 +478,33 @@ const arbMaybeId = (prefix: string): fc.Arbitrary<string | undefined> =>
     { nil: undefined },
   );
 
+const arbInputFile = fc
+  .tuple(
+    fc.oneof(
+      arbPdfBase64.map(
+        (data): Record<string, unknown> => ({
+          file_data: `data:application/pdf;base64,${data}`,
+        }),
+      ),
+      fc.constantFrom("file-abc123", "file-XyZ").map((file_id) => ({ file_id })),
+      fc.constantFrom("https://example.com/b.pdf").map((file_url) => ({ file_url })),
+    ),
+    arbFilename,
+    fc.option(fc.constantFrom("auto", "low", "high"), { nil: undefined }),
+  )
+  .map(([source, filename, detail]) =>
+    withOptional({ type: "input_file", ...source }, { filename, detail }),
+  );
+
 const arbInputPart = fc.oneof(
-  arbText.map((text) => ({ type: "input_text", text })),
-  fc
-    .tuple(arbImageUrl, fc.option(fc.constantFrom("auto", "low", "high"), { nil: undefined }))
-    .map(([image_url, detail]) => withOptional({ type: "input_image", image_url }, { detail })),
+  { weight: 3, arbitrary: arbText.map((text) => ({ type: "input_text", text })) },
+  {
+    weight: 2,
+    arbitrary: fc
+      .tuple(arbImageUrl, fc.option(fc.constantFrom("auto", "low", "high"), { nil: undefined }))
+      .map(([image_url, detail]) => withOptional({ type: "input_image", image_url }, { detail })),
+  },
+  arbInputFile,
 );
 
 const arbOutputPart = fc.oneof(
@@ -498,8 +646,12 @@ export const arbResponsesItems: fc.Arbitrary<unknown[]> = fc
 
 const arbUserParts: fc.Arbitrary<ContentPart[]> = fc.array(
   fc.oneof(
-    arbVisibleText.map((text): ContentPart => ({ type: "text", text })),
-    arbImageUrl.map((url): ContentPart => ({ type: "image_url", image_url: { url } })),
+    { weight: 3, arbitrary: arbVisibleText.map((text): ContentPart => ({ type: "text", text })) },
+    {
+      weight: 2,
+      arbitrary: arbImageUrl.map((url): ContentPart => ({ type: "image_url", image_url: { url } })),
+    },
+    arbFilePart,
   ),
   { minLength: 1, maxLength: 3 },
 );
@@ -507,7 +659,10 @@ const arbUserParts: fc.Arbitrary<ContentPart[]> = fc.array(
 const arbToolContent: fc.Arbitrary<string | ContentPart[]> = fc.oneof(
   arbText.map((text): string | ContentPart[] => text),
   fc.array(
-    arbVisibleText.map((text): ContentPart => ({ type: "text", text })),
+    fc.oneof(
+      { weight: 3, arbitrary: arbVisibleText.map((text): ContentPart => ({ type: "text", text })) },
+      arbFilePart,
+    ),
     { minLength: 1, maxLength: 2 },
   ),
 );

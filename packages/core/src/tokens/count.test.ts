@@ -113,6 +113,42 @@ describe("messageTokens", () => {
     );
   });
 
+  it("counts file parts by their pages and audio parts by their duration", () => {
+    const pdf = `data:application/pdf;base64,${btoa("%PDF-1.7\n<< /Type /Page >>\n<< /Type /Page >>")}`;
+    const wav = btoa(
+      `RIFF\0\0\0\0WAVEfmt \x10\0\0\0\x01\0\x01\0\0\0\0\0\x10\x27\0\0\x02\0\x10\0data\x20\x4e\0\0${"\0".repeat(20_000)}`,
+    );
+    const message: ChatMessage = {
+      role: "user",
+      content: [
+        { type: "text", text: "Read this." },
+        { type: "file", file: { file_data: pdf, filename: "spec.pdf" } },
+        { type: "input_audio", input_audio: { data: wav, format: "wav" } },
+      ],
+    };
+    // Two pages of 3,000 tokens, the filename, and 2 s of audio (10,000 bytes per second) at 10 tokens a second.
+    expect(messageTokens(message, "gpt-4o")).toBe(
+      3 + exact("user") + exact("Read this.") + 6_000 + exact("spec.pdf") + 20,
+    );
+  });
+
+  it("tells apart files that differ only past their first 64 KiB", () => {
+    const filler = "%".repeat(70_000);
+    const pdf = (pages: number) => ({
+      role: "user" as const,
+      content: [
+        {
+          type: "file" as const,
+          file: {
+            file_data: `data:application/pdf;base64,${btoa(`%PDF-1.7\n${filler}${"<< /Type /Page >>".repeat(pages)}`)}`,
+          },
+        },
+      ],
+    });
+    expect(messageTokens(pdf(2), "gpt-4o")).toBe(3 + exact("user") + 6_000);
+    expect(messageTokens(pdf(3), "gpt-4o")).toBe(3 + exact("user") + 9_000);
+  });
+
   it("does not count provider data or tool call ids", () => {
     const base: ChatMessage = { role: "tool", content: "ok", tool_call_id: "call_1" };
     const withData: ChatMessage = {

@@ -6,7 +6,8 @@
  * Message accounting follows OpenAI's cookbook: 3 tokens of framing per message, the role and
  * content tokens, the name plus 1 when a name is set, and 3 tokens priming the reply per
  * request. Tool calls (not covered by the cookbook) are estimated as their name and
- * arguments plus 3 tokens of framing each. Images follow {@link imageTokens}. Provider data
+ * arguments plus 3 tokens of framing each. Images follow {@link imageTokens}, files and
+ * audio {@link fileTokens} and {@link audioTokens}. Provider data
  * (thinking blocks, reasoning items) is not counted: providers drop or re-encode it.
  * For models whose tokenizer is estimated the per-message count is padded by the model's
  * safety margin (see {@link encodingFor}), rounding up.
@@ -20,6 +21,7 @@
 
 import type { ChatMessage } from "../messages/types.js";
 import { countTextTokens, type EncodingName, encodingFor } from "./encoder.js";
+import { audioTokens, fileTokens } from "./file-tokens.js";
 import { IMAGE_HEADER_CHARS, imageTokens } from "./image-tokens.js";
 
 const TOKENS_PER_MESSAGE = 3;
@@ -113,6 +115,9 @@ function tokenize(message: ChatMessage, encoding: EncodingName): number {
     for (const part of content) {
       if (part.type === "text") tokens += countTextTokens(part.text, encoding);
       else if (part.type === "image_url") tokens += imageTokens(part);
+      else if (part.type === "file")
+        tokens += fileTokens(part, (text) => countTextTokens(text, encoding));
+      else if (part.type === "input_audio") tokens += audioTokens(part);
       else tokens += countTextTokens(JSON.stringify(part as unknown), encoding);
     }
   }
@@ -128,7 +133,8 @@ function tokenize(message: ChatMessage, encoding: EncodingName): number {
 /**
  * Two independent 32-bit hashes (FNV-1a and a murmur-style mix) plus the total length over
  * exactly what {@link tokenize} reads, each field length-prefixed so that field boundaries
- * cannot shift. For images only the prefix the estimate depends on is hashed.
+ * cannot shift. For images only the prefix the estimate depends on is hashed; files and audio
+ * are hashed whole (their estimates read all of them).
  */
 function contentHash(message: ChatMessage): string {
   let h1 = 0x811c9dc5;
@@ -165,6 +171,15 @@ function contentHash(message: ChatMessage): string {
         mixCode(5);
         feed(part.image_url.detail ?? "");
         feed(part.image_url.url.slice(0, IMAGE_HEADER_CHARS));
+      } else if (part.type === "file") {
+        mixCode(8);
+        feed(part.file.file_data ?? "");
+        feed(part.file.file_id ?? "");
+        feed(part.file.filename ?? "");
+      } else if (part.type === "input_audio") {
+        mixCode(9);
+        feed(part.input_audio.format);
+        feed(part.input_audio.data);
       } else {
         mixCode(6);
         feed(JSON.stringify(part as unknown));

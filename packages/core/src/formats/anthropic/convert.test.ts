@@ -222,6 +222,7 @@ describe("fromAnthropic", () => {
           content: [
             { type: "tool_result", tool_use_id: "a", content: 3, is_error: "yes" },
             { type: "image", source: { type: "file" } },
+            { type: "image", source: { type: "s3" } },
           ],
         },
         "text",
@@ -237,7 +238,8 @@ describe("fromAnthropic", () => {
       "4|content[0].id|duplicate_tool_call_id",
       "5|content[0].content|invalid_block",
       "5|content[0].is_error|invalid_block",
-      "5|content[1].source.type|invalid_block",
+      "5|content[1].source.file_id|invalid_block",
+      "5|content[2].source.type|invalid_block",
       "6||not_an_object",
     ]);
     expect(problems[3]?.message).toContain("belong in assistant turns");
@@ -515,5 +517,248 @@ describe("toAnthropic", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("Anthropic documents, search results and other user blocks", () => {
+  const pdfData = "JVBERi0xLjQK";
+
+  it("maps document blocks to file parts (PDF, text, file id) and rebuilds them exactly", () => {
+    const input = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            {
+              type: "document",
+              source: { type: "base64", media_type: "application/pdf", data: pdfData },
+              title: "spec.pdf",
+            },
+            {
+              type: "document",
+              source: { type: "text", media_type: "text/plain", data: "héllo, wörld" },
+            },
+            { type: "document", source: { type: "file", file_id: "file_011abc" } },
+            { type: "text", text: "Compare them." },
+          ],
+        },
+      ],
+    };
+    const messages = fromAnthropic(input);
+    expect(messages).toEqual([
+      {
+        role: "user",
+        content: [
+          {
+            type: "file",
+            file: { file_data: `data:application/pdf;base64,${pdfData}`, filename: "spec.pdf" },
+          },
+          {
+            type: "file",
+            file: { file_data: `data:text/plain;base64,${btoa("h\xc3\xa9llo, w\xc3\xb6rld")}` },
+          },
+          { type: "file", file: { file_id: "file_011abc" } },
+          { type: "text", text: "Compare them." },
+        ],
+      },
+    ]);
+    expect(toAnthropic(messages)).toEqual(input);
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+  });
+
+  it("carries what has no canonical equivalent in provider_data, and a text part naming it", () => {
+    const search = {
+      type: "search_result",
+      source: "https://docs.example.com/widgets",
+      title: "Widgets",
+      content: [
+        { type: "text", text: "Widgets render twice when the cache is cold." },
+        { type: "text", text: "See ticket TICKET-1001." },
+      ],
+      citations: { enabled: true },
+    };
+    const input = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            {
+              type: "document",
+              source: { type: "url", url: "https://example.com/report.pdf" },
+              title: "Report",
+              context: "Q3 figures",
+              citations: { enabled: true },
+              cache_control: { type: "ephemeral" },
+            },
+            search,
+            { type: "container_upload", file_id: "file_xyz" },
+            { type: "image", source: { type: "file", file_id: "file_img" } },
+            {
+              type: "document",
+              source: {
+                type: "content",
+                content: [
+                  { type: "text", text: "chunk one" },
+                  { type: "image", source: { type: "url", url: "https://example.com/c.png" } },
+                ],
+              },
+            },
+          ],
+        },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "toolu_1", name: "search", input: { q: "x" } }],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: [search, { type: "tool_reference", tool_name: "read_file" }],
+            },
+          ],
+        },
+      ],
+    };
+    const messages = fromAnthropic(input);
+    expect(messages[0]?.content).toEqual([
+      { type: "text", text: '[document "Report": https://example.com/report.pdf]' },
+      {
+        type: "text",
+        text: "[search result: Widgets (https://docs.example.com/widgets)]\nWidgets render twice when the cache is cold.\nSee ticket TICKET-1001.",
+      },
+      { type: "text", text: "[container upload: file file_xyz]" },
+      { type: "text", text: "[image: file file_img]" },
+      { type: "text", text: "chunk one" },
+      { type: "image_url", image_url: { url: "https://example.com/c.png" } },
+    ]);
+    expect(messages[0]?.provider_data?.anthropic?.blocks).toEqual(input.messages[0]?.content);
+    expect(messages[2]).toMatchObject({
+      role: "tool",
+      tool_call_id: "toolu_1",
+      content: [
+        { type: "text", text: expect.stringContaining("[search result: Widgets") },
+        { type: "text", text: "[tool reference: read_file]" },
+      ],
+    });
+    expect(toAnthropic(messages)).toEqual(input);
+    expect(validateMessages(messages, "openai").ok).toBe(true);
+  });
+
+  it("rebuilds a changed message's blocks from its canonical parts", () => {
+    const [message] = fromAnthropic({
+      messages: [
+        {
+          role: "user",
+          content: [
+            {
+              type: "search_result",
+              source: "s",
+              title: "t",
+              content: [{ type: "text", text: "x" }],
+            },
+          ],
+        },
+      ],
+    });
+    if (message === undefined) throw new Error("no message");
+    const edited = { ...message, content: "[pruned]" };
+    expect(toAnthropic([edited]).messages).toEqual([{ role: "user", content: "[pruned]" }]);
+  });
+
+  it("names what is wrong with a document or search result", () => {
+    const problems = problemsOf({
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "document" },
+            { type: "document", source: { type: "base64", data: "x" } },
+            { type: "document", source: { type: "zip" }, title: 5 },
+            { type: "search_result", source: "s", title: "t", content: [] },
+            { type: "search_result", source: 1, title: "t", content: [{ type: "image" }] },
+            { type: "container_upload" },
+            { type: "tool_reference", tool_name: "x" },
+          ],
+        },
+      ],
+    });
+    expect(problems.map((problem) => `${problem.path}|${problem.kind}`)).toEqual([
+      "content[0].source|invalid_block",
+      "content[1].source.media_type|invalid_block",
+      "content[2].source.type|invalid_block",
+      "content[2].title|invalid_block",
+      "content[3].content|invalid_block",
+      "content[4].source|invalid_block",
+      "content[4].content[0].type|invalid_block",
+      "content[5].file_id|invalid_block",
+      "content[6].type|unknown_block_type",
+    ]);
+    expect(problems[2]?.message).toContain('"base64", "text", "url", "file" or "content"');
+    expect(problems[8]?.message).toContain("inside a tool_result");
+  });
+});
+
+describe("toAnthropic: file and audio parts", () => {
+  const user = (content: ChatMessage["content"]): ChatMessage => ({ role: "user", content });
+
+  it("writes file parts as document (or image) blocks, their filename as the title", () => {
+    const text = "line 1\nline 2 — ünïcode";
+    const bytes = new TextEncoder().encode(text);
+    const base64Text = btoa(String.fromCharCode(...bytes));
+    const request = toAnthropic([
+      user([
+        {
+          type: "file",
+          file: { file_data: "data:application/pdf;base64,JVBERi0x", filename: "a.pdf" },
+        },
+        { type: "file", file: { file_data: "JVBERi0y" } },
+        { type: "file", file: { file_data: `data:text/markdown;base64,${base64Text}` } },
+        { type: "file", file: { file_data: "data:image/png;base64,iVBORw0K" } },
+        { type: "file", file: { file_id: "file-9", filename: "notes.txt" } },
+      ]),
+    ]);
+    expect(request.messages[0]?.content).toEqual([
+      {
+        type: "document",
+        source: { type: "base64", media_type: "application/pdf", data: "JVBERi0x" },
+        title: "a.pdf",
+      },
+      {
+        type: "document",
+        source: { type: "base64", media_type: "application/pdf", data: "JVBERi0y" },
+      },
+      { type: "document", source: { type: "text", media_type: "text/plain", data: text } },
+      { type: "image", source: { type: "base64", media_type: "image/png", data: "iVBORw0K" } },
+      { type: "document", source: { type: "file", file_id: "file-9" }, title: "notes.txt" },
+    ]);
+  });
+
+  it("refuses audio and files Anthropic cannot hold, naming each, instead of dropping them", () => {
+    const messages: ChatMessage[] = [
+      user("hi"),
+      { role: "assistant", content: "ok" },
+      user([
+        { type: "text", text: "listen" },
+        { type: "input_audio", input_audio: { data: "UklGRg==", format: "wav" } },
+        { type: "file", file: { file_data: "data:application/zip;base64,UEsDBA==" } },
+      ]),
+    ];
+    let caught: unknown;
+    try {
+      toAnthropic(messages);
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidMessagesError.isInstance(caught)).toBe(true);
+    const problems = (caught as InvalidMessagesError).problems;
+    expect(problems.map((problem) => `${problem.index}|${problem.path}|${problem.kind}`)).toEqual([
+      "2|content[1]|unsupported_part",
+      "2|content[2]|unsupported_part",
+    ]);
+    expect(problems[0]?.message).toContain("audio");
+    expect(problems[1]?.message).toContain("application/zip");
+    expect(validateMessages(messages, "anthropic").problems).toEqual(problems);
   });
 });

@@ -14,6 +14,21 @@
  *   text), `thinking`/`redacted_thinking` → `provider_data.anthropic.thinking`.
  * - String content stays string content; block arrays become content-part
  *   arrays. Images: base64 source ↔ `data:` URL, url source ↔ URL.
+ * - Documents ↔ `file` parts, the title ↔ `filename`: a base64 PDF ↔ its `data:`
+ *   URL; a text document ↔ a `data:text/plain;base64,` URL (any text file becomes
+ *   a text document); a Files API document ↔ `file_id`; a document's custom
+ *   `content` → its text and image parts. A file part holding a JPEG, PNG, GIF or
+ *   WebP image becomes an image block.
+ * - Blocks without a canonical equivalent become a text part saying what they
+ *   hold, the block itself riding in `provider_data.anthropic.blocks` (below): a
+ *   URL document (`[document "title": url]`), a search result (`[search result:
+ *   title (source)]` and its texts), a container upload, a tool reference (in a
+ *   tool result), an image of the Files API. So they round-trip through a
+ *   session, and every other format still shows the model what was there.
+ * - Parts Anthropic cannot hold are refused, never dropped: `toAnthropic` throws
+ *   `InvalidMessagesError` (kind `unsupported_part`) for an `input_audio` part
+ *   (Claude takes no audio) or a file that is neither PDF, text nor one of those
+ *   images; `validateMessages(…, "anthropic")` reports the same problems.
  * - `is_error` of a tool result → `provider_data.anthropic.is_error`.
  * - When the blocks `toAnthropic` would rebuild from a message differ from the
  *   original ones (cache_control, citations, block order, whitespace-only text,
@@ -41,8 +56,10 @@
  * as `{ "arguments": "<text>" }` (`input` must be an object).
  */
 
+import { InvalidMessagesError } from "../../errors/condense-error.js";
 import type { ChatMessage } from "../../messages/types.js";
 import {
+  anthropicUnsupportedParts,
   keepBlocksIfNeeded,
   systemToCanonical,
   turnBlocksPerMessage,
@@ -78,9 +95,12 @@ export function fromAnthropic(input: {
 
 /**
  * Converts canonical messages to an Anthropic request: system/developer
- * messages → `system`, the rest → alternating user/assistant turns.
+ * messages → `system`, the rest → alternating user/assistant turns. Throws
+ * `InvalidMessagesError` when a message holds a part Anthropic cannot hold.
  */
 export function toAnthropic(messages: readonly ChatMessage[]): AnthropicRequest {
+  const unsupported = anthropicUnsupportedParts(messages);
+  if (unsupported.length > 0) throw new InvalidMessagesError(unsupported);
   const plan = planAnthropic(messages);
   const request: AnthropicRequest = {
     messages: plan.turns.map((turn) => ({ role: turn.role, content: turn.content })),

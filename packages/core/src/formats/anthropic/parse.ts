@@ -24,8 +24,22 @@ import type {
   AnthropicTextBlock,
 } from "./types.js";
 
-const USER_BLOCKS = ["text", "image", "tool_result"] as const;
+const USER_BLOCKS = [
+  "text",
+  "image",
+  "document",
+  "search_result",
+  "container_upload",
+  "tool_result",
+] as const;
 const ASSISTANT_BLOCKS = ["text", "tool_use", "thinking", "redacted_thinking"] as const;
+const TOOL_RESULT_BLOCKS = [
+  "text",
+  "image",
+  "document",
+  "search_result",
+  "tool_reference",
+] as const;
 
 function checkCacheControl(
   block: Record<string, unknown>,
@@ -114,14 +128,160 @@ function checkImageBlock(
     checkString(source, "data", "a base64 image source", index, `${path}.source`, problems);
   } else if (type === "url") {
     checkString(source, "url", "a url image source", index, `${path}.source`, problems, true);
+  } else if (type === "file") {
+    checkString(source, "file_id", "a file image source", index, `${path}.source`, problems, true);
   } else {
     problems.add(
       index,
       `${path}.source.type`,
       "invalid_block",
-      `unsupported image source type ${quote(type)}; use "base64" (with media_type and data) or "url"`,
+      `unsupported image source type ${quote(type)}; use "base64" (with media_type and data), "url" or "file" (with file_id)`,
     );
   }
+}
+
+function checkOptional(
+  block: Record<string, unknown>,
+  key: string,
+  expected: string,
+  check: (value: unknown) => boolean,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  const value = field(block, key);
+  if (value === undefined || value === null || check(value)) return;
+  problems.add(
+    index,
+    `${path}.${key}`,
+    "invalid_block",
+    `\`${key}\` must be ${expected}, got ${typeName(value)}; fix it or leave it out`,
+  );
+}
+
+const isString = (value: unknown): boolean => typeof value === "string";
+const CITATIONS = 'an object like { "enabled": true }';
+
+function checkDocumentBlock(
+  block: Record<string, unknown>,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  checkDocumentSource(field(block, "source"), index, `${path}.source`, problems);
+  checkOptional(block, "title", "a string", isString, index, path, problems);
+  checkOptional(block, "context", "a string", isString, index, path, problems);
+  checkOptional(block, "citations", CITATIONS, isRecord, index, path, problems);
+  checkCacheControl(block, index, path, problems);
+}
+
+function checkDocumentSource(
+  source: unknown,
+  index: number,
+  at: string,
+  problems: ProblemCollector,
+): void {
+  if (!isRecord(source)) {
+    problems.add(
+      index,
+      at,
+      "invalid_block",
+      `a document block needs \`source\` as an object, got ${typeName(source)}`,
+    );
+    return;
+  }
+  const type = field(source, "type");
+  switch (type) {
+    case "base64":
+    case "text":
+      checkString(source, "media_type", `a ${type} document source`, index, at, problems, true);
+      checkString(source, "data", `a ${type} document source`, index, at, problems);
+      return;
+    case "url":
+      checkString(source, "url", "a url document source", index, at, problems, true);
+      return;
+    case "file":
+      checkString(source, "file_id", "a file document source", index, at, problems, true);
+      return;
+    case "content": {
+      const content = field(source, "content");
+      if (typeof content === "string") return;
+      if (!Array.isArray(content) || content.length === 0) {
+        problems.add(
+          index,
+          `${at}.content`,
+          "invalid_block",
+          `a content document source needs \`content\` as a string or a non-empty array of text/image blocks, got ${typeName(content)}`,
+        );
+        return;
+      }
+      checkBlockList(
+        content,
+        ["text", "image"],
+        "a content document source",
+        index,
+        `${at}.content`,
+        problems,
+      );
+      return;
+    }
+    default:
+      problems.add(
+        index,
+        `${at}.type`,
+        "invalid_block",
+        `unsupported document source type ${quote(type)}; use "base64", "text", "url", "file" or "content"`,
+      );
+  }
+}
+
+function checkSearchResultBlock(
+  block: Record<string, unknown>,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  checkString(block, "source", "a search_result block", index, path, problems, true);
+  checkString(block, "title", "a search_result block", index, path, problems);
+  checkCacheControl(block, index, path, problems);
+  checkOptional(block, "citations", CITATIONS, isRecord, index, path, problems);
+  const content = field(block, "content");
+  if (!Array.isArray(content) || content.length === 0) {
+    problems.add(
+      index,
+      `${path}.content`,
+      "invalid_block",
+      `a search_result block needs \`content\` as a non-empty array of text blocks, got ${typeName(content)}`,
+    );
+    return;
+  }
+  checkBlockList(content, ["text"], "a search_result", index, `${path}.content`, problems);
+}
+
+/** Blocks nested in another block (a document's content, a search result's): `allowed` types only. */
+function checkBlockList(
+  blocks: unknown[],
+  allowed: readonly string[],
+  where: string,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  blocks.forEach((item: unknown, itemIndex) => {
+    const itemPath = `${path}[${itemIndex}]`;
+    const type = isRecord(item) ? field(item, "type") : undefined;
+    if (!isRecord(item) || typeof type !== "string" || !allowed.includes(type)) {
+      problems.add(
+        index,
+        `${itemPath}.type`,
+        "invalid_block",
+        `${where} takes ${allowed.join(" and ")} blocks, got ${isRecord(item) ? quote(type) : typeName(item)}`,
+      );
+      return;
+    }
+    if (type === "text") checkTextBlock(item, index, itemPath, problems);
+    else checkImageBlock(item, index, itemPath, problems);
+  });
 }
 
 function checkToolResultContent(
@@ -136,7 +296,7 @@ function checkToolResultContent(
       index,
       path,
       "invalid_block",
-      `tool_result \`content\` must be a string or an array of text/image blocks, got ${typeName(value)}`,
+      `tool_result \`content\` must be a string or an array of ${TOOL_RESULT_BLOCKS.join(", ")} blocks, got ${typeName(value)}`,
     );
     return;
   }
@@ -152,17 +312,48 @@ function checkToolResultContent(
       return;
     }
     const type = field(item, "type");
-    if (type === "text") checkTextBlock(item, index, itemPath, problems);
-    else if (type === "image") checkImageBlock(item, index, itemPath, problems);
-    else {
-      problems.add(
-        index,
-        `${itemPath}.type`,
-        "unknown_block_type",
-        `unsupported block type ${quote(type)} inside a tool_result; use text or image blocks`,
-      );
+    if (typeof type === "string" && (TOOL_RESULT_BLOCKS as readonly string[]).includes(type)) {
+      checkContentBlock(item, type, index, itemPath, problems);
+      return;
     }
+    problems.add(
+      index,
+      `${itemPath}.type`,
+      "unknown_block_type",
+      `unsupported block type ${quote(type)} inside a tool_result; use ${TOOL_RESULT_BLOCKS.join(", ")} blocks`,
+    );
   });
+}
+
+/** The checks of a user-side block whose type is known to be allowed where it stands. */
+function checkContentBlock(
+  block: Record<string, unknown>,
+  type: string,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  switch (type) {
+    case "text":
+      checkTextBlock(block, index, path, problems);
+      return;
+    case "image":
+      checkImageBlock(block, index, path, problems);
+      return;
+    case "document":
+      checkDocumentBlock(block, index, path, problems);
+      return;
+    case "search_result":
+      checkSearchResultBlock(block, index, path, problems);
+      return;
+    case "container_upload":
+      checkString(block, "file_id", "a container_upload block", index, path, problems, true);
+      checkCacheControl(block, index, path, problems);
+      return;
+    default:
+      checkString(block, "tool_name", "a tool_reference block", index, path, problems, true);
+      checkCacheControl(block, index, path, problems);
+  }
 }
 
 function checkBlock(
@@ -188,7 +379,9 @@ function checkBlock(
     const hint =
       typeof type === "string" && other.includes(type)
         ? `\`${type}\` blocks belong in ${role === "user" ? "assistant" : "user"} turns; move it there`
-        : `supported ${role} blocks are ${allowed.join(", ")}`;
+        : type === "tool_reference"
+          ? "`tool_reference` blocks belong inside a tool_result's content"
+          : `supported ${role} blocks are ${allowed.join(", ")}`;
     problems.add(
       index,
       `${path}.type`,
@@ -199,10 +392,11 @@ function checkBlock(
   }
   switch (type) {
     case "text":
-      checkTextBlock(block, index, path, problems);
-      return;
     case "image":
-      checkImageBlock(block, index, path, problems);
+    case "document":
+    case "search_result":
+    case "container_upload":
+      checkContentBlock(block, type, index, path, problems);
       return;
     case "tool_use": {
       checkString(block, "id", "a tool_use block", index, path, problems, true);

@@ -4,12 +4,14 @@
  * would send (its plan) and reported by canonical message index: alternating
  * turns starting with a user turn, every tool_use answered in the next user
  * turn with its tool_result blocks first, tool ids Anthropic accepts, used
- * once, and no empty text.
+ * once, no empty text, and no part Anthropic cannot hold (audio, files other
+ * than PDF, text and images).
  */
 
 import type { MessageProblem } from "../../errors/condense-error.js";
 import { misplacedResult, problem, unanswered } from "../../messages/call-problems.js";
 import type { ChatMessage } from "../../messages/types.js";
+import { anthropicUnsupportedParts } from "./blocks.js";
 import { type AnthropicPlan, type PlannedTurn, planAnthropic } from "./plan.js";
 import { isAnthropicToolId } from "./tool-ids.js";
 
@@ -79,7 +81,7 @@ function plannedCall(
 export function validateAnthropic(messages: readonly ChatMessage[]): MessageProblem[] {
   const plan = planAnthropic(messages);
   // Reused canonical ids are not a problem here: toAnthropic gives each use its own id.
-  const problems = anthropicToolIdProblems(plan);
+  const problems = [...anthropicUnsupportedParts(messages), ...anthropicToolIdProblems(plan)];
   if (plan.turns.length === 0) {
     if (messages.length > 0) {
       problems.push(

@@ -19,13 +19,63 @@ export interface AnthropicTextBlock {
 
 export type AnthropicImageSource =
   | { type: "base64"; media_type: string; data: string }
-  | { type: "url"; url: string };
+  | { type: "url"; url: string }
+  | { type: "file"; file_id: string };
 
 export interface AnthropicImageBlock {
   type: "image";
   source: AnthropicImageSource;
   cache_control?: AnthropicCacheControl | null;
 }
+
+export type AnthropicDocumentSource =
+  | { type: "base64"; media_type: string; data: string }
+  | { type: "text"; media_type: string; data: string }
+  | { type: "url"; url: string }
+  | { type: "file"; file_id: string }
+  | { type: "content"; content: string | Array<AnthropicTextBlock | AnthropicImageBlock> };
+
+/** A PDF, a plain-text document, a URL's or an uploaded file's document, or custom content. */
+export interface AnthropicDocumentBlock {
+  type: "document";
+  source: AnthropicDocumentSource;
+  title?: string | null;
+  context?: string | null;
+  citations?: { enabled?: boolean } | null;
+  cache_control?: AnthropicCacheControl | null;
+}
+
+/** A search result for Claude to cite: text blocks with their source and title. */
+export interface AnthropicSearchResultBlock {
+  type: "search_result";
+  source: string;
+  title: string;
+  content: AnthropicTextBlock[];
+  citations?: { enabled?: boolean };
+  cache_control?: AnthropicCacheControl | null;
+}
+
+/** A file of the Files API to upload into the code execution container. */
+export interface AnthropicContainerUploadBlock {
+  type: "container_upload";
+  file_id: string;
+  cache_control?: AnthropicCacheControl | null;
+}
+
+/** A tool search result's reference to a tool (inside a tool_result). */
+export interface AnthropicToolReferenceBlock {
+  type: "tool_reference";
+  tool_name: string;
+  cache_control?: AnthropicCacheControl | null;
+}
+
+/** What a tool_result's content array may hold. */
+export type AnthropicToolResultContentBlock =
+  | AnthropicTextBlock
+  | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicSearchResultBlock
+  | AnthropicToolReferenceBlock;
 
 export interface AnthropicToolUseBlock {
   type: "tool_use";
@@ -38,7 +88,7 @@ export interface AnthropicToolUseBlock {
 export interface AnthropicToolResultBlock {
   type: "tool_result";
   tool_use_id: string;
-  content?: string | Array<AnthropicTextBlock | AnthropicImageBlock>;
+  content?: string | AnthropicToolResultContentBlock[];
   is_error?: boolean;
   cache_control?: AnthropicCacheControl | null;
 }
@@ -57,6 +107,9 @@ export interface AnthropicRedactedThinkingBlock {
 export type AnthropicContentBlock =
   | AnthropicTextBlock
   | AnthropicImageBlock
+  | AnthropicDocumentBlock
+  | AnthropicSearchResultBlock
+  | AnthropicContainerUploadBlock
   | AnthropicToolUseBlock
   | AnthropicToolResultBlock
   | AnthropicThinkingBlock

@@ -135,7 +135,11 @@ describe("fromResponses", () => {
     const problems = problemsOf([
       7,
       { role: "tool", content: "x" },
-      { type: "message", role: "user", content: [{ type: "input_file", file_id: "f" }] },
+      {
+        type: "message",
+        role: "user",
+        content: [{ type: "input_file", filename: "a.pdf", detail: "max" }],
+      },
       { role: "assistant", content: [{ type: "input_image", image_url: "u" }] },
       { role: "user", content: [] },
       { type: "function_call", call_id: "c", name: "", arguments: "{oops" },
@@ -149,7 +153,8 @@ describe("fromResponses", () => {
     expect(problems.map((problem) => `${problem.index}|${problem.path}|${problem.kind}`)).toEqual([
       "0||not_an_object",
       "1|role|unknown_role",
-      "2|content[0].type|unknown_part_type",
+      "2|content[0]|invalid_part",
+      "2|content[0].detail|invalid_part",
       "3|content[0].type|unknown_part_type",
       "4|content|empty_content_parts",
       "5|name|invalid_item",
@@ -164,7 +169,8 @@ describe("fromResponses", () => {
       "11|content[0].image_url|invalid_part",
       "11|content[0].detail|invalid_part",
     ]);
-    expect(problems[2]?.message).toContain("input_text");
+    expect(problems[2]?.message).toContain("`file_data`, `file_id` or `file_url`");
+    expect(problems[4]?.message).toContain("output_text");
   });
 
   it("takes a call_id again once its call has its output, and refuses it while the call waits", () => {
@@ -218,6 +224,71 @@ describe("fromResponses", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("Responses files", () => {
+  const pdf = "data:application/pdf;base64,JVBERi0xLjQK";
+
+  it("maps input_file parts to file parts and back, keeping what has no canonical place", () => {
+    const items = [
+      {
+        role: "user",
+        content: [
+          { type: "input_text", text: "Compare." },
+          { type: "input_file", file_data: pdf, filename: "a.pdf" },
+          { type: "input_file", file_id: "file-abc" },
+          { type: "input_file", file_url: "https://example.com/b.pdf", detail: "low" },
+        ],
+      },
+      { type: "function_call", call_id: "c1", name: "fetch", arguments: "{}" },
+      {
+        type: "function_call_output",
+        call_id: "c1",
+        output: [{ type: "input_file", file_data: pdf, filename: "c.pdf" }],
+      },
+    ];
+    const messages = fromResponses(items);
+    expect(messages[0]?.content).toEqual([
+      { type: "text", text: "Compare." },
+      { type: "file", file: { file_data: pdf, filename: "a.pdf" } },
+      { type: "file", file: { file_id: "file-abc" } },
+      { type: "text", text: "[file: https://example.com/b.pdf]" },
+    ]);
+    expect(messages[0]?.provider_data?.responses?.items).toEqual([items[0]]);
+    expect(messages[2]).toEqual({
+      role: "tool",
+      tool_call_id: "c1",
+      content: [{ type: "file", file: { file_data: pdf, filename: "c.pdf" } }],
+    });
+    expect(toResponses(messages)).toEqual(items);
+  });
+
+  it("writes canonical file parts as input_file and refuses audio, which Responses does not take", () => {
+    expect(
+      toResponses([
+        { role: "user", content: [{ type: "file", file: { file_id: "file-1", filename: "x" } }] },
+      ]),
+    ).toEqual([
+      { role: "user", content: [{ type: "input_file", file_id: "file-1", filename: "x" }] },
+    ]);
+    let caught: unknown;
+    try {
+      toResponses([
+        { role: "user", content: "hi" },
+        {
+          role: "user",
+          content: [{ type: "input_audio", input_audio: { data: "SUQz", format: "mp3" } }],
+        },
+      ]);
+    } catch (error) {
+      caught = error;
+    }
+    expect(InvalidMessagesError.isInstance(caught)).toBe(true);
+    expect((caught as InvalidMessagesError).problems).toEqual([
+      expect.objectContaining({ index: 1, path: "content[0]", kind: "unsupported_part" }),
+    ]);
+    expect((caught as Error).message).toContain("format");
   });
 });
 

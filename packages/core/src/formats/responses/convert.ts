@@ -6,7 +6,14 @@
  * Mapping:
  * - `message` item (roles user, assistant, system, developer) ↔ a message of the
  *   same role; string content stays a string, parts become content parts
- *   (`input_text`/`output_text`/`refusal` → text, `input_image` → image_url).
+ *   (`input_text`/`output_text`/`refusal` → text, `input_image` → image_url,
+ *   `input_file` ↔ file: `file_data`, `file_id` and `filename` as they are). An
+ *   `input_file` known only by its `file_url` becomes a text part naming it
+ *   (`[file: url]`; Chat Completions' file part takes no URL), the item itself
+ *   riding in `provider_data.responses.items` (below).
+ * - An `input_audio` part has no Responses equivalent (input messages take text,
+ *   images and files): `toResponses` refuses it with `InvalidMessagesError` (kind
+ *   `unsupported_part`) rather than drop it.
  * - `function_call` items join the assistant message right before them (an
  *   assistant `message` item or earlier function calls) as `tool_calls`; a
  *   function call with no such message starts an assistant message with
@@ -29,10 +36,12 @@
  * assistant message).
  */
 
+import { InvalidMessagesError, type MessageProblem } from "../../errors/condense-error.js";
 import { ProblemCollector } from "../../messages/input-checks.js";
 import type {
   ChatMessage,
   ContentPart,
+  FilePart,
   MessageContent,
   Role,
   ToolCall,
@@ -44,6 +53,7 @@ import {
   type ResponseItem,
   type ResponsesContentPart,
   type ResponsesFunctionCallItem,
+  type ResponsesInputFile,
   type ResponsesInputImage,
   type ResponsesInputText,
   type VisibleItem,
@@ -64,9 +74,23 @@ function partToCanonical(part: ResponsesContentPart): ContentPart {
       };
     case "refusal":
       return { type: "text", text: part.refusal };
+    case "input_file":
+      return fileToCanonical(part);
     default:
       return { type: "text", text: part.text };
   }
+}
+
+function fileToCanonical(part: ResponsesInputFile): ContentPart {
+  const file: FilePart["file"] = {};
+  if (part.file_data !== undefined) file.file_data = part.file_data;
+  if (typeof part.file_id === "string") file.file_id = part.file_id;
+  if (file.file_data === undefined && file.file_id === undefined) {
+    const name = part.filename === undefined ? "" : ` ${part.filename}`;
+    return { type: "text", text: `[file${name}: ${part.file_url ?? ""}]` };
+  }
+  if (part.filename !== undefined) file.filename = part.filename;
+  return { type: "file", file };
 }
 
 function contentToCanonical(content: string | ResponsesContentPart[]): MessageContent {
@@ -166,14 +190,41 @@ export function fromResponses(items: readonly unknown[]): ChatMessage[] {
 // canonical → Responses
 
 function partToResponses(part: ContentPart, role: Role): ResponsesContentPart {
-  if (part.type === "image_url") {
-    const image: ResponsesInputImage = { type: "input_image", image_url: part.image_url.url };
-    if (part.image_url.detail !== undefined) image.detail = part.image_url.detail;
-    return image;
+  switch (part.type) {
+    case "image_url": {
+      const image: ResponsesInputImage = { type: "input_image", image_url: part.image_url.url };
+      if (part.image_url.detail !== undefined) image.detail = part.image_url.detail;
+      return image;
+    }
+    case "file":
+      return { type: "input_file", ...part.file };
+    case "input_audio":
+      // Refused by toResponses before any item is built; this only keeps the function total.
+      return { type: "input_text", text: "[audio]" };
+    default:
+      return role === "assistant"
+        ? { type: "output_text", text: part.text, annotations: [] }
+        : { type: "input_text", text: part.text };
   }
-  return role === "assistant"
-    ? { type: "output_text", text: part.text, annotations: [] }
-    : { type: "input_text", text: part.text };
+}
+
+/** Audio parts: Responses input messages take text, images and files only. */
+export function responsesUnsupportedParts(messages: readonly ChatMessage[]): MessageProblem[] {
+  const problems: MessageProblem[] = [];
+  messages.forEach((message, index) => {
+    if (!Array.isArray(message.content)) return;
+    message.content.forEach((part, partIndex) => {
+      if (part.type !== "input_audio") return;
+      problems.push({
+        index,
+        path: `content[${partIndex}]`,
+        kind: "unsupported_part",
+        message:
+          "an input_audio part has no Responses equivalent (input messages take text, images and files); transcribe it into text, or send this conversation in the openai format",
+      });
+    });
+  });
+  return problems;
 }
 
 /** The items `toResponses` builds for one message from its canonical fields (ignoring stored items). */
@@ -191,7 +242,10 @@ function messageItems(message: ChatMessage): ResponseItem[] {
               ? content
               : content.map(
                   (part) =>
-                    partToResponses(part, "tool") as ResponsesInputText | ResponsesInputImage,
+                    partToResponses(part, "tool") as
+                      | ResponsesInputText
+                      | ResponsesInputImage
+                      | ResponsesInputFile,
                 ),
       },
     ];
@@ -272,7 +326,12 @@ function itemsFor(message: ChatMessage): ResponseItem[] {
   return [...leading, ...rebuilt, ...trailing];
 }
 
-/** Converts canonical messages to Responses API input items. */
+/**
+ * Converts canonical messages to Responses API input items. Throws `InvalidMessagesError` when
+ * a message holds an audio part, which Responses cannot hold.
+ */
 export function toResponses(messages: readonly ChatMessage[]): ResponseItem[] {
+  const unsupported = responsesUnsupportedParts(messages);
+  if (unsupported.length > 0) throw new InvalidMessagesError(unsupported);
   return messages.flatMap(itemsFor);
 }

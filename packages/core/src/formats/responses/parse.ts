@@ -43,16 +43,16 @@ function checkPart(
   }
   const type = field(part, "type");
   if (typeof type !== "string" || !allowed.includes(type)) {
-    const fix =
-      type === "input_file"
-        ? "send the file's text as an input_text part"
-        : `use ${allowed.join(", ")}`;
     problems.add(
       index,
       `${path}.type`,
       "unknown_part_type",
-      `unsupported content part type ${quote(type)} here; ${fix}`,
+      `unsupported content part type ${quote(type)} here; use ${allowed.join(", ")}`,
     );
+    return;
+  }
+  if (type === "input_file") {
+    checkFilePart(part, index, path, problems);
     return;
   }
   if (type === "input_image") {
@@ -65,15 +65,7 @@ function checkPart(
         `an input_image part needs a string \`image_url\` (https or data URL), got ${typeName(url)}; images by file_id are not supported`,
       );
     }
-    const detail = field(part, "detail");
-    if (detail !== undefined && !DETAILS.some((value) => value === detail)) {
-      problems.add(
-        index,
-        `${path}.detail`,
-        "invalid_part",
-        `unknown image detail ${quote(detail)}; use auto, low or high, or leave it out`,
-      );
-    }
+    checkDetail(part, index, path, problems);
     return;
   }
   const key = type === "refusal" ? "refusal" : "text";
@@ -83,6 +75,55 @@ function checkPart(
       `${path}.${key}`,
       "invalid_part",
       `a ${type} part needs a string \`${key}\`, got ${typeName(field(part, key))}`,
+    );
+  }
+}
+
+function checkFilePart(
+  part: Record<string, unknown>,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  let sources = 0;
+  for (const key of ["file_data", "file_id", "file_url", "filename"]) {
+    const value = field(part, key);
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "string" || value === "") {
+      problems.add(
+        index,
+        `${path}.${key}`,
+        "invalid_part",
+        `\`${key}\` of an input_file part must be a non-empty string, got ${typeName(value)}`,
+      );
+    } else if (key !== "filename") {
+      sources++;
+    }
+  }
+  if (sources === 0) {
+    problems.add(
+      index,
+      path,
+      "invalid_part",
+      "an input_file part needs the file as `file_data`, `file_id` or `file_url`",
+    );
+  }
+  checkDetail(part, index, path, problems);
+}
+
+function checkDetail(
+  part: Record<string, unknown>,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  const detail = field(part, "detail");
+  if (detail !== undefined && !DETAILS.some((value) => value === detail)) {
+    problems.add(
+      index,
+      `${path}.detail`,
+      "invalid_part",
+      `unknown detail ${quote(detail)}; use auto, low or high, or leave it out`,
     );
   }
 }
@@ -167,7 +208,7 @@ function checkItem(
     const allowed =
       role === "assistant"
         ? ["output_text", "input_text", "refusal"]
-        : ["input_text", "output_text", "input_image"];
+        : ["input_text", "output_text", "input_image", "input_file"];
     checkParts(field(value, "content"), allowed, index, "content", "message `content`", problems);
     return;
   }
@@ -220,7 +261,7 @@ function checkItem(
       if (typeof callId === "string" && callId !== "") calls.result(callId);
       checkParts(
         field(value, "output"),
-        ["input_text", "output_text", "input_image"],
+        ["input_text", "output_text", "input_image", "input_file"],
         index,
         "output",
         "function_call_output `output`",

@@ -27,11 +27,21 @@ export interface ResponsesInputImage {
   detail?: "auto" | "low" | "high";
 }
 
+export interface ResponsesInputFile {
+  type: "input_file";
+  file_data?: string;
+  file_id?: string | null;
+  file_url?: string;
+  filename?: string;
+  detail?: "auto" | "low" | "high";
+}
+
 export type ResponsesContentPart =
   | ResponsesInputText
   | ResponsesOutputText
   | ResponsesRefusal
-  | ResponsesInputImage;
+  | ResponsesInputImage
+  | ResponsesInputFile;
 
 export interface ResponsesMessageItem {
   type?: "message";
@@ -53,7 +63,9 @@ export interface ResponsesFunctionCallItem {
 export interface ResponsesFunctionCallOutputItem {
   type: "function_call_output";
   call_id: string;
-  output: string | Array<ResponsesInputText | ResponsesOutputText | ResponsesInputImage>;
+  output:
+    | string
+    | Array<ResponsesInputText | ResponsesOutputText | ResponsesInputImage | ResponsesInputFile>;
   id?: string;
   status?: string;
 }
