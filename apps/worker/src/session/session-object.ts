@@ -387,17 +387,18 @@ export class SessionObject extends DurableObject<Env> {
           if (limit < measure.contextWindow) saveLearnedWindow(sql, limit, measure.model);
         }
         // The provider's count of what it was sent: the context the client last fetched, if it is still
-        // the one it holds (a compaction since does not change it), else the current one.
-        if (stated?.requested !== undefined) {
+        // the one it holds (a compaction since does not change it), else the current one. Only the
+        // input's count: a wording that adds the output allowance (`N + max_tokens > L`) states it apart.
+        if (stated?.inputTokens !== undefined) {
           calibrateWithProviderCount(sql, this.#store, session, settings, this.env.DEFAULT_MODEL, {
-            reportedTokens: stated.requested,
+            reportedTokens: stated.inputTokens,
             estimate: servedTokens(session),
           });
         }
         // The provider refused the context, so the stored "as far as it goes" mark no longer holds.
         setExhaustedSeq(sql, null);
       });
-      const reportedTokens = stated?.requested ?? null;
+      const reportedTokens = stated?.inputTokens ?? null;
       let passes = 0;
       while (passes < MAX_OVERFLOW_PASSES) {
         passes++;
