@@ -57,7 +57,17 @@ import {
   readSnapshot,
   readViewState,
 } from "./context-view";
+import {
+  appendAnswer,
+  type GatewayAnswerInput,
+  type GatewayAnswerResult,
+  type GatewayMatch,
+  type GatewayTurnInput,
+  matchAndAppend,
+} from "./gateway-turn";
+import { currentGeneration, generationRange } from "./generations";
 import { inflightKey, remember, replay } from "./idempotency";
+import { hashMissing } from "./message-hashes";
 import { MessageStore } from "./message-store";
 import { calibrateWithProviderCount } from "./provider-counts";
 import { recountIfModelChanged } from "./recount";
@@ -100,6 +110,21 @@ import {
 import { readToolOutput } from "./tool-outputs";
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
+
+/** What the object answers a gateway turn: the context to forward, or what the Worker must do instead. */
+export type GatewayTurnResult =
+  | Exclude<GatewayMatch, { kind: "matched" }>
+  /** Some message of the generation had no hash yet, however often asked: forward statelessly. */
+  | { kind: "busy" }
+  | {
+      kind: "context";
+      generation: number;
+      newGeneration: boolean;
+      appended: number;
+      /** The tier of the compaction that ran before this context was served, or null. */
+      compactionTier: number | null;
+      context: ContextData;
+    };
 
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 
@@ -455,6 +480,7 @@ export class SessionObject extends DurableObject<Env> {
               : null,
         },
         learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
+        generation: currentGeneration(sql).generation,
         cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
         calibration: calibrationOf(session),
         // Copies, because the API's loose message type wants the index signature a core interface lacks.
@@ -541,12 +567,26 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     after: number,
     limit: number,
+    generation?: number,
   ): Promise<RpcResult<TranscriptPage>> {
     return rpcResult(() => {
       const session = requireSession(this.#sql(), key);
-      const rows = this.#store.readTranscript(after, limit, TRANSCRIPT_PAGE_BYTES);
+      // A generation (gateway) is a range of seqs: its page starts at its first and ends at its last.
+      const range = generation === undefined ? undefined : generationRange(this.#sql(), generation);
+      if (generation !== undefined && range === undefined) {
+        throw new ApiError(
+          404,
+          "not_found",
+          `session ${JSON.stringify(key.sessionId)} has no generation ${generation}; its current one is ${currentGeneration(this.#sql()).generation}`,
+        );
+      }
+      const lastSeq = range?.lastSeq ?? session.message_count;
+      const rows = this.#store
+        .readTranscript(Math.max(after, (range?.firstSeq ?? 1) - 1), limit, TRANSCRIPT_PAGE_BYTES)
+        .filter((row) => row.key <= lastSeq);
       const last = rows.at(-1);
       return {
+        ...(generation !== undefined ? { generation } : {}),
         messages: rows.map((row) => ({
           seq: row.key,
           role: row.role,
@@ -554,8 +594,67 @@ export class SessionObject extends DurableObject<Env> {
           createdAt: new Date(row.createdAt).toISOString(),
           message: { ...row.message },
         })),
-        nextAfter: last !== undefined && last.key < session.message_count ? last.key : null,
+        nextAfter: last !== undefined && last.key < lastSeq ? last.key : null,
       };
+    });
+  }
+
+  // ------------------------------------------------------------ gateway (/v1/gateway)
+
+  /**
+   * A gateway request's history matched with the session (`gateway-turn`): what is new is appended
+   * (or a new generation started), then the context is served as `/context` serves it, compacted
+   * first when it does not fit.
+   */
+  async gatewayTurn(
+    key: SessionKey,
+    input: GatewayTurnInput,
+  ): Promise<RpcResult<GatewayTurnResult>> {
+    return rpcResult(async (): Promise<GatewayTurnResult> => {
+      const sql = this.#sql();
+      let match: GatewayMatch | undefined;
+      // Hashes missing for messages appended by /messages are computed first, outside the transaction;
+      // an append landing while they are computed makes another round necessary.
+      for (let round = 0; round < 3 && match === undefined; round++) {
+        await hashMissing(sql, this.#store, currentGeneration(sql).firstSeq);
+        match = matchAndAppend(this.#sessionStorage, this.env, key, input, this.#queue.size > 0);
+      }
+      if (match === undefined) return { kind: "busy" };
+      if (match.kind !== "matched") return match;
+      if (match.pending !== undefined) await this.#armAlarm(match.pending);
+      let compactionTier: number | null = null;
+      if (this.#needsCompactionNow()) {
+        try {
+          const result = await this.#queue.run(() =>
+            this.#needsCompactionNow()
+              ? this.#compact("gateway", { ...requestOf(key), onFailure: "fallback" })
+              : Promise.resolve<RunResult>({ status: "not_needed" }),
+          );
+          compactionTier = result.event?.tier ?? null;
+        } catch {
+          // The committed view is still whole; it is served (the failure was logged).
+        }
+      }
+      return {
+        kind: "context",
+        generation: match.generation.generation,
+        newGeneration: match.newGeneration,
+        appended: match.appended,
+        compactionTier,
+        context: this.#contextData(key, compactionTier !== null),
+      };
+    });
+  }
+
+  /** The model's answer to a gateway turn, appended after it unless the session moved on. */
+  async gatewayAnswer(
+    key: SessionKey,
+    input: GatewayAnswerInput,
+  ): Promise<RpcResult<GatewayAnswerResult>> {
+    return rpcResult(async () => {
+      const result = appendAnswer(this.#sessionStorage, this.env, key, input, this.#queue.size > 0);
+      if (result.appended && result.pending !== undefined) await this.#armAlarm(result.pending);
+      return result;
     });
   }
 }
