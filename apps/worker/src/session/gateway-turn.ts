@@ -105,11 +105,16 @@ export function matchAndAppend(
       const model = input.model !== undefined ? { model: input.model } : {};
       let fresh = input.messages.slice(start - input.from);
       let newGeneration = false;
-      if (extendsSession && checkToolTraffic(sql, fresh, lastSeq).length > 0) {
-        // What the append path refuses is not this history's fault: it starts a generation of its own.
-        if (input.from > 0) return { kind: "need", from: 0 };
-        start = 0;
-        fresh = input.messages;
+      if (extendsSession) {
+        const problems = checkToolTraffic(sql, fresh, lastSeq);
+        // Refused after an empty generation: the history itself breaks the rules.
+        if (problems.length > 0 && stored.length === 0) return { kind: "refused", problems };
+        if (problems.length > 0) {
+          // Refused after what is stored: the history starts a generation of its own.
+          if (input.from > 0) return { kind: "need", from: 0 };
+          start = 0;
+          fresh = input.messages;
+        }
       }
       if (start === 0 && session !== undefined && stored.length > 0) {
         generation = startGeneration(sql, storage.store, session, Date.now());
