@@ -255,6 +255,7 @@ describe("histories the append rules refuse", () => {
       model: "gpt-4o",
       messages: [{ role: "user", content: "List the files." }],
     });
+    await waitFor(async () => (await transcript(session)).length === 2, "the first answer");
     // The agent rewinds before running the tool: a new generation, whose answer calls `call_a` again.
     const rewound = [{ role: "user" as const, content: "List the source files." }];
     const second = await client.chat.completions.create({ model: "gpt-4o", messages: rewound });
@@ -267,6 +268,7 @@ describe("histories the append rules refuse", () => {
       })
       .withResponse();
     expect(third.response.headers.get("X-Condense-Generation")).toBe("2");
+    await waitFor(async () => (await transcript(session)).length === 6, "the third answer");
     const generation = await call<{ messages: Array<{ role: string }> }>(
       "GET",
       `/v1/sessions/${session}/transcript?generation=2`,
@@ -303,6 +305,7 @@ describe("histories the append rules refuse", () => {
       })
       .withResponse();
     expect(reply.response.headers.get("X-Condense-Generation")).toBe("1");
+    await waitFor(async () => (await transcript(session)).length === 4, "the answer");
     expect((await transcript(session)).map((entry) => entry.role)).toEqual([
       "system",
       "user",

@@ -34,6 +34,7 @@ describe("Anthropic Messages through the gateway", () => {
       .withResponse();
     expect(second.response.headers.get("X-Condense-Generation")).toBe("1");
 
+    await waitFor(async () => (await transcript(session)).length === 5, "the second answer");
     const stored = await transcript(session);
     expect(stored.map((entry) => entry.role)).toEqual([
       "system",

@@ -36,6 +36,8 @@ describe("the gateway with a session (Chat Completions)", () => {
       .withResponse();
     expect(second.response.headers.get("X-Condense-Generation")).toBe("1");
 
+    // A non-streamed answer is stored right after the response is sent.
+    await waitFor(async () => (await transcript(session)).length === 5, "the second answer");
     const stored = await transcript(session);
     expect(stored.map((entry) => [entry.role, entry.message.content])).toEqual([
       ["system", "You are a careful coding agent."],
@@ -88,6 +90,7 @@ describe("the gateway with a session (Chat Completions)", () => {
     const first = await client.chat.completions.create({ model: "gpt-4o", messages: history });
     const answer = first.choices[0]?.message;
     if (answer === undefined) throw new Error("no answer");
+    await waitFor(async () => (await transcript(session)).length === 3, "the first answer");
 
     // The agent rewinds: it edits its first request.
     const edited: ChatParam[] = [SYSTEM, { role: "user", content: "Plan the hotfix instead." }];
@@ -102,7 +105,6 @@ describe("the gateway with a session (Chat Completions)", () => {
     ]);
     expect((await status(session)).generation).toBe(2);
     // Nothing stored is dropped: the earlier generation is still readable.
-    const earlier = await transcript(session);
-    expect(earlier).toHaveLength(6);
+    await waitFor(async () => (await transcript(session)).length === 6, "the second answer");
   });
 });

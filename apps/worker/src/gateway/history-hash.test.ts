@@ -1,7 +1,7 @@
 import { type ChatMessage, parseMessages } from "@condense/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { canonicalContent, messageHashes } from "./history-hash";
+import { canonicalContent, messageHashes, messageHashesSync } from "./history-hash";
 
 const canonical = (message: Record<string, unknown>): ChatMessage => {
   const [parsed] = parseMessages([message]);
@@ -108,13 +108,14 @@ describe("canonicalContent", () => {
 });
 
 describe("messageHashes", () => {
-  it("hashes each message by its canonical content, in order", async () => {
+  it("hashes each message by its canonical content, in order, alike in both ways", async () => {
     const messages = [
       canonical({ role: "user", content: "one" }),
       canonical({ role: "user", content: [{ type: "text", text: "one" }] }),
       canonical({ role: "user", content: "two" }),
     ];
     const hashes = await messageHashes(messages);
+    expect(messageHashesSync(messages)).toEqual(hashes);
     expect(hashes).toHaveLength(3);
     expect(hashes[0]).toMatch(/^[0-9a-f]{64}$/);
     expect(hashes[0]).toBe(hashes[1]);

@@ -17,6 +17,8 @@
  */
 
 import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
 
 /**
  * JSON with object keys sorted at every level, so equal values give equal text. Written here because
@@ -70,21 +72,23 @@ export function canonicalContent(message: ChatMessage): string {
 
 const encoder = new TextEncoder();
 
-function hex(buffer: ArrayBuffer): string {
-  const bytes = new Uint8Array(buffer);
-  let out = "";
-  for (const byte of bytes) out += byte.toString(16).padStart(2, "0");
-  return out;
-}
-
-/** The hex SHA-256 of each message's canonical content, in order. */
+/**
+ * The hex SHA-256 of each message's canonical content, in order: what the Worker computes for a
+ * request's history every turn, with the runtime's native digest (every digest started at once).
+ */
 export async function messageHashes(messages: readonly ChatMessage[]): Promise<string[]> {
-  // Every digest is started at once: the runtime computes them natively, and one await for all of
-  // them costs less than one per message.
   const digests = await Promise.all(
     messages.map((message) =>
       crypto.subtle.digest("SHA-256", encoder.encode(canonicalContent(message))),
     ),
   );
-  return digests.map(hex);
+  return digests.map((digest) => bytesToHex(new Uint8Array(digest)));
+}
+
+/**
+ * The same hashes, computed synchronously (noble's audited SHA-256, in JavaScript), for the session
+ * object, which hashes messages appended otherwise inside its transaction.
+ */
+export function messageHashesSync(messages: readonly ChatMessage[]): string[] {
+  return messages.map((message) => bytesToHex(sha256(encoder.encode(canonicalContent(message)))));
 }

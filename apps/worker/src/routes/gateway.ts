@@ -23,6 +23,7 @@
 import {
   type ChatMessage,
   isContextOverflowError,
+  isEmptyTurn,
   type MessageFormat,
   parseContextWindow,
   parseOverflowTokens,
@@ -70,8 +71,8 @@ import { configuredUpstreams, resolveUpstream, type Upstream } from "../gateway/
 import type { AppEnv } from "../http/app-env";
 import { readJsonBody } from "../http/body";
 import { requestIdHeader, validate } from "../http/route";
-import type { ContextData, OverflowData } from "../session/context-view";
-import type { GatewayTurnResult } from "../session/session-object";
+import { type ContextData, type OverflowData, withPinned } from "../session/context-view";
+import type { GatewayContextByReference, GatewayTurnResult } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
 import { sessionStub } from "./sessions";
 
@@ -162,19 +163,56 @@ function sessionHeader(c: Context<AppEnv>): string | undefined {
   return validate(SessionIdParam, { id: raw }, "path").id;
 }
 
+function itemsOnlyInResponses(): ApiError {
+  return new ApiError(
+    409,
+    "format_not_available",
+    "this session's context holds OpenAI compaction items (strategy: openai), which only the Responses API can carry; use /responses, or set the session's strategy to local",
+  );
+}
+
 /** Renders canonical context messages (or a view of OpenAI items) in the protocol's format. */
 function renderContext(data: ContextData, format: MessageFormat): RequestHistory {
   if (data.responsesItems === undefined) return renderMessages(data.messages, format);
-  if (format !== "responses") {
-    throw new ApiError(
-      409,
-      "format_not_available",
-      "this session's context holds OpenAI compaction items (strategy: openai), which only the Responses API can carry; use /responses, or set the session's strategy to local",
-    );
-  }
+  if (format !== "responses") throw itemsOnlyInResponses();
   return {
     messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
   };
+}
+
+/** Messages a provider accepts: an empty turn (an aborted answer) is left out, as `/context` does. */
+function sendable(messages: ChatMessage[]): ChatMessage[] {
+  return messages.some(isEmptyTurn)
+    ? messages.filter((message) => !isEmptyTurn(message))
+    : messages;
+}
+
+/**
+ * A context given by reference to the request's history, rendered; undefined when it is the
+ * request's history itself (nothing compacted or pinned), which then goes upstream as it was sent.
+ */
+function renderReference(
+  reference: GatewayContextByReference,
+  canonical: ChatMessage[],
+  format: MessageFormat,
+): RequestHistory | undefined {
+  const tail = sendable(canonical.slice(reference.historyFrom));
+  if (reference.openaiItems !== undefined) {
+    if (format !== "responses") throw itemsOnlyInResponses();
+    return {
+      messages: [
+        ...reference.openaiItems,
+        ...renderMessages([...reference.pinned, ...tail], "responses").messages,
+      ],
+    };
+  }
+  const unchanged =
+    reference.view.length === 0 &&
+    reference.pinned.length === 0 &&
+    reference.historyFrom === 0 &&
+    tail.length === canonical.length;
+  if (unchanged) return undefined;
+  return renderMessages(withPinned([...reference.view, ...tail], reference.pinned), format);
 }
 
 /** Where the messages a turn appends probably start: after the last assistant message (the stored answer). */
@@ -188,6 +226,8 @@ function likelyNew(messages: readonly ChatMessage[]): number {
 /** What a request sends upstream, and what happens to an overflow and to the answer. */
 interface ForwardPlan {
   body: RequestBody;
+  /** The request's body as the client sent it, when `body` is that request unchanged. */
+  text?: string;
   headers: Record<string, string>;
   /** A smaller body after the upstream reported an overflow, or undefined when nothing can help. */
   recover(error: { status: number; text: string }): Promise<RequestBody | undefined>;
@@ -197,13 +237,18 @@ interface ForwardPlan {
 
 const nothingToStore = async (): Promise<void> => {};
 
-function unchangedPlan(body: RequestBody, headers: Record<string, string>): ForwardPlan {
-  return { body, headers, recover: async () => undefined, answered: nothingToStore };
+function unchangedPlan(
+  body: RequestBody,
+  text: string,
+  headers: Record<string, string>,
+): ForwardPlan {
+  return { body, text, headers, recover: async () => undefined, answered: nothingToStore };
 }
 
 async function statelessPlan(
   protocol: GatewayProtocol,
   body: RequestBody,
+  text: string,
   canonical: ChatMessage[],
   options: { contextWindow: number | undefined; headers: Record<string, string> },
 ): Promise<ForwardPlan> {
@@ -223,7 +268,7 @@ async function statelessPlan(
   const bodyFor = (messages: ChatMessage[]) =>
     protocol.withContext(body, renderMessages(messages, protocol.format));
   return {
-    body: fit.tier === null ? body : bodyFor(fit.messages),
+    ...(fit.tier === null ? { body, text } : { body: bodyFor(fit.messages) }),
     headers,
     async recover(error) {
       const stated = parseOverflowTokens({ status: error.status, body: error.text });
@@ -249,6 +294,7 @@ async function sessionPlan(
   c: Context<AppEnv>,
   protocol: GatewayProtocol,
   body: RequestBody,
+  text: string,
   canonical: ChatMessage[],
   key: SessionKey,
   contextWindow: number | undefined,
@@ -270,28 +316,32 @@ async function sessionPlan(
   if (turn.kind === "need") turn = await turnFrom(turn.from);
   const base = { [GATEWAY_HEADERS.session]: key.sessionId };
   if (turn.kind !== "context") {
-    // The history breaks the tool-call rules even as a generation of its own (or the session is
-    // busy): it is forwarded as it is, compacted in place if it must be, and nothing is stored.
+    // The history breaks the tool-call rules even as a generation of its own (or it was asked for
+    // twice): it is forwarded as it is, compacted in place if it must be, and nothing is stored.
     const reason = turn.kind === "refused" ? "tool-call-rules" : "busy";
-    return statelessPlan(protocol, body, canonical, {
+    return statelessPlan(protocol, body, text, canonical, {
       contextWindow,
       headers: { ...base, [GATEWAY_HEADERS.stateless]: reason },
     });
   }
   const served = turn;
   const log = c.get("log");
-  log.tokensAfter = served.context.tokens;
+  log.tokensAfter = served.tokens;
   if (served.compactionTier !== null) log.tier = served.compactionTier;
   const headers: Record<string, string> = {
     ...base,
     [GATEWAY_HEADERS.generation]: String(served.generation),
-    [GATEWAY_HEADERS.tokens]: String(served.context.tokens),
+    [GATEWAY_HEADERS.tokens]: String(served.tokens),
     [GATEWAY_HEADERS.compaction]:
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
-  let lastSeq = served.context.lastSeq;
+  let lastSeq = served.lastSeq;
+  const context =
+    "whole" in served.context
+      ? renderContext(served.context.whole, protocol.format)
+      : renderReference(served.context.byReference, canonical, protocol.format);
   return {
-    body: protocol.withContext(body, renderContext(served.context, protocol.format)),
+    ...(context === undefined ? { body, text } : { body: protocol.withContext(body, context) }),
     headers,
     async recover(error) {
       let data: OverflowData;
@@ -396,7 +446,9 @@ async function respond(
     parsed = undefined;
   }
   const answer = response.ok ? protocol.answer(parsed) : undefined;
-  if (answer !== undefined) await plan.answered(answer);
+  // Stored after the response, off the turn's path; a next turn that comes first carries the answer
+  // in its history, and this append then finds the session moved on.
+  if (answer !== undefined) keepAlive(c, plan.answered(answer));
   return new Response(text, { status: response.status, headers });
 }
 
@@ -417,13 +469,10 @@ async function forward(
   plan: ForwardPlan,
 ): Promise<Response> {
   const timeoutMs = millis(c.env.GATEWAY_TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
-  let body = plan.body;
+  // The request as it came while nothing in it changed; re-serialized only once it did.
+  let payload = plan.text ?? JSON.stringify(plan.body);
   for (let retries = 0; ; retries++) {
-    const outcome = await callUpstream(
-      url,
-      { method: "POST", headers, body: JSON.stringify(body) },
-      timeoutMs,
-    );
+    const outcome = await callUpstream(url, { method: "POST", headers, body: payload }, timeoutMs);
     if (outcome.kind === "timeout") throw timedOut();
     if (outcome.kind === "unreachable") {
       throw new ApiError(
@@ -448,7 +497,7 @@ async function forward(
       for (const [name, value] of Object.entries(plan.headers)) passed.set(name, value);
       return new Response(text, { status, headers: passed });
     }
-    body = smaller;
+    payload = JSON.stringify(smaller);
   }
 }
 
@@ -475,11 +524,14 @@ async function serveModelRequest(
   const history = protocol.history(body);
   let plan: ForwardPlan;
   if (history === undefined) {
-    plan = unchangedPlan(body, { [GATEWAY_HEADERS.passthrough]: "server-state" });
+    plan = unchangedPlan(body, read.text, { [GATEWAY_HEADERS.passthrough]: "server-state" });
   } else {
     const canonical = canonicalMessages(history.messages, protocol.format, history.system);
     if (sessionId === undefined) {
-      plan = await statelessPlan(protocol, body, canonical, { contextWindow, headers: {} });
+      plan = await statelessPlan(protocol, body, read.text, canonical, {
+        contextWindow,
+        headers: {},
+      });
     } else {
       log.session = sessionId;
       const key: SessionKey = {
@@ -487,7 +539,7 @@ async function serveModelRequest(
         sessionId,
         requestId: c.get("requestId"),
       };
-      plan = await sessionPlan(c, protocol, body, canonical, key, contextWindow);
+      plan = await sessionPlan(c, protocol, body, read.text, canonical, key, contextWindow);
     }
   }
   return forward(c, protocol, url, headers, plan);

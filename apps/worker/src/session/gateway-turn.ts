@@ -20,7 +20,7 @@ import { ApiError } from "../api/errors";
 import { type Appended, type AppendInput, appendMessages } from "./append";
 import type { PendingMark } from "./compaction/pending";
 import { currentGeneration, type Generation, startGeneration } from "./generations";
-import { saveHashes, storedHashes } from "./message-hashes";
+import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
 import { readSession, requireSession, type SessionKey, setExhaustedSeq } from "./session-record";
 import type { SessionStorage } from "./session-storage";
 import { readSettings, writeSettings } from "./settings";
@@ -50,6 +50,8 @@ export type GatewayMatch =
       newGeneration: boolean;
       /** Messages appended from the request. */
       appended: number;
+      /** The session's last seq once they were: the generation is then the request's history. */
+      lastSeq: number;
       pending: PendingMark | undefined;
     };
 
@@ -76,8 +78,8 @@ function appendWithHashes(
 
 /**
  * Matches the request's history with the session of `key` (created by its first request) and appends
- * what is new, in one transaction. Every message of the current generation must have its hash stored
- * (`hashMissing` first); `undefined` means some has none yet (a `/messages` append came in between).
+ * what is new, in one transaction; messages of the generation without a hash yet (appended through
+ * `/messages`, or before hashes were kept) are hashed first.
  */
 export function matchAndAppend(
   storage: SessionStorage,
@@ -85,17 +87,17 @@ export function matchAndAppend(
   key: SessionKey,
   input: GatewayTurnInput,
   compactionRunning: boolean,
-): GatewayMatch | undefined {
+): GatewayMatch {
   const durable = storage.open();
   const sql = durable.sql;
   try {
-    return durable.transactionSync((): GatewayMatch | undefined => {
+    return durable.transactionSync((): GatewayMatch => {
       const session = readSession(sql);
       if (session !== undefined) requireSession(sql, key);
       const lastSeq = session?.message_count ?? 0;
       let generation = currentGeneration(sql);
+      hashMissing(sql, storage.store, generation.firstSeq);
       const stored = storedHashes(sql, generation.firstSeq, lastSeq);
-      if (stored.length !== lastSeq - generation.firstSeq + 1) return undefined;
 
       const extendsSession =
         input.hashes.length >= stored.length &&
@@ -142,6 +144,7 @@ export function matchAndAppend(
         generation,
         newGeneration,
         appended: fresh.length,
+        lastSeq: appended?.answer.lastSeq ?? lastSeq,
         pending: appended?.pending,
       };
     });

@@ -4,11 +4,11 @@
  * message (`gateway/history-hash`), which the gateway compares with the
  * hashes of the history a request sends. A gateway append writes the hashes
  * the Worker computed; messages appended through `/messages` (or before the
- * table existed) get theirs on the next gateway turn, outside any
- * transaction, so appends never wait for it.
+ * table existed) get theirs on the next gateway turn, which computes them in
+ * its transaction: appends never wait for it.
  */
 
-import { messageHashes } from "../gateway/history-hash";
+import { messageHashesSync } from "../gateway/history-hash";
 import type { MessageStore } from "./message-store";
 
 /** Messages hashed per read, so a long transcript is never loaded whole. */
@@ -54,16 +54,8 @@ function firstMissing(sql: SqlStorage, fromSeq: number): number | undefined {
     .toArray()[0]?.seq;
 }
 
-/**
- * Hashes every message from `fromSeq` on that has no hash yet. A message's hash depends on that
- * message alone and the transcript is never rewritten, so a request interleaved at an await here
- * changes nothing this writes.
- */
-export async function hashMissing(
-  sql: SqlStorage,
-  store: MessageStore,
-  fromSeq: number,
-): Promise<void> {
+/** Hashes every message from `fromSeq` on that has no hash yet; run it in the caller's transaction. */
+export function hashMissing(sql: SqlStorage, store: MessageStore, fromSeq: number): void {
   let from = fromSeq;
   for (;;) {
     const seq = firstMissing(sql, from);
@@ -72,7 +64,7 @@ export async function hashMissing(
     const last = rows.at(-1);
     if (last === undefined) return;
     from = last.key + 1;
-    const hashes = await messageHashes(rows.map((row) => row.message));
+    const hashes = messageHashesSync(rows.map((row) => row.message));
     rows.forEach((row, index) => {
       const hash = hashes[index];
       if (hash === undefined) return;

@@ -20,7 +20,12 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import { isContextOverflowError, type MessageFormat, parseOverflowTokens } from "@condense/core";
+import {
+  type ChatMessage,
+  isContextOverflowError,
+  type MessageFormat,
+  parseOverflowTokens,
+} from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { IdempotencyInput } from "../api/idempotency-key";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
@@ -67,7 +72,6 @@ import {
 } from "./gateway-turn";
 import { currentGeneration, generationRange } from "./generations";
 import { inflightKey, remember, replay } from "./idempotency";
-import { hashMissing } from "./message-hashes";
 import { MessageStore } from "./message-store";
 import { calibrateWithProviderCount } from "./provider-counts";
 import { recountIfModelChanged } from "./recount";
@@ -111,11 +115,22 @@ import { readToolOutput } from "./tool-outputs";
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
 
+/**
+ * A gateway turn's context by reference: the request's own history from `historyFrom` on (its
+ * empty turns left out), after the compacted `view`, with `pinned` inserted as `/context` inserts
+ * them. The transcript after the view is that history, so it is neither read nor sent back.
+ */
+export interface GatewayContextByReference {
+  view: ChatMessage[];
+  /** When the view holds OpenAI compaction items: those items, which only the Responses API carries. */
+  openaiItems?: unknown[];
+  pinned: ChatMessage[];
+  historyFrom: number;
+}
+
 /** What the object answers a gateway turn: the context to forward, or what the Worker must do instead. */
 export type GatewayTurnResult =
   | Exclude<GatewayMatch, { kind: "matched" }>
-  /** Some message of the generation had no hash yet, however often asked: forward statelessly. */
-  | { kind: "busy" }
   | {
       kind: "context";
       generation: number;
@@ -123,7 +138,11 @@ export type GatewayTurnResult =
       appended: number;
       /** The tier of the compaction that ran before this context was served, or null. */
       compactionTier: number | null;
-      context: ContextData;
+      /** Context tokens (calibrated, pinned included) and the session's last seq. */
+      tokens: number;
+      lastSeq: number;
+      /** By reference to the request's history, or whole when the session moved on meanwhile. */
+      context: { byReference: GatewayContextByReference } | { whole: ContextData };
     };
 
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
@@ -611,15 +630,13 @@ export class SessionObject extends DurableObject<Env> {
     input: GatewayTurnInput,
   ): Promise<RpcResult<GatewayTurnResult>> {
     return rpcResult(async (): Promise<GatewayTurnResult> => {
-      const sql = this.#sql();
-      let match: GatewayMatch | undefined;
-      // Hashes missing for messages appended by /messages are computed first, outside the transaction;
-      // an append landing while they are computed makes another round necessary.
-      for (let round = 0; round < 3 && match === undefined; round++) {
-        await hashMissing(sql, this.#store, currentGeneration(sql).firstSeq);
-        match = matchAndAppend(this.#sessionStorage, this.env, key, input, this.#queue.size > 0);
-      }
-      if (match === undefined) return { kind: "busy" };
+      const match = matchAndAppend(
+        this.#sessionStorage,
+        this.env,
+        key,
+        input,
+        this.#queue.size > 0,
+      );
       if (match.kind !== "matched") return match;
       if (match.pending !== undefined) await this.#armAlarm(match.pending);
       let compactionTier: number | null = null;
@@ -635,15 +652,62 @@ export class SessionObject extends DurableObject<Env> {
           // The committed view is still whole; it is served (the failure was logged).
         }
       }
+      const served = this.#gatewayContext(key, match.generation.generation, match.lastSeq);
+      if (served !== undefined) {
+        return {
+          kind: "context",
+          generation: match.generation.generation,
+          newGeneration: match.newGeneration,
+          appended: match.appended,
+          compactionTier,
+          ...served,
+        };
+      }
+      // Messages came in while a compaction ran: the context is no longer the request's history.
+      const whole = this.#contextData(key, compactionTier !== null);
       return {
         kind: "context",
         generation: match.generation.generation,
         newGeneration: match.newGeneration,
         appended: match.appended,
         compactionTier,
-        context: this.#contextData(key, compactionTier !== null),
+        tokens: whole.tokens,
+        lastSeq: whole.lastSeq,
+        context: { whole },
       };
     });
+  }
+
+  /**
+   * The context after a gateway turn by reference to the request's history, which the transcript
+   * after the view is while nothing was appended since the turn's match (else undefined). Only the
+   * view is read; the size comes from the stored counts.
+   */
+  #gatewayContext(
+    key: SessionKey,
+    generation: number,
+    lastSeq: number,
+  ):
+    | { tokens: number; lastSeq: number; context: { byReference: GatewayContextByReference } }
+    | undefined {
+    const sql = this.#sql();
+    const session = requireSession(sql, key);
+    const current = currentGeneration(sql);
+    if (session.message_count !== lastSeq || current.generation !== generation) return undefined;
+    const view = readViewState(sql);
+    const historyFrom = (view?.covered_seq ?? 0) - current.firstSeq + 1;
+    if (historyFrom < 0) return undefined;
+    const settings = readSettings(sql);
+    const size = contextSize(sql, this.#store);
+    const measure = measureContext(session, settings, size.tokens, this.env.DEFAULT_MODEL);
+    // What the client sends next; a provider's count in a later overflow report refers to it.
+    saveServed(sql, size.tokens + measure.pinnedTokens, lastSeq);
+    const rows = view === undefined ? [] : this.#store.readView().map((row) => row.message);
+    const byReference: GatewayContextByReference =
+      view?.strategy === "openai"
+        ? { view: [], openaiItems: rows, pinned: measure.pinned, historyFrom }
+        : { view: rows, pinned: measure.pinned, historyFrom };
+    return { tokens: measure.tokens, lastSeq, context: { byReference } };
   }
 
   /** The model's answer to a gateway turn, appended after it unless the session moved on. */
