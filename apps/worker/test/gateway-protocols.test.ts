@@ -154,3 +154,14 @@ describe("OpenAI Responses through the gateway", () => {
     expect((await call("GET", `/v1/sessions/${session}`)).status).toBe(404);
   });
 });
+
+describe("models", () => {
+  it("passes the upstream's list of models through", async () => {
+    const tag = freshTag();
+    const page = await openaiClient(tag).models.list();
+    expect(page.data.map((model) => model.id)).toEqual(["test-model"]);
+    const [received] = await upstreamCalls(tag);
+    expect(received).toMatchObject({ method: "GET", path: "/v1/models" });
+    expect(received?.headers.authorization).toBe("Bearer sk-caller-openai");
+  });
+});

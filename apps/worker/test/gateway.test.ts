@@ -107,4 +107,18 @@ describe("the gateway with a session (Chat Completions)", () => {
     // Nothing stored is dropped: the earlier generation is still readable.
     await waitFor(async () => (await transcript(session)).length === 6, "the second answer");
   });
+
+  it("keeps the window a request states as the session's", async () => {
+    const session = freshSession("gw");
+    await openaiClient(freshTag(), {
+      session,
+      headers: { "X-Condense-Context-Window": "64k" },
+    }).chat.completions.create({
+      model: "gpt-4o",
+      messages: [SYSTEM, { role: "user", content: "hi" }],
+    });
+    const after = await status(session);
+    expect(after.contextWindow).toBe(64_000);
+    expect(after.settings.contextWindow).toBe(64_000);
+  });
 });
