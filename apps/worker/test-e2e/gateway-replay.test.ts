@@ -149,7 +149,7 @@ describe("the Anthropic SDK under wrangler dev", () => {
     });
     const message = await client.messages
       .stream({
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-5-5",
         max_tokens: 256,
         messages: [{ role: "user", content: "Say hello." }],
       })

@@ -68,7 +68,7 @@ describe("the gateway's own errors", () => {
     });
     const anthropicError = await rejection(
       client.messages.create({
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-5-5",
         max_tokens: 8,
         messages: [{ role: "user", content: "hi" }],
       }),
@@ -171,7 +171,7 @@ describe("the gateway's own errors", () => {
     const anthropicError = await rejection(
       anthropic.messages
         .stream({
-          model: "claude-sonnet-4-5",
+          model: "claude-sonnet-5-5",
           max_tokens: 8,
           messages: [{ role: "user", content: "hi" }],
         })
@@ -190,7 +190,7 @@ describe("upstream errors pass through", () => {
 
     const anthropicError = await rejection(
       anthropicClient(freshTag(), { script: "fail=529" }).messages.create({
-        model: "claude-sonnet-4-5",
+        model: "claude-sonnet-5-5",
         max_tokens: 8,
         messages: [{ role: "user", content: "hi" }],
       }),

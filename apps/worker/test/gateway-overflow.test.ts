@@ -93,7 +93,7 @@ describe("overflow recovery with a session", () => {
     }
     messages.push({ role: "user", content: "Summarize every part." });
     const reply = await client.messages
-      .create({ model: "claude-sonnet-4-5", max_tokens: 1000, messages })
+      .create({ model: "claude-sonnet-5-5", max_tokens: 1000, messages })
       .withResponse();
     expect(reply.response.status).toBe(200);
     const calls = await upstreamCalls(tag);

@@ -18,7 +18,7 @@ describe("Anthropic Messages through the gateway", () => {
     const client = anthropicClient(tag, { session, script: "tool=read_file" });
     const messages: AnthropicParam[] = [{ role: "user", content: "Read the entry point." }];
     const first = await client.messages
-      .create({ model: "claude-sonnet-4-5", max_tokens: 1024, system: "Be brief.", messages })
+      .create({ model: "claude-sonnet-5-5", max_tokens: 1024, system: "Be brief.", messages })
       .withResponse();
     expect(first.response.headers.get("X-Condense-Generation")).toBe("1");
     const use = first.data.content.find((block) => block.type === "tool_use");
@@ -30,7 +30,7 @@ describe("Anthropic Messages through the gateway", () => {
       content: [{ type: "tool_result", tool_use_id: use.id, content: "export {};" }],
     });
     const second = await client.messages
-      .create({ model: "claude-sonnet-4-5", max_tokens: 1024, system: "Be brief.", messages })
+      .create({ model: "claude-sonnet-5-5", max_tokens: 1024, system: "Be brief.", messages })
       .withResponse();
     expect(second.response.headers.get("X-Condense-Generation")).toBe("1");
 
@@ -56,7 +56,7 @@ describe("Anthropic Messages through the gateway", () => {
     const session = freshSession("gw-anthropic");
     const client = anthropicClient(tag, { session });
     const stream = client.messages.stream({
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
       max_tokens: 512,
       // Long enough for a calibration sample (prompts under 200 tokens say little about the ratio).
       messages: [
@@ -78,7 +78,7 @@ describe("Anthropic Messages through the gateway", () => {
     const tag = freshTag();
     const client = anthropicClient(tag, { as: null, providerKey: "alice-key" });
     await client.messages.create({
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
       max_tokens: 64,
       messages: [{ role: "user", content: "hi" }],
     });
@@ -91,7 +91,7 @@ describe("Anthropic Messages through the gateway", () => {
     const tag = freshTag();
     const client = anthropicClient(tag, { providerKey: "sk-ant-callers-own" });
     await client.messages.create({
-      model: "claude-sonnet-4-5",
+      model: "claude-sonnet-5-5",
       max_tokens: 64,
       messages: [{ role: "user", content: "hi" }],
     });

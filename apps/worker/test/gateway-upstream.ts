@@ -561,7 +561,8 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
   };
 
   const server = createServer((incoming, response) => {
-    const closed = new Promise<void>((resolve) => incoming.socket.once("close", () => resolve()));
+    // The response closes once it is sent, or when the client goes away first.
+    const closed = new Promise<void>((resolve) => response.once("close", () => resolve()));
     handle(incoming, response, closed).catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
       response.end(
