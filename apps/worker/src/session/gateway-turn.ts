@@ -96,8 +96,11 @@ export function matchAndAppend(
       if (session !== undefined) requireSession(sql, key);
       const lastSeq = session?.message_count ?? 0;
       let generation = currentGeneration(sql);
-      hashMissing(sql, storage.store, generation.firstSeq);
-      const stored = storedHashes(sql, generation.firstSeq, lastSeq);
+      let stored = storedHashes(sql, generation.firstSeq, lastSeq);
+      if (stored.length < lastSeq - generation.firstSeq + 1) {
+        hashMissing(sql, storage.store, generation.firstSeq);
+        stored = storedHashes(sql, generation.firstSeq, lastSeq);
+      }
 
       const extendsSession =
         input.hashes.length >= stored.length &&
