@@ -489,10 +489,20 @@ export const ResponsesCompactResponse = z
 
 const streamFlag = z.boolean().nullable().optional();
 
+/**
+ * The history of a gateway request: checked message by message by the engine when it is converted
+ * (`invalid_messages` names each problem), so the schema only says it is a non-empty list; a
+ * 150k-token history is then not walked twice.
+ */
+const gatewayHistory = z
+  .array(z.unknown())
+  .min(1)
+  .openapi({ description: "The whole history, as the protocol writes it" });
+
 export const GatewayChatRequest = z
   .looseObject({
     model: z.string().min(1).max(200),
-    messages: z.array(InputMessage).min(1),
+    messages: gatewayHistory,
     stream: streamFlag,
   })
   .openapi("GatewayChatRequest", {
@@ -516,7 +526,7 @@ export const GatewayResponsesRequest = z
 export const GatewayMessagesRequest = z
   .looseObject({
     model: z.string().min(1).max(200),
-    messages: z.array(InputMessage).min(1),
+    messages: gatewayHistory,
     system: z.unknown().optional(),
     max_tokens: z.number().int().positive().optional(),
     stream: streamFlag,

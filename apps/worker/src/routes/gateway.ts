@@ -215,10 +215,14 @@ function renderReference(
   return renderMessages(withPinned([...reference.view, ...tail], reference.pinned), format);
 }
 
-/** Where the messages a turn appends probably start: after the last assistant message (the stored answer). */
+/**
+ * Where the messages a turn appends probably start: after the last assistant message (the answer
+ * stored last turn), or at it, should that answer's append not have landed yet. Sent from there, the
+ * history's new messages need one call to the session object.
+ */
 function likelyNew(messages: readonly ChatMessage[]): number {
   for (let index = messages.length - 1; index >= 0; index--) {
-    if (messages[index]?.role === "assistant") return index + 1;
+    if (messages[index]?.role === "assistant") return index;
   }
   return 0;
 }
