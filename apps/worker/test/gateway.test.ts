@@ -121,4 +121,35 @@ describe("the gateway with a session (Chat Completions)", () => {
     expect(after.contextWindow).toBe(64_000);
     expect(after.settings.contextWindow).toBe(64_000);
   });
+
+  it("serves a side conversation under another system prompt statelessly, leaving the session as it was", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw");
+    const client = openaiClient(tag, { session });
+    const history: ChatParam[] = [SYSTEM, { role: "user", content: "Fix the login bug." }];
+    const first = await client.chat.completions.create({ model: "gpt-4o", messages: history });
+    const answer = first.choices[0]?.message;
+    if (answer === undefined) throw new Error("no answer");
+    await waitFor(async () => (await transcript(session)).length === 3, "the first answer");
+
+    // The agent asks for a title on the side, with the same headers (as Claude Code does).
+    const side = await client.chat.completions
+      .create({
+        model: "gpt-4o-mini",
+        messages: [
+          { role: "system", content: "Write a five-word title for this conversation." },
+          { role: "user", content: "Fix the login bug." },
+        ],
+      })
+      .withResponse();
+    expect(side.response.headers.get("X-Condense-Stateless")).toBe("other-conversation");
+
+    history.push(answer, { role: "user", content: "Now add a test." });
+    const next = await client.chat.completions
+      .create({ model: "gpt-4o", messages: history })
+      .withResponse();
+    expect(next.response.headers.get("X-Condense-Generation")).toBe("1");
+    expect((await status(session)).generation).toBe(1);
+    await waitFor(async () => (await transcript(session)).length === 5, "the next answer");
+  });
 });

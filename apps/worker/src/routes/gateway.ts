@@ -312,6 +312,7 @@ async function sessionPlan(
         hashes,
         from,
         messages: canonical.slice(from),
+        firstRole: canonical[0]?.role ?? "user",
         model,
         ...(contextWindow !== undefined ? { contextWindow } : {}),
       }),
@@ -320,9 +321,10 @@ async function sessionPlan(
   if (turn.kind === "need") turn = await turnFrom(turn.from);
   const base = { [GATEWAY_HEADERS.session]: key.sessionId };
   if (turn.kind !== "context") {
-    // The history breaks the tool-call rules even as a generation of its own (or it was asked for
-    // twice): it is forwarded as it is, compacted in place if it must be, and nothing is stored.
-    const reason = turn.kind === "refused" ? "tool-call-rules" : "busy";
+    // Another conversation under the same header, or a history that breaks the tool-call rules even
+    // as a generation of its own (or messages asked for twice): it is forwarded as it is, compacted
+    // in place if it must be, and nothing is stored.
+    const reason = turn.kind === "refused" ? turn.reason : "busy";
     return statelessPlan(protocol, body, text, canonical, {
       contextWindow,
       headers: { ...base, [GATEWAY_HEADERS.stateless]: reason },

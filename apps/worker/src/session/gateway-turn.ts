@@ -11,7 +11,9 @@
  * Messages the append path would refuse (a result answering no call, an id
  * reused while its call is open) start a new generation instead; a history
  * refused even as a generation of its own is left unstored, and the Worker
- * forwards it statelessly. Then the model's answer is appended once its
+ * forwards it statelessly. So is a history under another system prompt than
+ * the generation's: another conversation sent with the same session header
+ * (an agent's side requests: titles, command checks), not a rewind of this one. Then the model's answer is appended once its
  * response is complete, unless the session moved on meanwhile.
  */
 
@@ -37,13 +39,22 @@ export interface GatewayTurnInput {
   model?: string;
   /** A window the caller stated (`X-Condense-Context-Window`): the session's from now on. */
   contextWindow?: number;
+  /** The role of the history's first message. */
+  firstRole: string;
 }
 
 export type GatewayMatch =
   /** Send the history again from this index: the messages to append start before `from`. */
   | { kind: "need"; from: number }
-  /** Not stored: even as a generation of its own the history breaks the tool-call rules. */
-  | { kind: "refused"; problems: ToolTrafficProblem[] }
+  /**
+   * Not stored: even as a generation of its own the history breaks the tool-call rules, or it is
+   * another conversation (its system prompt is not the generation's).
+   */
+  | {
+      kind: "refused";
+      reason: "tool-call-rules" | "other-conversation";
+      problems: ToolTrafficProblem[];
+    }
   | {
       kind: "matched";
       generation: Generation;
@@ -60,6 +71,15 @@ class Refused extends Error {
   constructor(readonly problems: ToolTrafficProblem[]) {
     super("refused");
   }
+}
+
+const PROMPT_ROLES = new Set(["system", "developer"]);
+
+/** The role of the generation's first message. */
+function firstRoleOf(sql: SqlStorage, firstSeq: number): string | undefined {
+  return sql
+    .exec<{ role: string }>("SELECT role FROM condense_transcript WHERE seq = ?", firstSeq)
+    .toArray()[0]?.role;
 }
 
 function appendWithHashes(
@@ -105,6 +125,13 @@ export function matchAndAppend(
       const extendsSession =
         input.hashes.length >= stored.length &&
         stored.every((hash, index) => hash === input.hashes[index]);
+      const otherConversation =
+        !extendsSession &&
+        stored.length > 0 &&
+        PROMPT_ROLES.has(input.firstRole) &&
+        PROMPT_ROLES.has(firstRoleOf(sql, generation.firstSeq) ?? "") &&
+        input.hashes[0] !== stored[0];
+      if (otherConversation) return { kind: "refused", reason: "other-conversation", problems: [] };
       let start = extendsSession ? stored.length : 0;
       if (start < input.from) return { kind: "need", from: start };
       const model = input.model !== undefined ? { model: input.model } : {};
@@ -113,7 +140,9 @@ export function matchAndAppend(
       if (extendsSession) {
         const problems = checkToolTraffic(sql, fresh, lastSeq);
         // Refused after an empty generation: the history itself breaks the rules.
-        if (problems.length > 0 && stored.length === 0) return { kind: "refused", problems };
+        if (problems.length > 0 && stored.length === 0) {
+          return { kind: "refused", reason: "tool-call-rules", problems };
+        }
         if (problems.length > 0) {
           // Refused after what is stored: the history starts a generation of its own.
           if (input.from > 0) return { kind: "need", from: 0 };
@@ -152,7 +181,9 @@ export function matchAndAppend(
       };
     });
   } catch (error) {
-    if (error instanceof Refused) return { kind: "refused", problems: error.problems };
+    if (error instanceof Refused) {
+      return { kind: "refused", reason: "tool-call-rules", problems: error.problems };
+    }
     throw error;
   }
 }
