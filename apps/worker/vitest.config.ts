@@ -16,6 +16,13 @@ export default defineConfig({
           OPENAI_API_KEY: "sk-test-openai",
           OPENAI_BASE_URL: `${inject<string>("llmControlUrl")}/v1`,
           TEST_LLM_URL: inject<string>("llmControlUrl"),
+          // The gateway: `anthropic` and `up` (OpenAI protocols) are the test upstream; `dead` refuses
+          // connections. Each has a deployment key, so requests without X-Condense-Key work too.
+          ANTHROPIC_BASE_URL: inject<string>("gatewayUpstreamUrl"),
+          ANTHROPIC_API_KEY: "sk-ant-deployment",
+          GATEWAY_UPSTREAMS: `up=${inject<string>("gatewayUpstreamUrl")}/v1\ndead=http://127.0.0.1:9/v1`,
+          GATEWAY_KEY_UP: "sk-up-deployment",
+          TEST_GATEWAY_UPSTREAM_URL: inject<string>("gatewayUpstreamUrl"),
           COOLDOWN_SECONDS: "600",
           // Background compactions run only when a test fires the alarm (runDurableObjectAlarm).
           COMPACTION_DELAY_MS: "3600000",

@@ -1,14 +1,16 @@
 /**
  * @module app
  * Route composition: request id and request log on every route, bearer auth
- * on `/v1`, then the route groups (the inspector's page and files at
- * `/inspect` are public). Unknown paths are 404 `not_found`; a known path with
+ * on `/v1` (the gateway's routes authenticate their own way, `X-Condense-Key`
+ * beside the provider's key), then the route groups (the inspector's page and
+ * files at `/inspect` are public). Unknown paths are 404 `not_found`; a known path with
  * the wrong method is 405 `method_not_allowed` with `Allow`; a session path
  * whose id is empty is 400 `invalid_session_id`, as a malformed id is.
  */
 
 import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { except } from "hono/combine";
 import { ApiError } from "./api/errors";
 import type { AppEnv } from "./http/app-env";
 import { requireAuth } from "./http/auth";
@@ -16,6 +18,7 @@ import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
+import { gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
 import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";
@@ -37,13 +40,14 @@ export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", requestLog());
-  app.use("/v1/*", requireAuth());
+  app.use("/v1/*", except("/v1/gateway/*", requireAuth()));
 
   metaRoutes(app);
   compactRoutes(app);
   sessionRoutes(app);
   responsesCompactRoutes(app);
   inspectorRoutes(app);
+  gatewayRoutes(app);
 
   const endpoints = app.routes
     .filter((route) => route.method !== "ALL")

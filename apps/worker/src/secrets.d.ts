@@ -20,6 +20,8 @@ interface WorkerSecrets {
   SUMMARIZER_API_KEY?: string;
   /** The summarizer's model (default gpt-4o-mini). */
   SUMMARIZER_MODEL?: string;
+  /** The gateway's own key for upstream `anthropic` (`GATEWAY_KEY_<NAME>` for others, read by name). */
+  ANTHROPIC_API_KEY?: string;
 }
 
 interface Env extends WorkerSecrets {}

@@ -54,6 +54,11 @@ describe("meta routes", () => {
         "GET /v1/sessions/{id}/tool-outputs/{toolCallId}",
         "GET /v1/sessions/{id}/transcript",
         "POST /v1/responses/compact",
+        "POST /v1/gateway/{upstream}/chat/completions",
+        "POST /v1/gateway/{upstream}/responses",
+        "POST /v1/gateway/{upstream}/v1/messages",
+        "GET /v1/gateway/{upstream}/models",
+        "GET /v1/gateway/{upstream}/v1/models",
       ].sort(),
     );
     expect(Object.keys(reply.body.components.schemas)).toEqual(

@@ -401,6 +401,28 @@ describe("overflow reports that state the provider's numbers", () => {
     expect(after.contextWindow).toBe(12_000);
     expect(overflow.body.tokens).toBeLessThanOrEqual(overflow.body.budget);
   });
+
+  it("calibrates with the input alone when the error adds the output allowance to it", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(3), model: "claude-sonnet-4-5" });
+    const served = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
+    // Anthropic states input + max_tokens: only the input is the provider's count of what it was sent.
+    const input = Math.round(served.body.tokens * 1.2);
+    const output = served.body.tokens * 3;
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: {
+        error: {
+          status: 400,
+          message: `input length and max_tokens exceed context limit (i.e ${input} + ${output} > ${input + 10})`,
+        },
+      },
+    });
+    expect(overflow.status).toBe(200);
+    expect(overflow.body.reportedTokens).toBe(input);
+    const after = await status(id);
+    expect(after.calibration.samples).toBe(1);
+    expect(after.calibration.ratio).toBeCloseTo(1.2, 2);
+  });
 });
 
 describe("identifier ledger", () => {

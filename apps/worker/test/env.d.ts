@@ -3,5 +3,9 @@ declare namespace Cloudflare {
   interface Env {
     /** Control server of the test LLM (see test/llm-server.ts). */
     TEST_LLM_URL: string;
+    /** The gateway's test upstream (see test/gateway-upstream.ts). */
+    TEST_GATEWAY_UPSTREAM_URL: string;
+    /** The deployment's key for the gateway's test upstream `up`. */
+    GATEWAY_KEY_UP: string;
   }
 }

@@ -239,6 +239,7 @@ export type SessionStatusBody = {
       nextAttemptAt: string | null;
     } | null;
   };
+  generation: number;
   learnedContextWindow: number | null;
   cooldownUntil: string | null;
   calibration: { ratio: number; samples: number };
@@ -333,6 +334,7 @@ export type TranscriptResponseBody = {
     };
   }[];
   nextAfter: number | null;
+  generation?: number | undefined;
 };
 
 export type ResponsesCompactRequestBody = {

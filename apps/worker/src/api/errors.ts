@@ -27,6 +27,10 @@ export type ErrorCode =
   | "format_not_available"
   | "not_configured"
   | "upstream_error"
+  // the gateway's own (sent in the route's protocol shape)
+  | "unknown_upstream"
+  | "upstream_unreachable"
+  | "upstream_timeout"
   | "internal_error";
 
 export interface ErrorBody {

@@ -115,10 +115,10 @@ export function validate<T extends z.ZodType>(
 }
 
 /** Every response carries the request's id (see `http/request-id`). */
-const requestIdHeader = {
+export const requestIdHeader = {
   "X-Request-Id": {
     description: "The request's id (a well-formed incoming one is kept); quote it in a bug report",
-    schema: { type: "string" },
+    schema: { type: "string" as const },
   },
 };
 

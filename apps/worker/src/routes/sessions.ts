@@ -342,7 +342,12 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c, { params, query }) => {
       const key = sessionKey(c, params.id);
       const page = unwrap<TranscriptPage>(
-        await sessionStub(c.env, key).transcript(key, query.after ?? 0, query.limit ?? 100),
+        await sessionStub(c.env, key).transcript(
+          key,
+          query.after ?? 0,
+          query.limit ?? 100,
+          query.generation,
+        ),
       );
       return c.json({ sessionId: key.sessionId, ...page }, 200);
     },

@@ -39,6 +39,14 @@
  * in a row), `last_failure_at`, `last_failure` (what went wrong) and `retry_at` (when the alarm tries
  * again); on `condense_compactions`: `fallback_attempts` and `fallback_error`, set on a compaction that
  * is the deterministic fallback after the configured path threw. 0 / NULL in sessions from before.
+ *
+ * v7 (the gateway): `condense_generations`, where each generation of the session starts (`first_seq`):
+ * a history a gateway request sent that did not extend the session's started a new one, and the
+ * context is built from the current generation only (no row: one generation from seq 1).
+ * `condense_message_hashes`, the canonical-content hash of a transcript message (`gateway/history-hash`),
+ * written at a gateway append and computed on first use for messages appended otherwise or before.
+ * `condense_tool_outputs.closed_by_generation`: a call left unanswered when a new generation started
+ * counts as answered from then on (its id may come back; no later result may answer it).
  */
 
 interface Migration {
@@ -181,6 +189,22 @@ const migrations: Migration[] = [
       "ALTER TABLE condense_session ADD COLUMN retry_at INTEGER",
       "ALTER TABLE condense_compactions ADD COLUMN fallback_attempts INTEGER",
       "ALTER TABLE condense_compactions ADD COLUMN fallback_error TEXT",
+    ],
+  },
+  // ---- gateway (v7): generations, message hashes, calls closed by a new generation
+  {
+    version: 7,
+    statements: [
+      `CREATE TABLE condense_generations (
+        generation INTEGER PRIMARY KEY,
+        first_seq INTEGER NOT NULL,
+        created_at INTEGER NOT NULL
+      )`,
+      `CREATE TABLE condense_message_hashes (
+        seq INTEGER PRIMARY KEY,
+        content_hash TEXT NOT NULL
+      )`,
+      "ALTER TABLE condense_tool_outputs ADD COLUMN closed_by_generation INTEGER",
     ],
   },
 ];

@@ -20,7 +20,12 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import { isContextOverflowError, type MessageFormat, parseOverflowTokens } from "@condense/core";
+import {
+  type ChatMessage,
+  isContextOverflowError,
+  type MessageFormat,
+  parseOverflowTokens,
+} from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { IdempotencyInput } from "../api/idempotency-key";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
@@ -59,6 +64,15 @@ import {
   readSnapshot,
   readViewState,
 } from "./context-view";
+import {
+  appendAnswer,
+  type GatewayAnswerInput,
+  type GatewayAnswerResult,
+  type GatewayMatch,
+  type GatewayTurnInput,
+  matchAndAppend,
+} from "./gateway-turn";
+import { currentGeneration, generationRange } from "./generations";
 import { inflightKey, remember, replay } from "./idempotency";
 import { MessageStore } from "./message-store";
 import { calibrateWithProviderCount } from "./provider-counts";
@@ -102,6 +116,36 @@ import {
 import { readToolOutput } from "./tool-outputs";
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
+
+/**
+ * A gateway turn's context by reference: the request's own history from `historyFrom` on (its
+ * empty turns left out), after the compacted `view`, with `pinned` inserted as `/context` inserts
+ * them. The transcript after the view is that history, so it is neither read nor sent back.
+ */
+export interface GatewayContextByReference {
+  view: ChatMessage[];
+  /** When the view holds OpenAI compaction items: those items, which only the Responses API carries. */
+  openaiItems?: unknown[];
+  pinned: ChatMessage[];
+  historyFrom: number;
+}
+
+/** What the object answers a gateway turn: the context to forward, or what the Worker must do instead. */
+export type GatewayTurnResult =
+  | Exclude<GatewayMatch, { kind: "matched" }>
+  | {
+      kind: "context";
+      generation: number;
+      newGeneration: boolean;
+      appended: number;
+      /** The tier of the compaction that ran before this context was served, or null. */
+      compactionTier: number | null;
+      /** Context tokens (calibrated, pinned included) and the session's last seq. */
+      tokens: number;
+      lastSeq: number;
+      /** By reference to the request's history, or whole when the session moved on meanwhile. */
+      context: { byReference: GatewayContextByReference } | { whole: ContextData };
+    };
 
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 
@@ -392,17 +436,18 @@ export class SessionObject extends DurableObject<Env> {
           if (limit < measure.contextWindow) saveLearnedWindow(sql, limit, measure.model);
         }
         // The provider's count of what it was sent: the context the client last fetched, if it is still
-        // the one it holds (a compaction since does not change it), else the current one.
-        if (stated?.requested !== undefined) {
+        // the one it holds (a compaction since does not change it), else the current one. Only the
+        // input's count: a wording that adds the output allowance (`N + max_tokens > L`) states it apart.
+        if (stated?.inputTokens !== undefined) {
           calibrateWithProviderCount(sql, this.#store, session, settings, this.env.DEFAULT_MODEL, {
-            reportedTokens: stated.requested,
+            reportedTokens: stated.inputTokens,
             estimate: servedTokens(session),
           });
         }
         // The provider refused the context, so the stored "as far as it goes" mark no longer holds.
         setExhaustedSeq(sql, null);
       });
-      const reportedTokens = stated?.requested ?? null;
+      const reportedTokens = stated?.inputTokens ?? null;
       let passes = 0;
       while (passes < MAX_OVERFLOW_PASSES) {
         passes++;
@@ -459,6 +504,7 @@ export class SessionObject extends DurableObject<Env> {
               : null,
         },
         learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
+        generation: currentGeneration(sql).generation,
         cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
         calibration: calibrationOf(session),
         // Copies, because the API's loose message type wants the index signature a core interface lacks.
@@ -545,12 +591,26 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     after: number,
     limit: number,
+    generation?: number,
   ): Promise<RpcResult<TranscriptPage>> {
     return rpcResult(() => {
       const session = requireSession(this.#sql(), key);
-      const rows = this.#store.readTranscript(after, limit, TRANSCRIPT_PAGE_BYTES);
+      // A generation (gateway) is a range of seqs: its page starts at its first and ends at its last.
+      const range = generation === undefined ? undefined : generationRange(this.#sql(), generation);
+      if (generation !== undefined && range === undefined) {
+        throw new ApiError(
+          404,
+          "not_found",
+          `session ${JSON.stringify(key.sessionId)} has no generation ${generation}; its current one is ${currentGeneration(this.#sql()).generation}`,
+        );
+      }
+      const lastSeq = range?.lastSeq ?? session.message_count;
+      const rows = this.#store
+        .readTranscript(Math.max(after, (range?.firstSeq ?? 1) - 1), limit, TRANSCRIPT_PAGE_BYTES)
+        .filter((row) => row.key <= lastSeq);
       const last = rows.at(-1);
       return {
+        ...(generation !== undefined ? { generation } : {}),
         messages: rows.map((row) => ({
           seq: row.key,
           role: row.role,
@@ -558,8 +618,112 @@ export class SessionObject extends DurableObject<Env> {
           createdAt: new Date(row.createdAt).toISOString(),
           message: { ...row.message },
         })),
-        nextAfter: last !== undefined && last.key < session.message_count ? last.key : null,
+        nextAfter: last !== undefined && last.key < lastSeq ? last.key : null,
       };
+    });
+  }
+
+  // ------------------------------------------------------------ gateway (/v1/gateway)
+
+  /**
+   * A gateway request's history matched with the session (`gateway-turn`): what is new is appended
+   * (or a new generation started), then the context is served as `/context` serves it, compacted
+   * first when it does not fit.
+   */
+  async gatewayTurn(
+    key: SessionKey,
+    input: GatewayTurnInput,
+  ): Promise<RpcResult<GatewayTurnResult>> {
+    return rpcResult(async (): Promise<GatewayTurnResult> => {
+      const match = matchAndAppend(
+        this.#sessionStorage,
+        this.env,
+        key,
+        input,
+        this.#queue.size > 0,
+      );
+      if (match.kind !== "matched") return match;
+      if (match.pending !== undefined) await this.#armAlarm(match.pending);
+      let compactionTier: number | null = null;
+      if (this.#needsCompactionNow()) {
+        try {
+          const result = await this.#queue.run(() =>
+            this.#needsCompactionNow()
+              ? this.#compact("gateway", { ...requestOf(key), onFailure: "fallback" })
+              : Promise.resolve<RunResult>({ status: "not_needed" }),
+          );
+          compactionTier = result.event?.tier ?? null;
+        } catch {
+          // The committed view is still whole; it is served (the failure was logged).
+        }
+      }
+      const served = this.#gatewayContext(key, match.generation.generation, match.lastSeq);
+      if (served !== undefined) {
+        return {
+          kind: "context",
+          generation: match.generation.generation,
+          newGeneration: match.newGeneration,
+          appended: match.appended,
+          compactionTier,
+          ...served,
+        };
+      }
+      // Messages came in while a compaction ran: the context is no longer the request's history.
+      const whole = this.#contextData(key, compactionTier !== null);
+      return {
+        kind: "context",
+        generation: match.generation.generation,
+        newGeneration: match.newGeneration,
+        appended: match.appended,
+        compactionTier,
+        tokens: whole.tokens,
+        lastSeq: whole.lastSeq,
+        context: { whole },
+      };
+    });
+  }
+
+  /**
+   * The context after a gateway turn by reference to the request's history, which the transcript
+   * after the view is while nothing was appended since the turn's match (else undefined). Only the
+   * view is read; the size comes from the stored counts.
+   */
+  #gatewayContext(
+    key: SessionKey,
+    generation: number,
+    lastSeq: number,
+  ):
+    | { tokens: number; lastSeq: number; context: { byReference: GatewayContextByReference } }
+    | undefined {
+    const sql = this.#sql();
+    const session = requireSession(sql, key);
+    const current = currentGeneration(sql);
+    if (session.message_count !== lastSeq || current.generation !== generation) return undefined;
+    const view = readViewState(sql);
+    const historyFrom = (view?.covered_seq ?? 0) - current.firstSeq + 1;
+    if (historyFrom < 0) return undefined;
+    const settings = readSettings(sql);
+    const size = contextSize(sql, this.#store);
+    const measure = measureContext(session, settings, size.tokens, this.env.DEFAULT_MODEL);
+    // What the client sends next; a provider's count in a later overflow report refers to it.
+    saveServed(sql, size.tokens + measure.pinnedTokens, lastSeq);
+    const rows = view === undefined ? [] : this.#store.readView().map((row) => row.message);
+    const byReference: GatewayContextByReference =
+      view?.strategy === "openai"
+        ? { view: [], openaiItems: rows, pinned: measure.pinned, historyFrom }
+        : { view: rows, pinned: measure.pinned, historyFrom };
+    return { tokens: measure.tokens, lastSeq, context: { byReference } };
+  }
+
+  /** The model's answer to a gateway turn, appended after it unless the session moved on. */
+  async gatewayAnswer(
+    key: SessionKey,
+    input: GatewayAnswerInput,
+  ): Promise<RpcResult<GatewayAnswerResult>> {
+    return rpcResult(async () => {
+      const result = appendAnswer(this.#sessionStorage, this.env, key, input, this.#queue.size > 0);
+      if (result.appended && result.pending !== undefined) await this.#armAlarm(result.pending);
+      return result;
     });
   }
 }

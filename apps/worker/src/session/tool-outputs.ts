@@ -35,6 +35,8 @@ type OutputRow = {
   call_seq: number | null;
   seq: number | null;
   pruned_by: number | null;
+  /** Set when a new generation started while the call awaited its result (schema v7). */
+  closed_by_generation: number | null;
 };
 
 /** A problem with the tool traffic of an append, in the engine's problem shape (`details.problems`). */
@@ -78,14 +80,22 @@ export function checkToolTraffic(
   }
   const initial: Array<[string, CallIdState]> = [];
   const resultSeqs = new Map<string, number>(); // id -> seq of the latest call's result
+  const closedBy = new Map<string, number>(); // id -> the generation that closed its latest call
   for (const id of ids) {
     const row = latestCall(sql, id);
     if (row === undefined) continue;
+    // A call a new generation closed counts as answered: its id may come back, nothing answers it.
+    const closed = row.seq === null ? row.closed_by_generation : null;
     initial.push([
       id,
-      { occurrence: row.occurrence, answered: row.seq !== null, at: row.call_seq ?? 0 },
+      {
+        occurrence: row.occurrence,
+        answered: row.seq !== null || closed !== null,
+        at: row.call_seq ?? 0,
+      },
     ]);
     if (row.seq !== null) resultSeqs.set(id, row.seq);
+    if (closed !== null) closedBy.set(id, closed);
   }
   const tracker = new ToolCallTracker(initial);
   const problems: ToolTrafficProblem[] = [];
@@ -112,6 +122,16 @@ export function checkToolTraffic(
       return;
     }
     const quoted = JSON.stringify(id);
+    const closed = closedBy.get(id);
+    if (result.kind === "duplicate" && closed !== undefined && !resultSeqs.has(id)) {
+      problems.push({
+        index,
+        path: "tool_call_id",
+        kind: "orphan_result",
+        message: `${callAt(result.call?.at ?? 0)} with id ${quoted} belongs to a generation of this session that ended before its result came (generation ${closed} started); append the assistant message that makes the call again first, or drop this message`,
+      });
+      return;
+    }
     problems.push({
       index,
       path: "tool_call_id",

@@ -73,7 +73,7 @@ const overflowRows: Row[] = [
     name: "OpenAI response body as a JSON string",
     error:
       '{"error":{"message":"This model\'s maximum context length is 4097 tokens. However, you requested 4268 tokens (4012 in the messages, 256 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":"messages","code":"context_length_exceeded"}}',
-    tokens: { limit: 4097, requested: 4268, excess: 171 },
+    tokens: { limit: 4097, requested: 4268, excess: 171, inputTokens: 4012 },
   },
   {
     provider: "OpenAI",
@@ -102,7 +102,7 @@ const overflowRows: Row[] = [
     name: "Azure OpenAI (azure-ai-inference text)",
     error:
       "(context_length_exceeded) This model's maximum context length is 128000 tokens. However, you requested 1124171 tokens (124171 in the messages, 1000000 in the completion). Please reduce the length of the messages or completion.\nCode: context_length_exceeded",
-    tokens: { limit: 128000, requested: 1124171, excess: 996171 },
+    tokens: { limit: 128000, requested: 1124171, excess: 996171, inputTokens: 124171 },
   },
   {
     provider: "Azure OpenAI",
@@ -134,14 +134,14 @@ const overflowRows: Row[] = [
       "invalid_request_error",
       "input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000, decrease input length or `max_tokens` and try again",
     ),
-    tokens: { requested: 210000, limit: 200000, excess: 10000 },
+    tokens: { requested: 210000, limit: 200000, excess: 10000, inputTokens: 190000 },
   },
   {
     provider: "Anthropic",
     name: "Anthropic input plus max_tokens (unformatted)",
     error:
       "input length and max_tokens exceed context limit: 90402 + 116650 > 204648, decrease input length or max_tokens and try again",
-    tokens: { requested: 207052, limit: 204648, excess: 2404 },
+    tokens: { requested: 207052, limit: 204648, excess: 2404, inputTokens: 90402 },
   },
   {
     provider: "Anthropic",
@@ -262,14 +262,14 @@ const overflowRows: Row[] = [
         code: "invalid_request_error",
       },
     }),
-    tokens: { limit: 65536, requested: 66343, excess: 807 },
+    tokens: { limit: 65536, requested: 66343, excess: 807, inputTokens: 62247 },
   },
   {
     provider: "DeepSeek",
     name: "DeepSeek 128k (litellm text)",
     error:
       'litellm.ContextWindowExceededError: DeepseekException - {"error":{"message":"This model\'s maximum context length is 131072 tokens. However, you requested 131329 tokens (123137 in the messages, 8192 in the completion). Please reduce the length of the messages or completion.","type":"invalid_request_error","param":null,"code":"invalid_request_error"}}',
-    tokens: { limit: 131072, requested: 131329, excess: 257 },
+    tokens: { limit: 131072, requested: 131329, excess: 257, inputTokens: 123137 },
   },
   {
     provider: "vLLM",
@@ -282,21 +282,21 @@ const overflowRows: Row[] = [
       param: null,
       code: 400,
     },
-    tokens: { limit: 4096, requested: 5000, excess: 904 },
+    tokens: { limit: 4096, requested: 5000, excess: 904, inputTokens: 4000 },
   },
   {
     provider: "vLLM",
     name: "vLLM (newer wording with output tokens)",
     error:
       "This model's maximum context length is 262144 tokens. However, you requested 128000 output tokens and your prompt contains at least 134145 input tokens, for a total of at least 262145 tokens. Please reduce the length of the input prompt or the number of requested output tokens. (parameter=input_tokens, value=134145)",
-    tokens: { limit: 262144, requested: 262145, excess: 1 },
+    tokens: { limit: 262144, requested: 262145, excess: 1, inputTokens: 134145 },
   },
   {
     provider: "vLLM",
     name: "vLLM max_tokens check",
     error:
       "'max_tokens' or 'max_completion_tokens' is too large: 2000. This model's maximum context length is 4096 tokens and your request has 2104 input tokens (2000 > 4096 - 2104).",
-    tokens: { limit: 4096, requested: 4104, excess: 8 },
+    tokens: { limit: 4096, requested: 4104, excess: 8, inputTokens: 2104 },
   },
   {
     provider: "vLLM",
@@ -388,7 +388,7 @@ const overflowRows: Row[] = [
     name: "Together / Hugging Face TGI",
     error:
       "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 2019 `inputs` tokens and 30 `max_new_tokens`",
-    tokens: { limit: 2048, requested: 2049, excess: 1 },
+    tokens: { limit: 2048, requested: 2049, excess: 1, inputTokens: 2019 },
   },
   {
     provider: "Cohere",
@@ -559,7 +559,7 @@ const overflowRows: Row[] = [
     provider: "Anthropic",
     name: "Anthropic input plus max_tokens (i.e. form)",
     error: "input length and max_tokens exceed context limit (i.e 156321 + 48384 > 200000)",
-    tokens: { requested: 204705, limit: 200000, excess: 4705 },
+    tokens: { requested: 204705, limit: 200000, excess: 4705, inputTokens: 156321 },
   },
   {
     provider: "Anthropic",
@@ -1362,6 +1362,14 @@ const notOverflowRows: Array<Omit<Row, "tokens">> = [
   },
 ];
 
+/** A row's expected figures: `inputTokens` is `requested` unless the row names the input's share. */
+function expectedTokens(tokens: OverflowTokens | undefined): OverflowTokens | undefined {
+  if (tokens === undefined || "inputTokens" in tokens || tokens.requested === undefined) {
+    return tokens;
+  }
+  return { ...tokens, inputTokens: tokens.requested };
+}
+
 describe("isContextOverflowError and parseOverflowTokens on real provider errors", () => {
   const providers = [...new Set([...overflowRows, ...notOverflowRows].map((row) => row.provider))];
   for (const provider of providers) {
@@ -1369,7 +1377,7 @@ describe("isContextOverflowError and parseOverflowTokens on real provider errors
       for (const row of overflowRows.filter((candidate) => candidate.provider === provider)) {
         it(`recognises ${row.name}`, () => {
           expect(isContextOverflowError(row.error)).toBe(true);
-          expect(parseOverflowTokens(row.error)).toEqual(row.tokens);
+          expect(parseOverflowTokens(row.error)).toEqual(expectedTokens(row.tokens));
         });
       }
       for (const row of notOverflowRows.filter((candidate) => candidate.provider === provider)) {
@@ -1413,6 +1421,69 @@ describe("isContextOverflowError and parseOverflowTokens on real provider errors
   });
 });
 
+describe("inputTokens: the provider's count of the input alone", () => {
+  it("separates the input from the output allowance where the wording adds them", () => {
+    const cases: Array<[string, number, number]> = [
+      // [wording, requested (input + output), input alone]
+      [
+        "input length and max_tokens exceed context limit (i.e 156321 + 48384 > 200000)",
+        204705,
+        156321,
+      ],
+      [
+        "input length and `max_tokens` exceed context limit: 190000 + 20000 > 200000, decrease input length or `max_tokens` and try again",
+        210000,
+        190000,
+      ],
+      [
+        "This model's maximum context length is 262144 tokens. However, you requested 128000 output tokens and your prompt contains at least 134145 input tokens, for a total of at least 262145 tokens.",
+        262145,
+        134145,
+      ],
+      [
+        "'max_tokens' or 'max_completion_tokens' is too large: 2000. This model's maximum context length is 4096 tokens and your request has 2104 input tokens (2000 > 4096 - 2104).",
+        4104,
+        2104,
+      ],
+      [
+        "Input validation error: `inputs` tokens + `max_new_tokens` must be <= 2048. Given: 2019 `inputs` tokens and 30 `max_new_tokens`",
+        2049,
+        2019,
+      ],
+      [
+        "This model's maximum context length is 4096 tokens. However, you requested 5000 tokens (4000 in the messages, 1000 in the completion). Please reduce the length of the messages or completion.",
+        5000,
+        4000,
+      ],
+    ];
+    for (const [wording, requested, input] of cases) {
+      const tokens = parseOverflowTokens(wording);
+      expect(tokens?.requested, wording).toBe(requested);
+      expect(tokens?.inputTokens, wording).toBe(input);
+    }
+  });
+
+  it("equals requested where the wording states the input alone", () => {
+    for (const wording of [
+      "prompt is too long: 208764 tokens > 200000 maximum",
+      "This model's maximum context length is 128000 tokens. However, your messages resulted in 130532 tokens. Please reduce the length of the messages.",
+      "The input token count (1196265) exceeds the maximum number of tokens allowed (1048575).",
+    ]) {
+      const tokens = parseOverflowTokens(wording);
+      expect(tokens?.requested, wording).toBeGreaterThan(0);
+      expect(tokens?.inputTokens, wording).toBe(tokens?.requested);
+    }
+  });
+
+  it("is absent where the wording states only a total", () => {
+    const tokens = parseOverflowTokens(
+      "max_total_tokens (40000) must be less than or equal to max_seq_len (32768)",
+    );
+    expect(tokens?.requested).toBe(40000);
+    expect(tokens?.inputTokens).toBeUndefined();
+  });
+});
+
 describe("rules", () => {
   it("never treats a 429 as overflow, whatever the text says", () => {
     const error = { status: 429, message: "prompt is too long: 208764 tokens > 200000 maximum" };
@@ -1427,6 +1498,7 @@ describe("rules", () => {
     expect(isContextOverflowError(tokens)).toBe(true);
     expect(parseOverflowTokens(tokens)).toEqual({
       requested: 250000,
+      inputTokens: 250000,
       limit: 200000,
       excess: 50000,
     });
@@ -1440,7 +1512,12 @@ describe("rules", () => {
     );
     const outer = new Error("summarizer call failed", { cause: inner });
     expect(isContextOverflowError(outer)).toBe(true);
-    expect(parseOverflowTokens(outer)).toEqual({ requested: 201000, limit: 200000, excess: 1000 });
+    expect(parseOverflowTokens(outer)).toEqual({
+      requested: 201000,
+      inputTokens: 201000,
+      limit: 200000,
+      excess: 1000,
+    });
     expect(
       isContextOverflowError(new Error("summarizer call failed", { cause: new Error("boom") })),
     ).toBe(false);
@@ -1449,6 +1526,7 @@ describe("rules", () => {
   it("reads numbers with thousands separators", () => {
     expect(parseOverflowTokens("prompt is too long: 208,764 tokens > 200,000 maximum")).toEqual({
       requested: 208764,
+      inputTokens: 208764,
       limit: 200000,
       excess: 8764,
     });
@@ -1531,7 +1609,12 @@ describe("rules", () => {
       last: "prompt is too long: 5 tokens > 4 maximum",
     };
     expect(isContextOverflowError(error)).toBe(true);
-    expect(parseOverflowTokens(error)).toEqual({ requested: 5, limit: 4, excess: 1 });
+    expect(parseOverflowTokens(error)).toEqual({
+      requested: 5,
+      inputTokens: 5,
+      limit: 4,
+      excess: 1,
+    });
   });
 
   it("reads figures only from overflows, and only whole non-negative numbers", () => {

@@ -38,6 +38,13 @@
 export interface OverflowTokens {
   /** Tokens the request needed (input, plus output where the provider adds it). */
   requested?: number;
+  /**
+   * Tokens of the input alone: the provider's own count of the prompt it was sent. Equal to
+   * `requested` where the wording counts the input alone; the input's share where it adds the
+   * output allowance (Anthropic's `N + M > L`, vLLM's and TGI's sums, OpenAI's "(N in the
+   * messages, M in the completion)"); absent where it states only a total.
+   */
+  inputTokens?: number;
   /** The model's context window. */
   limit?: number;
   /** By how much the request was over. */
@@ -325,12 +332,18 @@ const extractors: readonly Extractor[] = [
   // vLLM (v0.8+)
   extractor(
     "maximum context length is {n} tokens\\. However, you requested {n} output tokens and your prompt contains at least {n} input tokens, for a total of at least {n} tokens",
-    ([limit, , , total]) => ({ limit, requested: total }),
+    ([limit, , input, total]) => ({ limit, requested: total, inputTokens: input }),
   ),
   // vLLM max_tokens check: input plus the requested output
   extractor(
     "is too large: {n}\\. This model's maximum context length is {n} tokens and your request has {n} input tokens",
-    ([output = 0, limit, input = 0]) => ({ limit, requested: input + output }),
+    ([output = 0, limit, input = 0]) => ({ limit, requested: input + output, inputTokens: input }),
+  ),
+  // OpenAI (older models), DeepSeek, vLLM: "you requested N tokens (X in the messages, Y in the
+  // completion)": the total includes the completion's allowance
+  extractor(
+    "maximum context length is {n} tokens?[.,]?\\s*however,? you requested {n} tokens \\({n} in the messages, {n} in the completion\\)",
+    ([limit, requested, input]) => ({ limit, requested, inputTokens: input }),
   ),
   // OpenAI, Azure, DeepSeek, OpenRouter; vLLM "However, your request has N input tokens"
   extractor(
@@ -358,7 +371,7 @@ const extractors: readonly Extractor[] = [
   // Anthropic input plus max_tokens: ": N + M > L" and "(i.e N + M > L)"
   extractor(
     "exceed context limit(?::| \\(i\\.?e\\.?,?) {n} \\+ {n} > {n}",
-    ([input = 0, output = 0, limit]) => ({ requested: input + output, limit }),
+    ([input = 0, output = 0, limit]) => ({ requested: input + output, limit, inputTokens: input }),
   ),
   // Gemini
   extractor(
@@ -374,7 +387,7 @@ const extractors: readonly Extractor[] = [
   // Mistral
   extractor(
     "prompt contains {n} tokens(?: and {n} draft tokens)?, too large for model with {n} maximum context length",
-    ([prompt = 0, draft = 0, limit]) => ({ requested: prompt + draft, limit }),
+    ([prompt = 0, draft = 0, limit]) => ({ requested: prompt + draft, limit, inputTokens: prompt }),
   ),
   extractor("prompt {n} > {n} maximum context length", ([requested, limit]) => ({
     requested,
@@ -471,7 +484,7 @@ const extractors: readonly Extractor[] = [
   // Together, Hugging Face TGI
   extractor(
     "must be <= {n}\\. Given: {n} `?inputs`? tokens and {n} `?max_new_tokens`?",
-    ([limit, input = 0, output = 0]) => ({ limit, requested: input + output }),
+    ([limit, input = 0, output = 0]) => ({ limit, requested: input + output, inputTokens: input }),
   ),
   extractor("`?inputs`? must have less than {n} tokens\\. Given: {n}", ([limit, requested]) => ({
     limit,
@@ -500,9 +513,10 @@ const extractors: readonly Extractor[] = [
     "number of input tokens \\({n}\\) has exceeded max_prompt_tokens \\({n}\\)",
     ([requested, limit]) => ({ requested, limit }),
   ),
+  // A total of input and output, the input's share not stated.
   extractor(
     "max_total_tokens \\({n}\\) must be less than or equal to max_seq_len \\({n}\\)",
-    ([requested, limit]) => ({ requested, limit }),
+    ([requested, limit]) => ({ requested, limit, inputTokens: undefined }),
   ),
   // Bedrock Titan
   extractor("max input tokens: {n}, request input token count: {n}", ([limit, requested]) => ({
@@ -528,12 +542,17 @@ function toNumber(digits: string | undefined): number | undefined {
   return digits === undefined ? undefined : Number(digits.replaceAll(",", ""));
 }
 
-/** Drops unknown numbers and adds `excess` when both sides are known. */
+/**
+ * Drops unknown numbers and adds `excess` when both sides are known. A wording that does not name
+ * the input's share (no `inputTokens` key) counts the input alone, so `inputTokens` is `requested`.
+ */
 function complete(tokens: OverflowTokens): OverflowTokens | undefined {
   const out: OverflowTokens = {};
   if (tokens.requested !== undefined && Number.isFinite(tokens.requested)) {
     out.requested = tokens.requested;
   }
+  const input = "inputTokens" in tokens ? tokens.inputTokens : tokens.requested;
+  if (input !== undefined && Number.isFinite(input)) out.inputTokens = input;
   if (tokens.limit !== undefined && Number.isFinite(tokens.limit)) out.limit = tokens.limit;
   if (tokens.excess !== undefined && Number.isFinite(tokens.excess)) out.excess = tokens.excess;
   if (out.excess === undefined && out.requested !== undefined && out.limit !== undefined) {

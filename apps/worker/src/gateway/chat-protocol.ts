@@ -1,0 +1,108 @@
+/**
+ * @module gateway/chat-protocol
+ * OpenAI Chat Completions through the gateway: the history is `messages`, the
+ * answer is `choices[0].message`, a stream is `chat.completion.chunk` events
+ * ending with `[DONE]`, usage is `usage.prompt_tokens` (in the last chunk when
+ * the client asked for `stream_options.include_usage`). The stream's answer is
+ * assembled here because the SDK's own accumulator only reads the SDK's
+ * streams, and the gateway passes the upstream's bytes through untouched.
+ */
+
+import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
+import {
+  count,
+  eventData,
+  type GatewayProtocol,
+  isRecord,
+  openAIErrorType,
+  type ProtocolAnswer,
+  type RequestBody,
+  type StreamAccumulator,
+} from "./protocol";
+
+interface CallParts {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+function chatAccumulator(): StreamAccumulator {
+  let content: string | null = null;
+  let refusal: string | null = null;
+  const calls: CallParts[] = [];
+  let finished = false;
+  let failed = false;
+  let inputTokens: number | undefined;
+  return {
+    event(event) {
+      if (event.data === "[DONE]") return;
+      const data = eventData(event);
+      if (data === undefined) return;
+      if (data.error !== undefined) failed = true;
+      const chunk = data as Partial<ChatCompletionChunk>;
+      inputTokens = count(chunk.usage?.prompt_tokens) ?? inputTokens;
+      const choice = (chunk.choices ?? []).find((candidate) => (candidate.index ?? 0) === 0);
+      if (choice === undefined) return;
+      const delta = isRecord(choice.delta) ? choice.delta : {};
+      if (typeof delta.content === "string") content = (content ?? "") + delta.content;
+      if (typeof delta.refusal === "string") refusal = (refusal ?? "") + delta.refusal;
+      for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
+        const index = count(call.index) ?? 0;
+        const parts = calls[index] ?? { id: "", name: "", arguments: "" };
+        calls[index] = parts;
+        if (typeof call.id === "string") parts.id = call.id;
+        if (typeof call.function?.name === "string") parts.name += call.function.name;
+        if (typeof call.function?.arguments === "string")
+          parts.arguments += call.function.arguments;
+      }
+      if (typeof choice.finish_reason === "string") finished = true;
+    },
+    result() {
+      if (!finished || failed) return undefined;
+      const toolCalls = calls
+        .filter((call) => call !== undefined)
+        .map((call) => ({
+          id: call.id,
+          type: "function",
+          function: { name: call.name, arguments: call.arguments },
+        }));
+      const message = {
+        role: "assistant",
+        content,
+        ...(refusal !== null ? { refusal } : {}),
+        ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+      };
+      return { messages: [message], ...(inputTokens !== undefined ? { inputTokens } : {}) };
+    },
+  };
+}
+
+export const chatProtocol: GatewayProtocol = {
+  name: "chat",
+  format: "openai",
+  history(body: RequestBody) {
+    return Array.isArray(body.messages) ? { messages: body.messages } : undefined;
+  },
+  withContext(body, context) {
+    return { ...body, messages: context.messages };
+  },
+  maxOutputTokens(body) {
+    return count(body.max_completion_tokens) ?? count(body.max_tokens);
+  },
+  answer(body): ProtocolAnswer | undefined {
+    if (!isRecord(body)) return undefined;
+    const completion = body as Partial<ChatCompletion>;
+    const message = (completion.choices ?? []).find((choice) => (choice.index ?? 0) === 0)?.message;
+    if (!isRecord(message)) return undefined;
+    const inputTokens = count(completion.usage?.prompt_tokens);
+    return { messages: [message], ...(inputTokens !== undefined ? { inputTokens } : {}) };
+  },
+  accumulator: chatAccumulator,
+  errorBody(status, code, message) {
+    return { error: { message, type: openAIErrorType(status), param: null, code } };
+  },
+  streamError(code, message) {
+    // OpenAI's SDKs raise an `error` object met in a stream's data as an API error.
+    return `data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code } })}\n\n`;
+  },
+};

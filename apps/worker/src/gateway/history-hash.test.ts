@@ -1,0 +1,124 @@
+import { type ChatMessage, parseMessages } from "@condense/core";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { canonicalContent, messageHashes, messageHashesSync } from "./history-hash";
+
+const canonical = (message: Record<string, unknown>): ChatMessage => {
+  const [parsed] = parseMessages([message]);
+  if (parsed === undefined) throw new Error("no message");
+  return parsed;
+};
+
+const call = (args: string) => ({
+  id: "call_1",
+  type: "function",
+  function: { name: "read_file", arguments: args },
+});
+
+describe("canonicalContent", () => {
+  it("equals for what SDKs re-serialize differently", () => {
+    const pairs: Array<[Record<string, unknown>, Record<string, unknown>]> = [
+      // content: null vs absent vs "", refusal and annotations of the SDK's message object
+      [
+        { role: "assistant", content: null, tool_calls: [call('{"path":"a.ts"}')] },
+        {
+          role: "assistant",
+          tool_calls: [call('{"path":"a.ts"}')],
+          refusal: null,
+          annotations: [],
+        },
+      ],
+      [
+        { role: "assistant", content: "", tool_calls: [call('{"path":"a.ts"}')] },
+        { role: "assistant", content: null, tool_calls: [call('{"path":"a.ts"}')] },
+      ],
+      // a string and a single text part
+      [
+        { role: "user", content: "hello" },
+        { role: "user", content: [{ type: "text", text: "hello" }] },
+      ],
+      // arguments as parsed JSON: key order and spacing do not matter
+      [
+        { role: "assistant", content: null, tool_calls: [call('{"a":1,"b":[1,2]}')] },
+        { role: "assistant", content: null, tool_calls: [call('{ "b": [1, 2], "a": 1 }')] },
+      ],
+      // key order of the message itself
+      [
+        { role: "tool", tool_call_id: "call_1", content: "ok" },
+        { content: "ok", tool_call_id: "call_1", role: "tool" },
+      ],
+    ];
+    for (const [a, b] of pairs) {
+      expect(canonicalContent(canonical(a)), JSON.stringify(a)).toBe(
+        canonicalContent(canonical(b)),
+      );
+    }
+  });
+
+  it("differs for what the messages say differently", () => {
+    const base = { role: "assistant", content: "Reading.", tool_calls: [call('{"path":"a.ts"}')] };
+    const variants: Record<string, unknown>[] = [
+      { ...base, role: "user", tool_calls: undefined },
+      { ...base, content: "Reading!" },
+      { ...base, tool_calls: [call('{"path":"b.ts"}')] },
+      { ...base, tool_calls: [{ ...call('{"path":"a.ts"}'), id: "call_2" }] },
+      {
+        ...base,
+        tool_calls: [
+          {
+            ...call('{"path":"a.ts"}'),
+            function: { name: "write_file", arguments: '{"path":"a.ts"}' },
+          },
+        ],
+      },
+      { ...base, content: "" },
+    ];
+    const reference = canonicalContent(canonical(base));
+    for (const variant of variants) {
+      expect(canonicalContent(canonical(variant)), JSON.stringify(variant)).not.toBe(reference);
+    }
+    expect(
+      canonicalContent(canonical({ role: "tool", tool_call_id: "call_1", content: "ok" })),
+    ).not.toBe(
+      canonicalContent(canonical({ role: "tool", tool_call_id: "call_2", content: "ok" })),
+    );
+  });
+
+  it("ignores the key order of any arguments object (property)", () => {
+    const json = fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }), {
+      maxKeys: 6,
+    });
+    fc.assert(
+      fc.property(json, (value) => {
+        const reordered = Object.fromEntries(Object.entries(value).reverse());
+        const a = canonical({
+          role: "assistant",
+          content: null,
+          tool_calls: [call(JSON.stringify(value))],
+        });
+        const b = canonical({
+          role: "assistant",
+          content: null,
+          tool_calls: [call(JSON.stringify(reordered, null, 2))],
+        });
+        expect(canonicalContent(a)).toBe(canonicalContent(b));
+      }),
+    );
+  });
+});
+
+describe("messageHashes", () => {
+  it("hashes each message by its canonical content, in order, alike in both ways", async () => {
+    const messages = [
+      canonical({ role: "user", content: "one" }),
+      canonical({ role: "user", content: [{ type: "text", text: "one" }] }),
+      canonical({ role: "user", content: "two" }),
+    ];
+    const hashes = await messageHashes(messages);
+    expect(messageHashesSync(messages)).toEqual(hashes);
+    expect(hashes).toHaveLength(3);
+    expect(hashes[0]).toMatch(/^[0-9a-f]{64}$/);
+    expect(hashes[0]).toBe(hashes[1]);
+    expect(hashes[2]).not.toBe(hashes[0]);
+  });
+});

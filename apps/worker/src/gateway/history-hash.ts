@@ -1,0 +1,94 @@
+/**
+ * @module gateway/history-hash
+ * The canonical-content hash of a message, which is how the gateway matches
+ * the history an agent sends every turn against the session's transcript
+ * without shipping the transcript anywhere: the session stores one hash per
+ * message (at append, or on first use), the Worker hashes the request's
+ * messages, and the session object compares the two lists.
+ *
+ * Two messages hash alike when they say the same thing, whatever JSON an SDK
+ * wrote for them: role, text (a string and a single text part are equal;
+ * `content: null`, absent, `""` and `[]` are all "no text"), images, tool
+ * calls (id, name, arguments compared as parsed JSON, so key order and
+ * spacing do not matter) and the tool-call id a result answers. What the
+ * canonical form drops (`refusal: null`, `annotations: []`, `audio`, unknown
+ * keys) never reaches it; provider data (thinking blocks, reasoning items)
+ * and `name` are left out, because agents drop or rewrite them between turns.
+ */
+
+import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
+import { sha256 } from "@noble/hashes/sha2.js";
+import { bytesToHex } from "@noble/hashes/utils.js";
+
+/**
+ * JSON with object keys sorted at every level, so equal values give equal text. Written here because
+ * it is six lines and runs on every message of every turn; a library would add a dependency for it.
+ */
+function stableJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
+  if (typeof value === "object" && value !== null) {
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(record).sort();
+    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(record[key])}`).join(",")}}`;
+  }
+  return JSON.stringify(value) ?? "null";
+}
+
+function contentForm(content: MessageContent | undefined): unknown {
+  if (content === null || content === undefined) return "";
+  if (typeof content === "string") return content;
+  const parts = content.map((part) =>
+    part.type === "text" ? part.text : { image: part.image_url.url },
+  );
+  if (parts.length === 0) return "";
+  return parts.length === 1 && typeof parts[0] === "string" ? parts[0] : parts;
+}
+
+function argumentsForm(text: string): unknown {
+  try {
+    return { json: JSON.parse(text) as unknown };
+  } catch {
+    return { text };
+  }
+}
+
+function callsForm(calls: readonly ToolCall[] | undefined): unknown[] {
+  return (calls ?? []).map((call) => [
+    call.id,
+    call.function.name,
+    argumentsForm(call.function.arguments),
+  ]);
+}
+
+/** The text the hash of `message` is taken of. */
+export function canonicalContent(message: ChatMessage): string {
+  return stableJson([
+    message.role,
+    contentForm(message.content),
+    callsForm(message.tool_calls),
+    message.tool_call_id ?? null,
+  ]);
+}
+
+const encoder = new TextEncoder();
+
+/**
+ * The hex SHA-256 of each message's canonical content, in order: what the Worker computes for a
+ * request's history every turn, with the runtime's native digest (every digest started at once).
+ */
+export async function messageHashes(messages: readonly ChatMessage[]): Promise<string[]> {
+  const digests = await Promise.all(
+    messages.map((message) =>
+      crypto.subtle.digest("SHA-256", encoder.encode(canonicalContent(message))),
+    ),
+  );
+  return digests.map((digest) => bytesToHex(new Uint8Array(digest)));
+}
+
+/**
+ * The same hashes, computed synchronously (noble's audited SHA-256, in JavaScript), for the session
+ * object, which hashes messages appended otherwise inside its transaction.
+ */
+export function messageHashesSync(messages: readonly ChatMessage[]): string[] {
+  return messages.map((message) => bytesToHex(sha256(encoder.encode(canonicalContent(message)))));
+}

@@ -1,0 +1,86 @@
+/**
+ * @module gateway/protocol
+ * What the gateway needs to know of a provider protocol (OpenAI Chat
+ * Completions, OpenAI Responses, Anthropic Messages): where a request keeps
+ * its history and how to put the compacted context in its place, the answer
+ * of a complete response and of a stream, and the shape of the errors the
+ * gateway itself makes, so that the SDKs raise their own error classes.
+ */
+
+import type { MessageFormat } from "@condense/core";
+import type { EventSourceMessage } from "eventsource-parser";
+
+export type ProtocolName = "chat" | "responses" | "anthropic";
+
+/** A request body as the client sent it (already checked to be a JSON object with a model). */
+export type RequestBody = Record<string, unknown>;
+
+/** The history a request carries, in the protocol's message format. */
+export interface RequestHistory {
+  messages: unknown[];
+  /** Anthropic's top-level `system`. */
+  system?: unknown;
+}
+
+/** The model's answer, in the protocol's message format, and the provider's count of the prompt. */
+export interface ProtocolAnswer {
+  messages: unknown[];
+  inputTokens?: number;
+}
+
+/** Reads a stream's events as they pass and makes the answer of a stream that completed. */
+export interface StreamAccumulator {
+  event(event: EventSourceMessage): void;
+  /** The answer, once the stream said it is complete (undefined for a stream cut short or failed). */
+  result(): ProtocolAnswer | undefined;
+}
+
+export interface GatewayProtocol {
+  name: ProtocolName;
+  /** The message format of the engine this protocol's history converts from and to. */
+  format: MessageFormat;
+  /**
+   * The request's history, or undefined when it keeps its history elsewhere (a Responses request
+   * chaining `previous_response_id` or a `conversation`): such requests are forwarded unchanged.
+   */
+  history(body: RequestBody): RequestHistory | undefined;
+  /** The request with `context` in place of its history, every other field untouched. */
+  withContext(body: RequestBody, context: RequestHistory): RequestBody;
+  /** The answer budget the request asks for, if it names one. */
+  maxOutputTokens(body: RequestBody): number | undefined;
+  /** The answer of a complete (non-streamed) response body. */
+  answer(body: unknown): ProtocolAnswer | undefined;
+  accumulator(): StreamAccumulator;
+  /** An error the gateway itself answers, in the protocol's shape. */
+  errorBody(status: number, code: string, message: string): unknown;
+  /** The same error as a stream event, for a stream the gateway has to end (an upstream gone quiet). */
+  streamError(code: string, message: string): string;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** A whole non-negative number, or undefined. */
+export function count(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isSafeInteger(value) && value >= 0 ? value : undefined;
+}
+
+/** JSON of an event's data, or undefined when it is not a JSON object (`[DONE]`). */
+export function eventData(event: EventSourceMessage): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(event.data);
+    return isRecord(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** OpenAI's error `type` for a status, as its API names them. */
+export function openAIErrorType(status: number): string {
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status >= 500) return "server_error";
+  return "invalid_request_error";
+}

@@ -1,0 +1,70 @@
+/**
+ * @module gateway/stateless
+ * A gateway request without a session: nothing is stored, and a history that
+ * does not fit (threshold and reserve as for sessions, the model's window from
+ * the table or `X-Condense-Context-Window`, the request's output budget in the
+ * reserve) is compacted in place by the deterministic tiers before it is
+ * forwarded. An overflow the upstream still reports compacts again, against
+ * the window it stated.
+ */
+
+import {
+  type ChatMessage,
+  CondenseError,
+  compact,
+  contextWindowFor,
+  countMessageTokens,
+} from "@condense/core";
+
+export interface StatelessFit {
+  messages: ChatMessage[];
+  /** Tokens of `messages` (the engine's count). */
+  tokens: number;
+  /** The tier of the compaction that ran, or null. */
+  tier: number | null;
+  contextWindow: number;
+}
+
+export interface StatelessOptions {
+  contextWindow?: number;
+  maxOutputTokens?: number;
+  /** Compact even below the threshold (after an overflow). */
+  force?: boolean;
+}
+
+/** `messages` as they are when they fit, else compacted by the deterministic summarizer. */
+export async function fitStateless(
+  messages: ChatMessage[],
+  model: string,
+  options: StatelessOptions = {},
+): Promise<StatelessFit> {
+  const contextWindow = options.contextWindow ?? contextWindowFor(model);
+  try {
+    const result = await compact(
+      { model, messages },
+      {
+        contextWindow,
+        ...(options.maxOutputTokens !== undefined
+          ? { maxOutputTokens: Math.min(options.maxOutputTokens, Math.floor(contextWindow / 2)) }
+          : {}),
+        ...(options.force === true ? { force: true } : {}),
+      },
+    );
+    return {
+      messages: result.messages,
+      tokens: result.finalTokens,
+      tier: result.compacted ? result.tier : null,
+      contextWindow,
+    };
+  } catch (error) {
+    // Options the engine refuses (a window too small for any reserve): the history goes as it is,
+    // and the upstream says whether it fits.
+    if (!CondenseError.isInstance(error)) throw error;
+    return {
+      messages,
+      tokens: countMessageTokens(messages, model),
+      tier: null,
+      contextWindow,
+    };
+  }
+}

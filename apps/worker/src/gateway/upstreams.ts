@@ -1,0 +1,72 @@
+/**
+ * @module gateway/upstreams
+ * The upstreams a deployment configures, by name: never a URL from a request.
+ * `openai` (`OPENAI_BASE_URL`) and `anthropic` (`ANTHROPIC_BASE_URL`) are built
+ * in; `GATEWAY_UPSTREAMS` adds more, or moves a built-in one, as comma- or
+ * newline-separated `name=baseURL` entries. Each may have the deployment's
+ * own key: `GATEWAY_KEY_<NAME>` (the name in capitals, other characters as
+ * `_`), and for the built-in names `OPENAI_API_KEY` and `ANTHROPIC_API_KEY`.
+ */
+
+import { DEFAULT_OPENAI_BASE_URL } from "../openai/responses-compact";
+
+export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
+
+/** Names an upstream may have: they are path segments of the gateway's routes. */
+const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+export interface Upstream {
+  name: string;
+  /** Without a trailing slash; a request's path after `/v1/gateway/{name}` is appended to it. */
+  baseUrl: string;
+}
+
+function httpUrl(value: string | undefined): string | undefined {
+  const trimmed = value?.trim();
+  if (trimmed === undefined || trimmed === "") return undefined;
+  try {
+    const url = new URL(trimmed);
+    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
+    return trimmed.replace(/\/+$/, "");
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every configured upstream by name; entries that are not `name=http(s)-URL` are skipped. */
+export function configuredUpstreams(env: Env): Map<string, string> {
+  const upstreams = new Map<string, string>([
+    ["openai", httpUrl(env.OPENAI_BASE_URL) ?? DEFAULT_OPENAI_BASE_URL],
+    ["anthropic", httpUrl(env.ANTHROPIC_BASE_URL) ?? DEFAULT_ANTHROPIC_BASE_URL],
+  ]);
+  for (const entry of (env.GATEWAY_UPSTREAMS ?? "").split(/[,\n]/)) {
+    const equals = entry.indexOf("=");
+    if (equals <= 0) continue;
+    const name = entry.slice(0, equals).trim();
+    const url = httpUrl(entry.slice(equals + 1));
+    if (NAME.test(name) && url !== undefined) upstreams.set(name.toLowerCase(), url);
+  }
+  return upstreams;
+}
+
+export function resolveUpstream(env: Env, name: string): Upstream | undefined {
+  const baseUrl = configuredUpstreams(env).get(name.toLowerCase());
+  return baseUrl === undefined ? undefined : { name: name.toLowerCase(), baseUrl };
+}
+
+/** The name of the variable holding the deployment's own key for upstream `name`. */
+export function keyVariable(name: string): string {
+  return `GATEWAY_KEY_${name.toUpperCase().replace(/[^A-Z0-9]/g, "_")}`;
+}
+
+/** The deployment's own key for `upstream`, if it has one. */
+export function deploymentKey(env: Env, upstream: Upstream): string | undefined {
+  const vars = env as unknown as Record<string, unknown>;
+  const candidates = [vars[keyVariable(upstream.name)]];
+  if (upstream.name === "openai") candidates.push(env.OPENAI_API_KEY);
+  if (upstream.name === "anthropic") candidates.push(env.ANTHROPIC_API_KEY);
+  for (const candidate of candidates) {
+    if (typeof candidate === "string" && candidate.trim() !== "") return candidate.trim();
+  }
+  return undefined;
+}

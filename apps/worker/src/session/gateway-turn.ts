@@ -1,0 +1,256 @@
+/**
+ * @module session/gateway-turn
+ * The session's side of a gateway request. An agent sends its whole history
+ * every turn; the Worker hashes each message (`gateway/history-hash`) and sends
+ * the hashes with only the messages it expects to be new. Here the hashes are
+ * compared with those of the current generation:
+ * - the history extends the generation: its new messages are appended;
+ * - it does not (the agent rewound, edited or compacted it): a new generation
+ *   starts with the request's messages;
+ * - the messages needed were not sent: the answer says from where to send them.
+ * Messages the append path would refuse (a result answering no call, an id
+ * reused while its call is open) start a new generation instead; a history
+ * refused even as a generation of its own is left unstored, and the Worker
+ * forwards it statelessly. So is a history under another system prompt than
+ * the generation's: another conversation sent with the same session header
+ * (an agent's side requests: titles, command checks), not a rewind of this one. Then the model's answer is appended once its
+ * response is complete, unless the session moved on meanwhile.
+ */
+
+import type { ChatMessage } from "@condense/core";
+import { ApiError } from "../api/errors";
+import { type Appended, type AppendInput, appendMessages } from "./append";
+import type { PendingMark } from "./compaction/pending";
+import { currentGeneration, type Generation, startGeneration } from "./generations";
+import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
+import { readSession, requireSession, type SessionKey, setExhaustedSeq } from "./session-record";
+import type { SessionStorage } from "./session-storage";
+import { readSettings, writeSettings } from "./settings";
+import { checkToolTraffic, type ToolTrafficProblem } from "./tool-outputs";
+
+export interface GatewayTurnInput {
+  /** The canonical-content hash of every message of the request's history, in order. */
+  hashes: string[];
+  /** The index in the history of `messages[0]`. */
+  from: number;
+  /** The history from `from` on, canonical. */
+  messages: ChatMessage[];
+  /** The request's model: the session's model from now on. */
+  model?: string;
+  /** A window the caller stated (`X-Condense-Context-Window`): the session's from now on. */
+  contextWindow?: number;
+  /** The role of the history's first message. */
+  firstRole: string;
+}
+
+export type GatewayMatch =
+  /** Send the history again from this index: the messages to append start before `from`. */
+  | { kind: "need"; from: number }
+  /**
+   * Not stored: even as a generation of its own the history breaks the tool-call rules, or it is
+   * another conversation (its system prompt is not the generation's).
+   */
+  | {
+      kind: "refused";
+      reason: "tool-call-rules" | "other-conversation";
+      problems: ToolTrafficProblem[];
+    }
+  | {
+      kind: "matched";
+      generation: Generation;
+      newGeneration: boolean;
+      /** Messages appended from the request. */
+      appended: number;
+      /** The session's last seq once they were: the generation is then the request's history. */
+      lastSeq: number;
+      pending: PendingMark | undefined;
+    };
+
+/** Thrown inside the transaction to roll a new generation back. */
+class Refused extends Error {
+  constructor(readonly problems: ToolTrafficProblem[]) {
+    super("refused");
+  }
+}
+
+const PROMPT_ROLES = new Set(["system", "developer"]);
+
+/** The role of the generation's first message. */
+function firstRoleOf(sql: SqlStorage, firstSeq: number): string | undefined {
+  return sql
+    .exec<{ role: string }>("SELECT role FROM condense_transcript WHERE seq = ?", firstSeq)
+    .toArray()[0]?.role;
+}
+
+function appendWithHashes(
+  storage: SessionStorage,
+  env: Env,
+  key: SessionKey,
+  input: AppendInput,
+  hashes: readonly string[],
+  compactionRunning: boolean,
+): Appended | undefined {
+  if (input.messages.length === 0) return undefined;
+  const appended = appendMessages(storage, env, key, input, compactionRunning);
+  saveHashes(storage.open().sql, appended.answer.firstSeq, hashes);
+  return appended;
+}
+
+/**
+ * Matches the request's history with the session of `key` (created by its first request) and appends
+ * what is new, in one transaction; messages of the generation without a hash yet (appended through
+ * `/messages`, or before hashes were kept) are hashed first.
+ */
+export function matchAndAppend(
+  storage: SessionStorage,
+  env: Env,
+  key: SessionKey,
+  input: GatewayTurnInput,
+  compactionRunning: boolean,
+): GatewayMatch {
+  const durable = storage.open();
+  const sql = durable.sql;
+  try {
+    return durable.transactionSync((): GatewayMatch => {
+      const session = readSession(sql);
+      if (session !== undefined) requireSession(sql, key);
+      const lastSeq = session?.message_count ?? 0;
+      let generation = currentGeneration(sql);
+      let stored = storedHashes(sql, generation.firstSeq, lastSeq);
+      if (stored.length < lastSeq - generation.firstSeq + 1) {
+        hashMissing(sql, storage.store, generation.firstSeq);
+        stored = storedHashes(sql, generation.firstSeq, lastSeq);
+      }
+
+      const extendsSession =
+        input.hashes.length >= stored.length &&
+        stored.every((hash, index) => hash === input.hashes[index]);
+      const otherConversation =
+        !extendsSession &&
+        stored.length > 0 &&
+        PROMPT_ROLES.has(input.firstRole) &&
+        PROMPT_ROLES.has(firstRoleOf(sql, generation.firstSeq) ?? "") &&
+        input.hashes[0] !== stored[0];
+      if (otherConversation) return { kind: "refused", reason: "other-conversation", problems: [] };
+      let start = extendsSession ? stored.length : 0;
+      if (start < input.from) return { kind: "need", from: start };
+      const model = input.model !== undefined ? { model: input.model } : {};
+      let fresh = input.messages.slice(start - input.from);
+      let newGeneration = false;
+      if (extendsSession) {
+        const problems = checkToolTraffic(sql, fresh, lastSeq);
+        // Refused after an empty generation: the history itself breaks the rules.
+        if (problems.length > 0 && stored.length === 0) {
+          return { kind: "refused", reason: "tool-call-rules", problems };
+        }
+        if (problems.length > 0) {
+          // Refused after what is stored: the history starts a generation of its own.
+          if (input.from > 0) return { kind: "need", from: 0 };
+          start = 0;
+          fresh = input.messages;
+        }
+      }
+      if (start === 0 && session !== undefined && stored.length > 0) {
+        generation = startGeneration(sql, storage.store, session, Date.now());
+        newGeneration = true;
+        const problems = checkToolTraffic(sql, fresh, lastSeq);
+        if (problems.length > 0) throw new Refused(problems);
+      }
+      if (
+        input.contextWindow !== undefined &&
+        readSettings(sql).contextWindow !== input.contextWindow
+      ) {
+        writeSettings(sql, { contextWindow: input.contextWindow });
+        setExhaustedSeq(sql, null);
+      }
+      const appended = appendWithHashes(
+        storage,
+        env,
+        key,
+        { messages: fresh, ...model },
+        input.hashes.slice(start),
+        compactionRunning,
+      );
+      return {
+        kind: "matched",
+        generation,
+        newGeneration,
+        appended: fresh.length,
+        lastSeq: appended?.answer.lastSeq ?? lastSeq,
+        pending: appended?.pending,
+      };
+    });
+  } catch (error) {
+    if (error instanceof Refused) {
+      return { kind: "refused", reason: "tool-call-rules", problems: error.problems };
+    }
+    throw error;
+  }
+}
+
+export interface GatewayAnswerInput {
+  /** The generation and last seq the turn left: the answer follows them, or is not stored. */
+  generation: number;
+  afterSeq: number;
+  /** The answer, canonical (one message, or a few for a Responses output), and their hashes. */
+  messages: ChatMessage[];
+  hashes: string[];
+  model?: string;
+  /** The provider's count of the prompt it answered. */
+  usage?: { inputTokens: number };
+}
+
+export type GatewayAnswerResult =
+  | { appended: true; firstSeq: number; lastSeq: number; pending: PendingMark | undefined }
+  | { appended: false; reason: string };
+
+/**
+ * Appends the model's answer after the turn that asked for it, unless the session moved on (a later
+ * request already carried the answer in its history, or another generation started): then nothing.
+ * Never throws an API error: an answer the append path refuses is not stored and says why.
+ */
+export function appendAnswer(
+  storage: SessionStorage,
+  env: Env,
+  key: SessionKey,
+  input: GatewayAnswerInput,
+  compactionRunning: boolean,
+): GatewayAnswerResult {
+  const durable = storage.open();
+  const sql = durable.sql;
+  try {
+    return durable.transactionSync((): GatewayAnswerResult => {
+      const session = readSession(sql);
+      if (session === undefined) return { appended: false, reason: "the session is gone" };
+      requireSession(sql, key);
+      if (currentGeneration(sql).generation !== input.generation) {
+        return { appended: false, reason: "another generation started" };
+      }
+      if (session.message_count !== input.afterSeq) {
+        return { appended: false, reason: "the session moved on" };
+      }
+      const appended = appendWithHashes(
+        storage,
+        env,
+        key,
+        {
+          messages: input.messages,
+          ...(input.model !== undefined ? { model: input.model } : {}),
+          ...(input.usage !== undefined ? { usage: input.usage } : {}),
+        },
+        input.hashes,
+        compactionRunning,
+      );
+      if (appended === undefined) return { appended: false, reason: "the answer is empty" };
+      return {
+        appended: true,
+        firstSeq: appended.answer.firstSeq,
+        lastSeq: appended.answer.lastSeq,
+        pending: appended.pending,
+      };
+    });
+  } catch (error) {
+    if (error instanceof ApiError) return { appended: false, reason: error.message };
+    throw error;
+  }
+}
