@@ -16,6 +16,30 @@ const call = (args: string) => ({
 });
 
 describe("canonicalContent", () => {
+  it("tells files apart by their content and name, whatever their keys' order", () => {
+    const pdf = (data: string, filename = "a.pdf") =>
+      canonical({
+        role: "user",
+        content: [
+          { type: "text", text: "read this" },
+          { type: "file", file: { filename, file_data: `data:application/pdf;base64,${data}` } },
+        ],
+      });
+    expect(canonicalContent(pdf("JVBERi0x"))).not.toBe(canonicalContent(pdf("JVBERi0y")));
+    expect(canonicalContent(pdf("JVBERi0x"))).not.toBe(canonicalContent(pdf("JVBERi0x", "b.pdf")));
+    const reordered = canonical({
+      role: "user",
+      content: [
+        { type: "text", text: "read this" },
+        {
+          file: { file_data: "data:application/pdf;base64,JVBERi0x", filename: "a.pdf" },
+          type: "file",
+        },
+      ],
+    });
+    expect(canonicalContent(reordered)).toBe(canonicalContent(pdf("JVBERi0x")));
+  });
+
   it("equals for what SDKs re-serialize differently", () => {
     const pairs: Array<[Record<string, unknown>, Record<string, unknown>]> = [
       // content: null vs absent vs "", refusal and annotations of the SDK's message object

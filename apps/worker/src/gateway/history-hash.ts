@@ -37,9 +37,12 @@ function stableJson(value: unknown): string {
 function contentForm(content: MessageContent | undefined): unknown {
   if (content === null || content === undefined) return "";
   if (typeof content === "string") return content;
-  const parts = content.map((part) =>
-    part.type === "text" ? part.text : { image: part.image_url.url },
-  );
+  const parts = content.map((part): unknown => {
+    if (part.type === "text") return part.text;
+    if (part.type === "image_url") return { image: part.image_url.url };
+    // Files and audio are compared whole (stableJson sorts their keys).
+    return part;
+  });
   if (parts.length === 0) return "";
   return parts.length === 1 && typeof parts[0] === "string" ? parts[0] : parts;
 }
