@@ -75,7 +75,7 @@ function sameTokens(a: readonly Uint8Array[], decoded: ReturnType<typeof decodeR
 }
 
 function moduleSource(name: string, pattern: string, encoded: EncodedRanks): string {
-  const streams = ["left", "right", "fresh", "references", "literals"] as const;
+  const streams = ["parts", "left", "right", "references", "literals"] as const;
   const literal = (value: string) => JSON.stringify(value);
   return `/**
  * @module tokens/rank-data/${name}
@@ -96,6 +96,7 @@ ${streams.map((stream) => `const ${stream}Bits = ${literal(encoded[stream].bits)
 export const ranks: EncodedRanks = {
   count: ${encoded.count},
   byteLength: ${encoded.byteLength},
+  maxTokenLength: ${encoded.maxTokenLength},
   kinds,
 ${streams.map((stream) => `  ${stream}: { symbols: ${stream}Symbols, bits: ${stream}Bits },`).join("\n")}
 };

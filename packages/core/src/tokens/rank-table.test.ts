@@ -12,7 +12,12 @@ function tokenBytes(tokens: readonly Uint8Array[]): TokenBytes {
   tokens.forEach((token, rank) => {
     bytes.set(token, offsets[rank]);
   });
-  return { bytes, offsets, hashes: Int32Array.from(tokens, (t) => hashBytes(t, 0, t.length)) };
+  return {
+    bytes,
+    offsets,
+    hashes: Int32Array.from(tokens, (t) => hashBytes(t, 0, t.length)),
+    maxTokenLength: Math.max(0, ...tokens.map((t) => t.length)),
+  };
 }
 
 const distinctTokens = fc.uniqueArray(fc.uint8Array({ minLength: 1, maxLength: 12 }), {

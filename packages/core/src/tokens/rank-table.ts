@@ -20,17 +20,13 @@ export class RankTable {
   private readonly mask: number;
 
   constructor(tokens: TokenBytes) {
-    const { bytes, offsets, hashes } = tokens;
+    const { bytes, offsets, hashes, maxTokenLength } = tokens;
     const count = offsets.length - 1;
     let size = 1;
     while (size < count * 2) size *= 2; // load factor at most 1/2: short probe runs
     const slots = new Int32Array(size).fill(EMPTY);
     const mask = size - 1;
-    let maxTokenLength = 0;
     for (let rank = 0; rank < count; rank++) {
-      const start = offsets[rank] as number;
-      const end = offsets[rank + 1] as number;
-      if (end - start > maxTokenLength) maxTokenLength = end - start;
       let slot = mixHash(hashes[rank] as number) & mask;
       while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
       slots[slot] = rank;
