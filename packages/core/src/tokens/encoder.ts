@@ -16,7 +16,8 @@
  */
 
 import { normalizeModelName } from "../models/model-name.js";
-import { decodeRanks, type EncodedRanks, type TokenBytes } from "./rank-coding.js";
+import type { DecodedTokens } from "./decoded-tokens.js";
+import { decodeRanks, type EncodedRanks } from "./rank-coding.js";
 import * as cl100kBase from "./rank-data/cl100k-base.js";
 import * as o200kBase from "./rank-data/o200k-base.js";
 import { RankTable } from "./rank-table.js";
@@ -55,7 +56,7 @@ const sources: Record<EncodingName, RankSource> = {
   cl100k_base: { ...cl100kBase, reference: "o200k_base" },
 };
 
-const decoded = new Map<EncodingName, TokenBytes>();
+const decoded = new Map<EncodingName, DecodedTokens>();
 const loaded = new Map<EncodingName, Bpe>();
 let textsEncoded = 0;
 
@@ -64,7 +65,7 @@ const MAX_CACHED_PIECE_LENGTH = 64;
 // Heap keys pack `rank * 2^32 + position`; ranks stay below 2^20, so keys stay exact doubles.
 const RANK_SHIFT = 4_294_967_296;
 
-function tokensOf(encoding: EncodingName): TokenBytes {
+function tokensOf(encoding: EncodingName): DecodedTokens {
   const existing = decoded.get(encoding);
   if (existing) return existing;
   const { ranks, reference } = sources[encoding];

@@ -2,13 +2,13 @@ import fc from "fast-check";
 import cl100kTiktoken from "js-tiktoken/ranks/cl100k_base";
 import o200kTiktoken from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
+import type { DecodedTokens } from "./decoded-tokens.js";
 import {
   concatHash,
   decodeRanks,
   type EncodedRanks,
   encodeRanks,
   hashBytes,
-  type TokenBytes,
 } from "./rank-coding.js";
 import * as cl100kData from "./rank-data/cl100k-base.js";
 import * as o200kData from "./rank-data/o200k-base.js";
@@ -27,10 +27,10 @@ function tiktokenTokens(data: { bpe_ranks: string }): Uint8Array[] {
 }
 
 /** The decoded tokens, after checking that each carries the hash of its bytes. */
-function tokenList(decoded: TokenBytes): Uint8Array[] {
+function tokenList(decoded: DecodedTokens): Uint8Array[] {
   const tokens: Uint8Array[] = [];
-  for (let rank = 0; rank + 1 < decoded.offsets.length; rank++) {
-    const token = decoded.bytes.slice(decoded.offsets[rank], decoded.offsets[rank + 1]);
+  for (let rank = 0; rank < decoded.count; rank++) {
+    const token = decoded.tokenBytes(rank).slice();
     if (decoded.hashes[rank] !== hashBytes(token, 0, token.length)) {
       throw new Error(`token ${rank} was decoded with a wrong hash`);
     }

@@ -23,6 +23,8 @@
  * without quotes or backslashes, so a data module embeds them as string literals.
  */
 
+import { DecodedTokens, REFERENCE, WRITTEN } from "./decoded-tokens.js";
+
 /**
  * Numbers coded as symbols (one character each) and the bits the symbols leave out (base64).
  * Each stream has its own bits, so a stream decodes in one tight loop.
@@ -55,16 +57,6 @@ export interface EncodedRanks {
   readonly references: CodedNumbers;
   /** Literal tokens' lengths and bytes. */
   readonly literals: CodedNumbers;
-}
-
-/** Tokens in rank order: token `r` is `bytes[offsets[r] .. offsets[r + 1]]`, with hash `hashes[r]`. */
-export interface TokenBytes {
-  readonly bytes: Uint8Array;
-  readonly offsets: Uint32Array;
-  /** {@link hashBytes} of each token. */
-  readonly hashes: Int32Array;
-  /** Length of the longest token in bytes. */
-  readonly maxTokenLength: number;
 }
 
 /** The token is the concatenation of two tokens of lower rank. */
@@ -130,7 +122,7 @@ const SYMBOL_INDEX: number[][] = [];
 // in constant time, instead of hashing all 1.4 MB of o200k_base again.
 const MULTIPLIER = 0x01000193;
 
-/** The hash of `bytes[start..end)` ({@link TokenBytes.hashes} holds each token's). */
+/** The hash of `bytes[start..end)` (`DecodedTokens.hashes` holds each token's). */
 export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let hash = 0;
   for (let i = start; i < end; i++) hash = (Math.imul(hash, MULTIPLIER) + (bytes[i] as number)) | 0;
@@ -161,7 +153,6 @@ export function mixHash(hash: number): number {
 
 const bitLength = (value: number): number => 32 - Math.clz32(value);
 
-// No parameter properties in this module: the build step imports it with Node's type stripping.
 class NumberWriter {
   private readonly symbols: string[] = [];
   private readonly bytes: number[] = [];
@@ -453,10 +444,11 @@ function cheapest(
 }
 
 /**
- * The tokens of an {@link encodeRanks} result, in one linear pass. `reference` is the decoded
- * reference table when the data was encoded with one. Throws on corrupt data.
+ * The tokens of an {@link encodeRanks} result, in one linear pass: lengths and hashes (each
+ * from its parts'), their bytes on first use. `reference` is the decoded reference table when
+ * the data was encoded with one. Throws on corrupt data.
  */
-export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): TokenBytes {
+export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): DecodedTokens {
   const { count, kinds, maxTokenLength } = encoded;
   if (kinds.length !== count) throw new RangeError("corrupt rank data: kinds do not match count");
   const { parts, starts } = decodePartLists(encoded.parts, count);
@@ -467,40 +459,39 @@ export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): Toke
   const bytes = new Uint8Array(encoded.byteLength);
   const offsets = new Uint32Array(count + 1);
   const hashes = new Int32Array(count);
+  const lastByteClasses = new Uint8Array(count);
+  const sources = new Int32Array(count);
+  const rightParts = new Int32Array(count);
   const powers = hashPowers(maxTokenLength);
   const leftLength = starts[1] as number;
-  const referenceBytes = reference?.bytes ?? new Uint8Array(0);
   const referenceOffsets = reference?.offsets ?? new Uint32Array(1);
   const referenceHashes = reference?.hashes ?? new Int32Array(0);
+  const referenceClasses = reference?.lastByteClasses ?? new Uint8Array(0);
   let nextMerge = 0;
   let nextReference = 0;
   let nextLiteral = 0;
   let end = 0;
 
-  // The hot loop (~200k tokens for o200k, run once, mostly before V8 optimizes it): no calls,
-  // typed arrays only, each part one read from its list. Writes past the end of `bytes` are
-  // dropped and caught by the check after the loop; every token is checked against the longest
-  // length, which bounds the reads of `powers`.
+  // The hot loop (~200k tokens for o200k, run once, much of it before V8 optimizes it): no
+  // calls, no inner loops but a literal's bytes, typed arrays only.
   for (let rank = 0; rank < count; rank++) {
     const kind = kinds.charCodeAt(rank);
     const start = end;
-    let hash = 0;
     if (kind === MERGE_CODE) {
       const leftCode = nextMerge < left.length ? (left[nextMerge] as number) : leftLength;
       const a = leftCode < leftLength ? (parts[leftCode] as number) : rank;
       if (a >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
-      const aEnd = offsets[a + 1] as number;
-      for (let i = offsets[a] as number; i < aEnd; i++) bytes[end++] = bytes[i] as number;
-      const list = 1 + (BYTE_CLASS[bytes[end - 1] as number] as number);
+      const list = 1 + (lastByteClasses[a] as number);
       const rightCode = (starts[list] as number) + (right[nextMerge++] as number);
       const b = rightCode < (starts[list + 1] as number) ? (parts[rightCode] as number) : rank;
       if (b >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
-      const bStart = offsets[b] as number;
-      const bEnd = offsets[b + 1] as number;
-      for (let i = bStart; i < bEnd; i++) bytes[end++] = bytes[i] as number;
-      hash =
-        (Math.imul(hashes[a] as number, powers[bEnd - bStart] as number) + (hashes[b] as number)) |
-        0;
+      const bLength = (offsets[b + 1] as number) - (offsets[b] as number);
+      end += (offsets[a + 1] as number) - (offsets[a] as number) + bLength;
+      hashes[rank] =
+        (Math.imul(hashes[a] as number, powers[bLength] as number) + (hashes[b] as number)) | 0;
+      lastByteClasses[rank] = lastByteClasses[b] as number;
+      sources[rank] = a;
+      rightParts[rank] = b;
     } else if (kind === REFERENCE_CODE) {
       if (reference === undefined) throw new Error("this rank data needs its reference table");
       const other =
@@ -508,33 +499,44 @@ export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): Toke
       if (other < 0 || other + 1 >= referenceOffsets.length) {
         throw new RangeError(`corrupt rank data: no token ${other} in the reference table`);
       }
-      const to = referenceOffsets[other + 1] as number;
-      for (let i = referenceOffsets[other] as number; i < to; i++) {
-        bytes[end++] = referenceBytes[i] as number;
-      }
-      hash = referenceHashes[other] as number;
+      end += (referenceOffsets[other + 1] as number) - (referenceOffsets[other] as number);
+      hashes[rank] = referenceHashes[other] as number;
+      lastByteClasses[rank] = referenceClasses[other] as number;
+      sources[rank] = REFERENCE - other;
     } else if (kind === LITERAL_CODE) {
       const length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
       if (length === 0 || nextLiteral + length > literals.length) {
         throw new RangeError(`corrupt rank data: no bytes for token ${rank}`);
       }
+      let hash = 0;
       for (let i = 0; i < length; i++) {
         const byte = literals[nextLiteral++] as number;
         hash = (Math.imul(hash, MULTIPLIER) + byte) | 0;
         bytes[end++] = byte;
       }
+      hashes[rank] = hash;
+      lastByteClasses[rank] = BYTE_CLASS[bytes[end - 1] as number] as number;
+      sources[rank] = WRITTEN;
     } else {
       throw new RangeError(`corrupt rank data: token ${rank} has no kind`);
     }
     if (end - start > maxTokenLength) {
       throw new RangeError(`corrupt rank data: token ${rank} is longer than the longest`);
     }
-    hashes[rank] = hash;
     offsets[rank + 1] = end;
   }
-  if (end !== bytes.length) throw new RangeError("corrupt rank data: too few bytes");
+  if (end !== bytes.length) throw new RangeError("corrupt rank data: lengths do not add up");
   if (nextMerge !== left.length || nextMerge !== right.length) {
     throw new RangeError("corrupt rank data: part codes do not match the merged tokens");
   }
-  return { bytes, offsets, hashes, maxTokenLength };
+  return new DecodedTokens({
+    offsets,
+    hashes,
+    maxTokenLength,
+    lastByteClasses,
+    bytes,
+    sources,
+    rightParts,
+    reference,
+  });
 }
