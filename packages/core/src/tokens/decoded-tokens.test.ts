@@ -9,14 +9,17 @@ describe("DecodedTokens", () => {
     const tokens = bytesOf("a", "b", "c", "ab", "abc", "cab");
     const decoded = decodeRanks(encodeRanks(tokens));
     expect(decoded.count).toBe(6);
-    expect([...decoded.offsets]).toEqual([0, 1, 2, 3, 5, 8, 11]);
-    // "abc" and "cab" are merges: nothing of theirs is in place before they are asked for.
-    expect([...decoded.bytes.subarray(5, 11)]).toEqual([0, 0, 0, 0, 0, 0]);
+    expect([...decoded.lengths]).toEqual([1, 1, 1, 2, 3, 3]);
+    // Only the single bytes (stored as they are) are in place; nothing is written after them.
+    const text = (): string => new TextDecoder().decode(decoded.bytes).replace(/\0+$/, "");
+    expect(text()).toBe("abc");
     expect(new TextDecoder().decode(decoded.tokenBytes(5))).toBe("cab");
-    // "cab" needed "ab" (its right part), which is now in place too; "abc" still is not.
-    expect(new TextDecoder().decode(decoded.bytes.subarray(3, 5))).toBe("ab");
-    expect([...decoded.bytes.subarray(5, 8)]).toEqual([0, 0, 0]);
+    // "cab" needed "ab" (its right part), written first; "abc" is still not written.
+    expect(text()).toBe("abcabcab");
     expect(new TextDecoder().decode(decoded.tokenBytes(4))).toBe("abc");
+    expect(decoded.position(4)).toBe(8);
+    expect(decoded.position(5)).toBe(5);
+    expect(text()).toBe("abcabcababc");
   });
 
   it("writes a token coded against the reference table from the reference's bytes", () => {

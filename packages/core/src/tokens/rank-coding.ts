@@ -93,12 +93,12 @@ const TOP_BITS = 2;
 const SYMBOL_CHARACTERS = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))
   .filter((c) => c !== '"' && c !== "\\")
   .join("");
-/** Per character code below 128: bit length of its number + 1 (0: not a symbol). */
-const SYMBOL_LENGTH = new Uint8Array(128);
-/** Per character code: the bits below the leading one that the symbol carries. */
-const SYMBOL_TOP = new Uint8Array(128);
-/** Per character code: how many bits below the leading one the symbol carries. */
-const SYMBOL_TOP_WIDTH = new Uint8Array(128);
+/**
+ * Per character code below 128, what its symbol says of a number: `high << 5 | rest`, where
+ * `high` is the number's leading one and the bits the symbol carries and `rest` the count of
+ * bits still to read; -1 for a character that is no symbol.
+ */
+const SYMBOL_VALUES = new Int32Array(128).fill(-1);
 /** Symbol index of (bit length, top bits), for the encoder. */
 const SYMBOL_INDEX: number[][] = [];
 {
@@ -107,16 +107,14 @@ const SYMBOL_INDEX: number[][] = [];
     const width = Math.min(TOP_BITS, Math.max(0, length - 1));
     SYMBOL_INDEX[length] = [];
     for (let top = 0; top < 1 << width; top++) {
-      const code = SYMBOL_CHARACTERS.charCodeAt(next);
+      const high = length === 0 ? 0 : (1 << width) | top;
+      SYMBOL_VALUES[SYMBOL_CHARACTERS.charCodeAt(next)] =
+        (high << 5) | Math.max(0, length - 1 - width);
       (SYMBOL_INDEX[length] as number[])[top] = next++;
-      SYMBOL_LENGTH[code] = length + 1;
-      SYMBOL_TOP[code] = top;
-      SYMBOL_TOP_WIDTH[code] = width;
     }
   }
   if (next > SYMBOL_CHARACTERS.length) throw new Error("too few symbol characters");
 }
-
 // The hash of byte strings that the decoder hands to the rank table: polynomial modulo 2^32, so
 // that hash(a ‖ b) = hash(a) · M^|b| + hash(b) and a merged token's hash comes from its parts'
 // in constant time, instead of hashing all 1.4 MB of o200k_base again.
@@ -189,7 +187,7 @@ class NumberWriter {
   }
 }
 
-/** Every number of a stream, in one loop over locals (hot: ~460k numbers for o200k). */
+/** Every number of a stream, in one loop over locals (hot: ~480k numbers for o200k). */
 function decodeNumbers(coded: CodedNumbers): Int32Array {
   const { symbols } = coded;
   const binary = atob(coded.bits);
@@ -199,17 +197,11 @@ function decodeNumbers(coded: CodedNumbers): Int32Array {
   let buffered = 0;
   for (let i = 0; i < symbols.length; i++) {
     const code = symbols.charCodeAt(i);
-    const length = code < 128 ? (SYMBOL_LENGTH[code] as number) - 1 : -1;
-    if (length <= 1) {
-      if (length < 0) throw new RangeError("corrupt rank data: a bad symbol");
-      values[i] = length;
-      continue;
-    }
-    const width = SYMBOL_TOP_WIDTH[code] as number;
-    const rest = length - 1 - width;
-    const high = (1 << width) | (SYMBOL_TOP[code] as number);
+    const symbol = code < 128 ? (SYMBOL_VALUES[code] as number) : -1;
+    if (symbol < 0) throw new RangeError("corrupt rank data: a bad symbol");
+    const rest = symbol & 31;
     if (rest === 0) {
-      values[i] = high;
+      values[i] = symbol >> 5;
       continue;
     }
     while (buffered < rest) {
@@ -219,7 +211,7 @@ function decodeNumbers(coded: CodedNumbers): Int32Array {
       buffered += 8;
     }
     buffered -= rest;
-    values[i] = (high << rest) | ((buffer >>> buffered) & ((1 << rest) - 1));
+    values[i] = ((symbol >> 5) << rest) | ((buffer >>> buffered) & ((1 << rest) - 1));
   }
   return values;
 }
@@ -232,7 +224,7 @@ interface PartLists {
 
 function decodePartLists(coded: CodedNumbers, count: number): PartLists {
   const numbers = decodeNumbers(coded);
-  // Fewer parts than numbers: each group also codes its size.
+  // Fewer parts than numbers: each list and group also codes its size.
   const parts = new Int32Array(numbers.length);
   const starts = new Int32Array(PART_LISTS + 1);
   let at = 0;
@@ -241,8 +233,9 @@ function decodePartLists(coded: CodedNumbers, count: number): PartLists {
     const groups = numbers[at++] ?? 0;
     for (let group = 0; group < groups; group++) {
       const size = numbers[at++] ?? 0;
-      if (at + size > numbers.length)
+      if (at + size > numbers.length) {
         throw new RangeError("corrupt rank data: part lists end early");
+      }
       let rank = 0;
       for (let i = 0; i < size; i++) {
         rank += numbers[at++] as number;
@@ -451,32 +444,41 @@ function cheapest(
 export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): DecodedTokens {
   const { count, kinds, maxTokenLength } = encoded;
   if (kinds.length !== count) throw new RangeError("corrupt rank data: kinds do not match count");
+  if (maxTokenLength > 255) throw new RangeError("rank data with tokens over 255 bytes long");
   const { parts, starts } = decodePartLists(encoded.parts, count);
-  const left = decodeNumbers(encoded.left);
-  const right = decodeNumbers(encoded.right);
   const references = decodeNumbers(encoded.references);
   const literals = decodeNumbers(encoded.literals);
-  const bytes = new Uint8Array(encoded.byteLength);
-  const offsets = new Uint32Array(count + 1);
+  // The numbers are decoded in loops of their own: reading them inside the token loop instead
+  // made decoding slower in a fresh process (measured), though it spares two arrays.
+  const left = decodeNumbers(encoded.left);
+  const right = decodeNumbers(encoded.right);
+  if (left.length !== right.length) {
+    throw new RangeError("corrupt rank data: part codes do not pair up");
+  }
+  const lengths = new Uint8Array(count);
   const hashes = new Int32Array(count);
   const lastByteClasses = new Uint8Array(count);
   const sources = new Int32Array(count);
   const rightParts = new Int32Array(count);
+  // Only literal tokens are written now; the others' room is touched when they are written.
+  const bytes = new Uint8Array(encoded.byteLength);
+  const positions = new Int32Array(count);
   const powers = hashPowers(maxTokenLength);
   const leftLength = starts[1] as number;
-  const referenceOffsets = reference?.offsets ?? new Uint32Array(1);
+  const referenceLengths = reference?.lengths ?? new Uint8Array(0);
   const referenceHashes = reference?.hashes ?? new Int32Array(0);
   const referenceClasses = reference?.lastByteClasses ?? new Uint8Array(0);
   let nextMerge = 0;
   let nextReference = 0;
   let nextLiteral = 0;
-  let end = 0;
+  let total = 0;
+  let written = 0;
 
   // The hot loop (~200k tokens for o200k, run once, much of it before V8 optimizes it): no
   // calls, no inner loops but a literal's bytes, typed arrays only.
   for (let rank = 0; rank < count; rank++) {
     const kind = kinds.charCodeAt(rank);
-    const start = end;
+    let length = 0;
     if (kind === MERGE_CODE) {
       const leftCode = nextMerge < left.length ? (left[nextMerge] as number) : leftLength;
       const a = leftCode < leftLength ? (parts[leftCode] as number) : rank;
@@ -485,8 +487,8 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
       const rightCode = (starts[list] as number) + (right[nextMerge++] as number);
       const b = rightCode < (starts[list + 1] as number) ? (parts[rightCode] as number) : rank;
       if (b >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
-      const bLength = (offsets[b + 1] as number) - (offsets[b] as number);
-      end += (offsets[a + 1] as number) - (offsets[a] as number) + bLength;
+      const bLength = lengths[b] as number;
+      length = (lengths[a] as number) + bLength;
       hashes[rank] =
         (Math.imul(hashes[a] as number, powers[bLength] as number) + (hashes[b] as number)) | 0;
       lastByteClasses[rank] = lastByteClasses[b] as number;
@@ -496,47 +498,55 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
       if (reference === undefined) throw new Error("this rank data needs its reference table");
       const other =
         nextReference < references.length ? (references[nextReference++] as number) : -1;
-      if (other < 0 || other + 1 >= referenceOffsets.length) {
+      if (other < 0 || other >= referenceLengths.length) {
         throw new RangeError(`corrupt rank data: no token ${other} in the reference table`);
       }
-      end += (referenceOffsets[other + 1] as number) - (referenceOffsets[other] as number);
+      length = referenceLengths[other] as number;
       hashes[rank] = referenceHashes[other] as number;
       lastByteClasses[rank] = referenceClasses[other] as number;
       sources[rank] = REFERENCE - other;
     } else if (kind === LITERAL_CODE) {
-      const length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
-      if (length === 0 || nextLiteral + length > literals.length) {
+      length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
+      if (
+        length === 0 ||
+        nextLiteral + length > literals.length ||
+        written + length > bytes.length
+      ) {
         throw new RangeError(`corrupt rank data: no bytes for token ${rank}`);
       }
       let hash = 0;
+      positions[rank] = written;
       for (let i = 0; i < length; i++) {
         const byte = literals[nextLiteral++] as number;
         hash = (Math.imul(hash, MULTIPLIER) + byte) | 0;
-        bytes[end++] = byte;
+        bytes[written++] = byte;
       }
       hashes[rank] = hash;
-      lastByteClasses[rank] = BYTE_CLASS[bytes[end - 1] as number] as number;
+      lastByteClasses[rank] = BYTE_CLASS[bytes[written - 1] as number] as number;
       sources[rank] = WRITTEN;
     } else {
       throw new RangeError(`corrupt rank data: token ${rank} has no kind`);
     }
-    if (end - start > maxTokenLength) {
+    if (length > maxTokenLength) {
       throw new RangeError(`corrupt rank data: token ${rank} is longer than the longest`);
     }
-    offsets[rank + 1] = end;
+    lengths[rank] = length;
+    total += length;
   }
-  if (end !== bytes.length) throw new RangeError("corrupt rank data: lengths do not add up");
-  if (nextMerge !== left.length || nextMerge !== right.length) {
+  if (total !== bytes.length) throw new RangeError("corrupt rank data: lengths do not add up");
+  if (nextMerge !== left.length) {
     throw new RangeError("corrupt rank data: part codes do not match the merged tokens");
   }
   return new DecodedTokens({
-    offsets,
+    lengths,
     hashes,
     maxTokenLength,
     lastByteClasses,
-    bytes,
     sources,
     rightParts,
+    bytes,
+    written,
+    positions,
     reference,
   });
 }

@@ -18,13 +18,13 @@ export class RankTable {
   readonly maxTokenLength: number;
   private readonly tokens: DecodedTokens;
   private readonly bytes: Uint8Array;
-  private readonly offsets: Uint32Array;
+  private readonly lengths: Uint8Array;
   private readonly hashes: Int32Array;
   private readonly slots: Int32Array;
   private readonly mask: number;
 
   constructor(tokens: DecodedTokens) {
-    const { offsets, hashes, count } = tokens;
+    const { hashes, count } = tokens;
     let size = 1;
     while (size < count * 2) size *= 2; // load factor at most 1/2: short probe runs
     const slots = new Int32Array(size).fill(EMPTY);
@@ -36,7 +36,7 @@ export class RankTable {
     }
     this.tokens = tokens;
     this.bytes = tokens.bytes;
-    this.offsets = offsets;
+    this.lengths = tokens.lengths;
     this.hashes = hashes;
     this.slots = slots;
     this.mask = mask;
@@ -47,15 +47,14 @@ export class RankTable {
   rankOf(piece: Uint8Array, start: number, end: number): number {
     const length = end - start;
     if (length > this.maxTokenLength || length <= 0) return -1;
-    const { bytes, offsets, hashes, slots, mask } = this;
+    const { bytes, lengths, hashes, slots, mask } = this;
     const hash = hashBytes(piece, start, end);
     let slot = mixHash(hash) & mask;
     for (;;) {
       const rank = slots[slot] as number;
       if (rank === EMPTY) return -1;
-      const tokenStart = offsets[rank] as number;
-      if (hashes[rank] === hash && (offsets[rank + 1] as number) - tokenStart === length) {
-        this.tokens.write(rank);
+      if (hashes[rank] === hash && lengths[rank] === length) {
+        const tokenStart = this.tokens.position(rank);
         let i = 0;
         while (i < length && bytes[tokenStart + i] === piece[start + i]) i++;
         if (i === length) return rank;
