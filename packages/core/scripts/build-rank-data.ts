@@ -9,7 +9,7 @@
  * js-tiktoken version and the same coding and script sources), and writes each file
  * atomically, so concurrent runs are harmless.
  *
- *   node scripts/build-rank-data.ts [--force]
+ *   node --import tsx scripts/build-rank-data.ts [--force]   (tsx: rank-coding.ts imports `.js` paths)
  */
 
 import { createHash } from "node:crypto";
@@ -66,16 +66,15 @@ function tokensOf(data: TiktokenRanks): Uint8Array[] {
 }
 
 function sameTokens(a: readonly Uint8Array[], decoded: ReturnType<typeof decodeRanks>): boolean {
-  if (decoded.offsets.length !== a.length + 1) return false;
+  if (decoded.count !== a.length) return false;
   return a.every((token, rank) => {
-    const start = decoded.offsets[rank] as number;
-    if ((decoded.offsets[rank + 1] as number) - start !== token.length) return false;
-    return token.every((byte, i) => decoded.bytes[start + i] === byte);
+    const bytes = decoded.tokenBytes(rank);
+    return bytes.length === token.length && token.every((byte, i) => bytes[i] === byte);
   });
 }
 
 function moduleSource(name: string, pattern: string, encoded: EncodedRanks): string {
-  const streams = ["left", "right", "fresh", "references", "literals"] as const;
+  const streams = ["parts", "left", "right", "references", "literals"] as const;
   const literal = (value: string) => JSON.stringify(value);
   return `/**
  * @module tokens/rank-data/${name}
@@ -96,6 +95,7 @@ ${streams.map((stream) => `const ${stream}Bits = ${literal(encoded[stream].bits)
 export const ranks: EncodedRanks = {
   count: ${encoded.count},
   byteLength: ${encoded.byteLength},
+  maxTokenLength: ${encoded.maxTokenLength},
   kinds,
 ${streams.map((stream) => `  ${stream}: { symbols: ${stream}Symbols, bits: ${stream}Bits },`).join("\n")}
 };

@@ -16,7 +16,9 @@
  */
 
 import { normalizeModelName } from "../models/model-name.js";
-import { decodeRanks, type EncodedRanks, type TokenBytes } from "./rank-coding.js";
+import { asciiPattern, isAscii } from "./ascii-pattern.js";
+import type { DecodedTokens } from "./decoded-tokens.js";
+import { decodeRanks, type EncodedRanks } from "./rank-coding.js";
 import * as cl100kBase from "./rank-data/cl100k-base.js";
 import * as o200kBase from "./rank-data/o200k-base.js";
 import { RankTable } from "./rank-table.js";
@@ -41,8 +43,10 @@ interface RankSource {
 
 interface Bpe {
   table: RankTable;
-  /** The encoding's pre-tokenizer; global and sticky-free, reset before each use. */
-  pattern: RegExp;
+  /** The encoding's pre-tokenizer; global and sticky-free, reset before each use. Made on first use. */
+  pattern: RegExp | undefined;
+  /** The same for ASCII text (see `ascii-pattern.ts`), much faster to compile. Made on first use. */
+  asciiPattern: RegExp | undefined;
   /** Token count per short piece: most pieces of real text are frequent words. */
   pieceCache: Map<string, number>;
 }
@@ -55,7 +59,7 @@ const sources: Record<EncodingName, RankSource> = {
   cl100k_base: { ...cl100kBase, reference: "o200k_base" },
 };
 
-const decoded = new Map<EncodingName, TokenBytes>();
+const decoded = new Map<EncodingName, DecodedTokens>();
 const loaded = new Map<EncodingName, Bpe>();
 let textsEncoded = 0;
 
@@ -64,7 +68,7 @@ const MAX_CACHED_PIECE_LENGTH = 64;
 // Heap keys pack `rank * 2^32 + position`; ranks stay below 2^20, so keys stay exact doubles.
 const RANK_SHIFT = 4_294_967_296;
 
-function tokensOf(encoding: EncodingName): TokenBytes {
+function tokensOf(encoding: EncodingName): DecodedTokens {
   const existing = decoded.get(encoding);
   if (existing) return existing;
   const { ranks, reference } = sources[encoding];
@@ -78,7 +82,8 @@ function load(encoding: EncodingName): Bpe {
   if (existing) return existing;
   const bpe: Bpe = {
     table: new RankTable(tokensOf(encoding)),
-    pattern: new RegExp(sources[encoding].pattern, "gu"),
+    pattern: undefined,
+    asciiPattern: undefined,
     pieceCache: new Map(),
   };
   loaded.set(encoding, bpe);
@@ -94,7 +99,7 @@ export function countTextTokens(text: string, encoding: EncodingName): number {
   textsEncoded++;
   if (text.length === 0) return 0;
   const bpe = load(encoding);
-  const pattern = bpe.pattern;
+  const pattern = preTokenizer(bpe, encoding, isAscii(text));
   pattern.lastIndex = 0;
   let total = 0;
   for (let match = pattern.exec(text); match !== null; match = pattern.exec(text)) {
@@ -107,6 +112,17 @@ export function countTextTokens(text: string, encoding: EncodingName): number {
     total += pieceTokens(bpe, piece);
   }
   return total;
+}
+
+function preTokenizer(bpe: Bpe, encoding: EncodingName, ascii: boolean): RegExp {
+  if (ascii) {
+    if (bpe.asciiPattern === undefined) {
+      bpe.asciiPattern = new RegExp(asciiPattern(sources[encoding].pattern), "gu");
+    }
+    return bpe.asciiPattern;
+  }
+  if (bpe.pattern === undefined) bpe.pattern = new RegExp(sources[encoding].pattern, "gu");
+  return bpe.pattern;
 }
 
 /** Counters for tests: how many texts were tokenized and which encodings have been built. */

@@ -2,14 +2,13 @@ import fc from "fast-check";
 import cl100kTiktoken from "js-tiktoken/ranks/cl100k_base";
 import o200kTiktoken from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
+import type { DecodedTokens } from "./decoded-tokens.js";
 import {
   concatHash,
   decodeRanks,
   type EncodedRanks,
   encodeRanks,
   hashBytes,
-  type TokenBytes,
-  UsageList,
 } from "./rank-coding.js";
 import * as cl100kData from "./rank-data/cl100k-base.js";
 import * as o200kData from "./rank-data/o200k-base.js";
@@ -28,10 +27,10 @@ function tiktokenTokens(data: { bpe_ranks: string }): Uint8Array[] {
 }
 
 /** The decoded tokens, after checking that each carries the hash of its bytes. */
-function tokenList(decoded: TokenBytes): Uint8Array[] {
+function tokenList(decoded: DecodedTokens): Uint8Array[] {
   const tokens: Uint8Array[] = [];
-  for (let rank = 0; rank + 1 < decoded.offsets.length; rank++) {
-    const token = decoded.bytes.slice(decoded.offsets[rank], decoded.offsets[rank + 1]);
+  for (let rank = 0; rank < decoded.count; rank++) {
+    const token = decoded.tokenBytes(rank).slice();
     if (decoded.hashes[rank] !== hashBytes(token, 0, token.length)) {
       throw new Error(`token ${rank} was decoded with a wrong hash`);
     }
@@ -159,8 +158,39 @@ describe("encodeRanks and decodeRanks", () => {
     expect(() => decodeRanks({ ...encoded, byteLength: encoded.byteLength + 1 })).toThrow(
       /corrupt/,
     );
-    expect(() => decodeRanks({ ...encoded, fresh: { symbols: "9", bits: "" } })).toThrow(/corrupt/);
+    expect(() => decodeRanks({ ...encoded, maxTokenLength: 1 })).toThrow(/longer than the longest/);
+    expect(() => decodeRanks({ ...encoded, parts: { symbols: "~", bits: "" } })).toThrow(/corrupt/);
+    expect(() => decodeRanks({ ...encoded, left: { symbols: "", bits: "" } })).toThrow(/corrupt/);
+    const badSymbol = { ...encoded.right, symbols: `\u00e9${encoded.right.symbols.slice(1)}` };
+    expect(() => decodeRanks({ ...encoded, right: badSymbol })).toThrow(/a bad symbol/);
     expect(() => decodeRanks({ ...encoded, kinds: "2222" })).toThrow(/reference table/);
+  });
+
+  it("writes only printable ASCII without quotes or backslashes, so data modules embed it as is (property)", () => {
+    fc.assert(
+      fc.property(vocabulary, (tokens) => {
+        const encoded = encodeRanks(tokens);
+        for (const field of Object.values(encoded)) {
+          const texts =
+            typeof field === "string"
+              ? [field]
+              : typeof field === "number"
+                ? []
+                : [field.symbols, field.bits];
+          for (const text of texts) expect(text).toMatch(/^[ !#-[\]-~]*$/);
+        }
+      }),
+      { numRuns: 50 },
+    );
+  });
+
+  it("gives the parts used most often the smallest positions", () => {
+    // "bc" = b ‖ c, "aa" = a ‖ a, "ab" = a ‖ b: "a" is a left part twice, "b" once.
+    const tokens = [[97], [98], [99], [98, 99], [97, 97], [97, 98]].map((t) => Uint8Array.from(t));
+    const encoded = encodeRanks(tokens);
+    expect(sameBytes(tokenList(decodeRanks(encoded)), tokens)).toBe(true);
+    // Left positions 1, 0, 0 (the left list is [a, b]); the symbol of 0 is " ", of 1 "!".
+    expect(encoded.left.symbols).toBe("!  ");
   });
 });
 
@@ -172,38 +202,6 @@ describe("the byte hash", () => {
         expect(concatHash(hashBytes(a, 0, a.length), hashBytes(b, 0, b.length), b.length)).toBe(
           hashBytes(joined, 0, joined.length),
         );
-      }),
-    );
-  });
-});
-
-describe("UsageList", () => {
-  it("gives the most used symbols the smallest codes", () => {
-    const list = new UsageList(10, { trackPositions: true });
-    const use = (symbol: number) => list.use(list.codeOf(symbol), symbol);
-    expect(list.codeOf(4)).toBe(0);
-    for (const symbol of [4, 7, 7, 2, 7, 2, 9]) use(symbol);
-    expect([7, 2, 4, 9].map((s) => list.codeOf(s))).toEqual([1, 2, 3, 4]);
-    expect([1, 2, 3, 4].map((c) => list.symbolOf(c))).toEqual([7, 2, 4, 9]);
-    expect(() => list.symbolOf(5)).toThrow(/no symbol has code 5/);
-  });
-
-  it("stays ordered by use count whatever the sequence (property)", () => {
-    fc.assert(
-      fc.property(fc.array(fc.integer({ min: 0, max: 19 }), { maxLength: 300 }), (uses) => {
-        const list = new UsageList(20, { trackPositions: true });
-        const counts = new Map<number, number>();
-        for (const symbol of uses) {
-          list.use(list.codeOf(symbol), symbol);
-          counts.set(symbol, (counts.get(symbol) ?? 0) + 1);
-        }
-        const byCode = [...counts.keys()].sort((a, b) => list.codeOf(a) - list.codeOf(b));
-        expect(byCode.map((s) => list.codeOf(s))).toEqual(byCode.map((_, i) => i + 1));
-        for (let i = 1; i < byCode.length; i++) {
-          expect(counts.get(byCode[i - 1] as number)).toBeGreaterThanOrEqual(
-            counts.get(byCode[i] as number) as number,
-          );
-        }
       }),
     );
   });

@@ -1,29 +1,33 @@
 /**
  * @module tokens/rank-coding
  * The compact form of a BPE rank table: written at build time from js-tiktoken's rank data
- * (`scripts/build-rank-data.ts`), read once per encoding on first use.
+ * (`scripts/build-rank-data.ts`), read once per encoding on first use, usually in a process
+ * that has just started, so decoding is laid out for code V8 has not optimized yet.
  *
  * Written by hand because no library does this: js-tiktoken ships every token as base64
  * text (2 MB gzipped for o200k and cl100k together in the Worker), and generic compressors
  * do little better on tokens listed by rank (gzip 1.4 MB, xz 1.06 MB): in rank order,
  * neighbouring tokens share almost nothing. What they do share is structure: a token of two
  * or more bytes is the concatenation of two tokens of lower rank (the pair BPE merged to make
- * it). So each token is coded as that pair, and each part by its position in a list of parts
- * ordered by how often they were used so far (adaptive: nothing but the codes is stored), with
- * one list for left parts and one for right parts per class of the left part's last byte.
- * A table can also name a reference table and code its tokens by their rank there
- * (cl100k_base by o200k_base, which holds 85% of its tokens). Together this is 0.92 MB
- * gzipped, and decoding is a single linear pass.
+ * it). So each token is coded as that pair, and each part by its position in a list of the
+ * parts used on that side, most used first: one list of left parts, and one list of right parts
+ * per class of the left part's last byte (after a space come word starts, after a letter word
+ * endings). The lists are fixed (stored once, not rebuilt as the decoder goes), so a part is
+ * one array read: decoding does no bookkeeping per token. A table can also name a reference
+ * table and code its tokens by their rank there (cl100k_base by o200k_base, which holds 85% of
+ * its tokens). Together this is about 0.9 MB gzipped.
  *
- * Every number is coded as its bit length (a symbol, one printable character per number,
- * in a stream gzip compresses well) and the bits below its leading one (a bit stream, base64,
- * which gzip leaves at its entropy). All fields are plain ASCII strings, so a data module
- * embeds them as string literals.
+ * Every number is coded as a symbol (one printable character: its bit length and the two bits
+ * below its leading one, in a stream gzip compresses well) and its remaining bits (a bit
+ * stream, base64, which gzip leaves at its entropy). All fields are plain ASCII strings
+ * without quotes or backslashes, so a data module embeds them as string literals.
  */
 
+import { DecodedTokens, REFERENCE, WRITTEN } from "./decoded-tokens.js";
+
 /**
- * Numbers coded as bit lengths (one symbol character each) and the bits below their leading
- * one (base64). Each stream has its own bits, so a stream decodes in one tight loop.
+ * Numbers coded as symbols (one character each) and the bits the symbols leave out (base64).
+ * Each stream has its own bits, so a stream decodes in one tight loop.
  */
 export interface CodedNumbers {
   readonly symbols: string;
@@ -35,26 +39,24 @@ export interface EncodedRanks {
   readonly count: number;
   /** Sum of the tokens' lengths in bytes. */
   readonly byteLength: number;
+  /** Length of the longest token in bytes. */
+  readonly maxTokenLength: number;
   /** One symbol per token: {@link KIND_MERGE}, {@link KIND_LITERAL} or {@link KIND_REFERENCE}. */
   readonly kinds: string;
-  /** Codes of the left parts (0: first use on this side, its rank is next in `fresh`). */
+  /**
+   * The part lists, left first, then right per class ({@link PART_LISTS} in all). Each list
+   * is its number of groups, then per group (parts used equally often, most used group first)
+   * its size and its parts' ranks in ascending order as differences from the previous one.
+   */
+  readonly parts: CodedNumbers;
+  /** Position of each merged token's left part in the left list. */
   readonly left: CodedNumbers;
-  /** Codes of the right parts. */
+  /** Position of each merged token's right part in the right list of its class. */
   readonly right: CodedNumbers;
-  /** Ranks of parts used for the first time on their side. */
-  readonly fresh: CodedNumbers;
   /** Ranks in the reference table. */
   readonly references: CodedNumbers;
   /** Literal tokens' lengths and bytes. */
   readonly literals: CodedNumbers;
-}
-
-/** Tokens in rank order: token `r` is `bytes[offsets[r] .. offsets[r + 1]]`, with hash `hashes[r]`. */
-export interface TokenBytes {
-  readonly bytes: Uint8Array;
-  readonly offsets: Uint32Array;
-  /** {@link hashBytes} of each token. */
-  readonly hashes: Int32Array;
 }
 
 /** The token is the concatenation of two tokens of lower rank. */
@@ -67,115 +69,75 @@ const MERGE_CODE = KIND_MERGE.charCodeAt(0);
 const LITERAL_CODE = KIND_LITERAL.charCodeAt(0);
 const REFERENCE_CODE = KIND_REFERENCE.charCodeAt(0);
 
-// Symbol k (a bit length, 0-24) is the character SYMBOL_BASE + k: digits and capitals, no escapes.
-const SYMBOL_BASE = 48;
-// The bit reader takes up to 24 bits at once; ranks of 200k tokens need 18.
+/**
+ * Classes of a left part's last byte, each with its own list of right parts: space, lower-case
+ * letter, capital, digit, byte of a multi-byte character, anything else.
+ */
+export const RIGHT_CLASSES = 6;
+/** Lists in {@link EncodedRanks.parts}: the left list, then one right list per class. */
+export const PART_LISTS = 1 + RIGHT_CLASSES;
+/** The class of each byte value (a table: the decoder's loop makes no call for it). */
+const BYTE_CLASS = Uint8Array.from({ length: 256 }, (_, byte) => {
+  if (byte === 32) return 0;
+  if (byte >= 97 && byte <= 122) return 1;
+  if (byte >= 65 && byte <= 90) return 2;
+  if (byte >= 48 && byte <= 57) return 3;
+  return byte >= 128 ? 4 : 5;
+});
+
+// A number's symbol stands for its bit length and the (up to) two bits below its leading one,
+// which gzip's Huffman coding then packs by how often they occur: small numbers are much more
+// frequent than large ones of the same bit length. Symbols are printable ASCII but `"` and `\`.
 const MAX_CODED_BITS = 24;
-
+const TOP_BITS = 2;
+const SYMBOL_CHARACTERS = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))
+  .filter((c) => c !== '"' && c !== "\\")
+  .join("");
 /**
- * Symbols ordered by how often they were used, most used first; a symbol's code is its
- * position + 1 (0 = not used yet). Encoder and decoder update it identically after each use,
- * so frequent parts get small codes without any frequency table being stored. O(1) per use:
- * positions with the same count form a block, and a used symbol swaps to the front of its
- * block before its count grows. Decoding is bound by memory latency, so each position keeps
- * its symbol and count side by side, and only the encoder maps symbols back to positions.
+ * Per character code below 128, what its symbol says of a number: `high << 5 | rest`, where
+ * `high` is the number's leading one and the bits the symbol carries and `rest` the count of
+ * bits still to read; -1 for a character that is no symbol.
  */
-export class UsageList {
-  /** `[symbol, count]` per position. */
-  private readonly entries: Int32Array;
-  /** Position + 1 of each symbol, 0 if unused (encoder only). */
-  private readonly positions: Int32Array | undefined;
-  /** First position + 1 of the block of symbols used `count` times, 0 if none. */
-  private readonly blockStart: Int32Array;
-  private length = 0;
-
-  /**
-   * For symbols 0 to `symbols - 1`. The arrays are not filled (0 means "none"), so the pages
-   * of a list that stays small are never touched: a decoder can afford several lists.
-   */
-  constructor(symbols: number, options: { trackPositions: boolean }) {
-    this.entries = new Int32Array(2 * symbols);
-    this.positions = options.trackPositions ? new Int32Array(symbols) : undefined;
-    this.blockStart = new Int32Array(symbols + 2);
-  }
-
-  /** The code of `symbol` (needs `trackPositions`). */
-  codeOf(symbol: number): number {
-    return this.positions?.[symbol] ?? 0;
-  }
-
-  /** The symbol of a code other than 0. */
-  symbolOf(code: number): number {
-    if (code < 1 || code > this.length) throw new RangeError(`no symbol has code ${code}`);
-    return this.entries[2 * (code - 1)] as number;
-  }
-
-  /** Counts one use of the symbol with this code, or of a new `symbol` when the code is 0. */
-  use(code: number, symbol: number): void {
-    const entries = this.entries;
-    const positions = this.positions;
-    const blockStart = this.blockStart;
-    let at = code - 1;
-    if (code === 0) {
-      at = this.length++;
-      entries[2 * at] = symbol;
-      entries[2 * at + 1] = 0;
-      if (blockStart[0] === 0) blockStart[0] = at + 1;
+const SYMBOL_VALUES = new Int32Array(128).fill(-1);
+/** Symbol index of (bit length, top bits), for the encoder. */
+const SYMBOL_INDEX: number[][] = [];
+{
+  let next = 0;
+  for (let length = 0; length <= MAX_CODED_BITS; length++) {
+    const width = Math.min(TOP_BITS, Math.max(0, length - 1));
+    SYMBOL_INDEX[length] = [];
+    for (let top = 0; top < 1 << width; top++) {
+      const high = length === 0 ? 0 : (1 << width) | top;
+      SYMBOL_VALUES[SYMBOL_CHARACTERS.charCodeAt(next)] =
+        (high << 5) | Math.max(0, length - 1 - width);
+      (SYMBOL_INDEX[length] as number[])[top] = next++;
     }
-    const count = entries[2 * at + 1] as number;
-    const front = (blockStart[count] as number) - 1;
-    const other = entries[2 * front] as number;
-    entries[2 * front] = symbol;
-    entries[2 * front + 1] = count + 1;
-    entries[2 * at] = other;
-    if (positions) {
-      positions[other] = at + 1;
-      positions[symbol] = front + 1;
-    }
-    blockStart[count] = front + 1 < this.length && entries[2 * front + 3] === count ? front + 2 : 0;
-    if (blockStart[count + 1] === 0) blockStart[count + 1] = front + 1;
   }
+  if (next > SYMBOL_CHARACTERS.length) throw new Error("too few symbol characters");
 }
-
-/**
- * Right parts are coded in one usage list per class of the left part's last byte: after a
- * space come word starts, after a letter word endings, after `.` file extensions.
- */
-export const RIGHT_CONTEXTS = 6;
-function rightContext(lastByte: number): number {
-  if (lastByte === 32) return 0;
-  if (lastByte >= 97 && lastByte <= 122) return 1;
-  if (lastByte >= 65 && lastByte <= 90) return 2;
-  if (lastByte >= 48 && lastByte <= 57) return 3;
-  return lastByte >= 128 ? 4 : 5;
-}
-
 // The hash of byte strings that the decoder hands to the rank table: polynomial modulo 2^32, so
 // that hash(a ‖ b) = hash(a) · M^|b| + hash(b) and a merged token's hash comes from its parts'
 // in constant time, instead of hashing all 1.4 MB of o200k_base again.
 const MULTIPLIER = 0x01000193;
-let powers = Int32Array.of(1);
 
-/** The hash of `bytes[start..end)` ({@link TokenBytes.hashes} holds each token's). */
+/** The hash of `bytes[start..end)` (`DecodedTokens.hashes` holds each token's). */
 export function hashBytes(bytes: Uint8Array, start: number, end: number): number {
   let hash = 0;
   for (let i = start; i < end; i++) hash = (Math.imul(hash, MULTIPLIER) + (bytes[i] as number)) | 0;
   return hash;
 }
 
-/** The hash of the concatenation of two byte strings, from theirs. */
-export function concatHash(left: number, right: number, rightLength: number): number {
-  if (rightLength >= powers.length) growPowers(rightLength);
-  return (Math.imul(left, powers[rightLength] as number) + right) | 0;
+/** `MULTIPLIER^i` modulo 2^32 for i = 0 to `maxLength`. */
+function hashPowers(maxLength: number): Int32Array {
+  const powers = new Int32Array(maxLength + 1);
+  powers[0] = 1;
+  for (let i = 1; i <= maxLength; i++) powers[i] = Math.imul(powers[i - 1] as number, MULTIPLIER);
+  return powers;
 }
 
-function growPowers(length: number): void {
-  const grown = new Int32Array(Math.max(length + 1, 2 * powers.length));
-  grown.set(powers);
-  for (let i = powers.length; i < grown.length; i++) {
-    grown[i] = Math.imul(grown[i - 1] as number, MULTIPLIER);
-  }
-  powers = grown;
+/** The hash of the concatenation of two byte strings, from theirs. */
+export function concatHash(left: number, right: number, rightLength: number): number {
+  return (Math.imul(left, hashPowers(rightLength)[rightLength] as number) + right) | 0;
 }
 
 /** Spreads a hash's entropy into its low bits, which pick a table slot. */
@@ -188,11 +150,7 @@ export function mixHash(hash: number): number {
 }
 
 const bitLength = (value: number): number => 32 - Math.clz32(value);
-// Approximate cost in bits of a part's code beyond its bit length, for choosing between splits:
-// a part's first use costs its rank (plus the 0 code), a known part its usage code.
-const FRESH_EXTRA_BITS = 3;
 
-// No parameter properties in this module: the build step imports it with Node's type stripping.
 class NumberWriter {
   private readonly symbols: string[] = [];
   private readonly bytes: number[] = [];
@@ -204,8 +162,11 @@ class NumberWriter {
       throw new RangeError(`cannot code ${value}: integers 0 to 2^${MAX_CODED_BITS} - 1 only`);
     }
     const length = bitLength(value);
-    this.symbols.push(String.fromCharCode(SYMBOL_BASE + length));
-    for (let bit = length - 2; bit >= 0; bit--) {
+    const width = Math.min(TOP_BITS, Math.max(0, length - 1));
+    const rest = Math.max(0, length - 1 - width);
+    const top = (value >>> rest) & ((1 << width) - 1);
+    this.symbols.push(SYMBOL_CHARACTERS.charAt(SYMBOL_INDEX[length]?.[top] ?? -1));
+    for (let bit = rest - 1; bit >= 0; bit--) {
       this.current = (this.current << 1) | ((value >>> bit) & 1);
       if (++this.used === 8) {
         this.bytes.push(this.current);
@@ -226,7 +187,7 @@ class NumberWriter {
   }
 }
 
-/** Every number of a stream, in one loop over locals (hot: ~600k numbers for o200k). */
+/** Every number of a stream, in one loop over locals (hot: ~480k numbers for o200k). */
 function decodeNumbers(coded: CodedNumbers): Int32Array {
   const { symbols } = coded;
   const binary = atob(coded.bits);
@@ -235,31 +196,58 @@ function decodeNumbers(coded: CodedNumbers): Int32Array {
   let buffer = 0;
   let buffered = 0;
   for (let i = 0; i < symbols.length; i++) {
-    const length = symbols.charCodeAt(i) - SYMBOL_BASE;
-    if (length <= 1) {
-      if (length < 0) throw new RangeError("corrupt rank data: a bad symbol");
-      values[i] = length;
+    const code = symbols.charCodeAt(i);
+    const symbol = code < 128 ? (SYMBOL_VALUES[code] as number) : -1;
+    if (symbol < 0) throw new RangeError("corrupt rank data: a bad symbol");
+    const rest = symbol & 31;
+    if (rest === 0) {
+      values[i] = symbol >> 5;
       continue;
     }
-    if (length > MAX_CODED_BITS) throw new RangeError("corrupt rank data: a bad symbol");
-    const width = length - 1;
-    while (buffered < width) {
+    while (buffered < rest) {
       if (next >= binary.length) throw new RangeError("corrupt rank data: bits end early");
       // Only the unread low bits are kept, so the buffer stays within 31 bits (a small integer).
       buffer = ((buffer & ((1 << buffered) - 1)) << 8) | binary.charCodeAt(next++);
       buffered += 8;
     }
-    buffered -= width;
-    values[i] = (1 << width) | ((buffer >>> buffered) & ((1 << width) - 1));
+    buffered -= rest;
+    values[i] = ((symbol >> 5) << rest) | ((buffer >>> buffered) & ((1 << rest) - 1));
   }
   return values;
 }
 
-const latin1 = (bytes: Uint8Array): string => {
-  let out = "";
-  for (const byte of bytes) out += String.fromCharCode(byte);
-  return out;
-};
+/** The part lists of {@link EncodedRanks.parts}: list `k` is `parts[starts[k] .. starts[k + 1]]`. */
+interface PartLists {
+  readonly parts: Int32Array;
+  readonly starts: Int32Array;
+}
+
+function decodePartLists(coded: CodedNumbers, count: number): PartLists {
+  const numbers = decodeNumbers(coded);
+  // Fewer parts than numbers: each list and group also codes its size.
+  const parts = new Int32Array(numbers.length);
+  const starts = new Int32Array(PART_LISTS + 1);
+  let at = 0;
+  let length = 0;
+  for (let list = 0; list < PART_LISTS; list++) {
+    const groups = numbers[at++] ?? 0;
+    for (let group = 0; group < groups; group++) {
+      const size = numbers[at++] ?? 0;
+      if (at + size > numbers.length) {
+        throw new RangeError("corrupt rank data: part lists end early");
+      }
+      let rank = 0;
+      for (let i = 0; i < size; i++) {
+        rank += numbers[at++] as number;
+        if (rank >= count) throw new RangeError(`corrupt rank data: no token ${rank} to be a part`);
+        parts[length++] = rank;
+      }
+    }
+    starts[list + 1] = length;
+  }
+  if (at !== numbers.length) throw new RangeError("corrupt rank data: part lists too long");
+  return { parts, starts };
+}
 
 /**
  * The compact form of `tokens` (index = rank). With `reference`, a token it also holds is coded
@@ -269,168 +257,296 @@ export function encodeRanks(
   tokens: readonly Uint8Array[],
   reference?: readonly Uint8Array[],
 ): EncodedRanks {
+  const latin1 = (bytes: Uint8Array): string => {
+    let out = "";
+    for (const byte of bytes) out += String.fromCharCode(byte);
+    return out;
+  };
+  const keys = tokens.map(latin1);
   const rankOf = new Map<string, number>();
   let byteLength = 0;
-  tokens.forEach((token, rank) => {
-    const key = latin1(token);
-    if (token.length === 0) throw new Error(`token ${rank} is empty`);
+  let maxTokenLength = 0;
+  keys.forEach((key, rank) => {
+    if (key.length === 0) throw new Error(`token ${rank} is empty`);
     if (rankOf.has(key)) throw new Error(`token ${rank} repeats token ${rankOf.get(key)}`);
     rankOf.set(key, rank);
-    byteLength += token.length;
+    byteLength += key.length;
+    maxTokenLength = Math.max(maxTokenLength, key.length);
   });
   const referenceRankOf = new Map<string, number>();
   reference?.forEach((token, rank) => {
     referenceRankOf.set(latin1(token), rank);
   });
 
-  const left = new NumberWriter();
-  const right = new NumberWriter();
-  const fresh = new NumberWriter();
+  const kinds: string[] = [];
   const references = new NumberWriter();
   const literals = new NumberWriter();
-  const kinds: string[] = [];
-  const leftParts = new UsageList(tokens.length, { trackPositions: true });
-  const rightParts = Array.from(
-    { length: RIGHT_CONTEXTS },
-    () => new UsageList(tokens.length, { trackPositions: true }),
-  );
-  const codePart = (list: UsageList, writer: NumberWriter, part: number): void => {
-    const code = list.codeOf(part);
-    writer.write(code);
-    if (code === 0) fresh.write(part);
-    list.use(code, part);
-  };
-
-  const partCost = (list: UsageList, part: number): number => {
-    const code = list.codeOf(part);
-    return code === 0 ? FRESH_EXTRA_BITS + bitLength(part) : bitLength(code);
-  };
-  tokens.forEach((token, rank) => {
-    const key = latin1(token);
+  // Every split of a merged token into two lower-ranked tokens: any one rebuilds its bytes.
+  const splits: Array<Array<readonly [number, number]>> = [];
+  keys.forEach((key, rank) => {
     const referenceRank = referenceRankOf.get(key);
     if (referenceRank !== undefined) {
       kinds.push(KIND_REFERENCE);
       references.write(referenceRank);
       return;
     }
-    // Any split into two lower-ranked tokens rebuilds the bytes: take the one whose parts
-    // code shortest now (parts used often before, or else of low rank).
-    let best: [number, number] | undefined;
-    let bestCost = Infinity;
+    const candidates: Array<readonly [number, number]> = [];
     for (let cut = 1; cut < key.length; cut++) {
       const a = rankOf.get(key.slice(0, cut));
       const b = rankOf.get(key.slice(cut));
-      if (a === undefined || b === undefined || a >= rank || b >= rank) continue;
-      const context = rightContext(key.charCodeAt(cut - 1));
-      const cost = partCost(leftParts, a) + partCost(rightParts[context] as UsageList, b);
-      if (cost < bestCost) {
-        bestCost = cost;
-        best = [a, b];
-      }
+      if (a !== undefined && b !== undefined && a < rank && b < rank) candidates.push([a, b]);
     }
-    if (best === undefined) {
+    if (candidates.length === 0) {
       kinds.push(KIND_LITERAL);
-      literals.write(token.length);
-      for (const byte of token) literals.write(byte);
+      literals.write(key.length);
+      for (const byte of tokens[rank] as Uint8Array) literals.write(byte);
       return;
     }
     kinds.push(KIND_MERGE);
-    const leftToken = tokens[best[0]] as Uint8Array;
-    codePart(leftParts, left, best[0]);
-    codePart(
-      rightParts[rightContext(leftToken[leftToken.length - 1] as number)] as UsageList,
-      right,
-      best[1],
-    );
+    splits[rank] = candidates;
+  });
+
+  const listOf = (a: number): number => {
+    const token = tokens[a] as Uint8Array;
+    return 1 + (BYTE_CLASS[token[token.length - 1] as number] as number);
+  };
+  const chosen = chooseSplits(splits, listOf);
+  const lists = partLists(chosen, listOf);
+
+  const parts = new NumberWriter();
+  for (const list of lists) {
+    const groups: number[][] = [];
+    for (let i = 0; i < list.order.length; ) {
+      const uses = list.uses.get(list.order[i] as number);
+      const group: number[] = [];
+      while (i < list.order.length && list.uses.get(list.order[i] as number) === uses) {
+        group.push(list.order[i++] as number);
+      }
+      groups.push(group);
+    }
+    parts.write(groups.length);
+    for (const group of groups) {
+      parts.write(group.length);
+      let previous = 0;
+      for (const rank of group) {
+        parts.write(rank - previous);
+        previous = rank;
+      }
+    }
+  }
+  const left = new NumberWriter();
+  const right = new NumberWriter();
+  chosen.forEach((split) => {
+    const [a, b] = split;
+    left.write((lists[0] as PartList).position.get(a) ?? -1);
+    right.write((lists[listOf(a)] as PartList).position.get(b) ?? -1);
   });
 
   return {
     count: tokens.length,
     byteLength,
+    maxTokenLength,
     kinds: kinds.join(""),
+    parts: parts.finish(),
     left: left.finish(),
     right: right.finish(),
-    fresh: fresh.finish(),
     references: references.finish(),
     literals: literals.finish(),
   };
 }
 
+/** A part list: parts by use count, most used first, ties by rank (see {@link EncodedRanks.parts}). */
+interface PartList {
+  readonly order: readonly number[];
+  readonly uses: ReadonlyMap<number, number>;
+  readonly position: ReadonlyMap<number, number>;
+}
+
+function partLists(
+  splits: ReadonlyArray<readonly [number, number]>,
+  listOf: (left: number) => number,
+): PartList[] {
+  const uses = Array.from({ length: PART_LISTS }, () => new Map<number, number>());
+  const count = (list: number, part: number): void => {
+    const map = uses[list] as Map<number, number>;
+    map.set(part, (map.get(part) ?? 0) + 1);
+  };
+  splits.forEach(([a, b]) => {
+    count(0, a);
+    count(listOf(a), b);
+  });
+  return uses.map((map) => {
+    const order = [...map.keys()].sort(
+      (x, y) => (map.get(y) as number) - (map.get(x) as number) || x - y,
+    );
+    // Within a group of equally used parts ranks ascend, as they are stored.
+    return { order, uses: map, position: new Map(order.map((part, i) => [part, i])) };
+  });
+}
+
+// Rounds of choosing each token's split by the lists the previous choice made: each round
+// concentrates uses on fewer parts (shorter codes), and after three rounds little changes.
+const SPLIT_ROUNDS = 3;
+// Estimated cost in bits of adding a part to a list (its rank in the list, beyond its position).
+const NEW_PART_BITS = 12;
+
+/** One split per merged token (sparse, by rank), chosen so that parts code short. */
+function chooseSplits(
+  splits: ReadonlyArray<ReadonlyArray<readonly [number, number]>>,
+  listOf: (left: number) => number,
+): Array<readonly [number, number]> {
+  // First guess: low ranks, which are the frequently used tokens.
+  let chosen: Array<readonly [number, number]> = [];
+  splits.forEach((candidates, rank) => {
+    chosen[rank] = cheapest(candidates, (a, b) => bitLength(a) + bitLength(b));
+  });
+  for (let round = 0; round < SPLIT_ROUNDS; round++) {
+    const lists = partLists(chosen, listOf);
+    const cost = (list: PartList, part: number): number => {
+      const position = list.position.get(part);
+      return position === undefined
+        ? NEW_PART_BITS + bitLength(list.order.length)
+        : bitLength(position);
+    };
+    const next: Array<readonly [number, number]> = [];
+    splits.forEach((candidates, rank) => {
+      next[rank] = cheapest(
+        candidates,
+        (a, b) => cost(lists[0] as PartList, a) + cost(lists[listOf(a)] as PartList, b),
+      );
+    });
+    chosen = next;
+  }
+  return chosen;
+}
+
+function cheapest(
+  candidates: ReadonlyArray<readonly [number, number]>,
+  cost: (a: number, b: number) => number,
+): readonly [number, number] {
+  let best = candidates[0] as readonly [number, number];
+  let bestCost = Infinity;
+  for (const candidate of candidates) {
+    const c = cost(candidate[0], candidate[1]);
+    if (c < bestCost) {
+      bestCost = c;
+      best = candidate;
+    }
+  }
+  return best;
+}
+
 /**
- * The tokens of an {@link encodeRanks} result, in one linear pass. `reference` is the decoded
- * reference table when the data was encoded with one. Throws on corrupt data.
+ * The tokens of an {@link encodeRanks} result, in one linear pass: lengths and hashes (each
+ * from its parts'), their bytes on first use. `reference` is the decoded reference table when
+ * the data was encoded with one. Throws on corrupt data.
  */
-export function decodeRanks(encoded: EncodedRanks, reference?: TokenBytes): TokenBytes {
-  const { count, kinds } = encoded;
-  const left = decodeNumbers(encoded.left);
-  const right = decodeNumbers(encoded.right);
-  const fresh = decodeNumbers(encoded.fresh);
+export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): DecodedTokens {
+  const { count, kinds, maxTokenLength } = encoded;
+  if (kinds.length !== count) throw new RangeError("corrupt rank data: kinds do not match count");
+  if (maxTokenLength > 255) throw new RangeError("rank data with tokens over 255 bytes long");
+  const { parts, starts } = decodePartLists(encoded.parts, count);
   const references = decodeNumbers(encoded.references);
   const literals = decodeNumbers(encoded.literals);
-  const leftParts = new UsageList(count, { trackPositions: false });
-  const rightParts = Array.from(
-    { length: RIGHT_CONTEXTS },
-    () => new UsageList(count, { trackPositions: false }),
-  );
-  const bytes = new Uint8Array(encoded.byteLength);
-  const offsets = new Uint32Array(count + 1);
+  // The numbers are decoded in loops of their own: reading them inside the token loop instead
+  // made decoding slower in a fresh process (measured), though it spares two arrays.
+  const left = decodeNumbers(encoded.left);
+  const right = decodeNumbers(encoded.right);
+  if (left.length !== right.length) {
+    throw new RangeError("corrupt rank data: part codes do not pair up");
+  }
+  const lengths = new Uint8Array(count);
   const hashes = new Int32Array(count);
-  const referenceBytes = reference?.bytes ?? new Uint8Array(0);
-  const referenceOffsets = reference?.offsets ?? new Uint32Array(1);
-  let nextLeft = 0;
-  let nextRight = 0;
-  let nextFresh = 0;
+  const lastByteClasses = new Uint8Array(count);
+  const sources = new Int32Array(count);
+  const rightParts = new Int32Array(count);
+  // Only literal tokens are written now; the others' room is touched when they are written.
+  const bytes = new Uint8Array(encoded.byteLength);
+  const positions = new Int32Array(count);
+  const powers = hashPowers(maxTokenLength);
+  const leftLength = starts[1] as number;
+  const referenceLengths = reference?.lengths ?? new Uint8Array(0);
+  const referenceHashes = reference?.hashes ?? new Int32Array(0);
+  const referenceClasses = reference?.lastByteClasses ?? new Uint8Array(0);
+  let nextMerge = 0;
   let nextReference = 0;
   let nextLiteral = 0;
-  let end = 0;
-  if (kinds.length !== count) throw new RangeError("corrupt rank data: kinds do not match count");
+  let total = 0;
+  let written = 0;
 
+  // The hot loop (~200k tokens for o200k, run once, much of it before V8 optimizes it): no
+  // calls, no inner loops but a literal's bytes, typed arrays only.
   for (let rank = 0; rank < count; rank++) {
     const kind = kinds.charCodeAt(rank);
-    let source: Uint8Array = bytes;
-    let from = 0;
-    let to = 0;
+    let length = 0;
     if (kind === MERGE_CODE) {
-      const leftCode = left[nextLeft++] ?? -1;
-      const a = leftCode === 0 ? (fresh[nextFresh++] ?? -1) : leftParts.symbolOf(leftCode);
-      if (a < 0 || a >= rank)
-        throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
-      leftParts.use(leftCode, a);
-      // Tokens are short: loops beat copyWithin's call overhead.
-      const aEnd = offsets[a + 1] as number;
-      for (let i = offsets[a] as number; i < aEnd; i++) bytes[end++] = bytes[i] as number;
-      const context = rightParts[rightContext(bytes[end - 1] as number)] as UsageList;
-      const rightCode = right[nextRight++] ?? -1;
-      const b = rightCode === 0 ? (fresh[nextFresh++] ?? -1) : context.symbolOf(rightCode);
-      if (b < 0 || b >= rank)
-        throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
-      context.use(rightCode, b);
-      from = offsets[b] as number;
-      to = offsets[b + 1] as number;
-      hashes[rank] = concatHash(hashes[a] as number, hashes[b] as number, to - from);
+      const leftCode = nextMerge < left.length ? (left[nextMerge] as number) : leftLength;
+      const a = leftCode < leftLength ? (parts[leftCode] as number) : rank;
+      if (a >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
+      const list = 1 + (lastByteClasses[a] as number);
+      const rightCode = (starts[list] as number) + (right[nextMerge++] as number);
+      const b = rightCode < (starts[list + 1] as number) ? (parts[rightCode] as number) : rank;
+      if (b >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
+      const bLength = lengths[b] as number;
+      length = (lengths[a] as number) + bLength;
+      hashes[rank] =
+        (Math.imul(hashes[a] as number, powers[bLength] as number) + (hashes[b] as number)) | 0;
+      lastByteClasses[rank] = lastByteClasses[b] as number;
+      sources[rank] = a;
+      rightParts[rank] = b;
     } else if (kind === REFERENCE_CODE) {
       if (reference === undefined) throw new Error("this rank data needs its reference table");
-      const other = references[nextReference++] ?? -1;
-      if (other < 0 || other + 1 >= referenceOffsets.length) {
+      const other =
+        nextReference < references.length ? (references[nextReference++] as number) : -1;
+      if (other < 0 || other >= referenceLengths.length) {
         throw new RangeError(`corrupt rank data: no token ${other} in the reference table`);
       }
-      source = referenceBytes;
-      from = referenceOffsets[other] as number;
-      to = referenceOffsets[other + 1] as number;
-      hashes[rank] = reference.hashes[other] as number;
+      length = referenceLengths[other] as number;
+      hashes[rank] = referenceHashes[other] as number;
+      lastByteClasses[rank] = referenceClasses[other] as number;
+      sources[rank] = REFERENCE - other;
     } else if (kind === LITERAL_CODE) {
-      const length = literals[nextLiteral++] ?? 0;
-      source = Uint8Array.from(literals.subarray(nextLiteral, nextLiteral + length));
-      nextLiteral += length;
-      to = length;
+      length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
+      if (
+        length === 0 ||
+        nextLiteral + length > literals.length ||
+        written + length > bytes.length
+      ) {
+        throw new RangeError(`corrupt rank data: no bytes for token ${rank}`);
+      }
+      let hash = 0;
+      positions[rank] = written;
+      for (let i = 0; i < length; i++) {
+        const byte = literals[nextLiteral++] as number;
+        hash = (Math.imul(hash, MULTIPLIER) + byte) | 0;
+        bytes[written++] = byte;
+      }
+      hashes[rank] = hash;
+      lastByteClasses[rank] = BYTE_CLASS[bytes[written - 1] as number] as number;
+      sources[rank] = WRITTEN;
     } else {
       throw new RangeError(`corrupt rank data: token ${rank} has no kind`);
     }
-    if (end + to - from > bytes.length) throw new RangeError("corrupt rank data: too many bytes");
-    for (let i = from; i < to; i++) bytes[end++] = source[i] as number;
-    if (kind === LITERAL_CODE) hashes[rank] = hashBytes(bytes, end - to, end);
-    offsets[rank + 1] = end;
+    if (length > maxTokenLength) {
+      throw new RangeError(`corrupt rank data: token ${rank} is longer than the longest`);
+    }
+    lengths[rank] = length;
+    total += length;
   }
-  if (end !== bytes.length) throw new RangeError("corrupt rank data: too few bytes");
-  return { bytes, offsets, hashes };
+  if (total !== bytes.length) throw new RangeError("corrupt rank data: lengths do not add up");
+  if (nextMerge !== left.length) {
+    throw new RangeError("corrupt rank data: part codes do not match the merged tokens");
+  }
+  return new DecodedTokens({
+    lengths,
+    hashes,
+    maxTokenLength,
+    lastByteClasses,
+    sources,
+    rightParts,
+    bytes,
+    written,
+    positions,
+    reference,
+  });
 }

@@ -5,57 +5,82 @@
  * building a string per question. Built in a few milliseconds from the hashes the decoder
  * computed, against ~60 ms and 12 MB of heap for a `Map` of 200k strings; written by hand
  * because no library offers a byte-range lookup.
+ *
+ * Each slot holds a rank and, in the bits the rank leaves free, a fingerprint of the token's
+ * hash: a probe passes over other tokens without reading anything but the slots, so the table
+ * can be three-quarters full (1 MB for o200k_base, which a fresh process touches for the first
+ * time when it builds it) and still answer in a few reads. A token's bytes are compared (and
+ * written, see `decoded-tokens.ts`) only when its hash and length match.
  */
 
-import { hashBytes, mixHash, type TokenBytes } from "./rank-coding.js";
+import type { DecodedTokens } from "./decoded-tokens.js";
+import { hashBytes, mixHash } from "./rank-coding.js";
 
-const EMPTY = -1;
+const EMPTY = 0;
+const MAX_LOAD = 0.8;
 
 export class RankTable {
   /** Longest token in bytes: longer ranges are answered without hashing. */
   readonly maxTokenLength: number;
+  private readonly tokens: DecodedTokens;
   private readonly bytes: Uint8Array;
-  private readonly offsets: Uint32Array;
+  private readonly lengths: Uint8Array;
+  private readonly hashes: Int32Array;
+  /** `fingerprint | rank + 1` per slot, {@link EMPTY} when free. */
   private readonly slots: Int32Array;
   private readonly mask: number;
+  /** Bits of a slot below the fingerprint (they hold `rank + 1`). */
+  private readonly rankBits: number;
+  /** How far a mixed hash is shifted before its bits above the slot index become the fingerprint. */
+  private readonly slotBits: number;
 
-  constructor(tokens: TokenBytes) {
-    const { bytes, offsets, hashes } = tokens;
-    const count = offsets.length - 1;
-    let size = 1;
-    while (size < count * 2) size *= 2; // load factor at most 1/2: short probe runs
-    const slots = new Int32Array(size).fill(EMPTY);
-    const mask = size - 1;
-    let maxTokenLength = 0;
+  constructor(tokens: DecodedTokens) {
+    const { hashes, count } = tokens;
+    let slotBits = 1;
+    while (2 ** slotBits * MAX_LOAD < count) slotBits++;
+    const rankBits = 32 - Math.clz32(count);
+    // At least 8 bits of fingerprint; js-tiktoken's largest table needs 18 for its ranks.
+    if (rankBits > 24) throw new RangeError(`a rank table of ${count} tokens is too large`);
+    const slots = new Int32Array(2 ** slotBits);
+    const mask = slots.length - 1;
     for (let rank = 0; rank < count; rank++) {
-      const start = offsets[rank] as number;
-      const end = offsets[rank + 1] as number;
-      if (end - start > maxTokenLength) maxTokenLength = end - start;
-      let slot = mixHash(hashes[rank] as number) & mask;
+      const mixed = mixHash(hashes[rank] as number);
+      let slot = mixed & mask;
       while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
-      slots[slot] = rank;
+      slots[slot] = ((mixed >>> slotBits) << rankBits) | (rank + 1);
     }
-    this.bytes = bytes;
-    this.offsets = offsets;
+    this.tokens = tokens;
+    this.bytes = tokens.bytes;
+    this.lengths = tokens.lengths;
+    this.hashes = hashes;
     this.slots = slots;
     this.mask = mask;
-    this.maxTokenLength = maxTokenLength;
+    this.rankBits = rankBits;
+    this.slotBits = slotBits;
+    this.maxTokenLength = tokens.maxTokenLength;
   }
 
   /** The rank of the token `piece[start..end)`, or -1 if those bytes are no token. */
   rankOf(piece: Uint8Array, start: number, end: number): number {
     const length = end - start;
     if (length > this.maxTokenLength || length <= 0) return -1;
-    const { bytes, offsets, slots, mask } = this;
-    let slot = mixHash(hashBytes(piece, start, end)) & mask;
+    const { bytes, lengths, hashes, slots, mask, rankBits } = this;
+    const hash = hashBytes(piece, start, end);
+    const mixed = mixHash(hash);
+    const fingerprint = (mixed >>> this.slotBits) << rankBits;
+    const rankMask = (1 << rankBits) - 1;
+    let slot = mixed & mask;
     for (;;) {
-      const rank = slots[slot] as number;
-      if (rank === EMPTY) return -1;
-      const tokenStart = offsets[rank] as number;
-      if ((offsets[rank + 1] as number) - tokenStart === length) {
-        let i = 0;
-        while (i < length && bytes[tokenStart + i] === piece[start + i]) i++;
-        if (i === length) return rank;
+      const entry = slots[slot] as number;
+      if (entry === EMPTY) return -1;
+      if ((entry & ~rankMask) === fingerprint) {
+        const rank = (entry & rankMask) - 1;
+        if (hashes[rank] === hash && lengths[rank] === length) {
+          const tokenStart = this.tokens.position(rank);
+          let i = 0;
+          while (i < length && bytes[tokenStart + i] === piece[start + i]) i++;
+          if (i === length) return rank;
+        }
       }
       slot = (slot + 1) & mask;
     }
