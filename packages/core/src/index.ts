@@ -36,6 +36,12 @@ export { fromCanonical, toCanonical, unsupportedParts } from "./formats/convert.
 export { fromResponses, toResponses } from "./formats/responses/convert.js";
 export { validateMessages } from "./formats/validate.js";
 export {
+  MEMORY_KINDS,
+  type MemoryEntry,
+  type MemoryKind,
+  type MemoryOperation,
+} from "./memory/types.js";
+export {
   type CallIdState,
   type ResultKind,
   reusedCallMessage,
