@@ -22,9 +22,9 @@ export interface MemoryEntry {
   sourceSession: string | null;
   /** The transcript seq in that session the entry came from, when known. */
   sourceSeq: number | null;
-  /** Epoch milliseconds. */
-  createdAt: number;
-  updatedAt: number;
+  /** ISO 8601 times, as every time the service serves. */
+  createdAt: string;
+  updatedAt: string;
 }
 
 /**
