@@ -47,6 +47,10 @@
  * written at a gateway append and computed on first use for messages appended otherwise or before.
  * `condense_tool_outputs.closed_by_generation`: a call left unanswered when a new generation started
  * counts as answered from then on (its id may come back; no later result may answer it).
+ *
+ * v8: `condense_transcript_tokens`, an index on (seq, tokens): the context's size is the sum of the
+ * tokens after the view, taken on every append and gateway turn, and summing it from the table read
+ * every message's page (bodies are stored inline) where the index holds only the two numbers.
  */
 
 interface Migration {
@@ -206,6 +210,10 @@ const migrations: Migration[] = [
       )`,
       "ALTER TABLE condense_tool_outputs ADD COLUMN closed_by_generation INTEGER",
     ],
+  },
+  {
+    version: 8,
+    statements: ["CREATE INDEX condense_transcript_tokens ON condense_transcript (seq, tokens)"],
   },
 ];
 
