@@ -5,8 +5,9 @@
  * fetch the context, "send" it to a model with a small window (a simulated
  * model that counts the prompt and refuses it, with OpenAI's overflow error,
  * if it does not fit; the error goes to `POST /overflow` like `withCompaction`
- * does). Shows progress and each compaction live, then a summary and a
- * self-contained HTML report.
+ * does). Shows progress and each compaction live, then a summary, a recall
+ * of something compacted away (demo/recall-step.ts) and a self-contained HTML
+ * report.
  *
  * With `--via ai-sdk` the same replay runs as an AI SDK agent would: through
  * `wrapLanguageModel` and `condenseMiddleware` (demo/ai-sdk-replay.ts).
@@ -23,6 +24,7 @@ import type { InputMessage } from "../src/index.js";
 import { Condense, CondenseApiError } from "../src/index.js";
 import { aiSdkReplay } from "./ai-sdk-replay.js";
 import { type LedgerCompleteness, ledgerCompleteness } from "./ledger.js";
+import { recallStep } from "./recall-step.js";
 import { type CompactionMark, renderReport, type TurnPoint } from "./report-html.js";
 import { ensureCoreBuilt, ensureService, type Service } from "./service.js";
 import { formatNumber, LiveView, style, table } from "./terminal.js";
@@ -127,6 +129,8 @@ interface RunResult {
   finalContextTokens: number;
   messageCount: number;
   seconds: number;
+  sessionId: string;
+  finalContext: unknown[];
 }
 
 async function replay(
@@ -289,6 +293,8 @@ async function replay(
     finalContextTokens: count(final.messages as ChatMessage[]),
     messageCount: status.messageCount,
     seconds: (performance.now() - started) / 1000,
+    sessionId,
+    finalContext: final.messages,
   };
 }
 
@@ -411,6 +417,12 @@ async function main(): Promise<number> {
         ),
       );
     }
+    await recallStep(
+      new Condense({ baseUrl: service.baseUrl, apiKey: service.apiKey }),
+      run.sessionId,
+      transcript.messages,
+      run.finalContext,
+    );
     writeFileSync(
       opts.out,
       renderReport({

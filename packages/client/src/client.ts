@@ -13,9 +13,13 @@ import type {
   OpenAPIDocumentBody,
   ResponsesCompactRequestBody,
   ResponsesCompactResponseBody,
+  SearchResponse,
+  SessionListItem,
+  SessionListPage,
 } from "./api-types.js";
+import { MemoryApi } from "./memory.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
-import { SessionHandle } from "./session.js";
+import { type SearchOptions, SessionHandle } from "./session.js";
 import { SessionLocks } from "./session-lock.js";
 import { type CallOptions, type FetchLike, Transport } from "./transport.js";
 
@@ -40,6 +44,13 @@ export interface CondenseOptions {
   backoff?: { initialDelayMs?: number; maxDelayMs?: number };
 }
 
+export interface SessionsOptions extends CallOptions {
+  /** Page size. */
+  limit?: number;
+  /** `nextCursor` of the previous page. */
+  cursor?: string;
+}
+
 /** The body of `POST /v1/compact`: `{ model, messages, format?, system?, options? }`. */
 export type StatelessCompactRequest = CompactRequestBody;
 
@@ -47,6 +58,8 @@ export class Condense {
   readonly #transport: Transport;
   /** Shared by every handle this client makes, so calls on one session take turns. */
   readonly #locks = new SessionLocks();
+  /** The caller's long-term memory, across sessions (`/v1/memory`). */
+  readonly memory: MemoryApi;
 
   constructor(options: CondenseOptions) {
     if (typeof options.baseUrl !== "string" || !/^https?:\/\//.test(options.baseUrl)) {
@@ -79,6 +92,7 @@ export class Condense {
       compactionTimeoutMs: options.compactionTimeoutMs ?? 300_000,
       retry,
     });
+    this.memory = new MemoryApi(this.#transport);
   }
 
   /**
@@ -93,6 +107,35 @@ export class Condense {
       );
     }
     return new SessionHandle(this.#transport, id, this.#locks);
+  }
+
+  /** Searches session `sessionId`'s whole transcript (see `SessionHandle.search`). */
+  search(sessionId: string, options: SearchOptions): Promise<SearchResponse> {
+    return this.session(sessionId).search(options);
+  }
+
+  /** One page of the caller's sessions, newest active first (`GET /v1/sessions`). */
+  sessions(options: SessionsOptions = {}): Promise<SessionListPage> {
+    const { limit, cursor, ...call } = options;
+    return this.#transport.request<SessionListPage>({
+      method: "GET",
+      path: "/v1/sessions",
+      query: { limit, cursor },
+      ...call,
+    });
+  }
+
+  /** Every session of the caller, newest active first, page by page. */
+  async *allSessions(options: SessionsOptions = {}): AsyncGenerator<SessionListItem> {
+    let cursor: string | null = options.cursor ?? null;
+    do {
+      const page: SessionListPage = await this.sessions({
+        ...options,
+        ...(cursor === null ? {} : { cursor }),
+      });
+      yield* page.sessions;
+      cursor = page.nextCursor;
+    } while (cursor !== null);
   }
 
   /** Compacts a message list without storing anything (`POST /v1/compact`). */

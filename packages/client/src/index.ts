@@ -13,9 +13,19 @@ export {
 } from "./ai-sdk/middleware.js";
 export type { CompactingAnthropic, CompactingMessages } from "./anthropic-compaction.js";
 export type * from "./api-types.js";
-export { Condense, type CondenseOptions, type StatelessCompactRequest } from "./client.js";
+export {
+  Condense,
+  type CondenseOptions,
+  type SessionsOptions,
+  type StatelessCompactRequest,
+} from "./client.js";
 export type { RecoveryEvent } from "./conversation.js";
 export { type ClientErrorCode, CondenseApiError } from "./errors.js";
+export type {
+  MemoryApi,
+  MemoryListOptions,
+  MemorySearchOptions,
+} from "./memory.js";
 export type {
   CompactingChatCompletions,
   CompactingOpenAI,
@@ -23,9 +33,37 @@ export type {
 } from "./openai-compaction.js";
 export { describeProviderError } from "./provider-error.js";
 export {
+  type AnswerRecallOptions,
+  answerRecall,
+  formatRecallAnswer,
+  formatRecallError,
+  parseRecallArguments,
+  RECALL_TOOL_DESCRIPTION,
+  RECALL_TOOL_NAME,
+  type RecallAnswer,
+  type RecallAnthropicTool,
+  type RecallCall,
+  type RecallChatCompletionsTool,
+  type RecallFormatOptions,
+  type RecallParametersSchema,
+  type RecallParseResult,
+  type RecallRequest,
+  type RecallResponsesTool,
+  type RecallSearchHit,
+  type RecallToolOutput,
+  recallAnthropicResult,
+  recallAnthropicTool,
+  recallChatCompletionsResult,
+  recallChatCompletionsTool,
+  recallParameters,
+  recallResponsesResult,
+  recallResponsesTool,
+} from "./recall.js";
+export {
   type AppendOptions,
   type ContextOptions,
   type ManualCompactOptions,
+  type SearchOptions,
   SessionHandle,
   type TranscriptOptions,
 } from "./session.js";

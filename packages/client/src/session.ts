@@ -19,6 +19,8 @@ import type {
   ManualCompactResponseBody,
   MessageFormatName,
   OverflowResponseBody,
+  SearchResponse,
+  SearchResult,
   SessionStatusBody,
   SettingsPatchBody,
   ToolOutputResponseBody,
@@ -61,6 +63,17 @@ export interface TranscriptOptions extends CallOptions {
   after?: number;
   /** Page size, 1–1000 (default 100). */
   limit?: number;
+}
+
+export interface SearchOptions extends CallOptions {
+  /** What to look for: words or phrases, as typed (the service quotes it for FTS5). */
+  q: string;
+  /** Most results, 1–50 (default 10). */
+  limit?: number;
+  /** Only messages of this role. */
+  role?: SearchResult["role"];
+  /** Only messages with a seq greater than this. */
+  after?: number;
 }
 
 export class SessionHandle {
@@ -208,6 +221,21 @@ export class SessionHandle {
       method: "GET",
       path: `${this.#path}/tool-outputs/${encodeURIComponent(toolCallId)}`,
       ...callOptions(options),
+    });
+  }
+
+  /**
+   * Searches the session's whole transcript, compacted and pruned parts included
+   * (`GET /v1/sessions/{id}/search`): best matches first, each with its seq, a snippet with the
+   * match marked «like this», and whether it is still in the context.
+   */
+  search(options: SearchOptions): Promise<SearchResponse> {
+    const { q, limit, role, after, ...call } = options;
+    return this.#transport.request<SearchResponse>({
+      method: "GET",
+      path: `${this.#path}/search`,
+      query: { q, limit, role, after },
+      ...callOptions(call),
     });
   }
 

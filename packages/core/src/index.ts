@@ -67,6 +67,36 @@ export type {
   ToolCall,
 } from "./messages/types.js";
 export { contextWindowFor, parseContextWindow } from "./models/context-window.js";
+export {
+  escapeRecalled,
+  formatRecallAnswer,
+  formatRecallError,
+  parseRecallArguments,
+  RECALL_DEFAULT_LIMIT,
+  RECALL_DEFAULT_MAX_CHARS,
+  RECALL_FENCE_CLOSE,
+  RECALL_FENCE_OPEN,
+  RECALL_MAX_LIMIT,
+  RECALL_MAX_QUERY_CHARS,
+  RECALL_MAX_TOOL_CALL_ID_CHARS,
+  RECALL_TOOL_DESCRIPTION,
+  RECALL_TOOL_NAME,
+  type RecallAnswer,
+  type RecallAnthropicTool,
+  type RecallChatCompletionsTool,
+  type RecallFormatOptions,
+  type RecallParametersSchema,
+  type RecallParseResult,
+  type RecallRequest,
+  type RecallResponsesTool,
+  type RecallSearchHit,
+  type RecallToolOutput,
+  recallAnthropicTool,
+  recallChatCompletionsTool,
+  recalledContentText,
+  recallParameters,
+  recallResponsesTool,
+} from "./recall/recall-tool.js";
 export { extractiveSummarizer } from "./summary/extractive.js";
 export { extractIdentifiers } from "./summary/identifiers.js";
 
