@@ -6,6 +6,8 @@
  * answer:
  * - `hold:<tag>`: waits until the test releases `<tag>` (`POST /release?tag=`), then answers;
  * - `fail:<status>`: answers with that HTTP error;
+ * - `memory:<anything>`: a request that offers tools (the memory flush) gets `memory` tool calls
+ *   (one valid add, a replace of an unknown id, an add holding a secret); others a template summary;
  * - anything else: a valid template summary at once.
  * The same server takes the control calls (its `origin`, `controlUrl`) and fakes OpenAI's
  * `POST /v1/responses/compact` (model `fail:<status>` fails it too; `malformed…` answers items
@@ -52,6 +54,26 @@ export async function startLlmServers(): Promise<LlmServers> {
     const fail = /^fail:(\d{3})/.exec(model);
     if (fail?.[1] !== undefined) {
       return { type: "error", status: Number(fail[1]), message: `scripted failure ${fail[1]}` };
+    }
+    if (model.startsWith("memory:") && Array.isArray(request.body?.tools)) {
+      const memoryCall = (id: string, args: unknown) => ({
+        id,
+        name: "memory",
+        arguments: JSON.stringify(args),
+      });
+      return {
+        type: "completion",
+        content: "Recorded what matters.",
+        toolCalls: [
+          memoryCall("call_m1", { op: "add", text: "Prefers pnpm over npm", kind: "preference" }),
+          memoryCall("call_m2", { op: "replace", id: "mem_unknown", text: "whatever" }),
+          memoryCall("call_m3", {
+            op: "add",
+            text: "Deploy key is ghp_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789",
+            kind: "fact",
+          }),
+        ],
+      };
     }
     return templateHandler(request, index);
   };

@@ -35,6 +35,16 @@ export { fromAnthropic, toAnthropic } from "./formats/anthropic/convert.js";
 export { fromCanonical, toCanonical, unsupportedParts } from "./formats/convert.js";
 export { fromResponses, toResponses } from "./formats/responses/convert.js";
 export { validateMessages } from "./formats/validate.js";
+export { classifyStatement, deterministicFlush } from "./memory/deterministic-flush.js";
+export { MEMORY_TOOL, MEMORY_TOOL_NAME } from "./memory/flush-prompt.js";
+export {
+  type FlushRequest,
+  type FlushResult,
+  MAX_FLUSH_OPERATIONS,
+  MEMORY_TEXT_MAX_CHARS,
+  normalizeMemoryText,
+  type SkippedOperation,
+} from "./memory/operations.js";
 export {
   MEMORY_KINDS,
   type MemoryEntry,

@@ -301,6 +301,9 @@ export const SessionSettings = z
     pinned: z.array(ChatMessage),
     summarizerModel: z.string().nullable(),
     strategy: z.enum(["local", "openai"]),
+    recall: z.boolean(),
+    memory: z.boolean(),
+    memoryTokens: z.number().int(),
   })
   .openapi("SessionSettings", { description: "null: the default applies" });
 
@@ -319,6 +322,15 @@ export const SettingsPatch = z
     }),
     summarizerModel: z.string().min(1).max(200).nullable().optional(),
     strategy: z.enum(["local", "openai"]).nullable().optional(),
+    recall: z.boolean().nullable().optional().openapi({
+      description:
+        "The summary says, in one line, that earlier details can be recalled with the `recall` tool",
+    }),
+    memory: z.boolean().nullable().optional().openapi({
+      description:
+        "Flush before compaction: what matters in the compacted range is written to the user's memory",
+    }),
+    memoryTokens: z.number().int().min(0).max(32_000).nullable().optional(),
   })
   .openapi("SettingsPatch");
 

@@ -40,6 +40,7 @@ import type {
 } from "../api/schemas";
 import { type AppendInput, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
+import { type MemorySinkFactory, noMemorySink } from "./compaction/memory-flush";
 import { markPending, type PendingMark } from "./compaction/pending";
 import { CompactionQueue } from "./compaction/queue";
 import {
@@ -170,6 +171,11 @@ export class SessionObject extends DurableObject<Env> {
   #migrated = false;
   /** Manual compactions in flight by idempotency key, so a retry joins the first attempt. */
   readonly #inflight = new Map<string, Promise<ManualCompactResponseBody>>();
+  /**
+   * Where a compaction's memory flush writes, per user: none until the per-user memory object is
+   * wired in (tests set a fake).
+   */
+  memorySinks: MemorySinkFactory = noMemorySink;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
@@ -231,7 +237,13 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
   async #compact(trigger: string, options: CompactionOptions): Promise<RunResult> {
-    const result = await runCompaction(this.#sessionStorage, this.env, trigger, options);
+    const result = await runCompaction(
+      this.#sessionStorage,
+      this.env,
+      trigger,
+      options,
+      this.memorySinks,
+    );
     if (result.status !== "not_needed" && result.status !== "gone") {
       await this.#scheduleIfNeeded("append");
     }

@@ -4,7 +4,10 @@
  * marker that tells the model earlier turns were compacted and that it should
  * continue rather than repeat work. `extractSummary` parses a marker block;
  * whether a block is the engine's summary is decided by its anchor
- * (`compact/summary-anchor`), never by the marker.
+ * (`compact/summary-anchor`), never by the marker. With a recall tool
+ * (`recallTool`), the preamble carries one more line naming it; the line is
+ * part of the block, not of the summary, so it is written once per block and
+ * never carried into the next summary.
  */
 
 import type { ChatMessage, ContentPart } from "../messages/types.js";
@@ -15,8 +18,19 @@ const SUMMARY_PREAMBLE =
   "Continue the work from where it stands; do not repeat steps marked done. " +
   "Tool outputs that were pruned can be fetched back by their tool call id.";
 
-export function renderSummaryBlock(summary: string): string {
-  return `${SUMMARY_OPEN}\n${SUMMARY_PREAMBLE}\n\n${summary.trim()}\n${SUMMARY_CLOSE}`;
+/** The line that tells the model how to get back what the summary lost. */
+export function recallHint(tool: string): string {
+  return `Earlier details were compacted away; recall them with the \`${tool}\` tool by query or by tool-call id.`;
+}
+
+/** The recall line at the start of a block's text (after the preamble), any tool name. */
+const RECALL_HINT =
+  /^\s*Earlier details were compacted away; recall them with the `[A-Za-z0-9_.-]{1,64}` tool by query or by tool-call id\.[ \t]*(?:\n|$)/;
+
+export function renderSummaryBlock(summary: string, recallTool?: string): string {
+  const preamble =
+    recallTool === undefined ? SUMMARY_PREAMBLE : `${SUMMARY_PREAMBLE}\n${recallHint(recallTool)}`;
+  return `${SUMMARY_OPEN}\n${preamble}\n\n${summary.trim()}\n${SUMMARY_CLOSE}`;
 }
 
 function leadingText(message: ChatMessage): string | undefined {
@@ -42,7 +56,7 @@ export function extractSummary(message: ChatMessage): FoundSummary | undefined {
   const close = text.indexOf(SUMMARY_CLOSE);
   const inner =
     close === -1 ? text.slice(SUMMARY_OPEN.length) : text.slice(SUMMARY_OPEN.length, close);
-  const summary = inner.replace(SUMMARY_PREAMBLE, "").trim();
+  const summary = inner.replace(SUMMARY_PREAMBLE, "").replace(RECALL_HINT, "").trim();
   const rest = close === -1 ? "" : text.slice(close + SUMMARY_CLOSE.length).replace(/^\n+/, "");
   const hasOtherParts = Array.isArray(message.content) && message.content.length > 1;
   if (rest === "" && !hasOtherParts && !message.tool_calls?.length)
@@ -82,8 +96,9 @@ export function placeSummary(
   head: readonly ChatMessage[],
   summary: string,
   tail: readonly ChatMessage[],
+  recallTool?: string,
 ): ChatMessage[] {
-  const block = renderSummaryBlock(summary);
+  const block = renderSummaryBlock(summary, recallTool);
   const before = turnOf(head[head.length - 1]);
   const after = turnOf(tail[0]);
   const candidates: Array<"user" | "assistant"> =

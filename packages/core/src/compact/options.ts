@@ -75,6 +75,8 @@ export interface ResolvedOptions {
    */
   summaryAnchor: string | undefined;
   toolOutputReference: ((output: ToolOutputKey) => string) | undefined;
+  /** The recall tool the summary block names, if any. */
+  recallTool: string | undefined;
 }
 
 function resolveNow(value: unknown): number {
@@ -287,7 +289,21 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     ledger: resolveLedger(options.ledger),
     summaryAnchor: resolveSummaryAnchor(options.ledger),
     toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
+    recallTool: resolveRecallTool(options.recallTool),
   };
+}
+
+const TOOL_NAME = /^[A-Za-z0-9_.-]{1,64}$/;
+
+function resolveRecallTool(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  if (typeof value !== "string" || !TOOL_NAME.test(value)) {
+    throw new InvalidOptionsError(
+      "recallTool",
+      "expected the recall tool's name (letters, digits, _, - and ., at most 64), e.g. `recall`, or nothing",
+    );
+  }
+  return value;
 }
 
 function resolveToolOutputReference(value: unknown): ResolvedOptions["toolOutputReference"] {

@@ -230,7 +230,10 @@ function placeBetween(
 ): PlacedSummary {
   const placed = keepLatestUser(context.latestUser, summary, setup.head, kept, setup.tail);
   return {
-    ...fitByPruning(placeSummary(setup.head, placed.summary, placed.after), context),
+    ...fitByPruning(
+      placeSummary(setup.head, placed.summary, placed.after, context.options.recallTool),
+      context,
+    ),
     summary: placed.summary.trim(),
   };
 }

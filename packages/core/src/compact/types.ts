@@ -83,6 +83,12 @@ export interface CompactOptions {
    * when the conversation reuses the id.
    */
   toolOutputReference?: (output: ToolOutputKey) => string;
+  /**
+   * The name of a tool the agent has for recalling compacted history (e.g. `recall`): the summary
+   * block then says, in one line, that earlier details can be recalled with it by query or by
+   * tool-call id. Letters, digits, `_`, `-` and `.`, at most 64. Default: no such line.
+   */
+  recallTool?: string;
 }
 
 export type Tier = 0 | 1 | 2 | 3 | 4;

@@ -31,11 +31,26 @@ export interface TransportSettings {
   temperature: number | undefined;
 }
 
+/** A function call in an answer, its arguments as the raw JSON text the model wrote. */
+export interface ToolCallAnswer {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
 /** What one call returned; checking it is the caller's business. */
 export interface CallAnswer {
   content: string;
   refusal: string;
   finishReason: string | null;
+  /** Function calls, in order (empty unless the request offered tools). */
+  toolCalls: ToolCallAnswer[];
+}
+
+/** Tools offered with a call (the memory flush's); the summarizer offers none. */
+export interface ToolOffer {
+  tools: OpenAI.Chat.ChatCompletionTool[];
+  toolChoice: "auto" | "required";
 }
 
 /** Calls and tokens sent, summed over every attempt of one `summarize`. */
@@ -102,6 +117,22 @@ function delay(ms: number, signal: AbortSignal | undefined): Promise<void> {
   });
 }
 
+/** The function calls of a non-streaming message, read defensively; anything unreadable is left out. */
+function readToolCalls(value: unknown): ToolCallAnswer[] {
+  if (!Array.isArray(value)) return [];
+  const calls: ToolCallAnswer[] = [];
+  for (const item of value) {
+    if (typeof item !== "object" || item === null) continue;
+    const fn: unknown = "function" in item ? item.function : undefined;
+    if (typeof fn !== "object" || fn === null) continue;
+    const name = "name" in fn && typeof fn.name === "string" ? fn.name : "";
+    const args = "arguments" in fn && typeof fn.arguments === "string" ? fn.arguments : "";
+    const id = "id" in item && typeof item.id === "string" ? item.id : "";
+    calls.push({ id, name, arguments: args });
+  }
+  return calls;
+}
+
 export class OpenAITransport {
   private readonly client: OpenAI;
 
@@ -137,10 +168,11 @@ export class OpenAITransport {
     estimatedTokens: number,
     signal: AbortSignal | undefined,
     tally: Tally,
+    offer?: ToolOffer,
   ): Promise<CallAnswer> {
     for (let retry = 0; ; retry += 1) {
       try {
-        return await this.attempt(messages, maxOutput, estimatedTokens, signal, tally);
+        return await this.attempt(messages, maxOutput, estimatedTokens, signal, tally, offer);
       } catch (error) {
         const failure = this.classify(error, signal, false);
         if (!failure.retryable || retry >= this.settings.maxRetries) throw failure.failure;
@@ -161,6 +193,7 @@ export class OpenAITransport {
     estimatedTokens: number,
     signal: AbortSignal | undefined,
     tally: Tally,
+    offer: ToolOffer | undefined,
   ): Promise<CallAnswer> {
     const { model, timeoutMs, maxTokensParameter, temperature } = this.settings;
     const controller = new AbortController();
@@ -183,6 +216,7 @@ export class OpenAITransport {
       messages,
       [maxTokensParameter]: maxOutput,
       ...(temperature === undefined ? {} : { temperature }),
+      ...(offer === undefined ? {} : { tools: offer.tools, tool_choice: offer.toolChoice }),
     };
     try {
       if (!this.settings.stream) {
@@ -201,10 +235,19 @@ export class OpenAITransport {
       let content = "";
       let refusal = "";
       let finishReason: string | null = null;
+      // Streamed calls arrive in pieces keyed by their index: id and name first, then the arguments.
+      const calls = new Map<number, ToolCallAnswer>();
       try {
         for await (const chunk of chunks) {
           arm();
           const choice = chunk.choices?.[0];
+          for (const piece of choice?.delta?.tool_calls ?? []) {
+            const call = calls.get(piece.index) ?? { id: "", name: "", arguments: "" };
+            if (piece.id) call.id = piece.id;
+            if (piece.function?.name) call.name += piece.function.name;
+            if (piece.function?.arguments) call.arguments += piece.function.arguments;
+            calls.set(piece.index, call);
+          }
           if (choice?.delta?.content) content += choice.delta.content;
           if (choice?.delta?.refusal) refusal += choice.delta.refusal;
           if (choice?.finish_reason) finishReason = choice.finish_reason;
@@ -245,7 +288,8 @@ export class OpenAITransport {
           undefined,
         );
       }
-      return { content, refusal, finishReason };
+      const toolCalls = [...calls.entries()].sort(([a], [b]) => a - b).map(([, call]) => call);
+      return { content, refusal, finishReason, toolCalls };
     } catch (error) {
       throw this.classify(error, signal, timedOut);
     } finally {
@@ -408,6 +452,7 @@ export class OpenAITransport {
       content: content ?? "",
       refusal: typeof refusal === "string" ? refusal : "",
       finishReason,
+      toolCalls: "tool_calls" in message ? readToolCalls(message.tool_calls) : [],
       promptTokens,
     };
   }

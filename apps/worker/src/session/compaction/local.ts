@@ -70,6 +70,14 @@ function engineWindow(compaction: LocalCompaction): number {
   return Math.max(1, compaction.measure.engineWindow - compaction.snapshot.openCallTokens);
 }
 
+/** The recall tool the summary names, with the session's `recall` setting on. */
+function recallOption(settings: SessionSettings): Pick<CompactOptions, "recallTool"> {
+  return settings.recall === true ? { recallTool: RECALL_TOOL } : {};
+}
+
+/** The name of the tool the client and the gateway offer for recalling compacted history. */
+const RECALL_TOOL = "recall";
+
 /** The view the engine's tiers make of the snapshot, configured by the session. */
 export async function localView(compaction: LocalCompaction): Promise<NewView> {
   const { env, settings, session } = compaction;
@@ -87,6 +95,7 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     ...(compaction.instructions !== undefined ? { instructions: compaction.instructions } : {}),
     ...(compaction.focus !== undefined ? { focus: compaction.focus } : {}),
     force: compaction.force,
+    ...recallOption(settings),
   };
   const model = compaction.measure.model;
   return viewOf(await compact(engineInput(compaction.snapshot, model), options), model);
@@ -130,6 +139,7 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
         }
       : {}),
     force: true,
+    ...recallOption(settings),
   };
   return viewOf(
     await compact(engineInput(compaction.snapshot, measure.model), options),

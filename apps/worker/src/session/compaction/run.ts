@@ -17,7 +17,7 @@
  */
 
 import { CondenseError } from "@condense/core";
-import { logCompaction } from "../../log/log-lines";
+import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
 import { measureContext, readSnapshot } from "../context-view";
 import { clearPendingTrigger, isExhausted, readSession, recordFailure } from "../session-record";
 import type { SessionStorage } from "../session-storage";
@@ -26,6 +26,7 @@ import { outputSeqs } from "../tool-outputs";
 import { type CommitResult, commitCompaction, type NewView } from "./commit";
 import type { CompactionFallback } from "./history";
 import { fallbackView, type LocalCompaction, localView } from "./local";
+import { flushMemory, type MemorySinkFactory, noMemorySink } from "./memory-flush";
 import { withoutOpenCalls } from "./open-calls";
 import { openAIView } from "./openai";
 
@@ -68,12 +69,18 @@ function failureCode(error: unknown): string {
   return error instanceof Error ? error.name : typeof error;
 }
 
-/** Runs one compaction of the session in `storage` and commits it, or nothing. */
+/**
+ * Runs one compaction of the session in `storage` and commits it, or nothing. With the session's
+ * `memory` setting on, the flush to the user's memory (`compaction/memory-flush`, through
+ * `memorySinks`) starts with it and runs beside it: the commit does not wait for it, its failure
+ * is logged and never fails the compaction, and nothing it writes enters the context.
+ */
 export async function runCompaction(
   storage: SessionStorage,
   env: Env,
   trigger: string,
   options: CompactionOptions,
+  memorySinks: MemorySinkFactory = noMemorySink,
 ): Promise<RunResult> {
   const started = Date.now();
   const sql = storage.open().sql;
@@ -128,6 +135,30 @@ export async function runCompaction(
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     ...(options.focus !== undefined ? { focus: options.focus } : {}),
   };
+  // Never rejects (see flushMemory); awaited after the commit.
+  const flushed = flushMemory({
+    env,
+    settings,
+    snapshot,
+    sessionId: session.session_id,
+    userId: session.user_id,
+    sinkFor: memorySinks,
+    log,
+  });
+  const result = await compactSnapshot(storage, local, log, started, options);
+  await flushed;
+  return result;
+}
+
+/** Makes the new view of `local.snapshot` (the configured way, else the fallback) and commits it. */
+async function compactSnapshot(
+  storage: SessionStorage,
+  local: LocalCompaction,
+  log: CompactionLogBase,
+  started: number,
+  options: CompactionOptions,
+): Promise<RunResult> {
+  const { env, settings, snapshot, measure } = local;
   let view: NewView;
   let fallback: CompactionFallback | undefined;
   try {

@@ -1,0 +1,211 @@
+/**
+ * @module memory/llm-flush
+ * The flush before compaction with a model (Hermes' "memory flush"): one Chat
+ * Completions call through the official `openai` SDK (the summarizer's
+ * transport: timeout per attempt, bounded retries, typed failures) offering
+ * the `memory` tool with `tool_choice: "auto"`, over the user's memories and
+ * the range being compacted, secrets withheld before anything leaves the
+ * process. The model's text is discarded; only its tool calls count, each
+ * checked (`memory/operations`), and a bad one is reported as skipped. A call
+ * that fails throws a `SummarizerError` whose `kind` says why, so the caller
+ * can fall back to the deterministic pass or go on without a flush.
+ * Part of `@condense/core/openai`, so the main entry never loads the SDK.
+ */
+
+import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
+import { nonNegativeInteger, positiveNumber } from "../errors/option-checks.js";
+import { toolNamesById } from "../messages/content.js";
+import { contextWindowFor } from "../models/context-window.js";
+import {
+  abortedError,
+  OpenAITransport,
+  type Tally,
+  type ToolOffer,
+} from "../summary/openai-transport.js";
+import { withholdSecrets } from "../summary/redact.js";
+import { countTokens } from "../tokens/count.js";
+import {
+  flushSystemPrompt,
+  flushUserPrompt,
+  MEMORY_TOOL,
+  MEMORY_TOOL_NAME,
+  renderRangeMessage,
+} from "./flush-prompt.js";
+import { type FlushRequest, type FlushResult, OperationChecker } from "./operations.js";
+
+export interface OpenAIMemoryFlushOptions {
+  /** Sent as the bearer token; never logged. */
+  apiKey: string;
+  /** Default: OpenAI. For compatible servers, e.g. `http://localhost:11434/v1`. */
+  baseURL?: string;
+  /** The model, usually the summarizer's, e.g. `gpt-4o-mini`. */
+  model: string;
+  /** Longest wait per attempt (see the summarizer's option). Default 60,000. */
+  timeoutMs?: number;
+  /** Retries after a timeout, 429, 5xx or dropped connection. Default 1. */
+  maxRetries?: number;
+  headers?: Record<string, string>;
+  /** Tokens the model accepts. Default: from the model table (128k when unknown). */
+  contextWindow?: number;
+  /** `max_tokens` of the call: room for the tool calls. Default 2,000. */
+  maxOutputTokens?: number;
+  fetch?: typeof globalThis.fetch;
+  /** Stream the answer (SSE). Default true. */
+  stream?: boolean;
+  maxTokensParameter?: "max_tokens" | "max_completion_tokens";
+  temperature?: number;
+}
+
+/** Something that turns a range into memory operations (the LLM flush here; `deterministicFlush` has the same shape). */
+export interface MemoryFlusher {
+  /** For logs, e.g. `openai:gpt-4o-mini`. */
+  readonly name: string;
+  flush(request: FlushRequest): Promise<FlushResult & { calls: number; inputTokens: number }>;
+}
+
+/** The tool as the SDK types it (the definition is plain JSON, readonly). */
+const TOOL_OFFER: ToolOffer = {
+  tools: [MEMORY_TOOL as unknown as ToolOffer["tools"][number]],
+  toolChoice: "auto",
+};
+
+const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_MAX_RETRIES = 1;
+const DEFAULT_OUTPUT_TOKENS = 2_000;
+/** User messages matter most to memory: each is shown up to this many characters, others less. */
+const USER_CHAR_CAP = 6_000;
+const OTHER_CHAR_CAP = 2_000;
+/** Share of the window kept free for differences between token counts. */
+const WINDOW_MARGIN = 0.05;
+
+/** The range rendered to fit `room` tokens: user messages first, then the others newest first; in order. */
+function fitRange(
+  request: FlushRequest,
+  room: number,
+  count: (text: string) => number,
+): { rendered: string[]; leftOut: number } {
+  const toolNames = toolNamesById(request.messages);
+  const items = request.messages.map((message, index) => {
+    const seq = request.seqs?.[index] ?? null;
+    const where = seq === null ? undefined : `seq:${seq}`;
+    const text = renderRangeMessage(
+      message,
+      seq,
+      toolNames,
+      (raw) => withholdSecrets(raw, where),
+      message.role === "user" ? USER_CHAR_CAP : OTHER_CHAR_CAP,
+    );
+    return { index, text, tokens: count(text) + 2, user: message.role === "user" };
+  });
+  const order = [
+    ...items.filter((item) => item.user).reverse(),
+    ...items.filter((item) => !item.user).reverse(),
+  ];
+  const kept = new Set<number>();
+  let used = 0;
+  for (const item of order) {
+    if (used + item.tokens > room) continue;
+    kept.add(item.index);
+    used += item.tokens;
+  }
+  return {
+    rendered: items.filter((item) => kept.has(item.index)).map((item) => item.text),
+    leftOut: items.length - kept.size,
+  };
+}
+
+/** Parses one tool call's arguments; a call that is not the memory tool's, or not JSON, is skipped. */
+function proposalOf(name: string, args: string): { proposal: unknown } | { reason: string } {
+  if (name !== MEMORY_TOOL_NAME)
+    return { reason: `unknown tool ${JSON.stringify(name.slice(0, 64))}` };
+  try {
+    return { proposal: JSON.parse(args) as unknown };
+  } catch {
+    return { reason: "arguments are not valid JSON" };
+  }
+}
+
+/** Builds the LLM flush on an OpenAI-compatible Chat Completions endpoint. */
+export function openAIMemoryFlusher(options: OpenAIMemoryFlushOptions): MemoryFlusher {
+  if (typeof options !== "object" || options === null)
+    throw new InvalidOptionsError("options", "expected { apiKey, model } and optionally baseURL");
+  if (typeof options.model !== "string" || options.model.trim() === "")
+    throw new InvalidOptionsError("model", "expected the model name, e.g. `gpt-4o-mini`");
+  if (typeof options.apiKey !== "string" || options.apiKey === "")
+    throw new InvalidOptionsError(
+      "apiKey",
+      "expected a non-empty string; for a server that needs no key, pass any placeholder such as `none`",
+    );
+  const model = options.model;
+  const window =
+    options.contextWindow === undefined
+      ? contextWindowFor(model)
+      : Math.floor(positiveNumber("contextWindow", options.contextWindow, 1));
+  const maxOutput = Math.floor(
+    Math.min(
+      positiveNumber("maxOutputTokens", options.maxOutputTokens, DEFAULT_OUTPUT_TOKENS),
+      window / 2,
+    ),
+  );
+  const transport = new OpenAITransport({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    model,
+    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
+    maxRetries: nonNegativeInteger("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES),
+    headers: options.headers,
+    fetch: options.fetch,
+    stream: options.stream ?? true,
+    maxTokensParameter: options.maxTokensParameter ?? "max_tokens",
+    temperature: options.temperature,
+  });
+  const count = (text: string) => countTokens(text, model);
+  const system = flushSystemPrompt();
+  return {
+    name: `openai:${model}`,
+    async flush(request) {
+      if (request.signal?.aborted) throw abortedError();
+      const memories = request.memories.map((memory) => ({
+        ...memory,
+        text: withholdSecrets(memory.text),
+      }));
+      const frame = count(system) + count(flushUserPrompt(memories, [], 0)) + 64;
+      const room = window - maxOutput - frame - Math.ceil(window * WINDOW_MARGIN);
+      if (room <= 0) {
+        throw new SummarizerError(
+          "too_large",
+          `the user's memories leave no room for the range in the window of ${model} (${window} tokens)`,
+        );
+      }
+      const { rendered, leftOut } = fitRange(request, room, count);
+      const prompt = flushUserPrompt(memories, rendered, leftOut);
+      const tally: Tally = { calls: 0, inputTokens: 0 };
+      let answer: Awaited<ReturnType<OpenAITransport["call"]>>;
+      try {
+        answer = await transport.call(
+          [
+            { role: "system", content: system },
+            // Rendered piece by piece with secrets withheld; this pass is the backstop.
+            { role: "user", content: withholdSecrets(prompt) },
+          ],
+          maxOutput,
+          count(system) + count(prompt),
+          request.signal,
+          tally,
+          TOOL_OFFER,
+        );
+      } catch (error) {
+        if (SummarizerError.isInstance(error)) error.usage = { ...tally };
+        throw error;
+      }
+      // The text (and a refusal) is discarded: only tool calls count.
+      const checker = new OperationChecker(request.memories, request.seqs);
+      answer.toolCalls.forEach((call, index) => {
+        const parsed = proposalOf(call.name, call.arguments);
+        if ("reason" in parsed) checker.skip(index, parsed.reason);
+        else checker.offer(index, parsed.proposal);
+      });
+      return { ...checker.done(), calls: tally.calls, inputTokens: tally.inputTokens };
+    },
+  };
+}
