@@ -145,9 +145,13 @@ export async function runCompaction(
     sinkFor: memorySinks,
     log,
   });
-  const result = await compactSnapshot(storage, local, log, started, options);
-  await flushed;
-  return result;
+  try {
+    return await compactSnapshot(storage, local, log, started, options);
+  } finally {
+    // The flush finishes within this run even when the compaction throws: the queue's next run
+    // must not overlap it.
+    await flushed;
+  }
 }
 
 /** Makes the new view of `local.snapshot` (the configured way, else the fallback) and commits it. */
