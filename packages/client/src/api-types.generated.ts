@@ -183,6 +183,9 @@ export type SessionSettingsBody = {
   }[];
   summarizerModel: string | null;
   strategy: "openai" | "local";
+  recall: boolean;
+  memory: boolean;
+  memoryTokens: number;
 };
 
 export type SettingsPatchBody = {
@@ -196,6 +199,9 @@ export type SettingsPatchBody = {
   pinned?: Record<string, unknown>[] | null | undefined;
   summarizerModel?: string | null | undefined;
   strategy?: "openai" | "local" | null | undefined;
+  recall?: boolean | null | undefined;
+  memory?: boolean | null | undefined;
+  memoryTokens?: number | null | undefined;
 };
 
 export type SessionStatusBody = {
@@ -261,6 +267,9 @@ export type SessionStatusBody = {
     }[];
     summarizerModel: string | null;
     strategy: "openai" | "local";
+    recall: boolean;
+    memory: boolean;
+    memoryTokens: number;
   };
 };
 

@@ -71,6 +71,7 @@ export { extractiveSummarizer } from "./summary/extractive.js";
 export { extractIdentifiers } from "./summary/identifiers.js";
 
 export type { Ledger } from "./summary/ledger-types.js";
+export { containsSecret, withholdSecrets } from "./summary/redact.js";
 export type {
   IdentifierPolicy,
   SummarizeRequest,

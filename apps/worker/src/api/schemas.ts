@@ -301,6 +301,17 @@ export const SessionSettings = z
     pinned: z.array(ChatMessage),
     summarizerModel: z.string().nullable(),
     strategy: z.enum(["local", "openai"]),
+    recall: z.boolean().openapi({
+      description: "The summary says earlier details can be recalled with the `recall` tool",
+    }),
+    memory: z.boolean().openapi({
+      description:
+        "The user's memories are flushed before compaction and inserted in `/context` (default false)",
+    }),
+    memoryTokens: z
+      .number()
+      .int()
+      .openapi({ description: "Token budget of the memory block in `/context` (default 2000)" }),
   })
   .openapi("SessionSettings", { description: "null: the default applies" });
 
@@ -319,6 +330,9 @@ export const SettingsPatch = z
     }),
     summarizerModel: z.string().min(1).max(200).nullable().optional(),
     strategy: z.enum(["local", "openai"]).nullable().optional(),
+    recall: z.boolean().nullable().optional(),
+    memory: z.boolean().nullable().optional(),
+    memoryTokens: z.number().int().min(0).max(32_000).nullable().optional(),
   })
   .openapi("SettingsPatch");
 

@@ -39,7 +39,7 @@ import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
 import type { TranscriptPage } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
-import type { SettingsUpdate } from "../session/settings";
+import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
 
 const TAGS = ["sessions"];
 
@@ -251,9 +251,14 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c, { params, body }) => {
       const key = sessionKey(c, params.id);
       // Settings stored as sent; the others are converted first. Left-out (undefined) fields keep their value.
-      const { contextWindow, pinned, strategy, ...plain } = body;
+      const { contextWindow, pinned, strategy, recall, memory, memoryTokens, ...plain } = body;
       const update: SettingsUpdate = { ...plain };
       if (strategy !== undefined) update.strategy = strategy ?? "local";
+      // null restores the default (stored settings of these types are never null).
+      if (recall !== undefined) update.recall = recall ?? DEFAULT_SETTINGS.recall;
+      if (memory !== undefined) update.memory = memory ?? DEFAULT_SETTINGS.memory;
+      if (memoryTokens !== undefined)
+        update.memoryTokens = memoryTokens ?? DEFAULT_SETTINGS.memoryTokens;
       if (contextWindow !== undefined) {
         try {
           update.contextWindow = contextWindow === null ? null : parseContextWindow(contextWindow);

@@ -33,6 +33,9 @@ export const DEFAULT_SETTINGS: Readonly<SessionSettings> = {
   pinned: [],
   summarizerModel: null,
   strategy: "local",
+  recall: false,
+  memory: false,
+  memoryTokens: 2000,
 };
 
 /** The model of a session that names none and whose deployment sets no `DEFAULT_MODEL`. */
