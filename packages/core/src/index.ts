@@ -50,6 +50,7 @@ export {
   type ToolResultCall,
   toolResultCalls,
 } from "./messages/call-ids.js";
+export { messageText } from "./messages/content.js";
 export { parseMessages } from "./messages/parse.js";
 export { isEmptyTurn, repairMessages } from "./messages/repair.js";
 export type {

@@ -91,6 +91,7 @@ function renderContext(
     coveredSeq: data.coveredSeq,
     lastSeq: data.lastSeq,
     compaction: data.compaction,
+    ...(data.memory !== undefined ? { memory: data.memory } : {}),
   };
 }
 
