@@ -125,8 +125,10 @@ export class UserObject extends DurableObject<Env> {
   }
 
   async createMemory(input: NewMemory): Promise<RpcResult<MemoryEntry>> {
+    // Migrated outside the transaction: a refused write rolls back, and must not take the tables with it.
+    const sql = this.#sql();
     const result = await rpcResult(() =>
-      this.ctx.storage.transactionSync(() => addMemory(this.#sql(), input, Date.now())),
+      this.ctx.storage.transactionSync(() => addMemory(sql, input, Date.now())),
     );
     if (result.ok) await this.#index([result.value]);
     return result;
@@ -140,16 +142,18 @@ export class UserObject extends DurableObject<Env> {
     id: string,
     patch: { text?: string; kind?: string },
   ): Promise<RpcResult<MemoryEntry>> {
+    const sql = this.#sql();
     const result = await rpcResult(() =>
-      this.ctx.storage.transactionSync(() => updateMemory(this.#sql(), id, patch, Date.now())),
+      this.ctx.storage.transactionSync(() => updateMemory(sql, id, patch, Date.now())),
     );
     if (result.ok && patch.text !== undefined) await this.#index([result.value]);
     return result;
   }
 
   async deleteMemory(id: string): Promise<RpcResult<{ deleted: true; id: string }>> {
+    const sql = this.#sql();
     const result = await rpcResult(() => {
-      this.ctx.storage.transactionSync(() => deleteMemory(this.#sql(), id));
+      this.ctx.storage.transactionSync(() => deleteMemory(sql, id));
       return { deleted: true as const, id };
     });
     if (result.ok) await this.#index([], [id]);
