@@ -86,14 +86,14 @@ async function semanticUser(ai: FakeAi, index: FakeIndex) {
 
 async function add(stub: Awaited<ReturnType<typeof semanticUser>>, text: string) {
   const result = await stub.createMemory({ text, kind: "fact" });
-  if (!result.ok) throw new Error(result.error.message);
-  return result.value;
+  if (result.ok) return result.value;
+  throw new Error(`createMemory failed: ${JSON.stringify(result)}`);
 }
 
 async function search(stub: Awaited<ReturnType<typeof semanticUser>>, q: string) {
   const result = await stub.searchMemories(q, 10);
-  if (!result.ok) throw new Error(result.error.message);
-  return result.value.results;
+  if (result.ok) return result.value.results;
+  throw new Error(`searchMemories failed: ${JSON.stringify(result)}`);
 }
 
 describe("semantic memory search (fakes of Workers AI and Vectorize)", () => {
