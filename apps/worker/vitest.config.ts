@@ -26,6 +26,8 @@ export default defineConfig({
           COOLDOWN_SECONDS: "600",
           // Background compactions run only when a test fires the alarm (runDurableObjectAlarm).
           COMPACTION_DELAY_MS: "3600000",
+          // Session list reports coalesce over a short interval, so tests see the trailing report soon.
+          SESSION_LIST_REPORT_MS: "50",
         },
       },
     })),

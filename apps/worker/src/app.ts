@@ -20,6 +20,7 @@ import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
 import { gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
+import { memoryRoutes } from "./routes/memory";
 import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";
 import { sessionRoutes } from "./routes/sessions";
@@ -45,6 +46,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   metaRoutes(app);
   compactRoutes(app);
   sessionRoutes(app);
+  memoryRoutes(app);
   responsesCompactRoutes(app);
   inspectorRoutes(app);
   gatewayRoutes(app);

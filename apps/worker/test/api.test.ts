@@ -53,6 +53,13 @@ describe("meta routes", () => {
         "GET /v1/sessions/{id}/compactions",
         "GET /v1/sessions/{id}/tool-outputs/{toolCallId}",
         "GET /v1/sessions/{id}/transcript",
+        "GET /v1/sessions",
+        "GET /v1/memory",
+        "POST /v1/memory",
+        "GET /v1/memory/search",
+        "GET /v1/memory/{memoryId}",
+        "PATCH /v1/memory/{memoryId}",
+        "DELETE /v1/memory/{memoryId}",
         "POST /v1/responses/compact",
         "POST /v1/gateway/{upstream}/chat/completions",
         "POST /v1/gateway/{upstream}/responses",
@@ -106,7 +113,9 @@ describe("the OpenAPI document", () => {
     expect(documented.map((entry) => entry.route).sort()).toEqual([...new Set(served)].sort());
     for (const { route, operation } of documented) {
       expect(
-        operation.responses["200"]?.content?.["application/json"]?.schema,
+        // A route that creates answers 201.
+        (operation.responses["200"] ?? operation.responses["201"])?.content?.["application/json"]
+          ?.schema,
         route,
       ).toBeDefined();
       for (const [status, response] of Object.entries(operation.responses)) {

@@ -14,6 +14,7 @@ import type { MemorySink } from "../src/session/compaction/memory-flush";
 import { runCompaction } from "../src/session/compaction/run";
 import { MessageStore } from "../src/session/message-store";
 import type { SessionObject } from "../src/session/session-object";
+import { userMemorySink } from "../src/user/user-stub";
 import {
   append,
   call,
@@ -157,5 +158,30 @@ describe("memory flush before compaction", () => {
     await compactWith(off, noLlm, fakeSink().sink);
     const plain = await call<ContextResponseBody>("GET", `/v1/sessions/${off}/context`);
     expect(JSON.stringify(plain.body.messages)).not.toContain("recall them with");
+  });
+
+  it("writes through the user's own object: the user reads the entry in /v1/memory, another user does not", async () => {
+    const id = await sessionWithStatement();
+    // The sink is made inside the session's object, as the object makes it: a stub is bound to the
+    // context that created it.
+    const result = await runInDurableObject(stubFor("alice", id), (_instance, state) =>
+      runCompaction(
+        { open: () => state.storage, store: new MessageStore(state.storage.sql) },
+        noLlm,
+        "manual",
+        { force: true },
+        userMemorySink,
+      ),
+    );
+    expect(result.status).toBe("committed");
+    const mine = await call<{ memories: MemoryEntry[] }>("GET", "/v1/memory?limit=100");
+    const texts = mine.body.memories
+      .filter((memory) => memory.sourceSession === id)
+      .map((memory) => memory.text);
+    expect(texts).toEqual(expect.arrayContaining(["Always use pnpm.", "Never push to main."]));
+    const theirs = await call<{ memories: MemoryEntry[] }>("GET", "/v1/memory?limit=100", {
+      as: "bob",
+    });
+    expect(theirs.body.memories.some((memory) => memory.sourceSession === id)).toBe(false);
   });
 });

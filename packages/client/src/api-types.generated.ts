@@ -109,6 +109,7 @@ export type ContextResponseBody = {
   lastSeq: number;
   compaction: { status: "none" | "scheduled" | "running"; waited: boolean };
   system?: unknown;
+  memory?: { status: "included" | "unavailable"; entries: number; tokens: number } | undefined;
 };
 
 export type ManualCompactRequestBody = {
@@ -163,6 +164,7 @@ export type OverflowResponseBody = {
   passes: number;
   reportedTokens: number | null;
   system?: unknown;
+  memory?: { status: "included" | "unavailable"; entries: number; tokens: number } | undefined;
 };
 
 export type SessionSettingsBody = {
@@ -360,6 +362,73 @@ export type OpenAPIDocumentBody = {
   [x: string]: unknown;
   openapi: string;
   paths: Record<string, unknown>;
+};
+
+export type SessionListResponseBody = {
+  sessions: {
+    id: string;
+    model: string;
+    createdAt: string;
+    lastActiveAt: string;
+    messageCount: number;
+    tokens: number;
+    compactions: number;
+  }[];
+  nextCursor: string | null;
+};
+
+export type MemoryEntryBody = {
+  id: string;
+  text: string;
+  kind: "fact" | "preference" | "constraint" | "decision";
+  sourceSession: string | null;
+  sourceSeq: number | null;
+  createdAt: string;
+  updatedAt: string;
+};
+
+export type MemoryListResponseBody = {
+  memories: {
+    id: string;
+    text: string;
+    kind: "fact" | "preference" | "constraint" | "decision";
+    sourceSession: string | null;
+    sourceSeq: number | null;
+    createdAt: string;
+    updatedAt: string;
+  }[];
+  nextCursor: string | null;
+};
+
+export type MemoryCreateRequestBody = {
+  text: string;
+  kind: "fact" | "preference" | "constraint" | "decision";
+  sourceSession?: string | undefined;
+  sourceSeq?: number | undefined;
+};
+
+export type MemoryPatchRequestBody = {
+  text?: string | undefined;
+  kind?: "fact" | "preference" | "constraint" | "decision" | undefined;
+};
+
+export type MemoryDeleteResponseBody = { deleted: true; id: string };
+
+export type MemorySearchResponseBody = {
+  query: string;
+  results: {
+    memory: {
+      id: string;
+      text: string;
+      kind: "fact" | "preference" | "constraint" | "decision";
+      sourceSession: string | null;
+      sourceSeq: number | null;
+      createdAt: string;
+      updatedAt: string;
+    };
+    snippet: string;
+    score: number;
+  }[];
 };
 
 export type MessageFormatName = "openai" | "anthropic" | "responses";

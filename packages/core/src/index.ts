@@ -60,6 +60,7 @@ export {
   type ToolResultCall,
   toolResultCalls,
 } from "./messages/call-ids.js";
+export { messageText } from "./messages/content.js";
 export { parseMessages } from "./messages/parse.js";
 export { isEmptyTurn, repairMessages } from "./messages/repair.js";
 export type {
@@ -111,6 +112,7 @@ export { extractiveSummarizer } from "./summary/extractive.js";
 export { extractIdentifiers } from "./summary/identifiers.js";
 
 export type { Ledger } from "./summary/ledger-types.js";
+export { containsSecret, withholdSecrets } from "./summary/redact.js";
 export type {
   IdentifierPolicy,
   SummarizeRequest,

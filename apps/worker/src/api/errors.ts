@@ -27,6 +27,13 @@ export type ErrorCode =
   | "format_not_available"
   | "not_configured"
   | "upstream_error"
+  // memory and the user's lists (issue 11)
+  | "memory_full"
+  | "memory_too_long"
+  | "memory_not_found"
+  | "memory_secret"
+  | "invalid_query"
+  | "invalid_cursor"
   // the gateway's own (sent in the route's protocol shape)
   | "unknown_upstream"
   | "upstream_unreachable"

@@ -219,6 +219,17 @@ export const ContextResponse = z
     }),
     lastSeq: z.number().int(),
     compaction: z.object({ status: CompactionStatus, waited: z.boolean() }),
+    memory: z
+      .object({
+        status: z.enum(["included", "unavailable"]),
+        entries: z.number().int(),
+        tokens: z.number().int(),
+      })
+      .optional()
+      .openapi({
+        description:
+          "With the session's `memory` setting on: how many of the user's memories the context holds (one fenced user message after the leading system and pinned messages) and their tokens, counted in `tokens`; `unavailable` when they could not be fetched (the context is served without them)",
+      }),
   })
   .openapi("ContextResponse");
 
@@ -301,9 +312,17 @@ export const SessionSettings = z
     pinned: z.array(ChatMessage),
     summarizerModel: z.string().nullable(),
     strategy: z.enum(["local", "openai"]),
-    recall: z.boolean(),
-    memory: z.boolean(),
-    memoryTokens: z.number().int(),
+    recall: z.boolean().openapi({
+      description: "The summary says earlier details can be recalled with the `recall` tool",
+    }),
+    memory: z.boolean().openapi({
+      description:
+        "The user's memories are flushed before compaction and inserted in `/context` (default false)",
+    }),
+    memoryTokens: z
+      .number()
+      .int()
+      .openapi({ description: "Token budget of the memory block in `/context` (default 2000)" }),
   })
   .openapi("SessionSettings", { description: "null: the default applies" });
 
@@ -615,6 +634,128 @@ export const GatewayModels = z
   .looseObject({ data: z.array(z.unknown()) })
   .openapi("GatewayModels", { description: "The upstream's list of models, as it sent it" });
 
+// ---------------------------------------------------------------- the user's sessions and memory
+
+const cursorParam = z
+  .string()
+  .min(1)
+  .max(512)
+  .optional()
+  .openapi({
+    param: { name: "cursor", in: "query" },
+    description: "`nextCursor` of the previous page; leave it out for the first page",
+  });
+
+const pageLimit = (max: number, byDefault: number) =>
+  z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(max)
+    .optional()
+    .openapi({
+      param: { name: "limit", in: "query" },
+      description: `1-${max}, default ${byDefault}`,
+    });
+
+export const SessionListQuery = z.object({ limit: pageLimit(100, 20), cursor: cursorParam });
+
+export const SessionListEntry = z
+  .object({
+    id: z.string(),
+    model: z.string(),
+    createdAt: z.string(),
+    lastActiveAt: z.string().openapi({ description: "ISO time of the session's last change" }),
+    messageCount: z.number().int(),
+    tokens: z.number().int().openapi({ description: "Context tokens, as the session's status" }),
+    compactions: z.number().int(),
+  })
+  .openapi("SessionListEntry");
+
+export const SessionListResponse = z
+  .object({
+    sessions: z.array(SessionListEntry),
+    nextCursor: z
+      .string()
+      .nullable()
+      .openapi({ description: "Pass as `cursor` for the next page; null at the end" }),
+  })
+  .openapi("SessionListResponse");
+
+export const MemoryKindName = z.enum(["fact", "preference", "constraint", "decision"]);
+
+export const MemoryEntry = z
+  .object({
+    id: z.string(),
+    text: z.string(),
+    kind: MemoryKindName,
+    sourceSession: z.string().nullable(),
+    sourceSeq: z.number().int().nullable(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+  })
+  .openapi("MemoryEntry");
+
+export const MemoryIdParam = z.object({
+  memoryId: z
+    .string()
+    .min(1)
+    .max(128)
+    .openapi({ param: { name: "memoryId", in: "path" }, example: "mem_4f1c…" }),
+});
+
+export const MemoryListQuery = z.object({ limit: pageLimit(100, 50), cursor: cursorParam });
+
+export const MemoryListResponse = z
+  .object({ memories: z.array(MemoryEntry), nextCursor: z.string().nullable() })
+  .openapi("MemoryListResponse");
+
+const memoryText = z.string().openapi({
+  description:
+    "1-2000 characters (longer: 400 `memory_too_long`); text holding a secret is refused (422 `memory_secret`)",
+});
+
+export const MemoryCreateRequest = z
+  .strictObject({
+    text: memoryText,
+    kind: MemoryKindName,
+    sourceSession: z.string().min(1).max(128).optional(),
+    sourceSeq: z.number().int().positive().optional(),
+  })
+  .openapi("MemoryCreateRequest");
+
+export const MemoryPatchRequest = z
+  .strictObject({ text: memoryText.optional(), kind: MemoryKindName.optional() })
+  .openapi("MemoryPatchRequest");
+
+export const MemoryDeleteResponse = z
+  .object({ deleted: z.literal(true), id: z.string() })
+  .openapi("MemoryDeleteResponse");
+
+export const MemorySearchQuery = z.object({
+  q: z
+    .string()
+    .max(2000)
+    .openapi({
+      param: { name: "q", in: "query" },
+      description: "Words to find (all of them); operators are matched as words",
+    }),
+  limit: pageLimit(50, 10),
+});
+
+export const MemorySearchResponse = z
+  .object({
+    query: z.string(),
+    results: z.array(
+      z.object({
+        memory: MemoryEntry,
+        snippet: z.string().openapi({ description: "The matching words marked «like this»" }),
+        score: z.number().openapi({ description: "Higher is better" }),
+      }),
+    ),
+  })
+  .openapi("MemorySearchResponse");
+
 // ---------------------------------------------------------------- meta
 
 export const HealthResponse = z.object({ ok: z.literal(true) }).openapi("Health");
@@ -647,4 +788,11 @@ export type ResponsesCompactRequestBody = z.input<typeof ResponsesCompactRequest
 export type ResponsesCompactResponseBody = z.infer<typeof ResponsesCompactResponse>;
 export type HealthResponseBody = z.infer<typeof HealthResponse>;
 export type OpenAPIDocumentBody = z.infer<typeof OpenAPIDocument>;
+export type SessionListResponseBody = z.infer<typeof SessionListResponse>;
+export type MemoryEntryBody = z.infer<typeof MemoryEntry>;
+export type MemoryListResponseBody = z.infer<typeof MemoryListResponse>;
+export type MemoryCreateRequestBody = z.input<typeof MemoryCreateRequest>;
+export type MemoryPatchRequestBody = z.input<typeof MemoryPatchRequest>;
+export type MemoryDeleteResponseBody = z.infer<typeof MemoryDeleteResponse>;
+export type MemorySearchResponseBody = z.infer<typeof MemorySearchResponse>;
 export type MessageFormatName = z.infer<typeof MessageFormat>;

@@ -91,6 +91,7 @@ function renderContext(
     coveredSeq: data.coveredSeq,
     lastSeq: data.lastSeq,
     compaction: data.compaction,
+    ...(data.memory !== undefined ? { memory: data.memory } : {}),
   };
 }
 
@@ -254,6 +255,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       const { contextWindow, pinned, strategy, recall, memory, memoryTokens, ...plain } = body;
       const update: SettingsUpdate = { ...plain };
       if (strategy !== undefined) update.strategy = strategy ?? "local";
+      // null restores the default (stored settings of these types are never null).
       if (recall !== undefined) update.recall = recall ?? DEFAULT_SETTINGS.recall;
       if (memory !== undefined) update.memory = memory ?? DEFAULT_SETTINGS.memory;
       if (memoryTokens !== undefined)

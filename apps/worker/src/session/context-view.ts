@@ -106,6 +106,8 @@ export interface ContextData {
   coveredSeq: number;
   lastSeq: number;
   compaction: { status: CompactionStatus; waited: boolean };
+  /** With the `memory` setting on: the memory block's figures (`session/memory-context`). */
+  memory?: { status: "included" | "unavailable"; entries: number; tokens: number };
 }
 
 export interface OverflowData extends ContextData {

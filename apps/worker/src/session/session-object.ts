@@ -38,9 +38,10 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../api/schemas";
+import { userMemorySink, userStub } from "../user/user-stub";
 import { type AppendInput, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
-import { type MemorySinkFactory, noMemorySink } from "./compaction/memory-flush";
+import type { MemorySinkFactory } from "./compaction/memory-flush";
 import { markPending, type PendingMark } from "./compaction/pending";
 import { CompactionQueue } from "./compaction/queue";
 import {
@@ -75,6 +76,8 @@ import {
 } from "./gateway-turn";
 import { currentGeneration, generationRange } from "./generations";
 import { inflightKey, remember, replay } from "./idempotency";
+import { ListReporter } from "./list-reporter";
+import { type MemoryInsert, memoryInsert, recentText } from "./memory-context";
 import { MessageStore } from "./message-store";
 import { calibrateWithProviderCount } from "./provider-counts";
 import { recountIfModelChanged } from "./recount";
@@ -172,15 +175,57 @@ export class SessionObject extends DurableObject<Env> {
   /** Manual compactions in flight by idempotency key, so a retry joins the first attempt. */
   readonly #inflight = new Map<string, Promise<ManualCompactResponseBody>>();
   /**
-   * Where a compaction's memory flush writes, per user: none until the per-user memory object is
-   * wired in (tests set a fake).
+   * Where a compaction's memory flush writes, per user: the user's object (tests set a fake).
    */
-  memorySinks: MemorySinkFactory = noMemorySink;
+  memorySinks: MemorySinkFactory = userMemorySink;
+  /** Keeps the session's row in the user's session list (`list-reporter`). */
+  readonly #reporter: ListReporter;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new MessageStore(ctx.storage.sql);
     this.#sessionStorage = { open: () => this.#migratedStorage(), store: this.#store };
+    const interval = Number(env.SESSION_LIST_REPORT_MS ?? "5000");
+    this.#reporter = new ListReporter({
+      read: () => this.#listReport(),
+      send: (userId, report) => userStub(this.env, userId).reportSession(report),
+      forget: (userId, sessionId) => userStub(this.env, userId).forgetSession(sessionId),
+      waitUntil: (promise) => this.ctx.waitUntil(promise),
+      intervalMs: Number.isFinite(interval) && interval >= 0 ? interval : 5000,
+    });
+  }
+
+  /** The session's row of the user's list, or undefined when there is no session (or it was deleted). */
+  #listReport() {
+    // A deleted session's tables are gone; reading would create them again.
+    if (!this.#migrated) return undefined;
+    const sql = this.ctx.storage.sql;
+    const session = readSession(sql);
+    if (session === undefined) return undefined;
+    const measure = this.#committedMeasure(session);
+    return {
+      userId: session.user_id,
+      report: {
+        sessionId: session.session_id,
+        model: measure.model,
+        createdAt: session.created_at,
+        lastActiveAt: session.updated_at,
+        messageCount: session.message_count,
+        tokens: measure.tokens,
+        compactions: compactionSummary(sql).count,
+      },
+    };
+  }
+
+  /** Whether no session exists yet (the next write creates it, and the list must learn of it at once). */
+  #isNew(): boolean {
+    return readSession(this.#sql()) === undefined;
+  }
+
+  /** Reports a write to the user's list: awaited for a new session, coalesced otherwise. */
+  async #reportWrite(created: boolean): Promise<void> {
+    if (created && readSession(this.#sql()) !== undefined) await this.#reporter.created();
+    else this.#reporter.changed();
   }
 
   // ------------------------------------------------------------ state
@@ -247,6 +292,7 @@ export class SessionObject extends DurableObject<Env> {
     if (result.status !== "not_needed" && result.status !== "gone") {
       await this.#scheduleIfNeeded("append");
     }
+    if (result.status === "committed") this.#reporter.changed();
     return result;
   }
 
@@ -308,6 +354,7 @@ export class SessionObject extends DurableObject<Env> {
 
   async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
     return rpcResult(async () => {
+      const created = this.#isNew();
       const appended = appendMessages(
         this.#sessionStorage,
         this.env,
@@ -316,23 +363,52 @@ export class SessionObject extends DurableObject<Env> {
         this.#queue.size > 0,
       );
       if (appended.pending !== undefined) await this.#armAlarm(appended.pending);
+      await this.#reportWrite(created);
       return appended.answer;
     });
   }
 
-  #contextData(key: SessionKey, waited: boolean, format?: MessageFormat): ContextData {
+  #contextData(
+    key: SessionKey,
+    waited: boolean,
+    format?: MessageFormat,
+    memory?: MemoryInsert,
+  ): ContextData {
     const sql = this.#sql();
     const session = requireSession(sql, key);
-    const settings = readSettings(sql);
+    const stored = readSettings(sql);
+    // The memory block is placed and counted as one more pinned message.
+    const settings =
+      memory?.message === undefined
+        ? stored
+        : { ...stored, pinned: [...stored.pinned, memory.message] };
     const snapshot = readSnapshot(sql, this.#store, session);
     checkContextParts(settings, snapshot.messages, format);
     const measure = measureContext(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
     // What the client sends next; a provider's count in a later overflow report refers to it.
     saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
-    return contextData(key.sessionId, settings, snapshot, measure, {
+    const data = contextData(key.sessionId, settings, snapshot, measure, {
       status: this.#compactionStatus(session),
       waited,
     });
+    if (memory === undefined) return data;
+    const { message: _message, ...figures } = memory;
+    return { ...data, memory: figures };
+  }
+
+  /** With the `memory` setting on, the user's memories for this context (never a failure). */
+  async #memoryFor(key: SessionKey): Promise<MemoryInsert | undefined> {
+    const sql = this.#sql();
+    const settings = readSettings(sql);
+    if (!settings.memory) return undefined;
+    const session = requireSession(sql, key);
+    const model = modelFor(settings, session.last_model, this.env.DEFAULT_MODEL);
+    return memoryInsert(
+      userStub(this.env, key.userId),
+      recentText(this.#store, session.message_count),
+      settings.memoryTokens,
+      model,
+    );
   }
 
   async context(key: SessionKey, format?: MessageFormat): Promise<RpcResult<ContextData>> {
@@ -355,7 +431,8 @@ export class SessionObject extends DurableObject<Env> {
           // The failure itself was logged by the compaction.
         }
       }
-      return this.#contextData(key, waited, format);
+      const memory = await this.#memoryFor(key);
+      return this.#contextData(key, waited, format, memory);
     });
   }
 
@@ -529,6 +606,7 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     update: SettingsUpdate,
   ): Promise<RpcResult<SessionStatusBody>> {
+    const created = this.#isNew();
     const result = await rpcResult(() => {
       const sql = this.#sql();
       this.ctx.storage.transactionSync(() => {
@@ -554,6 +632,7 @@ export class SessionObject extends DurableObject<Env> {
     });
     if (!result.ok) return result;
     await this.#scheduleIfNeeded("settings");
+    await this.#reportWrite(created);
     return this.status(key);
   }
 
@@ -575,6 +654,7 @@ export class SessionObject extends DurableObject<Env> {
       await deleteLeavingTombstone(this.ctx.storage, answer);
       // The tables went with everything else; they are created again on the next use.
       this.#migrated = false;
+      await this.#reporter.deleted(key.userId, key.sessionId);
       return answer;
     });
   }
@@ -647,6 +727,7 @@ export class SessionObject extends DurableObject<Env> {
     input: GatewayTurnInput,
   ): Promise<RpcResult<GatewayTurnResult>> {
     return rpcResult(async (): Promise<GatewayTurnResult> => {
+      const created = this.#isNew();
       const match = matchAndAppend(
         this.#sessionStorage,
         this.env,
@@ -656,6 +737,7 @@ export class SessionObject extends DurableObject<Env> {
       );
       if (match.kind !== "matched") return match;
       if (match.pending !== undefined) await this.#armAlarm(match.pending);
+      await this.#reportWrite(created);
       let compactionTier: number | null = null;
       if (this.#needsCompactionNow()) {
         try {
@@ -735,6 +817,7 @@ export class SessionObject extends DurableObject<Env> {
     return rpcResult(async () => {
       const result = appendAnswer(this.#sessionStorage, this.env, key, input, this.#queue.size > 0);
       if (result.appended && result.pending !== undefined) await this.#armAlarm(result.pending);
+      if (result.appended) this.#reporter.changed();
       return result;
     });
   }

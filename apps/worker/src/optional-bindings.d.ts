@@ -1,0 +1,19 @@
+/**
+ * @module optional-bindings
+ * Bindings a deployment may add to switch on optional features, typed here
+ * because `wrangler types` only types what wrangler.jsonc configures:
+ * `VECTORIZE` (a Vectorize index) and `AI` (Workers AI) switch on semantic
+ * memory search (`user/semantic`). A deployment that configures them in
+ * wrangler.jsonc gets them typed by `wrangler types` and can drop these lines.
+ */
+
+interface OptionalBindings {
+  VECTORIZE?: import("./user/semantic").VectorIndex;
+  AI?: import("./user/semantic").EmbeddingRunner;
+}
+
+interface Env extends OptionalBindings {}
+
+declare namespace Cloudflare {
+  interface Env extends OptionalBindings {}
+}

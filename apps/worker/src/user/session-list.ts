@@ -1,0 +1,117 @@
+/**
+ * @module user/session-list
+ * The user's sessions as their Durable Objects report them: a row per
+ * session, replaced whole by each report (reports carry absolute figures, so a
+ * lost or repeated one never skews a count), removed when the session is
+ * deleted. Listed newest active first, by keyset: the cursor is the
+ * (last active, id) of the last row served.
+ */
+
+import { decodeCursor, encodeCursor } from "./cursor";
+
+/** What a session's object reports about itself; times in epoch milliseconds. */
+export interface SessionReport {
+  sessionId: string;
+  model: string;
+  createdAt: number;
+  lastActiveAt: number;
+  messageCount: number;
+  /** Context tokens (calibrated, pinned messages included), as the session's status reports them. */
+  tokens: number;
+  compactions: number;
+}
+
+export interface SessionListEntry {
+  id: string;
+  model: string;
+  createdAt: string;
+  lastActiveAt: string;
+  messageCount: number;
+  tokens: number;
+  compactions: number;
+}
+
+type Row = {
+  session_id: string;
+  model: string;
+  created_at: number;
+  last_active_at: number;
+  message_count: number;
+  tokens: number;
+  compactions: number;
+};
+
+export function upsertSession(sql: SqlStorage, report: SessionReport): void {
+  sql.exec(
+    // A report older than the row (one overtaken in flight) changes nothing.
+    `INSERT INTO condense_user_sessions
+       (session_id, model, created_at, last_active_at, message_count, tokens, compactions)
+     VALUES (?, ?, ?, ?, ?, ?, ?)
+     ON CONFLICT (session_id) DO UPDATE SET model = excluded.model, created_at = excluded.created_at,
+       last_active_at = excluded.last_active_at, message_count = excluded.message_count,
+       tokens = excluded.tokens, compactions = excluded.compactions
+     WHERE excluded.last_active_at >= condense_user_sessions.last_active_at`,
+    report.sessionId,
+    report.model,
+    report.createdAt,
+    report.lastActiveAt,
+    report.messageCount,
+    report.tokens,
+    report.compactions,
+  );
+}
+
+export function removeSession(sql: SqlStorage, sessionId: string): void {
+  sql.exec("DELETE FROM condense_user_sessions WHERE session_id = ?", sessionId);
+}
+
+/** One page, newest active first, and the cursor of the next page (null after the last one). */
+export function listSessions(
+  sql: SqlStorage,
+  limit: number,
+  cursor: string | undefined,
+): { sessions: SessionListEntry[]; nextCursor: string | null } {
+  const columns =
+    "session_id, model, created_at, last_active_at, message_count, tokens, compactions";
+  // One row more than asked tells whether there is a next page.
+  const rows =
+    cursor === undefined
+      ? sql
+          .exec<Row>(
+            `SELECT ${columns} FROM condense_user_sessions
+             ORDER BY last_active_at DESC, session_id DESC LIMIT ?`,
+            limit + 1,
+          )
+          .toArray()
+      : (() => {
+          const [at, id] = decodeCursor<[number, string]>(cursor, ["number", "string"]);
+          return sql
+            .exec<Row>(
+              `SELECT ${columns} FROM condense_user_sessions
+               WHERE last_active_at < ? OR (last_active_at = ? AND session_id < ?)
+               ORDER BY last_active_at DESC, session_id DESC LIMIT ?`,
+              at,
+              at,
+              id,
+              limit + 1,
+            )
+            .toArray();
+        })();
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    sessions: page.map((row) => ({
+      id: row.session_id,
+      model: row.model,
+      createdAt: new Date(row.created_at).toISOString(),
+      lastActiveAt: new Date(row.last_active_at).toISOString(),
+      messageCount: row.message_count,
+      tokens: row.tokens,
+      compactions: row.compactions,
+    })),
+    nextCursor:
+      rows.length > limit && last !== undefined
+        ? encodeCursor([last.last_active_at, last.session_id])
+        : null,
+  };
+}
