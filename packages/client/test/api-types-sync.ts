@@ -31,6 +31,9 @@ export type InSync = [
   Same<Worker.CompactionsResponseBody, Generated.CompactionsResponseBody>,
   Same<Worker.ToolOutputResponseBody, Generated.ToolOutputResponseBody>,
   Same<Worker.TranscriptResponseBody, Generated.TranscriptResponseBody>,
+  Same<Worker.SearchQueryParams, Generated.SearchQueryParams>,
+  Same<Worker.SearchResultBody, Generated.SearchResultBody>,
+  Same<Worker.SearchResponseBody, Generated.SearchResponseBody>,
   Same<Worker.ResponsesCompactRequestBody, Generated.ResponsesCompactRequestBody>,
   Same<Worker.ResponsesCompactResponseBody, Generated.ResponsesCompactResponseBody>,
   Same<Worker.HealthResponseBody, Generated.HealthResponseBody>,
@@ -39,6 +42,9 @@ export type InSync = [
 ];
 
 export const inSync: InSync = [
+  true,
+  true,
+  true,
   true,
   true,
   true,

@@ -47,6 +47,16 @@
  * written at a gateway append and computed on first use for messages appended otherwise or before.
  * `condense_tool_outputs.closed_by_generation`: a call left unanswered when a new generation started
  * counts as answered from then on (its id may come back; no later result may answer it).
+ *
+ * v8 (recall): `condense_search`, an FTS5 table (tokenizer `porter unicode61`, diacritics removed) with
+ * one row per transcript message, rowid = its seq: `body` (text parts, tool outputs, tool-call
+ * arguments) and `names` (tool names and tool-call ids) are indexed; `role`, `tool_call_id` and
+ * `tool_name` are stored beside them (`session/search-index`). It keeps its own copy of the text, so
+ * snippets need no transcript read. Rows are written at append in the append's transaction, and never
+ * removed (compaction and pruning change the context, not the transcript).
+ * `condense_search_state`: the backfill of the messages appended before v8, `backfill_to` (the last
+ * seq then) and `backfill_cursor` (indexed up to it); the backfill is complete when they meet (at
+ * once in a session that had no messages).
  */
 
 interface Migration {
@@ -205,6 +215,23 @@ const migrations: Migration[] = [
         content_hash TEXT NOT NULL
       )`,
       "ALTER TABLE condense_tool_outputs ADD COLUMN closed_by_generation INTEGER",
+    ],
+  },
+  // ---- recall (v8): full-text search over the transcript, and the backfill of older messages
+  {
+    version: 8,
+    statements: [
+      `CREATE VIRTUAL TABLE condense_search USING fts5(
+        body, names, role UNINDEXED, tool_call_id UNINDEXED, tool_name UNINDEXED,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      )`,
+      `CREATE TABLE condense_search_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        backfill_cursor INTEGER NOT NULL,
+        backfill_to INTEGER NOT NULL
+      )`,
+      `INSERT INTO condense_search_state (id, backfill_cursor, backfill_to)
+       SELECT 1, 0, COALESCE(MAX(seq), 0) FROM condense_transcript`,
     ],
   },
 ];
