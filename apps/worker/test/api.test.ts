@@ -53,6 +53,7 @@ describe("meta routes", () => {
         "GET /v1/sessions/{id}/compactions",
         "GET /v1/sessions/{id}/tool-outputs/{toolCallId}",
         "GET /v1/sessions/{id}/transcript",
+        "GET /v1/sessions/{id}/search",
         "POST /v1/responses/compact",
         "POST /v1/gateway/{upstream}/chat/completions",
         "POST /v1/gateway/{upstream}/responses",
@@ -68,6 +69,7 @@ describe("meta routes", () => {
         "ContextResponse",
         "Error",
         "SessionStatus",
+        "SearchResponse",
       ]),
     );
     const append = reply.body.paths["/v1/sessions/{id}/messages"]?.post as {
