@@ -643,6 +643,8 @@ async function timedSearches(base: string, session: string, queries: string[]): 
     )) as { results: unknown[] };
     times.push(performance.now() - started);
     if (answer.results.length > 0) found++;
+    if (process.env.SLOW_SEARCHES && (times.at(-1) ?? 0) > 40)
+      console.log(`  slow: ${ms(times.at(-1) ?? 0)} ${JSON.stringify(query)}`);
   }
   console.log(`  (${found} of ${queries.length} queries found something)`);
   return times;

@@ -108,6 +108,36 @@ describe("search", () => {
     expect((await search(id, q("nothing-like-this"))).body.results).toEqual([]);
   });
 
+  it("indexes a huge tool output whole, in pieces, and answers it once", async () => {
+    const id = freshSession();
+    const filler = "the quick brown fox jumps over the lazy dog; ".repeat(2_000); // 90,000 characters
+    const appended = await append(id, {
+      messages: [
+        { role: "user", content: "read the big log" },
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [
+            { id: "call_big", type: "function", function: { name: "cat", arguments: "{}" } },
+          ],
+        },
+        { role: "tool", tool_call_id: "call_big", content: `${filler}narwhal ${filler}quokka end` },
+      ],
+    });
+    expect(appended.status, JSON.stringify(appended.body)).toBe(200);
+    for (const word of ["narwhal", "quokka", "fox"]) {
+      const found = (await search(id, q(word))).body.results;
+      expect(
+        found.map((r) => [r.seq, r.toolCallId, r.toolName]),
+        word,
+      ).toEqual([[3, "call_big", "cat"]]);
+    }
+    expect((await search(id, q("narwhal"))).body.results[0]?.snippet).toContain("«narwhal»");
+    expect((await search(id, q("quokka", "&after=2"))).body.results).toHaveLength(1);
+    expect((await search(id, q("quokka", "&after=3"))).body.results).toHaveLength(0);
+    expect((await search(id, q("call_big"))).body.results.map((r) => r.seq).sort()).toEqual([2, 3]);
+  });
+
   it("ranks by relevance, and falls back to any word when no message has them all", async () => {
     const id = freshSession();
     await append(id, {
@@ -409,14 +439,14 @@ describe("backfill of sessions from before the index (schema v7)", () => {
       migrate(state.storage);
       const store = new MessageStore(sql);
       const input = { q: "logbook", limit: 50 };
-      const before = searchSession(sql, store, input);
+      const before = searchSession(sql, input);
       const first = backfillStep(state.storage, store, 10);
-      const partial = searchSession(sql, store, input);
+      const partial = searchSession(sql, input);
       // An append while the backfill is under way (as the append transaction indexes it).
       const late: Message = { role: "user", content: "a logbook arrives late" };
       store.appendTranscript(32, late as never, 5, 1);
       indexMessage(sql, late as never, 32);
-      const withLate = searchSession(sql, store, input);
+      const withLate = searchSession(sql, input);
       let rounds = 1;
       while (!backfillStep(state.storage, store, 10)) rounds++;
       const again = backfillStep(state.storage, store, 10);
@@ -430,7 +460,7 @@ describe("backfill of sessions from before the index (schema v7)", () => {
         rounds,
         again,
         complete: isBackfillComplete(sql),
-        final: searchSession(sql, store, input)
+        final: searchSession(sql, input)
           .results.map((r) => r.seq)
           .sort((a, b) => a - b),
         indexed: sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM condense_search").one().n,

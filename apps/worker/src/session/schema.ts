@@ -49,9 +49,9 @@
  * counts as answered from then on (its id may come back; no later result may answer it).
  *
  * v8 (recall): `condense_search`, an FTS5 table (tokenizer `porter unicode61`, diacritics removed) with
- * one row per transcript message, rowid = its seq: `body` (text parts, tool outputs, tool-call
- * arguments) and `names` (tool names and tool-call ids) are indexed; `role`, `tool_call_id` and
- * `tool_name` are stored beside them (`session/search-index`). It keeps its own copy of the text, so
+ * the text of every transcript message in pieces of 8 Ki characters, rowid = seq × 4096 + piece:
+ * `body` (text parts, tool outputs, tool-call arguments) and `names` (tool names and tool-call ids)
+ * are indexed; `role`, `tool_call_id` and `tool_name` are stored beside them (`session/search-index`). It keeps its own copy of the text, so
  * snippets need no transcript read. Rows are written at append in the append's transaction, and never
  * removed (compaction and pruning change the context, not the transcript).
  * `condense_search_state`: the backfill of the messages appended before v8, `backfill_to` (the last

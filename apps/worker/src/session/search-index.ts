@@ -31,10 +31,13 @@ export interface SearchInput {
 }
 
 /**
- * Characters of a message's text kept in its index row: a Durable Object's SQLite row holds at most
- * 2 MB, and FTS5 keeps a copy of the text in one row (≤ 3 bytes of UTF-8 per UTF-16 unit here).
+ * A message's text is indexed in pieces of about this many characters, one FTS5 row each (rowid =
+ * seq × `PIECES_PER_SEQ` + piece): a snippet reads and tokenizes its row's whole text, so small rows
+ * keep snippets of huge tool outputs cheap, and no row nears the 2 MB a Durable Object's row holds.
  */
-export const MAX_INDEXED_CHARS = 256 * 1024;
+export const PIECE_CHARS = 8 * 1024;
+/** Rowids per seq: 4,096 pieces of 8 Ki characters, more than the largest message appended (4 MiB). */
+const PIECES_PER_SEQ = 4096;
 /** Words of a query that count; the rest are dropped (a longer query ranks no better). */
 const MAX_QUERY_WORDS = 32;
 /** Transcript rows (and about this many bytes) a backfill step indexes in one transaction. */
@@ -79,14 +82,28 @@ export function searchDocument(message: ChatMessage, toolName: string | null): S
     if (toolName !== null) names.push(toolName);
   }
   return {
-    body: body
-      .filter((text) => text !== "")
-      .join("\n")
-      .slice(0, MAX_INDEXED_CHARS),
+    body: body.filter((text) => text !== "").join("\n"),
     names: names.join(" ").slice(0, 4096),
     toolCallId,
     toolName: callName,
   };
+}
+
+/** `text` in pieces of about `PIECE_CHARS`, cut at whitespace where there is some near the end. */
+export function pieces(text: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  while (text.length - from > PIECE_CHARS && out.length < PIECES_PER_SEQ - 1) {
+    let to = from + PIECE_CHARS;
+    const space = text.slice(to - 256, to).search(/\s\S*$/u);
+    if (space >= 0) to = to - 256 + space + 1;
+    // Never between the halves of a surrogate pair.
+    else if (/[\uD800-\uDBFF]/u.test(text.charAt(to - 1))) to--;
+    out.push(text.slice(from, to));
+    from = to;
+  }
+  out.push(text.slice(from));
+  return out;
 }
 
 function toolNameAt(sql: SqlStorage, message: ChatMessage, seq: number): string | null {
@@ -106,16 +123,19 @@ function toolNameAt(sql: SqlStorage, message: ChatMessage, seq: number): string 
  */
 export function indexMessage(sql: SqlStorage, message: ChatMessage, seq: number): void {
   const doc = searchDocument(message, toolNameAt(sql, message, seq));
-  sql.exec(
-    `INSERT INTO condense_search (rowid, body, names, role, tool_call_id, tool_name)
-     VALUES (?, ?, ?, ?, ?, ?)`,
-    seq,
-    doc.body,
-    doc.names,
-    message.role,
-    doc.toolCallId,
-    doc.toolName,
-  );
+  pieces(doc.body).forEach((body, piece) => {
+    sql.exec(
+      `INSERT INTO condense_search (rowid, body, names, role, tool_call_id, tool_name)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      seq * PIECES_PER_SEQ + piece,
+      body,
+      // Names once per message, so a search by tool name or id counts the message once.
+      piece === 0 ? doc.names : "",
+      message.role,
+      doc.toolCallId,
+      doc.toolName,
+    );
+  });
 }
 
 // ------------------------------------------------------------ backfill
@@ -199,28 +219,32 @@ type MatchRow = {
 };
 
 function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[] {
-  const filters = ["condense_search MATCH ?"];
+  const filters = ["condense_search MATCH ?", "rank MATCH 'bm25(1.0, 2.0)'"];
   const args: (string | number)[] = [match];
   if (input.after !== undefined) {
-    filters.push("rowid > ?");
-    args.push(input.after);
+    filters.push("rowid >= ?");
+    args.push((input.after + 1) * PIECES_PER_SEQ);
   }
   if (input.role !== undefined) {
     filters.push("role = ?");
     args.push(input.role);
   }
   try {
+    // `ORDER BY rank` is sorted inside FTS5, so SQLite stops at the limit and computes snippets (which
+    // read and tokenize the whole text) for the rows returned only.
     return sql
       .exec<MatchRow>(
-        `SELECT rowid AS seq, role, tool_call_id, tool_name,
-           snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet,
-           bm25(condense_search, 1.0, 2.0) AS rank
+        `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id, tool_name,
+           snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, rank
          FROM condense_search WHERE ${filters.join(" AND ")}
          ORDER BY rank LIMIT ?`,
         ...args,
-        input.limit,
+        // Pieces of one message may rank side by side: its best piece answers for it.
+        input.limit * 2,
       )
-      .toArray();
+      .toArray()
+      .filter((row, index, rows) => rows.findIndex((other) => other.seq === row.seq) === index)
+      .slice(0, input.limit);
   } catch (error) {
     // Quoting leaves FTS5 nothing to parse; whatever still fails is the query's, not a 500.
     throw invalidQuery(
@@ -242,18 +266,20 @@ function prunedSeqs(sql: SqlStorage, seqs: number[]): Set<number> {
 
 /**
  * Seqs among `seqs` (covered by the view) whose message the view still holds verbatim: a compaction
- * keeps recent messages (and the head) as they were. Matched by exact content, so of two identical
- * messages both count when the view holds one; a view of OpenAI items holds none.
+ * keeps recent messages (and the head) as they were, stored as the same JSON bytes. Compared in SQL
+ * by length and first chunk, so nothing is decoded; of two identical messages both count when the
+ * view holds one, and a view of OpenAI items holds none.
  */
-function keptInView(store: MessageStore, seqs: number[], strategy: string): Set<number> {
-  const kept = new Set<number>();
-  if (seqs.length === 0 || strategy === "openai") return kept;
-  const view = new Set(store.readView().map((row) => JSON.stringify(row.message)));
-  for (const seq of seqs) {
-    const row = store.transcriptAt(seq);
-    if (row !== undefined && view.has(JSON.stringify(row.message))) kept.add(seq);
-  }
-  return kept;
+function keptInView(sql: SqlStorage, seqs: number[], strategy: string): Set<number> {
+  if (seqs.length === 0 || strategy === "openai") return new Set();
+  const rows = sql.exec<{ seq: number }>(
+    `SELECT t.seq FROM condense_transcript t
+     WHERE t.seq IN (${seqs.map(() => "?").join(", ")})
+       AND EXISTS (SELECT 1 FROM condense_view v
+                   WHERE v.byte_length = t.byte_length AND v.chunk_count = t.chunk_count AND v.body = t.body)`,
+    ...seqs,
+  );
+  return new Set([...rows].map((row) => row.seq));
 }
 
 /**
@@ -261,11 +287,7 @@ function keptInView(store: MessageStore, seqs: number[], strategy: string): Set<
  * context when it is in the current generation, not a pruned tool output, and after the last
  * compaction's view or kept verbatim in it.
  */
-export function searchSession(
-  sql: SqlStorage,
-  store: MessageStore,
-  input: SearchInput,
-): SearchResponseBody {
+export function searchSession(sql: SqlStorage, input: SearchInput): SearchResponseBody {
   const { all, any } = matchExpressions(input.q);
   let rows = runMatch(sql, all, input);
   if (rows.length === 0 && any !== all) rows = runMatch(sql, any, input);
@@ -279,7 +301,7 @@ export function searchSession(
   const covered = rows
     .map((row) => row.seq)
     .filter((seq) => seq <= coveredSeq && seq >= firstSeq && !pruned.has(seq));
-  const kept = keptInView(store, covered, view?.strategy ?? "local");
+  const kept = keptInView(sql, covered, view?.strategy ?? "local");
   const results: SearchResultBody[] = rows.map((row) => {
     const isPruned = pruned.has(row.seq);
     const current = row.seq >= firstSeq && !isPruned;

@@ -632,7 +632,7 @@ export class SessionObject extends DurableObject<Env> {
       if (!isBackfillComplete(sql) && !backfillStep(this.ctx.storage, this.#store)) {
         this.#continueBackfill();
       }
-      return searchSession(sql, this.#store, query);
+      return searchSession(sql, query);
     });
   }
 
