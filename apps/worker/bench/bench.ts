@@ -13,14 +13,18 @@
  *   through `/v1/gateway` against calling the same upstream directly (both with the `openai` SDK,
  *   the upstream on loopback answering at once), p50/p99 of the time added per turn, and the time
  *   to the first streamed chunk, direct and through the gateway.
- * `node bench/bench.ts gateway` (or any of `compaction-cpu`, `durable-object`, `service`) runs only
- * those sections.
+ * - recall (`search`): append latency with the search index against the same append path with
+ *   indexing switched off (the `BENCH_NO_SEARCH_INDEX` seam, a second Worker, appends alternated), and
+ *   `GET /search` latency over a 200k-token session of corpus transcripts (../shared/corpus when
+ *   present, else the engine's fixtures), before and after a compaction.
+ * `node bench/bench.ts gateway` (or any of `compaction-cpu`, `durable-object`, `service`, `search`)
+ * runs only those sections.
  * The "LLM" is a local OpenAI-compatible server that answers a valid summary after 5 s. Every request
  * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -550,9 +554,170 @@ async function gatewayFigures(): Promise<void> {
   }
 }
 
+// ---------------------------------------------------------------- recall (search)
+
+const SEARCH_APPENDS = 400;
+const SEARCHES = 300;
+const SEARCH_SESSION_TOKENS = 200_000;
+
+/** The corpus transcripts (../shared/corpus/normalized when present, else the engine's fixtures). */
+function corpusTranscripts(): { source: string; transcripts: ChatMessage[][] } {
+  const shared = join(root, "../../../shared/corpus/normalized");
+  const folder = existsSync(shared) ? shared : join(root, "../../packages/core/test/fixtures");
+  const transcripts = readdirSync(folder)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map(
+      (file) =>
+        (JSON.parse(readFileSync(join(folder, file), "utf8")) as { messages: ChatMessage[] })
+          .messages,
+    );
+  return { source: folder, transcripts };
+}
+
+/** Messages of whole transcripts, in order, until they hold `tokens` (exact count for gpt-4o). */
+function corpusSession(transcripts: ChatMessage[][], tokens: number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let round = 0; countMessageTokens(messages, "gpt-4o") < tokens && round < 20; round++) {
+    for (const transcript of transcripts) {
+      messages.push(...transcript);
+      if (countMessageTokens(messages, "gpt-4o") >= tokens) break;
+    }
+  }
+  return messages;
+}
+
+/** Appends `messages` in requests of at most ~1 MB and `APPEND_BATCH` messages. */
+async function appendAll(base: string, session: string, messages: ChatMessage[]): Promise<void> {
+  let batch: ChatMessage[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await api(base, "POST", `/v1/sessions/${session}/messages`, {
+      model: "gpt-4o",
+      messages: batch,
+    });
+    batch = [];
+    bytes = 0;
+  };
+  for (const message of messages) {
+    const size = JSON.stringify(message).length;
+    if (batch.length >= APPEND_BATCH || (bytes + size > 1_000_000 && batch.length > 0))
+      await flush();
+    batch.push(message);
+    bytes += size;
+  }
+  await flush();
+}
+
+/** Queries of 1-3 words drawn (deterministically) from the session's text, and some tool-call ids. */
+function searchQueries(messages: ChatMessage[], count: number): string[] {
+  const words: string[] = [];
+  const ids: string[] = [];
+  for (const message of messages) {
+    const text =
+      typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+    for (const word of text.split(/[^A-Za-z0-9_]+/)) if (word.length >= 4) words.push(word);
+    for (const call of message.tool_calls ?? []) ids.push(call.id);
+  }
+  let state = 42;
+  const next = (n: number) => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state % n;
+  };
+  return Array.from({ length: count }, (_, i) => {
+    if (i % 10 === 9 && ids.length > 0) return ids[next(ids.length)] ?? "call";
+    return Array.from({ length: 1 + (i % 3) }, () => words[next(words.length)]).join(" ");
+  });
+}
+
+/**
+ * Searches `queries` in turn, each paired with a request that reaches the same object and does almost
+ * nothing there (`GET /compactions`, an empty list): the search's own cost is the difference.
+ */
+async function timedSearches(
+  base: string,
+  session: string,
+  queries: string[],
+): Promise<{ times: number[]; baseline: number[] }> {
+  const times: number[] = [];
+  const baseline: number[] = [];
+  let found = 0;
+  for (const query of queries) {
+    let started = performance.now();
+    await api(base, "GET", `/v1/sessions/${session}/compactions`);
+    baseline.push(performance.now() - started);
+    started = performance.now();
+    const answer = (await api(
+      base,
+      "GET",
+      `/v1/sessions/${session}/search?q=${encodeURIComponent(query)}&limit=10`,
+    )) as { results: unknown[] };
+    times.push(performance.now() - started);
+    if (answer.results.length > 0) found++;
+  }
+  console.log(`  (${found} of ${queries.length} queries found something)`);
+  return { times, baseline };
+}
+
+const searchLine = ({ times, baseline }: { times: number[]; baseline: number[] }) =>
+  `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}; a request to the same object doing nothing (GET /compactions), alternated: p50 ${ms(percentile(baseline, 50))}, p99 ${ms(percentile(baseline, 99))}`;
+
+async function searchFigures(): Promise<void> {
+  const { source, transcripts } = corpusTranscripts();
+  const vars = { COMPACTION_DELAY_MS: "3600000" };
+  const indexed = await startWorker(vars);
+  const plain = await startWorker({ ...vars, BENCH_NO_SEARCH_INDEX: "1" });
+  try {
+    // Append latency: the same corpus messages, one per request, to both Workers in turn.
+    const stream = transcripts.flat().slice(0, SEARCH_APPENDS);
+    const warm = stream.slice(0, 40);
+    for (const worker of [indexed, plain]) await appendAll(worker.base, "append-warmup", warm);
+    const withIndex: number[] = [];
+    const without: number[] = [];
+    for (const [i, message] of stream.entries()) {
+      const order = i % 2 === 0 ? [indexed, plain] : [plain, indexed];
+      for (const worker of order) {
+        const started = performance.now();
+        await api(worker.base, "POST", "/v1/sessions/append-bench/messages", {
+          model: "gpt-4o",
+          messages: [message],
+        });
+        (worker === indexed ? withIndex : without).push(performance.now() - started);
+      }
+    }
+    console.log(
+      `append latency, corpus messages one per request (${withIndex.length}, from ${source}): with the search index p50 ${ms(percentile(withIndex, 50))}, p99 ${ms(percentile(withIndex, 99))}; the same append path with indexing off (BENCH_NO_SEARCH_INDEX seam, second Worker, alternated) p50 ${ms(percentile(without, 50))}, p99 ${ms(percentile(without, 99))}; p99 ratio ${(percentile(withIndex, 99) / percentile(without, 99)).toFixed(2)}× (goal ≤ 1.3×)`,
+    );
+
+    // Search latency over a 200k-token session.
+    const messages = corpusSession(transcripts, SEARCH_SESSION_TOKENS);
+    const tokens = countMessageTokens(messages, "gpt-4o");
+    const session = "search-bench";
+    await appendAll(indexed.base, session, messages);
+    const queries = searchQueries(messages, SEARCHES);
+    await timedSearches(indexed.base, session, queries.slice(0, 20));
+    const before = await timedSearches(indexed.base, session, queries);
+    console.log(
+      `search latency, ${tokens}-token session of ${messages.length} corpus messages (${SEARCHES} queries of 1-3 words or a tool-call id, limit 10, loopback): ${searchLine(before)} (goal p99 ≤ 20 ms)`,
+    );
+    await api(indexed.base, "POST", `/v1/sessions/${session}/compact`, {});
+    const after = await timedSearches(indexed.base, session, queries);
+    console.log(
+      `search latency, the same session after a compaction (results checked against its view): ${searchLine(after)}`,
+    );
+  } finally {
+    for (const worker of [indexed, plain]) {
+      worker.child.kill("SIGTERM");
+      rmSync(worker.dir, { recursive: true, force: true });
+    }
+  }
+}
+
 const sections = process.argv.slice(2);
 const wanted = (name: string) => sections.length === 0 || sections.includes(name);
 if (wanted("compaction-cpu")) await compactionCpu();
 if (wanted("durable-object")) await durableObjectCompaction();
 if (wanted("service")) await workerFigures();
 if (wanted("gateway")) await gatewayFigures();
+if (wanted("search")) await searchFigures();

@@ -22,6 +22,11 @@ interface WorkerSecrets {
   SUMMARIZER_MODEL?: string;
   /** The gateway's own key for upstream `anthropic` (`GATEWAY_KEY_<NAME>` for others, read by name). */
   ANTHROPIC_API_KEY?: string;
+  /**
+   * Not a secret: the bench's seam. `1` appends without indexing for search (`session/search-index`),
+   * so the bench can measure what indexing adds; such messages are never searchable. Never set it.
+   */
+  BENCH_NO_SEARCH_INDEX?: string;
 }
 
 interface Env extends WorkerSecrets {}

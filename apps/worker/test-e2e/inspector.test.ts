@@ -393,7 +393,11 @@ describe("search", () => {
     expect(await result.locator("mark").count()).toBeGreaterThan(0);
     await result.getByRole("link").click();
     await expect.poll(() => page.evaluate(() => document.activeElement?.id)).toBe(`msg-${seq}`);
-    expect(await page.locator(`#msg-${seq}`).textContent()).toMatch(/AppRegistryNotReady/i);
+    // The match may lie past the message's 700-character preview: open it in full first.
+    const message = page.locator(`#msg-${seq}`);
+    const more = message.getByRole("button", { name: /^Show all of this message/ });
+    if ((await more.count()) > 0) await more.click();
+    expect(await message.textContent()).toMatch(/AppRegistryNotReady/i);
     await shot(page, "search");
   });
 });

@@ -60,6 +60,7 @@ describe("meta routes", () => {
         "GET /v1/memory/{memoryId}",
         "PATCH /v1/memory/{memoryId}",
         "DELETE /v1/memory/{memoryId}",
+        "GET /v1/sessions/{id}/search",
         "POST /v1/responses/compact",
         "POST /v1/gateway/{upstream}/chat/completions",
         "POST /v1/gateway/{upstream}/responses",
@@ -75,6 +76,7 @@ describe("meta routes", () => {
         "ContextResponse",
         "Error",
         "SessionStatus",
+        "SearchResponse",
       ]),
     );
     const append = reply.body.paths["/v1/sessions/{id}/messages"]?.post as {

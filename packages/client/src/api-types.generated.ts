@@ -348,6 +348,39 @@ export type TranscriptResponseBody = {
   generation?: number | undefined;
 };
 
+export type SearchQueryParams = {
+  q?: string | undefined;
+  limit?: unknown;
+  role?: "system" | "developer" | "user" | "assistant" | "tool" | undefined;
+  after?: unknown;
+};
+
+export type SearchResultBody = {
+  seq: number;
+  role: string;
+  toolCallId: string | null;
+  toolName: string | null;
+  snippet: string;
+  score: number;
+  inContext: boolean;
+  pruned: boolean;
+};
+
+export type SearchResponseBody = {
+  query: string;
+  results: {
+    seq: number;
+    role: string;
+    toolCallId: string | null;
+    toolName: string | null;
+    snippet: string;
+    score: number;
+    inContext: boolean;
+    pruned: boolean;
+  }[];
+  indexing: { complete: boolean };
+};
+
 export type ResponsesCompactRequestBody = {
   [x: string]: unknown;
   model: string;

@@ -25,6 +25,7 @@ export type ErrorCode =
   | "idempotency_conflict"
   | "not_an_overflow"
   | "format_not_available"
+  | "invalid_query"
   | "not_configured"
   | "upstream_error"
   // memory and the user's lists (issue 11)

@@ -25,6 +25,8 @@ import {
   ManualCompactResponse,
   OverflowRequest,
   OverflowResponse,
+  SearchQuery,
+  SearchResponse,
   SessionIdParam,
   SessionStatus,
   SettingsPatch,
@@ -37,6 +39,7 @@ import {
 import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
+import { matchExpressions } from "../session/search-index";
 import type { TranscriptPage } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
 import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
@@ -331,6 +334,35 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       const key = sessionKey(c, params.id);
       const stub = sessionStub(c.env, key);
       return c.json(unwrap(await stub.toolOutput(key, params.toolCallId, query.seq)), 200);
+    },
+  );
+
+  defineRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/search",
+      summary: "Search the session's whole past (recall)",
+      description:
+        "Full-text search (SQLite FTS5, BM25) over every message of the transcript: user and assistant text, tool outputs, tool-call names, arguments and ids, whether or not a compaction summarized or pruned them. Best matches first, each with a snippet, its seq and tool-call id (the whole tool output is at /tool-outputs/{toolCallId}?seq=), and whether it is still in the context. `q` is plain text: FTS5 operators in it are searched as words. Sessions from before search existed are indexed on first use: `indexing.complete` is false until then.",
+      tags: TAGS,
+      params: SessionIdParam,
+      query: SearchQuery,
+      responses: { 200: { description: "The best matches", schema: SearchResponse } },
+      errors: { 400: "`invalid_query`: `q` is empty or has no word to search for" },
+    },
+    async (c, { params, query }) => {
+      const key = sessionKey(c, params.id);
+      const q = query.q ?? "";
+      // Refused here, before the object is reached: a bad query is the same 400 for any session.
+      matchExpressions(q);
+      const result = await sessionStub(c.env, key).search(key, {
+        q,
+        limit: query.limit ?? 10,
+        ...(query.role !== undefined ? { role: query.role } : {}),
+        ...(query.after !== undefined ? { after: query.after } : {}),
+      });
+      return c.json(unwrap(result), 200);
     },
   );
 

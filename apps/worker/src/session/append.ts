@@ -3,7 +3,8 @@
  * The append transaction: the messages (checked against the session's tool
  * calls, counted for its model), the counters, a recount when the append names
  * another model, the calibration from the provider's count of the last prompt,
- * the pending background compaction and the idempotency record commit together,
+ * the search index (`search-index`), the pending background compaction and the
+ * idempotency record commit together,
  * so a retry after any failure finds either all of them or none.
  */
 
@@ -16,6 +17,7 @@ import { compactionStatus, measureCommitted } from "./context-view";
 import { remember, replay } from "./idempotency";
 import { calibrateWithProviderCount } from "./provider-counts";
 import { recountIfModelChanged } from "./recount";
+import { indexMessage } from "./search-index";
 import {
   countAppended,
   openSession,
@@ -104,12 +106,15 @@ export function appendMessages(
     const firstSeq = session.message_count + 1;
     let seq = session.message_count;
     let addedTokens = 0;
+    // The bench's seam: the same append without the search index, to measure what indexing adds.
+    const indexing = env.BENCH_NO_SEARCH_INDEX !== "1";
     for (const message of input.messages) {
       seq++;
       const tokens = messageTokens(message, model);
       addedTokens += tokens;
       storage.store.appendTranscript(seq, message, tokens, now);
       indexToolCalls(sql, message, seq);
+      if (indexing) indexMessage(sql, message, seq);
     }
     countAppended(sql, seq, addedTokens, now);
 

@@ -51,6 +51,16 @@
  * v8: `condense_transcript_tokens`, an index on (seq, tokens): the context's size is the sum of the
  * tokens after the view, taken on every append and gateway turn, and summing it from the table read
  * every message's page (bodies are stored inline) where the index holds only the two numbers.
+ *
+ * v9 (recall): `condense_search`, an FTS5 table (tokenizer `porter unicode61`, diacritics removed) with
+ * the text of every transcript message in pieces of 8 Ki characters, rowid = seq × 4096 + piece:
+ * `body` (text parts, tool outputs, tool-call arguments) and `names` (tool names and tool-call ids)
+ * are indexed; `role`, `tool_call_id` and `tool_name` are stored beside them (`session/search-index`). It keeps its own copy of the text, so
+ * snippets need no transcript read. Rows are written at append in the append's transaction, and never
+ * removed (compaction and pruning change the context, not the transcript).
+ * `condense_search_state`: the backfill of the messages appended before v9, `backfill_to` (the last
+ * seq then) and `backfill_cursor` (indexed up to it); the backfill is complete when they meet (at
+ * once in a session that had no messages).
  */
 
 interface Migration {
@@ -214,6 +224,23 @@ const migrations: Migration[] = [
   {
     version: 8,
     statements: ["CREATE INDEX condense_transcript_tokens ON condense_transcript (seq, tokens)"],
+  },
+  // ---- recall (v9): full-text search over the transcript, and the backfill of older messages
+  {
+    version: 9,
+    statements: [
+      `CREATE VIRTUAL TABLE condense_search USING fts5(
+        body, names, role UNINDEXED, tool_call_id UNINDEXED, tool_name UNINDEXED,
+        tokenize = 'porter unicode61 remove_diacritics 2'
+      )`,
+      `CREATE TABLE condense_search_state (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        backfill_cursor INTEGER NOT NULL,
+        backfill_to INTEGER NOT NULL
+      )`,
+      `INSERT INTO condense_search_state (id, backfill_cursor, backfill_to)
+       SELECT 1, 0, COALESCE(MAX(seq), 0) FROM condense_transcript`,
+    ],
   },
 ];
 

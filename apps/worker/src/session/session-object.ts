@@ -8,7 +8,8 @@
  * a deleted session leaves), `compaction/run` (a compaction and its atomic
  * commit), `session-record` (the session row), `settings`, `idempotency`,
  * `message-store` (transcript and view), `context-view` (the context and its
- * limits), `compaction/history` and `tool-outputs`.
+ * limits), `compaction/history`, `tool-outputs` and `search-index` (recall,
+ * whose backfill of older transcripts runs here in bounded steps).
  *
  * Compactions run one at a time through `CompactionQueue`; the background
  * ones are started by an alarm, which the runtime retries if the object is
@@ -34,11 +35,13 @@ import type {
   CompactionEventBody,
   DeleteResponseBody,
   ManualCompactResponseBody,
+  SearchResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../api/schemas";
 import { userMemorySink, userStub } from "../user/user-stub";
+import { logLine } from "../log/log-lines";
 import { type AppendInput, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
 import type { MemorySinkFactory } from "./compaction/memory-flush";
@@ -82,6 +85,7 @@ import { MessageStore } from "./message-store";
 import { calibrateWithProviderCount } from "./provider-counts";
 import { recountIfModelChanged } from "./recount";
 import { migrate } from "./schema";
+import { backfillStep, isBackfillComplete, type SearchInput, searchSession } from "./search-index";
 import {
   calibrationOf,
   clearFailure,
@@ -172,6 +176,8 @@ export class SessionObject extends DurableObject<Env> {
   /** The storage and the message store, as the compaction modules take them. */
   readonly #sessionStorage: SessionStorage;
   #migrated = false;
+  /** Whether a chain of backfill steps is under way (`#continueBackfill`). */
+  #backfilling = false;
   /** Manual compactions in flight by idempotency key, so a retry joins the first attempt. */
   readonly #inflight = new Map<string, Promise<ManualCompactResponseBody>>();
   /**
@@ -235,8 +241,35 @@ export class SessionObject extends DurableObject<Env> {
     if (!this.#migrated) {
       migrate(this.ctx.storage);
       this.#migrated = true;
+      if (!isBackfillComplete(this.ctx.storage.sql)) this.#continueBackfill();
     }
     return this.ctx.storage;
+  }
+
+  /**
+   * Indexes the messages appended before search existed, one bounded step per turn of the event
+   * loop, so requests (appends) run between steps. The cursor is stored: an eviction mid-way resumes
+   * at the next use. Stops when the session is deleted (its tables went with it).
+   */
+  #continueBackfill(): void {
+    if (this.#backfilling) return;
+    this.#backfilling = true;
+    const step = () => {
+      let done = true;
+      try {
+        done = !this.#migrated || backfillStep(this.ctx.storage, this.#store);
+      } catch (error) {
+        // The next use of the object starts again from the stored cursor.
+        logLine({
+          type: "search_backfill",
+          outcome: "failed",
+          error: error instanceof Error ? error.name : "unknown",
+        });
+      }
+      if (done) this.#backfilling = false;
+      else setTimeout(step, 0);
+    };
+    setTimeout(step, 0);
   }
 
   #sql(): SqlStorage {
@@ -676,6 +709,22 @@ export class SessionObject extends DurableObject<Env> {
       const sql = this.#sql();
       requireSession(sql, key);
       return readToolOutput(sql, this.#store, toolCallId, seq);
+    });
+  }
+
+  /**
+   * The best matches of `query` in the session's whole transcript (`search-index`). While messages
+   * from before the index are still being indexed, one bounded step runs first and the answer says
+   * `indexing.complete: false`.
+   */
+  async search(key: SessionKey, query: SearchInput): Promise<RpcResult<SearchResponseBody>> {
+    return rpcResult(() => {
+      const sql = this.#sql();
+      requireSession(sql, key);
+      if (!isBackfillComplete(sql) && !backfillStep(this.ctx.storage, this.#store)) {
+        this.#continueBackfill();
+      }
+      return searchSession(sql, query);
     });
   }
 

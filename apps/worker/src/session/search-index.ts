@@ -1,0 +1,320 @@
+/**
+ * @module session/search-index
+ * Recall: the session's whole transcript in SQLite FTS5 (`condense_search`,
+ * schema v9), so nothing a compaction summarized or pruned is out of reach.
+ * A message is indexed at append, in the append's transaction (an idempotent
+ * retry that appends nothing indexes nothing), and its row is never removed:
+ * the transcript is never rewritten. Messages appended before v9 are indexed
+ * by a backfill in bounded batches behind a cursor, so appends never wait for
+ * a whole transcript.
+ *
+ * User text never reaches FTS5 as syntax: a query is cut into words, each
+ * quoted as an FTS5 string (so `AND`, `NEAR`, `*`, `:`, `(`… are searched as
+ * text), all words first and any word when no message has them all. An
+ * SQLite error from the match is a 400 `invalid_query`, never a 500.
+ */
+
+import type { ChatMessage } from "@condense/core";
+import { ApiError } from "../api/errors";
+import type { SearchResponseBody, SearchResultBody } from "../api/schemas";
+import { readViewState } from "./context-view";
+import { currentGeneration } from "./generations";
+import type { MessageStore } from "./message-store";
+
+export type SearchRole = "system" | "developer" | "user" | "assistant" | "tool";
+
+export interface SearchInput {
+  q: string;
+  limit: number;
+  role?: SearchRole;
+  after?: number;
+}
+
+/**
+ * A message's text is indexed in pieces of about this many characters, one FTS5 row each (rowid =
+ * seq × `PIECES_PER_SEQ` + piece): a snippet reads and tokenizes its row's whole text, so small rows
+ * keep snippets of huge tool outputs cheap, and no row nears the 2 MB a Durable Object's row holds.
+ */
+export const PIECE_CHARS = 8 * 1024;
+/** Rowids per seq: 4,096 pieces of 8 Ki characters, more than the largest message appended (4 MiB). */
+const PIECES_PER_SEQ = 4096;
+/** Words of a query that count; the rest are dropped (a longer query ranks no better). */
+const MAX_QUERY_WORDS = 32;
+/** Transcript rows (and about this many bytes) a backfill step indexes in one transaction. */
+export const BACKFILL_ROWS = 250;
+const BACKFILL_BYTES = 4 * 1024 * 1024;
+/** Tokens of context around the match in a snippet. */
+const SNIPPET_TOKENS = 16;
+
+interface SearchDocument {
+  /** Text parts, tool outputs and tool-call arguments. */
+  body: string;
+  /** Tool names and tool-call ids (and a message's `name`). */
+  names: string;
+  toolCallId: string | null;
+  toolName: string | null;
+}
+
+function contentText(content: ChatMessage["content"]): string {
+  if (typeof content === "string") return content;
+  return (content ?? [])
+    .map((part) => (part.type === "text" ? part.text : ""))
+    .filter((text) => text !== "")
+    .join("\n");
+}
+
+/** What of `message` is searchable; `toolName` is the name of the call a tool message answers. */
+export function searchDocument(message: ChatMessage, toolName: string | null): SearchDocument {
+  const body = [contentText(message.content)];
+  const names: string[] = message.name !== undefined ? [message.name] : [];
+  let toolCallId: string | null = null;
+  let callName: string | null = null;
+  for (const call of message.tool_calls ?? []) {
+    body.push(call.function.arguments);
+    names.push(call.function.name, call.id);
+    toolCallId ??= call.id;
+    callName ??= call.function.name;
+  }
+  if (message.role === "tool" && message.tool_call_id !== undefined) {
+    toolCallId = message.tool_call_id;
+    callName = toolName;
+    names.push(message.tool_call_id);
+    if (toolName !== null) names.push(toolName);
+  }
+  return {
+    body: body.filter((text) => text !== "").join("\n"),
+    names: names.join(" ").slice(0, 4096),
+    toolCallId,
+    toolName: callName,
+  };
+}
+
+/** `text` in pieces of about `PIECE_CHARS`, cut at whitespace where there is some near the end. */
+export function pieces(text: string): string[] {
+  const out: string[] = [];
+  let from = 0;
+  while (text.length - from > PIECE_CHARS && out.length < PIECES_PER_SEQ - 1) {
+    let to = from + PIECE_CHARS;
+    const space = text.slice(to - 256, to).search(/\s\S*$/u);
+    if (space >= 0) to = to - 256 + space + 1;
+    // Never between the halves of a surrogate pair.
+    else if (/[\uD800-\uDBFF]/u.test(text.charAt(to - 1))) to--;
+    out.push(text.slice(from, to));
+    from = to;
+  }
+  out.push(text.slice(from));
+  return out;
+}
+
+function toolNameAt(sql: SqlStorage, message: ChatMessage, seq: number): string | null {
+  if (message.role !== "tool") return null;
+  const row = sql
+    .exec<{ tool_name: string | null }>(
+      "SELECT tool_name FROM condense_tool_outputs WHERE seq = ?",
+      seq,
+    )
+    .toArray()[0];
+  return row?.tool_name ?? null;
+}
+
+/**
+ * Indexes transcript message `seq`; run it in the transaction that appends it, after its tool calls
+ * are recorded (a tool message's name comes from its call).
+ */
+export function indexMessage(sql: SqlStorage, message: ChatMessage, seq: number): void {
+  const doc = searchDocument(message, toolNameAt(sql, message, seq));
+  pieces(doc.body).forEach((body, piece) => {
+    sql.exec(
+      `INSERT INTO condense_search (rowid, body, names, role, tool_call_id, tool_name)
+       VALUES (?, ?, ?, ?, ?, ?)`,
+      seq * PIECES_PER_SEQ + piece,
+      body,
+      // Names once per message, so a search by tool name or id counts the message once.
+      piece === 0 ? doc.names : "",
+      message.role,
+      doc.toolCallId,
+      doc.toolName,
+    );
+  });
+}
+
+// ------------------------------------------------------------ backfill
+
+type BackfillState = {
+  backfill_cursor: number;
+  backfill_to: number;
+};
+
+function backfillState(sql: SqlStorage): BackfillState | undefined {
+  return sql
+    .exec<BackfillState>(
+      "SELECT backfill_cursor, backfill_to FROM condense_search_state WHERE id = 1",
+    )
+    .toArray()[0];
+}
+
+/** Whether every message appended before the index existed is indexed. */
+export function isBackfillComplete(sql: SqlStorage): boolean {
+  const state = backfillState(sql);
+  return state === undefined || state.backfill_cursor >= state.backfill_to;
+}
+
+/**
+ * Indexes the next `rows` messages appended before v9 in one transaction (rows and cursor commit
+ * together, so a step cut short leaves nothing half-indexed and nothing indexed twice). Returns
+ * whether the backfill is complete.
+ */
+export function backfillStep(
+  storage: DurableObjectStorage,
+  store: MessageStore,
+  rows = BACKFILL_ROWS,
+): boolean {
+  const sql = storage.sql;
+  return storage.transactionSync(() => {
+    const state = backfillState(sql);
+    if (state === undefined || state.backfill_cursor >= state.backfill_to) return true;
+    const batch = store
+      .readTranscript(state.backfill_cursor, rows, BACKFILL_BYTES)
+      .filter((row) => row.key <= state.backfill_to);
+    for (const row of batch) indexMessage(sql, row.message, row.key);
+    const cursor = batch.at(-1)?.key ?? state.backfill_to;
+    sql.exec("UPDATE condense_search_state SET backfill_cursor = ? WHERE id = 1", cursor);
+    return cursor >= state.backfill_to;
+  });
+}
+
+// ------------------------------------------------------------ search
+
+function invalidQuery(message: string, details: unknown = null): ApiError {
+  return new ApiError(400, "invalid_query", message, details);
+}
+
+/**
+ * The FTS5 match expressions of `q`: its words, each quoted (inner quotes doubled), all required, and
+ * any one of them. Only words with a letter or digit count: the tokenizer drops everything else.
+ */
+export function matchExpressions(q: string): { all: string; any: string } {
+  const words = q
+    .split(/\s+/u)
+    .filter((word) => /[\p{L}\p{N}]/u.test(word))
+    .slice(0, MAX_QUERY_WORDS)
+    .map((word) => `"${word.replaceAll('"', '""')}"`);
+  if (words.length === 0) {
+    throw invalidQuery(
+      q.trim() === ""
+        ? "the query is empty: send the words to find in `q` (e.g. ?q=migration+ticket)"
+        : "the query has no word to search for (letters or digits): send the words to find in `q`",
+    );
+  }
+  return { all: words.join(" AND "), any: words.join(" OR ") };
+}
+
+type MatchRow = {
+  seq: number;
+  role: string;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  snippet: string | null;
+  rank: number;
+};
+
+function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[] {
+  const filters = ["condense_search MATCH ?", "rank MATCH 'bm25(1.0, 2.0)'"];
+  const args: (string | number)[] = [match];
+  if (input.after !== undefined) {
+    filters.push("rowid >= ?");
+    args.push((input.after + 1) * PIECES_PER_SEQ);
+  }
+  if (input.role !== undefined) {
+    filters.push("role = ?");
+    args.push(input.role);
+  }
+  try {
+    // `ORDER BY rank` is sorted inside FTS5, so SQLite stops at the limit and computes snippets (which
+    // read and tokenize the whole text) for the rows returned only.
+    return sql
+      .exec<MatchRow>(
+        `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id, tool_name,
+           snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, rank
+         FROM condense_search WHERE ${filters.join(" AND ")}
+         ORDER BY rank LIMIT ?`,
+        ...args,
+        // Pieces of one message may rank side by side: its best piece answers for it.
+        input.limit * 2,
+      )
+      .toArray()
+      .filter((row, index, rows) => rows.findIndex((other) => other.seq === row.seq) === index)
+      .slice(0, input.limit);
+  } catch (error) {
+    // Quoting leaves FTS5 nothing to parse; whatever still fails is the query's, not a 500.
+    throw invalidQuery(
+      "the query could not be searched: send plain words in `q` (every word is searched as text)",
+      { reason: error instanceof Error ? error.message : String(error) },
+    );
+  }
+}
+
+/** Seqs among `seqs` whose tool output a compaction pruned. */
+function prunedSeqs(sql: SqlStorage, seqs: number[]): Set<number> {
+  if (seqs.length === 0) return new Set();
+  const rows = sql.exec<{ seq: number }>(
+    `SELECT seq FROM condense_tool_outputs WHERE pruned_by IS NOT NULL AND seq IN (${seqs.map(() => "?").join(", ")})`,
+    ...seqs,
+  );
+  return new Set([...rows].map((row) => row.seq));
+}
+
+/**
+ * Seqs among `seqs` (covered by the view) whose message the view still holds verbatim: a compaction
+ * keeps recent messages (and the head) as they were, stored as the same JSON bytes. Compared in SQL
+ * by length and first chunk, so nothing is decoded; of two identical messages both count when the
+ * view holds one, and a view of OpenAI items holds none.
+ */
+function keptInView(sql: SqlStorage, seqs: number[], strategy: string): Set<number> {
+  if (seqs.length === 0 || strategy === "openai") return new Set();
+  const rows = sql.exec<{ seq: number }>(
+    `SELECT t.seq FROM condense_transcript t
+     WHERE t.seq IN (${seqs.map(() => "?").join(", ")})
+       AND EXISTS (SELECT 1 FROM condense_view v
+                   WHERE v.byte_length = t.byte_length AND v.chunk_count = t.chunk_count AND v.body = t.body)`,
+    ...seqs,
+  );
+  return new Set([...rows].map((row) => row.seq));
+}
+
+/**
+ * The best matches of `input.q` in the session's index, most relevant first. A message is in the
+ * context when it is in the current generation, not a pruned tool output, and after the last
+ * compaction's view or kept verbatim in it.
+ */
+export function searchSession(sql: SqlStorage, input: SearchInput): SearchResponseBody {
+  const { all, any } = matchExpressions(input.q);
+  let rows = runMatch(sql, all, input);
+  if (rows.length === 0 && any !== all) rows = runMatch(sql, any, input);
+  const view = readViewState(sql);
+  const coveredSeq = view?.covered_seq ?? 0;
+  const firstSeq = currentGeneration(sql).firstSeq;
+  const pruned = prunedSeqs(
+    sql,
+    rows.map((row) => row.seq),
+  );
+  const covered = rows
+    .map((row) => row.seq)
+    .filter((seq) => seq <= coveredSeq && seq >= firstSeq && !pruned.has(seq));
+  const kept = keptInView(sql, covered, view?.strategy ?? "local");
+  const results: SearchResultBody[] = rows.map((row) => {
+    const isPruned = pruned.has(row.seq);
+    const current = row.seq >= firstSeq && !isPruned;
+    return {
+      seq: row.seq,
+      role: row.role,
+      toolCallId: row.tool_call_id,
+      toolName: row.tool_name,
+      snippet: row.snippet ?? "",
+      score: -row.rank,
+      inContext: current && (row.seq > coveredSeq || kept.has(row.seq)),
+      pruned: isPruned,
+    };
+  });
+  return { query: input.q, results, indexing: { complete: isBackfillComplete(sql) } };
+}
