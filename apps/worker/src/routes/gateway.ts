@@ -57,6 +57,8 @@ import type {
   RequestHistory,
   StreamAccumulator,
 } from "../gateway/protocol";
+import { RECALL_TOOL, runRecallRounds, type UpstreamReply } from "../gateway/recall-rounds";
+import { type RecallSource, sessionRecallSource } from "../gateway/recall-source";
 import { responsesProtocol } from "../gateway/responses-protocol";
 import { fitStateless } from "../gateway/stateless";
 import { relayStream } from "../gateway/stream-relay";
@@ -86,6 +88,7 @@ export const GATEWAY_HEADERS = {
   stateless: "X-Condense-Stateless",
   passthrough: "X-Condense-Passthrough",
   retries: "X-Condense-Overflow-Retries",
+  recallRounds: "X-Condense-Recall-Rounds",
 } as const;
 
 /** Overflows recovered (compacted and retried) per request before the upstream's error is returned. */
@@ -237,6 +240,8 @@ interface ForwardPlan {
   recover(error: { status: number; text: string }): Promise<RequestBody | undefined>;
   /** Handles the complete answer (appends it to the session); never rejects. */
   answered(answer: ProtocolAnswer): Promise<void>;
+  /** Set when `body` declares the recall tool that the gateway answers (`gateway/recall-rounds`). */
+  recall?: RecallSource;
 }
 
 const nothingToStore = async (): Promise<void> => {};
@@ -346,9 +351,21 @@ async function sessionPlan(
     "whole" in served.context
       ? renderContext(served.context.whole, protocol.format)
       : renderReference(served.context.byReference, canonical, protocol.format);
+  // Recall is answered for a complete answer only (a stream reaches the client as it comes), and
+  // never for a request that declares a tool named recall itself: that one is the client's to answer.
+  const recall =
+    served.recall && body.stream !== true && !protocol.tools.declares(body, RECALL_TOOL)
+      ? sessionRecallSource(stub, key)
+      : undefined;
+  const outgoing = (next: RequestBody): RequestBody =>
+    recall === undefined ? next : protocol.tools.withRecallTool(next);
+  if (recall !== undefined) headers[GATEWAY_HEADERS.recallRounds] = "0";
   return {
-    ...(context === undefined ? { body, text } : { body: protocol.withContext(body, context) }),
+    ...(context === undefined && recall === undefined
+      ? { body, text }
+      : { body: outgoing(context === undefined ? body : protocol.withContext(body, context)) }),
     headers,
+    ...(recall !== undefined ? { recall } : {}),
     async recover(error) {
       let data: OverflowData;
       try {
@@ -367,7 +384,7 @@ async function sessionPlan(
       headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
       const last = unwrap(await stub.compactions(key)).at(-1);
       if (last !== undefined) headers[GATEWAY_HEADERS.compaction] = String(last.tier);
-      return protocol.withContext(body, renderContext(data, protocol.format));
+      return outgoing(protocol.withContext(body, renderContext(data, protocol.format)));
     },
     async answered(answer) {
       try {
@@ -466,6 +483,78 @@ function timedOut(): ApiError {
   );
 }
 
+/** Calls the upstream; a timeout or an unreachable upstream is the gateway's error. */
+async function reach(
+  url: string,
+  headers: Headers,
+  payload: string,
+  timeoutMs: number,
+): Promise<Extract<UpstreamOutcome, { kind: "response" }>> {
+  const outcome = await callUpstream(url, { method: "POST", headers, body: payload }, timeoutMs);
+  if (outcome.kind === "timeout") throw timedOut();
+  if (outcome.kind === "unreachable") {
+    throw new ApiError(
+      502,
+      "upstream_unreachable",
+      `the upstream could not be reached (${outcome.detail}); check its base URL in the deployment's configuration`,
+    );
+  }
+  return outcome;
+}
+
+/** A response read whole. */
+async function readReply(
+  outcome: Extract<UpstreamOutcome, { kind: "response" }>,
+): Promise<UpstreamReply> {
+  const text = await readUpstreamText(outcome);
+  if (text === undefined) throw timedOut();
+  return { status: outcome.response.status, headers: outcome.response.headers, text };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The client's answer to a request that declares the recall tool: recall calls answered inside the
+ * gateway (`gateway/recall-rounds`), then the answer that calls no recall returned and stored.
+ */
+async function respondAfterRecall(
+  c: Context<AppEnv>,
+  protocol: GatewayProtocol,
+  outcome: Extract<UpstreamOutcome, { kind: "response" }>,
+  plan: ForwardPlan,
+  recall: RecallSource,
+  sent: RequestBody,
+  send: (body: RequestBody) => Promise<UpstreamReply>,
+): Promise<Response> {
+  const first = await readReply(outcome);
+  const { reply, rounds } = await runRecallRounds(protocol, sent, first, recall, send);
+  plan.headers[GATEWAY_HEADERS.recallRounds] = String(rounds);
+  const headers = clientResponseHeaders(reply.headers);
+  for (const [name, value] of Object.entries(plan.headers)) headers.set(name, value);
+  const ok = reply.status >= 200 && reply.status < 300;
+  const answer = ok ? protocol.answer(parseJson(reply.text)) : undefined;
+  if (answer !== undefined) {
+    // Only the final answer is stored, not the hidden rounds: the client's next history holds its
+    // request and this answer, and must still extend the session for the next turn to match it.
+    // Its provider count is the first round's: the prompt the session served, without the recalled
+    // material, which is what calibrates the session's own count.
+    const { inputTokens: _rounds, ...final } = answer;
+    const firstTokens =
+      rounds === 0 ? answer.inputTokens : protocol.answer(parseJson(first.text))?.inputTokens;
+    keepAlive(
+      c,
+      plan.answered(firstTokens === undefined ? final : { ...final, inputTokens: firstTokens }),
+    );
+  }
+  return new Response(reply.text, { status: reply.status, headers });
+}
+
 /** Sends `plan.body` upstream, recovering from overflows, and answers the client. */
 async function forward(
   c: Context<AppEnv>,
@@ -477,17 +566,18 @@ async function forward(
   const timeoutMs = millis(c.env.GATEWAY_TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
   // The request as it came while nothing in it changed; re-serialized only once it did.
   let payload = plan.text ?? JSON.stringify(plan.body);
+  let sent = plan.body;
   for (let retries = 0; ; retries++) {
-    const outcome = await callUpstream(url, { method: "POST", headers, body: payload }, timeoutMs);
-    if (outcome.kind === "timeout") throw timedOut();
-    if (outcome.kind === "unreachable") {
-      throw new ApiError(
-        502,
-        "upstream_unreachable",
-        `the upstream could not be reached (${outcome.detail}); check its base URL in the deployment's configuration`,
-      );
-    }
+    const outcome = await reach(url, headers, payload, timeoutMs);
     if (retries > 0) plan.headers[GATEWAY_HEADERS.retries] = String(retries);
+    const streamed = (outcome.response.headers.get("content-type") ?? "").includes(
+      "text/event-stream",
+    );
+    if (outcome.response.ok && plan.recall !== undefined && !streamed) {
+      const send = async (body: RequestBody) =>
+        readReply(await reach(url, headers, JSON.stringify(body), timeoutMs));
+      return respondAfterRecall(c, protocol, outcome, plan, plan.recall, sent, send);
+    }
     if (outcome.response.ok || retries >= MAX_OVERFLOW_RETRIES) {
       return respond(c, protocol, outcome, plan, protocol.accumulator);
     }
@@ -503,6 +593,7 @@ async function forward(
       for (const [name, value] of Object.entries(plan.headers)) passed.set(name, value);
       return new Response(text, { status, headers: passed });
     }
+    sent = smaller;
     payload = JSON.stringify(smaller);
   }
 }

@@ -71,6 +71,7 @@ import {
   type GatewayMatch,
   type GatewayTurnInput,
   matchAndAppend,
+  recallSetting,
 } from "./gateway-turn";
 import { currentGeneration, generationRange } from "./generations";
 import { inflightKey, remember, replay } from "./idempotency";
@@ -145,6 +146,8 @@ export type GatewayTurnResult =
       lastSeq: number;
       /** By reference to the request's history, or whole when the session moved on meanwhile. */
       context: { byReference: GatewayContextByReference } | { whole: ContextData };
+      /** The session's setting `recall`: the gateway adds the recall tool and answers its calls. */
+      recall: boolean;
     };
 
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
@@ -658,6 +661,7 @@ export class SessionObject extends DurableObject<Env> {
         }
       }
       const served = this.#gatewayContext(key, match.generation.generation, match.lastSeq);
+      const recall = recallSetting(this.#sql());
       if (served !== undefined) {
         return {
           kind: "context",
@@ -666,6 +670,7 @@ export class SessionObject extends DurableObject<Env> {
           appended: match.appended,
           compactionTier,
           ...served,
+          recall,
         };
       }
       // Messages came in while a compaction ran: the context is no longer the request's history.
@@ -679,6 +684,7 @@ export class SessionObject extends DurableObject<Env> {
         tokens: whole.tokens,
         lastSeq: whole.lastSeq,
         context: { whole },
+        recall,
       };
     });
   }
