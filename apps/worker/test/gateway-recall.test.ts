@@ -203,26 +203,41 @@ describe("recall through the gateway: Chat Completions", () => {
     expect(calls[0]?.body?.tools).toEqual([own]);
   });
 
-  it("adds no tool when the session's recall is off, nor to a streamed request", async () => {
+  it("adds no tool when the session's recall is off", async () => {
     const tag = freshTag();
     const { client, messages } = await setUp(tag, freshSession("gw-recall"), false);
-    await client.chat.completions.create({ model: "gpt-4o", messages });
-    const on = freshTag();
-    const streaming = await setUp(on, freshSession("gw-recall"));
-    const stream = await streaming.client.chat.completions.create({
-      model: "gpt-4o",
-      messages: streaming.messages,
-      stream: true,
-    });
-    for await (const _chunk of stream) {
-      // Drained.
+    const { response } = await client.chat.completions
+      .create({ model: "gpt-4o", messages })
+      .withResponse();
+    const calls = (await upstreamCalls(tag)).slice(1);
+    expect(calls).toHaveLength(1);
+    expect(calls[0]?.body?.tools).toBeUndefined();
+    expect(response.headers.get("X-Condense-Recall-Rounds")).toBeNull();
+  });
+
+  it("holds a stream until its answer calls no recall, then relays only that one", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-recall");
+    const { client, messages } = await setUp(tag, session);
+    await queueAnswers(tag, [recalling(), { role: "assistant", content: FINAL }]);
+    const { data: stream, response } = await client.chat.completions
+      .create({ model: "gpt-4o", messages, stream: true })
+      .withResponse();
+    let text = "";
+    let toolCalls = 0;
+    for await (const chunk of stream) {
+      text += chunk.choices[0]?.delta.content ?? "";
+      toolCalls += chunk.choices[0]?.delta.tool_calls?.length ?? 0;
     }
-    const off = (await upstreamCalls(tag)).slice(1);
-    const streamed = (await upstreamCalls(on)).slice(1);
-    expect(off).toHaveLength(1);
-    expect(off[0]?.body?.tools).toBeUndefined();
-    expect(streamed).toHaveLength(1);
-    expect(streamed[0]?.body?.tools).toBeUndefined();
+    expect(text).toBe(FINAL);
+    expect(toolCalls).toBe(0);
+    expect(response.headers.get("X-Condense-Recall-Rounds")).toBe("1");
+    const calls = (await upstreamCalls(tag)).slice(1);
+    expect(calls.map((call) => call.body?.stream)).toEqual([true, true]);
+    expect(toolNames(calls[0])).toEqual(["recall"]);
+    expectRecallResults(calls[1]);
+    await waitFor(async () => (await transcript(session)).length === 6, "the streamed answer");
+    expect((await transcript(session))[5]?.message.content).toBe(FINAL);
   });
 });
 
@@ -326,5 +341,36 @@ describe("recall through the gateway: Anthropic Messages", () => {
     await waitFor(async () => (await transcript(session)).length === 6, "the final answer");
     const stored = await transcript(session);
     expect(stored[5]?.message.content).toEqual([{ type: "text", text: FINAL }]);
+  });
+
+  it("holds a stream until its answer calls no recall, then relays only that one", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-recall");
+    const client = anthropicClient(tag, { session });
+    const messages: Anthropic.Messages.MessageParam[] = [{ role: "user", content: "Start." }];
+    const first = await client.messages.create({
+      model: "claude-sonnet-5-5",
+      max_tokens: 512,
+      messages,
+    });
+    await waitFor(async () => (await transcript(session)).length === 2, "the first answer");
+    await recallOn(session);
+    await queueAnswers(tag, [recalling(), { role: "assistant", content: FINAL }]);
+    const stream = client.messages.stream({
+      model: "claude-sonnet-5-5",
+      max_tokens: 512,
+      messages: [
+        ...messages,
+        { role: "assistant", content: first.content },
+        { role: "user", content: QUESTION },
+      ],
+    });
+    const message = await stream.finalMessage();
+    expect(message.content).toEqual([{ type: "text", text: FINAL }]);
+    const calls = (await upstreamCalls(tag)).slice(1);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.body?.stream).toBe(true);
+    // No output recorded under call_test in this session: the model is told so, as data.
+    expect(resultTexts(calls[1])[0]).toMatch(/^recall failed: /);
   });
 });

@@ -119,22 +119,24 @@ function anthropicAccumulator(): StreamAccumulator {
   };
 }
 
-function contentBlocks(response: unknown): unknown[] {
-  return isRecord(response) && Array.isArray(response.content) ? response.content : [];
+/** The content blocks of the answer's assistant message. */
+function contentBlocks(answer: ProtocolAnswer): unknown[] {
+  const message = answer.messages[0];
+  return isRecord(message) && Array.isArray(message.content) ? message.content : [];
 }
 
 const anthropicTools: ToolRoundHooks = {
   declares: (body, name) => declaresTool(body.tools, name),
   withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallAnthropicTool()) }),
-  calls: (response) =>
-    contentBlocks(response).flatMap((block): AnswerToolCall[] =>
+  calls: (answer) =>
+    contentBlocks(answer).flatMap((block): AnswerToolCall[] =>
       isRecord(block) && block.type === "tool_use" && typeof block.id === "string"
         ? [{ id: block.id, name: String(block.name ?? ""), arguments: block.input }]
         : [],
     ),
-  withResults(body, response, results) {
+  withResults(body, answer, results) {
     // The blocks go back unchanged (thinking blocks keep their signatures, as Anthropic requires).
-    const assistant = { role: "assistant", content: contentBlocks(response) };
+    const assistant = { role: "assistant", content: contentBlocks(answer) };
     const answers = {
       role: "user",
       content: results.map((result) => ({

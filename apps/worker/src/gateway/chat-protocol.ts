@@ -82,13 +82,10 @@ function chatAccumulator(): StreamAccumulator {
   };
 }
 
-/** The first choice's message of a complete response, or undefined. */
-function answerMessage(body: unknown): Record<string, unknown> | undefined {
-  if (!isRecord(body) || !Array.isArray(body.choices)) return undefined;
-  const choice = (body.choices as unknown[]).find(
-    (candidate) => isRecord(candidate) && (candidate.index ?? 0) === 0,
-  );
-  return isRecord(choice) && isRecord(choice.message) ? choice.message : undefined;
+/** The answer's assistant message (the first choice's). */
+function answerMessage(answer: ProtocolAnswer): Record<string, unknown> | undefined {
+  const message = answer.messages[0];
+  return isRecord(message) ? message : undefined;
 }
 
 function toolCallsOf(message: Record<string, unknown> | undefined): AnswerToolCall[] {
@@ -109,9 +106,9 @@ function toolCallsOf(message: Record<string, unknown> | undefined): AnswerToolCa
 const chatTools: ToolRoundHooks = {
   declares: (body, name) => declaresTool(body.tools, name),
   withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallChatCompletionsTool()) }),
-  calls: (response) => toolCallsOf(answerMessage(response)),
-  withResults(body, response, results) {
-    const message = answerMessage(response);
+  calls: (answer) => toolCallsOf(answerMessage(answer)),
+  withResults(body, answer, results) {
+    const message = answerMessage(answer);
     // Only the fields an assistant message param takes (a response's `annotations` is not one).
     const assistant = {
       role: "assistant",

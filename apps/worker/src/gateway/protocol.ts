@@ -59,10 +59,14 @@ export interface ToolRoundHooks {
   declares(body: RequestBody, name: string): boolean;
   /** The request with the recall tool added to its `tools`. */
   withRecallTool(body: RequestBody): RequestBody;
-  /** Every tool call of a complete (non-streamed) response body, in order. */
-  calls(response: unknown): AnswerToolCall[];
-  /** The request with the response's assistant turn, then a result for each of its calls, appended. */
-  withResults(body: RequestBody, response: unknown, results: readonly ToolResult[]): RequestBody;
+  /** Every tool call of a complete answer (of a response body, or of a stream), in order. */
+  calls(answer: ProtocolAnswer): AnswerToolCall[];
+  /** The request with the answer's assistant turn, then a result for each of its calls, appended. */
+  withResults(
+    body: RequestBody,
+    answer: ProtocolAnswer,
+    results: readonly ToolResult[],
+  ): RequestBody;
   /** The request asking for an answer without tool calls (the tools stay declared). */
   withoutToolCalls(body: RequestBody): RequestBody;
 }

@@ -8,6 +8,7 @@ import {
   answerRecallCall,
   MAX_RECALL_ROUNDS,
   NOT_RUN,
+  type RoundsTransport,
   runRecallRounds,
   type UpstreamReply,
 } from "./recall-rounds";
@@ -138,6 +139,10 @@ describe.each(PROTOCOLS.map((protocol) => [protocol.name, protocol] as const))(
   (name, protocol) => {
     const respond = RESPONSES[name] as (answer: string | Call[]) => unknown;
     const request = protocol.tools.withRecallTool(REQUESTS[name] as RequestBody);
+    const via = (send: (body: RequestBody) => Promise<UpstreamReply>): RoundsTransport => ({
+      send,
+      read: (reply) => protocol.answer(JSON.parse(reply.text)),
+    });
 
     it("answers the recall calls, sends again with the turn appended, and returns the answer", async () => {
       const source = fakeSource();
@@ -152,10 +157,10 @@ describe.each(PROTOCOLS.map((protocol) => [protocol.name, protocol] as const))(
           ]),
         ),
         source,
-        async (body) => {
+        via(async (body: RequestBody) => {
           sent.push(body);
           return reply(respond("The test expected 3 rows and got 2."));
-        },
+        }),
       );
       expect(result.rounds).toBe(1);
       expect(JSON.parse(result.reply.text)).toEqual(respond("The test expected 3 rows and got 2."));
@@ -173,9 +178,15 @@ describe.each(PROTOCOLS.map((protocol) => [protocol.name, protocol] as const))(
 
     it("returns an answer without recall calls as it came, in no round", async () => {
       const first = reply(respond("Nothing to recall."));
-      const result = await runRecallRounds(protocol, request, first, fakeSource(), async () => {
-        throw new Error("not sent again");
-      });
+      const result = await runRecallRounds(
+        protocol,
+        request,
+        first,
+        fakeSource(),
+        via(async () => {
+          throw new Error("not sent again");
+        }),
+      );
       expect(result).toEqual({ reply: first, rounds: 0 });
     });
 
@@ -187,10 +198,10 @@ describe.each(PROTOCOLS.map((protocol) => [protocol.name, protocol] as const))(
         request,
         reply(call(0)),
         fakeSource(),
-        async (body) => {
+        via(async (body: RequestBody) => {
           sent.push(body);
           return reply(sent.length < MAX_RECALL_ROUNDS ? call(sent.length) : respond("Done."));
-        },
+        }),
       );
       expect(result.rounds).toBe(MAX_RECALL_ROUNDS);
       expect(sent.map((body) => body.tool_choice)).toEqual([
@@ -206,7 +217,13 @@ describe.each(PROTOCOLS.map((protocol) => [protocol.name, protocol] as const))(
     it("refuses an upstream that still calls recall after the last round", async () => {
       const call = respond([{ id: "r", name: "recall", args: { query: "x" } }]);
       await expect(
-        runRecallRounds(protocol, request, reply(call), fakeSource(), async () => reply(call)),
+        runRecallRounds(
+          protocol,
+          request,
+          reply(call),
+          fakeSource(),
+          via(async () => reply(call)),
+        ),
       ).rejects.toMatchObject({ status: 502, code: "recall_rounds_exceeded" });
     });
 
@@ -223,10 +240,10 @@ describe.each(PROTOCOLS.map((protocol) => [protocol.name, protocol] as const))(
           ]),
         ),
         fakeSource(),
-        async (body) => {
+        via(async (body: RequestBody) => {
           sent.push(body);
           return failure;
-        },
+        }),
       );
       expect(result).toEqual({ reply: failure, rounds: 1 });
       expect(resultTexts(protocol, sent[0] as RequestBody)[1]).toBe(NOT_RUN);

@@ -12,7 +12,13 @@
 
 import { formatRecallAnswer, formatRecallError, parseRecallArguments } from "@condense/core";
 import { ApiError } from "../api/errors";
-import type { AnswerToolCall, GatewayProtocol, RequestBody, ToolResult } from "./protocol";
+import type {
+  AnswerToolCall,
+  GatewayProtocol,
+  ProtocolAnswer,
+  RequestBody,
+  ToolResult,
+} from "./protocol";
 import type { RecallSource } from "./recall-source";
 import { SearchUnavailableError } from "./session-search";
 
@@ -40,14 +46,6 @@ export interface RecallRoundsResult {
   reply: UpstreamReply;
   /** Rounds of recall calls answered (0: the first answer called no recall). */
   rounds: number;
-}
-
-function parsed(reply: UpstreamReply): unknown {
-  try {
-    return JSON.parse(reply.text) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The text answering one recall call; never throws (a failure is text for the model). */
@@ -93,9 +91,17 @@ async function results(
   );
 }
 
+/** How the rounds reach the upstream and read its replies. */
+export interface RoundsTransport {
+  /** Sends a request again, and reads the reply whole. */
+  send(body: RequestBody): Promise<UpstreamReply>;
+  /** The answer of a successful reply (a JSON body, or a whole stream), or undefined. */
+  read(reply: UpstreamReply): ProtocolAnswer | undefined;
+}
+
 /**
  * Starting from the upstream's `first` reply to `body` (which declares the recall tool), answers
- * recall calls and sends the request again with `send` until an answer calls no recall, at most
+ * recall calls and sends the request again until an answer calls no recall, at most
  * `MAX_RECALL_ROUNDS` times. An upstream error in a later round is the reply, as it was.
  */
 export async function runRecallRounds(
@@ -103,15 +109,17 @@ export async function runRecallRounds(
   body: RequestBody,
   first: UpstreamReply,
   source: RecallSource,
-  send: (body: RequestBody) => Promise<UpstreamReply>,
+  transport: RoundsTransport,
 ): Promise<RecallRoundsResult> {
   let reply = first;
   let current = body;
   for (let rounds = 0; ; rounds++) {
     if (reply.status < 200 || reply.status >= 300) return { reply, rounds };
-    const response = parsed(reply);
-    const calls = protocol.tools.calls(response);
-    if (!calls.some((call) => call.name === RECALL_TOOL)) return { reply, rounds };
+    const answer = transport.read(reply);
+    const calls = answer === undefined ? [] : protocol.tools.calls(answer);
+    if (answer === undefined || !calls.some((call) => call.name === RECALL_TOOL)) {
+      return { reply, rounds };
+    }
     if (rounds >= MAX_RECALL_ROUNDS) {
       // The upstream ignored the last round's tool_choice none: its recall call cannot reach the client.
       throw new ApiError(
@@ -120,8 +128,8 @@ export async function runRecallRounds(
         `the upstream still called recall after ${MAX_RECALL_ROUNDS} rounds and a request for an answer without tool calls; retry, or turn the session's recall setting off`,
       );
     }
-    current = protocol.tools.withResults(current, response, await results(source, calls));
+    current = protocol.tools.withResults(current, answer, await results(source, calls));
     if (rounds + 1 === MAX_RECALL_ROUNDS) current = protocol.tools.withoutToolCalls(current);
-    reply = await send(current);
+    reply = await transport.send(current);
   }
 }

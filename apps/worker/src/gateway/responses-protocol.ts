@@ -57,27 +57,23 @@ function inputItems(body: RequestBody): unknown[] {
   return Array.isArray(body.input) ? body.input : [];
 }
 
-function outputItems(response: unknown): unknown[] {
-  return isRecord(response) && Array.isArray(response.output) ? response.output : [];
-}
-
 const responsesTools: ToolRoundHooks = {
   declares: (body, name) => declaresTool(body.tools, name),
   withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallResponsesTool()) }),
-  calls: (response) =>
-    outputItems(response).flatMap((item): AnswerToolCall[] =>
+  calls: (answer) =>
+    answer.messages.flatMap((item): AnswerToolCall[] =>
       isRecord(item) && item.type === "function_call" && typeof item.call_id === "string"
         ? [{ id: item.call_id, name: String(item.name ?? ""), arguments: item.arguments }]
         : [],
     ),
-  withResults(body, response, results) {
+  withResults(body, answer, results) {
     // The output items go back as input items, as the Responses API takes them (reasoning included).
     const answers = results.map((result) => ({
       type: "function_call_output",
       call_id: result.id,
       output: result.text,
     }));
-    return { ...body, input: [...inputItems(body), ...outputItems(response), ...answers] };
+    return { ...body, input: [...inputItems(body), ...answer.messages, ...answers] };
   },
   withoutToolCalls: (body) => ({ ...body, tool_choice: "none" }),
 };

@@ -18,6 +18,9 @@
  * upstream's error is returned as it was. Every other upstream error passes
  * through with its status and body; the gateway's own errors come in the
  * route's protocol shape, so the SDKs raise their own error classes.
+ *
+ * A session whose setting `recall` is on gets the recall tool added, and its
+ * calls answered here, out of the client's sight (`gateway/recall-rounds`).
  */
 
 import {
@@ -29,6 +32,7 @@ import {
   parseOverflowTokens,
 } from "@condense/core";
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createParser } from "eventsource-parser";
 import type { Context } from "hono";
 import { ApiError } from "../api/errors";
 import { canonicalMessages, renderMessages } from "../api/formats";
@@ -351,10 +355,9 @@ async function sessionPlan(
     "whole" in served.context
       ? renderContext(served.context.whole, protocol.format)
       : renderReference(served.context.byReference, canonical, protocol.format);
-  // Recall is answered for a complete answer only (a stream reaches the client as it comes), and
-  // never for a request that declares a tool named recall itself: that one is the client's to answer.
+  // Never for a request that declares a tool named recall itself: that one is the client's to answer.
   const recall =
-    served.recall && body.stream !== true && !protocol.tools.declares(body, RECALL_TOOL)
+    served.recall && !protocol.tools.declares(body, RECALL_TOOL)
       ? sessionRecallSource(stub, key)
       : undefined;
   const outgoing = (next: RequestBody): RequestBody =>
@@ -519,9 +522,24 @@ function parseJson(text: string): unknown {
   }
 }
 
+function isStream(headers: Headers): boolean {
+  return (headers.get("content-type") ?? "").includes("text/event-stream");
+}
+
+/** The answer of a whole reply: a JSON body, or a stream's events run through the accumulator. */
+function replyAnswer(protocol: GatewayProtocol, reply: UpstreamReply): ProtocolAnswer | undefined {
+  if (!isStream(reply.headers)) return protocol.answer(parseJson(reply.text));
+  const accumulator = protocol.accumulator();
+  const parser = createParser({ onEvent: (event) => accumulator.event(event) });
+  parser.feed(reply.text);
+  return accumulator.result();
+}
+
 /**
  * The client's answer to a request that declares the recall tool: recall calls answered inside the
- * gateway (`gateway/recall-rounds`), then the answer that calls no recall returned and stored.
+ * gateway (`gateway/recall-rounds`), then the answer that calls no recall returned and stored. A
+ * stream is read whole before a byte of it is relayed (whether it calls recall is known only at its
+ * end), then given to the client as it came; the response deadline covers the whole stream.
  */
 async function respondAfterRecall(
   c: Context<AppEnv>,
@@ -533,20 +551,20 @@ async function respondAfterRecall(
   send: (body: RequestBody) => Promise<UpstreamReply>,
 ): Promise<Response> {
   const first = await readReply(outcome);
-  const { reply, rounds } = await runRecallRounds(protocol, sent, first, recall, send);
+  const read = (reply: UpstreamReply) => replyAnswer(protocol, reply);
+  const { reply, rounds } = await runRecallRounds(protocol, sent, first, recall, { send, read });
   plan.headers[GATEWAY_HEADERS.recallRounds] = String(rounds);
   const headers = clientResponseHeaders(reply.headers);
   for (const [name, value] of Object.entries(plan.headers)) headers.set(name, value);
   const ok = reply.status >= 200 && reply.status < 300;
-  const answer = ok ? protocol.answer(parseJson(reply.text)) : undefined;
+  const answer = ok ? read(reply) : undefined;
   if (answer !== undefined) {
     // Only the final answer is stored, not the hidden rounds: the client's next history holds its
     // request and this answer, and must still extend the session for the next turn to match it.
     // Its provider count is the first round's: the prompt the session served, without the recalled
     // material, which is what calibrates the session's own count.
     const { inputTokens: _rounds, ...final } = answer;
-    const firstTokens =
-      rounds === 0 ? answer.inputTokens : protocol.answer(parseJson(first.text))?.inputTokens;
+    const firstTokens = rounds === 0 ? answer.inputTokens : read(first)?.inputTokens;
     keepAlive(
       c,
       plan.answered(firstTokens === undefined ? final : { ...final, inputTokens: firstTokens }),
@@ -570,10 +588,7 @@ async function forward(
   for (let retries = 0; ; retries++) {
     const outcome = await reach(url, headers, payload, timeoutMs);
     if (retries > 0) plan.headers[GATEWAY_HEADERS.retries] = String(retries);
-    const streamed = (outcome.response.headers.get("content-type") ?? "").includes(
-      "text/event-stream",
-    );
-    if (outcome.response.ok && plan.recall !== undefined && !streamed) {
+    if (outcome.response.ok && plan.recall !== undefined) {
       const send = async (body: RequestBody) =>
         readReply(await reach(url, headers, JSON.stringify(body), timeoutMs));
       return respondAfterRecall(c, protocol, outcome, plan, plan.recall, sent, send);
