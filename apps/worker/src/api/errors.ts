@@ -39,6 +39,7 @@ export type ErrorCode =
   | "unknown_upstream"
   | "upstream_unreachable"
   | "upstream_timeout"
+  | "recall_rounds_exceeded"
   | "internal_error";
 
 export interface ErrorBody {

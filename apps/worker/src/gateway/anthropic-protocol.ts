@@ -11,13 +11,18 @@
  */
 
 import type { Message, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import { recallAnthropicTool } from "@condense/core";
 import {
+  type AnswerToolCall,
+  addTool,
   count,
+  declaresTool,
   eventData,
   type GatewayProtocol,
   isRecord,
   type ProtocolAnswer,
   type StreamAccumulator,
+  type ToolRoundHooks,
 } from "./protocol";
 
 /** Every token of the prompt: uncached, written to the cache and read from it. */
@@ -114,6 +119,39 @@ function anthropicAccumulator(): StreamAccumulator {
   };
 }
 
+/** The content blocks of the answer's assistant message. */
+function contentBlocks(answer: ProtocolAnswer): unknown[] {
+  const message = answer.messages[0];
+  return isRecord(message) && Array.isArray(message.content) ? message.content : [];
+}
+
+const anthropicTools: ToolRoundHooks = {
+  declares: (body, name) => declaresTool(body.tools, name),
+  withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallAnthropicTool()) }),
+  calls: (answer) =>
+    contentBlocks(answer).flatMap((block): AnswerToolCall[] =>
+      isRecord(block) && block.type === "tool_use" && typeof block.id === "string"
+        ? [{ id: block.id, name: String(block.name ?? ""), arguments: block.input }]
+        : [],
+    ),
+  withResults(body, answer, results) {
+    // The blocks go back unchanged (thinking blocks keep their signatures, as Anthropic requires).
+    const assistant = { role: "assistant", content: contentBlocks(answer) };
+    const answers = {
+      role: "user",
+      content: results.map((result) => ({
+        type: "tool_result",
+        tool_use_id: result.id,
+        content: result.text,
+      })),
+    };
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    return { ...body, messages: [...messages, assistant, answers] };
+  },
+  // The tools stay declared: Anthropic refuses a history with tool_use blocks and no tools.
+  withoutToolCalls: (body) => ({ ...body, tool_choice: { type: "none" } }),
+};
+
 export const anthropicProtocol: GatewayProtocol = {
   name: "anthropic",
   format: "anthropic",
@@ -141,6 +179,7 @@ export const anthropicProtocol: GatewayProtocol = {
     };
   },
   accumulator: anthropicAccumulator,
+  tools: anthropicTools,
   errorBody(status, _code, message) {
     return { type: "error", error: { type: anthropicErrorType(status), message } };
   },

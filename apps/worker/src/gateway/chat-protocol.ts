@@ -8,9 +8,13 @@
  * streams, and the gateway passes the upstream's bytes through untouched.
  */
 
+import { recallChatCompletionsTool } from "@condense/core";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import {
+  type AnswerToolCall,
+  addTool,
   count,
+  declaresTool,
   eventData,
   type GatewayProtocol,
   isRecord,
@@ -18,6 +22,7 @@ import {
   type ProtocolAnswer,
   type RequestBody,
   type StreamAccumulator,
+  type ToolRoundHooks,
 } from "./protocol";
 
 interface CallParts {
@@ -77,6 +82,54 @@ function chatAccumulator(): StreamAccumulator {
   };
 }
 
+/** The answer's assistant message (the first choice's). */
+function answerMessage(answer: ProtocolAnswer): Record<string, unknown> | undefined {
+  const message = answer.messages[0];
+  return isRecord(message) ? message : undefined;
+}
+
+function toolCallsOf(message: Record<string, unknown> | undefined): AnswerToolCall[] {
+  const calls = Array.isArray(message?.tool_calls) ? (message.tool_calls as unknown[]) : [];
+  return calls.flatMap((call) =>
+    isRecord(call) && typeof call.id === "string" && isRecord(call.function)
+      ? [
+          {
+            id: call.id,
+            name: String(call.function.name ?? ""),
+            arguments: call.function.arguments,
+          },
+        ]
+      : [],
+  );
+}
+
+const chatTools: ToolRoundHooks = {
+  declares: (body, name) => declaresTool(body.tools, name),
+  withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallChatCompletionsTool()) }),
+  calls: (answer) => toolCallsOf(answerMessage(answer)),
+  withResults(body, answer, results) {
+    const message = answerMessage(answer);
+    // Only the fields an assistant message param takes (a response's `annotations` is not one).
+    const assistant = {
+      role: "assistant",
+      content: typeof message?.content === "string" ? message.content : null,
+      tool_calls: toolCallsOf(message).map((call) => ({
+        id: call.id,
+        type: "function",
+        function: { name: call.name, arguments: call.arguments },
+      })),
+    };
+    const answers = results.map((result) => ({
+      role: "tool",
+      tool_call_id: result.id,
+      content: result.text,
+    }));
+    const messages = Array.isArray(body.messages) ? body.messages : [];
+    return { ...body, messages: [...messages, assistant, ...answers] };
+  },
+  withoutToolCalls: (body) => ({ ...body, tool_choice: "none" }),
+};
+
 export const chatProtocol: GatewayProtocol = {
   name: "chat",
   format: "openai",
@@ -98,6 +151,7 @@ export const chatProtocol: GatewayProtocol = {
     return { messages: [message], ...(inputTokens !== undefined ? { inputTokens } : {}) };
   },
   accumulator: chatAccumulator,
+  tools: chatTools,
   errorBody(status, code, message) {
     return { error: { message, type: openAIErrorType(status), param: null, code } };
   },

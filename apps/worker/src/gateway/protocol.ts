@@ -35,6 +35,42 @@ export interface StreamAccumulator {
   result(): ProtocolAnswer | undefined;
 }
 
+/** A tool call in a complete answer: its id, the tool's name and its arguments as the protocol has them. */
+export interface AnswerToolCall {
+  id: string;
+  name: string;
+  /** A JSON string (OpenAI) or an object (Anthropic's `input`). */
+  arguments: unknown;
+}
+
+/** The text that answers one tool call. */
+export interface ToolResult {
+  id: string;
+  text: string;
+}
+
+/**
+ * What the gateway needs to answer a tool's calls itself (`gateway/recall-rounds`): the tool
+ * declared in the request, its calls read from a complete answer, and the request again with the
+ * answer and the results appended to its history, in the protocol's own shapes.
+ */
+export interface ToolRoundHooks {
+  /** Whether the request declares a tool of this name itself. */
+  declares(body: RequestBody, name: string): boolean;
+  /** The request with the recall tool added to its `tools`. */
+  withRecallTool(body: RequestBody): RequestBody;
+  /** Every tool call of a complete answer (of a response body, or of a stream), in order. */
+  calls(answer: ProtocolAnswer): AnswerToolCall[];
+  /** The request with the answer's assistant turn, then a result for each of its calls, appended. */
+  withResults(
+    body: RequestBody,
+    answer: ProtocolAnswer,
+    results: readonly ToolResult[],
+  ): RequestBody;
+  /** The request asking for an answer without tool calls (the tools stay declared). */
+  withoutToolCalls(body: RequestBody): RequestBody;
+}
+
 export interface GatewayProtocol {
   name: ProtocolName;
   /** The message format of the engine this protocol's history converts from and to. */
@@ -51,6 +87,8 @@ export interface GatewayProtocol {
   /** The answer of a complete (non-streamed) response body. */
   answer(body: unknown): ProtocolAnswer | undefined;
   accumulator(): StreamAccumulator;
+  /** How the gateway answers the recall tool's calls itself. */
+  tools: ToolRoundHooks;
   /** An error the gateway itself answers, in the protocol's shape. */
   errorBody(status: number, code: string, message: string): unknown;
   /** The same error as a stream event, for a stream the gateway has to end (an upstream gone quiet). */
@@ -74,6 +112,23 @@ export function eventData(event: EventSourceMessage): Record<string, unknown> | 
   } catch {
     return undefined;
   }
+}
+
+/** Whether `tools` (a request's) has an entry named `name`, at the top or under `function`/`custom`. */
+export function declaresTool(tools: unknown, name: string): boolean {
+  if (!Array.isArray(tools)) return false;
+  return tools.some(
+    (tool) =>
+      isRecord(tool) &&
+      (tool.name === name ||
+        (isRecord(tool.function) && tool.function.name === name) ||
+        (isRecord(tool.custom) && tool.custom.name === name)),
+  );
+}
+
+/** `tools` (a request's, possibly absent) with `tool` added. */
+export function addTool(tools: unknown, tool: unknown): unknown[] {
+  return [...(Array.isArray(tools) ? tools : []), tool];
 }
 
 /** OpenAI's error `type` for a status, as its API names them. */

@@ -8,15 +8,21 @@
  * history here to manage: it is forwarded unchanged.
  */
 
+import { recallResponsesTool } from "@condense/core";
 import type { Response as OpenAIResponse } from "openai/resources/responses/responses";
 import {
+  type AnswerToolCall,
+  addTool,
   count,
+  declaresTool,
   eventData,
   type GatewayProtocol,
   isRecord,
   openAIErrorType,
   type ProtocolAnswer,
+  type RequestBody,
   type StreamAccumulator,
+  type ToolRoundHooks,
 } from "./protocol";
 
 function responseAnswer(body: unknown): ProtocolAnswer | undefined {
@@ -45,6 +51,33 @@ function responsesAccumulator(): StreamAccumulator {
   };
 }
 
+/** The request's `input` as items (a string is one user message). */
+function inputItems(body: RequestBody): unknown[] {
+  if (typeof body.input === "string") return [{ role: "user", content: body.input }];
+  return Array.isArray(body.input) ? body.input : [];
+}
+
+const responsesTools: ToolRoundHooks = {
+  declares: (body, name) => declaresTool(body.tools, name),
+  withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallResponsesTool()) }),
+  calls: (answer) =>
+    answer.messages.flatMap((item): AnswerToolCall[] =>
+      isRecord(item) && item.type === "function_call" && typeof item.call_id === "string"
+        ? [{ id: item.call_id, name: String(item.name ?? ""), arguments: item.arguments }]
+        : [],
+    ),
+  withResults(body, answer, results) {
+    // The output items go back as input items, as the Responses API takes them (reasoning included).
+    const answers = results.map((result) => ({
+      type: "function_call_output",
+      call_id: result.id,
+      output: result.text,
+    }));
+    return { ...body, input: [...inputItems(body), ...answer.messages, ...answers] };
+  },
+  withoutToolCalls: (body) => ({ ...body, tool_choice: "none" }),
+};
+
 export const responsesProtocol: GatewayProtocol = {
   name: "responses",
   format: "responses",
@@ -65,6 +98,7 @@ export const responsesProtocol: GatewayProtocol = {
   },
   answer: responseAnswer,
   accumulator: responsesAccumulator,
+  tools: responsesTools,
   errorBody(status, code, message) {
     return { error: { message, type: openAIErrorType(status), param: null, code } };
   },

@@ -18,6 +18,9 @@
  * upstream's error is returned as it was. Every other upstream error passes
  * through with its status and body; the gateway's own errors come in the
  * route's protocol shape, so the SDKs raise their own error classes.
+ *
+ * A session whose setting `recall` is on gets the recall tool added, and its
+ * calls answered here, out of the client's sight (`gateway/recall-rounds`).
  */
 
 import {
@@ -29,6 +32,7 @@ import {
   parseOverflowTokens,
 } from "@condense/core";
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import { createParser } from "eventsource-parser";
 import type { Context } from "hono";
 import { ApiError } from "../api/errors";
 import { canonicalMessages, renderMessages } from "../api/formats";
@@ -57,6 +61,8 @@ import type {
   RequestHistory,
   StreamAccumulator,
 } from "../gateway/protocol";
+import { RECALL_TOOL, runRecallRounds, type UpstreamReply } from "../gateway/recall-rounds";
+import { type RecallSource, sessionRecallSource } from "../gateway/recall-source";
 import { responsesProtocol } from "../gateway/responses-protocol";
 import { fitStateless } from "../gateway/stateless";
 import { relayStream } from "../gateway/stream-relay";
@@ -86,6 +92,7 @@ export const GATEWAY_HEADERS = {
   stateless: "X-Condense-Stateless",
   passthrough: "X-Condense-Passthrough",
   retries: "X-Condense-Overflow-Retries",
+  recallRounds: "X-Condense-Recall-Rounds",
 } as const;
 
 /** Overflows recovered (compacted and retried) per request before the upstream's error is returned. */
@@ -237,6 +244,8 @@ interface ForwardPlan {
   recover(error: { status: number; text: string }): Promise<RequestBody | undefined>;
   /** Handles the complete answer (appends it to the session); never rejects. */
   answered(answer: ProtocolAnswer): Promise<void>;
+  /** Set when `body` declares the recall tool that the gateway answers (`gateway/recall-rounds`). */
+  recall?: RecallSource;
 }
 
 const nothingToStore = async (): Promise<void> => {};
@@ -346,9 +355,20 @@ async function sessionPlan(
     "whole" in served.context
       ? renderContext(served.context.whole, protocol.format)
       : renderReference(served.context.byReference, canonical, protocol.format);
+  // Never for a request that declares a tool named recall itself: that one is the client's to answer.
+  const recall =
+    served.recall && !protocol.tools.declares(body, RECALL_TOOL)
+      ? sessionRecallSource(stub, key)
+      : undefined;
+  const outgoing = (next: RequestBody): RequestBody =>
+    recall === undefined ? next : protocol.tools.withRecallTool(next);
+  if (recall !== undefined) headers[GATEWAY_HEADERS.recallRounds] = "0";
   return {
-    ...(context === undefined ? { body, text } : { body: protocol.withContext(body, context) }),
+    ...(context === undefined && recall === undefined
+      ? { body, text }
+      : { body: outgoing(context === undefined ? body : protocol.withContext(body, context)) }),
     headers,
+    ...(recall !== undefined ? { recall } : {}),
     async recover(error) {
       let data: OverflowData;
       try {
@@ -367,7 +387,7 @@ async function sessionPlan(
       headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
       const last = unwrap(await stub.compactions(key)).at(-1);
       if (last !== undefined) headers[GATEWAY_HEADERS.compaction] = String(last.tier);
-      return protocol.withContext(body, renderContext(data, protocol.format));
+      return outgoing(protocol.withContext(body, renderContext(data, protocol.format)));
     },
     async answered(answer) {
       try {
@@ -466,6 +486,93 @@ function timedOut(): ApiError {
   );
 }
 
+/** Calls the upstream; a timeout or an unreachable upstream is the gateway's error. */
+async function reach(
+  url: string,
+  headers: Headers,
+  payload: string,
+  timeoutMs: number,
+): Promise<Extract<UpstreamOutcome, { kind: "response" }>> {
+  const outcome = await callUpstream(url, { method: "POST", headers, body: payload }, timeoutMs);
+  if (outcome.kind === "timeout") throw timedOut();
+  if (outcome.kind === "unreachable") {
+    throw new ApiError(
+      502,
+      "upstream_unreachable",
+      `the upstream could not be reached (${outcome.detail}); check its base URL in the deployment's configuration`,
+    );
+  }
+  return outcome;
+}
+
+/** A response read whole. */
+async function readReply(
+  outcome: Extract<UpstreamOutcome, { kind: "response" }>,
+): Promise<UpstreamReply> {
+  const text = await readUpstreamText(outcome);
+  if (text === undefined) throw timedOut();
+  return { status: outcome.response.status, headers: outcome.response.headers, text };
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
+function isStream(headers: Headers): boolean {
+  return (headers.get("content-type") ?? "").includes("text/event-stream");
+}
+
+/** The answer of a whole reply: a JSON body, or a stream's events run through the accumulator. */
+function replyAnswer(protocol: GatewayProtocol, reply: UpstreamReply): ProtocolAnswer | undefined {
+  if (!isStream(reply.headers)) return protocol.answer(parseJson(reply.text));
+  const accumulator = protocol.accumulator();
+  const parser = createParser({ onEvent: (event) => accumulator.event(event) });
+  parser.feed(reply.text);
+  return accumulator.result();
+}
+
+/**
+ * The client's answer to a request that declares the recall tool: recall calls answered inside the
+ * gateway (`gateway/recall-rounds`), then the answer that calls no recall returned and stored. A
+ * stream is read whole before a byte of it is relayed (whether it calls recall is known only at its
+ * end), then given to the client as it came; the response deadline covers the whole stream.
+ */
+async function respondAfterRecall(
+  c: Context<AppEnv>,
+  protocol: GatewayProtocol,
+  outcome: Extract<UpstreamOutcome, { kind: "response" }>,
+  plan: ForwardPlan,
+  recall: RecallSource,
+  sent: RequestBody,
+  send: (body: RequestBody) => Promise<UpstreamReply>,
+): Promise<Response> {
+  const first = await readReply(outcome);
+  const read = (reply: UpstreamReply) => replyAnswer(protocol, reply);
+  const { reply, rounds } = await runRecallRounds(protocol, sent, first, recall, { send, read });
+  plan.headers[GATEWAY_HEADERS.recallRounds] = String(rounds);
+  const headers = clientResponseHeaders(reply.headers);
+  for (const [name, value] of Object.entries(plan.headers)) headers.set(name, value);
+  const ok = reply.status >= 200 && reply.status < 300;
+  const answer = ok ? read(reply) : undefined;
+  if (answer !== undefined) {
+    // Only the final answer is stored, not the hidden rounds: the client's next history holds its
+    // request and this answer, and must still extend the session for the next turn to match it.
+    // Its provider count is the first round's: the prompt the session served, without the recalled
+    // material, which is what calibrates the session's own count.
+    const { inputTokens: _rounds, ...final } = answer;
+    const firstTokens = rounds === 0 ? answer.inputTokens : read(first)?.inputTokens;
+    keepAlive(
+      c,
+      plan.answered(firstTokens === undefined ? final : { ...final, inputTokens: firstTokens }),
+    );
+  }
+  return new Response(reply.text, { status: reply.status, headers });
+}
+
 /** Sends `plan.body` upstream, recovering from overflows, and answers the client. */
 async function forward(
   c: Context<AppEnv>,
@@ -477,17 +584,15 @@ async function forward(
   const timeoutMs = millis(c.env.GATEWAY_TIMEOUT_MS, DEFAULT_TIMEOUT_MS);
   // The request as it came while nothing in it changed; re-serialized only once it did.
   let payload = plan.text ?? JSON.stringify(plan.body);
+  let sent = plan.body;
   for (let retries = 0; ; retries++) {
-    const outcome = await callUpstream(url, { method: "POST", headers, body: payload }, timeoutMs);
-    if (outcome.kind === "timeout") throw timedOut();
-    if (outcome.kind === "unreachable") {
-      throw new ApiError(
-        502,
-        "upstream_unreachable",
-        `the upstream could not be reached (${outcome.detail}); check its base URL in the deployment's configuration`,
-      );
-    }
+    const outcome = await reach(url, headers, payload, timeoutMs);
     if (retries > 0) plan.headers[GATEWAY_HEADERS.retries] = String(retries);
+    if (outcome.response.ok && plan.recall !== undefined) {
+      const send = async (body: RequestBody) =>
+        readReply(await reach(url, headers, JSON.stringify(body), timeoutMs));
+      return respondAfterRecall(c, protocol, outcome, plan, plan.recall, sent, send);
+    }
     if (outcome.response.ok || retries >= MAX_OVERFLOW_RETRIES) {
       return respond(c, protocol, outcome, plan, protocol.accumulator);
     }
@@ -503,6 +608,7 @@ async function forward(
       for (const [name, value] of Object.entries(plan.headers)) passed.set(name, value);
       return new Response(text, { status, headers: passed });
     }
+    sent = smaller;
     payload = JSON.stringify(smaller);
   }
 }

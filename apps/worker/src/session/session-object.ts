@@ -76,6 +76,7 @@ import {
   type GatewayMatch,
   type GatewayTurnInput,
   matchAndAppend,
+  recallSetting,
 } from "./gateway-turn";
 import { currentGeneration, generationRange } from "./generations";
 import { inflightKey, remember, replay } from "./idempotency";
@@ -153,6 +154,8 @@ export type GatewayTurnResult =
       lastSeq: number;
       /** By reference to the request's history, or whole when the session moved on meanwhile. */
       context: { byReference: GatewayContextByReference } | { whole: ContextData };
+      /** The session's setting `recall`: the gateway adds the recall tool and answers its calls. */
+      recall: boolean;
     };
 
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
@@ -801,6 +804,7 @@ export class SessionObject extends DurableObject<Env> {
         }
       }
       const served = this.#gatewayContext(key, match.generation.generation, match.lastSeq);
+      const recall = recallSetting(this.#sql());
       if (served !== undefined) {
         return {
           kind: "context",
@@ -809,6 +813,7 @@ export class SessionObject extends DurableObject<Env> {
           appended: match.appended,
           compactionTier,
           ...served,
+          recall,
         };
       }
       // Messages came in while a compaction ran: the context is no longer the request's history.
@@ -822,6 +827,7 @@ export class SessionObject extends DurableObject<Env> {
         tokens: whole.tokens,
         lastSeq: whole.lastSeq,
         context: { whole },
+        recall,
       };
     });
   }
