@@ -5,7 +5,6 @@
  * client and the session see only the final answer.
  */
 
-import { runInDurableObject } from "cloudflare:test";
 import type Anthropic from "@anthropic-ai/sdk";
 import { RECALL_FENCE_CLOSE, RECALL_FENCE_OPEN } from "@condense/core";
 import type OpenAI from "openai";
@@ -18,19 +17,16 @@ import {
   upstreamCalls,
 } from "./gateway-helpers";
 import type { RecordedCall } from "./gateway-upstream";
-import { freshSession, stubFor, transcript, waitFor } from "./helpers";
+import { call, freshSession, transcript, waitFor } from "./helpers";
 
 const OUTPUT = "FAIL src/users.test.ts: expected 3 rows, got 2 (fixture ZX-4471)";
 const QUESTION = "Which fixture failed?";
 const FINAL = "The failing fixture was ZX-4471.";
 
-/** Turns the session's setting `recall` on as the settings route stores it (one JSON row). */
+/** Turns the session's setting `recall` on through the settings route. */
 async function recallOn(session: string): Promise<void> {
-  await runInDurableObject(stubFor("alice", session), (_instance, state) => {
-    state.storage.sql.exec(
-      "INSERT OR REPLACE INTO condense_settings (key, value) VALUES ('recall', 'true')",
-    );
-  });
+  const patched = await call("PATCH", `/v1/sessions/${session}`, { body: { recall: true } });
+  expect(patched.status).toBe(200);
 }
 
 /** A canonical assistant message calling recall, as the test upstream's queue takes it. */
@@ -81,7 +77,10 @@ function expectRecallResults(call: RecordedCall | undefined): void {
   const texts = resultTexts(call);
   const output = texts.find((text) => text.includes("complete output of tool call call_test"));
   expect(output).toContain(`${RECALL_FENCE_OPEN}\n${OUTPUT}\n${RECALL_FENCE_CLOSE}`);
-  expect(texts.some((text) => /^recall failed: search is not available/.test(text))).toBe(true);
+  // The query answered from the session's full-text search: the tool output that holds the fixture id.
+  const found = texts.find((text) => /^recall: \d+ match(es)? for "ZX-4471"/.test(text));
+  expect(found).toContain("call_test");
+  expect(found).toMatch(/«ZX»-«4471»|«ZX-4471»/);
 }
 
 describe("recall through the gateway: Chat Completions", () => {

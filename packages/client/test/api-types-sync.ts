@@ -79,4 +79,7 @@ export const inSync: InSync = [
   true,
   true,
   true,
+  true,
+  true,
+  true,
 ];

@@ -14,7 +14,6 @@ import {
 } from "./recall-rounds";
 import type { RecallSource } from "./recall-source";
 import { responsesProtocol } from "./responses-protocol";
-import { SearchUnavailableError } from "./session-search";
 
 interface Call {
   id: string;
@@ -266,20 +265,20 @@ describe("the recall tool in requests", () => {
 });
 
 describe("answerRecallCall", () => {
-  it("turns bad arguments, unknown ids and an unavailable search into text for the model", async () => {
+  it("turns bad arguments, unknown ids and a refused query into text for the model", async () => {
     const source = fakeSource();
     expect(await answerRecallCall(source, "{not json")).toMatch(/^recall was not run: .*JSON/);
     expect(await answerRecallCall(source, { toolCallId: "call_nope" })).toBe(
       "recall failed: no tool output with id call_nope",
     );
-    const unavailable: RecallSource = {
+    const refused: RecallSource = {
       ...source,
       search: async () => {
-        throw new SearchUnavailableError();
+        throw new ApiError(400, "invalid_query", "the query has no word to search for");
       },
     };
-    expect(await answerRecallCall(unavailable, '{"query": "rows"}')).toMatch(
-      /^recall failed: search is not available/,
+    expect(await answerRecallCall(refused, '{"query": "%%"}')).toBe(
+      "recall failed: the query has no word to search for",
     );
   });
 

@@ -20,7 +20,6 @@ import type {
   ToolResult,
 } from "./protocol";
 import type { RecallSource } from "./recall-source";
-import { SearchUnavailableError } from "./session-search";
 
 /**
  * Rounds of recall calls answered per client request. Three lets a model search, then read an
@@ -63,8 +62,8 @@ export async function answerRecallCall(source: RecallSource, input: unknown): Pr
       output: await source.toolOutput(request.toolCallId),
     });
   } catch (error) {
-    // The service's own errors say what was wrong (an unknown tool-call id, search unavailable).
-    if (error instanceof ApiError || error instanceof SearchUnavailableError) {
+    // The service's own errors say what was wrong (an unknown tool-call id, a query with no word).
+    if (error instanceof ApiError) {
       return formatRecallError(error.message);
     }
     // Anything else (the session object unreachable) fails this call, not the client's request.

@@ -2,15 +2,18 @@
  * @module gateway/recall-source
  * Where the gateway's recall rounds get their answers: an interface, so the
  * rounds are tested with a fake, and its implementation over a session's
- * Durable Object (a search through `gateway/session-search`, a tool call's
- * exact output through the `toolOutput` RPC that `/tool-outputs` serves).
+ * Durable Object (its `search` RPC, which `/search` serves, and a tool
+ * call's exact output through the `toolOutput` RPC that `/tool-outputs` serves).
  */
 
 import type { RecallSearchHit, RecallToolOutput } from "@condense/core";
 import { unwrap } from "../api/rpc-result";
-import type { ToolOutputResponseBody } from "../api/schemas";
+import type { SearchResponseBody, ToolOutputResponseBody } from "../api/schemas";
+import type { SessionObject } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
-import { type SessionStub, searchSession } from "./session-search";
+
+/** A session's Durable Object, as the Worker calls it. */
+export type SessionStub = DurableObjectStub<SessionObject>;
 
 /** What a recall call is answered from; a failure is thrown (an `ApiError`'s message reaches the model). */
 export interface RecallSource {
@@ -21,7 +24,10 @@ export interface RecallSource {
 /** The recall source of the session of `key`. */
 export function sessionRecallSource(stub: SessionStub, key: SessionKey): RecallSource {
   return {
-    search: (query) => searchSession(stub, key, query),
+    async search(query) {
+      const found = unwrap<SearchResponseBody>(await stub.search(key, query));
+      return found.results;
+    },
     async toolOutput(toolCallId) {
       const output = unwrap<ToolOutputResponseBody>(await stub.toolOutput(key, toolCallId));
       return {

@@ -254,20 +254,3 @@ export function appendAnswer(
     throw error;
   }
 }
-
-/**
- * Whether the session's setting `recall` is on (the gateway then answers the recall tool itself).
- * Read from its stored row, not through `readSettings`, which keeps only the settings it knows and
- * does not know this one everywhere yet; either way the setting is stored as JSON under `recall`.
- */
-export function recallSetting(sql: SqlStorage): boolean {
-  const row = sql
-    .exec<{ value: string }>("SELECT value FROM condense_settings WHERE key = 'recall'")
-    .toArray()[0];
-  if (row === undefined) return false;
-  try {
-    return JSON.parse(row.value) === true;
-  } catch {
-    return false;
-  }
-}

@@ -40,8 +40,8 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../api/schemas";
-import { userMemorySink, userStub } from "../user/user-stub";
 import { logLine } from "../log/log-lines";
+import { userMemorySink, userStub } from "../user/user-stub";
 import { type AppendInput, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
 import type { MemorySinkFactory } from "./compaction/memory-flush";
@@ -76,7 +76,6 @@ import {
   type GatewayMatch,
   type GatewayTurnInput,
   matchAndAppend,
-  recallSetting,
 } from "./gateway-turn";
 import { currentGeneration, generationRange } from "./generations";
 import { inflightKey, remember, replay } from "./idempotency";
@@ -803,8 +802,10 @@ export class SessionObject extends DurableObject<Env> {
           // The committed view is still whole; it is served (the failure was logged).
         }
       }
-      const served = this.#gatewayContext(key, match.generation.generation, match.lastSeq);
-      const recall = recallSetting(this.#sql());
+      // With `memory` on, the user's memories go upstream as they go in `/context`.
+      const memory = await this.#memoryFor(key);
+      const served = this.#gatewayContext(key, match.generation.generation, match.lastSeq, memory);
+      const { recall } = readSettings(this.#sql());
       if (served !== undefined) {
         return {
           kind: "context",
@@ -817,7 +818,7 @@ export class SessionObject extends DurableObject<Env> {
         };
       }
       // Messages came in while a compaction ran: the context is no longer the request's history.
-      const whole = this.#contextData(key, compactionTier !== null);
+      const whole = this.#contextData(key, compactionTier !== null, undefined, memory);
       return {
         kind: "context",
         generation: match.generation.generation,
@@ -841,6 +842,7 @@ export class SessionObject extends DurableObject<Env> {
     key: SessionKey,
     generation: number,
     lastSeq: number,
+    memory: MemoryInsert | undefined,
   ):
     | { tokens: number; lastSeq: number; context: { byReference: GatewayContextByReference } }
     | undefined {
@@ -851,7 +853,12 @@ export class SessionObject extends DurableObject<Env> {
     const view = readViewState(sql);
     const historyFrom = (view?.covered_seq ?? 0) - current.firstSeq + 1;
     if (historyFrom < 0) return undefined;
-    const settings = readSettings(sql);
+    const stored = readSettings(sql);
+    // The memory block is placed and counted as one more pinned message, as in `/context`.
+    const settings =
+      memory?.message === undefined
+        ? stored
+        : { ...stored, pinned: [...stored.pinned, memory.message] };
     const size = contextSize(sql, this.#store);
     const measure = measureContext(session, settings, size.tokens, this.env.DEFAULT_MODEL);
     // What the client sends next; a provider's count in a later overflow report refers to it.
