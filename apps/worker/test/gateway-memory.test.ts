@@ -9,6 +9,7 @@ import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { MEMORY_FENCE_OPEN } from "../src/user/memory-block";
 import { freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
+import type { RecordedCall } from "./gateway-upstream";
 import { call, freshSession, transcript, waitFor } from "./helpers";
 
 const history: OpenAI.Chat.ChatCompletionMessageParam[] = [
@@ -16,7 +17,7 @@ const history: OpenAI.Chat.ChatCompletionMessageParam[] = [
   { role: "user", content: "Set up the build for the billing service." },
 ];
 
-function upstreamMessages(recorded: { body?: Record<string, unknown> } | undefined) {
+function upstreamMessages(recorded: RecordedCall | undefined) {
   return (recorded?.body?.messages ?? []) as Array<{ role: string; content: unknown }>;
 }
 
