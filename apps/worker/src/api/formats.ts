@@ -68,12 +68,18 @@ function rethrow(error: unknown): never {
   throw error;
 }
 
-/** Canonical messages from a request, or the 400/413 `ApiError` that says what is wrong. */
+/**
+ * Canonical messages from a request, or the 400/413 `ApiError` that says what is wrong.
+ * `sourceLength`, the length of the JSON text the messages were parsed from, spares measuring each
+ * message when the whole text cannot hold a message over the limit (a gateway turn resends its whole
+ * history: measuring every message of it cost more than converting it).
+ */
 export function canonicalMessages(
   messages: readonly unknown[],
   format: MessageFormat = "openai",
   system?: unknown,
   path = "messages",
+  sourceLength?: number,
 ): ChatMessage[] {
   let canonical: ChatMessage[];
   try {
@@ -85,6 +91,8 @@ export function canonicalMessages(
     rethrow(error);
   }
   const limit = MAX_MESSAGE_CONTENT_BYTES + MESSAGE_ENVELOPE_BYTES;
+  // A UTF-16 unit is at most 3 bytes of UTF-8; conversion adds less than the envelope to a message.
+  if (sourceLength !== undefined && sourceLength * 3 <= MAX_MESSAGE_CONTENT_BYTES) return canonical;
   canonical.forEach((message, index) => {
     const size = messageSize(message);
     if (size > limit) {

@@ -145,4 +145,19 @@ describe("messageHashes", () => {
     expect(hashes[0]).toBe(hashes[1]);
     expect(hashes[2]).not.toBe(hashes[0]);
   });
+
+  it("answers a history hashed before from the isolate's cache, in order, with new messages among them", async () => {
+    const first = [
+      canonical({ role: "user", content: "cached one" }),
+      canonical({ role: "assistant", content: "cached two" }),
+    ];
+    await messageHashes(first);
+    const mixed = [
+      canonical({ role: "user", content: "new before" }),
+      ...first,
+      canonical({ role: "user", content: "new after" }),
+      canonical({ role: "user", content: [{ type: "text", text: "cached one" }] }),
+    ];
+    expect(await messageHashes(mixed)).toEqual(messageHashesSync(mixed));
+  });
 });

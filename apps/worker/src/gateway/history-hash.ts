@@ -75,17 +75,58 @@ export function canonicalContent(message: ChatMessage): string {
 
 const encoder = new TextEncoder();
 
+/** How many characters of canonical content the isolate's hash cache holds (about 8 MB of one-byte text). */
+const CACHE_CHARS = 8_000_000;
+
+/**
+ * Hashes this isolate computed, by canonical content, least recently used first (a Map keeps
+ * insertion order). An agent resends its whole history every turn and an isolate serves many
+ * turns: the earlier turns' messages are looked up, not digested again (a digest per message cost
+ * more than the whole lookup). Hand-written: twenty lines; a cache library would be a dependency.
+ */
+const hashCache = new Map<string, string>();
+let cachedChars = 0;
+
+function remember(content: string, hash: string): void {
+  if (content.length > CACHE_CHARS / 8 || hashCache.has(content)) return;
+  hashCache.set(content, hash);
+  cachedChars += content.length;
+  for (const key of hashCache.keys()) {
+    if (cachedChars <= CACHE_CHARS) break;
+    hashCache.delete(key);
+    cachedChars -= key.length;
+  }
+}
+
 /**
  * The hex SHA-256 of each message's canonical content, in order: what the Worker computes for a
- * request's history every turn, with the runtime's native digest (every digest started at once).
+ * request's history every turn, with the runtime's native digest for the contents this isolate has
+ * not hashed before.
  */
 export async function messageHashes(messages: readonly ChatMessage[]): Promise<string[]> {
-  const digests = await Promise.all(
-    messages.map((message) =>
-      crypto.subtle.digest("SHA-256", encoder.encode(canonicalContent(message))),
-    ),
+  const contents = messages.map(canonicalContent);
+  const hashes = contents.map((content) => {
+    const cached = hashCache.get(content);
+    if (cached === undefined) return undefined;
+    // Most recently used goes last.
+    hashCache.delete(content);
+    hashCache.set(content, cached);
+    return cached;
+  });
+  const missing = contents.flatMap((content, index) =>
+    hashes[index] === undefined ? [index] : [],
   );
-  return digests.map((digest) => bytesToHex(new Uint8Array(digest)));
+  const digests = await Promise.all(
+    missing.map((index) => crypto.subtle.digest("SHA-256", encoder.encode(contents[index] ?? ""))),
+  );
+  missing.forEach((index, at) => {
+    const digest = digests[at];
+    if (digest === undefined) return;
+    const hash = bytesToHex(new Uint8Array(digest));
+    hashes[index] = hash;
+    remember(contents[index] ?? "", hash);
+  });
+  return hashes.map((hash) => hash ?? "");
 }
 
 /**

@@ -638,7 +638,13 @@ async function serveModelRequest(
   if (history === undefined) {
     plan = unchangedPlan(body, read.text, { [GATEWAY_HEADERS.passthrough]: "server-state" });
   } else {
-    const canonical = canonicalMessages(history.messages, protocol.format, history.system);
+    const canonical = canonicalMessages(
+      history.messages,
+      protocol.format,
+      history.system,
+      "messages",
+      read.text.length,
+    );
     if (sessionId === undefined) {
       plan = await statelessPlan(protocol, body, read.text, canonical, {
         contextWindow,
