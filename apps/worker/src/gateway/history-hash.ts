@@ -113,9 +113,7 @@ export async function messageHashes(messages: readonly ChatMessage[]): Promise<s
     hashCache.set(content, cached);
     return cached;
   });
-  const missing = contents.flatMap((content, index) =>
-    hashes[index] === undefined ? [index] : [],
-  );
+  const missing = hashes.flatMap((hash, index) => (hash === undefined ? [index] : []));
   const digests = await Promise.all(
     missing.map((index) => crypto.subtle.digest("SHA-256", encoder.encode(contents[index] ?? ""))),
   );
