@@ -12,3 +12,4 @@ export {
   openAIMemoryFlusher,
 } from "./memory/llm-flush.js";
 export { type OpenAISummarizerOptions, openAISummarizer } from "./summary/openai-summarizer.js";
+export type { OpenAIConnectionOptions } from "./summary/openai-transport.js";

@@ -18,6 +18,7 @@ import { toolNamesById } from "../messages/content.js";
 import { contextWindowFor } from "../models/context-window.js";
 import {
   abortedError,
+  type OpenAIConnectionOptions,
   OpenAITransport,
   type Tally,
   type ToolOffer,
@@ -33,27 +34,13 @@ import {
 } from "./flush-prompt.js";
 import { type FlushRequest, type FlushResult, OperationChecker } from "./operations.js";
 
-export interface OpenAIMemoryFlushOptions {
-  /** Sent as the bearer token; never logged. */
-  apiKey: string;
-  /** Default: OpenAI. For compatible servers, e.g. `http://localhost:11434/v1`. */
-  baseURL?: string;
-  /** The model, usually the summarizer's, e.g. `gpt-4o-mini`. */
-  model: string;
-  /** Longest wait per attempt (see the summarizer's option). Default 60,000. */
+export interface OpenAIMemoryFlushOptions extends OpenAIConnectionOptions {
+  /** Longest wait per attempt (see `OpenAIConnectionOptions`). Default 60,000. */
   timeoutMs?: number;
   /** Retries after a timeout, 429, 5xx or dropped connection. Default 1. */
   maxRetries?: number;
-  headers?: Record<string, string>;
-  /** Tokens the model accepts. Default: from the model table (128k when unknown). */
-  contextWindow?: number;
   /** `max_tokens` of the call: room for the tool calls. Default 2,000. */
   maxOutputTokens?: number;
-  fetch?: typeof globalThis.fetch;
-  /** Stream the answer (SSE). Default true. */
-  stream?: boolean;
-  maxTokensParameter?: "max_tokens" | "max_completion_tokens";
-  temperature?: number;
 }
 
 /** Something that turns a range into memory operations (the LLM flush here; `deterministicFlush` has the same shape). */

@@ -34,6 +34,7 @@ import {
   abortedError,
   type CallAnswer,
   type ChatMessageParam,
+  type OpenAIConnectionOptions,
   OpenAITransport,
   type Tally,
 } from "./openai-transport.js";
@@ -53,35 +54,11 @@ import { missingSections, REQUIRED_SECTIONS } from "./template.js";
 
 export { parseRetryAfter } from "./openai-transport.js";
 
-export interface OpenAISummarizerOptions {
-  /** Sent as the bearer token; never logged. Servers that need none still need a placeholder here. */
-  apiKey: string;
-  /** Default: OpenAI. For compatible servers, e.g. `http://localhost:11434/v1`. */
-  baseURL?: string;
-  /** The summarizer model, e.g. `gpt-4o-mini`. */
-  model: string;
-  /**
-   * Longest wait for the server, per attempt: for the response headers and,
-   * when streaming, between two chunks (a slow but steady answer never times
-   * out); without streaming, for the whole response. Default 60,000.
-   */
-  timeoutMs?: number;
+export interface OpenAISummarizerOptions extends OpenAIConnectionOptions {
   /** Retries after a timeout, 429, 5xx or dropped connection, with backoff. Default 2. */
   maxRetries?: number;
-  /** Extra headers for every request (e.g. OpenRouter's `HTTP-Referer`). */
-  headers?: Record<string, string>;
-  /** Tokens the summarizer model accepts. Default: from the model table (128k when unknown). */
-  contextWindow?: number;
   /** The most tokens the summarizer model may write in one answer; `max_tokens` never exceeds it. Default: half its window. */
   maxOutputTokens?: number;
-  /** A fetch implementation (tests, proxies, Worker service bindings). */
-  fetch?: typeof globalThis.fetch;
-  /** Stream the answer (SSE). Default true. */
-  stream?: boolean;
-  /** OpenAI's reasoning models want `max_completion_tokens`. Default `max_tokens`. */
-  maxTokensParameter?: "max_tokens" | "max_completion_tokens";
-  /** Sent only when set (some reasoning models reject it). */
-  temperature?: number;
   /** Chunk summaries written at the same time. Default 4. */
   concurrency?: number;
 }

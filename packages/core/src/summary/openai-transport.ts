@@ -18,6 +18,39 @@ import { createSecretVault, redactSecrets } from "./redact.js";
 
 export type ChatMessageParam = OpenAI.Chat.ChatCompletionMessageParam;
 
+/**
+ * How to reach an OpenAI-compatible chat model: what the summarizer and the memory flush are both
+ * configured with (each states its own defaults).
+ */
+export interface OpenAIConnectionOptions {
+  /** Sent as the bearer token; never logged. Servers that need none still need a placeholder here. */
+  apiKey: string;
+  /** Default: OpenAI. For compatible servers, e.g. `http://localhost:11434/v1`. */
+  baseURL?: string;
+  /** The model, e.g. `gpt-4o-mini`. */
+  model: string;
+  /**
+   * Longest wait for the server, per attempt: for the response headers and,
+   * when streaming, between two chunks (a slow but steady answer never times
+   * out); without streaming, for the whole response. Default 60,000.
+   */
+  timeoutMs?: number;
+  /** Retries after a timeout, 429, 5xx or dropped connection, with backoff. */
+  maxRetries?: number;
+  /** Extra headers for every request (e.g. OpenRouter's `HTTP-Referer`). */
+  headers?: Record<string, string>;
+  /** Tokens the model accepts. Default: from the model table (128k when unknown). */
+  contextWindow?: number;
+  /** A fetch implementation (tests, proxies, Worker service bindings). */
+  fetch?: typeof globalThis.fetch;
+  /** Stream the answer (SSE). Default true. */
+  stream?: boolean;
+  /** OpenAI's reasoning models want `max_completion_tokens`. Default `max_tokens`. */
+  maxTokensParameter?: "max_tokens" | "max_completion_tokens";
+  /** Sent only when set (some reasoning models reject it). */
+  temperature?: number;
+}
+
 export interface TransportSettings {
   apiKey: string;
   baseURL: string | undefined;
