@@ -11,7 +11,16 @@
 import type {
   AppendRequestBody,
   CompactRequestBody,
+  MemoryCreateRequestBody,
+  MemoryDeleteResponseBody,
+  MemoryEntryBody,
+  MemoryListResponseBody,
+  MemoryPatchRequestBody,
+  MemorySearchResponseBody,
   OverflowRequestBody,
+  SearchResponseBody,
+  SearchResultBody,
+  SessionListResponseBody,
   TranscriptResponseBody,
 } from "./api-types.generated.js";
 
@@ -56,108 +65,38 @@ export type TranscriptEntry = TranscriptResponseBody["messages"][number];
 /** What the provider reported for the last call (`usage.inputTokens`). */
 export type UsageReport = NonNullable<AppendRequestBody["usage"]>;
 
-// ---------------------------------------------------------------------------------------------
-// Issue 11 (memory and recall), written by hand from the shared contract until the routes land:
-// after the merge these are regenerated from the Worker's schemas (scripts/api-types.ts) and this
-// block goes. `MemoryEntry` mirrors @condense/core's (the client has no dependency on core;
-// test/api-types-hand.ts fails `tsc` if the two differ).
-// ---------------------------------------------------------------------------------------------
-
 /** The kinds of memory entry: a fact, a preference, a constraint, a decision. */
-export type MemoryKind = "fact" | "preference" | "constraint" | "decision";
+export type MemoryKind = MemoryEntryBody["kind"];
 
-/** One entry of the caller's memory (`@condense/core`'s `MemoryEntry`). */
-export interface MemoryEntry {
-  /** Stable id assigned by the service (`mem_…`). */
-  id: string;
-  text: string;
-  kind: MemoryKind;
-  /** The session the entry came from; null when written through the API without one. */
-  sourceSession: string | null;
-  /** The transcript seq in that session the entry came from, when known. */
-  sourceSeq: number | null;
-  /** ISO 8601 times. */
-  createdAt: string;
-  updatedAt: string;
-}
+/** One entry of the caller's memory (`@condense/core`'s `MemoryEntry`; test/api-types-hand.ts checks). */
+export type MemoryEntry = MemoryEntryBody;
 
-/** One match of `GET /v1/sessions/{id}/search`. */
-export interface SearchResult {
-  seq: number;
-  role: "system" | "user" | "assistant" | "tool";
-  toolCallId: string | null;
-  toolName: string | null;
-  /** The matching text, matches marked «like this». */
-  snippet: string;
-  /** Higher is better. */
-  score: number;
-  /** Whether the message is still in the context, or was compacted away. */
-  inContext: boolean;
-  /** Whether its tool output was pruned from the context. */
-  pruned: boolean;
-}
+/** One match of `GET /v1/sessions/{id}/search` (the snippet's matches marked «like this»). */
+export type SearchResult = SearchResultBody;
 
 /** `GET /v1/sessions/{id}/search`: best matches first. */
-export interface SearchResponse {
-  query: string;
-  results: SearchResult[];
-  /** False while the session's existing transcript is still being indexed (older messages may be missing). */
-  indexing: { complete: boolean };
-}
+export type SearchResponse = SearchResponseBody;
 
 /** One of the caller's sessions, as `GET /v1/sessions` lists it. */
-export interface SessionListItem {
-  id: string;
-  model: string | null;
-  createdAt: string;
-  lastActiveAt: string;
-  messageCount: number;
-  tokens: number;
-  compactions: number;
-}
+export type SessionListItem = SessionListResponseBody["sessions"][number];
 
-/** `GET /v1/sessions`: one page, newest active first. */
-export interface SessionListPage {
-  sessions: SessionListItem[];
-  /** Pass as `cursor` for the next page; null on the last. */
-  nextCursor: string | null;
-}
+/** `GET /v1/sessions`: one page, newest active first; `nextCursor` is null on the last. */
+export type SessionListPage = SessionListResponseBody;
 
 /** `GET /v1/memory`: one page of the caller's memories. */
-export interface MemoryPage {
-  memories: MemoryEntry[];
-  nextCursor: string | null;
-}
+export type MemoryPage = MemoryListResponseBody;
 
 /** `POST /v1/memory`. */
-export interface MemoryCreateBody {
-  text: string;
-  kind: MemoryKind;
-  sourceSession?: string;
-  sourceSeq?: number;
-}
+export type MemoryCreateBody = MemoryCreateRequestBody;
 
 /** `PATCH /v1/memory/{memoryId}`: fields left out keep their value. */
-export interface MemoryUpdateBody {
-  text?: string;
-  kind?: MemoryKind;
-}
+export type MemoryUpdateBody = MemoryPatchRequestBody;
 
 /** `DELETE /v1/memory/{memoryId}`. */
-export interface MemoryDeleteResponse {
-  deleted: true;
-  id: string;
-}
+export type MemoryDeleteResponse = MemoryDeleteResponseBody;
 
 /** One match of `GET /v1/memory/search`. */
-export interface MemorySearchResult {
-  memory: MemoryEntry;
-  snippet: string;
-  score: number;
-}
+export type MemorySearchResult = MemorySearchResponseBody["results"][number];
 
 /** `GET /v1/memory/search`. */
-export interface MemorySearchResponse {
-  query: string;
-  results: MemorySearchResult[];
-}
+export type MemorySearchResponse = MemorySearchResponseBody;

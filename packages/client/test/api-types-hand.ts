@@ -1,7 +1,7 @@
 /**
  * @module test/api-types-hand
- * Fails `tsc` when the hand-written memory types of src/api-types.ts drift from
- * `@condense/core`'s vocabulary (until they are generated from the Worker's schemas).
+ * Fails `tsc` when the memory types generated from the Worker's schemas drift
+ * from `@condense/core`'s vocabulary (the client does not depend on core).
  */
 
 import type * as Core from "@condense/core";
