@@ -68,7 +68,7 @@ export type UsageReport = NonNullable<AppendRequestBody["usage"]>;
 /** The kinds of memory entry: a fact, a preference, a constraint, a decision. */
 export type MemoryKind = MemoryEntryBody["kind"];
 
-/** One entry of the caller's memory (`@condense/core`'s `MemoryEntry`; test/api-types-hand.ts checks). */
+/** One entry of the caller's memory (`@condense/core`'s `MemoryEntry`; test/api-types-core.ts checks). */
 export type MemoryEntry = MemoryEntryBody;
 
 /** One match of `GET /v1/sessions/{id}/search` (the snippet's matches marked «like this»). */

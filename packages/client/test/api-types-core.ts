@@ -1,5 +1,5 @@
 /**
- * @module test/api-types-hand
+ * @module test/api-types-core
  * Fails `tsc` when the memory types generated from the Worker's schemas drift
  * from `@condense/core`'s vocabulary (the client does not depend on core).
  */
