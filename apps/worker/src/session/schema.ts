@@ -63,10 +63,7 @@
  * once in a session that had no messages).
  */
 
-interface Migration {
-  version: number;
-  statements: string[];
-}
+import { type Migration, runMigrations } from "../sqlite/migrations";
 
 const migrations: Migration[] = [
   {
@@ -251,17 +248,5 @@ export const SCHEMA_VERSION = migrations.length;
  * earlier (tests build old schemas with it).
  */
 export function migrate(storage: DurableObjectStorage, target = SCHEMA_VERSION): void {
-  const sql = storage.sql;
-  sql.exec("CREATE TABLE IF NOT EXISTS condense_schema_version (version INTEGER NOT NULL)");
-  const row = sql
-    .exec<{ version: number | null }>("SELECT MAX(version) AS version FROM condense_schema_version")
-    .one();
-  const current = row.version ?? 0;
-  for (const migration of migrations) {
-    if (migration.version <= current || migration.version > target) continue;
-    storage.transactionSync(() => {
-      for (const statement of migration.statements) sql.exec(statement);
-      sql.exec("INSERT INTO condense_schema_version (version) VALUES (?)", migration.version);
-    });
-  }
+  runMigrations(storage, "condense_schema_version", migrations, target);
 }

@@ -16,10 +16,7 @@
  *   the entries in the same transaction; BM25 ranks search results and the memories put in a context.
  */
 
-interface Migration {
-  version: number;
-  statements: string[];
-}
+import { type Migration, runMigrations } from "../sqlite/migrations";
 
 const migrations: Migration[] = [
   {
@@ -54,19 +51,5 @@ export const USER_SCHEMA_VERSION = 1;
 
 /** Runs the migrations the object's storage has not run yet, each in its own transaction. */
 export function migrateUser(storage: DurableObjectStorage): void {
-  const sql = storage.sql;
-  sql.exec("CREATE TABLE IF NOT EXISTS condense_user_schema_version (version INTEGER NOT NULL)");
-  const row = sql
-    .exec<{ version: number | null }>(
-      "SELECT MAX(version) AS version FROM condense_user_schema_version",
-    )
-    .one();
-  const current = row.version ?? 0;
-  for (const migration of migrations) {
-    if (migration.version <= current) continue;
-    storage.transactionSync(() => {
-      for (const statement of migration.statements) sql.exec(statement);
-      sql.exec("INSERT INTO condense_user_schema_version (version) VALUES (?)", migration.version);
-    });
-  }
+  runMigrations(storage, "condense_user_schema_version", migrations);
 }
