@@ -17,7 +17,7 @@ import { type ContextPart, composeContext, PART_LABELS } from "../model/composit
 import { triggerTokens } from "../model/limits.ts";
 import { buildTimeline } from "../model/timeline.ts";
 import { CompactionTable } from "./compaction-table.tsx";
-import type { TabProps } from "./session-view.tsx";
+import type { TabProps } from "./tab-props.ts";
 
 function Composition({ parts, total }: { parts: ContextPart[]; total: number }) {
   return (

@@ -17,9 +17,8 @@ import { OpenById } from "./open-by-id.tsx";
 import { OverviewTab } from "./overview-tab.tsx";
 import { SettingsTab } from "./settings-tab.tsx";
 import { SummariesTab } from "./summaries-tab.tsx";
+import type { SessionRoute, TabProps } from "./tab-props.ts";
 import { TranscriptTab } from "./transcript-tab.tsx";
-
-type SessionRoute = Extract<Route, { view: "session" }>;
 
 const TAB_LABELS: Record<SessionTab, string> = {
   overview: "Overview",
@@ -27,12 +26,6 @@ const TAB_LABELS: Record<SessionTab, string> = {
   transcript: "Transcript",
   settings: "Settings",
 };
-
-export interface TabProps {
-  route: SessionRoute;
-  status: SessionStatus;
-  reloadStatus: () => void;
-}
 
 function NotFound({ id, error }: { id: string; error: ApiFailure }) {
   return (

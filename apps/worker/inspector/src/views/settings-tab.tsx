@@ -15,7 +15,7 @@ import { ErrorNote } from "../components/error-note.tsx";
 import { formatTokens } from "../format.ts";
 import { fieldErrors } from "../model/field-errors.ts";
 import { DEFAULT_THRESHOLD } from "../model/limits.ts";
-import type { TabProps } from "./session-view.tsx";
+import type { TabProps } from "./tab-props.ts";
 
 type Name = keyof SessionSettings;
 type Kind = "text" | "number" | "select" | "textarea" | "json";

@@ -14,7 +14,7 @@ import { formatTime } from "../format.ts";
 import { diffSummaries, type SectionDiff, summarySections } from "../model/summary-diff.ts";
 import { navigate } from "../routing/use-route.ts";
 import { LongText } from "./message-body.tsx";
-import type { TabProps } from "./session-view.tsx";
+import type { TabProps } from "./tab-props.ts";
 
 type WithSummary = CompactionEvent & { summary: string };
 

@@ -23,7 +23,7 @@ import {
 import { routeHash } from "../routing/route.ts";
 import { MessageBody } from "./message-body.tsx";
 import { RecallSearch } from "./recall-search.tsx";
-import type { TabProps } from "./session-view.tsx";
+import type { TabProps } from "./tab-props.ts";
 import { ToolOutputPanel } from "./tool-output-panel.tsx";
 
 const PAGE = 50;
