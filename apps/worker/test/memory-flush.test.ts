@@ -10,11 +10,10 @@ import { env } from "cloudflare:workers";
 import type { MemoryEntry, MemoryOperation } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, ManualCompactResponseBody } from "../src/api/schemas";
-import type { MemorySink } from "../src/session/compaction/memory-flush";
+import { type MemorySink, userMemorySink } from "../src/session/compaction/memory-flush";
 import { runCompaction } from "../src/session/compaction/run";
 import { MessageStore } from "../src/session/message-store";
 import type { SessionObject } from "../src/session/session-object";
-import { userMemorySink } from "../src/user/user-stub";
 import {
   append,
   call,

@@ -41,10 +41,10 @@ import type {
   TranscriptResponseBody,
 } from "../api/schemas";
 import { logLine } from "../log/log-lines";
-import { userMemorySink, userStub } from "../user/user-stub";
+import { userStub } from "../user/user-stub";
 import { type AppendInput, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
-import type { MemorySinkFactory } from "./compaction/memory-flush";
+import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import { markPending, type PendingMark } from "./compaction/pending";
 import { CompactionQueue } from "./compaction/queue";
 import {

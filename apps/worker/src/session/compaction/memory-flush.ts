@@ -21,6 +21,7 @@ import {
 } from "@condense/core";
 import { openAIMemoryFlusher } from "@condense/core/openai";
 import { type CompactionLogBase, logLine } from "../../log/log-lines";
+import { userStub } from "../../user/user-stub";
 import type { SessionSettings } from "../settings";
 import { DEFAULT_SUMMARIZER_MODEL, isLlmSummarizerConfigured } from "../summarizer-config";
 import type { CompactionSnapshot } from "./open-calls";
@@ -39,6 +40,18 @@ export type MemorySinkFactory = (env: Env, userId: string) => MemorySink | undef
 
 /** No memory store wired: flushes are skipped. */
 export const noMemorySink: MemorySinkFactory = () => undefined;
+
+/**
+ * Where a compaction's memory flush writes: the user's object, by RPC. The session object reaches
+ * it with the user id stored in its own row, never with one a request names.
+ */
+export function userMemorySink(env: Env, userId: string): MemorySink {
+  const stub = userStub(env, userId);
+  return {
+    memories: async () => stub.memories(),
+    apply: async (ops, source) => stub.applyMemoryOperations(ops, source),
+  };
+}
 
 /** What a flush did, for the compaction's log line and tests. */
 export type FlushOutcome =
