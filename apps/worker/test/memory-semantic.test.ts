@@ -11,7 +11,11 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type EmbeddingRunner, fuseRankings, type VectorIndex } from "../src/user/semantic";
+import {
+  type EmbeddingRunner,
+  fuseRankings,
+  type VectorIndex,
+} from "../src/semantic/semantic-index";
 import { userStub } from "../src/user/user-stub";
 
 const CONCEPTS: Record<string, number> = {
