@@ -3,13 +3,13 @@
  * Bindings a deployment may add to switch on optional features, typed here
  * because `wrangler types` only types what wrangler.jsonc configures:
  * `VECTORIZE` (a Vectorize index) and `AI` (Workers AI) switch on semantic
- * memory search (`user/semantic`). A deployment that configures them in
+ * memory and session search (`semantic/semantic-index`). A deployment that configures them in
  * wrangler.jsonc gets them typed by `wrangler types` and can drop these lines.
  */
 
 interface OptionalBindings {
-  VECTORIZE?: import("./user/semantic").VectorIndex;
-  AI?: import("./user/semantic").EmbeddingRunner;
+  VECTORIZE?: import("./semantic/semantic-index").VectorIndex;
+  AI?: import("./semantic/semantic-index").EmbeddingRunner;
 }
 
 interface Env extends OptionalBindings {}

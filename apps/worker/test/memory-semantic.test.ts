@@ -1,9 +1,7 @@
 /**
  * @module test/memory-semantic
- * Optional semantic recall against fakes of the two bindings: a Workers AI
- * fake that embeds words by a small table of concepts (so "automobile" is
- * near "car" while sharing no word), and an in-memory Vectorize fake with
- * namespaces. With both bindings, memory search also finds entries by meaning
+ * Optional semantic recall against fakes of the two bindings
+ * (`semantic-fakes`). With both bindings, memory search also finds entries by meaning
  * and fuses the rankings; one index shared by all users never leaks an entry
  * to another user; a failing embedding call leaves BM25 alone; without the
  * bindings nothing changes.
@@ -11,69 +9,9 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { type EmbeddingRunner, fuseRankings, type VectorIndex } from "../src/user/semantic";
+import { fuseRankings } from "../src/semantic/semantic-index";
 import { userStub } from "../src/user/user-stub";
-
-const CONCEPTS: Record<string, number> = {
-  car: 0,
-  automobile: 0,
-  vehicle: 0,
-  coffee: 1,
-  espresso: 1,
-  deploy: 2,
-  wrangler: 2,
-  release: 2,
-};
-
-/** A Workers AI fake: one dimension per concept, one more for every other word. */
-class FakeAi implements EmbeddingRunner {
-  calls = 0;
-  failing = false;
-  async run(model: string, input: { text: string[] }): Promise<unknown> {
-    this.calls++;
-    if (this.failing) throw new Error("AI unavailable");
-    expect(model).toBe("@cf/baai/bge-base-en-v1.5");
-    return {
-      shape: [input.text.length, 4],
-      data: input.text.map((text) => {
-        const vector = [0, 0, 0, 0.01];
-        for (const word of text.toLowerCase().match(/[a-z]+/g) ?? []) {
-          const concept = CONCEPTS[word];
-          if (concept !== undefined) vector[concept] = (vector[concept] ?? 0) + 1;
-        }
-        return vector;
-      }),
-    };
-  }
-}
-
-/** An in-memory Vectorize index with namespaces and cosine similarity. */
-class FakeIndex implements VectorIndex {
-  readonly vectors = new Map<string, { values: number[]; namespace: string | undefined }>();
-  async upsert(vectors: Array<{ id: string; values: number[]; namespace?: string }>) {
-    for (const v of vectors) this.vectors.set(v.id, { values: v.values, namespace: v.namespace });
-    return { mutationId: "m" };
-  }
-  async deleteByIds(ids: string[]) {
-    for (const id of ids) this.vectors.delete(id);
-    return { mutationId: "m" };
-  }
-  async query(vector: number[], options: { topK: number; namespace?: string }) {
-    const norm = (v: number[]) => Math.hypot(...v) || 1;
-    const matches = [...this.vectors]
-      .filter(([, v]) => v.namespace === options.namespace)
-      .map(([id, v]) => ({
-        id,
-        score:
-          v.values.reduce((sum, x, i) => sum + x * (vector[i] ?? 0), 0) /
-          (norm(v.values) * norm(vector)),
-      }))
-      .filter((match) => match.score > 0.5)
-      .sort((a, b) => b.score - a.score)
-      .slice(0, options.topK);
-    return { matches, count: matches.length };
-  }
-}
+import { FakeAi, FakeIndex } from "./semantic-fakes";
 
 /** A user's object whose env carries the fakes (the deployed one has no such bindings). */
 async function semanticUser(ai: FakeAi, index: FakeIndex) {

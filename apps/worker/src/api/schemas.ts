@@ -558,7 +558,10 @@ export const SearchResult = z.object({
   }),
   toolName: z.string().nullable(),
   snippet: z.string().openapi({ description: "An excerpt with the matches marked «like this»" }),
-  score: z.number().openapi({ description: "Relevance (negated BM25): higher is better" }),
+  score: z.number().openapi({
+    description:
+      "Relevance, higher is better: negated BM25, or with semantic recall configured (VECTORIZE and AI) the reciprocal-rank fusion of the BM25 and embedding ranks",
+  }),
   inContext: z.boolean().openapi({
     description:
       "Whether the message is still in the context as appended: after the last compaction's view, in the current generation, and not a pruned tool output",

@@ -43,6 +43,8 @@ export interface Appended {
   answer: AppendResponseBody;
   /** The background compaction this append marked pending (or found pending): its alarm is the caller's to set. */
   pending: PendingMark | undefined;
+  /** Whether this was a retry answered from its idempotency record (nothing was appended). */
+  replayed: boolean;
 }
 
 /**
@@ -63,7 +65,7 @@ export function appendMessages(
   return durableStorage.transactionSync((): Appended => {
     const now = Date.now();
     const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
-    if (replayed !== undefined) return { answer: replayed, pending: undefined };
+    if (replayed !== undefined) return { answer: replayed, pending: undefined, replayed: true };
 
     // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
     // that await them, and an id comes back only once its call is answered.
@@ -136,6 +138,6 @@ export function appendMessages(
       },
     };
     remember(sql, "append", input.idempotency, answer, now);
-    return { answer, pending };
+    return { answer, pending, replayed: false };
   });
 }

@@ -12,11 +12,16 @@
  * quoted as an FTS5 string (so `AND`, `NEAR`, `*`, `:`, `(`… are searched as
  * text), all words first and any word when no message has them all. An
  * SQLite error from the match is a 400 `invalid_query`, never a 500.
+ *
+ * With semantic recall configured (`semantic-recall`), a search is also given
+ * the rowids a vector index found nearest the query; the two rankings are
+ * fused by reciprocal rank, and only rows this table holds are served.
  */
 
 import type { ChatMessage } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../api/schemas";
+import { fuseRankings } from "../semantic/semantic-index";
 import { readViewState } from "./context-view";
 import { currentGeneration } from "./generations";
 import type { MessageStore } from "./message-store";
@@ -37,7 +42,7 @@ export interface SearchInput {
  */
 export const PIECE_CHARS = 8 * 1024;
 /** Rowids per seq: 4,096 pieces of 8 Ki characters, more than the largest message appended (4 MiB). */
-const PIECES_PER_SEQ = 4096;
+export const PIECES_PER_SEQ = 4096;
 /** Words of a query that count; the rest are dropped (a longer query ranks no better). */
 const MAX_QUERY_WORDS = 32;
 /** Transcript rows (and about this many bytes) a backfill step indexes in one transaction. */
@@ -283,14 +288,135 @@ function keptInView(sql: SqlStorage, seqs: number[], strategy: string): Set<numb
 }
 
 /**
- * The best matches of `input.q` in the session's index, most relevant first. A message is in the
- * context when it is in the current generation, not a pruned tool output, and after the last
- * compaction's view or kept verbatim in it.
+ * BM25 candidates a fused search considers per result asked for: a message just below the limit by
+ * BM25 may still rise into it when its embedding is near (and each candidate costs a snippet).
  */
-export function searchSession(sql: SqlStorage, input: SearchInput): SearchResponseBody {
+const BM25_CANDIDATES_PER_RESULT = 2;
+/** Vector index candidates (topK) a search asks for per result (Vectorize answers at most 100). */
+export const VECTOR_CANDIDATES_PER_RESULT = 4;
+
+/** Words of `q` as the snippet of a vector-only hit marks them (letters and digits, lower case). */
+function snippetWords(q: string): Set<string> {
+  return new Set(
+    q
+      .toLowerCase()
+      .split(/[^\p{L}\p{N}]+/u)
+      .filter((word) => word !== ""),
+  );
+}
+
+/**
+ * A snippet of a row found by its embedding alone (FTS5's `snippet` needs a match): about
+ * `SNIPPET_TOKENS` words of its stored text around the first word of the query it holds, if any,
+ * that word marked «like this».
+ */
+export function textSnippet(body: string, q: string): string {
+  const words = snippetWords(q);
+  const tokens = body.split(/\s+/u).filter((token) => token !== "");
+  const matches = (token: string) => words.has(token.toLowerCase().replace(/[^\p{L}\p{N}]/gu, ""));
+  const hit = tokens.findIndex(matches);
+  const from = hit < 0 ? 0 : Math.max(0, hit - Math.floor(SNIPPET_TOKENS / 2));
+  const to = Math.min(tokens.length, from + SNIPPET_TOKENS);
+  const text = tokens
+    .slice(from, to)
+    .map((token) => (matches(token) ? `«${token}»` : token))
+    .join(" ");
+  return `${from > 0 ? "…" : ""}${text}${to < tokens.length ? "…" : ""}`;
+}
+
+type StoredRow = {
+  rowid: number;
+  role: string;
+  tool_call_id: string | null;
+  tool_name: string | null;
+  body: string;
+};
+
+/**
+ * The rows among `rowids` the session's FTS table holds that pass the search's filters: a vector
+ * index's answer is only a list of ids, and served only where this table agrees.
+ */
+function storedRows(sql: SqlStorage, rowids: readonly number[], input: SearchInput): StoredRow[] {
+  if (rowids.length === 0) return [];
+  const filters = [`rowid IN (${rowids.map(() => "?").join(", ")})`];
+  const args: (string | number)[] = [...rowids];
+  if (input.after !== undefined) {
+    filters.push("rowid >= ?");
+    args.push((input.after + 1) * PIECES_PER_SEQ);
+  }
+  if (input.role !== undefined) {
+    filters.push("role = ?");
+    args.push(input.role);
+  }
+  return sql
+    .exec<StoredRow>(
+      `SELECT rowid, role, tool_call_id, tool_name, body FROM condense_search WHERE ${filters.join(" AND ")}`,
+      ...args,
+    )
+    .toArray();
+}
+
+type RankedRow = Omit<MatchRow, "rank"> & { score: number };
+
+/** The BM25 matches of `input.q` (all words, else any), best first, at most `limit` messages. */
+function bm25Rows(sql: SqlStorage, input: SearchInput): MatchRow[] {
   const { all, any } = matchExpressions(input.q);
-  let rows = runMatch(sql, all, input);
-  if (rows.length === 0 && any !== all) rows = runMatch(sql, any, input);
+  const rows = runMatch(sql, all, input);
+  return rows.length === 0 && any !== all ? runMatch(sql, any, input) : rows;
+}
+
+/**
+ * BM25's messages and the vector index's (`nearest`: rowids, nearest first), fused by reciprocal
+ * rank, best `input.limit` first. A message counts once in each ranking, at its best piece.
+ */
+function fusedRows(sql: SqlStorage, input: SearchInput, nearest: readonly number[]): RankedRow[] {
+  const bm25 = bm25Rows(sql, { ...input, limit: input.limit * BM25_CANDIDATES_PER_RESULT });
+  const bySeq = new Map(bm25.map((row) => [row.seq, row]));
+  const stored = new Map(storedRows(sql, nearest, input).map((row) => [row.rowid, row]));
+  const vectorSeqs: number[] = [];
+  const vectorRows = new Map<number, StoredRow>();
+  for (const rowid of nearest) {
+    const row = stored.get(rowid);
+    const seq = Math.floor(rowid / PIECES_PER_SEQ);
+    if (row === undefined || vectorRows.has(seq)) continue;
+    vectorSeqs.push(seq);
+    vectorRows.set(seq, row);
+  }
+  const fused = fuseRankings([bm25.map((row) => String(row.seq)), vectorSeqs.map(String)]);
+  return fused.slice(0, input.limit).flatMap(([id, score]): RankedRow[] => {
+    const seq = Number(id);
+    const matched = bySeq.get(seq);
+    if (matched !== undefined) return [{ ...matched, score }];
+    const row = vectorRows.get(seq);
+    if (row === undefined) return [];
+    return [
+      {
+        seq,
+        role: row.role,
+        tool_call_id: row.tool_call_id,
+        tool_name: row.tool_name,
+        snippet: textSnippet(row.body, input.q),
+        score,
+      },
+    ];
+  });
+}
+
+/**
+ * The best matches of `input.q` in the session's index, most relevant first: by BM25, or, given the
+ * rowids a vector index found nearest the query (`semantic-recall`), by BM25 and those fused. A
+ * message is in the context when it is in the current generation, not a pruned tool output, and
+ * after the last compaction's view or kept verbatim in it.
+ */
+export function searchSession(
+  sql: SqlStorage,
+  input: SearchInput,
+  nearest?: readonly number[],
+): SearchResponseBody {
+  const rows: RankedRow[] =
+    nearest === undefined
+      ? bm25Rows(sql, input).map(({ rank, ...row }) => ({ ...row, score: -rank }))
+      : fusedRows(sql, input, nearest);
   const view = readViewState(sql);
   const coveredSeq = view?.covered_seq ?? 0;
   const firstSeq = currentGeneration(sql).firstSeq;
@@ -311,7 +437,7 @@ export function searchSession(sql: SqlStorage, input: SearchInput): SearchRespon
       toolCallId: row.tool_call_id,
       toolName: row.tool_name,
       snippet: row.snippet ?? "",
-      score: -row.rank,
+      score: row.score,
       inContext: current && (row.seq > coveredSeq || kept.has(row.seq)),
       pruned: isPruned,
     };

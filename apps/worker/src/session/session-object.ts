@@ -85,7 +85,15 @@ import { MessageStore } from "./message-store";
 import { calibrateWithProviderCount } from "./provider-counts";
 import { recountIfModelChanged } from "./recount";
 import { migrate } from "./schema";
-import { backfillStep, isBackfillComplete, type SearchInput, searchSession } from "./search-index";
+import {
+  backfillStep,
+  isBackfillComplete,
+  matchExpressions,
+  type SearchInput,
+  searchSession,
+  VECTOR_CANDIDATES_PER_RESULT,
+} from "./search-index";
+import { indexedRowids, type SessionVectors, sessionVectorsFor } from "./semantic-recall";
 import {
   calibrationOf,
   clearFailure,
@@ -278,6 +286,20 @@ export class SessionObject extends DurableObject<Env> {
     return this.#migratedStorage().sql;
   }
 
+  // ------------------------------------------------------------ semantic recall (optional)
+
+  /** The session's vectors, when the `AI` and `VECTORIZE` bindings are configured. */
+  #vectors(): SessionVectors | undefined {
+    return sessionVectorsFor(this.env, this.ctx.id.toString());
+  }
+
+  /** Embeds appended messages after their commit, in the background (the append has its answer). */
+  #embedAppended(firstSeq: number, lastSeq: number): void {
+    const vectors = this.#vectors();
+    if (vectors === undefined || lastSeq < firstSeq) return;
+    this.ctx.waitUntil(vectors.embedAppended(this.#sql(), firstSeq, lastSeq));
+  }
+
   /** The measure of the committed context, from the stored token counts. */
   #committedMeasure(
     session: SessionRow,
@@ -397,6 +419,9 @@ export class SessionObject extends DurableObject<Env> {
         input,
         this.#queue.size > 0,
       );
+      if (!appended.replayed) {
+        this.#embedAppended(appended.answer.firstSeq, appended.answer.lastSeq);
+      }
       if (appended.pending !== undefined) await this.#armAlarm(appended.pending);
       await this.#reportWrite(created);
       return appended.answer;
@@ -686,9 +711,13 @@ export class SessionObject extends DurableObject<Env> {
         deleted: true as const,
         messageCount: session.message_count,
       };
+      const vectors = this.#vectors();
+      const rowids = vectors === undefined ? [] : indexedRowids(this.#sql());
       await deleteLeavingTombstone(this.ctx.storage, answer);
       // The tables went with everything else; they are created again on the next use.
       this.#migrated = false;
+      // The session's vectors go too, in the background (a failure leaves ids nothing serves).
+      if (vectors !== undefined && rowids.length > 0) this.ctx.waitUntil(vectors.forget(rowids));
       await this.#reporter.deleted(key.userId, key.sessionId);
       return answer;
     });
@@ -715,18 +744,30 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * The best matches of `query` in the session's whole transcript (`search-index`). While messages
-   * from before the index are still being indexed, one bounded step runs first and the answer says
+   * The best matches of `query` in the session's whole transcript (`search-index`), also ranked by
+   * embeddings when semantic recall is configured (`semantic-recall`). While messages from before
+   * the index are still being indexed, one bounded step runs first and the answer says
    * `indexing.complete: false`.
    */
   async search(key: SessionKey, query: SearchInput): Promise<RpcResult<SearchResponseBody>> {
-    return rpcResult(() => {
+    return rpcResult(async () => {
       const sql = this.#sql();
       requireSession(sql, key);
       if (!isBackfillComplete(sql) && !backfillStep(this.ctx.storage, this.#store)) {
         this.#continueBackfill();
       }
-      return searchSession(sql, query);
+      const vectors = this.#vectors();
+      if (vectors === undefined) return searchSession(sql, query);
+      // A query with no word is a 400 before any embedding is paid for.
+      matchExpressions(query.q);
+      const nearest = await vectors.nearest(
+        query.q,
+        Math.min(100, query.limit * VECTOR_CANDIDATES_PER_RESULT),
+      );
+      // The session may have been deleted while the index answered.
+      const after = this.#sql();
+      requireSession(after, key);
+      return searchSession(after, query, nearest);
     });
   }
 
@@ -787,6 +828,7 @@ export class SessionObject extends DurableObject<Env> {
         this.#queue.size > 0,
       );
       if (match.kind !== "matched") return match;
+      this.#embedAppended(match.lastSeq - match.appended + 1, match.lastSeq);
       if (match.pending !== undefined) await this.#armAlarm(match.pending);
       await this.#reportWrite(created);
       let compactionTier: number | null = null;
@@ -878,6 +920,7 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<RpcResult<GatewayAnswerResult>> {
     return rpcResult(async () => {
       const result = appendAnswer(this.#sessionStorage, this.env, key, input, this.#queue.size > 0);
+      if (result.appended) this.#embedAppended(result.firstSeq, result.lastSeq);
       if (result.appended && result.pending !== undefined) await this.#armAlarm(result.pending);
       if (result.appended) this.#reporter.changed();
       return result;

@@ -17,6 +17,7 @@ import { DurableObject } from "cloudflare:workers";
 import type { MemoryEntry, MemoryOperation } from "@condense/core";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
 import { logLine } from "../log/log-lines";
+import { fuseRankings, type SemanticIndex, semanticIndexFor } from "../semantic/semantic-index";
 import { fitToBudget } from "./memory-block";
 import {
   type ApplyResult,
@@ -32,7 +33,6 @@ import {
   updateMemory,
 } from "./memory-store";
 import { migrateUser } from "./schema";
-import { fuseRankings, type SemanticIndex, semanticIndexFor } from "./semantic";
 import {
   listSessions,
   removeSession,

@@ -1,12 +1,13 @@
 /**
- * @module user/semantic
- * Optional semantic recall: with a Workers AI binding (`AI`) and a Vectorize
- * index (`VECTORIZE`) configured, each memory entry's text is embedded
- * (`@cf/baai/bge-base-en-v1.5`) and kept in the index under the user's own
- * namespace, and a search also ranks entries by embedding similarity, merged
+ * @module semantic/semantic-index
+ * Optional semantic recall, shared by the searches of memories and of
+ * sessions, so neither imports the other's folder: with a Workers AI binding
+ * (`AI`) and a Vectorize index (`VECTORIZE`) configured, texts are embedded
+ * (`@cf/baai/bge-base-en-v1.5`) and kept in the index under their owner's
+ * own namespace, and a search also ranks by embedding similarity, merged
  * with the BM25 ranking by reciprocal-rank fusion. Without the bindings
  * nothing here runs and FTS5 ranks alone. The index is an accelerator, never
- * the truth: a match is only served if the user's own store holds that id,
+ * the truth: callers serve a match only if their own store holds that id,
  * and a failing embedding or index call leaves the BM25 ranking as it is.
  *
  * The bindings are typed by the few methods used here (a real `Ai` and
@@ -30,7 +31,10 @@ export interface VectorIndex {
   ): Promise<{ matches: Array<{ id: string; score: number }> }>;
 }
 
-/** Vectorize namespaces are at most 64 bytes; the user object's id (64 hex digits) names one per user. */
+/**
+ * One owner's part of the index. Vectorize namespaces are at most 64 bytes: an object's id (64 hex
+ * digits) names one per user or per session.
+ */
 export class SemanticIndex {
   constructor(
     private readonly ai: EmbeddingRunner,
@@ -77,7 +81,7 @@ export class SemanticIndex {
   }
 }
 
-/** The semantic index of the user object `namespace`, when both bindings are configured. */
+/** The semantic index of the object `namespace`, when both bindings are configured. */
 export function semanticIndexFor(env: Env, namespace: string): SemanticIndex | undefined {
   if (env.AI === undefined || env.VECTORIZE === undefined) return undefined;
   return new SemanticIndex(env.AI, env.VECTORIZE, namespace);
