@@ -12,7 +12,7 @@ import type { SessionStatus } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
 import { useLoad } from "../components/use-load.ts";
-import { type Route, routeHash, SESSION_TABS, type SessionTab } from "../routing/route.ts";
+import { routeHash, SESSION_TABS, type SessionTab } from "../routing/route.ts";
 import { OpenById } from "./open-by-id.tsx";
 import { OverviewTab } from "./overview-tab.tsx";
 import { SettingsTab } from "./settings-tab.tsx";
