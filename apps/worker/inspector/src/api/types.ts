@@ -3,7 +3,7 @@
  * The shapes the inspector reads. The routes that exist are typed by the
  * Worker's own zod schemas (type-only imports, so nothing of zod is bundled);
  * the routes of the memory-and-recall work (session list, search, memory)
- * are typed here, and read through `api/future-routes` until they land.
+ * are typed here, and read through `api/list-data` until they land.
  */
 
 export type {

@@ -9,7 +9,7 @@
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { isRouteMissing } from "../api/client.ts";
-import { readMemories } from "../api/future-routes.ts";
+import { readMemories } from "../api/list-data.ts";
 import type { MemoryEntry } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";

@@ -8,7 +8,7 @@
 
 import { useState } from "preact/hooks";
 import { isRouteMissing, sessionPath } from "../api/client.ts";
-import { readSearchMatches } from "../api/future-routes.ts";
+import { readSearchMatches } from "../api/list-data.ts";
 import type { SearchMatch } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";

@@ -8,7 +8,7 @@
 
 import { useState } from "preact/hooks";
 import { isRouteMissing } from "../api/client.ts";
-import { readSessionList } from "../api/future-routes.ts";
+import { readSessionList } from "../api/list-data.ts";
 import type { SessionSummary } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";

@@ -1,5 +1,5 @@
 /**
- * @module api/future-routes
+ * @module api/list-data
  * Reads the answers of the routes the memory-and-recall work adds (`GET
  * /v1/sessions`, `GET /v1/sessions/{id}/search`, `GET /v1/memory`) into the
  * inspector's types. Until their schemas are in `src/api/schemas.ts` the field

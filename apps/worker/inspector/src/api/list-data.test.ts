@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { readMemories, readSearchMatches, readSessionList } from "./future-routes.ts";
+import { readMemories, readSearchMatches, readSessionList } from "./list-data.ts";
 
 describe("readSessionList", () => {
   it("reads sessions under the names the list route may use, and the next page's cursor", () => {
