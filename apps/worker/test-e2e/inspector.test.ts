@@ -5,9 +5,9 @@
  * many times). Each view is checked against the API's own figures, and saved
  * as a screenshot in test-e2e/artifacts/ (git-ignored).
  *
- * The routes of the memory-and-recall work (session list, search, memory) are
- * probed first: while a route answers 404 the test checks that the page says
- * so plainly; once it exists, the test of the feature runs instead.
+ * The session list, search and memory are also checked against a service
+ * older than those routes (the browser answers them 404 `not_found`, as such
+ * a deployment does): the page must say so plainly and keep working.
  */
 
 import { mkdirSync } from "node:fs";
@@ -15,10 +15,13 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { formatTokens } from "../inspector/src/format.ts";
 import { diffSummaries } from "../inspector/src/model/summary-diff.ts";
 import type {
   CompactionsResponseBody,
   ContextResponseBody,
+  MemoryEntryBody,
+  SessionListResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
   TranscriptResponseBody,
@@ -84,10 +87,19 @@ async function shot(page: Page, name: string, fullPage = false): Promise<void> {
   await page.screenshot({ path: join(artifacts, `${name}.png`), fullPage });
 }
 
-/** Whether `path` is a route this deployment lacks (404 `not_found` where nothing else can be missing). */
-async function routeMissing(call: Call, path: string): Promise<boolean> {
-  const reply = await call<{ error?: { code?: string } }>("GET", path);
-  return reply.status === 404 && reply.body.error?.code === "not_found";
+/** Has `page` answer the session list, search and memory as a service without those routes does. */
+async function withoutListRoutes(page: Page): Promise<void> {
+  await page.route(
+    (url) => /^\/v1\/(sessions|memory)$|^\/v1\/sessions\/[^/]+\/search$/.test(url.pathname),
+    (route) =>
+      route.fulfill({
+        status: 404,
+        contentType: "application/json",
+        body: JSON.stringify({
+          error: { code: "not_found", message: "no route for this path", details: null },
+        }),
+      }),
+  );
 }
 
 beforeAll(async () => {
@@ -148,24 +160,46 @@ describe("signing in", () => {
     await shot(page, "sign-in-refused");
   });
 
-  it("lists the user's sessions, or offers the id box while the list route is absent", async () => {
+  it("lists the user's sessions with the list's own figures, and filters them by id", async () => {
+    // The small session's figures: the replayed one may still be compacting in the background.
+    const list = await ok(
+      alice<SessionListResponseBody>("GET", "/v1/sessions?limit=100"),
+      "session list",
+    );
+    const small = list.sessions.find((s) => s.id === SMALL);
+    expect(small, "the small session is listed").toBeDefined();
     const page = await openPage();
     await signIn(page, KEYS.alice);
-    if (await routeMissing(alice, "/v1/sessions")) {
-      await expect
-        .poll(() => page.locator("main").textContent())
-        .toContain("The session list is not available on this deployment");
-      expect(await page.locator("#open-session-id").isVisible()).toBe(true);
-    } else {
-      const link = page.getByRole("link", { name: REPLAY, exact: true });
-      await link.waitFor();
-      expect(await page.getByRole("link", { name: BOBS }).count()).toBe(0);
-      await page.locator("#session-filter").fill("no-such-session");
-      expect(await link.count()).toBe(0);
-      await page.locator("#session-filter").fill("replay");
-      expect(await link.count()).toBe(1);
-    }
+    const link = page.getByRole("link", { name: REPLAY, exact: true });
+    await link.waitFor();
+    const smallRow = page.locator("table.sessions tr", {
+      has: page.getByRole("link", { name: SMALL, exact: true }),
+    });
+    expect((await smallRow.locator("td").allTextContents()).slice(0, 4)).toEqual([
+      small?.model,
+      formatTokens(small?.tokens ?? -1),
+      formatTokens(small?.messageCount ?? -1),
+      String(small?.compactions),
+    ]);
+    expect(await page.getByRole("link", { name: BOBS }).count()).toBe(0);
+    await page.locator("#session-filter").fill("no-such-session");
+    expect(await link.count()).toBe(0);
+    await page.locator("#session-filter").fill("replay");
+    expect(await link.count()).toBe(1);
     await shot(page, "sessions");
+  });
+
+  it("signs in and offers the id box where the service has no session list", async () => {
+    const page = await openPage();
+    await withoutListRoutes(page);
+    await signIn(page, KEYS.alice);
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("The session list is not available on this deployment");
+    await page.locator("#open-session-id").fill(REPLAY);
+    await page.keyboard.press("Enter");
+    await page.locator("figure.gauge").waitFor();
+    await shot(page, "sessions-older-service");
   });
 });
 
@@ -362,11 +396,9 @@ describe("a session that compacted many times", () => {
 });
 
 describe("search", () => {
-  it("says plainly when the deployment has no search route", async (context) => {
-    if (!(await routeMissing(alice, `/v1/sessions/${REPLAY}/search?q=ModelState`))) {
-      context.skip("the search route exists: the next test checks search itself");
-    }
+  it("says plainly when the service has no search route", async () => {
     const page = await openPage();
+    await withoutListRoutes(page);
     await signIn(page, KEYS.alice);
     await go(page, `#/s/${REPLAY}/transcript`);
     await page.locator("#recall-query").fill("ModelState");
@@ -376,12 +408,7 @@ describe("search", () => {
       .toContain("Search is not available on this deployment");
   });
 
-  it("finds a compacted message and jumps to it", async (context) => {
-    if (await routeMissing(alice, `/v1/sessions/${REPLAY}/search?q=ModelState`)) {
-      context.skip(
-        "GET /v1/sessions/{id}/search answers 404 on this deployment (the recall route of the memory-and-recall work is not merged yet); this test runs once it is",
-      );
-    }
+  it("finds a compacted message and jumps to it", async () => {
     const page = await openPage();
     await signIn(page, KEYS.alice);
     await go(page, `#/s/${REPLAY}/transcript`);
@@ -451,29 +478,39 @@ describe("untrusted text", () => {
 });
 
 describe("memory", () => {
-  it("lists the user's memories and deletes one, or says the deployment has none", async () => {
+  it("lists the user's memories with their kind and source, and deletes one", async () => {
+    const created = await ok(
+      alice<MemoryEntryBody>("POST", "/v1/memory", {
+        text: "Prefers pnpm over npm",
+        kind: "preference",
+        sourceSession: SMALL,
+        sourceSeq: 1,
+      }),
+      "create memory",
+    );
     const page = await openPage();
     await signIn(page, KEYS.alice);
-    if (await routeMissing(alice, "/v1/memory")) {
-      await go(page, "#/memory");
-      await expect
-        .poll(() => page.locator("main").textContent())
-        .toContain("Memory is not available on this deployment");
-      await shot(page, "memory");
-      return;
-    }
-    const created = await alice<{ id?: string; memory?: { id?: string } }>("POST", "/v1/memory", {
-      text: "Prefers pnpm over npm",
-      kind: "preference",
-    });
-    expect(created.status, JSON.stringify(created.body)).toBeLessThan(300);
     await go(page, "#/memory");
-    const row = page.locator("table.memories tr", { hasText: "Prefers pnpm over npm" });
+    const row = page.locator(`table.memories tr[data-id="${created.id}"]`);
     await row.waitFor();
+    const cells = await row.locator("td").allTextContents();
+    expect(cells.slice(0, 3)).toEqual(["Prefers pnpm over npm", "preference", `${SMALL} #1`]);
     await shot(page, "memory");
     await row.getByRole("button", { name: "Delete" }).click();
     await row.getByRole("button", { name: "Delete for good" }).click();
     await expect.poll(() => row.count()).toBe(0);
+    const after = await alice("GET", `/v1/memory/${encodeURIComponent(created.id)}`);
+    expect(after.status).toBe(404);
+  });
+
+  it("says plainly when the service has no memory routes", async () => {
+    const page = await openPage();
+    await withoutListRoutes(page);
+    await signIn(page, KEYS.alice);
+    await go(page, "#/memory");
+    await expect
+      .poll(() => page.locator("main").textContent())
+      .toContain("Memory is not available on this deployment");
   });
 });
 

@@ -2,14 +2,14 @@
  * @module views/memory-view
  * The signed-in user's memories (`GET /v1/memory`): each with its kind and
  * the session and message it came from; one can be deleted (`DELETE
- * /v1/memory/{id}`) after a confirmation. Where the deployment has no memory
- * routes yet, it says so.
+ * /v1/memory/{id}`) after a confirmation. Where the service answers 404 (a
+ * deployment older than memory), it says so.
  */
 
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
 import { isRouteMissing } from "../api/client.ts";
-import { readMemories } from "../api/future-routes.ts";
+import { readMemories } from "../api/list-data.ts";
 import type { MemoryEntry } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
@@ -73,7 +73,7 @@ function DeleteButton({ memory, onDeleted }: { memory: MemoryEntry; onDeleted: (
 
 export function MemoryView() {
   const api = useApi();
-  const [memories, reload] = useLoad(async () => readMemories(await api.get("/v1/memory")), [api]);
+  const [memories, reload] = useLoad(() => readMemories(api), [api]);
   const [filter, setFilter] = useState("");
 
   let body: ComponentChildren;
@@ -86,13 +86,12 @@ export function MemoryView() {
     ) : (
       <ErrorNote error={memories.error} what="Loading memories" />
     );
-  } else if (memories.value.length === 0) {
+  } else if (memories.value.memories.length === 0) {
     body = <p class="note">No memories yet.</p>;
   } else {
+    const all = memories.value.memories;
     const needle = filter.trim().toLowerCase();
-    const shown = memories.value.filter(
-      (m) => needle === "" || m.text.toLowerCase().includes(needle),
-    );
+    const shown = all.filter((m) => needle === "" || m.text.toLowerCase().includes(needle));
     body = (
       <>
         <div class="toolbar">
@@ -104,7 +103,8 @@ export function MemoryView() {
             onInput={(e) => setFilter(e.currentTarget.value)}
           />
           <span class="muted" role="status">
-            {shown.length} of {memories.value.length}
+            {shown.length} of {all.length}
+            {memories.value.complete ? "" : "+"}
           </span>
         </div>
         <div class="table-scroll">
@@ -124,11 +124,11 @@ export function MemoryView() {
               {shown.map((memory) => (
                 <tr key={memory.id} data-id={memory.id}>
                   <td class="text">{memory.text}</td>
-                  <td>{memory.kind ?? "—"}</td>
+                  <td>{memory.kind}</td>
                   <td>
                     <Source memory={memory} />
                   </td>
-                  <td>{formatTime(memory.updatedAt ?? memory.createdAt)}</td>
+                  <td>{formatTime(memory.updatedAt)}</td>
                   <td>
                     <DeleteButton memory={memory} onDeleted={reload} />
                   </td>

@@ -3,12 +3,12 @@
  * Search the session's whole past (`GET /v1/sessions/{id}/search`, BM25):
  * each match with its seq, role, tool and snippet, and whether it is still in
  * the context; a match links to its message in the transcript. Where the
- * deployment has no search route yet, it says so.
+ * service answers 404 (a deployment older than search), it says so.
  */
 
 import { useState } from "preact/hooks";
-import { isRouteMissing, sessionPath } from "../api/client.ts";
-import { readSearchMatches } from "../api/future-routes.ts";
+import { isRouteMissing } from "../api/client.ts";
+import { searchSession } from "../api/list-data.ts";
 import type { SearchMatch } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
@@ -41,8 +41,8 @@ export function RecallSearch({ sessionId }: { sessionId: string }) {
     if (q === "") return;
     setOutcome({ state: "searching" });
     try {
-      const body = await api.get(sessionPath(sessionId, "/search"), { q, limit: 20 });
-      setOutcome({ state: "done", query: q, matches: readSearchMatches(body) });
+      const { results } = await searchSession(api, sessionId, q);
+      setOutcome({ state: "done", query: q, matches: results });
     } catch (error) {
       // The session was just read, so a 404 here is the route's.
       setOutcome(isRouteMissing(error) ? { state: "missing" } : { state: "error", error });
@@ -94,11 +94,9 @@ export function RecallSearch({ sessionId }: { sessionId: string }) {
                   #{match.seq} {match.role}
                   {match.toolName === null ? "" : ` · ${match.toolName}`}
                 </a>{" "}
-                {match.inContext === null ? null : (
-                  <span class={`badge ${match.inContext ? "state-context" : "state-summarized"}`}>
-                    {match.inContext ? "in context" : "compacted away"}
-                  </span>
-                )}
+                <span class={`badge ${match.inContext ? "state-context" : "state-summarized"}`}>
+                  {match.inContext ? "in context" : "compacted away"}
+                </span>
                 <div>
                   <Snippet text={match.snippet} />
                 </div>

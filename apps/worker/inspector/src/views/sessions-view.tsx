@@ -1,50 +1,32 @@
 /**
  * @module views/sessions-view
  * The signed-in user's sessions (`GET /v1/sessions`), newest first, with
- * model, window use, messages, compactions and last activity; a filter by id,
- * and more pages on demand. Where the deployment has no list route yet, it
- * says so and offers the open-by-id box.
+ * model, context tokens, messages, compactions and last activity; a filter by
+ * id, and more pages on demand. Where the service answers the list with 404
+ * (a deployment older than the list route), it says so and offers the
+ * open-by-id box.
  */
 
 import { useState } from "preact/hooks";
 import { isRouteMissing } from "../api/client.ts";
-import { readSessionList } from "../api/future-routes.ts";
-import type { SessionSummary } from "../api/types.ts";
+import { readSessionPage } from "../api/list-data.ts";
+import type { SessionListPage } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
 import { useLoad } from "../components/use-load.ts";
-import { formatShare, formatTime, formatTokens } from "../format.ts";
+import { formatTime, formatTokens } from "../format.ts";
 import { routeHash } from "../routing/route.ts";
 import { OpenById } from "./open-by-id.tsx";
-
-const PAGE = 50;
-
-function WindowUse({ session }: { session: SessionSummary }) {
-  if (session.tokens === null) return <span class="muted">—</span>;
-  if (session.contextWindow === null) return <span>{formatTokens(session.tokens)} tokens</span>;
-  const share = Math.min(1, session.tokens / session.contextWindow);
-  return (
-    <span class="window-use">
-      <svg viewBox="0 0 100 8" width="64" height="8" aria-hidden="true" class="mini-bar">
-        <rect width="100" height="8" class="track" />
-        <rect width={(share * 100).toFixed(1)} height="8" class="fill" />
-      </svg>
-      {formatShare(session.tokens, session.contextWindow)} of {formatTokens(session.contextWindow)}
-    </span>
-  );
-}
 
 export function SessionsView() {
   const api = useApi();
   const [filter, setFilter] = useState("");
-  const [extra, setExtra] = useState<{
-    sessions: SessionSummary[];
-    next: { param: string; value: string } | null;
-  }>({ sessions: [], next: null });
+  // The pages loaded after the first (null: none yet), with the cursor of the next (null at the end).
+  const [extra, setExtra] = useState<SessionListPage | null>(null);
   const [moreError, setMoreError] = useState<unknown>(null);
-  const [first] = useLoad(async () => {
-    setExtra({ sessions: [], next: null });
-    return readSessionList(await api.get("/v1/sessions", { limit: PAGE }));
+  const [first] = useLoad(() => {
+    setExtra(null);
+    return readSessionPage(api);
   }, [api]);
 
   if (first.state === "loading") return <p aria-busy="true">Loading sessions…</p>;
@@ -70,8 +52,8 @@ export function SessionsView() {
     );
   }
 
-  const sessions = [...first.value.sessions, ...extra.sessions];
-  const next = extra.sessions.length > 0 || extra.next !== null ? extra.next : first.value.next;
+  const sessions = [...first.value.sessions, ...(extra?.sessions ?? [])];
+  const next = (extra ?? first.value).nextCursor;
   const needle = filter.trim().toLowerCase();
   const shown =
     needle === "" ? sessions : sessions.filter((s) => s.id.toLowerCase().includes(needle));
@@ -80,12 +62,10 @@ export function SessionsView() {
     if (next === null) return;
     setMoreError(null);
     try {
-      const page = readSessionList(
-        await api.get("/v1/sessions", { limit: PAGE, [next.param]: next.value }),
-      );
+      const page = await readSessionPage(api, next);
       setExtra((previous) => ({
-        sessions: [...previous.sessions, ...page.sessions],
-        next: page.next,
+        sessions: [...(previous?.sessions ?? []), ...page.sessions],
+        nextCursor: page.nextCursor,
       }));
     } catch (error) {
       setMoreError(error);
@@ -118,7 +98,9 @@ export function SessionsView() {
               <tr>
                 <th scope="col">Session</th>
                 <th scope="col">Model</th>
-                <th scope="col">Window use</th>
+                <th scope="col" class="num">
+                  Context tokens
+                </th>
                 <th scope="col" class="num">
                   Messages
                 </th>
@@ -136,15 +118,11 @@ export function SessionsView() {
                       {session.id}
                     </a>
                   </th>
-                  <td>{session.model ?? "—"}</td>
-                  <td>
-                    <WindowUse session={session} />
-                  </td>
-                  <td class="num">
-                    {session.messageCount === null ? "—" : formatTokens(session.messageCount)}
-                  </td>
-                  <td class="num">{session.compactions ?? "—"}</td>
-                  <td>{formatTime(session.lastActiveAt ?? session.createdAt)}</td>
+                  <td>{session.model}</td>
+                  <td class="num">{formatTokens(session.tokens)}</td>
+                  <td class="num">{formatTokens(session.messageCount)}</td>
+                  <td class="num">{session.compactions}</td>
+                  <td>{formatTime(session.lastActiveAt)}</td>
                 </tr>
               ))}
             </tbody>
