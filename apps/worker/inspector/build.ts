@@ -8,16 +8,21 @@
  * so `pnpm build` and `pnpm start` always serve a fresh copy.
  */
 
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const outdir = join(here, "dist", "inspect");
+const dist = join(here, "dist");
+// Built beside `dist` and swapped in when complete: `turbo` runs the worker's build, typecheck and
+// tests at once, and each may run this script while another reads `dist` (a rebuild that emptied
+// `dist` first made a concurrent reader miss its files).
+const staging = join(here, `dist.${process.pid}.tmp`);
+const outdir = join(staging, "inspect");
 
-rmSync(join(here, "dist"), { recursive: true, force: true });
+rmSync(staging, { recursive: true, force: true });
 mkdirSync(outdir, { recursive: true });
 
 const result = await build({
@@ -33,6 +38,9 @@ const result = await build({
   outdir,
   metafile: true,
   legalComments: "eof",
+  // The engine's few constants and checks the page uses, from its source modules: core's published
+  // dist is one bundled chunk with the token rank data, and importing it put 1.5 MB into the page.
+  alias: { "@condense/core": join(here, "..", "..", "..", "packages", "core", "src", "index.ts") },
   logLevel: "warning",
 });
 
@@ -41,6 +49,14 @@ const script = outputs.find((name) => name.startsWith("app-") && name.endsWith("
 const style = outputs.find((name) => name.startsWith("style-") && name.endsWith(".css"));
 if (script === undefined || style === undefined) {
   throw new Error(`esbuild produced ${outputs.join(", ")}: expected app-*.js and style-*.css`);
+}
+// A page that grew past this has pulled in something it should not (the token tables once did).
+const SCRIPT_BUDGET_BYTES = 200 * 1024;
+const scriptBytes = readFileSync(join(outdir, script)).length;
+if (scriptBytes > SCRIPT_BUDGET_BYTES) {
+  throw new Error(
+    `the inspector's script is ${scriptBytes} bytes, over its ${SCRIPT_BUDGET_BYTES}-byte budget: look for a value import that pulls in a large module (esbuild --analyze)`,
+  );
 }
 const page = readFileSync(join(here, "src", "index.html"), "utf8")
   .replace("{{script}}", `/inspect/${script}`)
@@ -52,3 +68,14 @@ const sizes = [script, style, "index.html"].map((name) => {
   return `${name} ${(bytes.length / 1024).toFixed(1)} KiB (${(gzipSync(bytes).length / 1024).toFixed(1)} KiB gzip)`;
 });
 console.log(`inspector built: ${sizes.join(", ")}`);
+
+// The hashed names are the same when the content is, so a reader holding the old page finds its files.
+const previous = join(here, `dist.${process.pid}.old`);
+rmSync(previous, { recursive: true, force: true });
+try {
+  renameSync(dist, previous);
+} catch {
+  // No earlier build.
+}
+renameSync(staging, dist);
+rmSync(previous, { recursive: true, force: true });
