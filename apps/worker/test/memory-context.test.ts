@@ -12,7 +12,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody } from "../src/api/schemas";
 import { MEMORY_FENCE_CLOSE, MEMORY_FENCE_OPEN } from "../src/user/memory-block";
-import { append, call, freshSession, stubFor } from "./helpers";
+import { append, call, freshSession, stubFor, toolStep } from "./helpers";
 import { addMemory, freshUser } from "./user-helpers";
 
 const SYSTEM = { role: "system", content: "You are a deployment assistant." };
@@ -146,5 +146,39 @@ describe("memories in the context", () => {
     expect(
       (await append(id, { messages: [{ role: "user", content: "still here" }] }, as)).status,
     ).toBe(200);
+  });
+
+  it("keeps room for the memory block in the window: the budget leaves memoryTokens free and the trigger follows", async () => {
+    const as = await freshUser();
+    const id = freshSession();
+    await append(id, { messages: [SYSTEM, ASK], model: "gpt-4o" }, as);
+    await call("PATCH", `/v1/sessions/${id}`, { as, body: { contextWindow: 16_000 } });
+    const budget = async () =>
+      (await call<{ budget: number }>("GET", `/v1/sessions/${id}`, { as })).body.budget;
+    const without = await budget();
+    await call("PATCH", `/v1/sessions/${id}`, { as, body: { memory: true, memoryTokens: 6_000 } });
+    const withMemory = await budget();
+    // The output reserve scales with the room left, as with pinned messages; a full block still fits.
+    expect(withMemory).toBeLessThan(without);
+    expect(withMemory + 6_000).toBeLessThanOrEqual(16_000);
+    // A context that fits the window alone but not beside a full memory block gets a compaction.
+    const appended = await call<{ tokens: number; compaction: { status: string } }>(
+      "POST",
+      `/v1/sessions/${id}/messages`,
+      {
+        as,
+        body: {
+          messages: [
+            ...Array.from({ length: 8 }, (_, i) => toolStep(i + 1, 2_400)).flat(),
+            { role: "user", content: "Check the logs." },
+          ],
+        },
+      },
+    );
+    expect(appended.body.tokens).toBeLessThan(without);
+    expect(appended.body.tokens).toBeGreaterThan(withMemory);
+    expect(appended.body.compaction.status).not.toBe("none");
+    const served = await context(id, as);
+    expect(served.tokens - (served.memory?.tokens ?? 0)).toBeLessThanOrEqual(withMemory);
   });
 });

@@ -284,12 +284,19 @@ export function measureContext(
   const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
   const pinned = settings.pinned;
   const pinnedTokens = messagesTokens(pinned, model);
+  // With `memory` on, the memory block's budget is kept free in the window, as pinned messages are:
+  // the block joins the context when it is served, after any compaction the trigger ran. A caller
+  // that has the block already (in `pinned`) passes `memory: false`, so it is not counted twice.
+  const memoryReserve = settings.memory ? settings.memoryTokens : 0;
   // A window a provider stated in an overflow error for this model wins when it is the smaller one.
   const configured = settings.contextWindow ?? contextWindowFor(model);
   const contextWindow = Math.min(configured, learnedWindowOf(session, model) ?? configured);
   // The engine counts in its own units: a calibrated window is the real one divided by the ratio,
   // and the pinned messages take their share before the engine sees it.
-  const engineWindow = Math.max(1, Math.floor(contextWindow / ratio) - pinnedTokens);
+  const engineWindow = Math.max(
+    1,
+    Math.floor(contextWindow / ratio) - pinnedTokens - Math.ceil(memoryReserve / ratio),
+  );
   const decision = shouldCompact(
     { model, tokens: estimate },
     {

@@ -437,11 +437,11 @@ export class SessionObject extends DurableObject<Env> {
     const sql = this.#sql();
     const session = requireSession(sql, key);
     const stored = readSettings(sql);
-    // The memory block is placed and counted as one more pinned message.
+    // The memory block is placed and counted as one more pinned message, in place of the room kept for it.
     const settings =
       memory?.message === undefined
         ? stored
-        : { ...stored, pinned: [...stored.pinned, memory.message] };
+        : { ...stored, memory: false, pinned: [...stored.pinned, memory.message] };
     const snapshot = readSnapshot(sql, this.#store, session);
     checkContextParts(settings, snapshot.messages, format);
     const measure = measureContext(session, settings, snapshot.tokens, this.env.DEFAULT_MODEL);
@@ -896,11 +896,11 @@ export class SessionObject extends DurableObject<Env> {
     const historyFrom = (view?.covered_seq ?? 0) - current.firstSeq + 1;
     if (historyFrom < 0) return undefined;
     const stored = readSettings(sql);
-    // The memory block is placed and counted as one more pinned message, as in `/context`.
+    // The memory block is placed and counted as one more pinned message (in place of the room kept for it), as in `/context`.
     const settings =
       memory?.message === undefined
         ? stored
-        : { ...stored, pinned: [...stored.pinned, memory.message] };
+        : { ...stored, memory: false, pinned: [...stored.pinned, memory.message] };
     const size = contextSize(sql, this.#store);
     const measure = measureContext(session, settings, size.tokens, this.env.DEFAULT_MODEL);
     // What the client sends next; a provider's count in a later overflow report refers to it.
