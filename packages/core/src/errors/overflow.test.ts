@@ -1532,6 +1532,20 @@ describe("rules", () => {
     });
   });
 
+  it("passes over figures it cannot use and reads the next wording's", () => {
+    // A 400-digit limit is no number (Infinity); the figures stated beside it still count.
+    const error = {
+      message: `This model's maximum context length is ${"9".repeat(400)} tokens.`,
+      body: "prompt is too long: 5 tokens > 4 maximum",
+    };
+    expect(parseOverflowTokens(error)).toEqual({
+      requested: 5,
+      inputTokens: 5,
+      limit: 4,
+      excess: 1,
+    });
+  });
+
   it("survives cycles, deep nesting, throwing getters and huge strings", () => {
     const cyclic: Record<string, unknown> = { message: "prompt is too long: 5 tokens > 4 maximum" };
     cyclic.self = cyclic;

@@ -38,7 +38,9 @@ export function parseOverflowTokens(error: unknown): OverflowTokens | undefined 
   for (const text of facts.texts) {
     for (const extract of extractors) {
       const match = extract.pattern.exec(text);
-      if (match) return complete(extract.read(match.slice(1).map(toNumber)));
+      // A match whose figures are unusable (say, too many digits to be a number) is passed over.
+      const tokens = match ? complete(extract.read(match.slice(1).map(toNumber))) : undefined;
+      if (tokens) return tokens;
     }
   }
   return undefined;
