@@ -8,8 +8,10 @@
  * Together, Fireworks, DeepSeek, xAI, OpenRouter (and its Poolside route), Perplexity,
  * z.ai/Zhipu, Moonshot/Kimi, MiniMax, Qwen/DashScope, Doubao (Volcengine Ark), SiliconFlow,
  * Baidu ERNIE, iFlytek Spark, GitHub Copilot, Ollama, vLLM, SGLang, llama.cpp (and
- * llama-cpp-python, DS4), LM Studio, MLX, Hugging Face TGI/TEI, and
- * Chinese-language gateways. Where each wording was found is noted beside its pattern.
+ * llama-cpp-python, DS4, Lemonade), LM Studio, MLX, Hugging Face TGI/TEI, Chinese-language
+ * gateways, and what agents and proxies relay: OpenAI Codex's own report and app-server error
+ * info, LiteLLM's proxy naming its exception. Where each wording was found is noted beside its
+ * pattern; docs/notes/overflow.md lists the sources and counts.
  *
  * Deliberately not overflow, even though several mention tokens, limits or the context:
  * - rate limits, including OpenAI's and Groq's "Request too large ... tokens per min (TPM)",
@@ -19,8 +21,9 @@
  * - quota, billing (OpenRouter's 402 "Prompt tokens limit exceeded: N > M" and "can only
  *   afford": the figures are what the credits buy, not the model's window), authentication,
  *   overload and other 5xx errors;
- * - output-limit errors (`max_tokens` above the model's output cap, Vertex's maxOutputTokens
- *   range, TGI's `max_new_tokens` cap): the input fits and lowering `max_tokens` is the fix.
+ * - output-limit errors (`max_tokens` above the model's output cap or "exceeds the model
+ *   limit", Vertex's maxOutputTokens range, TGI's `max_new_tokens` cap): the input fits and
+ *   lowering `max_tokens` is the fix.
  *   Errors about input plus `max_tokens` exceeding the window (Anthropic, vLLM, TGI `inputs`
  *   tokens + `max_new_tokens`) do count: a smaller input makes room;
  * - size limits in bytes or characters (Anthropic's 413 `request_too_large` "Request exceeds
@@ -29,6 +32,9 @@
  *   larger than max", OpenAI's 10 MB string limit, TEI's character limit). They are not a
  *   context window and shrinking the history may not be what fixes them, so they are left to
  *   the caller. A 413 whose text is a token overflow still counts;
+ * - limits of another kind: llama.cpp's physical batch size, vLLM's start-up check of
+ *   max_model_len against its KV cache, Gemini's 512 function declarations and schema nesting
+ *   depth, Codex's usage limit and "model is at capacity";
  * - text that mentions the context innocently: Go's "context deadline exceeded" timeout,
  *   Anthropic's "long context beta is not yet available", Gemini's "Cached content is too
  *   small".
@@ -73,8 +79,9 @@ export const notOverflowWordings: readonly RegExp[] = [
 
 // Where each wording was found is beside it. Peers: pi-mono `packages/ai/src/utils/overflow.ts`
 // and its tests, OpenClaw `src/agents/pi-embedded-helpers/` (errors.ts,
-// provider-error-patterns.ts, the failover-classification corpus), LiteLLM
-// `litellm_core_utils/exception_mapping_utils.py`, Hermes Agent `agent/error_classifier.py`,
+// provider-error-patterns.ts) and `src/agents/failover/` (the failover-classification corpus),
+// LiteLLM `litellm_core_utils/exception_mapping_utils.py` and its tests, openai/codex
+// `codex-rs/protocol/src/error.rs`, Hermes Agent `agent/error_classifier.py`,
 // vals-ai/model-library `exceptions.py` (made by forcing each provider to overflow).
 export const overflowWordings: readonly RegExp[] = [
   // OpenAI, Azure OpenAI, Groq, Cerebras, DashScope error code (OpenAI error-codes guide; pi-mono)
@@ -93,8 +100,10 @@ export const overflowWordings: readonly RegExp[] = [
   // tokens" (pi-mono, OpenClaw); z.ai 1261 "Prompt too long" (pi-mono)
   /prompt (?:is )?too long/i,
   // Anthropic "input length and `max_tokens` exceed context limit: N + M > L" and the
-  // "(i.e N + M > L)" form (Anthropic API; OpenClaw failover corpus)
-  /input length and `?max_tokens`? exceed context limit/i,
+  // "(i.e N + M > L)" form (Anthropic API; OpenClaw failover corpus); Bedrock "The request
+  // payload size has exceed context limit"; "The input exceeds the model's maximum context limit
+  // of N tokens" (both LiteLLM's context-window tests). A limit in bytes does not say "context".
+  /exceed(?:s|ed)? (?:the )?(?:model'?s )?(?:maximum )?context limit/i,
   // OpenAI Responses API "Your input exceeds the context window of this model"; Warp
   /exceed(?:s|ed)? (?:the )?context window/i,
   // Anthropic "Request size exceeds model context window", as invalid_request_error (400) or
@@ -104,7 +113,13 @@ export const overflowWordings: readonly RegExp[] = [
   /context window exceeds limit/i,
   // z.ai / GLM and Anthropic stop reason `model_context_window_exceeded` surfaced as an error
   // ("Unhandled stop reason: …") (pi-mono, OpenClaw)
-  /context_window_exceeded/i,
+  // Codex app-server `codexErrorInfo: "contextWindowExceeded"` (codex app-server protocol v2);
+  // LiteLLM's proxy naming its class, "litellm.ContextWindowExceededError: …" (LiteLLM tests)
+  /context_?window_?exceeded/i,
+  // Codex "Codex ran out of room in the model's context window. Start a new thread …", what it
+  // reports after the Responses API failed with context_length_exceeded (openai/codex
+  // codex-rs/protocol/src/error.rs; OpenClaw failover corpus)
+  /ran out of room in the model'?s? context window/i,
   // OpenAI gpt-5 family "Input tokens exceed the configured limit of 272000 tokens. Your
   // messages resulted in 509178 tokens." (LiteLLM is_error_str_context_window_exceeded)
   /input tokens exceed the configured limit/i,
@@ -133,6 +148,11 @@ export const overflowWordings: readonly RegExp[] = [
   // llama.cpp server (a 500 while generating) and LM Studio "Context size has been exceeded."
   // (peers' logs and tests)
   /context size has been exceeded/i,
+  // llama.cpp server, an input it cannot split (embeddings, rerank) "input (N tokens) is larger
+  // than the max context size (M tokens). skipping" (llama.cpp tools/server/server-context.cpp);
+  // its "input (N tokens) is too large to process. increase the physical batch size" is a batch
+  // limit and is not matched
+  /is larger than the max(?:imum)? context size/i,
   // llama-cpp-python
   /requested tokens \(\d+\) exceed context window/i,
   // DS4 server "Prompt has N tokens, but the configured context size is M tokens" (pi-mono)
@@ -165,6 +185,9 @@ export const overflowWordings: readonly RegExp[] = [
   // vLLM V1 "The decoder prompt (length N) is longer than the maximum model length of M."
   // (vLLM input processor; peers' reports)
   /longer than the maximum model length of \d/i,
+  // vLLM "The prompt (total length N) is too long to fit into the model (context length M)"
+  // (vllm-project/vllm#12165; a peer client's tests)
+  /is too long to fit into the model/i,
   // Together AI "The input (N tokens) is longer than the model's context length (M tokens)";
   // Aleph Alpha "longer than the model's maximum context length" (pi-mono; LiteLLM)
   /longer than the model'?s (?:maximum )?context length/i,
@@ -181,6 +204,12 @@ export const overflowWordings: readonly RegExp[] = [
   // Cohere "too many tokens: total number of tokens …", "too many tokens: size limit exceeded
   // by N tokens"
   /too many tokens: (?:total number of tokens|size limit exceeded)/i,
+  // Cohere "total tokens exceeds the model's maximum limit of 4096" (OpenClaw
+  // provider-error-patterns tests)
+  /total tokens? exceeds? (?:the )?model'?s maximum limit of \d/i,
+  // "input length 14295 tokens exceeds the model limit" (OpenClaw failover corpus); the same
+  // words about `max_tokens` are an output cap and are not matched
+  /input length [\d,]+ tokens? exceeds (?:the )?model limit/i,
   // Perplexity "The total length of all messages is too long." (type too_many_prompt_tokens)
   /total length of all messages is too long|too_many_prompt_tokens/i,
   // Volcengine Ark (Doubao) "Total tokens of image and text exceed max message tokens"
@@ -264,7 +293,8 @@ export const extractors: readonly Extractor[] = [
     "input token count \\({n}\\) exceeds the maximum number of tokens allowed \\({n}\\)",
     ([requested, limit]) => ({ requested, limit }),
   ),
-  extractor("exceeds the maximum number of tokens allowed \\({n}\\)", ([limit]) => ({ limit })),
+  // … and without the input count, the limit in parentheses or (Gemini 2.5/3) bare
+  extractor("exceeds the maximum number of tokens allowed \\(?{n}", ([limit]) => ({ limit })),
   // Vertex AI
   extractor(
     "input token count is {n} but (?:the )?model only supports up to {n}",
@@ -294,9 +324,15 @@ export const extractors: readonly Extractor[] = [
     ([requested, limit]) => ({ requested, limit }),
   ),
   extractor("n_keep: {n}\\s*>=\\s*n_ctx: {n}", ([requested, limit]) => ({ requested, limit })),
-  // llama.cpp server "request (N tokens) exceeds the available context size (M tokens)"
+  // llama.cpp server "request (N tokens) exceeds the available context size (M tokens)", its
+  // "prompt (N tokens) …" form (OpenClaw corpus) and "input (N tokens) is larger than the max
+  // context size (M tokens)"
   extractor(
-    "request \\({n} tokens\\) exceeds (?:the )?available context size \\({n} tokens\\)",
+    "(?:request|prompt) \\({n} tokens\\) exceeds (?:the )?available context size \\({n} tokens\\)",
+    ([requested, limit]) => ({ requested, limit }),
+  ),
+  extractor(
+    "input \\({n} tokens\\) is larger than the max(?:imum)? context size \\({n} tokens\\)",
     ([requested, limit]) => ({ requested, limit }),
   ),
   // DS4 server
@@ -327,6 +363,10 @@ export const extractors: readonly Extractor[] = [
   // vLLM V1
   extractor(
     "prompt \\(length {n}\\) is longer than the maximum model length of {n}",
+    ([requested, limit]) => ({ requested, limit }),
+  ),
+  extractor(
+    "prompt \\(total length {n}\\) is too long to fit into the model \\(context length {n}\\)",
     ([requested, limit]) => ({ requested, limit }),
   ),
   // Together AI
@@ -372,6 +412,8 @@ export const extractors: readonly Extractor[] = [
     "must be <= {n}\\. Given: {n} `?inputs`? tokens and {n} `?max_new_tokens`?",
     ([limit, input = 0, output = 0]) => ({ limit, requested: input + output, inputTokens: input }),
   ),
+  // … and without its "Given:" part, the limit alone (LiteLLM tests)
+  extractor("`?inputs`? tokens \\+ `?max_new_tokens`? must be <= {n}", ([limit]) => ({ limit })),
   extractor("`?inputs`? must have less than {n} tokens\\. Given: {n}", ([limit, requested]) => ({
     limit,
     requested,
@@ -389,6 +431,10 @@ export const extractors: readonly Extractor[] = [
     }),
   ),
   extractor("size limit exceeded by {n} tokens", ([excess]) => ({ excess })),
+  // Cohere (OpenClaw's case)
+  extractor("total tokens? exceeds? (?:the )?model'?s maximum limit of {n}", ([limit]) => ({
+    limit,
+  })),
   // Cerebras
   extractor("current length is {n} while limit is {n}", ([requested, limit]) => ({
     requested,
@@ -417,9 +463,17 @@ export const extractors: readonly Extractor[] = [
   extractor("exceeded max context length by {n} tokens", ([excess]) => ({ excess })),
   // Ollama "the input length exceeds the context length of 4096"
   extractor("exceeds the context length of {n}", ([limit]) => ({ limit })),
-  // Generic limits last: SGLang without its second sentence, then OpenAI's.
+  // "Your prompt is longer than the model's context length of 2048." (LiteLLM tests)
+  extractor("longer than the model'?s context length of {n}", ([limit]) => ({ limit })),
+  // OpenClaw corpus: the input's size without the limit
+  extractor("input length {n} tokens? exceeds (?:the )?model limit", ([requested]) => ({
+    requested,
+  })),
+  // Generic limits last: SGLang without its second sentence, then OpenAI's, then "maximum
+  // context limit of N tokens" (LiteLLM tests).
   extractor("maximum context length of {n}", ([limit]) => ({ limit })),
   extractor("maximum context length is {n}", ([limit]) => ({ limit })),
+  extractor("maximum context limit of {n}", ([limit]) => ({ limit })),
   // Chinese wording: "…超过模型最大上下文长度 131072".
   extractor("最大上下文长度 ?(?:为|是|:|：)? ?{n}", ([limit]) => ({ limit })),
 ];
