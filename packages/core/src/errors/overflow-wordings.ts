@@ -32,9 +32,10 @@
  *   larger than max", OpenAI's 10 MB string limit, TEI's character limit). They are not a
  *   context window and shrinking the history may not be what fixes them, so they are left to
  *   the caller. A 413 whose text is a token overflow still counts;
- * - limits of another kind: llama.cpp's physical batch size, vLLM's start-up check of
- *   max_model_len against its KV cache, Gemini's 512 function declarations and schema nesting
- *   depth, Codex's usage limit and "model is at capacity";
+ * - limits of another kind: how many messages or tools (Azure's `$.messages`, OpenAI's `tools`,
+ *   Gemini's 512 function declarations) and how deep a tool schema nests, llama.cpp's physical
+ *   batch size, vLLM's start-up check of max_model_len against its KV cache, Codex's usage
+ *   limit and "model is at capacity";
  * - text that mentions the context innocently: Go's "context deadline exceeded" timeout,
  *   Anthropic's "long context beta is not yet available", Gemini's "Cached content is too
  *   small".

@@ -1591,6 +1591,12 @@ const notOverflowRows: Array<Omit<Row, "tokens">> = [
     error: "400 Bad Request: max_tokens exceeds the model limit",
   },
   {
+    provider: "Azure OpenAI",
+    // Azure's count of messages (Portkey's error library): too many items, not too many tokens
+    name: "Azure messages array too long (items)",
+    error: "'$.messages' is too long. Maximum length is 2048, but got 4970 items.",
+  },
+  {
     provider: "LM Studio",
     // OpenClaw context-overflow tests: prompt-template guidance that mentions the prompt
     name: "LM Studio prompt template error",
