@@ -525,7 +525,7 @@ const overflowRows: Row[] = [
     error: "错误：超过模型最大上下文长度 131072",
     tokens: { limit: 131072 },
   },
-  // --- Wordings added for issue 8 part 6 (sources beside each pattern in overflow.ts) ---
+  // --- Wordings added for issue 8 part 6 (sources beside each pattern in overflow-wordings.ts) ---
   {
     provider: "OpenAI",
     name: "OpenAI configured input limit (gpt-5 family)",
@@ -860,6 +860,151 @@ const overflowRows: Row[] = [
     provider: "Chinese-language gateways",
     name: "Chinese: 输入内容超过模型最大上下文长度",
     error: { error: { message: "输入内容超过模型最大上下文长度" } },
+  },
+  // --- Wordings added for issue 18; each names where it was read ---
+  {
+    provider: "OpenAI Codex",
+    // openai/codex codex-rs/protocol/src/error.rs, CodexErr::ContextWindowExceeded: what Codex
+    // reports once the Responses API failed with code context_length_exceeded
+    name: "Codex ran out of room in the context window",
+    error: new Error(
+      "Codex ran out of room in the model's context window. Start a new thread or clear earlier history before retrying.",
+    ),
+  },
+  {
+    provider: "OpenAI Codex",
+    // the same error in earlier Codex releases (peers' ports of its error constants)
+    name: "Codex ran out of room (earlier wording)",
+    error:
+      "stream error: Codex ran out of room in the model's context window. Start a new conversation or clear earlier history before retrying.",
+  },
+  {
+    provider: "OpenAI Codex",
+    // Codex app-server v2 error notification: { error: { message, codexErrorInfo } }, where
+    // CodexErrorInfo serialises as "contextWindowExceeded" (codex app-server protocol, v2)
+    name: "Codex app-server error info without the message",
+    error: { error: { message: "turn failed", codexErrorInfo: "contextWindowExceeded" } },
+  },
+  {
+    provider: "LiteLLM proxy",
+    // LiteLLM tests (test_extract_and_raise_context_window_exceeded_error): the proxy names its
+    // exception class in the text it relays
+    name: "LiteLLM ContextWindowExceededError relayed by name",
+    error: "litellm.ContextWindowExceededError: Token limit exceeded",
+  },
+  {
+    provider: "LiteLLM proxy",
+    // LiteLLM tests, context_window_test_cases
+    name: "input over the model's maximum context limit",
+    error: "An error occurred: The input exceeds the model's maximum context limit of 8192 tokens.",
+    tokens: { limit: 8192 },
+  },
+  {
+    provider: "LiteLLM proxy",
+    // LiteLLM tests, context_window_test_cases
+    name: "prompt longer than the model's context length of N",
+    error: "Your prompt is longer than the model's context length of 2048.",
+    tokens: { limit: 2048 },
+  },
+  {
+    provider: "Amazon Bedrock",
+    // LiteLLM tests, context_window_test_cases
+    name: "Bedrock request payload over the context limit",
+    error: "AWS Bedrock Error: The request payload size has exceed context limit.",
+  },
+  {
+    provider: "Gemini / Vertex AI",
+    // LiteLLM tests: the Gemini 2.5/3 wording, the limit without parentheses
+    name: "Gemini input token count over an unbracketed limit",
+    error: "The input token count exceeds the maximum number of tokens allowed 1048576.",
+    tokens: { limit: 1048576 },
+  },
+  {
+    provider: "Gemini / Vertex AI",
+    // LiteLLM tests: the same inside LiteLLM's GeminiException text
+    name: "Gemini unbracketed limit inside a relayed body",
+    error:
+      'GeminiException BadRequestError - {\n  "error": {\n    "code": 400,\n    "message": "The input token count exceeds the maximum number of tokens allowed 1048576.",\n    "status": "INVALID_ARGUMENT"\n  }\n}\n',
+    tokens: { limit: 1048576 },
+  },
+  {
+    provider: "Hugging Face TGI",
+    // LiteLLM tests: TGI's sum check without the "Given:" part
+    name: "TGI inputs plus max_new_tokens, limit only",
+    error: "`inputs` tokens + `max_new_tokens` must be <= 4096",
+    tokens: { limit: 4096 },
+  },
+  {
+    provider: "llama.cpp",
+    // OpenClaw failover corpus (patterns-context-llamacpp-prompt)
+    name: "llama.cpp prompt over the available context size",
+    error:
+      "prompt (8500 tokens) exceeds the available context size (8192 tokens), try increasing it",
+    tokens: { requested: 8500, limit: 8192, excess: 308 },
+  },
+  {
+    provider: "llama.cpp",
+    // OpenClaw failover corpus (patterns-context-llamacpp-no-the): the request fits the figures
+    // but the server counted otherwise; no excess is made up
+    name: "llama.cpp request over available context size (no 'the')",
+    error: "request (130000 tokens) exceeds available context size (131072 tokens)",
+    tokens: { requested: 130000, limit: 131072 },
+  },
+  {
+    provider: "llama.cpp",
+    // llama.cpp tools/server/server-context.cpp: an embedding or rerank input that cannot be
+    // split, typed exceed_context_size_error, without the n_ fields
+    name: "llama.cpp input larger than the max context size",
+    error:
+      '{"error":{"code":400,"message":"input (1682 tokens) is larger than the max context size (1024 tokens). skipping","type":"exceed_context_size_error"}}',
+    tokens: { requested: 1682, limit: 1024, excess: 658 },
+  },
+  {
+    provider: "llama.cpp",
+    // the same wording without its type, as a peer logged it
+    name: "llama.cpp input larger than the max context size (text only)",
+    error: "input (70000 tokens) is larger than the max context size (65536 tokens). skipping",
+    tokens: { requested: 70000, limit: 65536, excess: 4464 },
+  },
+  {
+    provider: "Lemonade",
+    // LiteLLM tests (test_lemonade_context_window_error_mapping): llama.cpp behind Lemonade
+    name: "Lemonade relaying llama.cpp",
+    error:
+      '{"error":{"code":"context_length_exceeded","message":"request (80010 tokens) exceeds the available context size (65536 tokens), try increasing it","status_code":400,"type":"invalid_request_error"}}',
+    tokens: { requested: 80010, limit: 65536, excess: 14474 },
+  },
+  {
+    provider: "vLLM",
+    // vllm-project/vllm#12165 (the prompt, multimodal tokens included, longer than max_model_len)
+    name: "vLLM prompt too long to fit into the model",
+    error:
+      "The prompt (total length 25938) is too long to fit into the model (context length 4096). Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens.",
+    tokens: { requested: 25938, limit: 4096, excess: 21842 },
+  },
+  {
+    provider: "vLLM",
+    // the same as the OpenAI-compatible server's body (any-llm-client tests)
+    name: "vLLM prompt too long to fit into the model (server body)",
+    error: {
+      status: 400,
+      body: '{"object": "error", "message": "The prompt (total length 6287) is too long to fit into the model (context length 4096). Make sure that `max_model_len` is no smaller than the number of text tokens plus multimodal tokens. For image inputs, the number of image tokens depends on the number of images, and possibly their aspect ratios as well.", "type": "BadRequestError", "param": null, "code": 400}',
+    },
+    tokens: { requested: 6287, limit: 4096, excess: 2191 },
+  },
+  {
+    provider: "Cohere",
+    // OpenClaw provider-error-patterns tests (its Cohere case)
+    name: "Cohere total tokens over the model's maximum limit",
+    error: "total tokens exceeds the model's maximum limit of 4096",
+    tokens: { limit: 4096 },
+  },
+  {
+    provider: "OpenAI-compatible servers",
+    // OpenClaw failover corpus (billing-context-input-length-model-limit)
+    name: "input length in tokens over the model limit",
+    error: "input length 14295 tokens exceeds the model limit",
+    tokens: { requested: 14295 },
   },
 ];
 
@@ -1360,6 +1505,104 @@ const notOverflowRows: Array<Omit<Row, "tokens">> = [
     name: "rate limit with a retry hint",
     error: "Rate limit exceeded, please retry after 30 seconds.",
   },
+  // --- Near-misses added for issue 18, each beside the wording it could be mistaken for ---
+  {
+    provider: "OpenAI Codex",
+    // codex-rs/protocol/src/error.rs UsageLimitReachedError and CodexErrorInfo::UsageLimitExceeded
+    name: "Codex usage limit (app-server error info)",
+    error: {
+      error: {
+        message:
+          "You've hit your usage limit. Upgrade to Plus to continue using Codex (https://chatgpt.com/explore/plus), or try again later.",
+        codexErrorInfo: "usageLimitExceeded",
+      },
+    },
+  },
+  {
+    provider: "OpenAI Codex",
+    // codex-rs/protocol/src/error.rs CodexErr::ServerOverloaded: the model has no room either
+    name: "Codex model at capacity",
+    error: "Selected model is at capacity. Please try a different model.",
+  },
+  {
+    provider: "LiteLLM proxy",
+    // LiteLLM tests, context_window_test_cases (negative)
+    name: "a context that is large but acceptable",
+    error: "The context is large, but acceptable.",
+  },
+  {
+    provider: "OpenAI",
+    // LiteLLM tests, context_window_test_cases (negative): a parameter's length in characters
+    name: "OpenAI user parameter too long (characters)",
+    error:
+      "Invalid 'user': string too long. Expected a string with maximum length 64, but got a string with length 123 instead.",
+  },
+  {
+    provider: "any provider",
+    // Microsoft Office JS RequestPayloadSizeLimitExceeded: a payload limit with no context in it
+    name: "request payload size over a limit (bytes, no context)",
+    error: "The request payload size has exceeded the limit.",
+  },
+  {
+    provider: "llama.cpp",
+    // llama.cpp tools/server/server-context.cpp, a server error: the batch, not the context
+    name: "llama.cpp input too large for the physical batch",
+    error:
+      "input (16255 tokens) is too large to process. increase the physical batch size (current batch size: 8192)",
+  },
+  {
+    provider: "vLLM",
+    // vLLM engine start-up (peers' logs): the configured length does not fit the KV cache
+    name: "vLLM max seq len larger than the KV cache (start-up)",
+    error:
+      "ValueError: The model's max seq len (131072) is larger than the maximum number of tokens that can be stored in KV cache (93760). Try increasing `gpu_memory_utilization` or decreasing `max_model_len` when initializing the engine.",
+  },
+  {
+    provider: "vLLM",
+    // vLLM engine start-up (peers' logs): a configuration error, not a request
+    name: "vLLM max_model_len above the model's (start-up)",
+    error:
+      "ValueError: User-specified max_model_len (65536) is greater than the derived max_model_len (max_position_embeddings=32768 or model_max_length=None in model's config.json).",
+  },
+  {
+    provider: "Gemini / Vertex AI",
+    // google-gemini/gemini-cli#19083: the number of tools, not tokens
+    name: "Gemini at most 512 function declarations",
+    error: {
+      error: {
+        code: 400,
+        message:
+          "The GenerateContentRequest proto is invalid:\n  * tools[0].function_declarations: [FIELD_INVALID] At most 512 function declarations can be specified.",
+        status: "INVALID_ARGUMENT",
+      },
+    },
+  },
+  {
+    provider: "Gemini / Vertex AI",
+    // google-gemini/gemini-cli#6031: "exceeds the maximum allowed", about a tool schema's depth
+    name: "Gemini function declaration nesting depth",
+    error:
+      '{"error":{"code":400,"message":"A FunctionDeclaration in the request exceeds the maximum allowed nesting depth.","status":"INVALID_ARGUMENT"}}',
+  },
+  {
+    provider: "any provider",
+    // the output-cap wording peers' tests use: max_tokens, not the input, is over the limit
+    name: "max_tokens exceeds the model limit (output only)",
+    error: "400 Bad Request: max_tokens exceeds the model limit",
+  },
+  {
+    provider: "Azure OpenAI",
+    // Azure's count of messages (Portkey's error library): too many items, not too many tokens
+    name: "Azure messages array too long (items)",
+    error: "'$.messages' is too long. Maximum length is 2048, but got 4970 items.",
+  },
+  {
+    provider: "LM Studio",
+    // OpenClaw context-overflow tests: prompt-template guidance that mentions the prompt
+    name: "LM Studio prompt template error",
+    error:
+      'Error rendering prompt with jinja template: "Cannot apply filter upper to type UndefinedValue". You can override the prompt template in model settings.',
+  },
 ];
 
 /** A row's expected figures: `inputTokens` is `requested` unless the row names the input's share. */
@@ -1415,6 +1658,8 @@ describe("isContextOverflowError and parseOverflowTokens on real provider errors
       "LM Studio",
       "Hugging Face TGI",
       "Chinese-language gateways",
+      "OpenAI Codex",
+      "LiteLLM proxy",
     ]) {
       expect(covered).toContain(provider);
     }
@@ -1532,6 +1777,20 @@ describe("rules", () => {
     });
   });
 
+  it("passes over figures it cannot use and reads the next wording's", () => {
+    // A 400-digit limit is no number (Infinity); the figures stated beside it still count.
+    const error = {
+      message: `This model's maximum context length is ${"9".repeat(400)} tokens.`,
+      body: "prompt is too long: 5 tokens > 4 maximum",
+    };
+    expect(parseOverflowTokens(error)).toEqual({
+      requested: 5,
+      inputTokens: 5,
+      limit: 4,
+      excess: 1,
+    });
+  });
+
   it("survives cycles, deep nesting, throwing getters and huge strings", () => {
     const cyclic: Record<string, unknown> = { message: "prompt is too long: 5 tokens > 4 maximum" };
     cyclic.self = cyclic;
@@ -1581,7 +1840,13 @@ describe("rules", () => {
     `input (${"1".repeat(RUN)}`,
     `n_keep: ${"1".repeat(RUN)}${" ".repeat(RUN)}`,
     `size limit exceeded by ${"1".repeat(RUN)}`,
-    `exceed context limit: ${"1".repeat(RUN)}`,
+    `prompt (${"1".repeat(RUN)}`,
+    `prompt (total length ${"1".repeat(RUN)}`,
+    `input length ${"1,".repeat(RUN / 2)} token`,
+    `maximum context limit of ${"1,".repeat(RUN / 2)}`,
+    `exceeds the maximum number of tokens allowed (${"1".repeat(RUN)}`,
+    `total tokens exceeds the model's maximum limit of ${" ".repeat(RUN)}`,
+    `ran out of room in the model${"'".repeat(RUN)}`,
     "`".repeat(RUN),
     "1,".repeat(RUN / 2),
     " ".repeat(RUN),
@@ -1605,7 +1870,11 @@ describe("rules", () => {
     // The overflow comes last, so every figure reader scans every hostile string first.
     const error = {
       ...hostileError(60),
+      // Hostile strings that are overflows themselves but state no figures.
       dashScope: `range of input length should be [1,${" ".repeat(RUN)}`,
+      anthropic: `exceed context limit: ${"1".repeat(RUN)}`,
+      tgi: `\`inputs\` tokens + \`max_new_tokens\` must be <= ${" ".repeat(RUN)}`,
+      liteLlm: `longer than the model's context length of ${",".repeat(RUN)}`,
       last: "prompt is too long: 5 tokens > 4 maximum",
     };
     expect(isContextOverflowError(error)).toBe(true);
@@ -1615,6 +1884,38 @@ describe("rules", () => {
       limit: 4,
       excess: 1,
     });
+  });
+
+  it("stays linear and consistent on long runs of the providers' own words", () => {
+    // Text made of the words real errors use, each repeated many times, with digits and
+    // separators between: the shapes that make a careless pattern backtrack. Whatever comes
+    // out, the figures must be whole numbers that agree with one another.
+    const vocabulary = [
+      ...new Set(
+        [...overflowRows, ...notOverflowRows]
+          .flatMap((row) => (typeof row.error === "string" ? row.error.split(/\s+/) : []))
+          .filter((word) => word.length > 0),
+      ),
+    ];
+    const piece = fc.oneof(
+      fc.constantFrom(...vocabulary),
+      fc.constantFrom(" ", "\t", "1", "1,", "(", "`", ":", "'", "上下文", "超过"),
+    );
+    const run = fc
+      .tuple(piece, fc.integer({ min: 1, max: 400 }), fc.constantFrom("", " ", ", ", "\n"))
+      .map(([text, times, gap]) => `${text}${gap}`.repeat(times));
+    fc.assert(
+      fc.property(fc.array(run, { minLength: 1, maxLength: 8 }), (runs) => {
+        const text = runs.join(" ");
+        const tokens = parseOverflowTokens(text);
+        if (!isContextOverflowError(text)) expect(tokens).toBeUndefined();
+        const { requested, limit, excess } = tokens ?? {};
+        if (requested !== undefined && limit !== undefined && excess !== undefined) {
+          expect(excess).toBe(requested - limit);
+        }
+      }),
+      { numRuns: 150 },
+    );
   });
 
   it("reads figures only from overflows, and only whole non-negative numbers", () => {
