@@ -80,6 +80,7 @@ import { requestIdHeader, validate } from "../http/route";
 import { type ContextData, type OverflowData, withPinned } from "../session/context-view";
 import type { GatewayContextByReference, GatewayTurnResult } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
+import { requestThread } from "../session/threads";
 import { sessionStub } from "./sessions";
 
 /** Response headers the gateway adds. */
@@ -315,13 +316,14 @@ async function sessionPlan(
   const stub = sessionStub(c.env, key);
   const model = String(body.model);
   const hashes = await messageHashes(canonical);
+  const thread = requestThread(canonical, body);
   const turnFrom = async (from: number): Promise<GatewayTurnResult> =>
     unwrap(
       await stub.gatewayTurn(key, {
         hashes,
         from,
         messages: canonical.slice(from),
-        firstRole: canonical[0]?.role ?? "user",
+        ...thread,
         model,
         ...(contextWindow !== undefined ? { contextWindow } : {}),
       }),
