@@ -387,8 +387,8 @@ async function sessionPlan(
       }
       lastSeq = data.lastSeq;
       headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
-      const last = unwrap(await stub.compactions(key)).at(-1);
-      if (last !== undefined) headers[GATEWAY_HEADERS.compaction] = String(last.tier);
+      if (data.compactionTier !== null)
+        headers[GATEWAY_HEADERS.compaction] = String(data.compactionTier);
       return outgoing(protocol.withContext(body, renderContext(data, protocol.format)));
     },
     async answered(answer) {
@@ -752,7 +752,7 @@ const ROUTES: GatewayRoute[] = [
 ];
 
 const DESCRIPTION =
-  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation. Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation, X-Condense-Tokens (context tokens sent upstream), X-Condense-Compaction (none, or the tier that ran first). Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
+  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation. Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation, X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none). Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
 
 export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
   const errorContent = { "application/json": { schema: ErrorResponse } };
