@@ -1,117 +1,44 @@
 /**
  * @module test/agent-sequences
  * The request sequences of real agents, main conversation and side requests
- * interleaved as they arrive at the gateway, in each agent's own request shape
- * (trimmed: short prompts, few tools). Written from the agents' observed
- * behaviour (issue 18): opencode asks for a title first, Claude Code checks
- * its quota first and asks a small model for a topic and runs sub-agents
- * beside its main conversation.
+ * interleaved as they arrive at the gateway, in each agent's own request
+ * shape. opencode's are captured from a real run (`fixtures/agents`): its
+ * title request comes first. Claude Code's side requests (a quota check
+ * first, a topic check, a sub-agent beside its main conversation) are written
+ * from what issue 18 observed, trimmed to short prompts and few tools: the
+ * captured run of Claude Code 2.1.332 sent none.
  */
 
 import type { AgentRequest } from "./agent-requests";
+import openCodeRun from "./fixtures/agents/opencode.json";
 
 // ------------------------------------------------------------------ opencode (Chat Completions)
 
-const OPENCODE_HEADER =
-  "You are opencode, an interactive CLI tool that helps users with software engineering tasks.";
-const OPENCODE_PROMPT =
-  "Use the tools available to you to assist the user.\n<env>\nWorking directory: /repo\nPlatform: linux\n</env>";
-const OPENCODE_TITLE_PROMPT =
-  "You are a title generator. You output ONLY a thread title, nothing else. The title is at most 50 characters.";
-const OPENCODE_SUMMARY_PROMPT =
-  "Summarize what was done in this conversation in two sentences, for the session list.";
+/** A captured run's requests, trimmed (`fixtures/agents/README.md`). */
+interface CapturedRun {
+  source: string;
+  trimmed: string;
+  route: string;
+  requests: AgentRequest[];
+}
 
-const openCodeTools = ["read", "bash", "edit"].map((name) => ({
-  type: "function",
-  function: {
-    name,
-    description: `The ${name} tool.`,
-    parameters: { type: "object", properties: { path: { type: "string" } } },
-  },
-}));
+const openCode = openCodeRun as CapturedRun;
 
-const TASK = "Fix the flaky login test in test/login.test.ts.";
+function captured(label: string): AgentRequest {
+  const request = openCode.requests.find((candidate) => candidate.label === label);
+  if (request === undefined) throw new Error(`no request ${label} in the opencode fixture`);
+  return request;
+}
 
-const openCodeTitle: AgentRequest = {
-  kind: "side",
-  label: "title",
-  body: {
-    model: "gpt-4o-mini",
-    max_tokens: 1500,
-    messages: [
-      { role: "system", content: OPENCODE_TITLE_PROMPT },
-      { role: "user", content: "Generate a title for this conversation:\n" },
-      { role: "user", content: TASK },
-    ],
-  },
-};
+/** opencode as it arrived: its title request first, then three turns of the main conversation. */
+export const openCodeTitleFirst: AgentRequest[] = openCode.requests;
 
-const mainHistory1 = [
-  { role: "system", content: OPENCODE_HEADER },
-  { role: "system", content: OPENCODE_PROMPT },
-  { role: "user", content: TASK },
-];
-const readCall = {
-  role: "assistant",
-  content: "I'll read the test first.",
-  tool_calls: [
-    {
-      id: "call_read_1",
-      type: "function",
-      function: { name: "read", arguments: '{"path":"test/login.test.ts"}' },
-    },
-  ],
-};
-const mainHistory2 = [
-  ...mainHistory1,
-  readCall,
-  {
-    role: "tool",
-    tool_call_id: "call_read_1",
-    content:
-      "import { login } from '../src/login';\ntest('logs in', async () => { await login(); });",
-  },
-];
-const fixed = { role: "assistant", content: "The test did not await the session; fixed." };
-const mainHistory3 = [...mainHistory2, fixed, { role: "user", content: "Now run the tests." }];
-
-const openCodeMain = (messages: unknown[], answer?: Record<string, unknown>): AgentRequest => ({
-  kind: "main",
-  label: "main",
-  body: { model: "gpt-4o", messages, tools: openCodeTools, tool_choice: "auto", stream: true },
-  ...(answer !== undefined ? { answer } : {}),
-});
-
-/** opencode's session summary: the conversation so far under another prompt, no tools. */
-const openCodeSummary: AgentRequest = {
-  kind: "side",
-  label: "summary",
-  body: {
-    model: "gpt-4o-mini",
-    messages: [
-      { role: "system", content: OPENCODE_SUMMARY_PROMPT },
-      ...mainHistory2.slice(2),
-      fixed,
-      { role: "user", content: "Summarize the conversation above." },
-    ],
-  },
-};
-
-/** opencode as it arrives: the title request first, then the main conversation, a summary beside it. */
-export const openCodeTitleFirst: AgentRequest[] = [
-  openCodeTitle,
-  openCodeMain(mainHistory1, readCall),
-  openCodeMain(mainHistory2, fixed),
-  openCodeSummary,
-  openCodeMain(mainHistory3, { role: "assistant", content: "All tests pass." }),
-];
-
-/** The same, when the main request overtakes the title request. */
+/** The same, when the first main request overtakes the title request. */
 export const openCodeMainFirst: AgentRequest[] = [
-  openCodeMain(mainHistory1, readCall),
-  openCodeTitle,
-  openCodeMain(mainHistory2, fixed),
-  openCodeMain(mainHistory3, { role: "assistant", content: "All tests pass." }),
+  captured("turn 1"),
+  captured("title"),
+  captured("turn 2"),
+  captured("turn 3"),
 ];
 
 // ------------------------------------------------------------------ Claude Code (Anthropic Messages)

@@ -8,6 +8,7 @@
 
 import { describe, expect, it } from "vitest";
 import { sendAgentRequest } from "./agent-requests";
+import claudeCodeReads from "./fixtures/agents/claude-code-reads.json";
 import { freshTag, upstreamCalls } from "./gateway-helpers";
 import { freshSession } from "./helpers";
 
@@ -78,4 +79,28 @@ describe("the newest tool result reaches the model", () => {
       expect(received?.tokens ?? 0).toBeLessThanOrEqual(48_000);
     });
   }
+});
+
+describe("Claude Code's captured request (fixtures/agents/claude-code-reads.json)", () => {
+  it("is compacted at a 16k window with its newest Read output sent as it came", async () => {
+    const tag = freshTag();
+    const body = claudeCodeReads.body as Record<string, unknown>;
+    const reply = await sendAgentRequest("anthropic", body, {
+      tag,
+      session: freshSession("gw-newest"),
+      headers: { "X-Condense-Context-Window": "16000" },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.headers.get("X-Condense-Compaction")).toMatch(/^[1-4]$/);
+    const [received] = await upstreamCalls(tag);
+    const sent = body.messages as Array<{ content: Array<Record<string, unknown>> }>;
+    const forwarded = received?.body?.messages as Array<{ content: unknown }>;
+    // Older Read outputs made the room.
+    expect(received?.tokens ?? 0).toBeLessThanOrEqual(16_000);
+    expect(JSON.stringify(forwarded.slice(0, -1))).toContain("[Condense pruned this Read output");
+    // The Read result the model asked for last: its block as Claude Code sent it.
+    const newest = sent.at(-1)?.content[0];
+    expect(newest?.type).toBe("tool_result");
+    expect(forwarded.at(-1)?.content).toEqual([expect.objectContaining({ ...newest })]);
+  });
 });

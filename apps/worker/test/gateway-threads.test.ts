@@ -22,15 +22,14 @@ describe("a session follows the agent's main conversation", () => {
     const session = freshSession("gw-threads");
     const tag = freshTag();
     const replies = await replayAgent("chat", openCodeTitleFirst, { session, tag });
-    const [title, main1, main2, summary, main3] = replies;
-    expect(replies.every((reply) => reply.status === 200)).toBe(true);
+    const [title, ...turns] = replies;
+    expect(replies.map((reply) => reply.status)).toEqual(replies.map(() => 200));
     // The title held the empty session until the main conversation came.
     expect(generationOf(title)).toBe("1");
-    for (const main of [main1, main2, main3]) {
-      expect(statelessOf(main)).toBeNull();
-      expect(generationOf(main)).toBe("2");
+    for (const turn of turns) {
+      expect(statelessOf(turn)).toBeNull();
+      expect(generationOf(turn)).toBe("2");
     }
-    expect(statelessOf(summary)).toBe("other-conversation");
 
     // Before any compaction, the main requests go upstream as the client sent them.
     const calls = await upstreamCalls(tag);
@@ -47,15 +46,14 @@ describe("a session follows the agent's main conversation", () => {
           `/v1/sessions/${session}/transcript?generation=2&limit=1000`,
         )
       ).body.messages;
-    await waitFor(async () => (await generation()).length === 8, "the last answer");
+    await waitFor(async () => (await generation()).length === 7, "the last answer");
     expect((await generation()).map((entry) => entry.role)).toEqual([
-      "system",
       "system",
       "user",
       "assistant",
       "tool",
       "assistant",
-      "user",
+      "tool",
       "assistant",
     ]);
     expect((await status(session)).generation).toBe(2);
@@ -64,11 +62,11 @@ describe("a session follows the agent's main conversation", () => {
   it("opencode: a title request that comes second is a side request", async () => {
     const session = freshSession("gw-threads");
     const replies = await replayAgent("chat", openCodeMainFirst, { session, tag: freshTag() });
-    const [main1, title, main2, main3] = replies;
+    const [turn1, title, ...turns] = replies;
     expect(statelessOf(title)).toBe("other-conversation");
-    for (const main of [main1, main2, main3]) {
-      expect(statelessOf(main)).toBeNull();
-      expect(generationOf(main)).toBe("1");
+    for (const turn of [turn1, ...turns]) {
+      expect(statelessOf(turn)).toBeNull();
+      expect(generationOf(turn)).toBe("1");
     }
     expect((await status(session)).generation).toBe(1);
   });
@@ -91,18 +89,15 @@ describe("a session follows the agent's main conversation", () => {
   it("a settled conversation is left only by its own rewind, not by a one-shot under its prompt", async () => {
     const session = freshSession("gw-threads");
     const tag = freshTag();
-    const [main1, , main2] = openCodeMainFirst;
-    if (main1 === undefined || main2 === undefined) throw new Error("no sequence");
-    await replayAgent("chat", [main1, main2], { session, tag });
+    const [turn1, , turn2] = openCodeMainFirst;
+    if (turn1 === undefined || turn2 === undefined) throw new Error("no sequence");
+    await replayAgent("chat", [turn1, turn2], { session, tag });
 
     // A one-shot under the main prompt without tools (a command summary): a side request.
-    const messages = (main1.body.messages as unknown[]).slice(0, 2);
+    const [prompt] = turn1.body.messages as unknown[];
     const oneShot = await sendAgentRequest(
       "chat",
-      {
-        model: "gpt-4o-mini",
-        messages: [...messages, { role: "user", content: "Summarize `ls -la`." }],
-      },
+      { model: "e2e-model", messages: [prompt, { role: "user", content: "Summarize `ls -la`." }] },
       { session, tag: `${tag}-side` },
     );
     expect(statelessOf(oneShot)).toBe("other-conversation");
@@ -110,7 +105,7 @@ describe("a session follows the agent's main conversation", () => {
 
     // The agent rewinds to its first message and asks again, with its tools: a new generation.
     await queueAnswers(`${tag}-rewind`, [{ role: "assistant", content: "Starting over." }]);
-    const rewound = await sendAgentRequest("chat", main1.body, { session, tag: `${tag}-rewind` });
+    const rewound = await sendAgentRequest("chat", turn1.body, { session, tag: `${tag}-rewind` });
     expect(statelessOf(rewound)).toBeNull();
     expect(generationOf(rewound)).toBe("2");
   });
