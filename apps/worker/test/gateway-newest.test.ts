@@ -104,3 +104,42 @@ describe("Claude Code's captured request (fixtures/agents/claude-code-reads.json
     expect(forwarded.at(-1)?.content).toEqual([expect.objectContaining({ ...newest })]);
   });
 });
+
+describe("newest messages that alone do not fit", () => {
+  for (const withSession of [false, true]) {
+    it(`get the upstream's overflow error back, without retrying what cannot shrink (${withSession ? "with a session" : "stateless"})`, async () => {
+      const tag = freshTag();
+      const body = {
+        model: "claude-sonnet-4-5",
+        max_tokens: 1024,
+        messages: [
+          { role: "user", content: "Read the log." },
+          {
+            role: "assistant",
+            content: [
+              { type: "tool_use", id: "toolu_log", name: "Read", input: { file_path: "app.log" } },
+            ],
+          },
+          {
+            role: "user",
+            content: [
+              { type: "tool_result", tool_use_id: "toolu_log", content: fileText(300, "log") },
+            ],
+          },
+        ],
+        tools: [{ name: "Read", input_schema: { type: "object" } }],
+      };
+      const reply = await sendAgentRequest("anthropic", body, {
+        tag,
+        ...(withSession ? { session: freshSession("gw-newest") } : {}),
+        headers: { "x-test-upstream": "limit=3000" },
+      });
+      expect(reply.status).toBe(400);
+      expect(reply.text).toContain("prompt is too long");
+      // The newest output was never replaced to make it fit; sending it again would change nothing.
+      const calls = await upstreamCalls(tag);
+      expect(calls).toHaveLength(1);
+      expect(reply.headers.get("X-Condense-Overflow-Retries")).toBeNull();
+    });
+  }
+});

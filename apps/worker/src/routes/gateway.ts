@@ -353,6 +353,7 @@ async function sessionPlan(
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
   let lastSeq = served.lastSeq;
+  let sentTokens = served.tokens;
   const context =
     "whole" in served.context
       ? renderContext(served.context.whole, protocol.format)
@@ -386,6 +387,10 @@ async function sessionPlan(
         throw refused;
       }
       lastSeq = data.lastSeq;
+      // Nothing smaller to send (the newest messages alone are over): the same context would be
+      // refused again, so the upstream's error goes back as it was.
+      if (data.tokens >= sentTokens) return undefined;
+      sentTokens = data.tokens;
       headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
       if (data.compactionTier !== null)
         headers[GATEWAY_HEADERS.compaction] = String(data.compactionTier);
