@@ -5,7 +5,9 @@
  * the table or `X-Condense-Context-Window`, the request's output budget in the
  * reserve) is compacted in place by the deterministic tiers before it is
  * forwarded. An overflow the upstream still reports compacts again, against
- * the window it stated.
+ * the window it stated. The messages after the last assistant turn are never
+ * compacted (the engine's rule): when they alone do not fit, the upstream's
+ * overflow error goes back to the client as it came.
  */
 
 import {
@@ -44,8 +46,9 @@ export async function fitStateless(
       { model, messages },
       {
         contextWindow,
+        // The engine counts it for at most a quarter of the window (an allowance, not a use).
         ...(options.maxOutputTokens !== undefined
-          ? { maxOutputTokens: Math.min(options.maxOutputTokens, Math.floor(contextWindow / 2)) }
+          ? { maxOutputTokens: options.maxOutputTokens }
           : {}),
         ...(options.force === true ? { force: true } : {}),
       },

@@ -80,6 +80,7 @@ import { requestIdHeader, validate } from "../http/route";
 import { type ContextData, type OverflowData, withPinned } from "../session/context-view";
 import type { GatewayContextByReference, GatewayTurnResult } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
+import { requestThread } from "../session/threads";
 import { sessionStub } from "./sessions";
 
 /** Response headers the gateway adds. */
@@ -315,13 +316,14 @@ async function sessionPlan(
   const stub = sessionStub(c.env, key);
   const model = String(body.model);
   const hashes = await messageHashes(canonical);
+  const thread = requestThread(canonical, body);
   const turnFrom = async (from: number): Promise<GatewayTurnResult> =>
     unwrap(
       await stub.gatewayTurn(key, {
         hashes,
         from,
         messages: canonical.slice(from),
-        firstRole: canonical[0]?.role ?? "user",
+        ...thread,
         model,
         ...(contextWindow !== undefined ? { contextWindow } : {}),
       }),
@@ -351,6 +353,7 @@ async function sessionPlan(
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
   let lastSeq = served.lastSeq;
+  let sentTokens = served.tokens;
   const context =
     "whole" in served.context
       ? renderContext(served.context.whole, protocol.format)
@@ -384,9 +387,13 @@ async function sessionPlan(
         throw refused;
       }
       lastSeq = data.lastSeq;
+      // Nothing smaller to send (the newest messages alone are over): the same context would be
+      // refused again, so the upstream's error goes back as it was.
+      if (data.tokens >= sentTokens) return undefined;
+      sentTokens = data.tokens;
       headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
-      const last = unwrap(await stub.compactions(key)).at(-1);
-      if (last !== undefined) headers[GATEWAY_HEADERS.compaction] = String(last.tier);
+      if (data.compactionTier !== null)
+        headers[GATEWAY_HEADERS.compaction] = String(data.compactionTier);
       return outgoing(protocol.withContext(body, renderContext(data, protocol.format)));
     },
     async answered(answer) {
@@ -750,7 +757,7 @@ const ROUTES: GatewayRoute[] = [
 ];
 
 const DESCRIPTION =
-  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation. Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation, X-Condense-Tokens (context tokens sent upstream), X-Condense-Compaction (none, or the tier that ran first). Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
+  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation. Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation, X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none). Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
 
 export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
   const errorContent = { "application/json": { schema: ErrorResponse } };

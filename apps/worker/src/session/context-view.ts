@@ -113,6 +113,8 @@ export interface ContextData {
 export interface OverflowData extends ContextData {
   passes: number;
   reportedTokens: number | null;
+  /** The tier of the compaction this context comes from, when no context served before did (`session/served-compaction`). */
+  compactionTier: number | null;
 }
 
 export function readViewState(sql: SqlStorage): ViewState | undefined {

@@ -11,10 +11,11 @@
  * Messages the append path would refuse (a result answering no call, an id
  * reused while its call is open) start a new generation instead; a history
  * refused even as a generation of its own is left unstored, and the Worker
- * forwards it statelessly. So is a history under another system prompt than
- * the generation's: another conversation sent with the same session header
- * (an agent's side requests: titles, command checks), not a rewind of this one. Then the model's answer is appended once its
- * response is complete, unless the session moved on meanwhile.
+ * forwards it statelessly. So is a side request: another thread sent with the
+ * same session header (titles, command summaries, sub-agents), not a rewind
+ * of the conversation the session follows (`session/threads` chooses). Then
+ * the model's answer is appended once its response is complete, unless the
+ * session moved on meanwhile.
  */
 
 import type { ChatMessage } from "@condense/core";
@@ -26,6 +27,7 @@ import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
 import { readSession, requireSession, type SessionKey, setExhaustedSeq } from "./session-record";
 import type { SessionStorage } from "./session-storage";
 import { readSettings, writeSettings } from "./settings";
+import { chooseThread } from "./threads";
 import { checkToolTraffic, type ToolTrafficProblem } from "./tool-outputs";
 
 export interface GatewayTurnInput {
@@ -39,8 +41,10 @@ export interface GatewayTurnInput {
   model?: string;
   /** A window the caller stated (`X-Condense-Context-Window`): the session's from now on. */
   contextWindow?: number;
-  /** The role of the history's first message. */
-  firstRole: string;
+  /** How many system/developer messages open the history (`session/threads`). */
+  promptMessages: number;
+  /** Whether the request may lead the session (`session/threads`): it declares tools or holds an answer. */
+  mayLead: boolean;
 }
 
 export type GatewayMatch =
@@ -48,7 +52,7 @@ export type GatewayMatch =
   | { kind: "need"; from: number }
   /**
    * Not stored: even as a generation of its own the history breaks the tool-call rules, or it is
-   * another conversation (its system prompt is not the generation's).
+   * another conversation than the one the session follows (a side request, `session/threads`).
    */
   | {
       kind: "refused";
@@ -71,15 +75,6 @@ class Refused extends Error {
   constructor(readonly problems: ToolTrafficProblem[]) {
     super("refused");
   }
-}
-
-const PROMPT_ROLES = new Set(["system", "developer"]);
-
-/** The role of the generation's first message. */
-function firstRoleOf(sql: SqlStorage, firstSeq: number): string | undefined {
-  return sql
-    .exec<{ role: string }>("SELECT role FROM condense_transcript WHERE seq = ?", firstSeq)
-    .toArray()[0]?.role;
 }
 
 function appendWithHashes(
@@ -125,13 +120,12 @@ export function matchAndAppend(
       const extendsSession =
         input.hashes.length >= stored.length &&
         stored.every((hash, index) => hash === input.hashes[index]);
-      const otherConversation =
+      const side =
         !extendsSession &&
         stored.length > 0 &&
-        PROMPT_ROLES.has(input.firstRole) &&
-        PROMPT_ROLES.has(firstRoleOf(sql, generation.firstSeq) ?? "") &&
-        input.hashes[0] !== stored[0];
-      if (otherConversation) return { kind: "refused", reason: "other-conversation", problems: [] };
+        chooseThread(sql, { firstSeq: generation.firstSeq, lastSeq, hashes: stored }, input) ===
+          "side-request";
+      if (side) return { kind: "refused", reason: "other-conversation", problems: [] };
       let start = extendsSession ? stored.length : 0;
       if (start < input.from) return { kind: "need", from: start };
       const model = input.model !== undefined ? { model: input.model } : {};

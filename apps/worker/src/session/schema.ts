@@ -61,6 +61,12 @@
  * `condense_search_state`: the backfill of the messages appended before v9, `backfill_to` (the last
  * seq then) and `backfill_cursor` (indexed up to it); the backfill is complete when they meet (at
  * once in a session that had no messages).
+ *
+ * v10 (gateway headers): `condense_session.served_compaction`, the compaction whose view the context
+ * last served came from (0: none), so that a gateway turn's `X-Condense-Compaction` names a
+ * compaction, background ones included, the first time its result is sent
+ * (`session/served-compaction`). NULL in sessions from before: the next context served names its
+ * view's compaction once.
  */
 
 import { type Migration, runMigrations } from "../sqlite/migrations";
@@ -238,6 +244,11 @@ const migrations: Migration[] = [
       `INSERT INTO condense_search_state (id, backfill_cursor, backfill_to)
        SELECT 1, 0, COALESCE(MAX(seq), 0) FROM condense_transcript`,
     ],
+  },
+  // ---- gateway headers (v10): which compaction the context last served came from
+  {
+    version: 10,
+    statements: ["ALTER TABLE condense_session ADD COLUMN served_compaction INTEGER"],
   },
 ];
 

@@ -94,6 +94,7 @@ import {
   VECTOR_CANDIDATES_PER_RESULT,
 } from "./search-index";
 import { indexedRowids, type SessionVectors, sessionVectorsFor } from "./semantic-recall";
+import { takeServedCompaction } from "./served-compaction";
 import {
   calibrationOf,
   clearFailure,
@@ -154,7 +155,10 @@ export type GatewayTurnResult =
       generation: number;
       newGeneration: boolean;
       appended: number;
-      /** The tier of the compaction that ran before this context was served, or null. */
+      /**
+       * The tier of the compaction this context comes from, when no context served before came from
+       * it (one ran in this turn, or in the background since the last), else null.
+       */
       compactionTier: number | null;
       /** Context tokens (calibrated, pinned included) and the session's last seq. */
       tokens: number;
@@ -492,7 +496,9 @@ export class SessionObject extends DurableObject<Env> {
         }
       }
       const memory = await this.#memoryFor(key);
-      return this.#contextData(key, waited, format, memory);
+      const data = this.#contextData(key, waited, format, memory);
+      takeServedCompaction(this.#sql());
+      return data;
     });
   }
 
@@ -607,7 +613,8 @@ export class SessionObject extends DurableObject<Env> {
         const measure = this.#committedMeasure(requireSession(sql, key));
         if (measure.tokens <= measure.budget) break;
       }
-      return { ...this.#contextData(key, true, input.format), passes, reportedTokens };
+      const data = this.#contextData(key, true, input.format);
+      return { ...data, passes, reportedTokens, compactionTier: takeServedCompaction(sql) };
     });
   }
 
@@ -831,7 +838,7 @@ export class SessionObject extends DurableObject<Env> {
       this.#embedAppended(match.lastSeq - match.appended + 1, match.lastSeq);
       if (match.pending !== undefined) await this.#armAlarm(match.pending);
       await this.#reportWrite(created);
-      let compactionTier: number | null = null;
+      let compacted = false;
       if (this.#needsCompactionNow()) {
         try {
           const result = await this.#queue.run(() =>
@@ -839,7 +846,7 @@ export class SessionObject extends DurableObject<Env> {
               ? this.#compact("gateway", { ...requestOf(key), onFailure: "fallback" })
               : Promise.resolve<RunResult>({ status: "not_needed" }),
           );
-          compactionTier = result.event?.tier ?? null;
+          compacted = result.event !== undefined;
         } catch {
           // The committed view is still whole; it is served (the failure was logged).
         }
@@ -854,19 +861,19 @@ export class SessionObject extends DurableObject<Env> {
           generation: match.generation.generation,
           newGeneration: match.newGeneration,
           appended: match.appended,
-          compactionTier,
+          compactionTier: takeServedCompaction(this.#sql()),
           ...served,
           recall,
         };
       }
       // Messages came in while a compaction ran: the context is no longer the request's history.
-      const whole = this.#contextData(key, compactionTier !== null, undefined, memory);
+      const whole = this.#contextData(key, compacted, undefined, memory);
       return {
         kind: "context",
         generation: match.generation.generation,
         newGeneration: match.newGeneration,
         appended: match.appended,
-        compactionTier,
+        compactionTier: takeServedCompaction(this.#sql()),
         tokens: whole.tokens,
         lastSeq: whole.lastSeq,
         context: { whole },

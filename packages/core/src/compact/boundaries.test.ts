@@ -54,6 +54,22 @@ describe("findHeadEnd", () => {
 });
 
 describe("findTailStart", () => {
+  it("always holds the newest messages, with the call their results answer", () => {
+    const messages = [
+      user("a"),
+      assistant("b"),
+      user("c"),
+      assistant(null, [call("c1", "Read", {}), call("c2", "Read", {})]),
+      result("c1", "x"),
+      result("c2", "y"),
+    ];
+    // A budget of nothing and no minimum: the tail still starts at the call of the newest results.
+    expect(findTailStart(messages, ones(messages), 1, 0, 0, undefined, 4)).toBe(3);
+    // Newest messages that are user input need no call.
+    const asked = [user("a"), assistant("b"), user("c"), user("d")];
+    expect(findTailStart(asked, [10, 10, 1000, 1000], 1, 0, 0, undefined, 2)).toBe(2);
+  });
+
   it("keeps at least minTailMessages even over budget", () => {
     const messages = [user("a"), assistant("b"), user("c"), assistant("d"), user("e")];
     expect(findTailStart(messages, [10, 10, 10, 10, 10], 1, 5, 2)).toBe(3);

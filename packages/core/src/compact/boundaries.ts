@@ -1,10 +1,13 @@
 /**
  * @module compact/boundaries
  * Where the protected head ends and the protected tail begins. Neither
- * boundary ever separates an assistant tool call from its results, and the
- * previous summary (the message `compact/summary-anchor` recognised) always
- * falls in the compacted middle so that it is updated rather than kept beside
- * a new one; any other marker block is ordinary content.
+ * boundary ever separates an assistant tool call from its results, the tail
+ * always holds the messages after the last assistant turn
+ * (`compact/protected-tail`), and the previous summary (the message
+ * `compact/summary-anchor` recognised) falls in the compacted middle so that
+ * it is updated rather than kept beside a new one, unless it was merged into
+ * one of those newest messages (the summary pass then takes it out of the
+ * tail); any other marker block is ordinary content.
  */
 
 import type { ChatMessage } from "../messages/types.js";
@@ -62,7 +65,8 @@ export function findHeadEnd(
 /**
  * The tail: the newest messages within `tailTokens`, at least
  * `minTailMessages`, never starting on a tool result or on the previous summary
- * (at index `summaryAt`).
+ * (at index `summaryAt`), and always holding the messages from `newestFrom` on
+ * with the assistant message whose calls they answer.
  */
 export function findTailStart(
   messages: readonly ChatMessage[],
@@ -71,6 +75,7 @@ export function findTailStart(
   tailTokens: number,
   minTailMessages: number,
   summaryAt?: number,
+  newestFrom: number = messages.length,
 ): number {
   let start = messages.length;
   let used = 0;
@@ -85,6 +90,8 @@ export function findTailStart(
   // A summary in the tail would survive verbatim beside the new one; fold it into the middle instead.
   if (summaryAt !== undefined && summaryAt >= start)
     start = skipToolResults(messages, summaryAt + 1);
+  // What the model asked for and has not seen yet is never compacted (`compact/protected-tail`).
+  start = Math.min(start, backToToolCall(messages, newestFrom, headEnd));
   return Math.max(start, headEnd);
 }
 
@@ -97,6 +104,8 @@ export function findBoundaries(
     minTailMessages: number;
     /** Index of the previous summary, if one was recognised. */
     summaryAt?: number | undefined;
+    /** Index of the first message after the last assistant turn (`compact/protected-tail`). */
+    newestFrom?: number | undefined;
   },
 ): Boundaries {
   const headEnd = findHeadEnd(messages, options.headMessages, options.summaryAt);
@@ -107,6 +116,7 @@ export function findBoundaries(
     options.tailTokens,
     options.minTailMessages,
     options.summaryAt,
+    options.newestFrom,
   );
   return { headEnd, tailStart };
 }
@@ -119,7 +129,12 @@ export function findBoundaries(
 export function smallerTailBudget(
   messages: readonly ChatMessage[],
   tokens: readonly number[],
-  options: { headMessages: number; tailTokens: number; minTailMessages: number },
+  options: {
+    headMessages: number;
+    tailTokens: number;
+    minTailMessages: number;
+    newestFrom?: number | undefined;
+  },
 ): number | undefined {
   const { tailStart } = findBoundaries(messages, tokens, options);
   let budget = Math.floor(options.tailTokens / 2);

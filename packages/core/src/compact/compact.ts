@@ -6,6 +6,8 @@
  * older half (tier 3), the deterministic summarizer (tier 4). The first result
  * that fits wins. A failing summarizer degrades to the next tier; no message is
  * ever dropped without being summarized or handed back in `prunedToolOutputs`.
+ * The messages after the last assistant turn are never touched by any tier
+ * (`compact/protected-tail`).
  *
  * Here: the input checked and made canonical, the pass loop and the result.
  * A pass's summary is `compact/summarize-pass`, what the passes share
@@ -29,6 +31,7 @@ import { findBoundaries, smallerTailBudget } from "./boundaries.js";
 import { findLatestUser } from "./latest-user.js";
 import { DEFAULTS, resolveOptions } from "./options.js";
 import { type PassContext, type PassResult, prune, throwIfAborted } from "./pass-context.js";
+import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
 import { summarizePass } from "./summarize-pass.js";
 import { currentSummary, locateSummary, summaryDigest } from "./summary-anchor.js";
@@ -73,17 +76,20 @@ async function runPass(
   const tokens = perMessageTokens(messages, model);
   const current = countMessageTokens(messages, model);
   const summaryAt = await locateSummary(messages, context.anchor);
+  const newestFrom = protectedFrom(messages, summaryAt);
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,
     tailTokens,
     minTailMessages: options.minTailMessages,
     summaryAt,
+    newestFrom,
   });
 
   if (!summarizeOnly) {
     const outcome = prune(messages, context, {
       from: 0,
-      to: tailStart,
+      // The head may reach the newest messages (a short conversation): they stay untouched there too.
+      to: Math.min(tailStart, newestFrom),
       needToSave: current - options.target,
     });
     const after = countMessageTokens(outcome.messages, model);
@@ -100,15 +106,21 @@ async function runPass(
     }
   }
 
-  const summarized = await summarizePass(messages, headEnd, tailStart, summaryAt, context);
+  const summarized = await summarizePass(
+    messages,
+    { headEnd, tailStart, newest: messages.length - newestFrom },
+    summaryAt,
+    context,
+  );
   if (summarized) return summarized;
 
-  // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included, and
-  // only when the context does not fit (a forced compaction of a small context changes nothing).
+  // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included up
+  // to the newest messages, and only when the context does not fit (a forced compaction of a small
+  // context changes nothing).
   if (current <= options.limit) return undefined;
   const outcome = prune(messages, context, {
     from: 0,
-    to: messages.length,
+    to: newestFrom,
     needToSave: current - options.target,
   });
   if (outcome.saved === 0) return undefined;
@@ -120,6 +132,21 @@ async function runPass(
     pruned: outcome.pruned,
     summary: undefined,
   };
+}
+
+/** Why a compaction changed nothing: too little to compact, or only the newest messages left. */
+async function nothingCompactedReason(
+  messages: readonly ChatMessage[],
+  anchor: string | undefined,
+  tokens: number,
+  limit: number,
+  model: string,
+): Promise<string> {
+  const newest = messages.slice(protectedFrom(messages, await locateSummary(messages, anchor)));
+  if (tokens <= limit || newest.length === 0) {
+    return "nothing could be compacted without growing the context: the middle is too small to summarize and no tool output is large enough to prune";
+  }
+  return `the context holds ${tokens} tokens, over the ${limit} it may hold, and nothing older than the newest messages can make room: the ${newest.length} message(s) after the last assistant turn (${countMessageTokens(newest, model)} tokens, what the model asked for and has not seen) are never compacted; send them to a model with a larger window, or make the tool outputs smaller`;
 }
 
 export function compact(
@@ -280,6 +307,7 @@ export async function compact(
         headMessages: resolved.headMessages,
         tailTokens,
         minTailMessages: resolved.minTailMessages,
+        newestFrom: protectedFrom(messages, await locateSummary(messages, context.anchor)),
       });
       if (smaller === undefined) break;
       throwIfAborted(resolved.signal);
@@ -306,8 +334,7 @@ export async function compact(
       tier: 0,
       passes,
       ledger: carriedLedger,
-      reason:
-        "nothing could be compacted without growing the context: the middle is too small to summarize and no tool output is large enough to prune",
+      reason: await nothingCompactedReason(repaired, anchor, originalTokens, resolved.limit, model),
     });
   }
   return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });

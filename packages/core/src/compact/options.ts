@@ -16,6 +16,8 @@ import type { CompactOptions } from "./types.js";
 export const DEFAULTS = {
   threshold: 0.75,
   reserveFloor: 20_000,
+  /** The most of the window a request's `maxOutputTokens` reserves for the answer. */
+  maxAnswerReserveShare: 0.25,
   headMessages: 3,
   tailTokens: 20_000,
   minTailMessages: 4,
@@ -174,9 +176,19 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     options.reserveTokens,
     DEFAULTS.reserveFloor,
   );
+  // A request's max_tokens is an allowance, not what the answer uses: agents send their model's
+  // output ceiling (32,000 to 64,000, above a small window), and answers rarely need a tenth of it.
+  // Reserved whole, it would leave the context a sliver of the window and compact away what the
+  // model needs; so it counts for at most a quarter of the window, the room the default threshold
+  // (0.75) leaves free anyway. A provider that refuses input + max_tokens over the window says so
+  // in an overflow error, which the caller recovers from as from any other.
+  const answerReserve = Math.min(
+    maxOutputTokens,
+    Math.floor(contextWindow * DEFAULTS.maxAnswerReserveShare),
+  );
   // The floor keeps room for the next turn; small windows could not hold anything else, so cap at half.
   const reserveTokens = Math.min(
-    Math.max(requestedReserve, DEFAULTS.reserveFloor, maxOutputTokens),
+    Math.max(requestedReserve, DEFAULTS.reserveFloor, answerReserve),
     Math.floor(contextWindow / 2),
   );
   const budget = contextWindow - reserveTokens;

@@ -113,16 +113,20 @@ export function outputsOf(
   return outputs;
 }
 
-/** Strips tool outputs anywhere (oldest first) until the messages fit the limit. */
+/**
+ * Strips tool outputs anywhere but in the last `newest` messages (oldest first) until the messages
+ * fit the limit; those are what the model has not seen yet (`compact/protected-tail`).
+ */
 export function fitByPruning(
   messages: ChatMessage[],
   context: PassContext,
+  newest: number,
 ): { messages: ChatMessage[]; pruned: PrunedToolOutput[] } {
   const tokens = countMessageTokens(messages, context.model);
   if (tokens <= context.options.limit) return { messages, pruned: [] };
   const outcome = prune(messages, context, {
     from: 0,
-    to: messages.length,
+    to: messages.length - newest,
     needToSave: tokens - context.options.limit,
   });
   return { messages: outcome.messages, pruned: outcome.pruned };

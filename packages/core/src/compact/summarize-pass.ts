@@ -8,7 +8,8 @@
  * return is cleaned (no marker tag, no secret) and completed (every ledger
  * identifier), so the guarantees never depend on a summarizer obeying. A
  * failing LLM degrades to the next tier; a failing tier-4 summarizer of the
- * caller's to the built-in one.
+ * caller's to the built-in one. The newest messages (`compact/protected-tail`)
+ * end the tail and are never pruned to make a summary fit.
  */
 
 import { SummarizerError } from "../errors/condense-error.js";
@@ -53,6 +54,8 @@ interface SummarySetup {
   messages: readonly ChatMessage[];
   head: ChatMessage[];
   tail: ChatMessage[];
+  /** How many messages end the tail that no pruning may touch (`compact/protected-tail`). */
+  newest: number;
   /** The middle to summarize (the previous summary's own message left out, its remainder kept). */
   middle: ChatMessage[];
   /** The middle as summarizers read it: the same messages with every secret withheld. */
@@ -130,15 +133,29 @@ function failureOf(error: unknown): SummarizerFailure {
   return { kind: "other", message: error instanceof Error ? error.message : String(error) };
 }
 
+/** The summary's text as a summarizer reads it. */
+function readablePrevious(summary: string): string {
+  // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite;
+  // tool-call ids of earlier compactions retire (see retireToolCallIds).
+  return withholdSecrets(retireToolCallIds(splitLatestUser(summary).summary), EARLIER_SUMMARY);
+}
+
+/** Where a pass splits its messages: head `[0, headEnd)`, tail `[tailStart, …)`, whose last `newest` are protected. */
+export interface PassBounds {
+  headEnd: number;
+  tailStart: number;
+  newest: number;
+}
+
 /** The middle of the pass and what its summarizers share; undefined when it is not worth a summary. */
 function setUpSummary(
   messages: readonly ChatMessage[],
-  headEnd: number,
-  tailStart: number,
+  bounds: PassBounds,
   summaryAt: number | undefined,
   context: PassContext,
 ): SummarySetup | undefined {
   const { model, options } = context;
+  const { headEnd, tailStart } = bounds;
   const head = messages.slice(0, headEnd);
   const tail = messages.slice(tailStart);
 
@@ -153,13 +170,18 @@ function setUpSummary(
       middle.push(message);
       continue;
     }
-    // The verbatim latest-user section is the engine's to re-add, not the summarizer's to rewrite;
-    // tool-call ids of earlier compactions retire (see retireToolCallIds).
-    previousSummary = withholdSecrets(
-      retireToolCallIds(splitLatestUser(found.summary).summary),
-      EARLIER_SUMMARY,
-    );
+    previousSummary = readablePrevious(found.summary);
     if (found.remainder) middle.push(found.remainder);
+  }
+  // A summary merged into a message the tail must keep (`compact/boundaries`): its text becomes the
+  // previous summary, and the message stays in the tail without it.
+  const inTail = summaryAt !== undefined && summaryAt >= tailStart ? summaryAt - tailStart : -1;
+  const merged = inTail >= 0 ? tail[inTail] : undefined;
+  const found = merged === undefined ? undefined : extractSummary(merged);
+  if (found !== undefined) {
+    previousSummary = readablePrevious(found.summary);
+    if (found.remainder === undefined) tail.splice(inTail, 1);
+    else tail[inTail] = found.remainder;
   }
   // What summarizers read: the same messages with every secret withheld.
   const readable = withholdInMessages(middle, context.labels);
@@ -187,6 +209,7 @@ function setUpSummary(
     messages,
     head,
     tail,
+    newest: bounds.newest,
     middle,
     readable,
     previousSummary,
@@ -233,6 +256,7 @@ function placeBetween(
     ...fitByPruning(
       placeSummary(setup.head, placed.summary, placed.after, context.options.recallTool),
       context,
+      setup.newest,
     ),
     summary: placed.summary.trim(),
   };
@@ -260,12 +284,11 @@ function resultOf(
 /** Summarizes the middle `[headEnd, tailStart)` of `messages`; undefined when it is not worth it. */
 export async function summarizePass(
   messages: readonly ChatMessage[],
-  headEnd: number,
-  tailStart: number,
+  bounds: PassBounds,
   summaryAt: number | undefined,
   context: PassContext,
 ): Promise<PassResult | undefined> {
-  const setup = setUpSummary(messages, headEnd, tailStart, summaryAt, context);
+  const setup = setUpSummary(messages, bounds, summaryAt, context);
   if (setup === undefined) return undefined;
   const { model, options } = context;
   const { middle } = setup;

@@ -40,7 +40,10 @@ export interface CompactOptions {
   threshold?: number;
   /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
   reserveTokens?: number;
-  /** Tokens the model may answer with; counted into the reserve. */
+  /**
+   * Tokens the model may answer with (a request's `max_tokens`); counted into the reserve up to a
+   * quarter of the window, as agents ask for far more than answers use.
+   */
   maxOutputTokens?: number;
   /** Leading messages kept verbatim after system/developer messages. Default 3. */
   headMessages?: number;

@@ -1,0 +1,32 @@
+import type { ChatMessage } from "@condense/core";
+import { describe, expect, it } from "vitest";
+import { requestThread } from "./threads";
+
+const system = (content: string): ChatMessage => ({ role: "system", content });
+const user = (content: string): ChatMessage => ({ role: "user", content });
+
+describe("requestThread", () => {
+  it("counts every system and developer message that opens the history as its prompt", () => {
+    const history: ChatMessage[] = [
+      system("You are opencode."),
+      { role: "developer", content: "Use the tools." },
+      user("Fix it."),
+      system("A system turn later on is not part of the prompt."),
+    ];
+    expect(requestThread(history, {}).promptMessages).toBe(2);
+    expect(requestThread([user("quota")], {}).promptMessages).toBe(0);
+  });
+
+  it("may lead with tools declared or an answer in its history, not as a one-shot", () => {
+    const oneShot = [system("Write a title."), user("Fix the flaky test.")];
+    expect(requestThread(oneShot, {}).mayLead).toBe(false);
+    expect(requestThread(oneShot, { tools: [] }).mayLead).toBe(false);
+    expect(requestThread(oneShot, { tools: [{ name: "Read" }] }).mayLead).toBe(true);
+    const answered = [
+      ...oneShot,
+      { role: "assistant" as const, content: "Done." },
+      user("Thanks."),
+    ];
+    expect(requestThread(answered, {}).mayLead).toBe(true);
+  });
+});
