@@ -1,0 +1,173 @@
+/**
+ * @module harness/task-run
+ * One agent on the scripted task, straight at the scripted upstream or
+ * through the gateway: registers the run with the upstream (its model, limit
+ * and key), starts the CLI, and gathers what the report needs — the run's
+ * figures (`harness/run-figures`), whether the task finished (the model
+ * reached its last step and the report is in the workspace), and, through the
+ * gateway, the session's compactions.
+ */
+
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { type ModelFailure, scriptedModel } from "../model/scripted-model.ts";
+import { buildTask, prepareWorkspace } from "../model/task.ts";
+import { anthropicMessages } from "../upstream/anthropic-messages.ts";
+import { chatCompletions } from "../upstream/chat-completions.ts";
+import { openaiResponses } from "../upstream/openai-responses.ts";
+import type { RecordedCall, ScriptedUpstream } from "../upstream/scripted-upstream.ts";
+import type { ProtocolName, WireProtocol } from "../upstream/wire.ts";
+import type { AgentSetup } from "./agent-setups.ts";
+import { runAgent } from "./run-agent.ts";
+import { type RunFigures, runFigures } from "./run-figures.ts";
+
+export const PROTOCOLS: Record<ProtocolName, WireProtocol> = {
+  anthropic: anthropicMessages,
+  responses: openaiResponses,
+  chat: chatCompletions,
+};
+
+export interface GatewayRoute {
+  /** The gateway's origin (`wrangler dev`). */
+  origin: string;
+  /** The gateway's upstream name that leads to this run (`/v1/gateway/<upstream>`). */
+  upstream: string;
+  /** The Condense API key the agent sends as its provider key. */
+  apiKey: string;
+  /** The key the gateway sends upstream (the deployment's key for that upstream). */
+  upstreamKey: string;
+  /** `X-Condense-Context-Window`. */
+  contextWindow: string;
+}
+
+export interface TaskRunOptions {
+  setup: AgentSetup;
+  upstream: ScriptedUpstream;
+  /** The run's name: its path segment on the upstream (and, through the gateway, in its URL there). */
+  name: string;
+  /** The upstream's limit in prompt tokens. */
+  limit: number;
+  gateway?: GatewayRoute;
+  timeoutMs: number;
+  /** A directory to save the run's requests and the CLI's output in (captures for fixtures). */
+  saveTo?: string;
+}
+
+export interface TaskRunReport extends RunFigures {
+  agent: string;
+  route: "direct" | "gateway";
+  exitCode: number | null;
+  timedOut: boolean;
+  durationMs: number;
+  /** The model reached the task's last step and the report file holds its marker. */
+  finished: boolean;
+  /** The task's last step the model answered. */
+  lastStep: number;
+  limit: number;
+  session?: string;
+  compactions?: number;
+  /** The last lines the CLI printed (for failure messages). */
+  tail: string;
+  failures: ModelFailure[];
+}
+
+const DIRECT_KEY = "sk-e2e-provider-key";
+
+async function compactionsOf(gateway: GatewayRoute, session: string): Promise<number> {
+  const response = await fetch(`${gateway.origin}/v1/sessions/${session}/compactions`, {
+    headers: { authorization: `Bearer ${gateway.apiKey}` },
+  });
+  if (response.status === 404) return 0;
+  if (!response.ok)
+    throw new Error(`compactions of ${session}: ${response.status} ${await response.text()}`);
+  const body = (await response.json()) as { compactions?: unknown[] };
+  return Array.isArray(body.compactions) ? body.compactions.length : 0;
+}
+
+function save(
+  dir: string,
+  calls: RecordedCall[],
+  outcome: { stdout: string; stderr: string },
+): void {
+  mkdirSync(dir, { recursive: true });
+  calls.forEach((call, index) => {
+    writeFileSync(
+      join(
+        dir,
+        `${String(index + 1).padStart(3, "0")}-${call.side ? "side" : "turn"}-${call.status}.json`,
+      ),
+      JSON.stringify(call, null, 1),
+    );
+  });
+  writeFileSync(join(dir, "cli-stdout.jsonl"), outcome.stdout);
+  writeFileSync(join(dir, "cli-stderr.txt"), outcome.stderr);
+}
+
+export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
+  const { setup, upstream, gateway } = options;
+  const protocol = PROTOCOLS[setup.protocol];
+  const runId = options.name.replace(/[^A-Za-z0-9]/g, "").slice(0, 24);
+  const task = buildTask(runId);
+  let workspace = "";
+  const model = {
+    current: undefined as ReturnType<typeof scriptedModel> | undefined,
+  };
+  const session = gateway === undefined ? undefined : `${options.name}-${Date.now()}`;
+  const headers: Record<string, string> =
+    gateway === undefined || session === undefined
+      ? {}
+      : { "X-Condense-Session": session, "X-Condense-Context-Window": gateway.contextWindow };
+  const baseUrl = setup.baseUrl(
+    gateway === undefined
+      ? `${upstream.origin}/${options.name}`
+      : `${gateway.origin}/v1/gateway/${gateway.upstream}`,
+  );
+  const outcome = await runAgent({
+    setup,
+    baseUrl,
+    apiKey: gateway?.apiKey ?? DIRECT_KEY,
+    headers,
+    prompt: task.prompt,
+    timeoutMs: options.timeoutMs,
+    prepare(dir) {
+      workspace = dir;
+      prepareWorkspace(dir, runId);
+      // The model needs the workspace's path (for absolute paths): registered once it is known.
+      model.current = scriptedModel({ agent: setup.name, task, workspace: dir });
+      upstream.register({
+        name: options.name,
+        protocol,
+        model: model.current,
+        limit: options.limit,
+        key: gateway?.upstreamKey ?? DIRECT_KEY,
+      });
+    },
+  });
+  const scripted = model.current;
+  if (scripted === undefined) throw new Error("the run's model was never registered");
+  const calls = upstream.calls(options.name);
+  if (options.saveTo !== undefined) save(options.saveTo, calls, outcome);
+  const figures = runFigures(protocol, calls, scripted.failures);
+  const reportPath = join(workspace, task.report.path);
+  const reportWritten =
+    existsSync(reportPath) && readFileSync(reportPath, "utf8").includes(task.report.marker);
+  const compactions =
+    gateway !== undefined && session !== undefined
+      ? await compactionsOf(gateway, session)
+      : undefined;
+  outcome.cleanup();
+  return {
+    agent: setup.name,
+    route: gateway === undefined ? "direct" : "gateway",
+    exitCode: outcome.exitCode,
+    timedOut: outcome.timedOut,
+    durationMs: outcome.durationMs,
+    finished: scripted.finished() && reportWritten,
+    lastStep: scripted.answered.at(-1) ?? -1,
+    limit: options.limit,
+    ...figures,
+    ...(session !== undefined ? { session } : {}),
+    ...(compactions !== undefined ? { compactions } : {}),
+    tail: `${outcome.stdout.slice(-1500)}\n${outcome.stderr.slice(-1500)}`,
+  };
+}
