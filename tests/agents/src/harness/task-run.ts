@@ -73,6 +73,15 @@ export interface TaskRunReport extends RunFigures {
 
 const DIRECT_KEY = "sk-e2e-provider-key";
 
+/** The base URL the gateway's configuration gives upstream `name` leading to run `run`. */
+export function gatewayUpstreamBase(
+  setup: AgentSetup,
+  upstream: ScriptedUpstream,
+  run: string,
+): string {
+  return setup.baseUrl(`${upstream.origin}/${run}`);
+}
+
 async function compactionsOf(gateway: GatewayRoute, session: string): Promise<number> {
   const response = await fetch(`${gateway.origin}/v1/sessions/${session}/compactions`, {
     headers: { authorization: `Bearer ${gateway.apiKey}` },
@@ -117,11 +126,12 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
     gateway === undefined || session === undefined
       ? {}
       : { "X-Condense-Session": session, "X-Condense-Context-Window": gateway.contextWindow };
-  const baseUrl = setup.baseUrl(
+  // Through the gateway, the CLI appends its protocol's path to the gateway's route, which the
+  // gateway appends to the upstream's base (`gatewayUpstreamBase`).
+  const baseUrl =
     gateway === undefined
-      ? `${upstream.origin}/${options.name}`
-      : `${gateway.origin}/v1/gateway/${gateway.upstream}`,
-  );
+      ? setup.baseUrl(`${upstream.origin}/${options.name}`)
+      : `${gateway.origin}/v1/gateway/${gateway.upstream}`;
   const outcome = await runAgent({
     setup,
     baseUrl,
