@@ -9,6 +9,7 @@
  * have compacted. The figures of every run are printed at the end.
  */
 
+import { writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type DevServer, startWranglerDev } from "@condense/worker/test-e2e/wrangler-dev";
@@ -27,6 +28,10 @@ const GATEWAY_LIMIT = 48_000;
 /** Straight at the upstream nothing compacts: the limit is a large model's, and the task fits. */
 const DIRECT_LIMIT = 400_000;
 const RUN_TIMEOUT_MS = 240_000;
+/** Set to a directory to keep every request of every run there (fixtures for the gateway's tests). */
+const CAPTURE_DIR = process.env.CONDENSE_AGENTS_CAPTURE;
+const saveTo = (run: string) =>
+  CAPTURE_DIR === undefined || CAPTURE_DIR === "" ? {} : { saveTo: join(CAPTURE_DIR, run) };
 
 let upstream: ScriptedUpstream;
 let server: DevServer | undefined;
@@ -69,8 +74,20 @@ afterAll(async () => {
         : `turn ${report.refusals[0].turn}: ${report.refusals[0].status} ${report.refusals[0].message.slice(0, 120)}`,
     failures: report.failures.length,
     seconds: Math.round(report.durationMs / 1000),
+    cliError: report.cliError?.slice(0, 160) ?? "",
   }));
   console.table(rows);
+  const out = process.env.CONDENSE_AGENTS_REPORT;
+  if (out !== undefined && out !== "") {
+    writeFileSync(
+      out,
+      JSON.stringify(
+        reports.map(({ tail: _tail, ...report }) => report),
+        null,
+        2,
+      ),
+    );
+  }
 });
 
 function expectFinished(report: TaskRunReport): void {
@@ -91,6 +108,7 @@ describe.each(AGENT_SETUPS.map((setup) => [setup.name, setup] as const))("%s", (
       name: `${name}-direct`,
       limit: DIRECT_LIMIT,
       timeoutMs: RUN_TIMEOUT_MS,
+      ...saveTo(`${name}-direct`),
     });
     reports.push(report);
     expectFinished(report);
@@ -109,6 +127,7 @@ describe.each(AGENT_SETUPS.map((setup) => [setup.name, setup] as const))("%s", (
         name: gatewayRun(setup),
         limit: GATEWAY_LIMIT,
         timeoutMs: RUN_TIMEOUT_MS,
+        ...saveTo(gatewayRun(setup)),
         gateway: {
           origin: server.baseUrl,
           upstream: name,

@@ -33,7 +33,10 @@ export interface Launch {
 }
 
 export interface AgentSetup {
-  name: AgentName;
+  /** Unique per setup (a CLI may have several, e.g. with another model). */
+  name: string;
+  /** Whose tools the model calls. */
+  dialect: AgentName;
   /** The package and version pinned in package.json. */
   packageName: string;
   protocol: ProtocolName;
@@ -69,6 +72,7 @@ function prepareHome(home: string): void {
 
 export const claudeCode: AgentSetup = {
   name: "claude-code",
+  dialect: "claude-code",
   packageName: "@anthropic-ai/claude-code",
   protocol: "anthropic",
   // The Anthropic SDK appends /v1/messages.
@@ -113,6 +117,7 @@ function tomlString(value: string): string {
 
 export const codex: AgentSetup = {
   name: "codex",
+  dialect: "codex",
   packageName: "@openai/codex",
   protocol: "responses",
   // Codex appends /responses.
@@ -167,6 +172,7 @@ export const codex: AgentSetup = {
 
 export const opencode: AgentSetup = {
   name: "opencode",
+  dialect: "opencode",
   packageName: "opencode-ai",
   protocol: "chat",
   // @ai-sdk/openai-compatible appends /chat/completions.
@@ -221,6 +227,7 @@ export const opencode: AgentSetup = {
 
 export const pi: AgentSetup = {
   name: "pi",
+  dialect: "pi",
   packageName: "@mariozechner/pi-coding-agent",
   protocol: "chat",
   // pi's openai-completions API appends /chat/completions.
@@ -276,4 +283,23 @@ export const pi: AgentSetup = {
   },
 };
 
-export const AGENT_SETUPS: readonly AgentSetup[] = [claudeCode, codex, opencode, pi];
+/**
+ * Claude Code with an earlier model named (`ANTHROPIC_MODEL`): it then sends no `system` turns
+ * inside `messages`, and gets further through a gateway that refuses those.
+ */
+export const claudeCodeOpus46: AgentSetup = {
+  ...claudeCode,
+  name: "claude-code-opus-4-6",
+  launch(options) {
+    const launch = claudeCode.launch(options);
+    return { ...launch, env: { ...launch.env, ANTHROPIC_MODEL: "claude-opus-4-6" } };
+  },
+};
+
+export const AGENT_SETUPS: readonly AgentSetup[] = [
+  claudeCode,
+  claudeCodeOpus46,
+  codex,
+  opencode,
+  pi,
+];

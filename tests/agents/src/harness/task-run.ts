@@ -68,6 +68,8 @@ export interface TaskRunReport extends RunFigures {
   compactions?: number;
   /** The last lines the CLI printed (for failure messages). */
   tail: string;
+  /** The last error the CLI reported (a line of its output that mentions one), if any. */
+  cliError?: string;
   failures: ModelFailure[];
 }
 
@@ -112,6 +114,27 @@ function save(
   writeFileSync(join(dir, "cli-stderr.txt"), outcome.stderr);
 }
 
+/**
+ * The last error the CLI reported: from its JSON events, the error's own text (Claude Code's
+ * `result`, an `error` object), else the last line that mentions one.
+ */
+function lastError(stdout: string, stderr: string): string | undefined {
+  const lines = [...stdout.split("\n"), ...stderr.split("\n")].filter((line) =>
+    /error|failed|refused/i.test(line),
+  );
+  const line = lines.at(-1);
+  if (line === undefined) return undefined;
+  try {
+    const event = JSON.parse(line) as { result?: unknown; error?: unknown; message?: unknown };
+    const said = event.error ?? (typeof event.result === "string" ? event.result : event.message);
+    if (said !== undefined)
+      return (typeof said === "string" ? said : JSON.stringify(said)).slice(0, 600);
+  } catch {
+    // Not JSON: the line itself.
+  }
+  return line.slice(0, 600);
+}
+
 export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
   const { setup, upstream, gateway } = options;
   const protocol = PROTOCOLS[setup.protocol];
@@ -143,7 +166,7 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
       workspace = dir;
       prepareWorkspace(dir, runId);
       // The model needs the workspace's path (for absolute paths): registered once it is known.
-      model.current = scriptedModel({ agent: setup.name, task, workspace: dir });
+      model.current = scriptedModel({ agent: setup.dialect, task, workspace: dir });
       upstream.register({
         name: options.name,
         protocol,
@@ -166,6 +189,7 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
       ? await compactionsOf(gateway, session)
       : undefined;
   outcome.cleanup();
+  const cliError = scripted.finished() ? undefined : lastError(outcome.stdout, outcome.stderr);
   return {
     agent: setup.name,
     route: gateway === undefined ? "direct" : "gateway",
@@ -179,5 +203,6 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
     ...(session !== undefined ? { session } : {}),
     ...(compactions !== undefined ? { compactions } : {}),
     tail: `${outcome.stdout.slice(-1500)}\n${outcome.stderr.slice(-1500)}`,
+    ...(cliError !== undefined ? { cliError } : {}),
   };
 }

@@ -110,7 +110,9 @@ export const anthropicMessages: WireProtocol = {
   violation: (body, headers) => anthropicViolation(body, headers["anthropic-beta"] ?? ""),
   prompt: (body) => ({ system: body.system, tools: body.tools, messages: body.messages }),
   items: (body) => objects(body.messages),
-  authenticated: (headers, key) => headers["x-api-key"] === key,
+  // Claude Code sends `x-api-key`; newer Anthropic SDKs send `Authorization: Bearer`.
+  authenticated: (headers, key) =>
+    headers["x-api-key"] === key || headers.authorization === `Bearer ${key}`,
   json: message,
   events(answer, context) {
     const whole = message(answer, context);
