@@ -116,7 +116,8 @@ describe.each(AGENT_SETUPS.map((setup) => [setup.name, setup] as const))("%s", (
   });
 
   // CONDENSE_AGENTS_STRICT=1 runs every gateway test as a plain assertion (to see what a fix changed).
-  const known = process.env.CONDENSE_AGENTS_STRICT === "1" ? undefined : KNOWN_GATEWAY_FAILURES[name];
+  const known =
+    process.env.CONDENSE_AGENTS_STRICT === "1" ? undefined : KNOWN_GATEWAY_FAILURES[name];
   const title = `finishes the task through the gateway with a ${CONTEXT_WINDOW} window, compacting`;
   (known === undefined ? it : it.fails)(
     known === undefined ? title : `${title} (known failure: ${known})`,

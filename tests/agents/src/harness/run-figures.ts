@@ -29,14 +29,22 @@ export interface RunFigures {
   failures: ModelFailure[];
 }
 
-/** The value without `cache_control` keys (markers that move do not change the prompt). */
+/**
+ * The value as the provider reads it: without `cache_control` keys (markers that move do not
+ * change the prompt), and a string `content` as the one text block it stands for.
+ */
 function withoutCacheMarkers(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(withoutCacheMarkers);
   if (typeof value !== "object" || value === null) return value;
   return Object.fromEntries(
     Object.entries(value)
       .filter(([key]) => key !== "cache_control")
-      .map(([key, item]) => [key, withoutCacheMarkers(item)]),
+      .map(([key, item]) => [
+        key,
+        key === "content" && typeof item === "string"
+          ? [{ type: "text", text: item }]
+          : withoutCacheMarkers(item),
+      ]),
   );
 }
 
