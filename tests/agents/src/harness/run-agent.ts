@@ -1,26 +1,39 @@
 /**
  * @module harness/run-agent
- * One run of a real agent CLI on the scripted task: a fresh HOME and
- * workspace in a temporary directory, the CLI started headless with its
- * setup (`harness/agent-setups`), and its outcome once it exits — or is
- * stopped, with its whole process group, when it outlives the deadline.
+ * One run of a real agent CLI: a fresh HOME and workspace in a temporary
+ * directory (`makeRunDirs`), the CLI started headless there with its setup
+ * (`harness/agent-setups`), and its outcome once it exits — or is stopped,
+ * with its whole process group, when it outlives the deadline.
  */
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { AgentSetup } from "./agent-setups.ts";
 
+/** A run's temporary directories: the CLI's HOME and its workspace, under one root. */
+export interface RunDirs {
+  root: string;
+  home: string;
+  workspace: string;
+}
+
+export function makeRunDirs(name: string): RunDirs {
+  const root = mkdtempSync(join(tmpdir(), `agents-e2e-${name}-`));
+  const workspace = join(root, "workspace");
+  mkdirSync(workspace);
+  return { root, home: join(root, "home"), workspace };
+}
+
 export interface AgentRunOptions {
   setup: AgentSetup;
+  dirs: RunDirs;
   /** Where the agent is pointed (already in the form its setup expects). */
   baseUrl: string;
   apiKey: string;
   headers: Record<string, string>;
   prompt: string;
-  /** Fills the workspace before the agent starts. */
-  prepare(workspace: string): void;
   timeoutMs: number;
 }
 
@@ -31,16 +44,10 @@ export interface AgentOutcome {
   /** The CLI's output (its JSON event lines), for the report and failure messages. */
   stdout: string;
   stderr: string;
-  workspace: string;
-  /** Removes the run's temporary directories. */
-  cleanup(): void;
 }
 
 export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> {
-  const root = mkdtempSync(join(tmpdir(), `agents-e2e-${options.setup.name}-`));
-  const home = join(root, "home");
-  const workspace = join(root, "workspace");
-  options.prepare(workspace);
+  const { home, workspace } = options.dirs;
   const launch = options.setup.launch({
     home,
     workspace,
@@ -95,7 +102,5 @@ export async function runAgent(options: AgentRunOptions): Promise<AgentOutcome> 
     durationMs: Date.now() - started,
     stdout,
     stderr,
-    workspace,
-    cleanup: () => rmSync(root, { recursive: true, force: true }),
   };
 }

@@ -10,6 +10,7 @@
  */
 
 import type { ModelFailure } from "../model/scripted-model.ts";
+import type { JsonObject } from "../upstream/json.ts";
 import type { RecordedCall } from "../upstream/scripted-upstream.ts";
 import type { WireProtocol } from "../upstream/wire.ts";
 
@@ -48,22 +49,19 @@ function withoutCacheMarkers(value: unknown): unknown {
   );
 }
 
+/** The part of a request ahead of its conversation: tool definitions and system prompt. */
+function head(body: JsonObject): string {
+  const { tools, system, instructions } = body;
+  return JSON.stringify(withoutCacheMarkers({ tools, system, instructions }));
+}
+
 function keepsPrefix(protocol: WireProtocol, previous: RecordedCall, next: RecordedCall): boolean {
   if (previous.body === null || next.body === null) return false;
-  const head = (call: RecordedCall & { body: object }) => {
-    const { tools, system, instructions } = call.body as Record<string, unknown>;
-    return JSON.stringify(withoutCacheMarkers({ tools, system, instructions }));
-  };
-  if (
-    head(previous as RecordedCall & { body: object }) !==
-    head(next as RecordedCall & { body: object })
-  ) {
-    return false;
-  }
-  const before = protocol
-    .items(previous.body)
-    .map((item) => JSON.stringify(withoutCacheMarkers(item)));
-  const after = protocol.items(next.body).map((item) => JSON.stringify(withoutCacheMarkers(item)));
+  if (head(previous.body) !== head(next.body)) return false;
+  const said = (body: JsonObject) =>
+    protocol.items(body).map((item) => JSON.stringify(withoutCacheMarkers(item)));
+  const before = said(previous.body);
+  const after = said(next.body);
   return before.length <= after.length && before.every((item, index) => item === after[index]);
 }
 

@@ -8,7 +8,7 @@
  * gateway, the session's compactions.
  */
 
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type ModelFailure, scriptedModel } from "../model/scripted-model.ts";
 import { buildTask, prepareWorkspace } from "../model/task.ts";
@@ -18,7 +18,7 @@ import { openaiResponses } from "../upstream/openai-responses.ts";
 import type { RecordedCall, ScriptedUpstream } from "../upstream/scripted-upstream.ts";
 import type { ProtocolName, WireProtocol } from "../upstream/wire.ts";
 import type { AgentSetup } from "./agent-setups.ts";
-import { runAgent } from "./run-agent.ts";
+import { type AgentOutcome, makeRunDirs, runAgent } from "./run-agent.ts";
 import { type RunFigures, runFigures } from "./run-figures.ts";
 
 export const PROTOCOLS: Record<ProtocolName, WireProtocol> = {
@@ -140,10 +140,16 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
   const protocol = PROTOCOLS[setup.protocol];
   const runId = options.name.replace(/[^A-Za-z0-9]/g, "").slice(0, 24);
   const task = buildTask(runId);
-  let workspace = "";
-  const model = {
-    current: undefined as ReturnType<typeof scriptedModel> | undefined,
-  };
+  const dirs = makeRunDirs(setup.name);
+  prepareWorkspace(dirs.workspace, runId);
+  const model = scriptedModel({ agent: setup.dialect, task, workspace: dirs.workspace });
+  upstream.register({
+    name: options.name,
+    protocol,
+    model,
+    limit: options.limit,
+    key: gateway?.upstreamKey ?? DIRECT_KEY,
+  });
   const session = gateway === undefined ? undefined : `${options.name}-${Date.now()}`;
   const headers: Record<string, string> =
     gateway === undefined || session === undefined
@@ -155,49 +161,41 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
     gateway === undefined
       ? setup.baseUrl(`${upstream.origin}/${options.name}`)
       : `${gateway.origin}/v1/gateway/${gateway.upstream}`;
-  const outcome = await runAgent({
-    setup,
-    baseUrl,
-    apiKey: gateway?.apiKey ?? DIRECT_KEY,
-    headers,
-    prompt: task.prompt,
-    timeoutMs: options.timeoutMs,
-    prepare(dir) {
-      workspace = dir;
-      prepareWorkspace(dir, runId);
-      // The model needs the workspace's path (for absolute paths): registered once it is known.
-      model.current = scriptedModel({ agent: setup.dialect, task, workspace: dir });
-      upstream.register({
-        name: options.name,
-        protocol,
-        model: model.current,
-        limit: options.limit,
-        key: gateway?.upstreamKey ?? DIRECT_KEY,
-      });
-    },
-  });
-  const scripted = model.current;
-  if (scripted === undefined) throw new Error("the run's model was never registered");
+  let outcome: AgentOutcome;
+  try {
+    outcome = await runAgent({
+      setup,
+      dirs,
+      baseUrl,
+      apiKey: gateway?.apiKey ?? DIRECT_KEY,
+      headers,
+      prompt: task.prompt,
+      timeoutMs: options.timeoutMs,
+    });
+  } catch (error) {
+    rmSync(dirs.root, { recursive: true, force: true });
+    throw error;
+  }
   const calls = upstream.calls(options.name);
   if (options.saveTo !== undefined) save(options.saveTo, calls, outcome);
-  const figures = runFigures(protocol, calls, scripted.failures);
-  const reportPath = join(workspace, task.report.path);
+  const figures = runFigures(protocol, calls, model.failures);
+  const reportPath = join(dirs.workspace, task.report.path);
   const reportWritten =
     existsSync(reportPath) && readFileSync(reportPath, "utf8").includes(task.report.marker);
   const compactions =
     gateway !== undefined && session !== undefined
       ? await compactionsOf(gateway, session)
       : undefined;
-  outcome.cleanup();
-  const cliError = scripted.finished() ? undefined : lastError(outcome.stdout, outcome.stderr);
+  rmSync(dirs.root, { recursive: true, force: true });
+  const cliError = model.finished() ? undefined : lastError(outcome.stdout, outcome.stderr);
   return {
     agent: setup.name,
     route: gateway === undefined ? "direct" : "gateway",
     exitCode: outcome.exitCode,
     timedOut: outcome.timedOut,
     durationMs: outcome.durationMs,
-    finished: scripted.finished() && reportWritten,
-    lastStep: scripted.answered.at(-1) ?? -1,
+    finished: model.finished() && reportWritten,
+    lastStep: model.answered.at(-1) ?? -1,
     limit: options.limit,
     ...figures,
     ...(session !== undefined ? { session } : {}),
