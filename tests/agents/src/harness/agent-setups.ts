@@ -225,63 +225,75 @@ export const opencode: AgentSetup = {
   },
 };
 
-export const pi: AgentSetup = {
-  name: "pi",
-  dialect: "pi",
-  packageName: "@mariozechner/pi-coding-agent",
-  protocol: "chat",
-  // pi's openai-completions API appends /chat/completions.
-  baseUrl: (root) => `${root}/v1`,
-  launch(options) {
-    prepareHome(options.home);
-    const agentDir = join(options.home, ".pi", "agent");
-    mkdirSync(agentDir, { recursive: true });
-    writeFileSync(
-      join(agentDir, "models.json"),
-      JSON.stringify(
-        {
-          providers: {
-            condense: {
-              baseUrl: options.baseUrl,
-              api: "openai-completions",
-              apiKey: "CONDENSE_API_KEY",
-              headers: options.headers,
-              // pi compacts by itself near this window; the gateway is the one to do it here.
-              models: [{ id: "e2e-model", contextWindow: 400_000, maxTokens: 8192 }],
-            },
-          },
-        },
-        null,
-        2,
-      ),
-    );
-    writeFileSync(
-      join(agentDir, "settings.json"),
-      JSON.stringify({ enableInstallTelemetry: false }, null, 2),
-    );
-    return {
-      command: bin("pi"),
-      args: [
-        "-p",
-        "--mode",
-        "json",
-        "--provider",
-        "condense",
-        "--model",
-        "e2e-model",
-        options.prompt,
-      ],
-      env: {
-        ...baseEnv(options.home),
-        PI_CODING_AGENT_DIR: agentDir,
-        CONDENSE_API_KEY: options.apiKey,
-        PI_OFFLINE: "1",
-        PI_TELEMETRY: "0",
-        PI_SKIP_VERSION_CHECK: "1",
-      },
-    };
-  },
+/** pi's API names for the three protocols (its models.json `api`). */
+const PI_APIS: Record<ProtocolName, string> = {
+  chat: "openai-completions",
+  responses: "openai-responses",
+  anthropic: "anthropic-messages",
 };
+
+/** pi on one protocol: a custom provider in its models.json, and its print mode. */
+function piOn(name: string, protocol: ProtocolName, model: Record<string, unknown>): AgentSetup {
+  return {
+    name,
+    dialect: "pi",
+    packageName: "@mariozechner/pi-coding-agent",
+    protocol,
+    // pi's OpenAI APIs append /chat/completions or /responses; its Anthropic one, /v1/messages.
+    baseUrl: (root) => (protocol === "anthropic" ? root : `${root}/v1`),
+    launch(options) {
+      prepareHome(options.home);
+      const agentDir = join(options.home, ".pi", "agent");
+      mkdirSync(agentDir, { recursive: true });
+      const provider = {
+        baseUrl: options.baseUrl,
+        api: PI_APIS[protocol],
+        apiKey: "CONDENSE_API_KEY",
+        headers: options.headers,
+        // pi compacts by itself near this window; the gateway is the one to do it here.
+        models: [{ contextWindow: 400_000, maxTokens: 8192, ...model }],
+      };
+      writeFileSync(
+        join(agentDir, "models.json"),
+        JSON.stringify({ providers: { condense: provider } }, null, 2),
+      );
+      writeFileSync(
+        join(agentDir, "settings.json"),
+        JSON.stringify({ enableInstallTelemetry: false }, null, 2),
+      );
+      return {
+        command: bin("pi"),
+        args: [
+          "-p",
+          "--mode",
+          "json",
+          "--provider",
+          "condense",
+          "--model",
+          String(model.id),
+          options.prompt,
+        ],
+        env: {
+          ...baseEnv(options.home),
+          PI_CODING_AGENT_DIR: agentDir,
+          CONDENSE_API_KEY: options.apiKey,
+          PI_OFFLINE: "1",
+          PI_TELEMETRY: "0",
+          PI_SKIP_VERSION_CHECK: "1",
+        },
+      };
+    },
+  };
+}
+
+export const pi = piOn("pi", "chat", { id: "e2e-model" });
+/** pi as a second Anthropic client: its own cache markers, and thinking (reasoning on). */
+export const piAnthropic = piOn("pi-anthropic", "anthropic", {
+  id: "claude-sonnet-4-5",
+  reasoning: true,
+});
+/** pi as a second Responses client: function calls only, no custom tool. */
+export const piResponses = piOn("pi-responses", "responses", { id: "gpt-5.5", reasoning: true });
 
 /**
  * Claude Code with an earlier model named (`ANTHROPIC_MODEL`): it then sends no `system` turns
@@ -302,4 +314,6 @@ export const AGENT_SETUPS: readonly AgentSetup[] = [
   codex,
   opencode,
   pi,
+  piAnthropic,
+  piResponses,
 ];

@@ -114,10 +114,30 @@ function save(
   writeFileSync(join(dir, "cli-stderr.txt"), outcome.stderr);
 }
 
-/**
- * The last error the CLI reported: from its JSON events, the error's own text (Claude Code's
- * `result`, an `error` object), else the last line that mentions one.
- */
+/** An error's text inside a CLI's JSON event: pi's `errorMessage`, an `error`, Claude Code's `result`. */
+function errorIn(value: unknown): string | undefined {
+  if (Array.isArray(value)) {
+    for (const item of [...value].reverse()) {
+      const found = errorIn(item);
+      if (found !== undefined) return found;
+    }
+    return undefined;
+  }
+  if (typeof value !== "object" || value === null) return undefined;
+  const event = value as Record<string, unknown>;
+  if (typeof event.errorMessage === "string") return event.errorMessage;
+  if (event.error !== undefined && event.error !== null) {
+    return typeof event.error === "string" ? event.error : JSON.stringify(event.error);
+  }
+  if (event.is_error === true && typeof event.result === "string") return event.result;
+  for (const item of Object.values(event)) {
+    const found = errorIn(item);
+    if (found !== undefined) return found;
+  }
+  return undefined;
+}
+
+/** The last error the CLI reported: from its JSON events, else the last line that mentions one. */
 function lastError(stdout: string, stderr: string): string | undefined {
   const lines = [...stdout.split("\n"), ...stderr.split("\n")].filter((line) =>
     /error|failed|refused/i.test(line),
@@ -125,14 +145,10 @@ function lastError(stdout: string, stderr: string): string | undefined {
   const line = lines.at(-1);
   if (line === undefined) return undefined;
   try {
-    const event = JSON.parse(line) as { result?: unknown; error?: unknown; message?: unknown };
-    const said = event.error ?? (typeof event.result === "string" ? event.result : event.message);
-    if (said !== undefined)
-      return (typeof said === "string" ? said : JSON.stringify(said)).slice(0, 600);
+    return (errorIn(JSON.parse(line)) ?? line).slice(0, 600);
   } catch {
-    // Not JSON: the line itself.
+    return line.slice(0, 600);
   }
-  return line.slice(0, 600);
 }
 
 export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
