@@ -16,6 +16,4 @@ export const KNOWN_GATEWAY_FAILURES: Readonly<Record<string, string>> = {
     'dies at turn 62 (400 "unsupported input item type `custom_tool_call`"): the gateway does not keep the custom tool call of apply_patch',
   "pi-anthropic":
     'dies at turn 16, the first request after the first compaction (400 "A maximum of 4 blocks with cache_control may be provided. Found 15."): served from the session, every stored message comes back with the `cache_control` marker pi had put on it when it was the newest',
-  opencode:
-    "never compacts in its session: the title request comes first and takes the session, the main requests go stateless and are compacted in place, changing the prompt's prefix on 34 of 63 turns",
 };
