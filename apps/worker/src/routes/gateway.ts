@@ -11,7 +11,10 @@
  * context goes upstream in place of the history, the request's other fields
  * untouched; the answer is appended when it is complete (a stream, once it
  * ends; a stream the client abandons appends nothing). Without it, a history
- * that does not fit is compacted in place and nothing is stored.
+ * that does not fit is compacted in place and nothing is stored. A history the
+ * engine cannot read (malformed: items and blocks of types it does not know it
+ * keeps opaque) is forwarded unchanged, for the provider to judge
+ * (X-Condense-Passthrough: unreadable).
  *
  * An upstream overflow (the classifier of `/overflow`) is compacted away and
  * retried, at most twice, before any byte reaches the client; then the
@@ -613,6 +616,29 @@ async function forward(
   }
 }
 
+/**
+ * The request's history, canonical; undefined when the engine cannot read it (its own validation
+ * never stands between an agent and its model). A message over the size limit is still refused.
+ */
+function readableHistory(
+  protocol: GatewayProtocol,
+  history: RequestHistory,
+  sourceLength: number,
+): ChatMessage[] | undefined {
+  try {
+    return canonicalMessages(
+      history.messages,
+      protocol.format,
+      history.system,
+      "messages",
+      sourceLength,
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "invalid_messages") return undefined;
+    throw error;
+  }
+}
+
 async function serveModelRequest(
   c: Context<AppEnv>,
   protocol: GatewayProtocol,
@@ -638,14 +664,11 @@ async function serveModelRequest(
   if (history === undefined) {
     plan = unchangedPlan(body, read.text, { [GATEWAY_HEADERS.passthrough]: "server-state" });
   } else {
-    const canonical = canonicalMessages(
-      history.messages,
-      protocol.format,
-      history.system,
-      "messages",
-      read.text.length,
-    );
-    if (sessionId === undefined) {
+    const canonical = readableHistory(protocol, history, read.text.length);
+    if (canonical === undefined) {
+      // The engine cannot read this history, but the provider may: it judges it, nothing is stored.
+      plan = unchangedPlan(body, read.text, { [GATEWAY_HEADERS.passthrough]: "unreadable" });
+    } else if (sessionId === undefined) {
       plan = await statelessPlan(protocol, body, read.text, canonical, {
         contextWindow,
         headers: {},
