@@ -9,12 +9,13 @@
  * With `X-Condense-Session` the request's history is matched with the session
  * (`session/gateway-turn`), its new messages are appended, and the session's
  * context goes upstream in place of the history, the request's other fields
- * untouched; the answer is appended when it is complete (a stream, once it
- * ends; a stream the client abandons appends nothing). Without it, a history
- * that does not fit is compacted in place and nothing is stored. A history the
- * engine cannot read (malformed: items and blocks of types it does not know it
- * keeps opaque) is forwarded unchanged, for the provider to judge
- * (X-Condense-Passthrough: unreadable).
+ * untouched and the request's cache markers placed on it
+ * (`gateway/cache-markers`); the answer is appended when it is complete (a
+ * stream, once it ends; a stream the client abandons appends nothing).
+ * Without it, a history that does not fit is compacted in place and nothing is
+ * stored. A history the engine cannot read (malformed: items and blocks of
+ * types it does not know it keeps opaque) is forwarded unchanged, for the
+ * provider to judge (X-Condense-Passthrough: unreadable).
  *
  * An upstream overflow (the classifier of `/overflow`) is compacted away and
  * retried, at most twice, before any byte reaches the client; then the
@@ -30,6 +31,7 @@ import {
   type ChatMessage,
   isContextOverflowError,
   isEmptyTurn,
+  type MarkerPlacement,
   type MessageFormat,
   parseContextWindow,
   parseOverflowTokens,
@@ -54,6 +56,7 @@ import {
   SessionIdParam,
 } from "../api/schemas";
 import { anthropicProtocol } from "../gateway/anthropic-protocol";
+import { cacheMarkerPlacement, carriesCacheMarkers } from "../gateway/cache-markers";
 import { chatProtocol } from "../gateway/chat-protocol";
 import { gatewayCredentials } from "../gateway/credentials";
 import { messageHashes } from "../gateway/history-hash";
@@ -181,9 +184,19 @@ function itemsOnlyInResponses(): ApiError {
   );
 }
 
+/** Where a request's cache markers go on a context (`gateway/cache-markers`). */
+type MarkersFor = (context: ChatMessage[], stablePrefix: number) => MarkerPlacement | undefined;
+
 /** Renders canonical context messages (or a view of OpenAI items) in the protocol's format. */
-function renderContext(data: ContextData, format: MessageFormat): RequestHistory {
-  if (data.responsesItems === undefined) return renderMessages(data.messages, format);
+function renderContext(
+  data: ContextData,
+  format: MessageFormat,
+  markersFor: MarkersFor,
+): RequestHistory {
+  if (data.responsesItems === undefined)
+    return renderMessages(data.messages, format, {
+      markers: markersFor(data.messages, data.stablePrefix),
+    });
   if (format !== "responses") throw itemsOnlyInResponses();
   return {
     messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
@@ -205,6 +218,7 @@ function renderReference(
   reference: GatewayContextByReference,
   canonical: ChatMessage[],
   format: MessageFormat,
+  markersFor: MarkersFor,
 ): RequestHistory | undefined {
   const tail = sendable(canonical.slice(reference.historyFrom));
   if (reference.openaiItems !== undefined) {
@@ -222,7 +236,10 @@ function renderReference(
     reference.historyFrom === 0 &&
     tail.length === canonical.length;
   if (unchanged) return undefined;
-  return renderMessages(withPinned([...reference.view, ...tail], reference.pinned), format);
+  const context = withPinned([...reference.view, ...tail], reference.pinned);
+  const stablePrefix =
+    reference.view.length > 0 ? reference.view.length + reference.pinned.length : 0;
+  return renderMessages(context, format, { markers: markersFor(context, stablePrefix) });
 }
 
 /**
@@ -275,14 +292,25 @@ async function statelessPlan(
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
   };
   let fit = await fitStateless(canonical, model, fitOptions);
+  const requestHashes = carriesCacheMarkers(protocol, body) ? await messageHashes(canonical) : [];
   const headers = {
     ...options.headers,
     [GATEWAY_HEADERS.tokens]: String(fit.tokens),
     [GATEWAY_HEADERS.compaction]: fit.tier === null ? "none" : String(fit.tier),
   };
-  // A history that fits goes as it was sent; only a compacted one is rendered again.
-  const bodyFor = (messages: ChatMessage[]) =>
-    protocol.withContext(body, renderMessages(messages, protocol.format));
+  // A history that fits goes as it was sent; only a compacted one is rendered again, with the
+  // request's cache markers placed on it.
+  const bodyFor = (messages: ChatMessage[]) => {
+    const markers = cacheMarkerPlacement({
+      protocol,
+      body,
+      request: canonical,
+      requestHashes,
+      context: messages,
+      stablePrefix: 0,
+    });
+    return protocol.withContext(body, renderMessages(messages, protocol.format, { markers }));
+  };
   return {
     ...(fit.tier === null ? { body, text } : { body: bodyFor(fit.messages) }),
     headers,
@@ -354,10 +382,19 @@ async function sessionPlan(
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
   let lastSeq = served.lastSeq;
+  const markersFor: MarkersFor = (context, stablePrefix) =>
+    cacheMarkerPlacement({
+      protocol,
+      body,
+      request: canonical,
+      requestHashes: hashes,
+      context,
+      stablePrefix,
+    });
   const context =
     "whole" in served.context
-      ? renderContext(served.context.whole, protocol.format)
-      : renderReference(served.context.byReference, canonical, protocol.format);
+      ? renderContext(served.context.whole, protocol.format, markersFor)
+      : renderReference(served.context.byReference, canonical, protocol.format, markersFor);
   // Never for a request that declares a tool named recall itself: that one is the client's to answer.
   const recall =
     served.recall && !protocol.tools.declares(body, RECALL_TOOL)
@@ -390,7 +427,7 @@ async function sessionPlan(
       headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
       const last = unwrap(await stub.compactions(key)).at(-1);
       if (last !== undefined) headers[GATEWAY_HEADERS.compaction] = String(last.tier);
-      return outgoing(protocol.withContext(body, renderContext(data, protocol.format)));
+      return outgoing(protocol.withContext(body, renderContext(data, protocol.format, markersFor)));
     },
     async answered(answer) {
       try {
