@@ -19,10 +19,19 @@
  * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing;
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
  * - `tool=NAME`: answers with a call of tool NAME.
+ * It refuses, as the providers do, what they refuse that the gateway might
+ * send: an Anthropic request with more than 4 blocks carrying `cache_control`
+ * (tools, system and messages counted), and Responses input whose outputs do
+ * not answer an earlier call of their kind (`function_call_output` a
+ * `function_call`, `custom_tool_call_output` a `custom_tool_call`, `X_output` an
+ * `X`) or whose calls have no output.
  * A call whose client went away before the answer was whole is recorded as `aborted`.
  * Answers queued for a tag (`POST /control/answers`, canonical assistant
  * messages) are given in order, one per request of that tag, in the request's
- * protocol; otherwise the answer is `Answer N` (N counts every model request).
+ * protocol (custom tool calls included; `provider_data.anthropic.blocks` and
+ * `provider_data.responses.items` are given as the answer's blocks and output
+ * items as they are); otherwise the answer is `Answer N` (N counts every model
+ * request).
  * `GET /control/requests?tag=` returns what the tag's requests carried.
  */
 
@@ -30,6 +39,7 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import {
   type ChatMessage,
+  countAnthropicCacheMarkers,
   countMessageTokens,
   type MessageFormat,
   toCanonical,
@@ -40,6 +50,8 @@ export interface RecordedCall {
   path: string;
   headers: Record<string, string>;
   body: Record<string, unknown> | null;
+  /** The body's bytes as they came, to tell a body forwarded unchanged. */
+  text: string;
   /** The engine's count of the request's messages for its model, or null for non-model calls. */
   tokens: number | null;
   /** The connection closed before the whole answer was written. */
@@ -111,6 +123,37 @@ function historyOf(protocol: Protocol, body: Record<string, unknown>): ChatMessa
   });
 }
 
+/** What the provider refuses of a request the gateway might send, in its words; undefined: nothing. */
+function providerRefusal(protocol: Protocol, body: Record<string, unknown>): string | undefined {
+  if (protocol === "anthropic") {
+    const found = countAnthropicCacheMarkers(body);
+    return found > 4
+      ? `A maximum of 4 blocks with cache_control may be provided. Found ${found}.`
+      : undefined;
+  }
+  if (protocol !== "responses" || !Array.isArray(body.input)) return undefined;
+  const outputOf = (type: string) =>
+    type === "function_call"
+      ? "function_call_output"
+      : type === "custom_tool_call"
+        ? "custom_tool_call_output"
+        : `${type}_output`;
+  const open = new Map<string, string>();
+  for (const raw of body.input as unknown[]) {
+    const item = raw as { type?: unknown; call_id?: unknown };
+    if (typeof item.type !== "string" || typeof item.call_id !== "string") continue;
+    if (item.type.endsWith("_output")) {
+      if (open.get(item.call_id) !== item.type)
+        return `No tool call found for ${item.type.replaceAll("_", " ")} with call_id ${item.call_id}.`;
+      open.delete(item.call_id);
+    } else {
+      open.set(item.call_id, outputOf(item.type));
+    }
+  }
+  const [unanswered] = open.keys();
+  return unanswered === undefined ? undefined : `No tool output found for call ${unanswered}.`;
+}
+
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -167,38 +210,59 @@ function overflowError(
   );
 }
 
+interface AnswerCall {
+  id: string;
+  name: string;
+  /** A function's arguments, or a custom tool's input. */
+  arguments: string;
+  custom: boolean;
+}
+
+interface Answer {
+  content: string;
+  calls: AnswerCall[];
+  /** Anthropic content blocks given as they are. */
+  blocks?: unknown[];
+  /** Responses output items given as they are. */
+  items?: unknown[];
+}
+
 /** The answer as a canonical assistant message. */
-function answerFor(
-  queued: ChatMessage | undefined,
-  script: Script,
-  n: number,
-): { content: string; calls: Array<{ id: string; name: string; arguments: string }> } {
+function answerFor(queued: ChatMessage | undefined, script: Script, n: number): Answer {
   if (queued !== undefined) {
     const content =
       typeof queued.content === "string"
         ? queued.content
         : (queued.content ?? []).map((part) => (part.type === "text" ? part.text : "")).join("");
+    const blocks = queued.provider_data?.anthropic?.blocks;
+    const items = queued.provider_data?.responses?.items;
     return {
       content,
       calls: (queued.tool_calls ?? []).map((call) => ({
         id: call.id,
-        name: call.function.name,
-        arguments: call.function.arguments,
+        name: call.type === "custom" ? call.custom.name : call.function.name,
+        arguments: call.type === "custom" ? call.custom.input : call.function.arguments,
+        custom: call.type === "custom",
       })),
+      ...(blocks !== undefined ? { blocks } : {}),
+      ...(items !== undefined ? { items } : {}),
     };
   }
   if (script.tool !== undefined) {
     return {
       content: `Calling ${script.tool}.`,
       calls: [
-        { id: `call_${n}`, name: script.tool, arguments: JSON.stringify({ path: `src/${n}.ts` }) },
+        {
+          id: `call_${n}`,
+          name: script.tool,
+          arguments: JSON.stringify({ path: `src/${n}.ts` }),
+          custom: false,
+        },
       ],
     };
   }
   return { content: `Answer ${n}`, calls: [] };
 }
-
-type Answer = ReturnType<typeof answerFor>;
 
 function anthropicId(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]/g, "_");
@@ -220,11 +284,19 @@ function chatJson(model: string, answer: Answer, n: number, tokens: number) {
           annotations: [],
           ...(answer.calls.length > 0
             ? {
-                tool_calls: answer.calls.map((call) => ({
-                  id: call.id,
-                  type: "function",
-                  function: { name: call.name, arguments: call.arguments },
-                })),
+                tool_calls: answer.calls.map((call) =>
+                  call.custom
+                    ? {
+                        id: call.id,
+                        type: "custom",
+                        custom: { name: call.name, input: call.arguments },
+                      }
+                    : {
+                        id: call.id,
+                        type: "function",
+                        function: { name: call.name, arguments: call.arguments },
+                      },
+                ),
               }
             : {}),
         },
@@ -256,23 +328,17 @@ function chatEvents(
     events.push(chunk({ content: answer.content.slice(i, i + 16) }, null));
   }
   answer.calls.forEach((call, index) => {
-    events.push(
-      chunk(
-        {
-          tool_calls: [
-            { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
-          ],
-        },
-        null,
-      ),
-    );
+    // A custom tool call streams its input as a function call streams its arguments.
+    const first = call.custom
+      ? { index, id: call.id, type: "custom", custom: { name: call.name, input: "" } }
+      : { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } };
+    events.push(chunk({ tool_calls: [first] }, null));
     for (let i = 0; i < call.arguments.length; i += 8) {
-      events.push(
-        chunk(
-          { tool_calls: [{ index, function: { arguments: call.arguments.slice(i, i + 8) } }] },
-          null,
-        ),
-      );
+      const piece = call.arguments.slice(i, i + 8);
+      const next = call.custom
+        ? { index, custom: { input: piece } }
+        : { index, function: { arguments: piece } };
+      events.push(chunk({ tool_calls: [next] }, null));
     }
   });
   events.push(chunk({}, answer.calls.length > 0 ? "tool_calls" : "stop"));
@@ -287,7 +353,8 @@ function chatEvents(
 
 function responsesJson(model: string, answer: Answer, n: number, tokens: number) {
   const output: unknown[] = [];
-  if (answer.content !== "" || answer.calls.length === 0) {
+  if (answer.items !== undefined) output.push(...answer.items);
+  else if (answer.content !== "" || answer.calls.length === 0) {
     output.push({
       type: "message",
       id: `msg_${n}`,
@@ -296,16 +363,29 @@ function responsesJson(model: string, answer: Answer, n: number, tokens: number)
       content: [{ type: "output_text", text: answer.content, annotations: [] }],
     });
   }
-  answer.calls.forEach((call, index) => {
-    output.push({
-      type: "function_call",
-      id: `fc_${n}_${index}`,
-      call_id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-      status: "completed",
+  if (answer.items === undefined) {
+    answer.calls.forEach((call, index) => {
+      output.push(
+        call.custom
+          ? {
+              type: "custom_tool_call",
+              id: `ctc_${n}_${index}`,
+              call_id: call.id,
+              name: call.name,
+              input: call.arguments,
+              status: "completed",
+            }
+          : {
+              type: "function_call",
+              id: `fc_${n}_${index}`,
+              call_id: call.id,
+              name: call.name,
+              arguments: call.arguments,
+              status: "completed",
+            },
+      );
     });
-  });
+  }
   return {
     id: `resp_${n}`,
     object: "response",
@@ -333,13 +413,16 @@ function responsesEvents(json: ReturnType<typeof responsesJson>): string[] {
 }
 
 function anthropicBlocks(answer: Answer): Array<Record<string, unknown>> {
+  if (answer.blocks !== undefined) return answer.blocks as Array<Record<string, unknown>>;
   return [
     ...(answer.content !== "" ? [{ type: "text", text: answer.content }] : []),
     ...answer.calls.map((call) => ({
       type: "tool_use",
       id: anthropicId(call.id),
       name: call.name,
-      input: JSON.parse(call.arguments === "" ? "{}" : call.arguments) as unknown,
+      input: call.custom
+        ? { input: call.arguments }
+        : (JSON.parse(call.arguments === "" ? "{}" : call.arguments) as unknown),
     })),
   ];
 }
@@ -384,6 +467,9 @@ function anthropicEvents(json: ReturnType<typeof anthropicJson>): string[] {
           }),
         );
       }
+    } else if (block.input === undefined) {
+      // A block without input (a server tool's result) starts whole, as Anthropic sends it.
+      events.push(event("content_block_start", { index, content_block: block }));
     } else {
       events.push(event("content_block_start", { index, content_block: { ...block, input: {} } }));
       const input = JSON.stringify(block.input);
@@ -461,6 +547,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
         path,
         headers,
         body,
+        text: raw,
         tokens: null,
         aborted: false,
       });
@@ -479,13 +566,34 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
       return;
     }
     const model = String(body.model ?? "test-model");
-    const history = historyOf(protocol, body);
+    let refusal = providerRefusal(protocol, body);
+    let history: ChatMessage[] = [];
+    try {
+      history = historyOf(protocol, body);
+    } catch (error) {
+      // What the engine cannot read stands for what the provider refuses.
+      refusal ??= `invalid request: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    if (refusal !== undefined) {
+      record(tag, {
+        method: incoming.method ?? "POST",
+        path,
+        headers,
+        body,
+        text: raw,
+        tokens: null,
+        aborted: false,
+      });
+      sendJson(response, 400, errorBody(protocol, 400, refusal, null));
+      return;
+    }
     const tokens = countMessageTokens(history, model);
     const call: RecordedCall = {
       method: incoming.method ?? "POST",
       path,
       headers,
       body,
+      text: raw,
       tokens,
       aborted: false,
     };

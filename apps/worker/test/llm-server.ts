@@ -11,7 +11,7 @@
  * - anything else: a valid template summary at once.
  * The same server takes the control calls (its `origin`, `controlUrl`) and fakes OpenAI's
  * `POST /v1/responses/compact` (model `fail:<status>` fails it too; `malformed…` answers items
- * that are not Responses items).
+ * the engine cannot read: a function call without its call id, name and arguments).
  * `GET /requests?model=` counts what each model name received; `GET /prompts?model=` returns the
  * text of each of those Chat Completions requests, in order.
  */
@@ -94,7 +94,7 @@ export async function startLlmServers(): Promise<LlmServers> {
       };
     }
     if (model.startsWith("malformed")) {
-      return { body: { output: [{ type: "not_an_item_type", id: "x_1" }] } };
+      return { body: { output: [{ type: "function_call", id: "x_1" }] } };
     }
     if (request.headers.authorization !== "Bearer sk-test-openai") {
       return {

@@ -132,6 +132,73 @@ describe("Responses reasoning items", () => {
   });
 });
 
+describe("items and blocks the engine does not know, appended through /messages", () => {
+  it("are stored opaque in place and sent back verbatim by /context, before and after compaction", async () => {
+    const id = freshSession();
+    expect((await append(id, { messages: conversation(12), model: "gpt-4o" })).status).toBe(200);
+    expect(
+      (
+        await call("PATCH", `/v1/sessions/${id}`, {
+          body: { contextWindow: 32_000, tailTokens: 1_500 },
+        })
+      ).status,
+    ).toBe(200);
+    const search = {
+      type: "web_search_call",
+      id: "ws_7",
+      status: "completed",
+      action: { type: "search", query: "vitest pool workers" },
+    };
+    const patch = {
+      type: "custom_tool_call",
+      id: "ctc_7",
+      status: "completed",
+      call_id: "call_patch7",
+      name: "apply_patch",
+      input: "*** Begin Patch\n*** Add File: NOTES.md\n+done\n*** End Patch",
+    };
+    const output = {
+      type: "custom_tool_call_output",
+      id: "ctco_7",
+      call_id: "call_patch7",
+      output: "Success. Updated the following files:\nA NOTES.md",
+    };
+    const items = [{ role: "user", content: "Note it down." }, search, patch, output];
+    expect((await append(id, { format: "responses", messages: items })).status).toBe(200);
+    expect((await context(id, "responses")).messages.slice(-4)).toEqual(items);
+
+    await compactNow(id);
+    const after = await context(id, "responses");
+    expect(after.coveredSeq).toBe(after.lastSeq);
+    expect(after.messages.slice(-4)).toEqual(items);
+    // Other formats show what they hold; the custom call is a tool call its result answers.
+    expect((await context(id, "openai")).messages.slice(-2)).toMatchObject([
+      {
+        role: "assistant",
+        content: expect.stringContaining("[web_search_call]"),
+        tool_calls: [{ id: "call_patch7", type: "custom", custom: { name: "apply_patch" } }],
+      },
+      { role: "tool", tool_call_id: "call_patch7" },
+    ]);
+  });
+
+  it("keeps a system turn and server-tool blocks of Anthropic messages", async () => {
+    const id = freshSession();
+    const blocks = [
+      { type: "server_tool_use", id: "srvtoolu_9", name: "web_search", input: { query: "q" } },
+      { type: "web_search_tool_result", tool_use_id: "srvtoolu_9", content: [] },
+      { type: "text", text: "Nothing found." },
+    ];
+    const messages = [
+      { role: "user", content: "Search." },
+      { role: "system", content: "Answer in one line." },
+      { role: "assistant", content: blocks },
+    ];
+    expect((await append(id, { format: "anthropic", messages })).status).toBe(200);
+    expect((await context(id, "anthropic")).messages).toEqual(messages);
+  });
+});
+
 describe("POST /v1/compact", () => {
   it("keeps thinking blocks of the messages it keeps", async () => {
     const history = conversation(12);

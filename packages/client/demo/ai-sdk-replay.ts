@@ -16,7 +16,7 @@
  */
 
 import type { LanguageModelV4Content, LanguageModelV4Prompt } from "@ai-sdk/provider";
-import type { ChatMessage } from "@condense/core";
+import { type ChatMessage, toolCallInput, toolCallName } from "@condense/core";
 import { APICallError, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
 import { fromCanonical, PromptMemory, toCanonical } from "../src/ai-sdk/prompt.js";
@@ -49,8 +49,8 @@ function answerOf(message: ChatMessage): LanguageModelV4Content[] {
     content.push({
       type: "tool-call",
       toolCallId: call.id,
-      toolName: call.function.name,
-      input: call.function.arguments,
+      toolName: toolCallName(call),
+      input: toolCallInput(call),
     });
   }
   return content;
@@ -75,7 +75,7 @@ export function aiSdkReplay(options: {
   // The arguments each call had in the transcript, by call id.
   const recorded = new Map<string, string>();
   for (const message of transcript.messages)
-    for (const call of message.tool_calls ?? []) recorded.set(call.id, call.function.arguments);
+    for (const call of message.tool_calls ?? []) recorded.set(call.id, toolCallInput(call));
 
   /** The recorded text of a call's arguments, unless compaction shrank them since. */
   const asRecorded = (id: string, args: string): string => {
@@ -91,13 +91,17 @@ export function aiSdkReplay(options: {
     const messages = prompt
       .flatMap((message) => toCanonical(message))
       .map(({ message }) => {
-        const calls = message.tool_calls?.map((call) => ({
-          ...call,
-          function: {
-            ...call.function,
-            arguments: asRecorded(call.id, call.function.arguments),
-          },
-        }));
+        const calls = message.tool_calls?.map((call) =>
+          call.type === "custom"
+            ? call
+            : {
+                ...call,
+                function: {
+                  ...call.function,
+                  arguments: asRecorded(call.id, call.function.arguments),
+                },
+              },
+        );
         return calls === undefined ? message : { ...message, tool_calls: calls };
       });
     return count(messages as ChatMessage[]);

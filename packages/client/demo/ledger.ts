@@ -8,6 +8,7 @@
  * agent can fetch it with `GET /tool-outputs/{toolCallId}`.
  */
 
+import { toolCallInput } from "../../core/src/messages/content.js";
 // Not part of core's public API; the demo reads it from source (it has no dependencies).
 import { extractIdentifiers } from "../../core/src/summary/identifiers.js";
 import type { SessionHandle } from "../src/index.js";
@@ -36,7 +37,7 @@ export function ledgerIdentifiers(messages: readonly Message[]): Set<string> {
   for (const message of messages) {
     if (message.role !== "user" && message.role !== "assistant") continue;
     const parts = [text(message.content)];
-    for (const call of message.tool_calls ?? []) parts.push(call.function.arguments);
+    for (const call of message.tool_calls ?? []) parts.push(toolCallInput(call));
     for (const part of parts) for (const id of extractIdentifiers(part)) ids.add(id);
   }
   return ids;

@@ -19,6 +19,7 @@ import { countTokens as gptTokenizerCount } from "gpt-tokenizer";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { compact } from "../src/compact/compact.js";
+import { toolCallInput, toolCallName } from "../src/messages/content.js";
 import type { ChatMessage } from "../src/messages/types.js";
 import { openAISummarizer } from "../src/summary/openai-summarizer.js";
 import { startOpenAIServer } from "../src/test-support/openai-server.js";
@@ -131,7 +132,7 @@ function corpusSpeedFigures(transcripts: Transcript[]): void {
   const texts = transcripts.flatMap(({ messages }) =>
     messages.flatMap((m) => [
       typeof m.content === "string" ? m.content : "",
-      ...(m.tool_calls ?? []).flatMap((c) => [c.function.name, c.function.arguments]),
+      ...(m.tool_calls ?? []).flatMap((c) => [toolCallName(c), toolCallInput(c)]),
     ]),
   );
   countTokens("load the table", model);

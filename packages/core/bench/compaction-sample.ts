@@ -37,7 +37,7 @@ function variant(messages: readonly ChatMessage[], round: number): ChatMessage[]
     if (typeof message.content === "string") message.content = mark + message.content;
     else if (Array.isArray(message.content)) message.content.unshift({ type: "text", text: mark });
     for (const call of message.tool_calls ?? [])
-      call.function.arguments = `${call.function.arguments} `;
+      if (call.type === "function") call.function.arguments = `${call.function.arguments} `;
     return message;
   });
 }

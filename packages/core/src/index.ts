@@ -31,8 +31,19 @@ export {
   type SummarizerFailureKind,
 } from "./errors/condense-error.js";
 export { isContextOverflowError, parseOverflowTokens } from "./errors/overflow.js";
+export {
+  anthropicCacheMarkers,
+  countAnthropicCacheMarkers,
+} from "./formats/anthropic/cache-markers.js";
 export { fromAnthropic, toAnthropic } from "./formats/anthropic/convert.js";
+export {
+  type CacheMarker,
+  MAX_CACHE_MARKERS,
+  type MarkerPlacement,
+  openaiCacheMarkers,
+} from "./formats/cache-markers.js";
 export { fromCanonical, toCanonical, unsupportedParts } from "./formats/convert.js";
+export { isOpaqueMessage } from "./formats/opaque.js";
 export { fromResponses, toResponses } from "./formats/responses/convert.js";
 export { validateMessages } from "./formats/validate.js";
 export { classifyStatement, deterministicFlush } from "./memory/deterministic-flush.js";
@@ -60,7 +71,7 @@ export {
   type ToolResultCall,
   toolResultCalls,
 } from "./messages/call-ids.js";
-export { messageText } from "./messages/content.js";
+export { messageText, toolCallInput, toolCallName } from "./messages/content.js";
 export { parseMessages } from "./messages/parse.js";
 export { isEmptyTurn, repairMessages } from "./messages/repair.js";
 export type {
@@ -68,7 +79,9 @@ export type {
   AudioPart,
   ChatMessage,
   ContentPart,
+  CustomToolCall,
   FilePart,
+  FunctionToolCall,
   ImagePart,
   MessageContent,
   MessageFormat,

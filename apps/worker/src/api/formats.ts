@@ -12,6 +12,7 @@ import {
   CondenseError,
   fromCanonical,
   InvalidMessagesError,
+  type MarkerPlacement,
   type MessageFormat,
   type MessageProblem,
   parseMessages,
@@ -134,17 +135,22 @@ export function checkPartsAvailable(messages: readonly ChatMessage[], format: Me
 /**
  * Canonical messages in `format`; Anthropic's system prompt comes back separately. With
  * `providerData`, the openai format keeps each message's `provider_data` (the canonical messages
- * as stored); the other formats always carry it in their own shape.
+ * as stored); the other formats always carry it in their own shape. `markers` places a request's
+ * cache markers (`gateway/cache-markers`); no other marker is ever rendered.
  */
 export function renderMessages(
   messages: ChatMessage[],
   format: MessageFormat,
-  options: { providerData?: boolean } = {},
+  options: { providerData?: boolean; markers?: MarkerPlacement | undefined } = {},
 ): { messages: unknown[]; system?: unknown } {
   if (format === "openai" && options.providerData === true) return { messages };
   checkPartsAvailable(messages, format);
   try {
-    return fromCanonical(messages, format);
+    return fromCanonical(
+      messages,
+      format,
+      options.markers === undefined ? {} : { markers: options.markers },
+    );
   } catch (error) {
     rethrow(error);
   }

@@ -5,6 +5,9 @@
  * message, a stream is `message_start`, content blocks built from their
  * deltas, `message_delta` and `message_stop`; the prompt's count is
  * `input_tokens` plus the tokens written to and read from the prompt cache.
+ * Blocks of any type are kept as they start (a server tool's result comes
+ * whole), their deltas applied (a server tool's input is JSON deltas, as a
+ * tool's); a delta of a kind this does not know leaves the answer unstored.
  * The stream's answer is assembled here because the SDK's own accumulator
  * only reads the SDK's streams, and the gateway passes the upstream's bytes
  * through untouched.
@@ -46,6 +49,9 @@ function anthropicAccumulator(): StreamAccumulator {
   let started = false;
   let stopped = false;
   let failed = false;
+  // A delta of a kind this does not know: the block cannot be rebuilt, so the answer is not stored
+  // (the next turn's history carries it exactly; a wrong copy would not match it).
+  let unread = false;
   return {
     event(event) {
       const data = eventData(event) as Partial<RawMessageStreamEvent> | undefined;
@@ -80,6 +86,8 @@ function anthropicAccumulator(): StreamAccumulator {
               ...(Array.isArray(block.citations) ? block.citations : []),
               delta.citation,
             ];
+          } else {
+            unread = true;
           }
           return;
         }
@@ -109,7 +117,7 @@ function anthropicAccumulator(): StreamAccumulator {
       }
     },
     result() {
-      if (!started || !stopped || failed) return undefined;
+      if (!started || !stopped || failed || unread) return undefined;
       const content = blocks.filter((block) => block !== undefined);
       return {
         messages: [{ role: "assistant", content }],

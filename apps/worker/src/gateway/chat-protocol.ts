@@ -1,8 +1,8 @@
 /**
  * @module gateway/chat-protocol
  * OpenAI Chat Completions through the gateway: the history is `messages`, the
- * answer is `choices[0].message`, a stream is `chat.completion.chunk` events
- * ending with `[DONE]`, usage is `usage.prompt_tokens` (in the last chunk when
+ * answer is `choices[0].message` (function and custom tool calls), a stream is
+ * `chat.completion.chunk` events ending with `[DONE]`, usage is `usage.prompt_tokens` (in the last chunk when
  * the client asked for `stream_options.include_usage`). The stream's answer is
  * assembled here because the SDK's own accumulator only reads the SDK's
  * streams, and the gateway passes the upstream's bytes through untouched.
@@ -27,6 +27,8 @@ import {
 
 interface CallParts {
   id: string;
+  /** A function call, or a custom tool call (free-form `input`, which `arguments` then holds). */
+  type: "function" | "custom";
   name: string;
   arguments: string;
 }
@@ -53,12 +55,15 @@ function chatAccumulator(): StreamAccumulator {
       if (typeof delta.refusal === "string") refusal = (refusal ?? "") + delta.refusal;
       for (const call of Array.isArray(delta.tool_calls) ? delta.tool_calls : []) {
         const index = count(call.index) ?? 0;
-        const parts = calls[index] ?? { id: "", name: "", arguments: "" };
+        const parts = calls[index] ?? { id: "", type: "function", name: "", arguments: "" };
         calls[index] = parts;
         if (typeof call.id === "string") parts.id = call.id;
+        if (call.type === "custom" || call.custom !== undefined) parts.type = "custom";
         if (typeof call.function?.name === "string") parts.name += call.function.name;
         if (typeof call.function?.arguments === "string")
           parts.arguments += call.function.arguments;
+        if (typeof call.custom?.name === "string") parts.name += call.custom.name;
+        if (typeof call.custom?.input === "string") parts.arguments += call.custom.input;
       }
       if (typeof choice.finish_reason === "string") finished = true;
     },
@@ -66,11 +71,15 @@ function chatAccumulator(): StreamAccumulator {
       if (!finished || failed) return undefined;
       const toolCalls = calls
         .filter((call) => call !== undefined)
-        .map((call) => ({
-          id: call.id,
-          type: "function",
-          function: { name: call.name, arguments: call.arguments },
-        }));
+        .map((call) =>
+          call.type === "custom"
+            ? { id: call.id, type: "custom", custom: { name: call.name, input: call.arguments } }
+            : {
+                id: call.id,
+                type: "function",
+                function: { name: call.name, arguments: call.arguments },
+              },
+        );
       const message = {
         role: "assistant",
         content,

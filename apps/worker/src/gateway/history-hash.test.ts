@@ -1,4 +1,4 @@
-import { type ChatMessage, parseMessages } from "@condense/core";
+import { type ChatMessage, parseMessages, toCanonical } from "@condense/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalContent, messageHashes, messageHashesSync } from "./history-hash";
@@ -159,5 +159,74 @@ describe("messageHashes", () => {
       canonical({ role: "user", content: [{ type: "text", text: "cached one" }] }),
     ];
     expect(await messageHashes(mixed)).toEqual(messageHashesSync(mixed));
+  });
+});
+
+describe("cache markers and opaque items", () => {
+  const marker = { type: "ephemeral" };
+
+  it("leave the hash alone: a marker moved from message to message changes no hash", () => {
+    // Claude Code marks its newest messages, so each message carries a marker for one turn only.
+    const anthropic = (marked: number) =>
+      toCanonical({
+        format: "anthropic",
+        system: [{ type: "text", text: "You are Claude Code.", cache_control: marker }],
+        messages: [
+          { role: "user", content: [{ type: "text", text: "hi" }] },
+          {
+            role: "assistant",
+            content: [
+              { type: "server_tool_use", id: "srvtoolu_1", name: "web_search", input: { q: "x" } },
+              { type: "text", text: "found" },
+            ],
+          },
+          { role: "system", content: [{ type: "text", text: "reminder" }] },
+          { role: "user", content: [{ type: "text", text: "go on" }] },
+        ].map((turn, index) =>
+          index === marked
+            ? {
+                ...turn,
+                content: turn.content.map((block) => ({ ...block, cache_control: marker })),
+              }
+            : turn,
+        ),
+      });
+    const unmarked = messageHashesSync(anthropic(-1));
+    for (const marked of [0, 1, 2, 3])
+      expect(messageHashesSync(anthropic(marked))).toEqual(unmarked);
+    const chat = (marked: boolean) =>
+      parseMessages([
+        {
+          role: "user",
+          content: [{ type: "text", text: "hi", ...(marked ? { cache_control: marker } : {}) }],
+        },
+      ]);
+    expect(messageHashesSync(chat(true))).toEqual(messageHashesSync(chat(false)));
+  });
+
+  it("hash an opaque item by what it holds, whatever its id, status and key order", () => {
+    const item = (extra: Record<string, unknown>) =>
+      toCanonical({
+        format: "responses",
+        messages: [{ type: "web_search_call", action: { type: "search", query: "q" }, ...extra }],
+      });
+    expect(messageHashesSync(item({ id: "ws_1", status: "completed" }))).toEqual(
+      messageHashesSync(item({})),
+    );
+    expect(messageHashesSync(item({ extra: 1 }))).not.toEqual(messageHashesSync(item({})));
+  });
+
+  it("tell a custom tool call from a function call with the same name and text", () => {
+    const custom = canonical({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c", type: "custom", custom: { name: "f", input: "{}" } }],
+    });
+    const fn = canonical({
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }],
+    });
+    expect(canonicalContent(custom)).not.toBe(canonicalContent(fn));
   });
 });

@@ -12,8 +12,12 @@
  * calls (id, name, arguments compared as parsed JSON, so key order and
  * spacing do not matter) and the tool-call id a result answers. What the
  * canonical form drops (`refusal: null`, `annotations: []`, `audio`, unknown
- * keys) never reaches it; provider data (thinking blocks, reasoning items)
- * and `name` are left out, because agents drop or rewrite them between turns.
+ * keys, cache markers) never reaches it; provider data (thinking blocks,
+ * reasoning items, original blocks and items) and `name` are left out, because
+ * agents drop or rewrite them between turns. An item or block the engine does
+ * not know counts by the text that stands for it (`formats/opaque` in core:
+ * sorted keys, without ids, statuses or cache markers). A custom tool call
+ * counts by its name and input text.
  */
 
 import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
@@ -56,11 +60,11 @@ function argumentsForm(text: string): unknown {
 }
 
 function callsForm(calls: readonly ToolCall[] | undefined): unknown[] {
-  return (calls ?? []).map((call) => [
-    call.id,
-    call.function.name,
-    argumentsForm(call.function.arguments),
-  ]);
+  return (calls ?? []).map((call) =>
+    call.type === "custom"
+      ? [call.id, call.custom.name, { custom: call.custom.input }]
+      : [call.id, call.function.name, argumentsForm(call.function.arguments)],
+  );
 }
 
 /** The text the hash of `message` is taken of. */

@@ -1,9 +1,11 @@
 /**
  * @module gateway/responses-protocol
  * OpenAI Responses through the gateway: the history is `input` (a string is
- * one user message), the answer is the response's `output` items, a stream's
- * last event (`response.completed`, or `response.incomplete`) carries the
- * whole response, usage is `usage.input_tokens`. A request that chains state
+ * one user message), the answer is the response's `output` items, of any type
+ * (the engine keeps those it does not know opaque), a stream's last event
+ * (`response.completed`, or `response.incomplete`) carries the whole response
+ * (or, should its `output` be empty, the items of `response.output_item.done`),
+ * usage is `usage.input_tokens`. A request that chains state
  * kept on OpenAI's side (`previous_response_id`, `conversation`) has no
  * history here to manage: it is forwarded unchanged.
  */
@@ -37,12 +39,21 @@ function responseAnswer(body: unknown): ProtocolAnswer | undefined {
 
 function responsesAccumulator(): StreamAccumulator {
   let answer: ProtocolAnswer | undefined;
+  // Each finished output item, by position: the answer when the last event leaves `output` empty.
+  const done: unknown[] = [];
   return {
     event(event) {
       const data = eventData(event);
       const type = data?.type ?? event.event;
-      if (type === "response.completed" || type === "response.incomplete") {
+      if (type === "response.output_item.done") {
+        const index = count(data?.output_index);
+        if (index !== undefined && isRecord(data?.item)) done[index] = data.item;
+      } else if (type === "response.completed" || type === "response.incomplete") {
         answer = responseAnswer(data?.response);
+        const items = done.filter((item) => item !== undefined);
+        if (answer !== undefined && answer.messages.length === 0 && items.length > 0) {
+          answer = { ...answer, messages: items };
+        }
       } else if (type === "response.failed" || type === "error") {
         answer = undefined;
       }

@@ -9,9 +9,13 @@
  * With `X-Condense-Session` the request's history is matched with the session
  * (`session/gateway-turn`), its new messages are appended, and the session's
  * context goes upstream in place of the history, the request's other fields
- * untouched; the answer is appended when it is complete (a stream, once it
- * ends; a stream the client abandons appends nothing). Without it, a history
- * that does not fit is compacted in place and nothing is stored.
+ * untouched and the request's cache markers placed on it
+ * (`gateway/cache-markers`); the answer is appended when it is complete (a
+ * stream, once it ends; a stream the client abandons appends nothing).
+ * Without it, a history that does not fit is compacted in place and nothing is
+ * stored. A history the engine cannot read (malformed: items and blocks of
+ * types it does not know it keeps opaque) is forwarded unchanged, for the
+ * provider to judge (X-Condense-Passthrough: unreadable).
  *
  * An upstream overflow (the classifier of `/overflow`) is compacted away and
  * retried, at most twice, before any byte reaches the client; then the
@@ -27,6 +31,7 @@ import {
   type ChatMessage,
   isContextOverflowError,
   isEmptyTurn,
+  type MarkerPlacement,
   type MessageFormat,
   parseContextWindow,
   parseOverflowTokens,
@@ -51,6 +56,7 @@ import {
   SessionIdParam,
 } from "../api/schemas";
 import { anthropicProtocol } from "../gateway/anthropic-protocol";
+import { cacheMarkerPlacement, carriesCacheMarkers } from "../gateway/cache-markers";
 import { chatProtocol } from "../gateway/chat-protocol";
 import { gatewayCredentials } from "../gateway/credentials";
 import { messageHashes } from "../gateway/history-hash";
@@ -179,9 +185,19 @@ function itemsOnlyInResponses(): ApiError {
   );
 }
 
+/** Where a request's cache markers go on a context (`gateway/cache-markers`). */
+type MarkersFor = (context: ChatMessage[], stablePrefix: number) => MarkerPlacement | undefined;
+
 /** Renders canonical context messages (or a view of OpenAI items) in the protocol's format. */
-function renderContext(data: ContextData, format: MessageFormat): RequestHistory {
-  if (data.responsesItems === undefined) return renderMessages(data.messages, format);
+function renderContext(
+  data: ContextData,
+  format: MessageFormat,
+  markersFor: MarkersFor,
+): RequestHistory {
+  if (data.responsesItems === undefined)
+    return renderMessages(data.messages, format, {
+      markers: markersFor(data.messages, data.stablePrefix),
+    });
   if (format !== "responses") throw itemsOnlyInResponses();
   return {
     messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
@@ -203,6 +219,7 @@ function renderReference(
   reference: GatewayContextByReference,
   canonical: ChatMessage[],
   format: MessageFormat,
+  markersFor: MarkersFor,
 ): RequestHistory | undefined {
   const tail = sendable(canonical.slice(reference.historyFrom));
   if (reference.openaiItems !== undefined) {
@@ -220,7 +237,10 @@ function renderReference(
     reference.historyFrom === 0 &&
     tail.length === canonical.length;
   if (unchanged) return undefined;
-  return renderMessages(withPinned([...reference.view, ...tail], reference.pinned), format);
+  const context = withPinned([...reference.view, ...tail], reference.pinned);
+  const stablePrefix =
+    reference.view.length > 0 ? reference.view.length + reference.pinned.length : 0;
+  return renderMessages(context, format, { markers: markersFor(context, stablePrefix) });
 }
 
 /**
@@ -273,14 +293,25 @@ async function statelessPlan(
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
   };
   let fit = await fitStateless(canonical, model, fitOptions);
+  const requestHashes = carriesCacheMarkers(protocol, body) ? await messageHashes(canonical) : [];
   const headers = {
     ...options.headers,
     [GATEWAY_HEADERS.tokens]: String(fit.tokens),
     [GATEWAY_HEADERS.compaction]: fit.tier === null ? "none" : String(fit.tier),
   };
-  // A history that fits goes as it was sent; only a compacted one is rendered again.
-  const bodyFor = (messages: ChatMessage[]) =>
-    protocol.withContext(body, renderMessages(messages, protocol.format));
+  // A history that fits goes as it was sent; only a compacted one is rendered again, with the
+  // request's cache markers placed on it.
+  const bodyFor = (messages: ChatMessage[]) => {
+    const markers = cacheMarkerPlacement({
+      protocol,
+      body,
+      request: canonical,
+      requestHashes,
+      context: messages,
+      stablePrefix: 0,
+    });
+    return protocol.withContext(body, renderMessages(messages, protocol.format, { markers }));
+  };
   return {
     ...(fit.tier === null ? { body, text } : { body: bodyFor(fit.messages) }),
     headers,
@@ -354,10 +385,19 @@ async function sessionPlan(
   };
   let lastSeq = served.lastSeq;
   let sentTokens = served.tokens;
+  const markersFor: MarkersFor = (context, stablePrefix) =>
+    cacheMarkerPlacement({
+      protocol,
+      body,
+      request: canonical,
+      requestHashes: hashes,
+      context,
+      stablePrefix,
+    });
   const context =
     "whole" in served.context
-      ? renderContext(served.context.whole, protocol.format)
-      : renderReference(served.context.byReference, canonical, protocol.format);
+      ? renderContext(served.context.whole, protocol.format, markersFor)
+      : renderReference(served.context.byReference, canonical, protocol.format, markersFor);
   // Never for a request that declares a tool named recall itself: that one is the client's to answer.
   const recall =
     served.recall && !protocol.tools.declares(body, RECALL_TOOL)
@@ -394,7 +434,7 @@ async function sessionPlan(
       headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
       if (data.compactionTier !== null)
         headers[GATEWAY_HEADERS.compaction] = String(data.compactionTier);
-      return outgoing(protocol.withContext(body, renderContext(data, protocol.format)));
+      return outgoing(protocol.withContext(body, renderContext(data, protocol.format, markersFor)));
     },
     async answered(answer) {
       try {
@@ -620,6 +660,29 @@ async function forward(
   }
 }
 
+/**
+ * The request's history, canonical; undefined when the engine cannot read it (its own validation
+ * never stands between an agent and its model). A message over the size limit is still refused.
+ */
+function readableHistory(
+  protocol: GatewayProtocol,
+  history: RequestHistory,
+  sourceLength: number,
+): ChatMessage[] | undefined {
+  try {
+    return canonicalMessages(
+      history.messages,
+      protocol.format,
+      history.system,
+      "messages",
+      sourceLength,
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.code === "invalid_messages") return undefined;
+    throw error;
+  }
+}
+
 async function serveModelRequest(
   c: Context<AppEnv>,
   protocol: GatewayProtocol,
@@ -645,14 +708,11 @@ async function serveModelRequest(
   if (history === undefined) {
     plan = unchangedPlan(body, read.text, { [GATEWAY_HEADERS.passthrough]: "server-state" });
   } else {
-    const canonical = canonicalMessages(
-      history.messages,
-      protocol.format,
-      history.system,
-      "messages",
-      read.text.length,
-    );
-    if (sessionId === undefined) {
+    const canonical = readableHistory(protocol, history, read.text.length);
+    if (canonical === undefined) {
+      // The engine cannot read this history, but the provider may: it judges it, nothing is stored.
+      plan = unchangedPlan(body, read.text, { [GATEWAY_HEADERS.passthrough]: "unreadable" });
+    } else if (sessionId === undefined) {
       plan = await statelessPlan(protocol, body, read.text, canonical, {
         contextWindow,
         headers: {},

@@ -95,6 +95,11 @@ export interface ContextData {
   defaultFormat: MessageFormat;
   /** The whole context in canonical form (pinned messages included). */
   messages: ChatMessage[];
+  /**
+   * How many leading messages of `messages` are the compacted view with the pinned messages: the
+   * prefix that stays the same until the next compaction (0 before the first).
+   */
+  stablePrefix: number;
   /** When the view holds OpenAI compaction items: those items, then `rest` converted. */
   responsesItems?: unknown[];
   rest?: ChatMessage[];
@@ -356,10 +361,12 @@ export function contextData(
   measure: ContextMeasure,
   compaction: ContextData["compaction"],
 ): ContextData {
+  const viewMessages = snapshot.seqs.filter((seq) => seq === null).length;
   return {
     sessionId,
     defaultFormat: defaultFormatOf(settings),
     messages: withPinned(sendable(snapshot.messages), measure.pinned),
+    stablePrefix: viewMessages > 0 ? viewMessages + measure.pinned.length : 0,
     ...(snapshot.openaiItems !== undefined
       ? {
           responsesItems: snapshot.openaiItems,

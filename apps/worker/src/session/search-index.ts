@@ -18,7 +18,7 @@
  * fused by reciprocal rank, and only rows this table holds are served.
  */
 
-import type { ChatMessage } from "@condense/core";
+import { type ChatMessage, toolCallInput, toolCallName } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../api/schemas";
 import { fuseRankings } from "../semantic/semantic-index";
@@ -75,10 +75,10 @@ export function searchDocument(message: ChatMessage, toolName: string | null): S
   let toolCallId: string | null = null;
   let callName: string | null = null;
   for (const call of message.tool_calls ?? []) {
-    body.push(call.function.arguments);
-    names.push(call.function.name, call.id);
+    body.push(toolCallInput(call));
+    names.push(toolCallName(call), call.id);
     toolCallId ??= call.id;
-    callName ??= call.function.name;
+    callName ??= toolCallName(call);
   }
   if (message.role === "tool" && message.tool_call_id !== undefined) {
     toolCallId = message.tool_call_id;

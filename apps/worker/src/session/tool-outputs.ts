@@ -21,6 +21,7 @@ import {
   reusedCallMessage,
   ToolCallTracker,
   type ToolOutputKey,
+  toolCallName,
   toolResultCalls,
 } from "@condense/core";
 import { ApiError } from "../api/errors";
@@ -155,7 +156,7 @@ export function indexToolCalls(sql: SqlStorage, message: ChatMessage, seq: numbe
          VALUES (?, COALESCE((SELECT MAX(occurrence) FROM condense_tool_outputs WHERE tool_call_id = ?), 0) + 1, ?, ?)`,
         call.id,
         call.id,
-        call.function.name,
+        toolCallName(call),
         seq,
       );
     }

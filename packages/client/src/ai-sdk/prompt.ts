@@ -52,10 +52,14 @@ export type ChatPart =
   | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } }
   | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } };
 
-export interface ChatToolCall {
-  id: string;
-  type: "function";
-  function: { name: string; arguments: string };
+/** A canonical tool call: a function's (JSON arguments) or a custom tool's (free-form input). */
+export type ChatToolCall =
+  | { id: string; type: "function"; function: { name: string; arguments: string } }
+  | { id: string; type: "custom"; custom: { name: string; input: string } };
+
+/** The tool a call calls. */
+function callName(call: ChatToolCall): string {
+  return call.type === "custom" ? call.custom.name : call.function.name;
 }
 
 /** A canonical message as the service stores it (`@condense/core`'s `ChatMessage`). */
@@ -321,13 +325,18 @@ export function answerToCanonical(
         ? item
         : {
             ...item,
-            tool_calls: item.tool_calls.map((call) => ({
-              ...call,
-              function: {
-                ...call.function,
-                arguments: raw.get(call.id) ?? call.function.arguments,
-              },
-            })),
+            // The AI SDK's calls are function calls (toCanonical makes no custom ones).
+            tool_calls: item.tool_calls.map((call) =>
+              call.type === "custom"
+                ? call
+                : {
+                    ...call,
+                    function: {
+                      ...call.function,
+                      arguments: raw.get(call.id) ?? call.function.arguments,
+                    },
+                  },
+            ),
           },
     original,
   }));
@@ -483,7 +492,7 @@ export function fromCanonical(
       else prompt.push({ role: "tool", content: [part] });
       continue;
     }
-    for (const call of message.tool_calls ?? []) toolNames.set(call.id, call.function.name);
+    for (const call of message.tool_calls ?? []) toolNames.set(call.id, callName(call));
     if (original !== undefined && !isToolPart(original)) {
       prompt.push(original);
       continue;
@@ -514,8 +523,10 @@ export function fromCanonical(
           content.push({
             type: "tool-call",
             toolCallId: call.id,
-            toolName: call.function.name,
-            input: parseArguments(call.function.arguments),
+            toolName: callName(call),
+            // A custom tool's input is its text, as the AI SDK holds a string input.
+            input:
+              call.type === "custom" ? call.custom.input : parseArguments(call.function.arguments),
           });
         }
         prompt.push({ role: "assistant", content });
@@ -541,11 +552,11 @@ export function canonicalKey(message: ChatMessage): string {
         : message.content.every((part) => part.type === "text")
           ? textOf(message.content)
           : message.content;
-  const calls = (message.tool_calls ?? []).map((call) => [
-    call.id,
-    call.function.name,
-    normalizedArguments(call.function.arguments),
-  ]);
+  const calls = (message.tool_calls ?? []).map((call) =>
+    call.type === "custom"
+      ? [call.id, call.custom.name, { custom: call.custom.input }]
+      : [call.id, call.function.name, normalizedArguments(call.function.arguments)],
+  );
   const role = message.role === "developer" ? "system" : message.role;
   return JSON.stringify([role, content, calls, message.tool_call_id ?? null]);
 }

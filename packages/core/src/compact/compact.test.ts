@@ -14,7 +14,9 @@ import {
 } from "../errors/condense-error.js";
 import { fromAnthropic, toAnthropic } from "../formats/anthropic/convert.js";
 import { toResponses } from "../formats/responses/convert.js";
+import { KNOWN_ITEM_TYPES } from "../formats/responses/types.js";
 import { validateMessages } from "../formats/validate.js";
+import { toolCallInput } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
 import { extractIdentifiers } from "../summary/identifiers.js";
@@ -31,7 +33,7 @@ import {
   system,
   user,
 } from "../test-support/conversation.js";
-import { arbMessyConversation } from "../test-support/message-arbitraries.js";
+import { arbMessyConversation, arbResponsesItems } from "../test-support/message-arbitraries.js";
 import { countMessageTokens, countTokens } from "../tokens/count.js";
 import { extractSummary } from "./assemble.js";
 import { compact } from "./compact.js";
@@ -272,7 +274,7 @@ describe("compact: hostile input", () => {
     expect(validateMessages(result.messages, "openai").ok).toBe(true);
     for (const message of result.messages)
       for (const call of message.tool_calls ?? [])
-        expect(() => JSON.parse(call.function.arguments)).not.toThrow();
+        expect(() => JSON.parse(toolCallInput(call))).not.toThrow();
   });
 });
 
@@ -829,8 +831,8 @@ function expectValidForAnthropic(messages: readonly ChatMessage[]) {
     }
     expect(turn.content.length).toBeGreaterThan(0);
     for (const block of turn.content) {
-      if (block.type === "text") expect(block.text.trim()).not.toBe("");
-      if (block.type === "tool_use") uses.push(block.id);
+      if (block.type === "text") expect(String(block.text).trim()).not.toBe("");
+      if (block.type === "tool_use") uses.push(String(block.id));
       if (block.type === "tool_result") expect(block.tool_use_id).toMatch(/^[a-zA-Z0-9_-]+$/);
     }
   }
@@ -984,6 +986,72 @@ describe("compact: properties", () => {
   });
 });
 
+/** Problems of a Responses item list's pairing: a call answered once by the output of its kind, after it. */
+function pairingProblems(items: readonly unknown[]): string[] {
+  const known = new Set(["message", "reasoning", "compaction", undefined]);
+  const outputOf = (type: string): string =>
+    type === "function_call"
+      ? "function_call_output"
+      : type === "custom_tool_call"
+        ? "custom_tool_call_output"
+        : `${type}_output`;
+  const open = new Map<string, string>();
+  const problems: string[] = [];
+  for (const raw of items) {
+    const item = raw as { type?: string; call_id?: unknown };
+    if (known.has(item.type) || typeof item.call_id !== "string" || item.type === undefined)
+      continue;
+    if (item.type.endsWith("_output")) {
+      if (open.get(item.call_id) !== item.type)
+        problems.push(`${item.type} ${item.call_id} answers no call`);
+      open.delete(item.call_id);
+    } else {
+      if (open.has(item.call_id)) problems.push(`${item.type} ${item.call_id} reused while open`);
+      open.set(item.call_id, outputOf(item.type));
+    }
+  }
+  for (const [id, type] of open) problems.push(`no ${type} for ${id}`);
+  return problems;
+}
+
+describe("compact: items the engine cannot rebuild (property)", () => {
+  it("keeps each one verbatim or summarizes it away, and never splits a call from its output", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        arbResponsesItems,
+        fc.constantFrom(1_000, 4_000, 16_000),
+        async (items, window) => {
+          let result: CompactResult<unknown>;
+          try {
+            result = await compact(
+              { model, format: "responses", messages: items },
+              { contextWindow: window, force: true },
+            );
+          } catch (error) {
+            // Input that repairs to nothing (only orphans or empty turns) is refused, never output.
+            expect(InvalidMessagesError.isInstance(error)).toBe(true);
+            return;
+          }
+          expect(pairingProblems(result.messages)).toEqual([]);
+          const inputs = items.map((item) => JSON.stringify(item));
+          for (const item of result.messages as Array<Record<string, unknown>>) {
+            const type = String(item.type);
+            if (KNOWN_ITEM_TYPES.has(type) || item.role !== undefined) continue;
+            // Outputs holding text alone are rebuilt from it (pruned, or added by the repair for a
+            // call left unanswered); anything else is kept verbatim.
+            const textOnly =
+              typeof item.output === "string" &&
+              Object.keys(item).sort().join() === "call_id,output,type";
+            if (type.endsWith("_output") && textOnly) continue;
+            expect(inputs).toContain(JSON.stringify(item));
+          }
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
 describe("compact: the ledger holds whatever the size limit (property)", () => {
   it("keeps every UUID, hash, URL and path of user and assistant text and tool arguments", async () => {
     await fc.assert(
@@ -1004,7 +1072,7 @@ describe("compact: the ledger holds whatever the size limit (property)", () => {
             if (message.role !== "user" && message.role !== "assistant") continue;
             const sources = [
               typeof message.content === "string" ? message.content : "",
-              ...(message.tool_calls ?? []).map((c) => c.function.arguments),
+              ...(message.tool_calls ?? []).map((c) => toolCallInput(c)),
             ];
             for (const id of sources.flatMap((source) => extractIdentifiers(source)))
               expect(text).toContain(JSON.stringify(id).slice(1, -1));

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
-import { messageText } from "../messages/content.js";
+import { messageText, toolCallInput } from "../messages/content.js";
 import {
   arbConversation,
   assistant,
@@ -118,7 +118,8 @@ describe("pruneToolOutputs", () => {
       to: 3,
       needToSave: Number.POSITIVE_INFINITY,
     });
-    const args = outcome.messages[1]?.tool_calls?.[0]?.function.arguments ?? "";
+    const shrunk = outcome.messages[1]?.tool_calls?.[0];
+    const args = shrunk === undefined ? "" : toolCallInput(shrunk);
     const parsed = JSON.parse(args) as { path: string; content: string };
     expect(parsed.path).toBe("big.ts");
     expect(parsed.content.length).toBeLessThan(1_000);
@@ -136,7 +137,8 @@ describe("pruneToolOutputs", () => {
       to: 3,
       needToSave: Number.POSITIVE_INFINITY,
     });
-    const args = outcome.messages[1]?.tool_calls?.[0]?.function.arguments ?? "";
+    const shrunk = outcome.messages[1]?.tool_calls?.[0];
+    const args = shrunk === undefined ? "" : toolCallInput(shrunk);
     const command = (JSON.parse(args) as { command: string }).command;
     expect(command.length).toBeLessThan(script.length);
     expect(command).toContain("settings.py");

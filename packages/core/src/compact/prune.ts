@@ -4,15 +4,18 @@
  * placeholders naming the tool and call id (the caller gets every original in
  * `prunedToolOutputs`, so a store can serve it back); outputs repeated later
  * are deduplicated; oversized tool-call arguments are shrunk, still valid JSON.
+ * A message standing for provider items the engine cannot write back
+ * (`isOpaqueMessage`) is never edited: it stays whole until a summary takes it.
  */
 
+import { isOpaqueMessage } from "../formats/opaque.js";
 import {
   reusedCallIds,
   type ToolOutputKey,
   type ToolResultCall,
   toolResultCalls,
 } from "../messages/call-ids.js";
-import { messageText } from "../messages/content.js";
+import { messageText, toolCallInput } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { extractIdentifiers } from "../summary/identifiers.js";
 import { messageTokens } from "../tokens/count.js";
@@ -106,11 +109,17 @@ function shrinkValue(value: unknown): unknown {
 
 function shrinkArguments(message: ChatMessage): ChatMessage | undefined {
   const calls = message.tool_calls;
-  if (!calls?.some((call) => call.function.arguments.length > MAX_ARGUMENT_CHARS)) return undefined;
+  if (!calls?.some((call) => toolCallInput(call).length > MAX_ARGUMENT_CHARS)) return undefined;
   return {
     ...message,
     tool_calls: calls.map((call) => {
-      if (call.function.arguments.length <= MAX_ARGUMENT_CHARS) return call;
+      if (toolCallInput(call).length <= MAX_ARGUMENT_CHARS) return call;
+      if (call.type === "custom") {
+        return {
+          ...call,
+          custom: { ...call.custom, input: String(shrinkValue(call.custom.input)) },
+        };
+      }
       let parsed: unknown;
       try {
         parsed = JSON.parse(call.function.arguments);
@@ -161,7 +170,7 @@ export function pruneToolOutputs(
   const duplicates: Array<[number, ToolOutputKey]> = [];
   for (let i = range.to - 1; i >= range.from; i--) {
     const message = messages[i];
-    if (message?.role !== "tool" || !message.tool_call_id) continue;
+    if (message?.role !== "tool" || !message.tool_call_id || isOpaqueMessage(message)) continue;
     const text = messageText(message);
     if (text.length <= DEFAULTS.prunableOutputChars || isPrunePlaceholder(text)) continue;
     const later = lastSeen.get(text);
@@ -194,7 +203,7 @@ export function pruneToolOutputs(
 
   for (let i = range.from; i < range.to && saved < range.needToSave; i++) {
     const message = result[i];
-    if (message?.role !== "tool" || message !== messages[i]) continue;
+    if (message?.role !== "tool" || message !== messages[i] || isOpaqueMessage(message)) continue;
     const text = messageText(message);
     if (text.length <= DEFAULTS.prunableOutputChars || isPrunePlaceholder(text)) continue;
     const original = entry(message, i);
@@ -210,7 +219,7 @@ export function pruneToolOutputs(
 
   for (let i = range.from; i < range.to && saved < range.needToSave; i++) {
     const message = result[i];
-    if (message?.role !== "assistant") continue;
+    if (message?.role !== "assistant" || isOpaqueMessage(message)) continue;
     const shrunk = shrinkArguments(message);
     if (shrunk) replace(i, shrunk);
   }

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../errors/condense-error.js";
+import { toolCallInput } from "../messages/content.js";
 import { assistant, call, result, user } from "../test-support/conversation.js";
 import { labelMessages, withholdInLedger, withholdInMessages } from "./withhold-secrets.js";
 
@@ -20,7 +21,8 @@ describe("withholdInMessages", () => {
     const withheld = withholdInMessages(messages, labels);
     expect(withheld[0]?.content).toBe("my key is [redacted:message:0]");
     expect(withheld[1]?.content).toBe("using [redacted:message:1]");
-    const args = withheld[1]?.tool_calls?.[0]?.function.arguments ?? "";
+    const call = withheld[1]?.tool_calls?.[0];
+    const args = call === undefined ? "" : toolCallInput(call);
     expect(JSON.parse(args)).toEqual({
       command: 'OPENAI_API_KEY=[redacted:tool-call:call_1] run "a\\"b"',
     });

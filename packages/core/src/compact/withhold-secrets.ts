@@ -121,6 +121,12 @@ export function withholdInMessages(
     let changed = content !== message.content;
     const calls = message.tool_calls?.map((call) => {
       const where = SAFE_ID.test(call.id) ? `tool-call:${call.id}` : label;
+      if (call.type === "custom") {
+        const input = withholdSecrets(call.custom.input, where);
+        if (input === call.custom.input) return call;
+        changed = true;
+        return { ...call, custom: { ...call.custom, input } };
+      }
       const args = withholdArguments(call.function.arguments, where);
       if (args === call.function.arguments) return call;
       changed = true;

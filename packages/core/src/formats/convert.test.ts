@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { CondenseError, InvalidMessagesError } from "../errors/condense-error.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { arbMediaConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
+import { openaiCacheMarkers } from "./cache-markers.js";
 import { fromCanonical, toCanonical, unsupportedParts } from "./convert.js";
 
 function caught(run: () => unknown): unknown {
@@ -80,6 +81,47 @@ describe("fromCanonical", () => {
       },
     },
   ];
+
+  it("places a Chat Completions request's content-part cache markers again, and none other", () => {
+    const marker = { type: "ephemeral" };
+    const request = [
+      { role: "system", content: [{ type: "text", text: "sys", cache_control: marker }] },
+      { role: "user", content: "one" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "c", type: "function", function: { name: "f", arguments: "{}" } }],
+      },
+      { role: "tool", tool_call_id: "c", content: "out" },
+      { role: "user", content: [{ type: "text", text: "two", cache_control: marker }] },
+    ];
+    const canonical = toCanonical({ messages: request });
+    // Parsing leaves markers out: the canonical messages (and their hashes) never hold them.
+    expect(JSON.stringify(canonical)).not.toContain("cache_control");
+    expect(openaiCacheMarkers(request)).toEqual([
+      { message: 0, block: 0, cacheControl: marker },
+      { message: 4, block: 0, cacheControl: marker },
+    ]);
+    const placed = fromCanonical(canonical, "openai", {
+      markers: { cacheMarkers: openaiCacheMarkers(request) },
+    });
+    expect(placed.messages).toEqual(request);
+    // String content becomes a part to carry one; a message without content passes it back.
+    const moved = fromCanonical(canonical, "openai", {
+      markers: {
+        cacheMarkers: [
+          { message: 1, block: 0, cacheControl: marker },
+          { message: 2, block: 0, cacheControl: marker },
+        ],
+      },
+    });
+    expect(moved.messages[1]).toEqual({
+      role: "user",
+      content: [{ type: "text", text: "one", cache_control: marker }],
+    });
+    expect(moved.messages[2]).toEqual(canonical[2]);
+    expect(fromCanonical(canonical, "openai").messages).toEqual(canonical);
+  });
 
   it("writes openai without provider_data", () => {
     expect(fromCanonical(messages, "openai")).toEqual({

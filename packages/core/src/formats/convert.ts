@@ -15,6 +15,7 @@ import { parseMessages } from "../messages/parse.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { anthropicUnsupportedParts } from "./anthropic/blocks.js";
 import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
+import { type MarkerPlacement, placeOpenAIMarkers } from "./cache-markers.js";
 import { fromResponses, responsesUnsupportedParts, toResponses } from "./responses/convert.js";
 
 export interface CanonicalInput {
@@ -84,20 +85,29 @@ function withoutProviderData(message: ChatMessage): ChatMessage {
 }
 
 /**
- * Writes canonical messages in `format` (`provider_data` is dropped for openai). Throws
- * `InvalidMessagesError` (kind `unsupported_part`) when a part has no equivalent in `format`:
- * audio for anthropic and responses, files other than PDF, text and images for anthropic.
+ * Writes canonical messages in `format` (`provider_data` is dropped for openai). With
+ * `options.markers`, a request's cache markers are placed on the messages they name (anthropic:
+ * blocks; openai: content parts; responses has none, `prompt_cache_key` being a request field); no
+ * other marker is ever written (`formats/cache-markers`). Throws `InvalidMessagesError` (kind
+ * `unsupported_part`) when a part has no equivalent in `format`: audio for anthropic and
+ * responses, files other than PDF, text and images for anthropic.
  */
 export function fromCanonical(
   messages: readonly ChatMessage[],
   format: MessageFormat,
+  options: { markers?: MarkerPlacement } = {},
 ): FormattedMessages {
   const requested: unknown = format;
   switch (requested) {
-    case "openai":
-      return { messages: messages.map(withoutProviderData) };
+    case "openai": {
+      const plain = messages.map(withoutProviderData);
+      return {
+        messages:
+          options.markers === undefined ? plain : placeOpenAIMarkers(plain, options.markers),
+      };
+    }
     case "anthropic": {
-      const request = toAnthropic(messages);
+      const request = toAnthropic(messages, options.markers);
       return request.system === undefined
         ? { messages: request.messages }
         : { messages: request.messages, system: request.system };

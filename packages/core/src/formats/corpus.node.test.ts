@@ -7,6 +7,7 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { toolCallInput, toolCallName } from "../messages/content.js";
 import { parseMessages } from "../messages/parse.js";
 import type { ChatMessage, MessageContent } from "../messages/types.js";
 import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
@@ -54,8 +55,8 @@ function fingerprint(messages: readonly ChatMessage[]): { system: string[]; turn
     for (const call of message.tool_calls ?? []) {
       turns.push({
         call: call.id,
-        name: call.function.name,
-        input: JSON.parse(call.function.arguments) as unknown,
+        name: toolCallName(call),
+        input: JSON.parse(toolCallInput(call)) as unknown,
       });
     }
   }

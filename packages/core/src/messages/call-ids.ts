@@ -12,6 +12,7 @@
  */
 
 import type { MessageProblem } from "../errors/condense-error.js";
+import { toolCallName } from "./content.js";
 import type { ChatMessage } from "./types.js";
 
 /** Where a call id stands after the messages seen so far. */
@@ -128,7 +129,7 @@ export function toolResultCalls(messages: readonly ChatMessage[]): Map<number, T
     if (message.role === "assistant") {
       for (const call of message.tool_calls ?? []) {
         const { occurrence } = tracker.call(call.id, index);
-        names.set(`${occurrence}:${call.id}`, call.function.name);
+        names.set(`${occurrence}:${call.id}`, toolCallName(call));
       }
       return;
     }

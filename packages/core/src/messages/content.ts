@@ -3,7 +3,7 @@
  * Reading a message's text and its tool calls, the same way everywhere.
  */
 
-import type { ChatMessage, ContentPart } from "./types.js";
+import type { ChatMessage, ContentPart, ToolCall } from "./types.js";
 
 /** The text of a message: string content, or its text parts joined by newlines (images are skipped). */
 export function messageText(message: ChatMessage): string {
@@ -32,7 +32,17 @@ export function partPlaceholder(part: Exclude<ContentPart, { type: "text" }>): s
 export function toolNamesById(messages: readonly ChatMessage[]): Map<string, string> {
   const names = new Map<string, string>();
   for (const message of messages) {
-    for (const call of message.tool_calls ?? []) names.set(call.id, call.function.name);
+    for (const call of message.tool_calls ?? []) names.set(call.id, toolCallName(call));
   }
   return names;
+}
+
+/** The tool a call calls: a function's name or a custom tool's. */
+export function toolCallName(call: ToolCall): string {
+  return call.type === "custom" ? call.custom.name : call.function.name;
+}
+
+/** What a call passes its tool: a function's arguments (JSON text) or a custom tool's input text. */
+export function toolCallInput(call: ToolCall): string {
+  return call.type === "custom" ? call.custom.input : call.function.arguments;
 }

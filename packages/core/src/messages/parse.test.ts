@@ -40,6 +40,43 @@ describe("parseMessages: valid input", () => {
     expect(parseMessages(input)).toEqual(input);
   });
 
+  it("keeps Chat Completions' custom tool calls (free-form input), answered like function calls", () => {
+    const input = [
+      { role: "user", content: "patch it" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          {
+            id: "call_p",
+            type: "custom",
+            custom: { name: "apply_patch", input: "*** Begin Patch\n*** End Patch" },
+          },
+          { id: "call_f", type: "function", function: { name: "ls", arguments: "{}" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_p", content: "Done!" },
+      { role: "tool", tool_call_id: "call_f", content: "a.ts" },
+    ];
+    expect(parseMessages(input)).toEqual(input);
+    let caught: unknown;
+    try {
+      parseMessages([
+        {
+          role: "assistant",
+          content: null,
+          tool_calls: [{ id: "c", type: "custom", custom: { name: "", input: 3 } }],
+        },
+      ]);
+    } catch (error) {
+      caught = error;
+    }
+    expect((caught as InvalidMessagesError).problems.map((problem) => problem.path)).toEqual([
+      "tool_calls[0].custom.name",
+      "tool_calls[0].custom.input",
+    ]);
+  });
+
   it("returns fresh objects, never the input's", () => {
     const input = [{ role: "user", content: [{ type: "text", text: "hi" }] }];
     const [message] = parseMessages(input);
@@ -162,7 +199,7 @@ describe("parseMessages: problems", () => {
         tool_calls: [
           { id: "c1", type: "function", function: { name: "f", arguments: "{not json" } },
           { id: "c1", type: "function", function: { name: "f", arguments: "{}" } },
-          { id: "", type: "custom", function: { name: "", arguments: 12 } },
+          { id: "", type: "retrieval", function: { name: "", arguments: 12 } },
           { id: "c3", type: "function" },
           { id: "c4", type: "function", function: { name: "f" } },
           "call",
@@ -330,6 +367,17 @@ describe("parseMessages: provider data", () => {
     ]);
     expect(first?.provider_data).toEqual({ anthropic: { thinking, is_error: false } });
     expect(second?.provider_data).toEqual({ responses: { items, id: "msg_1" } });
+  });
+
+  it("keeps a system turn's flag and never a cache marker (markers belong to the request)", () => {
+    const [message] = parseMessages([
+      {
+        role: "system",
+        content: "mid-conversation",
+        provider_data: { anthropic: { in_messages: true, cache_control: { type: "ephemeral" } } },
+      },
+    ]);
+    expect(message?.provider_data).toEqual({ anthropic: { in_messages: true } });
   });
 
   it("rejects provider data of the wrong shape, naming the field", () => {

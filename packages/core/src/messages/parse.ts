@@ -15,6 +15,9 @@
  *   `reasoning_content`, `tool_call_id` on a non-tool message, extra keys on content
  *   parts, ...) are dropped.
  *
+ * Tool calls are Chat Completions' function calls (`function: { name, arguments }`, JSON
+ * arguments) and custom tool calls (`type: "custom"`, `custom: { name, input }`, free text).
+ *
  * Content parts are Chat Completions': `text`, `image_url`, `file` (`file_data` as a
  * `data:` URL, or `file_id`; `filename`) and `input_audio` (base64 `data`, `format` wav or
  * mp3). Images, files and audio are user input: other roles may not carry them.
@@ -192,7 +195,6 @@ function optionalOf<T>(
 const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === "string";
 const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
-const isAnything = (value: unknown): value is unknown => value !== undefined;
 
 /** The provider data `fromAnthropic` / `fromResponses` attach, checked key by key. */
 function parseProviderData(
@@ -224,19 +226,12 @@ function parseProviderData(
     const kept: NonNullable<ProviderData["anthropic"]> = {};
     const thinking = optionalOf(anthropic, "thinking", isArray, "an array", report, path);
     const blocks = optionalOf(anthropic, "blocks", isArray, "an array", report, path);
-    const cacheControl = optionalOf(
-      anthropic,
-      "cache_control",
-      isAnything,
-      "a value",
-      report,
-      path,
-    );
     const isError = optionalOf(anthropic, "is_error", isBoolean, "a boolean", report, path);
+    const inMessages = optionalOf(anthropic, "in_messages", isBoolean, "a boolean", report, path);
     if (thinking !== undefined) kept.thinking = wellFormedArray(thinking);
     if (blocks !== undefined) kept.blocks = wellFormedArray(blocks);
-    if (cacheControl !== undefined) kept.cache_control = wellFormedDeep(cacheControl);
     if (isError !== undefined) kept.is_error = isError;
+    if (inMessages === true) kept.in_messages = true;
     data.anthropic = kept;
   } else if (anthropic !== undefined && anthropic !== null) {
     report(
@@ -618,12 +613,17 @@ function parseToolCall(
   }
 
   const type = field(raw, "type");
+  if (type === "custom") {
+    const custom = parseCustomCall(field(raw, "custom"), index, `${path}.custom`, problems);
+    if (problems.size > before || id === undefined || custom === undefined) return undefined;
+    return { id, type: "custom", custom };
+  }
   if (type !== undefined && type !== null && type !== "function") {
     problems.add(
       index,
       `${path}.type`,
       "unsupported_tool_call_type",
-      `tool call type ${quote(type)} is not supported; use "function"`,
+      `tool call type ${quote(type)} is not supported; use "function" or "custom"`,
     );
   }
 
@@ -656,6 +656,47 @@ function parseToolCall(
     return undefined;
   }
   return { id, type: "function", function: { name, arguments: args } };
+}
+
+/** A custom tool call's `custom`: its tool's name and its free-form text input. */
+function parseCustomCall(
+  raw: unknown,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): { name: string; input: string } | undefined {
+  if (!isRecord(raw)) {
+    problems.add(
+      index,
+      path,
+      "invalid_tool_call",
+      `a custom tool call needs \`custom\` as an object { "name", "input" }, got ${typeName(raw)}`,
+    );
+    return undefined;
+  }
+  const name = field(raw, "name");
+  const input = field(raw, "input");
+  let ok = true;
+  if (typeof name !== "string" || name === "") {
+    problems.add(
+      index,
+      `${path}.name`,
+      "invalid_tool_call",
+      `a custom tool call needs a non-empty string \`custom.name\` (the tool's name), got ${typeName(name)}`,
+    );
+    ok = false;
+  }
+  if (typeof input !== "string") {
+    problems.add(
+      index,
+      `${path}.input`,
+      "invalid_tool_call",
+      `a custom tool call needs its text input as a string \`custom.input\`, got ${typeName(input)}`,
+    );
+    ok = false;
+  }
+  if (!ok || typeof name !== "string" || typeof input !== "string") return undefined;
+  return { name: toWellFormed(name), input: toWellFormed(input) };
 }
 
 function parseArguments(

@@ -38,11 +38,26 @@ export type ContentPart = TextPart | ImagePart | FilePart | AudioPart;
 
 export type MessageContent = string | ContentPart[] | null;
 
-export interface ToolCall {
+/** A call of a function tool: its arguments are JSON text. */
+export interface FunctionToolCall {
   id: string;
   type: "function";
   function: { name: string; arguments: string };
 }
+
+/**
+ * A call of a custom tool, as Chat Completions and Responses have them: free-form text input
+ * (Codex's `apply_patch` is one). Responses items the engine does not know that make a call (a
+ * `call_id`, e.g. `local_shell_call`) are held as custom calls too, named by their item type, the
+ * item itself riding in `provider_data.responses.items` (see `formats/responses/convert`).
+ */
+export interface CustomToolCall {
+  id: string;
+  type: "custom";
+  custom: { name: string; input: string };
+}
+
+export type ToolCall = FunctionToolCall | CustomToolCall;
 
 /**
  * One Chat Completions message. `reasoning` carries thinking/reasoning blocks
@@ -64,13 +79,15 @@ export interface ProviderData {
   /**
    * `thinking`: thinking/redacted_thinking blocks of an assistant turn; `blocks`: the
    * original blocks, sent back verbatim while the message still matches them;
-   * `is_error`: the flag of a tool result.
+   * `is_error`: the flag of a tool result; `in_messages`: a system turn in place. Cache markers
+   * (`cache_control`) are never kept: they belong to the request that sent them.
    */
   anthropic?: {
     thinking?: unknown[];
     blocks?: unknown[];
-    cache_control?: unknown;
     is_error?: boolean;
+    /** A system message that stood in `messages` (a system turn), not in the top-level `system`. */
+    in_messages?: boolean;
   };
   /** `items`: the original input items of this message, including opaque reasoning/compaction items. */
   responses?: { items?: unknown[]; id?: string; status?: string };

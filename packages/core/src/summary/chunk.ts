@@ -14,7 +14,12 @@
  * Everything here is pure: token counting is passed in.
  */
 
-import { partPlaceholder, toolNamesById } from "../messages/content.js";
+import {
+  partPlaceholder,
+  toolCallInput,
+  toolCallName,
+  toolNamesById,
+} from "../messages/content.js";
 import type { ChatMessage, MessageContent } from "../messages/types.js";
 import { splitSummaryBlocks } from "./template.js";
 
@@ -162,7 +167,7 @@ export function renderMessage(
   if (message.role === "assistant") text = stripInlineReasoning(text);
   const lines = text.trim() === "" ? [] : [text.trim()];
   for (const call of message.tool_calls ?? []) {
-    lines.push(`→ calls ${call.function.name} ${call.function.arguments}`);
+    lines.push(`→ calls ${toolCallName(call)} ${toolCallInput(call)}`);
   }
   const body = capText(transform(lines.join("\n")), cap);
   return `${roleLabels[message.role]}: ${renderText(body)}`;

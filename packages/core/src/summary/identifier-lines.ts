@@ -10,6 +10,7 @@
  * others counted.
  */
 
+import { toolCallName } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { countTokens } from "../tokens/count.js";
 import { isToolCallId } from "./identifiers.js";
@@ -156,7 +157,7 @@ function placeLine(source: IdentifierSource, ids: readonly string[]): string {
     const named = pointer ? path : path?.split("/").pop();
     subject = named ?? (first === undefined ? "" : oneLine(first, 60));
   }
-  let head = `- named by ${call.function.name}${subject === "" ? "" : ` ${codeSpan(subject)}`}`;
+  let head = `- named by ${toolCallName(call)}${subject === "" ? "" : ` ${codeSpan(subject)}`}`;
   // Named further down a command (a script's body, not its first line, whose identifiers are
   // listed): the words around it. A file's content is placed well enough by the file's name.
   const deeper =

@@ -14,7 +14,7 @@
  * tool-call arguments only (see `summary/tool-calls`).
  */
 
-import { messageText } from "../messages/content.js";
+import { messageText, toolCallInput } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractIdentifiers, isToolCallId } from "./identifiers.js";
 import type { Ledger } from "./ledger-types.js";
@@ -167,9 +167,10 @@ function identifiersFor(message: ChatMessage, text: string): readonly string[] {
 
 function argumentIdentifiers(call: ToolCall): readonly string[] {
   const known = foundIdentifiers.get(call);
-  if (known !== undefined && known.text === call.function.arguments) return known.identifiers;
+  const text = toolCallInput(call);
+  if (known !== undefined && known.text === text) return known.identifiers;
   const identifiers = extractIdentifiers(argumentText(call));
-  foundIdentifiers.set(call, { text: call.function.arguments, identifiers });
+  foundIdentifiers.set(call, { text, identifiers });
   return identifiers;
 }
 

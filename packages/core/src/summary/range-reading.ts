@@ -10,7 +10,7 @@
  */
 
 import { toolResultCalls } from "../messages/call-ids.js";
-import { messageText } from "../messages/content.js";
+import { messageText, toolCallName } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import {
   type CallOutcome,
@@ -124,7 +124,7 @@ function record(call: ToolCall, result: string | undefined, editor: EditorState)
   const counts = run !== undefined && result !== undefined ? testCounts(result) : undefined;
   return {
     call,
-    name: call.function.name,
+    name: toolCallName(call),
     shell,
     ...(command === undefined ? {} : { command }),
     ...(target === undefined ? {} : { target }),
@@ -144,7 +144,7 @@ function todoItems(call: ToolCall): string[] | undefined {
     : Array.isArray(args.plan)
       ? args.plan
       : undefined;
-  if (list === undefined || !/todo|plan/i.test(call.function.name)) return undefined;
+  if (list === undefined || !/todo|plan/i.test(toolCallName(call))) return undefined;
   const items: string[] = [];
   for (const entry of list) {
     if (typeof entry !== "object" || entry === null) continue;

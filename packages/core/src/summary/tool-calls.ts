@@ -14,6 +14,7 @@
  * `read_file`/`write_file`/`edit_file` tools by name.
  */
 
+import { toolCallName } from "../messages/content.js";
 import type { ToolCall } from "../messages/types.js";
 
 /** Parsed arguments by call, with the text they were parsed from: several rules read one call. */
@@ -24,6 +25,8 @@ const parsedArguments = new WeakMap<
 
 /** Parsed tool-call arguments: an object, or `{}` when they are not a JSON object. */
 export function parseArguments(call: ToolCall): Readonly<Record<string, unknown>> {
+  // A custom tool's input is free text: no arguments to read.
+  if (call.type === "custom") return {};
   const text = call.function.arguments;
   const known = parsedArguments.get(call);
   if (known !== undefined && known.text === text) return known.args;
@@ -44,6 +47,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 
 /** Every string value in the arguments (keys left out), or the raw text when they are not JSON. */
 export function argumentText(call: ToolCall): string {
+  if (call.type === "custom") return call.custom.input;
   let parsed: unknown;
   try {
     parsed = JSON.parse(call.function.arguments);
@@ -65,7 +69,7 @@ function collectStrings(value: unknown, out: string[], depth: number): void {
 
 /** `mcp__fs__read_file` → `read_file`, `functions.Bash` → `bash`. */
 export function toolName(call: ToolCall): string {
-  const name = call.function.name.toLowerCase();
+  const name = toolCallName(call).toLowerCase();
   const parts = name.split(/__|\./);
   return parts[parts.length - 1] ?? name;
 }

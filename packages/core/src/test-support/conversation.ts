@@ -23,6 +23,13 @@ export const call = (
   type: "function",
   function: { name, arguments: typeof args === "string" ? args : JSON.stringify(args) },
 });
+
+/** A custom tool call (free-form input), as Codex's `apply_patch` makes. */
+export const customCall = (id: string, name: string, input: string): ToolCall => ({
+  id,
+  type: "custom",
+  custom: { name, input },
+});
 export const result = (toolCallId: string, content: string): ChatMessage => ({
   role: "tool",
   tool_call_id: toolCallId,
@@ -120,7 +127,13 @@ export const arbConversation = (maxTurns = 30, idsPerTurn = false): fc.Arbitrary
           assistant(
             turn.say,
             ids.map((id, i) =>
-              call(id, i % 2 === 0 ? "bash" : "read_file", { command: `cat file_${id}.py` }),
+              i % 3 === 2
+                ? customCall(
+                    id,
+                    "apply_patch",
+                    `*** Begin Patch\n*** Update File: file_${id}.py\n*** End Patch`,
+                  )
+                : call(id, i % 2 === 0 ? "bash" : "read_file", { command: `cat file_${id}.py` }),
             ),
           ),
         );

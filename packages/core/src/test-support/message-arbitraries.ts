@@ -156,11 +156,21 @@ function buildValid(
       continue;
     }
     if (idsPerTurn) counter = 0;
-    const calls: ToolCall[] = Array.from({ length: spec.calls }, () => ({
-      id: idsPerTurn ? `call_${counter++}` : `c${counter++}`,
-      type: "function",
-      function: { name: "bash", arguments: JSON.stringify({ n: counter }) },
-    }));
+    // Every third call is a custom tool call (free-form input), as Codex's apply_patch.
+    const calls: ToolCall[] = Array.from({ length: spec.calls }, (_, at): ToolCall => {
+      const id = idsPerTurn ? `call_${counter++}` : `c${counter++}`;
+      return at % 3 === 2
+        ? {
+            id,
+            type: "custom",
+            custom: { name: "apply_patch", input: `*** Begin Patch ${counter}` },
+          }
+        : {
+            id,
+            type: "function",
+            function: { name: "bash", arguments: JSON.stringify({ n: counter }) },
+          };
+    });
     messages.push(
       calls.length > 0
         ? { role: "assistant", content: spec.text, tool_calls: calls }
@@ -344,7 +354,35 @@ const arbAnthropicUserBlock = fc.oneof(
   fc
     .stringMatching(/^file_[A-Za-z0-9]{4,12}$/)
     .map((file_id) => ({ type: "image", source: { type: "file", file_id } })),
+  // A block type the engine does not know (added after it was written).
+  fc
+    .tuple(arbJsonObject, arbCacheControl)
+    .map(([payload, cache_control]) =>
+      withOptional({ type: "future_block", payload }, { cache_control }),
+    ),
 );
+
+/** A server tool's call and its result, as Anthropic returns them in an assistant turn. */
+const arbServerToolBlocks = fc
+  .tuple(fc.stringMatching(/^[A-Za-z0-9]{6,10}$/), arbText, fc.boolean())
+  .map(([suffix, query, failed]) => [
+    { type: "server_tool_use", id: `srvtoolu_${suffix}`, name: "web_search", input: { query } },
+    {
+      type: "web_search_tool_result",
+      tool_use_id: `srvtoolu_${suffix}`,
+      content: failed
+        ? { type: "web_search_tool_result_error", error_code: "unavailable" }
+        : [
+            {
+              type: "web_search_result",
+              url: "https://example.com/hit",
+              title: query,
+              encrypted_content: "RW5jcnlwdGVk",
+              page_age: null,
+            },
+          ],
+    },
+  ]);
 
 const arbToolResultContent = fc.oneof(
   arbText.map((text): unknown => text),
@@ -378,9 +416,17 @@ interface AnthropicTurnSeed {
   calls: Array<{ name: string; input: Record<string, unknown> }>;
   order: number[];
   thinking: unknown[];
+  /** Blocks of a server tool's call and result in the assistant turn. */
+  server: unknown[];
+  /** A system turn before the user turn (Claude Code sends them mid-conversation). */
+  systemTurn: unknown;
 }
 
-/** Valid Anthropic requests whose turns alternate and start with a user turn (tool_result blocks first). */
+/**
+ * Valid Anthropic requests whose turns alternate and start with a user turn (tool_result blocks
+ * first), with system turns between rounds, server-tool blocks and blocks of types the engine does
+ * not know.
+ */
 export const arbAnthropicRequest: fc.Arbitrary<{ system?: unknown; messages: unknown[] }> = fc
   .tuple(
     fc.option(
@@ -411,6 +457,23 @@ export const arbAnthropicRequest: fc.Arbitrary<{ system?: unknown; messages: unk
         calls: fc.array(fc.record({ name: arbToolName, input: arbJsonObject }), { maxLength: 3 }),
         order: fc.array(fc.nat(), { minLength: 8, maxLength: 8 }),
         thinking: fc.array(arbThinking, { maxLength: 2 }),
+        server: fc.oneof(
+          { weight: 3, arbitrary: fc.constant<unknown[]>([]) },
+          { weight: 1, arbitrary: arbServerToolBlocks.map((blocks): unknown[] => blocks) },
+        ),
+        systemTurn: fc.oneof(
+          { weight: 4, arbitrary: fc.constant(undefined) },
+          {
+            weight: 1,
+            arbitrary: fc.oneof(
+              arbVisibleText.map((text): unknown => text),
+              fc.array(
+                arbVisibleText.map((text) => ({ type: "text", text })),
+                { minLength: 1, maxLength: 2 },
+              ),
+            ),
+          },
+        ),
       }),
       { minLength: 1, maxLength: 5 },
     ),
@@ -430,6 +493,8 @@ export const arbAnthropicRequest: fc.Arbitrary<{ system?: unknown; messages: unk
         ),
       );
       const userBlocks: unknown[] = Array.isArray(seed.userText) ? seed.userText : [];
+      if (seed.systemTurn !== undefined && messages.length > 0 && results.length === 0)
+        messages.push({ role: "system", content: seed.systemTurn });
       if (results.length === 0) {
         messages.push({
           role: "user",
@@ -447,7 +512,12 @@ export const arbAnthropicRequest: fc.Arbitrary<{ system?: unknown; messages: unk
         input: call.input,
       }));
       previousIds = uses.map((use) => use.id);
-      if (typeof seed.assistant === "string" && uses.length === 0 && seed.thinking.length === 0) {
+      if (
+        typeof seed.assistant === "string" &&
+        uses.length === 0 &&
+        seed.thinking.length === 0 &&
+        seed.server.length === 0
+      ) {
         messages.push({ role: "assistant", content: seed.assistant });
         return;
       }
@@ -461,9 +531,11 @@ export const arbAnthropicRequest: fc.Arbitrary<{ system?: unknown; messages: unk
         .map((block, index) => ({ block, key: seed.order[index % seed.order.length] ?? 0 }))
         .sort((a, b) => a.key - b.key)
         .map((entry) => entry.block);
+      // A server tool's call and result stay together, in order, after any thinking.
+      const content = [...shuffled, ...seed.server];
       messages.push({
         role: "assistant",
-        content: shuffled.length > 0 ? shuffled : [{ type: "text", text: "ok" }],
+        content: content.length > 0 ? content : [{ type: "text", text: "ok" }],
       });
     });
     return system === undefined ? { messages } : { system, messages };
@@ -540,10 +612,15 @@ type ItemSeed =
       args: Record<string, unknown>;
       id: string | undefined;
       pretty: boolean;
+      /** A function call, a custom tool call (Codex's apply_patch), or item types the engine does not know. */
+      flavor: "function" | "custom" | "local_shell" | "shell";
+      /** A script the opaque calls carry (now and then huge). */
+      script: string;
     }
   | { kind: "output"; output: unknown; back: number }
   | { kind: "reasoning"; summary: string; encrypted: string | undefined }
-  | { kind: "compaction"; encrypted: string };
+  | { kind: "compaction"; encrypted: string }
+  | { kind: "opaque"; type: string; fields: Record<string, unknown> };
 
 const arbItemSeed: fc.Arbitrary<ItemSeed> = fc.oneof(
   { weight: 3, arbitrary: arbResponsesMessage.map((item) => ({ kind: "message" as const, item })) },
@@ -555,6 +632,8 @@ const arbItemSeed: fc.Arbitrary<ItemSeed> = fc.oneof(
       args: arbJsonObject,
       id: arbMaybeId("fc"),
       pretty: fc.boolean(),
+      flavor: fc.constantFrom("function", "function", "custom", "local_shell", "shell"),
+      script: arbText,
     }),
   },
   {
@@ -577,14 +656,61 @@ const arbItemSeed: fc.Arbitrary<ItemSeed> = fc.oneof(
     kind: fc.constant("compaction" as const),
     encrypted: fc.base64String({ minLength: 4, maxLength: 16 }),
   }),
+  fc.record({
+    kind: fc.constant("opaque" as const),
+    type: fc.constantFrom("web_search_call", "image_generation_call", "item_kind_of_next_month"),
+    fields: arbJsonObject,
+  }),
 );
 
-/** Valid Responses input item lists (any order of items, at least one visible item). */
+/** The item a call seed makes, and the type of the output that answers it. */
+function callItem(
+  seed: Extract<ItemSeed, { kind: "call" }>,
+  callId: string,
+): { item: Record<string, unknown>; outputType: string } {
+  const args = seed.pretty ? JSON.stringify(seed.args, null, 1) : JSON.stringify(seed.args);
+  switch (seed.flavor) {
+    case "custom":
+      return {
+        item: withOptional(
+          { type: "custom_tool_call", call_id: callId, name: "apply_patch", input: args },
+          { id: seed.id },
+        ),
+        outputType: "custom_tool_call_output",
+      };
+    case "local_shell":
+    case "shell": {
+      const type = seed.flavor === "shell" ? "shell_call" : "local_shell_call";
+      return {
+        item: withOptional(
+          { type, call_id: callId, action: { command: [seed.name, seed.script], args } },
+          { id: seed.id },
+        ),
+        outputType: `${type}_output`,
+      };
+    }
+    default:
+      return {
+        item: withOptional(
+          { type: "function_call", call_id: callId, name: seed.name, arguments: args },
+          { id: seed.id },
+        ),
+        outputType: "function_call_output",
+      };
+  }
+}
+
+/**
+ * Valid Responses input item lists (any order of items, at least one visible item): messages,
+ * function calls, custom tool calls, calls and outputs of a type the engine does not know
+ * (`local_shell_call`), items without a call (`web_search_call`, a type of next month), their
+ * outputs, reasoning and compaction items.
+ */
 export const arbResponsesItems: fc.Arbitrary<unknown[]> = fc
   .array(arbItemSeed, { minLength: 1, maxLength: 14 })
   .map((seeds) => {
     const items: unknown[] = [];
-    const callIds: string[] = [];
+    const calls: Array<{ id: string; outputType: string }> = [];
     seeds.forEach((seed, index) => {
       switch (seed.kind) {
         case "message":
@@ -592,28 +718,28 @@ export const arbResponsesItems: fc.Arbitrary<unknown[]> = fc
           return;
         case "call": {
           const callId = `call_${index}`;
-          callIds.push(callId);
-          items.push(
-            withOptional(
-              {
-                type: "function_call",
-                call_id: callId,
-                name: seed.name,
-                arguments: seed.pretty
-                  ? JSON.stringify(seed.args, null, 1)
-                  : JSON.stringify(seed.args),
-              },
-              { id: seed.id },
-            ),
-          );
+          const { item, outputType } = callItem(seed, callId);
+          calls.push({ id: callId, outputType });
+          items.push(item);
           return;
         }
-        case "output":
-          items.push({
-            type: "function_call_output",
-            call_id: callIds[seed.back % Math.max(callIds.length, 1)] ?? "call_unknown",
-            output: seed.output,
-          });
+        case "output": {
+          const answered = calls[seed.back % Math.max(calls.length, 1)];
+          const type = answered?.outputType ?? "function_call_output";
+          // Outputs of types the engine does not know have shapes of their own: local_shell's is
+          // text, shell's a list of results.
+          const text = typeof seed.output === "string" ? seed.output : JSON.stringify(seed.output);
+          const output =
+            type === "local_shell_call_output"
+              ? text
+              : type === "shell_call_output"
+                ? [{ stdout: text, stderr: "", outcome: { type: "exit", exit_code: 0 } }]
+                : seed.output;
+          items.push({ type, call_id: answered?.id ?? "call_unknown", output });
+          return;
+        }
+        case "opaque":
+          items.push({ ...seed.fields, type: seed.type, id: `op_${index}` });
           return;
         case "reasoning":
           items.push(

@@ -8,6 +8,7 @@
  */
 
 import { splitLatestUser } from "../compact/latest-user.js";
+import { toolCallInput, toolCallName } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractIdentifiers, isToolCallId } from "../summary/identifiers.js";
 import type { Ledger } from "../summary/ledger-types.js";
@@ -65,7 +66,7 @@ function callTargets(call: ToolCall): string[] {
   let text = command === undefined ? undefined : command.trim().split("\n")[0];
   if (text === undefined) {
     try {
-      const args: unknown = JSON.parse(call.function.arguments);
+      const args: unknown = JSON.parse(toolCallInput(call));
       if (typeof args === "object" && args !== null)
         text = Object.values(args).find((value): value is string => typeof value === "string");
     } catch {
@@ -80,7 +81,7 @@ function callTargets(call: ToolCall): string[] {
 /** A line names the call when it names its tool and its target, whitespace collapsed. */
 function namesCall(line: string, call: ToolCall): boolean {
   const flat = line.replace(/\s+/g, " ");
-  if (!flat.toLowerCase().includes(call.function.name.toLowerCase())) return false;
+  if (!flat.toLowerCase().includes(toolCallName(call).toLowerCase())) return false;
   const targets = callTargets(call);
   return targets.length === 0 || targets.some((target) => flat.includes(target));
 }

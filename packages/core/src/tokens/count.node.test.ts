@@ -3,6 +3,7 @@ import { join } from "node:path";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { beforeAll, describe, expect, it } from "vitest";
+import { toolCallInput, toolCallName } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { countMessageTokens, countTokens } from "./count.js";
 
@@ -40,7 +41,7 @@ describe.skipIf(files.length === 0)("counts on the real transcript corpus", () =
       for (const message of load(file)) {
         const texts = [
           typeof message.content === "string" ? message.content : "",
-          ...(message.tool_calls ?? []).flatMap((c) => [c.function.name, c.function.arguments]),
+          ...(message.tool_calls ?? []).flatMap((c) => [toolCallName(c), toolCallInput(c)]),
         ];
         for (const text of texts) {
           const a = countTokens(text, "gpt-4o");
@@ -62,7 +63,7 @@ describe.skipIf(files.length === 0)("counts on the real transcript corpus", () =
         if (typeof m.content === "string") expected += exact(m.content);
         if (m.name !== undefined) expected += 1 + exact(m.name);
         for (const call of m.tool_calls ?? []) {
-          expected += 3 + exact(call.function.name) + exact(call.function.arguments);
+          expected += 3 + exact(toolCallName(call)) + exact(toolCallInput(call));
         }
       }
       expect(countMessageTokens(messages, "gpt-4o")).toBe(expected);

@@ -6,7 +6,7 @@
  * Message accounting follows OpenAI's cookbook: 3 tokens of framing per message, the role and
  * content tokens, the name plus 1 when a name is set, and 3 tokens priming the reply per
  * request. Tool calls (not covered by the cookbook) are estimated as their name and
- * arguments plus 3 tokens of framing each. Images follow {@link imageTokens}, files and
+ * arguments (a custom tool's input) plus 3 tokens of framing each. Images follow {@link imageTokens}, files and
  * audio {@link fileTokens} and {@link audioTokens}. Provider data
  * (thinking blocks, reasoning items) is not counted: providers drop or re-encode it.
  * For models whose tokenizer is estimated the per-message count is padded by the model's
@@ -19,6 +19,7 @@
  * message is not tokenized at all.
  */
 
+import { toolCallInput, toolCallName } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { countTextTokens, type EncodingName, encodingFor } from "./encoder.js";
 import { audioTokens, fileTokens } from "./file-tokens.js";
@@ -124,8 +125,8 @@ function tokenize(message: ChatMessage, encoding: EncodingName): number {
   for (const call of message.tool_calls ?? []) {
     tokens +=
       TOKENS_PER_TOOL_CALL +
-      countTextTokens(call.function.name, encoding) +
-      countTextTokens(call.function.arguments, encoding);
+      countTextTokens(toolCallName(call), encoding) +
+      countTextTokens(toolCallInput(call), encoding);
   }
   return tokens;
 }
@@ -191,8 +192,9 @@ function contentHash(message: ChatMessage): string {
   const calls = message.tool_calls ?? [];
   mixCode(calls.length);
   for (const call of calls) {
-    feed(call.function.name);
-    feed(call.function.arguments);
+    mixCode(call.type === "custom" ? 11 : 10);
+    feed(toolCallName(call));
+    feed(toolCallInput(call));
   }
   return `${(h1 >>> 0).toString(36)}.${(h2 >>> 0).toString(36)}.${length.toString(36)}`;
 }

@@ -23,22 +23,26 @@ import type {
   ToolCall,
 } from "../../messages/types.js";
 import { jsonEqual } from "../json-equal.js";
+import { opaqueText } from "../opaque.js";
+import { withoutCacheMarkers } from "./cache-markers.js";
 import { checkMessage, checkSystem } from "./parse.js";
-import type {
-  AnthropicContainerUploadBlock,
-  AnthropicContentBlock,
-  AnthropicDocumentBlock,
-  AnthropicDocumentSource,
-  AnthropicImageBlock,
-  AnthropicMessage,
-  AnthropicRedactedThinkingBlock,
-  AnthropicRole,
-  AnthropicSearchResultBlock,
-  AnthropicTextBlock,
-  AnthropicThinkingBlock,
-  AnthropicToolResultBlock,
-  AnthropicToolResultContentBlock,
-  AnthropicToolUseBlock,
+import {
+  type AnthropicBlock,
+  type AnthropicContainerUploadBlock,
+  type AnthropicContentBlock,
+  type AnthropicDocumentBlock,
+  type AnthropicDocumentSource,
+  type AnthropicImageBlock,
+  type AnthropicMessage,
+  type AnthropicRedactedThinkingBlock,
+  type AnthropicRole,
+  type AnthropicSearchResultBlock,
+  type AnthropicTextBlock,
+  type AnthropicThinkingBlock,
+  type AnthropicToolResultBlock,
+  type AnthropicToolUseBlock,
+  isKnownBlock,
+  type KnownBlock,
 } from "./types.js";
 
 // ---------------------------------------------------------------------------
@@ -99,13 +103,22 @@ type UserTurnBlock =
   | AnthropicContainerUploadBlock;
 
 /** The blocks of a user turn other than tool results (the parse put only user blocks there). */
-function isUserContentBlock(block: AnthropicContentBlock): block is UserTurnBlock {
+function isUserContentBlock(block: KnownBlock): block is UserTurnBlock {
   return (
     block.type !== "tool_result" &&
     block.type !== "tool_use" &&
     block.type !== "thinking" &&
-    block.type !== "redacted_thinking"
+    block.type !== "redacted_thinking" &&
+    block.type !== "tool_reference"
   );
+}
+
+/** Fields of an opaque block its canonical text leaves out: its type (shown) and its cache marker. */
+const OPAQUE_OMIT: ReadonlySet<string> = new Set(["type", "cache_control"]);
+
+/** The text part standing for a block of a type the engine does not know (`[server_tool_use] {…}`). */
+function opaquePart(block: AnthropicBlock | KnownBlock): ContentPart {
+  return { type: "text", text: opaqueText(block.type, block, OPAQUE_OMIT) };
 }
 
 function blockToPart(block: AnthropicTextBlock | AnthropicImageBlock): ContentPart {
@@ -117,7 +130,8 @@ function blockToPart(block: AnthropicTextBlock | AnthropicImageBlock): ContentPa
  * results, container uploads, tool references) become a text part saying what they hold; the
  * block itself is kept in `provider_data.anthropic.blocks`.
  */
-function blockToParts(block: UserTurnBlock | AnthropicToolResultContentBlock): ContentPart[] {
+function blockToParts(block: AnthropicBlock | KnownBlock): ContentPart[] {
+  if (!isKnownBlock(block)) return [opaquePart(block)];
   switch (block.type) {
     case "text":
     case "image":
@@ -128,8 +142,11 @@ function blockToParts(block: UserTurnBlock | AnthropicToolResultContentBlock): C
       return [{ type: "text", text: searchResultText(block) }];
     case "container_upload":
       return [{ type: "text", text: `[container upload: file ${block.file_id}]` }];
-    default:
+    case "tool_reference":
       return [{ type: "text", text: `[tool reference: ${block.tool_name}]` }];
+    default:
+      // Blocks of the assistant's side never reach here (the parse puts them in assistant turns).
+      return [opaquePart(block)];
   }
 }
 
@@ -137,7 +154,8 @@ function toolResultContent(block: AnthropicToolResultBlock): MessageContent {
   const content = block.content;
   if (content === undefined) return "";
   if (typeof content === "string") return content;
-  return content.flatMap(blockToParts);
+  // Nested blocks of a type the engine does not know are kept opaque as well.
+  return (content as AnthropicBlock[]).flatMap(blockToParts);
 }
 
 function callFromToolUse(block: AnthropicToolUseBlock): ToolCall {
@@ -156,15 +174,24 @@ function withAnthropicData(
   return message;
 }
 
-/** The canonical messages one Anthropic turn stands for (without provider data). */
+/**
+ * The canonical messages one Anthropic turn stands for (without provider data but a system turn's
+ * flag).
+ */
 export function turnToCanonical(turn: AnthropicMessage): ChatMessage[] {
+  if (turn.role === "system") {
+    const message = systemToCanonical(turn.content as string | AnthropicTextBlock[]);
+    const { blocks: _kept, ...anthropic } = message.provider_data?.anthropic ?? {};
+    return [{ ...message, provider_data: { anthropic: { ...anthropic, in_messages: true } } }];
+  }
   if (typeof turn.content === "string") return [{ role: turn.role, content: turn.content }];
   if (turn.role === "assistant") {
     const parts: ContentPart[] = [];
     const calls: ToolCall[] = [];
     const thinking: unknown[] = [];
     for (const block of turn.content) {
-      if (block.type === "text") parts.push(blockToPart(block));
+      if (!isKnownBlock(block)) parts.push(opaquePart(block));
+      else if (block.type === "text") parts.push(blockToPart(block));
       else if (block.type === "tool_use") calls.push(callFromToolUse(block));
       else if (block.type === "thinking" || block.type === "redacted_thinking")
         thinking.push(block);
@@ -176,7 +203,9 @@ export function turnToCanonical(turn: AnthropicMessage): ChatMessage[] {
   const messages: ChatMessage[] = [];
   const parts: ContentPart[] = [];
   for (const block of turn.content) {
-    if (block.type === "tool_result") {
+    if (!isKnownBlock(block)) {
+      parts.push(opaquePart(block));
+    } else if (block.type === "tool_result") {
       const tool: ChatMessage = {
         role: "tool",
         content: toolResultContent(block),
@@ -193,26 +222,39 @@ export function turnToCanonical(turn: AnthropicMessage): ChatMessage[] {
   return messages;
 }
 
-/** The original blocks of each canonical message of one turn, for exact round-trips. */
+/**
+ * The original blocks of each canonical message of one turn, for exact round-trips, and the index
+ * in the turn of each of them.
+ */
 export function turnBlocksPerMessage(
   turn: AnthropicMessage,
-): Array<string | AnthropicContentBlock[]> {
-  if (typeof turn.content === "string" || turn.role === "assistant") return [turn.content];
-  const results = turn.content.filter((block) => block.type === "tool_result");
-  const others = turn.content.filter((block) => block.type !== "tool_result");
-  const perMessage: Array<string | AnthropicContentBlock[]> = results.map((block) => [block]);
-  if (others.length > 0) perMessage.push(others);
+): Array<{ content: string | AnthropicBlock[]; at: number[] }> {
+  if (typeof turn.content === "string") return [{ content: turn.content, at: [0] }];
+  if (turn.role !== "user") return [{ content: turn.content, at: turn.content.map((_, i) => i) }];
+  const perMessage: Array<{ content: AnthropicBlock[]; at: number[] }> = [];
+  const others: { content: AnthropicBlock[]; at: number[] } = { content: [], at: [] };
+  turn.content.forEach((block, at) => {
+    if (block.type === "tool_result") perMessage.push({ content: [block], at: [at] });
+    else {
+      others.content.push(block);
+      others.at.push(at);
+    }
+  });
+  if (others.content.length > 0) perMessage.push(others);
   return perMessage;
 }
 
+/** Keeps `original` (without its cache markers) in provider data when rebuilding would not give it back. */
 export function keepBlocksIfNeeded(
   message: ChatMessage,
-  original: string | AnthropicContentBlock[],
+  original: string | AnthropicBlock[],
 ): void {
-  if (jsonEqual(messageContent(message), original)) return;
+  const kept = typeof original === "string" ? original : withoutCacheMarkers(original);
+  const rebuilt = message.role === "system" ? systemContent(message) : messageContent(message);
+  if (jsonEqual(rebuilt, kept)) return;
   const anthropic = {
     ...message.provider_data?.anthropic,
-    blocks: typeof original === "string" ? [original] : original,
+    blocks: typeof kept === "string" ? [kept] : kept,
   };
   message.provider_data = { ...message.provider_data, anthropic };
 }
@@ -220,9 +262,7 @@ export function keepBlocksIfNeeded(
 export function systemToCanonical(system: string | AnthropicTextBlock[]): ChatMessage {
   if (typeof system === "string") return { role: "system", content: system };
   const message: ChatMessage = { role: "system", content: system.map(blockToPart) };
-  if (!jsonEqual(systemContent(message), system)) {
-    message.provider_data = { anthropic: { blocks: system } };
-  }
+  keepBlocksIfNeeded(message, system);
   return message;
 }
 
@@ -328,12 +368,12 @@ export function anthropicUnsupportedParts(messages: readonly ChatMessage[]): Mes
   return problems;
 }
 
-function isBlank(block: AnthropicContentBlock): boolean {
-  return block.type === "text" && block.text.trim() === "";
+function isBlank(block: AnthropicBlock): boolean {
+  return block.type === "text" && typeof block.text === "string" && block.text.trim() === "";
 }
 
 /** Whitespace-only text blocks are dropped when other blocks remain: Anthropic rejects them. */
-function dropBlankText(blocks: AnthropicContentBlock[]): AnthropicContentBlock[] {
+function dropBlankText(blocks: AnthropicBlock[]): AnthropicBlock[] {
   const kept = blocks.filter((block) => !isBlank(block));
   return kept.length > 0 ? kept : blocks;
 }
@@ -344,7 +384,20 @@ function contentBlocks(content: MessageContent): AnthropicContentBlock[] {
   return content.map(partToBlock);
 }
 
+/**
+ * The tool_use block of a call. A custom tool call (free text) becomes a tool_use whose input is
+ * `{ "input": "<text>" }`, so its result still pairs with it; arguments that are not a JSON object
+ * are wrapped as `{ "arguments": "<text>" }` (`input` must be an object).
+ */
 function toolUseFromCall(call: ToolCall): AnthropicToolUseBlock {
+  if (call.type === "custom") {
+    return {
+      type: "tool_use",
+      id: call.id,
+      name: call.custom.name,
+      input: { input: call.custom.input },
+    };
+  }
   let input: Record<string, unknown>;
   try {
     const parsed: unknown = JSON.parse(call.function.arguments);
@@ -365,7 +418,7 @@ function thinkingBlocks(message: ChatMessage): AnthropicContentBlock[] {
 }
 
 /** The content `toAnthropic` builds for one message from its canonical fields (ignoring stored blocks). */
-export function messageContent(message: ChatMessage): string | AnthropicContentBlock[] {
+export function messageContent(message: ChatMessage): string | AnthropicBlock[] {
   if (message.role === "tool") {
     const content = message.content;
     const block: AnthropicToolResultBlock = {
@@ -392,7 +445,7 @@ export function messageContent(message: ChatMessage): string | AnthropicContentB
 }
 
 /** No blocks at all becomes "" (Anthropic rejects both; "" reads back, and validate reports it). */
-function nonEmpty(blocks: AnthropicContentBlock[]): string | AnthropicContentBlock[] {
+function nonEmpty(blocks: AnthropicBlock[]): string | AnthropicBlock[] {
   return blocks.length === 0 ? "" : blocks;
 }
 
@@ -417,12 +470,18 @@ function partAsText(part: ContentPart): string {
   }
 }
 
-/** Stored blocks, if they are still what the message's canonical fields say; else undefined. */
-export function storedBlocks(message: ChatMessage): string | AnthropicContentBlock[] | undefined {
+/**
+ * Stored blocks, if they are still what the message's canonical fields say, without any cache
+ * marker (one stored before markers were left out is stale: it belonged to an earlier request);
+ * else undefined.
+ */
+export function storedBlocks(message: ChatMessage): string | AnthropicBlock[] | undefined {
   const blocks = message.provider_data?.anthropic?.blocks;
   if (!Array.isArray(blocks) || blocks.length === 0) return undefined;
   const stored: string | unknown[] =
-    blocks.length === 1 && typeof blocks[0] === "string" ? blocks[0] : blocks;
+    blocks.length === 1 && typeof blocks[0] === "string"
+      ? blocks[0]
+      : withoutCacheMarkers(blocks as AnthropicBlock[]);
   const problems = new ProblemCollector();
   if (message.role === "system" || message.role === "developer") {
     checkSystem(stored, problems);
@@ -443,5 +502,5 @@ export function storedBlocks(message: ChatMessage): string | AnthropicContentBlo
     jsonEqual(only.content, message.content) &&
     jsonEqual(only.tool_calls ?? [], message.tool_calls ?? []) &&
     only.tool_call_id === message.tool_call_id;
-  return same ? (stored as string | AnthropicContentBlock[]) : undefined;
+  return same ? (stored as string | AnthropicBlock[]) : undefined;
 }

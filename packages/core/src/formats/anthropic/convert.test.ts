@@ -9,8 +9,11 @@ import {
   arbMessyConversation,
 } from "../../test-support/message-arbitraries.js";
 import { validateMessages } from "../validate.js";
+import { turnBlocksPerMessage } from "./blocks.js";
+import { anthropicCacheMarkers, countAnthropicCacheMarkers } from "./cache-markers.js";
 import { fromAnthropic, toAnthropic } from "./convert.js";
 import { LEADING_USER_TEXT } from "./plan.js";
+import type { AnthropicMessage } from "./types.js";
 
 function problemsOf(input: { system?: unknown; messages: unknown }): MessageProblem[] {
   try {
@@ -20,6 +23,33 @@ function problemsOf(input: { system?: unknown; messages: unknown }): MessageProb
     throw error;
   }
   throw new Error("expected fromAnthropic to throw");
+}
+
+/** `value` with every `cache_control` key removed, at any depth. */
+function withoutMarkers<T>(value: T): T {
+  return JSON.parse(
+    JSON.stringify(value, (key, inner: unknown) => (key === "cache_control" ? undefined : inner)),
+  ) as T;
+}
+
+/** A request whose markers all sit on top-level blocks that take one (not inside a block, not on empty text). */
+function withMarkersOnTopBlocks<T extends { messages: unknown[] }>(request: T): T {
+  const top = (block: unknown): unknown => {
+    if (typeof block !== "object" || block === null) return block;
+    const { cache_control: marker, ...rest } = block as Record<string, unknown>;
+    const bare = withoutMarkers(rest);
+    const empty = bare.type === "text" && bare.text === "";
+    return marker === undefined || empty ? bare : { ...bare, cache_control: marker };
+  };
+  const system = (request as { system?: unknown }).system;
+  return {
+    ...request,
+    ...(Array.isArray(system) ? { system: system.map(top) } : {}),
+    messages: request.messages.map((turn) => {
+      const { content } = turn as { content: unknown };
+      return Array.isArray(content) ? { ...(turn as object), content: content.map(top) } : turn;
+    }),
+  };
 }
 
 /** Documented normalization for comparing canonical round-trips: string content ≡ one text part. */
@@ -104,7 +134,7 @@ describe("fromAnthropic", () => {
     expect(validateMessages(messages, "openai").ok).toBe(true);
   });
 
-  it("keeps blocks it cannot rebuild (cache_control, order, no content) in provider_data", () => {
+  it("keeps blocks it cannot rebuild (order, no content) in provider_data, never a cache marker", () => {
     const input = {
       system: [{ type: "text", text: "sys", cache_control: { type: "ephemeral" } }],
       messages: [
@@ -123,12 +153,22 @@ describe("fromAnthropic", () => {
       ],
     };
     const messages = fromAnthropic(input);
-    expect(messages[0]?.provider_data?.anthropic?.blocks).toEqual(input.system);
-    expect(messages[1]?.provider_data?.anthropic?.blocks).toEqual(input.messages[0]?.content);
+    // Markers belong to the request: only the blocks rebuilding would not give back are kept.
+    expect(messages[0]?.provider_data).toBeUndefined();
+    expect(messages[1]?.provider_data).toBeUndefined();
     expect(messages[2]?.content).toEqual([{ type: "text", text: "after the call" }]);
     expect(messages[2]?.provider_data?.anthropic?.blocks).toEqual(input.messages[1]?.content);
     expect(messages[3]).toMatchObject({ role: "tool", content: "", tool_call_id: "t1" });
-    expect(toAnthropic(messages)).toEqual(input);
+    const unmarked = {
+      system: [{ type: "text", text: "sys" }],
+      messages: [
+        { role: "user", content: [{ type: "text", text: "hi" }] },
+        ...input.messages.slice(1),
+      ],
+    };
+    expect(toAnthropic(messages)).toEqual(unmarked);
+    // Placed again from the request, they come back where they were.
+    expect(toAnthropic(messages, { cacheMarkers: anthropicCacheMarkers(input) })).toEqual(input);
   });
 
   it("rebuilds a message whose content changed instead of sending stale blocks", () => {
@@ -206,7 +246,7 @@ describe("fromAnthropic", () => {
     const problems = problemsOf({
       system: 5,
       messages: [
-        { role: "system", content: "x" },
+        { role: "tool", content: "x" },
         { role: "user", content: [] },
         { role: "user", content: [{ type: "tool_use", id: "a", name: "f", input: {} }] },
         {
@@ -280,10 +320,23 @@ describe("fromAnthropic", () => {
     );
   });
 
-  it("round-trips every valid alternating request exactly: toAnthropic(fromAnthropic(x)) = x (property)", () => {
+  it("round-trips every valid alternating request exactly but its markers: toAnthropic(fromAnthropic(x)) = x (property)", () => {
     fc.assert(
       fc.property(arbAnthropicRequest, (request) => {
-        expect(toAnthropic(fromAnthropic(request))).toEqual(request);
+        expect(toAnthropic(fromAnthropic(request))).toEqual(withoutMarkers(request));
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it("gives the request's markers back where they were when they are placed again (property)", () => {
+    fc.assert(
+      fc.property(arbAnthropicRequest, (request) => {
+        // A marker inside a tool result is placed on the tool result; Anthropic takes none on
+        // empty text, which only stands in the arbitrary's requests.
+        const input = withMarkersOnTopBlocks(request);
+        const placement = { cacheMarkers: anthropicCacheMarkers(input), slots: 100 };
+        expect(toAnthropic(fromAnthropic(input), placement)).toEqual(input);
       }),
       { numRuns: 300 },
     );
@@ -311,8 +364,8 @@ describe("toAnthropic tool ids", () => {
     for (const turn of toAnthropic(messages).messages) {
       if (typeof turn.content === "string") continue;
       for (const block of turn.content) {
-        if (block.type === "tool_use") uses.push(block.id);
-        if (block.type === "tool_result") results.push(block.tool_use_id);
+        if (block.type === "tool_use") uses.push(String(block.id));
+        if (block.type === "tool_result") results.push(String(block.tool_use_id));
       }
     }
     return { uses, results };
@@ -363,13 +416,14 @@ describe("toAnthropic tool ids", () => {
     expect(validateMessages(messages, "anthropic").problems).toEqual([]);
   });
 
-  it("rewrites ids inside blocks it keeps verbatim (cache_control survives)", () => {
-    const canonical = fromAnthropic({
+  it("rewrites ids inside blocks it keeps verbatim (a marker placed again survives)", () => {
+    const input = {
       messages: [
         { role: "user", content: "u" },
         {
           role: "assistant",
           content: [
+            { type: "thinking", thinking: "t", signature: "s" },
             {
               type: "tool_use",
               id: "bad|id",
@@ -381,12 +435,13 @@ describe("toAnthropic tool ids", () => {
         },
         { role: "user", content: [{ type: "tool_result", tool_use_id: "bad|id", content: "x" }] },
       ],
-    });
-    const request = toAnthropic(canonical);
-    const use = request.messages[1]?.content[0];
+    };
+    const canonical = fromAnthropic(input);
+    const request = toAnthropic(canonical, { cacheMarkers: anthropicCacheMarkers(input) });
+    const use = request.messages[1]?.content[1];
     const result = request.messages[2]?.content[0];
     expect(use).toMatchObject({ type: "tool_use", cache_control: { type: "ephemeral" } });
-    const id = typeof use === "object" && use.type === "tool_use" ? use.id : "";
+    const id = typeof use === "object" && use.type === "tool_use" ? String(use.id) : "";
     expect(id).toMatch(pattern);
     expect(result).toMatchObject({ type: "tool_result", tool_use_id: id });
     // The stored blocks were not modified.
@@ -633,7 +688,9 @@ describe("Anthropic documents, search results and other user blocks", () => {
       { type: "text", text: "chunk one" },
       { type: "image_url", image_url: { url: "https://example.com/c.png" } },
     ]);
-    expect(messages[0]?.provider_data?.anthropic?.blocks).toEqual(input.messages[0]?.content);
+    expect(messages[0]?.provider_data?.anthropic?.blocks).toEqual(
+      withoutMarkers(input).messages[0]?.content,
+    );
     expect(messages[2]).toMatchObject({
       role: "tool",
       tool_call_id: "toolu_1",
@@ -642,7 +699,7 @@ describe("Anthropic documents, search results and other user blocks", () => {
         { type: "text", text: "[tool reference: read_file]" },
       ],
     });
-    expect(toAnthropic(messages)).toEqual(input);
+    expect(toAnthropic(messages)).toEqual(withoutMarkers(input));
     expect(validateMessages(messages, "openai").ok).toBe(true);
   });
 
@@ -697,6 +754,262 @@ describe("Anthropic documents, search results and other user blocks", () => {
     ]);
     expect(problems[2]?.message).toContain('"base64", "text", "url", "file" or "content"');
     expect(problems[8]?.message).toContain("inside a tool_result");
+  });
+});
+
+describe("Anthropic turns and blocks the engine cannot rebuild", () => {
+  it("keeps a system turn in `messages` where it stood (Claude Code sends them mid-conversation)", () => {
+    const input = {
+      system: [{ type: "text", text: "You are Claude Code." }],
+      messages: [
+        { role: "user", content: "hi" },
+        { role: "assistant", content: "Hello." },
+        { role: "system", content: "The user switched to plan mode." },
+        { role: "user", content: [{ type: "text", text: "plan it" }] },
+        { role: "system", content: [{ type: "text", text: "<reminder>" }] },
+      ],
+    };
+    const messages = fromAnthropic(input);
+    expect(messages[3]).toEqual({
+      role: "system",
+      content: "The user switched to plan mode.",
+      provider_data: { anthropic: { in_messages: true } },
+    });
+    expect(toAnthropic(messages)).toEqual(input);
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+    // A system message of another format still joins the top-level system.
+    expect(
+      toAnthropic([
+        { role: "user", content: "a" },
+        { role: "system", content: "b" },
+      ]),
+    ).toEqual({
+      system: "b",
+      messages: [{ role: "user", content: "a" }],
+    });
+  });
+
+  it("keeps server-tool blocks and blocks of unknown types verbatim, a text part saying what they hold", () => {
+    const use = {
+      type: "server_tool_use",
+      id: "srvtoolu_1",
+      name: "web_search",
+      input: { query: "vitest pool workers" },
+    };
+    const found = {
+      type: "web_search_tool_result",
+      tool_use_id: "srvtoolu_1",
+      content: [
+        {
+          type: "web_search_result",
+          url: "https://vitest.dev",
+          title: "Vitest",
+          encrypted_content: "EqkC",
+          page_age: null,
+        },
+      ],
+    };
+    const input = {
+      messages: [
+        {
+          role: "user",
+          content: [
+            { type: "text", text: "search" },
+            { type: "future_block", payload: { a: 1 }, cache_control: { type: "ephemeral" } },
+          ],
+        },
+        { role: "assistant", content: [use, found, { type: "text", text: "Vitest it is." }] },
+        { role: "user", content: "read a" },
+        {
+          role: "assistant",
+          content: [{ type: "tool_use", id: "toolu_1", name: "read", input: { path: "a" } }],
+        },
+        {
+          role: "user",
+          content: [
+            {
+              type: "tool_result",
+              tool_use_id: "toolu_1",
+              content: [{ type: "future_result_part", data: "x" }],
+            },
+          ],
+        },
+      ],
+    };
+    const messages = fromAnthropic(input);
+    expect(messages[0]?.content).toEqual([
+      { type: "text", text: "search" },
+      { type: "text", text: '[future_block] {"payload":{"a":1}}' },
+    ]);
+    expect(messages[1]).toMatchObject({
+      role: "assistant",
+      content: [
+        {
+          type: "text",
+          text: '[server_tool_use] {"id":"srvtoolu_1","input":{"query":"vitest pool workers"},"name":"web_search"}',
+        },
+        {
+          type: "text",
+          text: '[web_search_tool_result] {"content":[{"encrypted_content":"EqkC","title":"Vitest","type":"web_search_result","url":"https://vitest.dev"}],"tool_use_id":"srvtoolu_1"}',
+        },
+        { type: "text", text: "Vitest it is." },
+      ],
+    });
+    expect(messages[4]).toMatchObject({
+      role: "tool",
+      content: [{ type: "text", text: '[future_result_part] {"data":"x"}' }],
+    });
+    expect(toAnthropic(messages)).toEqual(withoutMarkers(input));
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+    // Changed, a message is rebuilt from its text parts: still a request Anthropic takes.
+    const edited = { ...(messages[1] as ChatMessage), content: "edited" };
+    expect(toAnthropic([messages[0] as ChatMessage, edited]).messages[1]).toEqual({
+      role: "assistant",
+      content: "edited",
+    });
+  });
+
+  it("writes a custom tool call as a tool_use its result answers", () => {
+    const messages: ChatMessage[] = [
+      { role: "user", content: "patch" },
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_p", type: "custom", custom: { name: "apply_patch", input: "*** Begin" } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_p", content: "Done" },
+    ];
+    expect(toAnthropic(messages).messages.slice(1)).toEqual([
+      {
+        role: "assistant",
+        content: [
+          { type: "tool_use", id: "call_p", name: "apply_patch", input: { input: "*** Begin" } },
+        ],
+      },
+      { role: "user", content: [{ type: "tool_result", tool_use_id: "call_p", content: "Done" }] },
+    ]);
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+  });
+
+  it("still refuses what Anthropic refuses: a known block in the wrong turn, a system turn of images", () => {
+    expect(
+      problemsOf({
+        messages: [
+          { role: "user", content: [{ type: "tool_use", id: "a", name: "f", input: {} }] },
+          { role: "system", content: [{ type: "image", source: { type: "url", url: "u" } }] },
+        ],
+      }).map((problem) => `${problem.index}|${problem.path}|${problem.kind}`),
+    ).toEqual(["0|content[0].type|unknown_block_type", "1|content[0]|invalid_system"]);
+  });
+});
+
+/** What `fromAnthropic` made of `request` before markers were left out: every original block kept. */
+function storedWithMarkers(request: { system?: unknown; messages: unknown[] }): ChatMessage[] {
+  const originals: unknown[][] = [];
+  if (Array.isArray(request.system)) originals.push(request.system);
+  else if (request.system !== undefined) originals.push([request.system]);
+  for (const turn of request.messages) {
+    for (const { content } of turnBlocksPerMessage(turn as AnthropicMessage))
+      originals.push(typeof content === "string" ? [content] : content);
+  }
+  return fromAnthropic(request).map((message, index) => ({
+    ...message,
+    provider_data: {
+      anthropic: { ...message.provider_data?.anthropic, blocks: originals[index] ?? [] },
+    },
+  }));
+}
+
+describe("cache markers", () => {
+  const marker = { type: "ephemeral" } as const;
+  const conversation: ChatMessage[] = [
+    { role: "system", content: [{ type: "text", text: "sys" }] },
+    { role: "user", content: "one" },
+    {
+      role: "assistant",
+      content: "two",
+      provider_data: {
+        anthropic: {
+          thinking: [{ type: "thinking", thinking: "t", signature: "s" }],
+          // A block stored with a marker before markers were left out: stale, never sent.
+          blocks: [
+            { type: "thinking", thinking: "t", signature: "s" },
+            { type: "text", text: "two", cache_control: marker },
+          ],
+        },
+      },
+    },
+    { role: "user", content: [{ type: "text", text: "three" }] },
+  ];
+
+  it("sends no marker but those placed for the request", () => {
+    expect(countAnthropicCacheMarkers(toAnthropic(conversation))).toBe(0);
+  });
+
+  it("places each marker on its message's block, the nearest that takes one, once per block", () => {
+    const request = toAnthropic(conversation, {
+      cacheMarkers: [
+        { message: 3, block: 5, cacheControl: marker },
+        { message: 2, block: 0, cacheControl: { type: "ephemeral", ttl: "1h" } },
+        { message: 2, block: 1, cacheControl: marker },
+        { message: 0, block: 0, cacheControl: marker },
+        { message: 9, block: 0, cacheControl: marker },
+      ],
+    });
+    expect(request.system).toEqual([{ type: "text", text: "sys", cache_control: marker }]);
+    // Thinking takes none: the marker moves to the text; a second marker on that block is dropped.
+    expect(request.messages[1]?.content).toEqual([
+      { type: "thinking", thinking: "t", signature: "s" },
+      { type: "text", text: "two", cache_control: { type: "ephemeral", ttl: "1h" } },
+    ]);
+    expect(request.messages[2]?.content).toEqual([
+      { type: "text", text: "three", cache_control: marker },
+    ]);
+    // String content becomes a block to carry one.
+    expect(
+      toAnthropic(conversation, { cacheMarkers: [{ message: 1, block: 0, cacheControl: marker }] })
+        .messages[0],
+    ).toEqual({ role: "user", content: [{ type: "text", text: "one", cache_control: marker }] });
+    // Never more than the slots, the first ones first.
+    const capped = toAnthropic(conversation, {
+      cacheMarkers: [
+        { message: 3, block: 0, cacheControl: marker },
+        { message: 1, block: 0, cacheControl: marker },
+        { message: 0, block: 0, cacheControl: marker },
+      ],
+      slots: 2,
+    });
+    expect(countAnthropicCacheMarkers(capped)).toBe(2);
+    expect(capped.system).toEqual([{ type: "text", text: "sys" }]);
+    // The stored messages were not modified.
+    expect(JSON.stringify(conversation)).not.toContain("1h");
+  });
+
+  it("never sends more than 4 marked blocks, whatever was stored and asked for (property)", () => {
+    const arbMarker = fc.record({
+      message: fc.nat({ max: 30 }),
+      block: fc.nat({ max: 6 }),
+      cacheControl: fc.constantFrom({ type: "ephemeral" }, { type: "ephemeral", ttl: "1h" }),
+    });
+    fc.assert(
+      fc.property(
+        arbAnthropicRequest,
+        fc.array(arbMarker, { maxLength: 12 }),
+        fc.nat({ max: 4 }),
+        (request, markers, reserved) => {
+          // Stored as the gateway stored them before markers were left out: their blocks, markers and all.
+          const stale = storedWithMarkers(request);
+          const placed = toAnthropic(stale, {
+            cacheMarkers: markers,
+            slots: 4 - reserved,
+          });
+          expect(countAnthropicCacheMarkers(placed)).toBeLessThanOrEqual(4 - reserved);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 });
 

@@ -58,6 +58,7 @@
 
 import { InvalidMessagesError } from "../../errors/condense-error.js";
 import type { ChatMessage } from "../../messages/types.js";
+import { chooseMarkers, type MarkerPlacement } from "../cache-markers.js";
 import {
   anthropicUnsupportedParts,
   keepBlocksIfNeeded,
@@ -66,8 +67,8 @@ import {
   turnToCanonical,
 } from "./blocks.js";
 import { parseAnthropic } from "./parse.js";
-import { planAnthropic } from "./plan.js";
-import type { AnthropicRequest } from "./types.js";
+import { type AnthropicPlan, planAnthropic } from "./plan.js";
+import type { AnthropicBlock, AnthropicRequest, AnthropicTextBlock } from "./types.js";
 
 /**
  * Converts an Anthropic request (`system` + `messages`) to canonical messages.
@@ -86,7 +87,7 @@ export function fromAnthropic(input: {
     const originals = turnBlocksPerMessage(turn);
     messages.forEach((message, index) => {
       const original = originals[index];
-      if (original !== undefined) keepBlocksIfNeeded(message, original);
+      if (original !== undefined) keepBlocksIfNeeded(message, original.content);
       out.push(message);
     });
   }
@@ -95,16 +96,105 @@ export function fromAnthropic(input: {
 
 /**
  * Converts canonical messages to an Anthropic request: system/developer
- * messages → `system`, the rest → alternating user/assistant turns. Throws
- * `InvalidMessagesError` when a message holds a part Anthropic cannot hold.
+ * messages → `system` (system turns that stood in `messages` stay there), the
+ * rest → alternating user/assistant turns. `placement` puts a request's cache
+ * markers on the blocks of the messages they name (`formats/cache-markers`);
+ * no other marker is ever sent. Throws `InvalidMessagesError` when a message
+ * holds a part Anthropic cannot hold.
  */
-export function toAnthropic(messages: readonly ChatMessage[]): AnthropicRequest {
+export function toAnthropic(
+  messages: readonly ChatMessage[],
+  placement?: MarkerPlacement,
+): AnthropicRequest {
   const unsupported = anthropicUnsupportedParts(messages);
   if (unsupported.length > 0) throw new InvalidMessagesError(unsupported);
   const plan = planAnthropic(messages);
+  if (placement !== undefined) placeMarkers(plan, placement);
   const request: AnthropicRequest = {
     messages: plan.turns.map((turn) => ({ role: turn.role, content: turn.content })),
   };
   if (plan.system !== undefined) request.system = plan.system;
   return request;
+}
+
+/** Where a marker lands: block `block` of `system` (turn -1) or of turn `turn`. */
+interface BlockAt {
+  turn: number;
+  block: number;
+}
+
+/** Blocks that take no marker: thinking (Anthropic refuses one there) and empty text. */
+function takesMarker(block: unknown): boolean {
+  if (typeof block === "string") return block !== "";
+  if (typeof block !== "object" || block === null) return false;
+  const { type, text } = block as { type?: unknown; text?: unknown };
+  if (type === "thinking" || type === "redacted_thinking") return false;
+  return type !== "text" || (typeof text === "string" && text !== "");
+}
+
+/** The block of `positions` (a message's blocks, in order) nearest `wanted` that takes a marker. */
+function nearestTaking(
+  positions: readonly BlockAt[],
+  wanted: number,
+  blockAt: (at: BlockAt) => unknown,
+): BlockAt | undefined {
+  const start = Math.max(0, Math.min(wanted, positions.length - 1));
+  for (let i = start; i >= 0; i--) {
+    const at = positions[i];
+    if (at !== undefined && takesMarker(blockAt(at))) return at;
+  }
+  for (let i = start + 1; i < positions.length; i++) {
+    const at = positions[i];
+    if (at !== undefined && takesMarker(blockAt(at))) return at;
+  }
+  return undefined;
+}
+
+function markedCopy(block: unknown, cacheControl: Record<string, unknown>): AnthropicBlock {
+  return typeof block === "string"
+    ? ({ type: "text", text: block, cache_control: cacheControl } as unknown as AnthropicBlock)
+    : ({ ...(block as object), cache_control: cacheControl } as unknown as AnthropicBlock);
+}
+
+/** Places the chosen markers on copies of the plan's blocks (stored blocks are never modified). */
+function placeMarkers(plan: AnthropicPlan, placement: MarkerPlacement): void {
+  const positions = new Map<number, BlockAt[]>();
+  let offset = 0;
+  plan.systemSources.forEach((source, entry) => {
+    const size = plan.systemSizes[entry] ?? 1;
+    const list = positions.get(source) ?? [];
+    for (let i = 0; i < size; i++) list.push({ turn: -1, block: offset + i });
+    positions.set(source, list);
+    offset += size;
+  });
+  plan.turns.forEach((turn, turnIndex) => {
+    turn.sources.forEach((source, block) => {
+      const list = positions.get(source) ?? [];
+      list.push({ turn: turnIndex, block });
+      positions.set(source, list);
+    });
+  });
+  const blockAt = (at: BlockAt): unknown => {
+    const content = at.turn === -1 ? plan.system : plan.turns[at.turn]?.content;
+    return typeof content === "string" ? content : content?.[at.block];
+  };
+  const chosen = chooseMarkers(placement, (marker) => {
+    const list = positions.get(marker.message);
+    return list === undefined ? undefined : nearestTaking(list, marker.block, blockAt);
+  });
+  for (const { marker, at } of chosen) {
+    if (at.turn === -1) {
+      const system = plan.system;
+      if (system === undefined) continue;
+      const blocks = typeof system === "string" ? [system] : [...system];
+      blocks[at.block] = markedCopy(blocks[at.block], marker.cacheControl) as AnthropicTextBlock;
+      plan.system = blocks as AnthropicTextBlock[];
+      continue;
+    }
+    const turn = plan.turns[at.turn];
+    if (turn === undefined) continue;
+    const blocks: unknown[] = typeof turn.content === "string" ? [turn.content] : [...turn.content];
+    blocks[at.block] = markedCopy(blocks[at.block], marker.cacheControl);
+    turn.content = blocks as AnthropicBlock[];
+  }
 }

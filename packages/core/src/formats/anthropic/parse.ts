@@ -3,7 +3,9 @@
  * Shape checks of an untrusted Anthropic request: every problem is collected
  * (`InvalidMessagesError` lists them all), and a well-formed copy is returned.
  * The same checks tell the converter whether blocks stored in
- * `provider_data.anthropic.blocks` are still sendable.
+ * `provider_data.anthropic.blocks` are still sendable. Blocks of a type the
+ * engine does not know, and system turns in `messages`, are accepted: they are
+ * forwarded for the provider to judge.
  */
 
 import {
@@ -17,11 +19,12 @@ import {
   valueNestsTooDeep,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
-import type {
-  AnthropicMessage,
-  AnthropicRequest,
-  AnthropicRole,
-  AnthropicTextBlock,
+import {
+  type AnthropicMessage,
+  type AnthropicRequest,
+  type AnthropicRole,
+  type AnthropicTextBlock,
+  KNOWN_BLOCK_TYPES,
 } from "./types.js";
 
 const USER_BLOCKS = [
@@ -316,6 +319,7 @@ function checkToolResultContent(
       checkContentBlock(item, type, index, itemPath, problems);
       return;
     }
+    if (typeof type === "string" && !KNOWN_BLOCK_TYPES.has(type) && type !== "") return;
     problems.add(
       index,
       `${itemPath}.type`,
@@ -374,6 +378,11 @@ function checkBlock(
   }
   const type = field(block, "type");
   const allowed: readonly string[] = role === "user" ? USER_BLOCKS : ASSISTANT_BLOCKS;
+  // A type the engine does not know is forwarded whole: the provider judges it.
+  if (typeof type === "string" && type !== "" && !KNOWN_BLOCK_TYPES.has(type)) {
+    checkCacheControl(block, index, path, problems);
+    return;
+  }
   if (typeof type !== "string" || !allowed.includes(type)) {
     const other: readonly string[] = role === "user" ? ASSISTANT_BLOCKS : USER_BLOCKS;
     const hint =
@@ -453,12 +462,17 @@ export function checkMessage(
     return;
   }
   const role = field(value, "role");
+  if (role === "system") {
+    // A system turn in place: text, as the top-level `system`.
+    checkSystemContent(field(value, "content"), index, "content", problems);
+    return;
+  }
   if (role !== "user" && role !== "assistant") {
     problems.add(
       index,
       "role",
       "unknown_role",
-      `Anthropic messages have role user or assistant, got ${quote(role)}; put system text in the top-level \`system\``,
+      `Anthropic messages have role user, assistant or system, got ${quote(role)}`,
     );
     return;
   }
@@ -507,28 +521,39 @@ export function checkMessage(
 }
 
 export function checkSystem(system: unknown, problems: ProblemCollector): void {
-  if (system === undefined || system === null || typeof system === "string") return;
-  if (!Array.isArray(system)) {
+  if (system === undefined || system === null) return;
+  checkSystemContent(system, -1, "system", problems);
+}
+
+/** System text (the top-level `system`, or a system turn's `content`): a string or text blocks. */
+function checkSystemContent(
+  content: unknown,
+  index: number,
+  path: string,
+  problems: ProblemCollector,
+): void {
+  if (typeof content === "string") return;
+  if (!Array.isArray(content)) {
     problems.add(
-      -1,
-      "system",
+      index,
+      path,
       "invalid_system",
-      `\`system\` must be a string or an array of text blocks, got ${typeName(system)}`,
+      `\`${path}\` of a system prompt must be a string or an array of text blocks, got ${typeName(content)}`,
     );
     return;
   }
-  system.forEach((block: unknown, blockIndex) => {
-    const path = `system[${blockIndex}]`;
+  content.forEach((block: unknown, blockIndex) => {
+    const at = `${path}[${blockIndex}]`;
     if (!isRecord(block) || field(block, "type") !== "text") {
       problems.add(
-        -1,
-        path,
+        index,
+        at,
         "invalid_system",
-        `\`system\` blocks must be text blocks { "type": "text", "text": "..." }, got ${isRecord(block) ? quote(field(block, "type")) : typeName(block)}`,
+        `system blocks must be text blocks { "type": "text", "text": "..." }, got ${isRecord(block) ? quote(field(block, "type")) : typeName(block)}`,
       );
       return;
     }
-    checkTextBlock(block, -1, path, problems);
+    checkTextBlock(block, index, at, problems);
   });
 }
 

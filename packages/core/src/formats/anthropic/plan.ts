@@ -2,6 +2,7 @@
  * @module formats/anthropic/plan
  * How canonical messages become an Anthropic request, with the canonical
  * message every block came from: system/developer messages join `system`,
+ * system turns that stood in `messages` stay in place (`in_messages`),
  * consecutive same-role turns merge (tool results count as user), tool results
  * go first in their user turn, tool ids become ones Anthropic accepts
  * (`formats/anthropic/tool-ids`), and a user turn is prepended when the
@@ -13,7 +14,7 @@
 import type { ChatMessage } from "../../messages/types.js";
 import { messageContent, storedBlocks, systemContent } from "./blocks.js";
 import { anthropicToolIds, withToolIds } from "./tool-ids.js";
-import type { AnthropicContentBlock, AnthropicRole, AnthropicTextBlock } from "./types.js";
+import type { AnthropicBlock, AnthropicRole, AnthropicTextBlock } from "./types.js";
 
 /** Text of the user turn `toAnthropic` prepends when the conversation would start with an assistant turn. */
 export const LEADING_USER_TEXT = "[conversation continues]";
@@ -21,7 +22,7 @@ export const LEADING_USER_TEXT = "[conversation continues]";
 /** One turn of the plan; `sources[i]` is the canonical index block `i` came from (-1: prepended). */
 export interface PlannedTurn {
   role: AnthropicRole;
-  content: string | AnthropicContentBlock[];
+  content: string | AnthropicBlock[];
   sources: number[];
 }
 
@@ -29,14 +30,21 @@ export interface PlannedTurn {
 export interface AnthropicPlan {
   system?: string | AnthropicTextBlock[];
   systemSources: number[];
+  /** Per entry of `systemSources`: how many blocks of `system` it makes (a string: 1). */
+  systemSizes: number[];
   turns: PlannedTurn[];
   /** True when a user turn was prepended because the conversation started with an assistant turn. */
   prependedUserTurn: boolean;
 }
 
 /** A fresh block array (stored blocks must never be modified in place). */
-function asBlocks(content: string | AnthropicContentBlock[]): AnthropicContentBlock[] {
+function asBlocks(content: string | AnthropicBlock[]): AnthropicBlock[] {
   return typeof content === "string" ? [{ type: "text", text: content }] : [...content];
+}
+
+/** One entry per block `content` makes (a string makes one). */
+function sizeOf(content: string | readonly unknown[]): unknown[] {
+  return typeof content === "string" ? [content] : [...content];
 }
 
 /**
@@ -52,10 +60,14 @@ export function planAnthropic(messages: readonly ChatMessage[]): AnthropicPlan {
     if (message.role === "system" || message.role === "developer") {
       const stored = storedBlocks(message) as string | AnthropicTextBlock[] | undefined;
       const content = stored ?? systemContent(message);
-      systems.push({
-        content: typeof content === "string" ? content : [...content],
-        source: index,
-      });
+      const copy = typeof content === "string" ? content : [...content];
+      if (message.provider_data?.anthropic?.in_messages === true) {
+        // A system turn stays where it stood, a turn of its own.
+        turns.push({ role: "system", content: copy, sources: sizeOf(copy).map(() => index) });
+        leadingResults.push(0);
+        return;
+      }
+      systems.push({ content: copy, source: index });
       return;
     }
     const role: AnthropicRole = message.role === "assistant" ? "assistant" : "user";
@@ -91,6 +103,7 @@ export function planAnthropic(messages: readonly ChatMessage[]): AnthropicPlan {
   }
   const plan: AnthropicPlan = {
     systemSources: systems.map((entry) => entry.source),
+    systemSizes: systems.map((entry) => sizeOf(entry.content).length),
     turns,
     prependedUserTurn,
   };

@@ -14,6 +14,7 @@ import type { ChatMessage } from "../../messages/types.js";
 import { anthropicUnsupportedParts } from "./blocks.js";
 import { type AnthropicPlan, type PlannedTurn, planAnthropic } from "./plan.js";
 import { isAnthropicToolId } from "./tool-ids.js";
+import { isKnownBlock } from "./types.js";
 
 /**
  * Tool ids of the request `toAnthropic` sends: Anthropic accepts `[a-zA-Z0-9_-]` only, and each
@@ -25,6 +26,7 @@ function anthropicToolIdProblems(plan: AnthropicPlan): MessageProblem[] {
   for (const turn of plan.turns) {
     if (typeof turn.content === "string") continue;
     turn.content.forEach((block, blockIndex) => {
+      if (!isKnownBlock(block)) return;
       const at = turn.sources[blockIndex] ?? -1;
       const id =
         block.type === "tool_use"
@@ -74,14 +76,20 @@ function plannedCall(
     if (turn.sources[i] === at && earlier?.type === "tool_use") callIndex++;
   }
   const block = typeof turn.content === "string" ? undefined : turn.content[blockIndex];
-  const fallback = block?.type === "tool_use" ? block.id : "";
+  const fallback =
+    block !== undefined && isKnownBlock(block) && block.type === "tool_use" ? block.id : "";
   return { at, callIndex, id: messages[at]?.tool_calls?.[callIndex]?.id ?? fallback };
 }
 
 export function validateAnthropic(messages: readonly ChatMessage[]): MessageProblem[] {
-  const plan = planAnthropic(messages);
+  const planned = planAnthropic(messages);
+  // The rules of turns are the user and assistant turns'; system turns in place only need text.
+  const plan = { ...planned, turns: planned.turns.filter((turn) => turn.role !== "system") };
   // Reused canonical ids are not a problem here: toAnthropic gives each use its own id.
   const problems = [...anthropicUnsupportedParts(messages), ...anthropicToolIdProblems(plan)];
+  for (const turn of planned.turns) {
+    if (turn.role === "system") checkAnthropicContent(turn.content, turn.sources, problems);
+  }
   if (plan.turns.length === 0) {
     if (messages.length > 0) {
       problems.push(
@@ -128,7 +136,7 @@ export function validateAnthropic(messages: readonly ChatMessage[]): MessageProb
       let seenOther = false;
       blocks.forEach((block, blockIndex) => {
         const at = turn.sources[blockIndex] ?? source;
-        if (block.type !== "tool_result") {
+        if (!isKnownBlock(block) || block.type !== "tool_result") {
           seenOther = true;
           return;
         }
@@ -169,7 +177,7 @@ export function validateAnthropic(messages: readonly ChatMessage[]): MessageProb
         problems.push(unanswered(use.at, use.callIndex, use.id, "in the next user turn"));
       previousUses = new Map();
       blocks.forEach((block, blockIndex) => {
-        if (block.type === "tool_use")
+        if (isKnownBlock(block) && block.type === "tool_use")
           previousUses.set(block.id, plannedCall(messages, turn, blockIndex));
       });
     }

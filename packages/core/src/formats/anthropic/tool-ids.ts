@@ -11,7 +11,7 @@
  */
 
 import type { ChatMessage } from "../../messages/types.js";
-import type { AnthropicContentBlock } from "./types.js";
+import { type AnthropicBlock, isKnownBlock } from "./types.js";
 
 const ANTHROPIC_TOOL_ID = /^[a-zA-Z0-9_-]+$/;
 
@@ -84,13 +84,14 @@ export function anthropicToolIds(messages: readonly ChatMessage[]): Map<number, 
 
 /** `content` with its tool_use/tool_result ids replaced by `ids` (a copy, only if any changed). */
 export function withToolIds(
-  content: string | AnthropicContentBlock[],
+  content: string | AnthropicBlock[],
   ids: readonly string[] | undefined,
-): string | AnthropicContentBlock[] {
+): string | AnthropicBlock[] {
   if (ids === undefined || typeof content === "string") return content;
   let next = 0;
   let changed = false;
-  const blocks = content.map((block): AnthropicContentBlock => {
+  const blocks = content.map((block): AnthropicBlock => {
+    if (!isKnownBlock(block)) return block;
     if (block.type === "tool_use") {
       const id = ids[next++] ?? block.id;
       if (id === block.id) return block;

@@ -115,9 +115,43 @@ export type AnthropicContentBlock =
   | AnthropicThinkingBlock
   | AnthropicRedactedThinkingBlock;
 
+/**
+ * A block of a type the engine does not know (`server_tool_use`, `web_search_tool_result`, one
+ * added next month): kept whole and sent back verbatim; see `formats/anthropic/convert`.
+ */
+export interface AnthropicOpaqueBlock {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** Any block of a turn: one the engine reads, or an opaque one. */
+export type AnthropicBlock = AnthropicContentBlock | AnthropicOpaqueBlock;
+
+/** The block types the engine reads, in any turn (`tool_reference` only inside a tool_result). */
+export const KNOWN_BLOCK_TYPES: ReadonlySet<string> = new Set([
+  "text",
+  "image",
+  "document",
+  "search_result",
+  "container_upload",
+  "tool_use",
+  "tool_result",
+  "thinking",
+  "redacted_thinking",
+  "tool_reference",
+]);
+
+/** A block of a type the engine reads. */
+export type KnownBlock = AnthropicContentBlock | AnthropicToolReferenceBlock;
+
+export function isKnownBlock(block: AnthropicBlock | KnownBlock): block is KnownBlock {
+  return KNOWN_BLOCK_TYPES.has(block.type);
+}
+
 export interface AnthropicMessage {
-  role: "user" | "assistant";
-  content: string | AnthropicContentBlock[];
+  /** `system`: a system turn in place (the API takes them mid-conversation). */
+  role: "user" | "assistant" | "system";
+  content: string | AnthropicBlock[];
 }
 
 export interface AnthropicRequest {

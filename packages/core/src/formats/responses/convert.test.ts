@@ -2,11 +2,13 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidMessagesError, type MessageProblem } from "../../errors/condense-error.js";
 import { repairMessages } from "../../messages/repair.js";
+import type { ChatMessage } from "../../messages/types.js";
 import {
   arbMessyConversation,
   arbResponsesItems,
   arbResponsesNormalConversation,
 } from "../../test-support/message-arbitraries.js";
+import { isOpaqueMessage } from "../opaque.js";
 import { validateMessages } from "../validate.js";
 import { fromResponses, toResponses } from "./convert.js";
 
@@ -146,7 +148,7 @@ describe("fromResponses", () => {
       { type: "function_call", call_id: "c", name: "f", arguments: {} },
       { type: "function_call_output", output: 3 },
       { type: "compaction" },
-      { type: "web_search_call", id: "ws" },
+      { type: 12, id: "ws" },
       { content: "no role, no type" },
       { role: "user", content: [{ type: "input_image", file_id: "f", detail: "huge" }] },
     ]);
@@ -164,7 +166,7 @@ describe("fromResponses", () => {
       "7|call_id|invalid_item",
       "7|output|invalid_content",
       "8|encrypted_content|invalid_item",
-      "9|type|unsupported_item_type",
+      "9|type|invalid_item",
       "10|type|missing_type",
       "11|content[0].image_url|invalid_part",
       "11|content[0].detail|invalid_part",
@@ -193,7 +195,7 @@ describe("fromResponses", () => {
     expect(waiting.map((problem) => `${problem.index}|${problem.kind}`)).toEqual([
       "2|duplicate_tool_call_id",
     ]);
-    expect(waiting[0]?.message).toContain("the function_call of item 1 still awaits its result");
+    expect(waiting[0]?.message).toContain("the call of item 1 still awaits its result");
   });
 
   it("rejects input without any message", () => {
@@ -224,6 +226,147 @@ describe("fromResponses", () => {
       }),
       { numRuns: 300 },
     );
+  });
+});
+
+describe("Responses items the engine cannot rebuild", () => {
+  const patch = "*** Begin Patch\n*** Update File: src/a.ts\n@@\n-a\n+b\n*** End Patch";
+  const customCall = {
+    type: "custom_tool_call",
+    id: "ctc_1",
+    status: "completed",
+    call_id: "call_patch",
+    name: "apply_patch",
+    input: patch,
+  };
+  const customOutput = {
+    type: "custom_tool_call_output",
+    call_id: "call_patch",
+    output: "Success. Updated the following files:\nM src/a.ts",
+  };
+
+  it("reads Codex's custom_tool_call and its output as a custom call and its tool message, and writes them back verbatim", () => {
+    const input = [
+      { role: "user", content: "fix a.ts" },
+      { type: "reasoning", id: "rs_1", summary: [], encrypted_content: "enc" },
+      customCall,
+      customOutput,
+    ];
+    const messages = fromResponses(input);
+    expect(messages.slice(1)).toMatchObject([
+      {
+        role: "assistant",
+        content: null,
+        tool_calls: [
+          { id: "call_patch", type: "custom", custom: { name: "apply_patch", input: patch } },
+        ],
+      },
+      { role: "tool", tool_call_id: "call_patch", content: customOutput.output },
+    ]);
+    expect(toResponses(messages)).toEqual(input);
+    expect(validateMessages(messages, "openai").ok).toBe(true);
+    expect(repairMessages(messages).repairs).toEqual([]);
+    // A changed output (pruned) is written as the output of the call it answers.
+    const pruned = { ...(messages[2] as ChatMessage), content: "[pruned]" };
+    expect(toResponses([...messages.slice(0, 2), pruned]).at(-1)).toEqual({
+      type: "custom_tool_call_output",
+      call_id: "call_patch",
+      output: "[pruned]",
+    });
+  });
+
+  it("keeps item types it does not know in place, verbatim, with a text saying what they hold", () => {
+    const search = {
+      type: "web_search_call",
+      id: "ws_1",
+      status: "completed",
+      action: { type: "search", query: "vitest workers pool" },
+    };
+    const shell = {
+      type: "local_shell_call",
+      id: "lsh_1",
+      call_id: "call_sh",
+      status: "completed",
+      action: { type: "exec", command: ["ls", "-la"], env: {} },
+    };
+    const shellOutput = {
+      type: "local_shell_call_output",
+      call_id: "call_sh",
+      output: "a.ts\nb.ts",
+    };
+    const approval = {
+      type: "mcp_approval_response",
+      approval_request_id: "mcpr_1",
+      approve: true,
+    };
+    const input = [
+      { role: "user", content: "look it up" },
+      search,
+      { role: "assistant", content: "Found it; listing files." },
+      shell,
+      shellOutput,
+      approval,
+    ];
+    const messages = fromResponses(input);
+    expect(messages).toHaveLength(5);
+    expect(messages[1]).toMatchObject({
+      role: "assistant",
+      content: '[web_search_call] {"action":{"query":"vitest workers pool","type":"search"}}',
+      provider_data: { responses: { items: [search] } },
+    });
+    // A call_id pairs it like a function call: the call joins the assistant message, the output answers it.
+    expect(messages[2]).toMatchObject({
+      role: "assistant",
+      content: "Found it; listing files.",
+      tool_calls: [
+        {
+          id: "call_sh",
+          type: "custom",
+          custom: {
+            name: "local_shell_call",
+            input: '{"action":{"command":["ls","-la"],"env":{},"type":"exec"}}',
+          },
+        },
+      ],
+    });
+    expect(messages[3]).toMatchObject({
+      role: "tool",
+      tool_call_id: "call_sh",
+      content: "a.ts\nb.ts",
+    });
+    expect(messages[4]).toMatchObject({
+      role: "assistant",
+      content: '[mcp_approval_response] {"approval_request_id":"mcpr_1","approve":true}',
+    });
+    expect(toResponses(messages)).toEqual(input);
+    // The shell output is rebuilt exactly from its text (`local_shell_call_output`): not opaque.
+    expect(messages.map(isOpaqueMessage)).toEqual([false, true, true, false, true]);
+    const pruned = { ...(messages[3] as ChatMessage), content: "[pruned]" };
+    expect(toResponses([...messages.slice(0, 3), pruned]).at(-1)).toEqual({
+      type: "local_shell_call_output",
+      call_id: "call_sh",
+      output: "[pruned]",
+    });
+    expect(validateMessages(messages, "openai").ok).toBe(true);
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+  });
+
+  it("holds an answer of opaque items only", () => {
+    const search = { type: "web_search_call", id: "ws_2", status: "completed", action: {} };
+    const messages = fromResponses([{ type: "reasoning", id: "rs_2", summary: [] }, search]);
+    expect(messages).toHaveLength(1);
+    expect(messages[0]).toMatchObject({
+      role: "assistant",
+      content: '[web_search_call] {"action":{}}',
+    });
+  });
+
+  it("still refuses what the provider refuses: a custom call without its input", () => {
+    expect(
+      problemsOf([{ type: "custom_tool_call", call_id: "c", name: "apply_patch" }]).map(
+        (problem) => `${problem.path}|${problem.kind}`,
+      ),
+    ).toEqual(["input|invalid_item"]);
   });
 });
 

@@ -19,9 +19,24 @@
  *   function call with no such message starts an assistant message with
  *   `content: null`.
  * - `function_call_output` ↔ a tool message.
+ * - `custom_tool_call` (free-form `input`, e.g. Codex's `apply_patch`) ↔ a custom
+ *   tool call (`type: "custom"`), joining the assistant message as function
+ *   calls do; `custom_tool_call_output` ↔ a tool message. A tool message is
+ *   written back as the output type of the call it answers.
  * - `reasoning`, `compaction` items are opaque: they ride in
  *   `provider_data.responses.items` of the next message (trailing ones: of the
  *   last message) and are never visible content.
+ * - An item of any other type (`web_search_call`, `local_shell_call`, a type
+ *   added next month) is kept whole in `provider_data.responses.items` and sent
+ *   back verbatim; its canonical form says what it holds (`formats/opaque`), so
+ *   it is counted, summarized as data, and shown by other formats. With a
+ *   `call_id` it pairs like a function call: a type ending in `_output` is a
+ *   tool message answering that id (its `output` text when it is a string),
+ *   any other a custom tool call named by its type (its fields as input),
+ *   joining the assistant message; without one it is an assistant message of
+ *   its own (`[web_search_call] {…}`). Compaction keeps such messages whole or
+ *   summarizes them away with their pair (`isOpaqueMessage`), never edits them:
+ *   rebuilt, they would be custom tool calls and outputs.
  * - Each message keeps its original items in `provider_data.responses.items`
  *   when the items `toResponses` would rebuild differ from them (ids, status,
  *   annotations, `type: "message"`, opaque items, ...). They are sent back
@@ -47,16 +62,18 @@ import type {
   ToolCall,
 } from "../../messages/types.js";
 import { jsonEqual } from "../json-equal.js";
-import { checkItems, parseResponses } from "./parse.js";
+import { opaqueText, stableJson } from "../opaque.js";
+import { checkItems, opaqueCallId, parseResponses } from "./parse.js";
 import {
-  isVisible,
+  isKnownItem,
+  isRider,
+  KNOWN_ITEM_TYPES,
   type ResponseItem,
   type ResponsesContentPart,
-  type ResponsesFunctionCallItem,
   type ResponsesInputFile,
   type ResponsesInputImage,
   type ResponsesInputText,
-  type VisibleItem,
+  type ResponsesOpaqueItem,
 } from "./types.js";
 
 // ---------------------------------------------------------------------------
@@ -97,12 +114,65 @@ function contentToCanonical(content: string | ResponsesContentPart[]): MessageCo
   return typeof content === "string" ? content : content.map(partToCanonical);
 }
 
-function callToCanonical(item: ResponsesFunctionCallItem): ToolCall {
-  return {
-    id: item.call_id,
-    type: "function",
-    function: { name: item.name, arguments: item.arguments },
-  };
+/** Fields of an opaque item its canonical text leaves out: shown otherwise, or volatile. */
+const OPAQUE_OMIT: ReadonlySet<string> = new Set(["type", "id", "status", "call_id"]);
+
+/** What an opaque `*_output` item says: its `output` when that is all it holds as text, else all of it. */
+function opaqueOutput(item: ResponsesOpaqueItem): string {
+  const output = item.output;
+  const others = Object.keys(item).filter(
+    (key) => !OPAQUE_OMIT.has(key) && key !== "output" && item[key] !== null,
+  );
+  return typeof output === "string" && others.length === 0
+    ? output
+    : opaqueText(item.type, item, OPAQUE_OMIT);
+}
+
+/** What an item stands for in canonical messages. */
+type ItemView =
+  | { kind: "rider" }
+  | { kind: "message"; role: Role; content: MessageContent }
+  | { kind: "call"; call: ToolCall }
+  | { kind: "output"; callId: string; content: MessageContent }
+  | { kind: "carrier"; content: string };
+
+function viewOf(item: ResponseItem): ItemView {
+  if (!isKnownItem(item)) {
+    const callId = opaqueCallId(item);
+    if (callId === undefined)
+      return { kind: "carrier", content: opaqueText(item.type, item, OPAQUE_OMIT) };
+    if (item.type.endsWith("_output"))
+      return { kind: "output", callId, content: opaqueOutput(item) };
+    const input = stableJson(item, OPAQUE_OMIT);
+    return {
+      kind: "call",
+      call: { id: callId, type: "custom", custom: { name: item.type, input } },
+    };
+  }
+  switch (item.type) {
+    case "reasoning":
+    case "compaction":
+      return { kind: "rider" };
+    case "function_call":
+      return {
+        kind: "call",
+        call: {
+          id: item.call_id,
+          type: "function",
+          function: { name: item.name, arguments: item.arguments },
+        },
+      };
+    case "custom_tool_call":
+      return {
+        kind: "call",
+        call: { id: item.call_id, type: "custom", custom: { name: item.name, input: item.input } },
+      };
+    case "function_call_output":
+    case "custom_tool_call_output":
+      return { kind: "output", callId: item.call_id, content: contentToCanonical(item.output) };
+    default:
+      return { kind: "message", role: item.role, content: contentToCanonical(item.content) };
+  }
 }
 
 interface Group {
@@ -110,47 +180,42 @@ interface Group {
   items: ResponseItem[];
 }
 
-/** Groups items into canonical messages; opaque items join the next message (trailing ones the last). */
+/** Groups items into canonical messages; riders join the next message (trailing ones the last). */
 function groupItems(items: readonly ResponseItem[]): { groups: Group[]; orphans: ResponseItem[] } {
   const groups: Group[] = [];
   let pending: ResponseItem[] = [];
   let openAssistant: Group | undefined;
   for (const item of items) {
-    if (!isVisible(item)) {
+    const view = viewOf(item);
+    if (view.kind === "rider") {
       pending.push(item);
       continue;
     }
-    if (item.type === "function_call") {
+    if (view.kind === "call") {
       if (openAssistant) {
         openAssistant.items.push(...pending, item);
-        openAssistant.message.tool_calls = [
-          ...(openAssistant.message.tool_calls ?? []),
-          callToCanonical(item),
-        ];
+        openAssistant.message.tool_calls = [...(openAssistant.message.tool_calls ?? []), view.call];
       } else {
         openAssistant = {
-          message: { role: "assistant", content: null, tool_calls: [callToCanonical(item)] },
+          message: { role: "assistant", content: null, tool_calls: [view.call] },
           items: [...pending, item],
         };
         groups.push(openAssistant);
       }
-    } else if (item.type === "function_call_output") {
+    } else if (view.kind === "output") {
       groups.push({
-        message: {
-          role: "tool",
-          content: contentToCanonical(item.output),
-          tool_call_id: item.call_id,
-        },
+        message: { role: "tool", content: view.content, tool_call_id: view.callId },
         items: [...pending, item],
       });
       openAssistant = undefined;
     } else {
+      const role = view.kind === "carrier" ? "assistant" : view.role;
       const group: Group = {
-        message: { role: item.role, content: contentToCanonical(item.content) },
+        message: { role, content: view.content },
         items: [...pending, item],
       };
       groups.push(group);
-      openAssistant = item.role === "assistant" ? group : undefined;
+      openAssistant = role === "assistant" ? group : undefined;
     }
     pending = [];
   }
@@ -174,12 +239,19 @@ export function fromResponses(items: readonly unknown[]): ChatMessage[] {
       -1,
       "",
       orphans.length > 0 ? "no_messages" : "empty",
-      "the input has no message, function_call or function_call_output item; send at least one user message",
+      "the input has no message, call or output item; send at least one user message",
     );
     problems.throwIfAny();
   }
-  return groups.map(({ message, items: original }) => {
-    if (!jsonEqual(messageItems(message), original)) {
+  const types = outputTypes(
+    groups.map((group) => ({
+      ...group.message,
+      provider_data: { responses: { items: group.items } },
+    })),
+  );
+  return groups.map(({ message, items: original }, index) => {
+    const rebuilt = messageItems(message, types.get(index) ?? "function_call_output");
+    if (!jsonEqual(rebuilt, original)) {
       message.provider_data = { responses: { items: original } };
     }
     return message;
@@ -227,13 +299,58 @@ export function responsesUnsupportedParts(messages: readonly ChatMessage[]): Mes
   return problems;
 }
 
-/** The items `toResponses` builds for one message from its canonical fields (ignoring stored items). */
-function messageItems(message: ChatMessage): ResponseItem[] {
+/** The type of the item a call was, when the message holds it as an item the engine does not know. */
+function opaqueCallType(message: ChatMessage, callId: string): string | undefined {
+  const items = message.provider_data?.responses?.items ?? [];
+  for (const item of items) {
+    if (typeof item !== "object" || item === null) continue;
+    const { type, call_id: id } = item as { type?: unknown; call_id?: unknown };
+    if (id === callId && typeof type === "string")
+      return KNOWN_ITEM_TYPES.has(type) ? undefined : type;
+  }
+  return undefined;
+}
+
+/**
+ * The type of output item each tool message is written as, by index: the output of the call it
+ * answers (the nearest earlier call with its id): `function_call_output`, `custom_tool_call_output`,
+ * or for a call of a type the engine does not know, that type with `_output` (`local_shell_call` →
+ * `local_shell_call_output`, its text as `output`).
+ */
+function outputTypes(messages: readonly ChatMessage[]): Map<number, string> {
+  const latest = new Map<string, string>();
+  const types = new Map<number, string>();
+  messages.forEach((message, index) => {
+    if (message.role === "tool") {
+      const type = latest.get(message.tool_call_id ?? "");
+      if (type !== undefined) types.set(index, type);
+      return;
+    }
+    for (const call of message.tool_calls ?? []) {
+      const opaque = opaqueCallType(message, call.id);
+      latest.set(
+        call.id,
+        opaque !== undefined
+          ? `${opaque}_output`
+          : call.type === "custom"
+            ? "custom_tool_call_output"
+            : "function_call_output",
+      );
+    }
+  });
+  return types;
+}
+
+/**
+ * The items `toResponses` builds for one message from its canonical fields (ignoring stored items);
+ * a tool message is written as an `outputType` item.
+ */
+function messageItems(message: ChatMessage, outputType: string): ResponseItem[] {
   const content = message.content;
   if (message.role === "tool") {
     return [
       {
-        type: "function_call_output",
+        type: outputType as "function_call_output",
         call_id: message.tool_call_id ?? "",
         output:
           content === null
@@ -267,22 +384,23 @@ function messageItems(message: ChatMessage): ResponseItem[] {
     });
   }
   for (const call of calls) {
-    items.push({
-      type: "function_call",
-      call_id: call.id,
-      name: call.function.name,
-      arguments: call.function.arguments,
-    });
+    items.push(
+      call.type === "custom"
+        ? {
+            type: "custom_tool_call",
+            call_id: call.id,
+            name: call.custom.name,
+            input: call.custom.input,
+          }
+        : {
+            type: "function_call",
+            call_id: call.id,
+            name: call.function.name,
+            arguments: call.function.arguments,
+          },
+    );
   }
   return items;
-}
-
-/** Canonical view of one visible item, to tell whether a stored item still says the same. */
-function visibleView(item: VisibleItem): unknown {
-  if (item.type === "function_call") return callToCanonical(item);
-  if (item.type === "function_call_output")
-    return { call_id: item.call_id, content: contentToCanonical(item.output) };
-  return { role: item.role, content: contentToCanonical(item.content) };
 }
 
 function storedItems(message: ChatMessage): ResponseItem[] | undefined {
@@ -301,27 +419,23 @@ function sameMessage(a: ChatMessage, b: ChatMessage): boolean {
   );
 }
 
-function itemsFor(message: ChatMessage): ResponseItem[] {
-  const fresh = messageItems(message);
+function itemsFor(message: ChatMessage, outputType: string): ResponseItem[] {
+  const fresh = messageItems(message, outputType);
   const stored = storedItems(message);
   if (stored === undefined) return fresh;
   const { groups } = groupItems(stored);
   const only = groups[0];
   if (groups.length === 1 && only !== undefined && sameMessage(only.message, message))
     return [...stored];
-  // The message changed: rebuild it, keeping opaque items and unchanged items.
-  const firstVisible = stored.findIndex(isVisible);
-  const split = firstVisible === -1 ? stored.length : firstVisible;
+  // The message changed: rebuild it, keeping riders and unchanged items.
+  const firstShown = stored.findIndex((item) => !isRider(item));
+  const split = firstShown === -1 ? stored.length : firstShown;
   const leading = stored.slice(0, split);
-  const trailing = stored.slice(split).filter((item) => !isVisible(item));
-  const storedVisible = stored.filter(isVisible);
+  const trailing = stored.slice(split).filter(isRider);
+  const storedShown = stored.filter((item) => !isRider(item));
   const rebuilt = fresh.map((item) => {
-    if (!isVisible(item)) return item;
-    const view = visibleView(item);
-    return (
-      storedVisible.find((old) => old.type === item.type && jsonEqual(visibleView(old), view)) ??
-      item
-    );
+    const view = viewOf(item);
+    return storedShown.find((old) => jsonEqual(viewOf(old), view)) ?? item;
   });
   return [...leading, ...rebuilt, ...trailing];
 }
@@ -333,5 +447,8 @@ function itemsFor(message: ChatMessage): ResponseItem[] {
 export function toResponses(messages: readonly ChatMessage[]): ResponseItem[] {
   const unsupported = responsesUnsupportedParts(messages);
   if (unsupported.length > 0) throw new InvalidMessagesError(unsupported);
-  return messages.flatMap(itemsFor);
+  const types = outputTypes(messages);
+  return messages.flatMap((message, index) =>
+    itemsFor(message, types.get(index) ?? "function_call_output"),
+  );
 }

@@ -3,7 +3,10 @@
  * Shape checks of untrusted Responses input items: every problem is collected
  * (`InvalidMessagesError` lists them all), and a well-formed copy is returned.
  * The same checks tell the converter whether items stored in
- * `provider_data.responses.items` are still sendable.
+ * `provider_data.responses.items` are still sendable. Items of a type the
+ * engine does not know are not checked: they are forwarded whole, for the
+ * provider to judge (its own validation never stands between an agent and its
+ * model).
  */
 
 import { reusedCallMessage, ToolCallTracker } from "../../messages/call-ids.js";
@@ -22,7 +25,8 @@ import {
 import type { ResponseItem } from "./types.js";
 
 const MESSAGE_ROLES = ["user", "assistant", "system", "developer"] as const;
-const ITEM_TYPES = "message, function_call, function_call_output, reasoning or compaction";
+const ITEM_TYPES =
+  "message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning or compaction";
 const DETAILS = ["auto", "low", "high"] as const;
 
 function checkPart(
@@ -239,24 +243,12 @@ function checkItem(
           );
         }
       }
-      const callId = field(value, "call_id");
-      if (typeof callId === "string" && callId !== "") {
-        // A call_id may come back once its call has its output (see call-ids), not while it waits.
-        const { unanswered } = calls.call(callId, index);
-        if (unanswered !== undefined) {
-          const earlier = `the function_call of item ${unanswered.at}`;
-          problems.add(
-            index,
-            "call_id",
-            "duplicate_tool_call_id",
-            reusedCallMessage(callId, earlier),
-          );
-        }
-      }
+      trackCall(value, index, problems, calls);
       return;
     }
-    case "function_call_output": {
-      checkNonEmptyString(value, "call_id", "a function_call_output item", index, problems);
+    case "function_call_output":
+    case "custom_tool_call_output": {
+      checkNonEmptyString(value, "call_id", `a ${type} item`, index, problems);
       const callId = field(value, "call_id");
       if (typeof callId === "string" && callId !== "") calls.result(callId);
       checkParts(
@@ -264,9 +256,24 @@ function checkItem(
         ["input_text", "output_text", "input_image", "input_file"],
         index,
         "output",
-        "function_call_output `output`",
+        `${type} \`output\``,
         problems,
       );
+      return;
+    }
+    case "custom_tool_call": {
+      checkNonEmptyString(value, "call_id", "a custom_tool_call item", index, problems);
+      checkNonEmptyString(value, "name", "a custom_tool_call item", index, problems);
+      const input = field(value, "input");
+      if (typeof input !== "string") {
+        problems.add(
+          index,
+          "input",
+          "invalid_item",
+          `a custom_tool_call item needs its text \`input\` as a string, got ${typeName(input)}`,
+        );
+      }
+      trackCall(value, index, problems, calls);
       return;
     }
     case "reasoning": {
@@ -302,13 +309,42 @@ function checkItem(
       );
       return;
     default:
-      problems.add(
-        index,
-        "type",
-        "unsupported_item_type",
-        `unsupported input item type ${quote(type)}; use ${ITEM_TYPES}`,
-      );
+      if (typeof type !== "string" || type === "") {
+        problems.add(
+          index,
+          "type",
+          "invalid_item",
+          `an input item's \`type\` must be a non-empty string (${ITEM_TYPES}, or any other the API takes), got ${typeName(type)}`,
+        );
+        return;
+      }
+      // A type the engine does not know is kept whole and forwarded: the provider judges it. Its
+      // `call_id` pairs it like a function call (`*_output` answers, anything else calls).
+      if (opaqueCallId(value) === undefined) return;
+      if (type.endsWith("_output")) calls.result(opaqueCallId(value) ?? "");
+      else trackCall(value, index, problems, calls);
   }
+}
+
+/** The `call_id` of an item of a type the engine does not know, when it has one. */
+export function opaqueCallId(item: Record<string, unknown>): string | undefined {
+  const id = field(item, "call_id");
+  return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+/** Records a call's id; a call_id may come back once its call has its output (see call-ids), not while it waits. */
+function trackCall(
+  item: Record<string, unknown>,
+  index: number,
+  problems: ProblemCollector,
+  calls: ToolCallTracker,
+): void {
+  const callId = field(item, "call_id");
+  if (typeof callId !== "string" || callId === "") return;
+  const { unanswered } = calls.call(callId, index);
+  if (unanswered === undefined) return;
+  const earlier = `the call of item ${unanswered.at}`;
+  problems.add(index, "call_id", "duplicate_tool_call_id", reusedCallMessage(callId, earlier));
 }
 
 export function checkItems(items: unknown, problems: ProblemCollector): items is ResponseItem[] {

@@ -70,6 +70,23 @@ export interface ResponsesFunctionCallOutputItem {
   status?: string;
 }
 
+/** A call of a custom tool: free-form text `input` (Codex's `apply_patch`). */
+export interface ResponsesCustomToolCallItem {
+  type: "custom_tool_call";
+  call_id: string;
+  name: string;
+  input: string;
+  id?: string;
+  status?: string;
+}
+
+export interface ResponsesCustomToolCallOutputItem {
+  type: "custom_tool_call_output";
+  call_id: string;
+  output: ResponsesFunctionCallOutputItem["output"];
+  id?: string;
+}
+
 export interface ResponsesReasoningItem {
   type: "reasoning";
   id?: string;
@@ -85,19 +102,44 @@ export interface ResponsesCompactionItem {
   id?: string;
 }
 
-export type ResponseItem =
+/**
+ * An item of a type the engine does not know (`web_search_call`, `local_shell_call`, one added next
+ * month): kept whole and sent back verbatim; see `formats/responses/convert` for what stands for it.
+ */
+export interface ResponsesOpaqueItem {
+  type: string;
+  [key: string]: unknown;
+}
+
+/** The item types the engine reads (the `message` type may be left out, as the API allows). */
+export const KNOWN_ITEM_TYPES: ReadonlySet<string> = new Set([
+  "message",
+  "function_call",
+  "function_call_output",
+  "custom_tool_call",
+  "custom_tool_call_output",
+  "reasoning",
+  "compaction",
+]);
+
+/** An item of a type the engine reads. */
+export type KnownItem =
   | ResponsesMessageItem
   | ResponsesFunctionCallItem
   | ResponsesFunctionCallOutputItem
+  | ResponsesCustomToolCallItem
+  | ResponsesCustomToolCallOutputItem
   | ResponsesReasoningItem
   | ResponsesCompactionItem;
 
-/** The items that carry a message's content or calls (reasoning and compaction items are opaque). */
-export type VisibleItem =
-  | ResponsesMessageItem
-  | ResponsesFunctionCallItem
-  | ResponsesFunctionCallOutputItem;
+export type ResponseItem = KnownItem | ResponsesOpaqueItem;
 
-export function isVisible(item: ResponseItem): item is VisibleItem {
-  return item.type !== "reasoning" && item.type !== "compaction";
+/** Whether the engine reads `item`'s type (a message item may leave its type out). */
+export function isKnownItem(item: ResponseItem): item is KnownItem {
+  return item.type === undefined || KNOWN_ITEM_TYPES.has(item.type);
+}
+
+/** Reasoning and compaction items: encrypted state that rides with the next message, never content. */
+export function isRider(item: ResponseItem): boolean {
+  return item.type === "reasoning" || item.type === "compaction";
 }

@@ -1,0 +1,26 @@
+import { describe, expect, it } from "vitest";
+import { responsesProtocol } from "./responses-protocol";
+
+const event = (type: string, fields: Record<string, unknown>) => ({
+  event: type,
+  data: JSON.stringify({ type, ...fields }),
+});
+
+describe("the Responses stream accumulator", () => {
+  const call = { type: "custom_tool_call", call_id: "call_p", name: "apply_patch", input: "x" };
+  const search = { type: "web_search_call", id: "ws_1", status: "completed", action: {} };
+
+  it("takes the output items of any type from the last event", () => {
+    const accumulator = responsesProtocol.accumulator();
+    accumulator.event(event("response.completed", { response: { output: [search, call] } }));
+    expect(accumulator.result()?.messages).toEqual([search, call]);
+  });
+
+  it("takes the finished items when the last event's output is empty", () => {
+    const accumulator = responsesProtocol.accumulator();
+    accumulator.event(event("response.output_item.done", { output_index: 1, item: call }));
+    accumulator.event(event("response.output_item.done", { output_index: 0, item: search }));
+    accumulator.event(event("response.completed", { response: { output: [] } }));
+    expect(accumulator.result()?.messages).toEqual([search, call]);
+  });
+});
