@@ -32,16 +32,13 @@ import { reusedInListMessage, ToolCallTracker } from "./call-ids.js";
 import {
   field,
   isRecord,
-  jsonTextNestsTooDeep,
-  MAX_NESTING,
   ProblemCollector,
   quote,
-  tooDeepMessage,
   toWellFormed,
   typeName,
-  valueNestsTooDeep,
   wellFormedDeep,
 } from "./input-checks.js";
+import { jsonTextNestsTooDeep, MAX_NESTING, tooDeepMessage, valueNestsTooDeep } from "./limits.js";
 import type {
   ChatMessage,
   ContentPart,

@@ -9,14 +9,12 @@
 import {
   field,
   isRecord,
-  MAX_NESTING,
   ProblemCollector,
   quote,
-  tooDeepMessage,
   typeName,
-  valueNestsTooDeep,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
+import { MAX_NESTING, tooDeepMessage, valueNestsTooDeep } from "../../messages/limits.js";
 import type {
   AnthropicMessage,
   AnthropicRequest,

@@ -10,15 +10,17 @@ import { reusedCallMessage, ToolCallTracker } from "../../messages/call-ids.js";
 import {
   field,
   isRecord,
-  jsonTextNestsTooDeep,
-  MAX_NESTING,
   ProblemCollector,
   quote,
-  tooDeepMessage,
   typeName,
-  valueNestsTooDeep,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
+import {
+  jsonTextNestsTooDeep,
+  MAX_NESTING,
+  tooDeepMessage,
+  valueNestsTooDeep,
+} from "../../messages/limits.js";
 import type { ResponseItem } from "./types.js";
 
 const MESSAGE_ROLES = ["user", "assistant", "system", "developer"] as const;
