@@ -1,8 +1,26 @@
 /**
  * @module messages/limits
  * What one message may hold, and how it is counted, in one place: how deep the
- * JSON it carries may nest. Every stage that reads a message counts with these
+ * JSON it carries may nest. Every stage that reads a message (each format's
+ * parser, the canonical parse that compaction and the gateway read stored
+ * messages back with, the conversions between formats) counts with these
  * functions, so that what one stage accepts no later stage refuses.
+ *
+ * Depth is counted per payload, from the payload itself (level 1), never from
+ * the message around it: a payload is the same object in every format and at
+ * every stage (an Anthropic block in a turn's `content` is the block kept in
+ * `provider_data.anthropic.blocks`; a Responses item is the item kept in
+ * `provider_data.responses.items`), while the wrappers around it differ.
+ * - tool-call arguments (JSON text or object; an Anthropic `tool_use` input
+ *   becomes them): {@link MAX_NESTING} levels;
+ * - a block or item a provider defines (Anthropic content, system and thinking
+ *   blocks, Responses input items) and any other provider-data value:
+ *   {@link MAX_ITEM_NESTING}, one level more, so that a `tool_use` block whose
+ *   input nests {@link MAX_NESTING} levels fits.
+ * Before the copies and conversions that recurse, a whole message (or a
+ * `provider_data`) is measured against the deepest its payloads can sit under
+ * its wrappers ({@link nestsPastItems}); like every measure here it is
+ * iterative, so hostile input cannot overflow the stack.
  */
 
 /**
@@ -12,6 +30,9 @@
  * stack overflow.
  */
 export const MAX_NESTING = 256;
+
+/** How deep a provider's block or item may nest: its tool input or arguments may nest {@link MAX_NESTING}. */
+export const MAX_ITEM_NESTING = MAX_NESTING + 1;
 
 /** True when JSON `text` (already known to parse) nests objects/arrays deeper than `limit`. Linear, no parsing. */
 export function jsonTextNestsTooDeep(text: string, limit: number = MAX_NESTING): boolean {
@@ -78,7 +99,22 @@ export function valueNestsTooDeep(value: unknown, limit: number = MAX_NESTING): 
   return false;
 }
 
-/** The problem text for input nested past {@link MAX_NESTING}. */
-export function tooDeepMessage(what: string): string {
-  return `${what} nests objects/arrays more than ${MAX_NESTING} levels deep (or refers to itself); flatten it: no provider accepts such input`;
+/** True when a provider's block or item (or another provider-data value) nests past {@link MAX_ITEM_NESTING}. */
+export function itemNestsTooDeep(item: unknown): boolean {
+  return valueNestsTooDeep(item, MAX_ITEM_NESTING);
+}
+
+/**
+ * True when `value`, which holds blocks or items `wrappers` levels down (an Anthropic message:
+ * 2, message > content > block; a `provider_data`: 3, provider_data > anthropic > blocks > block),
+ * nests deeper than any of them may. Measured before a copy recurses; the items themselves are then
+ * measured one by one ({@link itemNestsTooDeep}), which says which one is too deep.
+ */
+export function nestsPastItems(value: unknown, wrappers: number): boolean {
+  return valueNestsTooDeep(value, MAX_ITEM_NESTING + wrappers);
+}
+
+/** The problem text for input nested past `limit` ({@link MAX_NESTING} for arguments, {@link MAX_ITEM_NESTING} for an item). */
+export function tooDeepMessage(what: string, limit: number = MAX_NESTING): string {
+  return `${what} nests objects/arrays more than ${limit} levels deep (or refers to itself); flatten it: no provider accepts such input`;
 }
