@@ -1,7 +1,7 @@
 /**
  * @module messages/limits
  * What one message may hold, and how it is counted, in one place: how deep the
- * JSON it carries may nest. Every stage that reads a message (each format's
+ * JSON it carries may nest, and how many bytes of text it may hold. Every stage that reads a message (each format's
  * parser, the canonical parse that compaction and the gateway read stored
  * messages back with, the conversions between formats) counts with these
  * functions, so that what one stage accepts no later stage refuses.
@@ -117,4 +117,39 @@ export function nestsPastItems(value: unknown, wrappers: number): boolean {
 /** The problem text for input nested past `limit` ({@link MAX_NESTING} for arguments, {@link MAX_ITEM_NESTING} for an item). */
 export function tooDeepMessage(what: string, limit: number = MAX_NESTING): string {
   return `${what} nests objects/arrays more than ${limit} levels deep (or refers to itself); flatten it: no provider accepts such input`;
+}
+
+/** Bytes of text one message may hold ({@link messageSize}). */
+export const MAX_MESSAGE_CONTENT_BYTES = 4 * 1024 * 1024;
+/** Allowance on top of the content for the role, ids, names and tool-call envelopes. */
+export const MESSAGE_ENVELOPE_BYTES = 64 * 1024;
+
+/** UTF-8 length of a string without encoding it. */
+function utf8Length(text: string): number {
+  let bytes = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) bytes += 1;
+    else if (code < 0x800) bytes += 2;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 4;
+        i++;
+      } else bytes += 3;
+    } else bytes += 3;
+  }
+  return bytes;
+}
+
+/** Bytes of text a message holds: every string in it, in UTF-8 (JSON syntax not counted). */
+export function messageSize(value: unknown): number {
+  if (typeof value === "string") return utf8Length(value);
+  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + messageSize(item), 0);
+  if (typeof value === "object" && value !== null) {
+    let sum = 0;
+    for (const [key, item] of Object.entries(value)) sum += key.length + messageSize(item);
+    return sum;
+  }
+  return 0;
 }
