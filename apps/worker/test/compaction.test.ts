@@ -285,6 +285,23 @@ describe("manual compaction and overflow", () => {
     expect(validateMessages(overflow.body.messages as never, "openai").ok).toBe(true);
     expect((await compactions(id))[0]?.trigger).toBe("overflow");
   });
+
+  it("refuses an error body nested deeper than a provider's payload may, as a 400 that names it", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(2), model: "gpt-4o" });
+    for (const depth of [300, 5_000]) {
+      let body: unknown = { message: "prompt is too long: 200 tokens > 100 maximum" };
+      for (let level = 1; level < depth; level++) body = { error: body };
+      const reply = await call("POST", `/v1/sessions/${id}/overflow`, {
+        body: { error: { status: 400, message: "context overflow", body } },
+      });
+      expect(reply.status, `a body ${depth} levels deep`).toBe(400);
+      expect(reply.body).toMatchObject({
+        error: { code: "invalid_request", details: { issues: [{ path: "error.body" }] } },
+      });
+    }
+    expect(await compactions(id)).toHaveLength(0);
+  });
 });
 
 describe("overflow reports that state the provider's numbers", () => {

@@ -62,12 +62,12 @@ export {
 } from "./messages/call-ids.js";
 export { messageText } from "./messages/content.js";
 export {
+  itemNestsTooDeep,
   MAX_ITEM_NESTING,
   MAX_MESSAGE_CONTENT_BYTES,
   MAX_NESTING,
   MESSAGE_ENVELOPE_BYTES,
   messageSize,
-  valueNestsTooDeep,
 } from "./messages/limits.js";
 export { parseMessages } from "./messages/parse.js";
 export { isEmptyTurn, repairMessages } from "./messages/repair.js";
