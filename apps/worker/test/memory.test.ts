@@ -129,7 +129,23 @@ describe("memory limits and secrets", () => {
       const refused = await call<ErrorResponseBody>("POST", "/v1/memory", { as, body });
       expect(refused.status, JSON.stringify(body)).toBe(400);
       expect(refused.body.error.code).toBe("invalid_request");
+      // As every invalid_request: the field named in `details.issues`.
+      const field = "kind" in body && body.kind === "fact" ? "text" : "kind";
+      expect(refused.body.error.details, JSON.stringify(body)).toMatchObject({
+        in: "body",
+        issues: [{ path: field }],
+      });
     }
+    const [kept] = (await call<MemoryListResponseBody>("GET", "/v1/memory", { as })).body.memories;
+    const emptied = await call<ErrorResponseBody>("PATCH", `/v1/memory/${kept?.id}`, {
+      as,
+      body: { text: "", kind: "fact" },
+    });
+    expect(emptied.status).toBe(400);
+    expect(emptied.body.error).toMatchObject({
+      code: "invalid_request",
+      details: { in: "body", issues: [{ path: "text" }] },
+    });
     const list = await call<MemoryListResponseBody>("GET", "/v1/memory", { as });
     expect(list.body.memories).toHaveLength(1);
   });

@@ -467,6 +467,29 @@ describe("idempotency", () => {
     expect(next.body.lastSeq).toBe(8);
   });
 
+  it("refuses a malformed Idempotency-Key as invalid_request naming the header, changing nothing", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(1) });
+    const before = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    for (const key of ["k".repeat(256), "has space", "ü"]) {
+      const headers = { "Idempotency-Key": key };
+      for (const [path, body] of [
+        ["messages", { messages: [{ role: "user", content: "more" }] }],
+        ["compact", {}],
+      ] as const) {
+        const reply = await call("POST", `/v1/sessions/${id}/${path}`, { body, headers });
+        expect(reply.status, `${path} with ${JSON.stringify(key)}`).toBe(400);
+        expect(reply.body).toMatchObject({
+          error: {
+            code: "invalid_request",
+            details: { in: "header", issues: [{ path: "Idempotency-Key" }] },
+          },
+        });
+      }
+    }
+    expect((await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body).toEqual(before.body);
+  });
+
   it("replays an append after the object was evicted: the records live in its storage", async () => {
     const id = freshSession();
     const body = { messages: conversation(1) };

@@ -7,7 +7,7 @@
 
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError } from "../api/errors";
+import { ApiError, invalidRequest } from "../api/errors";
 import type { AppEnv } from "./app-env";
 
 export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
@@ -21,13 +21,10 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
   // Hono's own HTTPExceptions (e.g. from a validator) keep their status but get our shape.
   const status = (error as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
+    const refused = invalidRequest("request", "", error.message || "bad request");
     return errorResponse(
       c,
-      new ApiError(
-        status as ContentfulStatusCode,
-        "invalid_request",
-        error.message || "bad request",
-      ),
+      new ApiError(status as ContentfulStatusCode, refused.code, refused.message, refused.details),
     );
   }
   console.error(

@@ -34,7 +34,7 @@ import {
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createParser } from "eventsource-parser";
 import type { Context } from "hono";
-import { ApiError } from "../api/errors";
+import { ApiError, invalidRequest } from "../api/errors";
 import { canonicalMessages, renderMessages } from "../api/formats";
 import { unwrap } from "../api/rpc-result";
 import {
@@ -156,9 +156,9 @@ function contextWindowHeader(c: Context<AppEnv>): number | undefined {
   try {
     return parseContextWindow(raw);
   } catch {
-    throw new ApiError(
-      400,
-      "invalid_request",
+    throw invalidRequest(
+      "header",
+      GATEWAY_HEADERS.contextWindow,
       `${GATEWAY_HEADERS.contextWindow} must be a number of tokens, e.g. 128000 or "128k" (got ${JSON.stringify(raw.slice(0, 40))})`,
     );
   }

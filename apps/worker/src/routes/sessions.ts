@@ -10,7 +10,7 @@
 import { type ChatMessage, type MessageFormat, parseContextWindow } from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ApiError } from "../api/errors";
+import { invalidRequest } from "../api/errors";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
 import { idempotencyInput } from "../api/idempotency-key";
 import { unwrap } from "../api/rpc-result";
@@ -399,14 +399,10 @@ function pinnedMessages(messages: readonly unknown[]): ChatMessage[] {
   const canonical = canonicalMessages(messages, "openai", undefined, "pinned");
   canonical.forEach((message, index) => {
     if (!PINNED_ROLES.has(message.role) || (message.tool_calls?.length ?? 0) > 0) {
-      throw new ApiError(
-        400,
-        "invalid_request",
-        `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls`,
-        {
-          in: "body",
-          issues: [{ path: `pinned[${index}]`, message: "tool traffic cannot be pinned" }],
-        },
+      throw invalidRequest(
+        "body",
+        `pinned[${index}]`,
+        `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls (tool traffic cannot be pinned)`,
       );
     }
   });

@@ -16,7 +16,7 @@ import {
   type MemoryKind,
   type MemoryOperation,
 } from "@condense/core";
-import { ApiError } from "../api/errors";
+import { ApiError, invalidRequest } from "../api/errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ftsQuery } from "./fts-query";
 
@@ -56,11 +56,7 @@ function entryOf(row: Row): MemoryEntry {
 export function checkMemoryText(text: string): string {
   const trimmed = text.trim();
   if (trimmed === "") {
-    throw new ApiError(
-      400,
-      "invalid_request",
-      "a memory's `text` is empty: send 1-2000 characters",
-    );
+    throw invalidRequest("body", "text", "a memory's `text` is empty: send 1-2000 characters");
   }
   if (trimmed.length > MEMORY_LIMITS.maxChars) {
     throw new ApiError(
@@ -82,7 +78,7 @@ export function checkMemoryText(text: string): string {
 
 function checkKind(kind: string): MemoryKind {
   if (isKind(kind)) return kind;
-  throw new ApiError(400, "invalid_request", `unknown kind: use one of ${MEMORY_KINDS.join(", ")}`);
+  throw invalidRequest("body", "kind", `unknown kind: use one of ${MEMORY_KINDS.join(", ")}`);
 }
 
 function memoryNotFound(id: string): ApiError {
@@ -307,7 +303,7 @@ export function applyOperations(
       } else if (op.op === "remove") {
         deleteMemory(sql, op.id);
       } else {
-        throw new ApiError(400, "invalid_request", "unknown operation: use add, replace or remove");
+        throw invalidRequest("body", "op", "unknown operation: use add, replace or remove");
       }
       result.applied++;
     } catch (error) {
