@@ -752,6 +752,22 @@ const ROUTES: GatewayRoute[] = [
 const DESCRIPTION =
   "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation. Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation, X-Condense-Tokens (context tokens sent upstream), X-Condense-Compaction (none, or the tier that ran first). Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
 
+/**
+ * A refusal the app makes before any gateway route runs (a wrong method, an unknown path), in the
+ * protocol shape of the gateway path it was made for, so an SDK reads it as it reads the gateway's
+ * own errors; undefined for a path outside the gateway. A path no route serves gets Anthropic's shape
+ * under `/v1/` (where the Anthropic SDK sends everything), else OpenAI's.
+ */
+export function gatewayRefusal(c: Context<AppEnv>, error: ApiError): Response | undefined {
+  const match = /^\/v1\/gateway\/[^/]+(\/.*?)?\/?$/.exec(c.req.path);
+  if (match === null) return undefined;
+  const rest = match[1] ?? "";
+  const protocol =
+    ROUTES.find((route) => route.path === rest)?.protocol ??
+    (rest.startsWith("/v1/") ? anthropicProtocol : chatProtocol);
+  return protocolError(c, protocol, error);
+}
+
 export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
   const errorContent = { "application/json": { schema: ErrorResponse } };
   for (const route of ROUTES) {
