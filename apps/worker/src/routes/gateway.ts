@@ -76,6 +76,7 @@ import {
 import { configuredUpstreams, resolveUpstream, type Upstream } from "../gateway/upstreams";
 import type { AppEnv } from "../http/app-env";
 import { readJsonBody } from "../http/body";
+import { ClientClosedError, clientClosedResponse } from "../http/client-closed";
 import { requestIdHeader, validate } from "../http/route";
 import { type ContextData, type OverflowData, withPinned } from "../session/context-view";
 import type { GatewayContextByReference, GatewayTurnResult } from "../session/session-object";
@@ -115,6 +116,7 @@ function keepAlive(c: Context<AppEnv>, promise: Promise<void>): void {
 
 /** The gateway's own error in the route's protocol shape. */
 function protocolError(c: Context<AppEnv>, protocol: GatewayProtocol, error: unknown): Response {
+  if (error instanceof ClientClosedError) return clientClosedResponse(c);
   const apiError =
     error instanceof ApiError
       ? error
