@@ -417,7 +417,10 @@ function partAsText(part: ContentPart): string {
   }
 }
 
-/** Stored blocks, if they are still what the message's canonical fields say; else undefined. */
+/**
+ * Stored blocks, if they are still what the message's canonical fields say (less whitespace-only
+ * text next to other blocks, as for rebuilt blocks); else undefined.
+ */
 export function storedBlocks(message: ChatMessage): string | AnthropicContentBlock[] | undefined {
   const blocks = message.provider_data?.anthropic?.blocks;
   if (!Array.isArray(blocks) || blocks.length === 0) return undefined;
@@ -428,9 +431,10 @@ export function storedBlocks(message: ChatMessage): string | AnthropicContentBlo
     checkSystem(stored, problems);
     if (problems.size > 0) return undefined;
     const current = systemToCanonical(stored as string | AnthropicTextBlock[]);
-    return jsonEqual(current.content, message.content)
-      ? (stored as AnthropicTextBlock[])
-      : undefined;
+    if (!jsonEqual(current.content, message.content)) return undefined;
+    return typeof stored === "string"
+      ? stored
+      : (dropBlankText(stored as AnthropicTextBlock[]) as AnthropicTextBlock[]);
   }
   const role: AnthropicRole = message.role === "assistant" ? "assistant" : "user";
   const turn = { role, content: stored };
@@ -443,5 +447,7 @@ export function storedBlocks(message: ChatMessage): string | AnthropicContentBlo
     jsonEqual(only.content, message.content) &&
     jsonEqual(only.tool_calls ?? [], message.tool_calls ?? []) &&
     only.tool_call_id === message.tool_call_id;
-  return same ? (stored as string | AnthropicContentBlock[]) : undefined;
+  if (!same) return undefined;
+  // Kept verbatim, but never with the blank text Anthropic rejects next to other blocks.
+  return typeof stored === "string" ? stored : dropBlankText(stored as AnthropicContentBlock[]);
 }
