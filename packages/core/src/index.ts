@@ -70,7 +70,8 @@ export {
   messageSize,
 } from "./messages/limits.js";
 export { parseMessages } from "./messages/parse.js";
-export { isEmptyTurn, repairMessages } from "./messages/repair.js";
+export { INTERRUPTED_RESULT, isEmptyTurn, repairMessages } from "./messages/repair.js";
+export { carriesNothing, type Sendable, sendableMessages } from "./messages/sendable.js";
 export type {
   AudioFormat,
   AudioPart,
