@@ -13,9 +13,9 @@
 import {
   type ChatMessage,
   contextWindowFor,
-  isEmptyTurn,
   type MessageFormat,
   messageTokens,
+  sendableMessages,
   shouldCompact,
   toCanonical,
   type WarningLevel,
@@ -335,17 +335,6 @@ export function withPinned(messages: ChatMessage[], pinned: ChatMessage[]): Chat
   return [...messages.slice(0, head), ...pinned, ...messages.slice(head)];
 }
 
-/**
- * The messages to send, without the empty turns among them: compaction output has none, but the
- * transcript after the view holds messages as appended, and an aborted assistant turn (no text,
- * no tool call) is rejected by every provider. The transcript keeps them.
- */
-function sendable(messages: ChatMessage[]): ChatMessage[] {
-  return messages.some(isEmptyTurn)
-    ? messages.filter((message) => !isEmptyTurn(message))
-    : messages;
-}
-
 /** The context of `snapshot` as the Worker renders it. */
 export function contextData(
   sessionId: string,
@@ -357,11 +346,14 @@ export function contextData(
   return {
     sessionId,
     defaultFormat: defaultFormatOf(settings),
-    messages: withPinned(sendable(snapshot.messages), measure.pinned),
+    // As the provider takes it (core `sendableMessages`): the transcript keeps every message as
+    // appended, but empty turns are left out and interrupted tool calls answered (a late result
+    // placed with its call), so the context is valid whatever the agent appended meanwhile.
+    messages: sendableMessages(withPinned(snapshot.messages, measure.pinned)).messages,
     ...(snapshot.openaiItems !== undefined
       ? {
           responsesItems: snapshot.openaiItems,
-          rest: [...measure.pinned, ...sendable(snapshot.tail)],
+          rest: sendableMessages([...measure.pinned, ...snapshot.tail]).messages,
         }
       : {}),
     tokens: measure.tokens,
