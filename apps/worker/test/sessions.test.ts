@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import type {
   CompactionsResponseBody,
   ContextResponseBody,
+  ErrorResponseBody,
   ManualCompactResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
@@ -303,6 +304,36 @@ describe("settings and status", () => {
     expect(badThreshold.body.error.details.issues[0]?.path).toBe("threshold");
     const unknownField = await call("PATCH", `/v1/sessions/${id}`, { body: { colour: "blue" } });
     expect(unknownField.status).toBe(400);
+  });
+
+  it("refuses a pinned message that carries nothing, naming it, and changes nothing", async () => {
+    const id = freshSession();
+    await append(id, { messages: [{ role: "user", content: "hi" }] });
+    const rules = { role: "system", content: "rules" };
+    for (const [empty, at] of [
+      [{ role: "developer", content: "" }, 1],
+      [{ role: "system", content: "  \n" }, 1],
+      [{ role: "assistant", content: null }, 1],
+      [{ role: "user", content: [{ type: "text", text: "" }] }, 1],
+    ] as const) {
+      const reply = await call<ErrorResponseBody>("PATCH", `/v1/sessions/${id}`, {
+        body: { pinned: [rules, empty, { role: "user", content: "more" }] },
+      });
+      expect(reply.status, JSON.stringify(empty)).toBe(400);
+      expect(reply.body.error).toMatchObject({
+        code: "invalid_request",
+        details: { in: "body", issues: [{ path: `pinned[${at}]` }] },
+      });
+    }
+    const status = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    expect(status.body.settings.pinned).toEqual([]);
+    for (const format of ["openai", "anthropic"]) {
+      const context = await call<ContextResponseBody>(
+        "GET",
+        `/v1/sessions/${id}/context?format=${format}`,
+      );
+      expect(context.body.messages).toEqual([{ role: "user", content: "hi" }]);
+    }
   });
 
   it("recounts the stored tokens when the model changes, by PATCH or by append", async () => {

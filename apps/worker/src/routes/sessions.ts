@@ -7,7 +7,12 @@
  * Worker, so the object only stores and compacts.
  */
 
-import { type ChatMessage, type MessageFormat, parseContextWindow } from "@condense/core";
+import {
+  type ChatMessage,
+  carriesNothing,
+  type MessageFormat,
+  parseContextWindow,
+} from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { invalidRequest } from "../api/errors";
@@ -394,7 +399,10 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
 
 const PINNED_ROLES = new Set(["system", "developer", "user", "assistant"]);
 
-/** Pinned messages: canonical, and never tool traffic (they are re-inserted out of their original place). */
+/**
+ * Pinned messages: canonical, never tool traffic (they are re-inserted out of their original
+ * place), and never empty.
+ */
 function pinnedMessages(messages: readonly unknown[]): ChatMessage[] {
   const canonical = canonicalMessages(messages, "openai", undefined, "pinned");
   canonical.forEach((message, index) => {
@@ -403,6 +411,14 @@ function pinnedMessages(messages: readonly unknown[]): ChatMessage[] {
         "body",
         `pinned[${index}]`,
         `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls (tool traffic cannot be pinned)`,
+      );
+    }
+    // Served as an empty turn or an empty block of Anthropic's `system`, which providers refuse.
+    if (carriesNothing(message)) {
+      throw invalidRequest(
+        "body",
+        `pinned[${index}]`,
+        `invalid request body: \`pinned[${index}]\` carries nothing (no text, image or file); give it text or leave it out`,
       );
     }
   });
