@@ -26,10 +26,10 @@
 import {
   type ChatMessage,
   isContextOverflowError,
-  isEmptyTurn,
   type MessageFormat,
   parseContextWindow,
   parseOverflowTokens,
+  sendableMessages,
 } from "@condense/core";
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createParser } from "eventsource-parser";
@@ -189,39 +189,31 @@ function renderContext(data: ContextData, format: MessageFormat): RequestHistory
   };
 }
 
-/** Messages a provider accepts: an empty turn (an aborted answer) is left out, as `/context` does. */
-function sendable(messages: ChatMessage[]): ChatMessage[] {
-  return messages.some(isEmptyTurn)
-    ? messages.filter((message) => !isEmptyTurn(message))
-    : messages;
-}
-
 /**
  * A context given by reference to the request's history, rendered; undefined when it is the
- * request's history itself (nothing compacted or pinned), which then goes upstream as it was sent.
+ * request's history itself (nothing compacted, pinned, left out or placed), which then goes upstream
+ * as it was sent. It is made sendable as `/context` makes the session's (core `sendableMessages`):
+ * empty turns left out, interrupted tool calls answered, late results placed with their calls.
  */
 function renderReference(
   reference: GatewayContextByReference,
   canonical: ChatMessage[],
   format: MessageFormat,
 ): RequestHistory | undefined {
-  const tail = sendable(canonical.slice(reference.historyFrom));
+  const history = canonical.slice(reference.historyFrom);
   if (reference.openaiItems !== undefined) {
     if (format !== "responses") throw itemsOnlyInResponses();
-    return {
-      messages: [
-        ...reference.openaiItems,
-        ...renderMessages([...reference.pinned, ...tail], "responses").messages,
-      ],
-    };
+    const rest = sendableMessages([...reference.pinned, ...history]).messages;
+    return { messages: [...reference.openaiItems, ...renderMessages(rest, "responses").messages] };
   }
+  const sent = sendableMessages(withPinned([...reference.view, ...history], reference.pinned));
   const unchanged =
     reference.view.length === 0 &&
     reference.pinned.length === 0 &&
     reference.historyFrom === 0 &&
-    tail.length === canonical.length;
+    !sent.changed;
   if (unchanged) return undefined;
-  return renderMessages(withPinned([...reference.view, ...tail], reference.pinned), format);
+  return renderMessages(sent.messages, format);
 }
 
 /**
