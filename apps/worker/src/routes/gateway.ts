@@ -78,8 +78,9 @@ import type { AppEnv } from "../http/app-env";
 import { readJsonBody } from "../http/body";
 import { ClientClosedError, clientClosedResponse } from "../http/client-closed";
 import { requestIdHeader, validate } from "../http/route";
-import { type ContextData, type OverflowData, withPinned } from "../session/context-view";
-import type { GatewayContextByReference, GatewayTurnResult } from "../session/session-object";
+import { type ContextData, withPinned } from "../session/context-view";
+import type { GatewayContextByReference } from "../session/gateway-context";
+import type { GatewayOverflowResult, GatewayTurnResult } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
 import { sessionStub } from "./sessions";
 
@@ -344,7 +345,6 @@ async function sessionPlan(
     [GATEWAY_HEADERS.compaction]:
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
-  let lastSeq = served.lastSeq;
   const context =
     "whole" in served.context
       ? renderContext(served.context.whole, protocol.format)
@@ -364,12 +364,14 @@ async function sessionPlan(
     headers,
     ...(recall !== undefined ? { recall } : {}),
     async recover(error) {
-      let data: OverflowData;
+      let recovered: GatewayOverflowResult;
       try {
-        data = unwrap<OverflowData>(
-          await stub.overflow(key, {
+        recovered = unwrap<GatewayOverflowResult>(
+          await stub.gatewayOverflow(key, {
             error: { status: error.status, message: error.text.slice(0, 100_000) },
             format: protocol.format,
+            generation: served.generation,
+            lastSeq: served.lastSeq,
           }),
         );
       } catch (refused) {
@@ -377,18 +379,33 @@ async function sessionPlan(
         if (refused instanceof ApiError) return undefined;
         throw refused;
       }
-      lastSeq = data.lastSeq;
-      headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
-      const last = unwrap(await stub.compactions(key)).at(-1);
-      if (last !== undefined) headers[GATEWAY_HEADERS.compaction] = String(last.tier);
-      return outgoing(protocol.withContext(body, renderContext(data, protocol.format)));
+      if (recovered.compactionTier !== null) {
+        headers[GATEWAY_HEADERS.compaction] = String(recovered.compactionTier);
+      }
+      // The retry carries this request's own history, compacted: never messages other requests
+      // appended meanwhile (an answer its client abandoned), which are not this conversation's turn.
+      if (recovered.kind === "moved-on") {
+        const maxOutputTokens = protocol.maxOutputTokens(body);
+        const fit = await fitStateless(canonical, model, {
+          contextWindow: recovered.contextWindow,
+          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+          force: true,
+        });
+        headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
+        return outgoing(protocol.withContext(body, renderMessages(fit.messages, protocol.format)));
+      }
+      headers[GATEWAY_HEADERS.tokens] = String(recovered.tokens);
+      const retried = renderReference(recovered.context.byReference, canonical, protocol.format);
+      // Nothing compacted: the same request would be refused the same way.
+      if (retried === undefined) return undefined;
+      return outgoing(protocol.withContext(body, retried));
     },
     async answered(answer) {
       try {
         const messages = canonicalMessages(answer.messages, protocol.format);
         const result = await stub.gatewayAnswer(key, {
           generation: served.generation,
-          afterSeq: lastSeq,
+          afterSeq: served.lastSeq,
           messages,
           hashes: await messageHashes(messages),
           model,
