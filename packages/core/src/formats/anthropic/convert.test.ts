@@ -535,6 +535,25 @@ describe("toAnthropic", () => {
     ]);
   });
 
+  it("joins system messages without whitespace-only blocks, which Anthropic rejects", () => {
+    const request = toAnthropic([
+      { role: "system", content: [{ type: "text", text: "" }] },
+      { role: "system", content: "Be brief." },
+      {
+        role: "developer",
+        content: [
+          { type: "text", text: " " },
+          { type: "text", text: "Cite." },
+        ],
+      },
+      { role: "user", content: "hi" },
+    ]);
+    expect(request.system).toEqual([
+      { type: "text", text: "Be brief." },
+      { type: "text", text: "Cite." },
+    ]);
+  });
+
   it("does not modify the messages or their stored blocks", () => {
     const messages = fromAnthropic({
       messages: [
