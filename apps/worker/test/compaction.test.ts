@@ -286,6 +286,36 @@ describe("manual compaction and overflow", () => {
     expect((await compactions(id))[0]?.trigger).toBe("overflow");
   });
 
+  it("answers a context of empty turns only with nothing to compact, never a 500", async () => {
+    const id = freshSession();
+    await append(id, {
+      messages: [
+        { role: "user", content: "" },
+        { role: "assistant", content: " " },
+      ],
+    });
+    const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(manual.status).toBe(200);
+    expect(manual.body).toMatchObject({
+      compacted: false,
+      reason: expect.stringContaining("empty"),
+    });
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: {
+        error: {
+          status: 400,
+          message:
+            "This model's maximum context length is 3000 tokens. However, your messages resulted in 5000 tokens.",
+        },
+      },
+    });
+    expect(overflow.status).toBe(200);
+    expect(overflow.body.messages).toEqual([]);
+    expect(await compactions(id)).toHaveLength(0);
+  });
+
   it("refuses an error body nested deeper than a provider's payload may, as a 400 that names it", async () => {
     const id = freshSession();
     await append(id, { messages: conversation(2), model: "gpt-4o" });
