@@ -304,30 +304,41 @@ export const arbAgentEvent: fc.Arbitrary<AgentEvent> = fc.oneof(
   },
 );
 
+/** Where an agent's session stands: the calls awaiting a result, the next call number. */
+export interface AgentState {
+  awaiting: string[];
+  next: number;
+}
+
 /**
- * The messages of `events` as a session stores them: every id unique, a result only for a call
- * that awaits one. Calls are often interrupted (the user speaks, another answer begins) and their
- * results may come late, after the message that interrupted them, or never; turns may be empty.
+ * The messages of `events` as a session stores them, after `state` (which is updated): every id
+ * unique, a result only for a call that awaits one. Calls are often interrupted (the user speaks,
+ * another answer begins) and their results may come late, after the message that interrupted them,
+ * or never; turns may be empty.
  */
-export function agentMessages(events: readonly AgentEvent[]): ChatMessage[] {
+export function agentMessages(
+  events: readonly AgentEvent[],
+  state: AgentState = { awaiting: [], next: 0 },
+): ChatMessage[] {
   const messages: ChatMessage[] = [];
-  const awaiting: string[] = [];
-  let counter = 0;
   for (const event of events) {
     if (event.kind === "user" || event.kind === "system") {
       messages.push({ role: event.kind, content: event.text });
     } else if (event.kind === "say") {
       messages.push({ role: "assistant", content: event.text });
     } else if (event.kind === "call") {
-      const calls: ToolCall[] = Array.from({ length: event.calls }, () => ({
-        id: `call_${counter++}`,
-        type: "function",
-        function: { name: "bash", arguments: JSON.stringify({ n: counter }) },
-      }));
-      awaiting.push(...calls.map((call) => call.id));
+      const calls: ToolCall[] = Array.from({ length: event.calls }, () => {
+        const n = state.next++;
+        return {
+          id: `call_${n}`,
+          type: "function",
+          function: { name: "bash", arguments: JSON.stringify({ n }) },
+        };
+      });
+      state.awaiting.push(...calls.map((call) => call.id));
       messages.push({ role: "assistant", content: event.text, tool_calls: calls });
-    } else if (awaiting.length > 0) {
-      const [id] = awaiting.splice(event.pick % awaiting.length, 1);
+    } else if (state.awaiting.length > 0) {
+      const [id] = state.awaiting.splice(event.pick % state.awaiting.length, 1);
       if (id !== undefined) messages.push({ role: "tool", content: event.text, tool_call_id: id });
     }
   }
