@@ -12,6 +12,7 @@
 import {
   containsSecret,
   MEMORY_KINDS,
+  MEMORY_TEXT_MAX_CHARS,
   type MemoryEntry,
   type MemoryKind,
   type MemoryOperation,
@@ -20,8 +21,11 @@ import { ApiError, invalidRequest } from "../api/errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ftsQuery } from "./fts-query";
 
-/** How many entries a user may keep, and how long each may be (characters, after trimming). */
-export const MEMORY_LIMITS = { maxEntries: 500, maxChars: 2000 } as const;
+/**
+ * How many entries a user may keep, and how long each may be (characters, after trimming): the
+ * engine's limit, which its flush keeps to as well, so what one side writes the other accepts.
+ */
+export const MEMORY_LIMITS = { maxEntries: 500, maxChars: MEMORY_TEXT_MAX_CHARS } as const;
 
 type Row = {
   num: number;
@@ -56,7 +60,11 @@ function entryOf(row: Row): MemoryEntry {
 export function checkMemoryText(text: string): string {
   const trimmed = text.trim();
   if (trimmed === "") {
-    throw invalidRequest("body", "text", "a memory's `text` is empty: send 1-2000 characters");
+    throw invalidRequest(
+      "body",
+      "text",
+      `a memory's \`text\` is empty: send 1-${MEMORY_LIMITS.maxChars} characters`,
+    );
   }
   if (trimmed.length > MEMORY_LIMITS.maxChars) {
     throw new ApiError(
