@@ -139,7 +139,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/sessions/{id}/context",
       summary: "The messages to send to the model now",
       description:
-        "Head, pinned messages, summary and tail. Returns the committed view at once; only a context over window − reserve waits for (or runs) a compaction. Messages are served as appended: while the last assistant message's tool calls await their results, the context ends with those calls (append the results before sending it), and no compaction folds such calls in, so their real results always pair with them.",
+        "Head, pinned messages, summary and tail. Returns the committed view at once; only a context over window − reserve waits for (or runs) a compaction. Messages are served as appended, less what no provider accepts: empty turns are left out, a tool call that a later message interrupted is answered by a placeholder result right after it, and a result that came late is placed with its call (the transcript keeps every message as appended). While the last assistant message's tool calls await their results, the context ends with those calls (append the results before sending it), and no compaction folds such calls in, so their real results always pair with them.",
       tags: TAGS,
       params: SessionIdParam,
       query: ContextQuery,
