@@ -28,6 +28,9 @@ export default defineConfig({
           COMPACTION_DELAY_MS: "3600000",
           // Session list reports coalesce over a short interval, so tests see the trailing report soon.
           SESSION_LIST_REPORT_MS: "50",
+          // The route-level property test: more sequences, or a failed one's seed to replay.
+          ROUTE_FUZZ_RUNS: process.env.ROUTE_FUZZ_RUNS ?? "",
+          ROUTE_FUZZ_SEED: process.env.ROUTE_FUZZ_SEED ?? "",
         },
       },
     })),

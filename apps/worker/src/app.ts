@@ -4,7 +4,8 @@
  * on `/v1` (the gateway's routes authenticate their own way, `X-Condense-Key`
  * beside the provider's key), then the route groups (the inspector's page and
  * files at `/inspect` are public). Unknown paths are 404 `not_found`; a known path with
- * the wrong method is 405 `method_not_allowed` with `Allow`; a session path
+ * the wrong method is 405 `method_not_allowed` with `Allow` (on a gateway path
+ * in its protocol's error shape, as the gateway's own errors); a session path
  * whose id is empty is 400 `invalid_session_id`, as a malformed id is.
  */
 
@@ -18,7 +19,7 @@ import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
-import { gatewayRoutes } from "./routes/gateway";
+import { gatewayRefusal, gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
 import { memoryRoutes } from "./routes/memory";
 import { metaRoutes } from "./routes/meta";
@@ -51,7 +52,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   inspectorRoutes(app);
   gatewayRoutes(app);
 
-  const endpoints = app.routes
+  const endpoints: Endpoint[] = app.routes
     .filter((route) => route.method !== "ALL")
     .map((route) => ({
       method: route.method,
@@ -61,46 +62,49 @@ export function createApp(): OpenAPIHono<AppEnv> {
     }));
 
   app.notFound((c: Context<AppEnv>) => {
-    const path = c.req.path;
-    const withEmptyId = endpoints.filter((e) => e.emptyId?.test(path) === true);
-    if (withEmptyId.some((e) => e.method === c.req.method)) {
-      return errorResponse(
-        c,
-        new ApiError(
-          400,
-          "invalid_session_id",
-          "the session id is empty: use 1-128 characters of A-Z a-z 0-9 . _ : - (other than . and ..)",
-        ),
-      );
-    }
-    const allowed = [
-      ...new Set(
-        endpoints
-          .filter((e) => e.pattern.test(path) || e.emptyId?.test(path) === true)
-          .map((e) => e.method),
-      ),
-    ];
-    if (allowed.length > 0) {
-      return errorResponse(
-        c,
-        new ApiError(
-          405,
-          "method_not_allowed",
-          `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(" or ")}`,
-          { allowed },
-          { Allow: allowed.join(", ") },
-        ),
-      );
-    }
-    return errorResponse(
-      c,
-      new ApiError(
-        404,
-        "not_found",
-        `no route ${c.req.method} ${c.req.path}; see GET /openapi.json`,
-      ),
-    );
+    const refusal = unrouted(c, endpoints);
+    return gatewayRefusal(c, refusal) ?? errorResponse(c, refusal);
   });
   app.onError(handleError);
   return app;
+}
+
+interface Endpoint {
+  method: string;
+  pattern: RegExp;
+  emptyId: RegExp | undefined;
+}
+
+/** Why no route answered: an empty session id (400), a known path with the wrong method (405), or 404. */
+function unrouted(c: Context<AppEnv>, endpoints: readonly Endpoint[]): ApiError {
+  const path = c.req.path;
+  const withEmptyId = endpoints.filter((e) => e.emptyId?.test(path) === true);
+  if (withEmptyId.some((e) => e.method === c.req.method)) {
+    return new ApiError(
+      400,
+      "invalid_session_id",
+      "the session id is empty: use 1-128 characters of A-Z a-z 0-9 . _ : - (other than . and ..)",
+    );
+  }
+  const allowed = [
+    ...new Set(
+      endpoints
+        .filter((e) => e.pattern.test(path) || e.emptyId?.test(path) === true)
+        .map((e) => e.method),
+    ),
+  ];
+  if (allowed.length > 0) {
+    return new ApiError(
+      405,
+      "method_not_allowed",
+      `${c.req.method} is not allowed on ${c.req.path}; use ${allowed.join(" or ")}`,
+      { allowed },
+      { Allow: allowed.join(", ") },
+    );
+  }
+  return new ApiError(
+    404,
+    "not_found",
+    `no route ${c.req.method} ${c.req.path}; see GET /openapi.json`,
+  );
 }

@@ -3,7 +3,8 @@
  * (each with its own code, and none of them changing anything).
  */
 
-import { describe, expect, it } from "vitest";
+import { env } from "cloudflare:test";
+import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
 import { INSPECTOR_PATH } from "../src/routes/inspector";
 import { BASE, call, conversation, freshSession } from "./helpers";
@@ -422,5 +423,54 @@ describe("bad input", () => {
     expect(reply.body).toMatchObject({ error: { code: "internal_error", details: null } });
     expect(JSON.stringify(reply.body)).not.toContain("secret internal detail");
     expect(JSON.stringify(reply.body)).not.toContain("foo.ts");
+  });
+});
+
+describe("a client that hangs up mid-body", () => {
+  /** A body that sends its start, then breaks off, as a client that goes away does. */
+  function brokenBody(): ReadableStream<Uint8Array> {
+    return new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"messages":[{"role":"user","content":"hi'));
+        controller.error(new Error("the client went away"));
+      },
+    });
+  }
+
+  it("is logged as a closed request (499, info), never as an unhandled error, and stores nothing", async () => {
+    const lines: string[] = [];
+    const collect = (line: unknown) => {
+      lines.push(String(line));
+    };
+    const log = vi.spyOn(console, "log").mockImplementation(collect);
+    const error = vi.spyOn(console, "error").mockImplementation(collect);
+    const id = freshSession();
+    try {
+      for (const [path, headers] of [
+        [`/v1/sessions/${id}/messages`, { Authorization: "Bearer alice-key" }],
+        ["/v1/gateway/up/chat/completions", { "X-Condense-Key": "alice-key" }],
+      ] as const) {
+        const response = await createApp().request(
+          `${BASE}${path}`,
+          {
+            method: "POST",
+            headers: { ...headers, "Content-Type": "application/json" },
+            body: brokenBody(),
+            duplex: "half",
+          } as RequestInit,
+          env,
+        );
+        expect(response.status, path).toBe(499);
+      }
+    } finally {
+      log.mockRestore();
+      error.mockRestore();
+    }
+    const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(parsed.filter((line) => line.level === "error")).toEqual([]);
+    expect(parsed.filter((line) => line.msg === "client closed")).toHaveLength(2);
+    const requests = parsed.filter((line) => line.type === "request");
+    expect(requests.map((line) => line.status)).toEqual([499, 499]);
+    expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
   });
 });

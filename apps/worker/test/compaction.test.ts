@@ -285,6 +285,53 @@ describe("manual compaction and overflow", () => {
     expect(validateMessages(overflow.body.messages as never, "openai").ok).toBe(true);
     expect((await compactions(id))[0]?.trigger).toBe("overflow");
   });
+
+  it("answers a context of empty turns only with nothing to compact, never a 500", async () => {
+    const id = freshSession();
+    await append(id, {
+      messages: [
+        { role: "user", content: "" },
+        { role: "assistant", content: " " },
+      ],
+    });
+    const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(manual.status).toBe(200);
+    expect(manual.body).toMatchObject({
+      compacted: false,
+      reason: expect.stringContaining("empty"),
+    });
+    const overflow = await call<OverflowResponseBody>("POST", `/v1/sessions/${id}/overflow`, {
+      body: {
+        error: {
+          status: 400,
+          message:
+            "This model's maximum context length is 3000 tokens. However, your messages resulted in 5000 tokens.",
+        },
+      },
+    });
+    expect(overflow.status).toBe(200);
+    expect(overflow.body.messages).toEqual([]);
+    expect(await compactions(id)).toHaveLength(0);
+  });
+
+  it("refuses an error body nested deeper than a provider's payload may, as a 400 that names it", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(2), model: "gpt-4o" });
+    for (const depth of [300, 5_000]) {
+      let body: unknown = { message: "prompt is too long: 200 tokens > 100 maximum" };
+      for (let level = 1; level < depth; level++) body = { error: body };
+      const reply = await call("POST", `/v1/sessions/${id}/overflow`, {
+        body: { error: { status: 400, message: "context overflow", body } },
+      });
+      expect(reply.status, `a body ${depth} levels deep`).toBe(400);
+      expect(reply.body).toMatchObject({
+        error: { code: "invalid_request", details: { issues: [{ path: "error.body" }] } },
+      });
+    }
+    expect(await compactions(id)).toHaveLength(0);
+  });
 });
 
 describe("overflow reports that state the provider's numbers", () => {

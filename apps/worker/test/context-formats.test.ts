@@ -10,6 +10,7 @@ import type {
   CompactionsResponseBody,
   ContextResponseBody,
   OverflowResponseBody,
+  TranscriptResponseBody,
 } from "../src/api/schemas";
 import { append, call, conversation, freshSession } from "./helpers";
 
@@ -284,5 +285,29 @@ describe("audio", () => {
     expect(history.body.compactions).toEqual([]);
     // The openai format can carry it: the context is compacted and served.
     expect((await context(id, "format=openai")).status).toBe(200);
+  });
+});
+
+describe("blank text", () => {
+  it("is not served to Anthropic beside other blocks, though the transcript keeps the append as it was", async () => {
+    const id = freshSession();
+    const blocks = [
+      { type: "text", text: "" },
+      { type: "text", text: "hello" },
+    ];
+    const appended = await append(id, {
+      format: "anthropic",
+      messages: [{ role: "user", content: blocks }],
+    });
+    expect(appended.status).toBe(200);
+    const context = await call<ContextResponseBody>(
+      "GET",
+      `/v1/sessions/${id}/context?format=anthropic`,
+    );
+    expect(context.body.messages).toEqual([
+      { role: "user", content: [{ type: "text", text: "hello" }] },
+    ]);
+    const stored = await call<TranscriptResponseBody>("GET", `/v1/sessions/${id}/transcript`);
+    expect(stored.body.messages[0]?.message.provider_data).toEqual({ anthropic: { blocks } });
   });
 });

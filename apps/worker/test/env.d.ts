@@ -7,5 +7,9 @@ declare namespace Cloudflare {
     TEST_GATEWAY_UPSTREAM_URL: string;
     /** The deployment's key for the gateway's test upstream `up`. */
     GATEWAY_KEY_UP: string;
+    /** Sequences the route-level property test runs (test/route-fuzz.test.ts); empty: its default. */
+    ROUTE_FUZZ_RUNS: string;
+    /** The fast-check seed to replay, from a failed run's report; empty: a random one. */
+    ROUTE_FUZZ_SEED: string;
   }
 }

@@ -80,6 +80,35 @@ describe("the gateway's own errors", () => {
     });
   });
 
+  it("answers a wrong method or an unknown path in each protocol's shape, so the SDKs read it", async () => {
+    const openai = openaiClient(freshTag());
+    const wrongMethod = await rejection(openai.put("/responses", { body: {} }));
+    expect(wrongMethod).toBeInstanceOf(OpenAI.APIError);
+    const openaiError = wrongMethod as InstanceType<typeof OpenAI.APIError>;
+    expect(openaiError.status).toBe(405);
+    expect(openaiError.code).toBe("method_not_allowed");
+    expect(openaiError.type).toBe("invalid_request_error");
+    expect(openaiError.headers?.get("allow")).toBe("POST");
+    const unknownPath = await rejection(openai.get("/no/such/endpoint"));
+    expect(unknownPath).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((unknownPath as InstanceType<typeof OpenAI.APIError>).type).toBe("not_found_error");
+
+    const anthropic = anthropicClient(freshTag());
+    const anthropicError = await rejection(anthropic.put("/v1/messages", { body: {} }));
+    expect(anthropicError).toBeInstanceOf(Anthropic.APIError);
+    expect((anthropicError as InstanceType<typeof Anthropic.APIError>).status).toBe(405);
+    expect((anthropicError as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      type: "error",
+      error: { type: "invalid_request_error", message: expect.stringContaining("POST") },
+    });
+    const anthropicPath = await rejection(anthropic.get("/v1/no-such-endpoint"));
+    expect(anthropicPath).toBeInstanceOf(Anthropic.NotFoundError);
+    expect((anthropicPath as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
+      type: "error",
+      error: { type: "not_found_error" },
+    });
+  });
+
   it("refuses a request without a valid Condense credential, and never echoes a key", async () => {
     const withoutCondenseKey = await rejection(
       chat(openaiClient(freshTag(), { as: null, providerKey: "sk-live-provider-secret" })),

@@ -80,3 +80,10 @@ export async function queueAnswers(tag: string, answers: unknown[]): Promise<voi
     body: JSON.stringify({ tag, answers }),
   });
 }
+
+/** Lets the test upstream answer `tag`'s requests scripted with `hold` (and every later one). */
+export async function releaseHeld(tag: string): Promise<void> {
+  await fetch(`${env.TEST_GATEWAY_UPSTREAM_URL}/control/release?tag=${encodeURIComponent(tag)}`, {
+    method: "POST",
+  });
+}

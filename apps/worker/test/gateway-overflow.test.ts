@@ -4,11 +4,22 @@
  * and a history that does not fit is compacted before it is sent at all.
  */
 
+import { runInDurableObject } from "cloudflare:test";
 import type Anthropic from "@anthropic-ai/sdk";
+import { toCanonical, validateMessages } from "@condense/core";
 import OpenAI from "openai";
-import { describe, expect, it } from "vitest";
-import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { call, conversation, freshSession, status } from "./helpers";
+import { describe, expect, it, vi } from "vitest";
+import { messageHashes } from "../src/gateway/history-hash";
+import type { SessionObject } from "../src/session/session-object";
+import { requestThread } from "../src/session/threads";
+import {
+  anthropicClient,
+  freshTag,
+  openaiClient,
+  releaseHeld,
+  upstreamCalls,
+} from "./gateway-helpers";
+import { call, conversation, freshSession, status, stubFor, transcript, waitFor } from "./helpers";
 
 type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -159,5 +170,91 @@ describe("without a session", () => {
     const calls = await upstreamCalls(tag);
     expect(calls[1]?.tokens).toBeLessThanOrEqual(5000);
     expect((await call("GET", "/v1/sessions/none")).status).toBe(404);
+  });
+});
+
+describe("an overflow after an answer another request left behind", () => {
+  it("retries with the request's own history, never with the abandoned answer, and stores nothing after it", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-abandoned");
+    const messages = history(12);
+    const key = { userId: "alice", sessionId: session };
+    const stub = stubFor("alice", session);
+    // R1: the same history reached the session, and its client abandoned it before the upstream
+    // answered (the turn as the Worker makes it).
+    const canonical = toCanonical({ messages });
+    const hashes = await messageHashes(canonical);
+    const r1 = await runInDurableObject(stub, (object: SessionObject) =>
+      object.gatewayTurn(key, {
+        hashes,
+        from: 0,
+        messages: canonical,
+        ...requestThread(canonical, { model: "gpt-4o", messages }),
+        model: "gpt-4o",
+      }),
+    );
+    if (!r1.ok || r1.value.kind !== "context") throw new Error("R1 was not served");
+    const { generation, lastSeq } = r1.value;
+
+    // R2: the client resends the history; the upstream holds it, then refuses it as too long.
+    const client = openaiClient(tag, { session, script: "hold;limit=4000" });
+    const r2 = client.chat.completions.create({ model: "gpt-4o", messages }).withResponse();
+    await waitFor(async () => (await upstreamCalls(tag)).length === 1, "R2 at the upstream");
+
+    // Meanwhile R1's answer (calling a tool) is stored after the history, as the gateway stores it.
+    const abandoned = [
+      {
+        role: "assistant" as const,
+        content: null,
+        tool_calls: [
+          {
+            id: "call_abandoned_2",
+            type: "function" as const,
+            function: { name: "read_file", arguments: '{"path":"src/x.ts"}' },
+          },
+        ],
+      },
+    ];
+    const stored = await runInDurableObject(stub, async (object: SessionObject) =>
+      object.gatewayAnswer(key, {
+        generation,
+        afterSeq: lastSeq,
+        messages: abandoned,
+        hashes: await messageHashes(abandoned),
+        model: "gpt-4o",
+      }),
+    );
+    expect(stored).toMatchObject({ ok: true, value: { appended: true } });
+
+    const logs: string[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      logs.push(String(line));
+    });
+    try {
+      await releaseHeld(tag);
+      const reply = await r2;
+      expect(reply.response.status).toBe(200);
+      expect(reply.response.headers.get("X-Condense-Overflow-Retries")).toBe("1");
+      // R2's answer is handled after the response: refused (the session moved on while R2 was
+      // out), or, as it was, stored after R1's.
+      await waitFor(
+        async () =>
+          logs.some((line) => line.includes('"gateway answer not stored"')) ||
+          (await transcript(session)).length > lastSeq + 1,
+        "R2's answer handled",
+      );
+    } finally {
+      spy.mockRestore();
+    }
+
+    const calls = await upstreamCalls(tag);
+    expect(calls).toHaveLength(2);
+    const retried = toCanonical({ messages: (calls[1]?.body?.messages ?? []) as unknown[] });
+    expect(JSON.stringify(retried)).not.toContain("call_abandoned_2");
+    expect(validateMessages(retried, "openai").problems).toEqual([]);
+    expect(calls[1]?.tokens).toBeLessThanOrEqual(4000);
+    const rows = await transcript(session);
+    expect(rows).toHaveLength(lastSeq + 1);
+    expect(JSON.stringify(rows.at(-1)?.message)).toContain("call_abandoned_2");
   });
 });

@@ -17,6 +17,8 @@
  *   max_tokens exceed context limit: N + M > L`;
  * - `fail=STATUS`: an error of that status in the protocol's shape;
  * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing;
+ * - `hold`: waits until `POST /control/release?tag=` releases the tag's requests (those
+ *   after it pass at once), then answers as scripted;
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
  * - `tool=NAME`: answers with a call of tool NAME.
  * It refuses, as the providers do, what they refuse that the gateway might
@@ -73,6 +75,7 @@ interface Script {
   sum: boolean;
   fail?: number;
   hang: boolean;
+  hold: boolean;
   stall: boolean;
   delayMs: number;
   slowMs: number;
@@ -80,13 +83,21 @@ interface Script {
 }
 
 function parseScript(header: string | undefined): Script {
-  const script: Script = { sum: false, hang: false, stall: false, delayMs: 0, slowMs: 0 };
+  const script: Script = {
+    sum: false,
+    hang: false,
+    hold: false,
+    stall: false,
+    delayMs: 0,
+    slowMs: 0,
+  };
   for (const part of (header ?? "").split(";")) {
     const [name, value = ""] = part.trim().split("=");
     if (name === "limit") script.limit = Number(value);
     else if (name === "sum") script.sum = true;
     else if (name === "fail") script.fail = Number(value);
     else if (name === "hang") script.hang = true;
+    else if (name === "hold") script.hold = true;
     else if (name === "stall") script.stall = true;
     else if (name === "delay") script.delayMs = Number(value);
     else if (name === "slow") script.slowMs = Number(value);
@@ -501,6 +512,20 @@ function sleep(ms: number): Promise<void> {
 export async function startGatewayUpstream(): Promise<GatewayUpstream> {
   const calls = new Map<string, RecordedCall[]>();
   const answers = new Map<string, ChatMessage[]>();
+  /** Tags released (`hold`), each with the promise its held requests wait on. */
+  const releases = new Map<string, { released: Promise<void>; release: () => void }>();
+  const releaseOf = (tag: string) => {
+    let entry = releases.get(tag);
+    if (entry === undefined) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      entry = { released, release };
+      releases.set(tag, entry);
+    }
+    return entry;
+  };
   let requests = 0;
 
   const record = (tag: string, call: RecordedCall) =>
@@ -532,6 +557,11 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
       const tag = String(body?.tag ?? "");
       answers.set(tag, [...(answers.get(tag) ?? []), ...((body?.answers as ChatMessage[]) ?? [])]);
       sendJson(response, 200, { queued: answers.get(tag)?.length ?? 0 });
+      return;
+    }
+    if (url.pathname === "/control/release" && incoming.method === "POST") {
+      releaseOf(url.searchParams.get("tag") ?? "").release();
+      sendJson(response, 200, { released: true });
       return;
     }
     if (url.pathname === "/control/requests") {
@@ -606,6 +636,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     const n = requests;
     const script = parseScript(headers["x-test-upstream"]);
     if (script.delayMs > 0) await Promise.race([sleep(script.delayMs), closed]);
+    if (script.hold) await Promise.race([releaseOf(tag).released, closed]);
     if (script.hang) {
       await closed;
       return;

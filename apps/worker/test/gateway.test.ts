@@ -3,6 +3,7 @@
  * canonical content, generations, streaming, and what reaches the upstream.
  */
 
+import { toCanonical, validateMessages } from "@condense/core";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
@@ -53,6 +54,58 @@ describe("the gateway with a session (Chat Completions)", () => {
     expect(calls[0]?.headers.authorization).toBe("Bearer sk-caller-openai");
     expect(calls[0]?.headers["x-condense-key"]).toBeUndefined();
     expect(calls[1]?.body?.messages).toHaveLength(4);
+  });
+
+  it("sends the context of an interrupted tool call as /context serves it: answered, and its late result with its call", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-interrupted");
+    const client = openaiClient(tag, { session });
+    const listFiles: ChatParam = {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "ls", arguments: "{}" } }],
+    };
+    const history: ChatParam[] = [
+      SYSTEM,
+      { role: "user", content: "List the files." },
+      listFiles,
+      { role: "user", content: "Never mind, read README.md." },
+    ];
+    const first = await client.chat.completions.create({ model: "gpt-4o", messages: history });
+    const answer = first.choices[0]?.message;
+    if (answer === undefined) throw new Error("no answer");
+    // The interrupted call's result comes after all, at the end of the next history.
+    history.push(answer, { role: "tool", tool_call_id: "call_1", content: "README.md src" });
+    await client.chat.completions.create({ model: "gpt-4o", messages: history });
+
+    const sent = (await upstreamCalls(tag)).map((recorded) =>
+      toCanonical({ messages: (recorded.body?.messages ?? []) as unknown[] }),
+    );
+    for (const messages of sent) {
+      expect(validateMessages(messages, "openai").problems).toEqual([]);
+      expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+    }
+    expect(sent[0]?.map((message) => message.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "tool",
+      "user",
+    ]);
+    expect(sent[0]?.[3]?.content).toContain("interrupted");
+    expect(sent[1]?.[3]).toMatchObject({ role: "tool", content: "README.md src" });
+    expect(sent[1]).toHaveLength(6);
+    // The transcript keeps every message as the agent appended it.
+    await waitFor(async () => (await transcript(session)).length >= 7, "the second answer");
+    expect((await transcript(session)).map((entry) => entry.role)).toEqual([
+      "system",
+      "user",
+      "assistant",
+      "user",
+      "assistant",
+      "tool",
+      "assistant",
+    ]);
   });
 
   it("streams the answer through and appends it once the stream ends", async () => {

@@ -251,3 +251,47 @@ function toAnthropic(messages: ReturnType<typeof conversation>): unknown[] {
   }
   return out;
 }
+
+describe("provider data nested as deep as any format accepts", () => {
+  /** A JSON value nesting `depth` levels (the value itself is level 1). */
+  function nested(depth: number): unknown {
+    let value: unknown = { leaf: "x" };
+    for (let level = 1; level < depth; level++) value = [value];
+    return value;
+  }
+
+  const reasoning = (depth: number) => [
+    { role: "user", content: "hi" },
+    {
+      type: "reasoning",
+      id: "rs_deep",
+      summary: [{ type: "summary_text", text: "thought", extra: nested(depth) }],
+    },
+    { role: "assistant", content: "ok" },
+  ];
+
+  it("is compacted and reported over without a 500, wherever the append stopped accepting it", async () => {
+    const overflow = {
+      error: {
+        status: 400,
+        message:
+          "This model's maximum context length is 100 tokens. However, your messages resulted in 200 tokens.",
+      },
+    };
+    let accepted = 0;
+    for (let depth = 250; depth <= 262; depth++) {
+      const id = freshSession("deep");
+      const appended = await append(id, { format: "responses", messages: reasoning(depth) });
+      if (appended.status !== 200) {
+        expect(appended.body).toMatchObject({ error: { code: "invalid_messages" } });
+        continue;
+      }
+      accepted++;
+      const compacted = await call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+      expect(compacted.status, `compact at depth ${depth}`).toBe(200);
+      const reported = await call("POST", `/v1/sessions/${id}/overflow`, { body: overflow });
+      expect(reported.status, `overflow at depth ${depth}`).toBe(200);
+    }
+    expect(accepted).toBeGreaterThan(0);
+  });
+});

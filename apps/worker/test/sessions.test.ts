@@ -15,6 +15,7 @@ import { describe, expect, it } from "vitest";
 import type {
   CompactionsResponseBody,
   ContextResponseBody,
+  ErrorResponseBody,
   ManualCompactResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
@@ -305,6 +306,36 @@ describe("settings and status", () => {
     expect(unknownField.status).toBe(400);
   });
 
+  it("refuses a pinned message that carries nothing, naming it, and changes nothing", async () => {
+    const id = freshSession();
+    await append(id, { messages: [{ role: "user", content: "hi" }] });
+    const rules = { role: "system", content: "rules" };
+    for (const [empty, at] of [
+      [{ role: "developer", content: "" }, 1],
+      [{ role: "system", content: "  \n" }, 1],
+      [{ role: "assistant", content: null }, 1],
+      [{ role: "user", content: [{ type: "text", text: "" }] }, 1],
+    ] as const) {
+      const reply = await call<ErrorResponseBody>("PATCH", `/v1/sessions/${id}`, {
+        body: { pinned: [rules, empty, { role: "user", content: "more" }] },
+      });
+      expect(reply.status, JSON.stringify(empty)).toBe(400);
+      expect(reply.body.error).toMatchObject({
+        code: "invalid_request",
+        details: { in: "body", issues: [{ path: `pinned[${at}]` }] },
+      });
+    }
+    const status = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    expect(status.body.settings.pinned).toEqual([]);
+    for (const format of ["openai", "anthropic"]) {
+      const context = await call<ContextResponseBody>(
+        "GET",
+        `/v1/sessions/${id}/context?format=${format}`,
+      );
+      expect(context.body.messages).toEqual([{ role: "user", content: "hi" }]);
+    }
+  });
+
   it("recounts the stored tokens when the model changes, by PATCH or by append", async () => {
     const messages = conversation(6);
     const claude = freshSession();
@@ -465,6 +496,29 @@ describe("idempotency", () => {
     // A new key appends again.
     const next = await append(id, body, "alice", { "Idempotency-Key": "append-2" });
     expect(next.body.lastSeq).toBe(8);
+  });
+
+  it("refuses a malformed Idempotency-Key as invalid_request naming the header, changing nothing", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(1) });
+    const before = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    for (const key of ["k".repeat(256), "has space", "ü"]) {
+      const headers = { "Idempotency-Key": key };
+      for (const [path, body] of [
+        ["messages", { messages: [{ role: "user", content: "more" }] }],
+        ["compact", {}],
+      ] as const) {
+        const reply = await call("POST", `/v1/sessions/${id}/${path}`, { body, headers });
+        expect(reply.status, `${path} with ${JSON.stringify(key)}`).toBe(400);
+        expect(reply.body).toMatchObject({
+          error: {
+            code: "invalid_request",
+            details: { in: "header", issues: [{ path: "Idempotency-Key" }] },
+          },
+        });
+      }
+    }
+    expect((await call<SessionStatusBody>("GET", `/v1/sessions/${id}`)).body).toEqual(before.body);
   });
 
   it("replays an append after the object was evicted: the records live in its storage", async () => {

@@ -261,3 +261,111 @@ describe("reused tool-call ids", () => {
     expect((await transcript(id)).length).toBe(24);
   });
 });
+
+describe("interrupted tool calls", () => {
+  const listFiles: Message = {
+    role: "assistant",
+    content: null,
+    tool_calls: [{ id: "call_1", type: "function", function: { name: "ls", arguments: "{}" } }],
+  };
+  const interrupted = "[no result: this tool call was interrupted before it returned]";
+
+  const contextIn = async (id: string, format: string) =>
+    (await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context?format=${format}`)).body;
+
+  it("answers a call a user message interrupted with a placeholder in every format, and places its late result with it", async () => {
+    const id = freshSession();
+    await append(id, { messages: [{ role: "user", content: "list files" }, listFiles] });
+    expect((await append(id, { messages: [{ role: "user", content: "never mind" }] })).status).toBe(
+      200,
+    );
+    const openai = await contextIn(id, "openai");
+    expect(openai.messages).toEqual([
+      { role: "user", content: "list files" },
+      listFiles,
+      { role: "tool", content: interrupted, tool_call_id: "call_1" },
+      { role: "user", content: "never mind" },
+    ]);
+    expect(validateMessages(openai.messages as never, "openai").problems).toEqual([]);
+    expect(validateMessages(openai.messages as never, "anthropic").problems).toEqual([]);
+    const anthropic = await contextIn(id, "anthropic");
+    expect(anthropic.messages[2]).toEqual({
+      role: "user",
+      content: [
+        { type: "tool_result", tool_use_id: "call_1", content: interrupted },
+        { type: "text", text: "never mind" },
+      ],
+    });
+    const responses = await contextIn(id, "responses");
+    expect(responses.messages.map((item) => (item as { type?: string }).type)).toEqual([
+      undefined,
+      "function_call",
+      "function_call_output",
+      undefined,
+    ]);
+
+    // The real result comes after all: stored as it came, served with its call.
+    expect(
+      (await append(id, { messages: [{ role: "tool", tool_call_id: "call_1", content: "a.ts" }] }))
+        .status,
+    ).toBe(200);
+    const late = await contextIn(id, "openai");
+    expect(late.messages).toEqual([
+      { role: "user", content: "list files" },
+      listFiles,
+      { role: "tool", content: "a.ts", tool_call_id: "call_1" },
+      { role: "user", content: "never mind" },
+    ]);
+    expect((await transcript(id)).map((row) => row.role)).toEqual([
+      "user",
+      "assistant",
+      "user",
+      "tool",
+    ]);
+    expect((await output(id, "call_1")).body).toMatchObject({ seq: 4, content: "a.ts" });
+    const found = await call<{ results: Array<{ seq: number }> }>(
+      "GET",
+      `/v1/sessions/${id}/search?q=a.ts`,
+    );
+    expect(found.body.results.map((result) => result.seq)).toContain(4);
+  });
+
+  it("keeps a compacted session valid when the late result of a call the compaction answered comes", async () => {
+    const listLong: Message = {
+      ...listFiles,
+      tool_calls: [{ id: "call_ls", type: "function", function: { name: "ls", arguments: "{}" } }],
+    };
+    const id = freshSession();
+    await append(id, { messages: conversation(6), model: "gpt-4o" });
+    await append(id, {
+      messages: [
+        { role: "user", content: "list files" },
+        listLong,
+        { role: "user", content: "stop" },
+      ],
+    });
+    await append(id, { messages: toolStep(7) });
+    const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(manual.body.compacted).toBe(true);
+    const late = await append(id, {
+      messages: [{ role: "tool", tool_call_id: "call_ls", content: "a.ts" }],
+    });
+    expect(late.body).toMatchObject({ appended: 1 });
+    for (const format of ["openai", "anthropic", "responses"]) {
+      const context = await contextIn(id, format);
+      const canonical = format === "openai" ? context.messages : undefined;
+      if (canonical !== undefined) {
+        expect(validateMessages(canonical as never, "openai").problems).toEqual([]);
+        expect(validateMessages(canonical as never, "anthropic").problems).toEqual([]);
+        // Its late result is served once, with its call, or not at all when the summary holds the call.
+        const results = canonical.filter(
+          (message) => (message as { tool_call_id?: string }).tool_call_id === "call_ls",
+        );
+        expect(results.length).toBeLessThanOrEqual(1);
+      }
+    }
+    expect((await output(id, "call_ls")).body).toMatchObject({ content: "a.ts" });
+  });
+});

@@ -72,8 +72,17 @@ export {
   toolResultCalls,
 } from "./messages/call-ids.js";
 export { messageText, toolCallInput, toolCallName } from "./messages/content.js";
+export {
+  itemNestsTooDeep,
+  MAX_ITEM_NESTING,
+  MAX_MESSAGE_CONTENT_BYTES,
+  MAX_NESTING,
+  MESSAGE_ENVELOPE_BYTES,
+  messageSize,
+} from "./messages/limits.js";
 export { parseMessages } from "./messages/parse.js";
-export { isEmptyTurn, repairMessages } from "./messages/repair.js";
+export { INTERRUPTED_RESULT, isEmptyTurn, repairMessages } from "./messages/repair.js";
+export { carriesNothing, type Sendable, sendableMessages } from "./messages/sendable.js";
 export type {
   AudioFormat,
   AudioPart,

@@ -86,3 +86,29 @@ export class ApiError extends Error {
     return new ApiError(serialized.status, serialized.code, serialized.message, serialized.details);
   }
 }
+
+/** Where a bad field of a request is (`request` when no one part is to blame). */
+export type RequestPart = "body" | "query" | "path" | "header" | "request";
+
+/** One bad field, as `details.issues` of `invalid_request` lists them (zod's issue codes, or `custom`). */
+export interface RequestIssue {
+  path: string;
+  message: string;
+  code: string;
+}
+
+/**
+ * The 400 `invalid_request` for one bad field, in the documented shape every `invalid_request` has:
+ * `details: { in, issues: [{ path, message, code }] }`, the same as a schema's refusal.
+ */
+export function invalidRequest(
+  where: RequestPart,
+  path: string,
+  message: string,
+  code = "custom",
+): ApiError {
+  return new ApiError(400, "invalid_request", message, {
+    in: where,
+    issues: [{ path, message, code }],
+  });
+}

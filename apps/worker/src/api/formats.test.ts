@@ -1,5 +1,6 @@
+import { MESSAGE_ENVELOPE_BYTES } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { canonicalMessages, MESSAGE_ENVELOPE_BYTES } from "./formats";
+import { canonicalMessages } from "./formats";
 
 describe("canonicalMessages with the length of the text it was parsed from", () => {
   it("skips measuring messages only when the text cannot hold one over the limit", () => {

@@ -12,49 +12,17 @@ import {
   CondenseError,
   fromCanonical,
   InvalidMessagesError,
+  MAX_MESSAGE_CONTENT_BYTES,
   type MarkerPlacement,
+  MESSAGE_ENVELOPE_BYTES,
   type MessageFormat,
   type MessageProblem,
+  messageSize,
   parseMessages,
   toCanonical,
   unsupportedParts,
 } from "@condense/core";
 import { ApiError } from "./errors";
-
-/** Content a single message may hold. */
-export const MAX_MESSAGE_CONTENT_BYTES = 4 * 1024 * 1024;
-/** Allowance on top of the content for the role, ids, names and tool-call envelopes. */
-export const MESSAGE_ENVELOPE_BYTES = 64 * 1024;
-
-/** UTF-8 length of a string without encoding it. */
-function utf8Length(text: string): number {
-  let bytes = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) bytes += 1;
-    else if (code < 0x800) bytes += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (next >= 0xdc00 && next <= 0xdfff) {
-        bytes += 4;
-        i++;
-      } else bytes += 3;
-    } else bytes += 3;
-  }
-  return bytes;
-}
-
-/** Bytes of text a message holds: every string in it, in UTF-8 (JSON syntax not counted). */
-export function messageSize(value: unknown): number {
-  if (typeof value === "string") return utf8Length(value);
-  if (Array.isArray(value)) return value.reduce((sum: number, item) => sum + messageSize(item), 0);
-  if (typeof value === "object" && value !== null) {
-    let sum = 0;
-    for (const [key, item] of Object.entries(value)) sum += key.length + messageSize(item);
-    return sum;
-  }
-  return 0;
-}
 
 function rethrow(error: unknown): never {
   if (InvalidMessagesError.isInstance(error)) {

@@ -6,7 +6,7 @@
  */
 
 import { sha256Hex } from "../digest";
-import { ApiError } from "./errors";
+import { invalidRequest } from "./errors";
 
 export interface IdempotencyInput {
   key: string;
@@ -24,10 +24,11 @@ export async function idempotencyInput(
 ): Promise<IdempotencyInput | undefined> {
   if (header === undefined) return undefined;
   if (!IDEMPOTENCY_KEY_PATTERN.test(header)) {
-    throw new ApiError(
-      400,
-      "invalid_request",
+    throw invalidRequest(
+      "header",
+      "Idempotency-Key",
       "Idempotency-Key must be 1-255 visible ASCII characters (a UUID is a good choice)",
+      "invalid_format",
     );
   }
   return { key: header, bodyHash: await sha256Hex(bodyText) };

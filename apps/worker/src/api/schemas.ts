@@ -5,6 +5,7 @@
  * inferred types are exported for the typed client (`import type`).
  */
 
+import { itemNestsTooDeep, MAX_ITEM_NESTING } from "@condense/core";
 import { z } from "@hono/zod-openapi";
 
 // ---------------------------------------------------------------- shared
@@ -288,7 +289,14 @@ export const OverflowRequest = z
     error: z.strictObject({
       status: z.number().int().optional(),
       message: z.string().max(100_000),
-      body: z.unknown().optional(),
+      // Counted as every stage counts a provider's payload (core `messages/limits`); deeper bodies
+      // no provider sends, and they could not reach the session's object (RPC copies recurse).
+      body: z
+        .unknown()
+        .optional()
+        .refine((body) => !itemNestsTooDeep(body), {
+          message: `nests objects/arrays more than ${MAX_ITEM_NESTING} levels deep; send the provider's error body as it came`,
+        }),
     }),
     format: MessageFormat.optional(),
     providerData: z.boolean().optional().openapi({ description: providerDataDescription }),

@@ -4,10 +4,12 @@
  * JSON (415), a declared `Content-Length` over the limit is refused before
  * reading, and the stream is counted while it is read so that a body without
  * (or lying about) its length is refused too (413). Invalid UTF-8 or JSON is
- * 400 `invalid_json`.
+ * 400 `invalid_json`. A body that breaks off (the client hung up) is a
+ * `ClientClosedError`, for `http/client-closed` to log.
  */
 
 import { ApiError } from "../api/errors";
+import { ClientClosedError } from "./client-closed";
 
 export const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
@@ -68,6 +70,16 @@ export async function readJsonBody(
 }
 
 async function readLimited(request: Request, limit: number): Promise<Uint8Array> {
+  try {
+    return await readWhole(request, limit);
+  } catch (error) {
+    if (error instanceof ApiError) throw error;
+    // Only the client's side of the connection can break a body off while it is read.
+    throw new ClientClosedError({ cause: error });
+  }
+}
+
+async function readWhole(request: Request, limit: number): Promise<Uint8Array> {
   if (request.body === null) return new Uint8Array(0);
   // A declared length (checked against the limit above) is enforced by the runtime: the body is read
   // whole in one step, not chunk by chunk (a 500 KB history arrives in some thirty chunks).

@@ -7,27 +7,29 @@
 
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError } from "../api/errors";
+import { ApiError, invalidRequest } from "../api/errors";
 import type { AppEnv } from "./app-env";
+import { ClientClosedError, clientClosedResponse } from "./client-closed";
 
 export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
   return c.json(error.toJSON(), error.status);
 }
 
-/** Hono `onError`: API errors as they are, everything else as an opaque 500 (logged, never shown). */
+/**
+ * Hono `onError`: API errors as they are, a client that hung up as a 499 logged at info level
+ * (`http/client-closed`), everything else as an opaque 500 (logged, never shown).
+ */
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) return errorResponse(c, error);
+  if (error instanceof ClientClosedError) return clientClosedResponse(c);
   // Hono's own HTTPExceptions (e.g. from a validator) keep their status but get our shape.
   const status = (error as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
+    const refused = invalidRequest("request", "", error.message || "bad request");
     return errorResponse(
       c,
-      new ApiError(
-        status as ContentfulStatusCode,
-        "invalid_request",
-        error.message || "bad request",
-      ),
+      new ApiError(status as ContentfulStatusCode, refused.code, refused.message, refused.details),
     );
   }
   console.error(

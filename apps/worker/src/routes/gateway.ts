@@ -30,16 +30,16 @@
 import {
   type ChatMessage,
   isContextOverflowError,
-  isEmptyTurn,
   type MarkerPlacement,
   type MessageFormat,
   parseContextWindow,
   parseOverflowTokens,
+  sendableMessages,
 } from "@condense/core";
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import { createParser } from "eventsource-parser";
 import type { Context } from "hono";
-import { ApiError } from "../api/errors";
+import { ApiError, invalidRequest } from "../api/errors";
 import { canonicalMessages, renderMessages } from "../api/formats";
 import { unwrap } from "../api/rpc-result";
 import {
@@ -82,9 +82,11 @@ import {
 import { configuredUpstreams, resolveUpstream, type Upstream } from "../gateway/upstreams";
 import type { AppEnv } from "../http/app-env";
 import { readJsonBody } from "../http/body";
+import { ClientClosedError, clientClosedResponse } from "../http/client-closed";
 import { requestIdHeader, validate } from "../http/route";
-import { type ContextData, type OverflowData, withPinned } from "../session/context-view";
-import type { GatewayContextByReference, GatewayTurnResult } from "../session/session-object";
+import { type ContextData, withPinned } from "../session/context-view";
+import type { GatewayContextByReference } from "../session/gateway-context";
+import type { GatewayOverflowResult, GatewayTurnResult } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
 import { requestThread } from "../session/threads";
 import { sessionStub } from "./sessions";
@@ -122,6 +124,7 @@ function keepAlive(c: Context<AppEnv>, promise: Promise<void>): void {
 
 /** The gateway's own error in the route's protocol shape. */
 function protocolError(c: Context<AppEnv>, protocol: GatewayProtocol, error: unknown): Response {
+  if (error instanceof ClientClosedError) return clientClosedResponse(c);
   const apiError =
     error instanceof ApiError
       ? error
@@ -163,9 +166,9 @@ function contextWindowHeader(c: Context<AppEnv>): number | undefined {
   try {
     return parseContextWindow(raw);
   } catch {
-    throw new ApiError(
-      400,
-      "invalid_request",
+    throw invalidRequest(
+      "header",
+      GATEWAY_HEADERS.contextWindow,
       `${GATEWAY_HEADERS.contextWindow} must be a number of tokens, e.g. 128000 or "128k" (got ${JSON.stringify(raw.slice(0, 40))})`,
     );
   }
@@ -204,16 +207,11 @@ function renderContext(
   };
 }
 
-/** Messages a provider accepts: an empty turn (an aborted answer) is left out, as `/context` does. */
-function sendable(messages: ChatMessage[]): ChatMessage[] {
-  return messages.some(isEmptyTurn)
-    ? messages.filter((message) => !isEmptyTurn(message))
-    : messages;
-}
-
 /**
  * A context given by reference to the request's history, rendered; undefined when it is the
- * request's history itself (nothing compacted or pinned), which then goes upstream as it was sent.
+ * request's history itself (nothing compacted, pinned, left out or placed), which then goes upstream
+ * as it was sent. It is made sendable as `/context` makes the session's (core `sendableMessages`):
+ * empty turns left out, interrupted tool calls answered, late results placed with their calls.
  */
 function renderReference(
   reference: GatewayContextByReference,
@@ -221,25 +219,26 @@ function renderReference(
   format: MessageFormat,
   markersFor: MarkersFor,
 ): RequestHistory | undefined {
-  const tail = sendable(canonical.slice(reference.historyFrom));
+  const history = canonical.slice(reference.historyFrom);
   if (reference.openaiItems !== undefined) {
     if (format !== "responses") throw itemsOnlyInResponses();
-    return {
-      messages: [
-        ...reference.openaiItems,
-        ...renderMessages([...reference.pinned, ...tail], "responses").messages,
-      ],
-    };
+    const rest = sendableMessages([...reference.pinned, ...history]).messages;
+    return { messages: [...reference.openaiItems, ...renderMessages(rest, "responses").messages] };
   }
+  const sent = sendableMessages(withPinned([...reference.view, ...history], reference.pinned));
   const unchanged =
     reference.view.length === 0 &&
     reference.pinned.length === 0 &&
     reference.historyFrom === 0 &&
-    tail.length === canonical.length;
+    !sent.changed;
   if (unchanged) return undefined;
-  const context = withPinned([...reference.view, ...tail], reference.pinned);
+  const context = sent.messages;
+  // The view's and the pinned messages lead the context until the next compaction
+  // (`sendableMessages` passes unchanged messages through as the same objects).
+  const stable = new Set<ChatMessage>([...reference.view, ...reference.pinned]);
+  const firstChanging = context.findIndex((message) => !stable.has(message));
   const stablePrefix =
-    reference.view.length > 0 ? reference.view.length + reference.pinned.length : 0;
+    reference.view.length > 0 ? (firstChanging === -1 ? context.length : firstChanging) : 0;
   return renderMessages(context, format, { markers: markersFor(context, stablePrefix) });
 }
 
@@ -383,7 +382,6 @@ async function sessionPlan(
     [GATEWAY_HEADERS.compaction]:
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
-  let lastSeq = served.lastSeq;
   let sentTokens = served.tokens;
   const markersFor: MarkersFor = (context, stablePrefix) =>
     cacheMarkerPlacement({
@@ -413,12 +411,14 @@ async function sessionPlan(
     headers,
     ...(recall !== undefined ? { recall } : {}),
     async recover(error) {
-      let data: OverflowData;
+      let recovered: GatewayOverflowResult;
       try {
-        data = unwrap<OverflowData>(
-          await stub.overflow(key, {
+        recovered = unwrap<GatewayOverflowResult>(
+          await stub.gatewayOverflow(key, {
             error: { status: error.status, message: error.text.slice(0, 100_000) },
             format: protocol.format,
+            generation: served.generation,
+            lastSeq: served.lastSeq,
           }),
         );
       } catch (refused) {
@@ -426,22 +426,44 @@ async function sessionPlan(
         if (refused instanceof ApiError) return undefined;
         throw refused;
       }
-      lastSeq = data.lastSeq;
-      // Nothing smaller to send (the newest messages alone are over): the same context would be
-      // refused again, so the upstream's error goes back as it was.
-      if (data.tokens >= sentTokens) return undefined;
-      sentTokens = data.tokens;
-      headers[GATEWAY_HEADERS.tokens] = String(data.tokens);
-      if (data.compactionTier !== null)
-        headers[GATEWAY_HEADERS.compaction] = String(data.compactionTier);
-      return outgoing(protocol.withContext(body, renderContext(data, protocol.format, markersFor)));
+      if (recovered.compactionTier !== null) {
+        headers[GATEWAY_HEADERS.compaction] = String(recovered.compactionTier);
+      }
+      // The retry carries this request's own history, compacted: never messages other requests
+      // appended meanwhile (an answer its client abandoned), which are not this conversation's turn.
+      if (recovered.kind === "moved-on") {
+        const maxOutputTokens = protocol.maxOutputTokens(body);
+        const fit = await fitStateless(canonical, model, {
+          contextWindow: recovered.contextWindow,
+          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+          force: true,
+        });
+        // Nothing smaller to send (the newest messages alone are over): the same context would be
+        // refused again, so the upstream's error goes back as it was.
+        if (fit.tokens >= sentTokens) return undefined;
+        sentTokens = fit.tokens;
+        headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
+        return outgoing(protocol.withContext(body, renderMessages(fit.messages, protocol.format)));
+      }
+      if (recovered.tokens >= sentTokens) return undefined;
+      sentTokens = recovered.tokens;
+      headers[GATEWAY_HEADERS.tokens] = String(recovered.tokens);
+      const retried = renderReference(
+        recovered.context.byReference,
+        canonical,
+        protocol.format,
+        markersFor,
+      );
+      // Nothing compacted: the same request would be refused the same way.
+      if (retried === undefined) return undefined;
+      return outgoing(protocol.withContext(body, retried));
     },
     async answered(answer) {
       try {
         const messages = canonicalMessages(answer.messages, protocol.format);
         const result = await stub.gatewayAnswer(key, {
           generation: served.generation,
-          afterSeq: lastSeq,
+          afterSeq: served.lastSeq,
           messages,
           hashes: await messageHashes(messages),
           model,
@@ -818,6 +840,22 @@ const ROUTES: GatewayRoute[] = [
 
 const DESCRIPTION =
   "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation. Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation, X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none). Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
+
+/**
+ * A refusal the app makes before any gateway route runs (a wrong method, an unknown path), in the
+ * protocol shape of the gateway path it was made for, so an SDK reads it as it reads the gateway's
+ * own errors; undefined for a path outside the gateway. A path no route serves gets Anthropic's shape
+ * under `/v1/` (where the Anthropic SDK sends everything), else OpenAI's.
+ */
+export function gatewayRefusal(c: Context<AppEnv>, error: ApiError): Response | undefined {
+  const match = /^\/v1\/gateway\/[^/]+(\/.*?)?\/?$/.exec(c.req.path);
+  if (match === null) return undefined;
+  const rest = match[1] ?? "";
+  const protocol =
+    ROUTES.find((route) => route.path === rest)?.protocol ??
+    (rest.startsWith("/v1/") ? anthropicProtocol : chatProtocol);
+  return protocolError(c, protocol, error);
+}
 
 export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
   const errorContent = { "application/json": { schema: ErrorResponse } };

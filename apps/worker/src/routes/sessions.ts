@@ -7,10 +7,15 @@
  * Worker, so the object only stores and compacts.
  */
 
-import { type ChatMessage, type MessageFormat, parseContextWindow } from "@condense/core";
+import {
+  type ChatMessage,
+  carriesNothing,
+  type MessageFormat,
+  parseContextWindow,
+} from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { ApiError } from "../api/errors";
+import { invalidRequest } from "../api/errors";
 import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
 import { idempotencyInput } from "../api/idempotency-key";
 import { unwrap } from "../api/rpc-result";
@@ -134,7 +139,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       path: "/v1/sessions/{id}/context",
       summary: "The messages to send to the model now",
       description:
-        "Head, pinned messages, summary and tail. Returns the committed view at once; only a context over window − reserve waits for (or runs) a compaction. Messages are served as appended: while the last assistant message's tool calls await their results, the context ends with those calls (append the results before sending it), and no compaction folds such calls in, so their real results always pair with them.",
+        "Head, pinned messages, summary and tail. Returns the committed view at once; only a context over window − reserve waits for (or runs) a compaction. Messages are served as appended, less what no provider accepts: empty turns are left out, a tool call that a later message interrupted is answered by a placeholder result right after it, and a result that came late is placed with its call (the transcript keeps every message as appended). While the last assistant message's tool calls await their results, the context ends with those calls (append the results before sending it), and no compaction folds such calls in, so their real results always pair with them.",
       tags: TAGS,
       params: SessionIdParam,
       query: ContextQuery,
@@ -394,19 +399,26 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
 
 const PINNED_ROLES = new Set(["system", "developer", "user", "assistant"]);
 
-/** Pinned messages: canonical, and never tool traffic (they are re-inserted out of their original place). */
+/**
+ * Pinned messages: canonical, never tool traffic (they are re-inserted out of their original
+ * place), and never empty.
+ */
 function pinnedMessages(messages: readonly unknown[]): ChatMessage[] {
   const canonical = canonicalMessages(messages, "openai", undefined, "pinned");
   canonical.forEach((message, index) => {
     if (!PINNED_ROLES.has(message.role) || (message.tool_calls?.length ?? 0) > 0) {
-      throw new ApiError(
-        400,
-        "invalid_request",
-        `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls`,
-        {
-          in: "body",
-          issues: [{ path: `pinned[${index}]`, message: "tool traffic cannot be pinned" }],
-        },
+      throw invalidRequest(
+        "body",
+        `pinned[${index}]`,
+        `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls (tool traffic cannot be pinned)`,
+      );
+    }
+    // Served as an empty turn or an empty block of Anthropic's `system`, which providers refuse.
+    if (carriesNothing(message)) {
+      throw invalidRequest(
+        "body",
+        `pinned[${index}]`,
+        `invalid request body: \`pinned[${index}]\` carries nothing (no text, image or file); give it text or leave it out`,
       );
     }
   });

@@ -13,9 +13,9 @@
 import {
   type ChatMessage,
   contextWindowFor,
-  isEmptyTurn,
   type MessageFormat,
   messageTokens,
+  sendableMessages,
   shouldCompact,
   toCanonical,
   type WarningLevel,
@@ -342,15 +342,10 @@ export function withPinned(messages: ChatMessage[], pinned: ChatMessage[]): Chat
   return [...messages.slice(0, head), ...pinned, ...messages.slice(head)];
 }
 
-/**
- * The messages to send, without the empty turns among them: compaction output has none, but the
- * transcript after the view holds messages as appended, and an aborted assistant turn (no text,
- * no tool call) is rejected by every provider. The transcript keeps them.
- */
-function sendable(messages: ChatMessage[]): ChatMessage[] {
-  return messages.some(isEmptyTurn)
-    ? messages.filter((message) => !isEmptyTurn(message))
-    : messages;
+/** How many of `messages`, from the first on, are in `stable`. */
+function stableCount(messages: readonly ChatMessage[], stable: ReadonlySet<ChatMessage>): number {
+  const first = messages.findIndex((message) => !stable.has(message));
+  return first === -1 ? messages.length : first;
 }
 
 /** The context of `snapshot` as the Worker renders it. */
@@ -362,15 +357,25 @@ export function contextData(
   compaction: ContextData["compaction"],
 ): ContextData {
   const viewMessages = snapshot.seqs.filter((seq) => seq === null).length;
+  const messages = sendableMessages(withPinned(snapshot.messages, measure.pinned)).messages;
+  // The view's and the pinned messages: the prefix that stays the same until the next compaction
+  // (`sendableMessages` passes unchanged messages through as the same objects).
+  const stable = new Set<ChatMessage>([
+    ...measure.pinned,
+    ...snapshot.messages.filter((_, index) => snapshot.seqs[index] === null),
+  ]);
   return {
     sessionId,
     defaultFormat: defaultFormatOf(settings),
-    messages: withPinned(sendable(snapshot.messages), measure.pinned),
-    stablePrefix: viewMessages > 0 ? viewMessages + measure.pinned.length : 0,
+    // As the provider takes it (core `sendableMessages`): the transcript keeps every message as
+    // appended, but empty turns are left out and interrupted tool calls answered (a late result
+    // placed with its call), so the context is valid whatever the agent appended meanwhile.
+    messages,
+    stablePrefix: viewMessages > 0 ? stableCount(messages, stable) : 0,
     ...(snapshot.openaiItems !== undefined
       ? {
           responsesItems: snapshot.openaiItems,
-          rest: [...measure.pinned, ...sendable(snapshot.tail)],
+          rest: sendableMessages([...measure.pinned, ...snapshot.tail]).messages,
         }
       : {}),
     tokens: measure.tokens,

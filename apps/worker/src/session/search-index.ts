@@ -22,6 +22,7 @@ import { type ChatMessage, toolCallInput, toolCallName } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../api/schemas";
 import { fuseRankings } from "../semantic/semantic-index";
+import { ftsQuery } from "../user/fts-query";
 import { readViewState } from "./context-view";
 import { currentGeneration } from "./generations";
 import type { MessageStore } from "./message-store";
@@ -195,23 +196,20 @@ function invalidQuery(message: string, details: unknown = null): ApiError {
 }
 
 /**
- * The FTS5 match expressions of `q`: its words, each quoted (inner quotes doubled), all required, and
- * any one of them. Only words with a letter or digit count: the tokenizer drops everything else.
+ * The FTS5 match expressions of `q` (`user/fts-query`): its words, each quoted, all required, and any
+ * one of them.
  */
 export function matchExpressions(q: string): { all: string; any: string } {
-  const words = q
-    .split(/\s+/u)
-    .filter((word) => /[\p{L}\p{N}]/u.test(word))
-    .slice(0, MAX_QUERY_WORDS)
-    .map((word) => `"${word.replaceAll('"', '""')}"`);
-  if (words.length === 0) {
+  const all = ftsQuery(q, "all", MAX_QUERY_WORDS);
+  const any = ftsQuery(q, "any", MAX_QUERY_WORDS);
+  if (all === undefined || any === undefined) {
     throw invalidQuery(
       q.trim() === ""
         ? "the query is empty: send the words to find in `q` (e.g. ?q=migration+ticket)"
         : "the query has no word to search for (letters or digits): send the words to find in `q`",
     );
   }
-  return { all: words.join(" AND "), any: words.join(" OR ") };
+  return { all, any };
 }
 
 type MatchRow = {

@@ -21,12 +21,7 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import {
-  type ChatMessage,
-  isContextOverflowError,
-  type MessageFormat,
-  parseOverflowTokens,
-} from "@condense/core";
+import { isContextOverflowError, type MessageFormat, parseOverflowTokens } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { IdempotencyInput } from "../api/idempotency-key";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
@@ -69,6 +64,11 @@ import {
   readSnapshot,
   readViewState,
 } from "./context-view";
+import {
+  type GatewayContext,
+  type GatewayContextByReference,
+  gatewayContextAt,
+} from "./gateway-context";
 import {
   appendAnswer,
   type GatewayAnswerInput,
@@ -134,18 +134,19 @@ import { readToolOutput } from "./tool-outputs";
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
 
-/**
- * A gateway turn's context by reference: the request's own history from `historyFrom` on (its
- * empty turns left out), after the compacted `view`, with `pinned` inserted as `/context` inserts
- * them. The transcript after the view is that history, so it is neither read nor sent back.
- */
-export interface GatewayContextByReference {
-  view: ChatMessage[];
-  /** When the view holds OpenAI compaction items: those items, which only the Responses API carries. */
-  openaiItems?: unknown[];
-  pinned: ChatMessage[];
-  historyFrom: number;
+/** A reported provider error, and the format the context is asked for in. */
+export interface OverflowInput {
+  error: { status?: number; message: string; body?: unknown };
+  format?: MessageFormat;
 }
+
+/**
+ * What the object answers a gateway turn's overflow: the turn's context once compacted, or
+ * `moved-on` (the session is no longer the request's history) with the window to fit it in.
+ */
+export type GatewayOverflowResult =
+  | ({ kind: "context"; compactionTier: number | null } & GatewayContext)
+  | { kind: "moved-on"; compactionTier: number | null; contextWindow: number };
 
 /** What the object answers a gateway turn: the context to forward, or what the Worker must do instead. */
 export type GatewayTurnResult =
@@ -565,10 +566,7 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  async overflow(
-    key: SessionKey,
-    input: { error: { status?: number; message: string; body?: unknown }; format?: MessageFormat },
-  ): Promise<RpcResult<OverflowData>> {
+  async overflow(key: SessionKey, input: OverflowInput): Promise<RpcResult<OverflowData>> {
     return rpcResult(async () => {
       const sql = this.#sql();
       const session = requireSession(sql, key);
@@ -884,40 +882,54 @@ export class SessionObject extends DurableObject<Env> {
 
   /**
    * The context after a gateway turn by reference to the request's history, which the transcript
-   * after the view is while nothing was appended since the turn's match (else undefined). Only the
-   * view is read; the size comes from the stored counts.
+   * after the view is while nothing was appended since the turn's match (else undefined).
    */
   #gatewayContext(
     key: SessionKey,
     generation: number,
     lastSeq: number,
     memory: MemoryInsert | undefined,
-  ):
-    | { tokens: number; lastSeq: number; context: { byReference: GatewayContextByReference } }
-    | undefined {
+  ): GatewayContext | undefined {
     const sql = this.#sql();
     const session = requireSession(sql, key);
-    const current = currentGeneration(sql);
-    if (session.message_count !== lastSeq || current.generation !== generation) return undefined;
-    const view = readViewState(sql);
-    const historyFrom = (view?.covered_seq ?? 0) - current.firstSeq + 1;
-    if (historyFrom < 0) return undefined;
-    const stored = readSettings(sql);
-    // The memory block is placed and counted as one more pinned message (in place of the room kept for it), as in `/context`.
-    const settings =
-      memory?.message === undefined
-        ? stored
-        : { ...stored, memory: false, pinned: [...stored.pinned, memory.message] };
-    const size = contextSize(sql, this.#store);
-    const measure = measureContext(session, settings, size.tokens, this.env.DEFAULT_MODEL);
-    // What the client sends next; a provider's count in a later overflow report refers to it.
-    saveServed(sql, size.tokens + measure.pinnedTokens, lastSeq);
-    const rows = view === undefined ? [] : this.#store.readView().map((row) => row.message);
-    const byReference: GatewayContextByReference =
-      view?.strategy === "openai"
-        ? { view: [], openaiItems: rows, pinned: measure.pinned, historyFrom }
-        : { view: rows, pinned: measure.pinned, historyFrom };
-    return { tokens: measure.tokens, lastSeq, context: { byReference } };
+    if (session.message_count !== lastSeq) return undefined;
+    const request = { generation, lastSeq };
+    return gatewayContextAt(sql, this.#store, session, request, memory, this.env.DEFAULT_MODEL);
+  }
+
+  /**
+   * An overflow the upstream reported for a gateway turn: compacted as `/overflow` compacts it, then
+   * the turn's context again, by reference to its own history (`gateway-context`), even when other
+   * messages were appended after it meanwhile (an answer another request left behind), which are not
+   * its own. When the session's view covers more than its history, or another generation started,
+   * `moved-on`: the Worker then fits the history itself, as without a session.
+   */
+  async gatewayOverflow(
+    key: SessionKey,
+    input: OverflowInput & { generation: number; lastSeq: number },
+  ): Promise<RpcResult<GatewayOverflowResult>> {
+    const before = compactionSummary(this.#sql()).count;
+    const reported = await this.overflow(key, input);
+    if (!reported.ok) return reported;
+    return rpcResult(async (): Promise<GatewayOverflowResult> => {
+      const sql = this.#sql();
+      const history = compactionSummary(sql);
+      const compactionTier = history.count > before ? (history.last?.tier ?? null) : null;
+      const memory = await this.#memoryFor(key);
+      const session = requireSession(sql, key);
+      const request = { generation: input.generation, lastSeq: input.lastSeq };
+      const served = gatewayContextAt(
+        sql,
+        this.#store,
+        session,
+        request,
+        memory,
+        this.env.DEFAULT_MODEL,
+      );
+      if (served !== undefined) return { kind: "context", compactionTier, ...served };
+      const { contextWindow } = this.#committedMeasure(session);
+      return { kind: "moved-on", compactionTier, contextWindow };
+    });
   }
 
   /** The model's answer to a gateway turn, appended after it unless the session moved on. */

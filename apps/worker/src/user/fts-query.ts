@@ -1,10 +1,13 @@
 /**
  * @module user/fts-query
- * User text as an FTS5 query that can only mean "these words": every word is
+ * User text as an FTS5 query that can only mean "these words", for memory
+ * search and session search (`session/search-index`) alike: every word is
  * quoted as a string (a `"` inside doubled), so operators (AND, OR, NOT, NEAR,
  * `*`, `^`, column filters, parentheses) are matched as words or dropped, never
- * obeyed. Words without a letter or digit are dropped, since the tokenizer
- * would leave an empty phrase.
+ * obeyed. Words are cut at whitespace and at control characters: the tokenizer
+ * separates words there too, and a NUL inside a quoted word would end the
+ * query's string early in SQLite ("unterminated string"). Words without a
+ * letter or digit are dropped, since the tokenizer would leave an empty phrase.
  */
 
 /** At most this many words reach the query (a context's recent text is long; the first words suffice). */
@@ -14,7 +17,7 @@ const MAX_TERMS = 64;
 export function queryTerms(text: string, max = MAX_TERMS): string[] {
   const terms: string[] = [];
   const seen = new Set<string>();
-  for (const word of text.split(/\s+/)) {
+  for (const word of text.split(/[\s\p{Cc}]+/u)) {
     if (!/[\p{L}\p{N}]/u.test(word)) continue;
     const key = word.toLowerCase();
     if (seen.has(key)) continue;

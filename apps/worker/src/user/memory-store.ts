@@ -12,16 +12,20 @@
 import {
   containsSecret,
   MEMORY_KINDS,
+  MEMORY_TEXT_MAX_CHARS,
   type MemoryEntry,
   type MemoryKind,
   type MemoryOperation,
 } from "@condense/core";
-import { ApiError } from "../api/errors";
+import { ApiError, invalidRequest } from "../api/errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ftsQuery } from "./fts-query";
 
-/** How many entries a user may keep, and how long each may be (characters, after trimming). */
-export const MEMORY_LIMITS = { maxEntries: 500, maxChars: 2000 } as const;
+/**
+ * How many entries a user may keep, and how long each may be (characters, after trimming): the
+ * engine's limit, which its flush keeps to as well, so what one side writes the other accepts.
+ */
+export const MEMORY_LIMITS = { maxEntries: 500, maxChars: MEMORY_TEXT_MAX_CHARS } as const;
 
 type Row = {
   num: number;
@@ -56,10 +60,10 @@ function entryOf(row: Row): MemoryEntry {
 export function checkMemoryText(text: string): string {
   const trimmed = text.trim();
   if (trimmed === "") {
-    throw new ApiError(
-      400,
-      "invalid_request",
-      "a memory's `text` is empty: send 1-2000 characters",
+    throw invalidRequest(
+      "body",
+      "text",
+      `a memory's \`text\` is empty: send 1-${MEMORY_LIMITS.maxChars} characters`,
     );
   }
   if (trimmed.length > MEMORY_LIMITS.maxChars) {
@@ -82,7 +86,7 @@ export function checkMemoryText(text: string): string {
 
 function checkKind(kind: string): MemoryKind {
   if (isKind(kind)) return kind;
-  throw new ApiError(400, "invalid_request", `unknown kind: use one of ${MEMORY_KINDS.join(", ")}`);
+  throw invalidRequest("body", "kind", `unknown kind: use one of ${MEMORY_KINDS.join(", ")}`);
 }
 
 function memoryNotFound(id: string): ApiError {
@@ -307,7 +311,7 @@ export function applyOperations(
       } else if (op.op === "remove") {
         deleteMemory(sql, op.id);
       } else {
-        throw new ApiError(400, "invalid_request", "unknown operation: use add, replace or remove");
+        throw invalidRequest("body", "op", "unknown operation: use add, replace or remove");
       }
       result.applied++;
     } catch (error) {

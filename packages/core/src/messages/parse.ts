@@ -22,9 +22,11 @@
  * `data:` URL, or `file_id`; `filename`) and `input_audio` (base64 `data`, `format` wav or
  * mp3). Images, files and audio are user input: other roles may not carry them.
  *
- * Tool-call arguments (and `provider_data`) nested more than `MAX_NESTING` (256)
- * levels deep, or cyclic, are rejected (`arguments_too_deep`): no provider accepts
- * them, and the engine walks arguments recursively.
+ * Tool-call arguments nested more than `MAX_NESTING` (256) levels deep, or cyclic,
+ * are rejected (`arguments_too_deep`), and so is `provider_data` holding a block or
+ * item nested more than `MAX_ITEM_NESTING` (257): no provider accepts them, and the
+ * engine walks arguments recursively. Both are counted as every format's parser
+ * counts them (`messages/limits`), so a message any format accepted reads back.
  *
  * `provider_data` (thinking blocks, Responses reasoning and compaction items that
  * `fromAnthropic`/`fromResponses` attach) is kept, so canonical messages survive
@@ -35,16 +37,20 @@ import { reusedInListMessage, ToolCallTracker } from "./call-ids.js";
 import {
   field,
   isRecord,
-  jsonTextNestsTooDeep,
-  MAX_NESTING,
   ProblemCollector,
   quote,
-  tooDeepMessage,
   toWellFormed,
   typeName,
-  valueNestsTooDeep,
   wellFormedDeep,
 } from "./input-checks.js";
+import {
+  itemNestsTooDeep,
+  jsonTextNestsTooDeep,
+  MAX_ITEM_NESTING,
+  nestsPastItems,
+  tooDeepMessage,
+  valueNestsTooDeep,
+} from "./limits.js";
 import type {
   ChatMessage,
   ContentPart,
@@ -214,9 +220,14 @@ function parseProviderData(
     report("provider_data", `\`provider_data\` must be an object, got ${typeName(raw)}`);
     return undefined;
   }
-  // provider_data > anthropic > blocks > block > input: tool input may nest MAX_NESTING levels.
-  if (valueNestsTooDeep(raw, MAX_NESTING + 4)) {
-    report("provider_data", tooDeepMessage("`provider_data`"));
+  // Copying recurses: provider_data > anthropic > blocks > block is as deep as an item may sit, and
+  // each item is measured as its format's parser measured it (`messages/limits`).
+  const deep = deepProviderItem(raw);
+  if (deep !== undefined || nestsPastItems(raw, 3)) {
+    report(
+      deep ?? "provider_data",
+      tooDeepMessage(`\`${deep ?? "provider_data"}\``, MAX_ITEM_NESTING),
+    );
     return undefined;
   }
   const data: ProviderData = {};
@@ -257,6 +268,27 @@ function parseProviderData(
     );
   }
   return data.anthropic === undefined && data.responses === undefined ? undefined : data;
+}
+
+/** The lists of blocks or items in `provider_data`, by provider: each entry is measured on its own. */
+const ITEM_LISTS: Record<string, readonly string[]> = {
+  anthropic: ["thinking", "blocks"],
+  responses: ["items"],
+};
+
+/** The path of the first block, item or other value of `provider_data` nested past what an item may. */
+function deepProviderItem(raw: Record<string, unknown>): string | undefined {
+  for (const [provider, lists] of Object.entries(ITEM_LISTS)) {
+    const data = field(raw, provider);
+    if (!isRecord(data)) continue;
+    for (const [key, value] of Object.entries(data)) {
+      if (lists.includes(key) && Array.isArray(value)) {
+        const deep = value.findIndex(itemNestsTooDeep);
+        if (deep >= 0) return `provider_data.${provider}.${key}[${deep}]`;
+      } else if (itemNestsTooDeep(value)) return `provider_data.${provider}.${key}`;
+    }
+  }
+  return undefined;
 }
 
 function wellFormedArray(values: unknown[]): unknown[] {

@@ -16,7 +16,7 @@
  * only the settings the engine accepts, and the event says so.
  */
 
-import { CondenseError } from "@condense/core";
+import { CondenseError, sendableMessages } from "@condense/core";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
 import { measureContext, readSnapshot } from "../context-view";
 import { clearPendingTrigger, isExhausted, readSession, recordFailure } from "../session-record";
@@ -111,14 +111,17 @@ export async function runCompaction(
       };
     }
   }
-  if (snapshot.messages.length === 0) {
+  // Nothing the engine could keep: no message, or only empty turns (it refuses a list of them).
+  if (sendableMessages(snapshot.messages).messages.length === 0) {
     clearPendingTrigger(sql);
     return {
       status: "not_needed",
       reason:
         whole.messages.length === 0
           ? "the context is empty"
-          : "the context holds only tool calls awaiting their results; append the results first",
+          : snapshot.messages.length === 0
+            ? "the context holds only tool calls awaiting their results; append the results first"
+            : "the context holds only empty turns, which are never sent; append a message that says something",
     };
   }
 

@@ -472,8 +472,8 @@ function partAsText(part: ContentPart): string {
 
 /**
  * Stored blocks, if they are still what the message's canonical fields say, without any cache
- * marker (one stored before markers were left out is stale: it belonged to an earlier request);
- * else undefined.
+ * marker (one stored before markers were left out is stale: it belonged to an earlier request)
+ * and less whitespace-only text next to other blocks (as for rebuilt blocks); else undefined.
  */
 export function storedBlocks(message: ChatMessage): string | AnthropicBlock[] | undefined {
   const blocks = message.provider_data?.anthropic?.blocks;
@@ -487,9 +487,10 @@ export function storedBlocks(message: ChatMessage): string | AnthropicBlock[] | 
     checkSystem(stored, problems);
     if (problems.size > 0) return undefined;
     const current = systemToCanonical(stored as string | AnthropicTextBlock[]);
-    return jsonEqual(current.content, message.content)
-      ? (stored as AnthropicTextBlock[])
-      : undefined;
+    if (!jsonEqual(current.content, message.content)) return undefined;
+    return typeof stored === "string"
+      ? stored
+      : (dropBlankText(stored as AnthropicTextBlock[]) as AnthropicTextBlock[]);
   }
   const role: AnthropicRole = message.role === "assistant" ? "assistant" : "user";
   const turn = { role, content: stored };
@@ -502,5 +503,7 @@ export function storedBlocks(message: ChatMessage): string | AnthropicBlock[] | 
     jsonEqual(only.content, message.content) &&
     jsonEqual(only.tool_calls ?? [], message.tool_calls ?? []) &&
     only.tool_call_id === message.tool_call_id;
-  return same ? (stored as string | AnthropicBlock[]) : undefined;
+  if (!same) return undefined;
+  // Kept verbatim, but never with the blank text Anthropic rejects next to other blocks.
+  return typeof stored === "string" ? stored : dropBlankText(stored as AnthropicBlock[]);
 }

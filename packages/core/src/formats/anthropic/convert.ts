@@ -40,8 +40,9 @@
  * So `toAnthropic(fromAnthropic(x))` deep-equals `x` for a valid `x` whose
  * turns alternate and start with a user turn, except for these documented
  * normalizations: `tool_result` blocks move to the start of their user turn (as
- * Anthropic requires); consecutive same-role turns are merged; lone surrogates
- * become U+FFFD.
+ * Anthropic requires); consecutive same-role turns are merged; whitespace-only
+ * text blocks next to other blocks are dropped, kept blocks included (Anthropic
+ * rejects them); lone surrogates become U+FFFD.
  *
  * Tool ids: see `formats/anthropic/tool-ids`.
  *

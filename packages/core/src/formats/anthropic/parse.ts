@@ -11,14 +11,17 @@
 import {
   field,
   isRecord,
-  MAX_NESTING,
   ProblemCollector,
   quote,
-  tooDeepMessage,
   typeName,
-  valueNestsTooDeep,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
+import {
+  itemNestsTooDeep,
+  MAX_ITEM_NESTING,
+  nestsPastItems,
+  tooDeepMessage,
+} from "../../messages/limits.js";
 import {
   type AnthropicMessage,
   type AnthropicRequest,
@@ -586,14 +589,20 @@ export function parseAnthropic(input: { system?: unknown; messages: unknown }): 
   if (messages.length === 0) {
     problems.add(-1, "", "empty", "messages is empty; send at least one user message");
   }
-  // Copying recurses: anything nested past what a provider accepts is rejected first (message >
-  // content > block > input leaves MAX_NESTING levels to a tool_use input).
+  // Copying recurses: anything nested past what a provider accepts is rejected first. Each block is
+  // measured as `messages/limits` measures it wherever it is read again (kept in provider_data).
   messages.forEach((message: unknown, index) => {
-    if (valueNestsTooDeep(message, MAX_NESTING + 3))
-      problems.add(index, "", "too_deep", tooDeepMessage("this message"));
+    const content = isRecord(message) ? field(message, "content") : undefined;
+    const deep = Array.isArray(content) ? content.findIndex(itemNestsTooDeep) : -1;
+    const what = deep >= 0 ? "this block" : "this message";
+    if (deep >= 0 || nestsPastItems(message, 2)) {
+      const path = deep >= 0 ? `content[${deep}]` : "";
+      problems.add(index, path, "too_deep", tooDeepMessage(what, MAX_ITEM_NESTING));
+    }
   });
-  if (valueNestsTooDeep(input.system, MAX_NESTING))
-    problems.add(-1, "system", "too_deep", tooDeepMessage("`system`"));
+  const systemBlocks = Array.isArray(input.system) ? input.system : [];
+  if (nestsPastItems(input.system, 1) || systemBlocks.some(itemNestsTooDeep))
+    problems.add(-1, "system", "too_deep", tooDeepMessage("a block of `system`", MAX_ITEM_NESTING));
   problems.throwIfAny();
   const copy = wellFormedDeep(messages) as unknown[];
   const system = wellFormedDeep(input.system);

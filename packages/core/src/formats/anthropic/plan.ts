@@ -8,7 +8,8 @@
  * (`formats/anthropic/tool-ids`), and a user turn is prepended when the
  * conversation would start with an assistant turn. `toAnthropic` sends the
  * plan; the Anthropic rules of `validateMessages` read it to name problems by
- * message index.
+ * message index. Whitespace-only blocks of `system` are left out when others
+ * remain (Anthropic rejects them).
  */
 
 import type { ChatMessage } from "../../messages/types.js";
@@ -108,13 +109,22 @@ export function planAnthropic(messages: readonly ChatMessage[]): AnthropicPlan {
     prependedUserTurn,
   };
   const first = systems[0];
-  if (systems.length === 1 && first !== undefined) plan.system = first.content;
+  if (systems.length === 1 && first !== undefined) plan.system = withoutBlankBlocks(first.content);
   else if (systems.length > 1) {
-    plan.system = systems.flatMap((entry) =>
-      typeof entry.content === "string"
-        ? [{ type: "text" as const, text: entry.content }]
-        : entry.content,
+    plan.system = withoutBlankBlocks(
+      systems.flatMap((entry) =>
+        typeof entry.content === "string"
+          ? [{ type: "text" as const, text: entry.content }]
+          : entry.content,
+      ),
     );
   }
   return plan;
+}
+
+/** System blocks without the whitespace-only ones Anthropic rejects, when others remain. */
+function withoutBlankBlocks(system: string | AnthropicTextBlock[]): string | AnthropicTextBlock[] {
+  if (typeof system === "string") return system;
+  const kept = system.filter((block) => block.text.trim() !== "");
+  return kept.length > 0 ? kept : system;
 }

@@ -13,15 +13,17 @@ import { reusedCallMessage, ToolCallTracker } from "../../messages/call-ids.js";
 import {
   field,
   isRecord,
-  jsonTextNestsTooDeep,
-  MAX_NESTING,
   ProblemCollector,
   quote,
-  tooDeepMessage,
   typeName,
-  valueNestsTooDeep,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
+import {
+  itemNestsTooDeep,
+  jsonTextNestsTooDeep,
+  MAX_ITEM_NESTING,
+  tooDeepMessage,
+} from "../../messages/limits.js";
 import type { ResponseItem } from "./types.js";
 
 const MESSAGE_ROLES = ["user", "assistant", "system", "developer"] as const;
@@ -370,11 +372,12 @@ export function checkItems(items: unknown, problems: ProblemCollector): items is
  */
 export function parseResponses(items: unknown): ResponseItem[] {
   const problems = new ProblemCollector();
-  // Copying recurses: anything nested past what a provider accepts is rejected first.
+  // Copying recurses: anything nested past what a provider accepts is rejected first, as
+  // `messages/limits` measures an item wherever it is read again (kept in provider_data).
   if (Array.isArray(items)) {
     items.forEach((item: unknown, index) => {
-      if (valueNestsTooDeep(item, MAX_NESTING + 3))
-        problems.add(index, "", "too_deep", tooDeepMessage("this item"));
+      if (itemNestsTooDeep(item))
+        problems.add(index, "", "too_deep", tooDeepMessage("this item", MAX_ITEM_NESTING));
     });
     problems.throwIfAny();
   }

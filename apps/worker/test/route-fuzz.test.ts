@@ -1,0 +1,34 @@
+/**
+ * The route-level property test: random sequences of valid and mutated calls
+ * to a session and its user's memory (`test/route-fuzz`), each followed by the
+ * four oracles: no 5xx, every error in its documented shape, the context valid
+ * for its provider in every format, and a refused request changing nothing.
+ * `pnpm test` runs a few sequences; `ROUTE_FUZZ_RUNS=200` runs more (and
+ * `ROUTE_FUZZ_SEED` replays one that failed).
+ */
+
+import { env } from "cloudflare:test";
+import fc from "fast-check";
+import { describe, it } from "vitest";
+import { freshSession } from "./helpers";
+import { arbCommands, type FuzzReal, initialModel } from "./route-fuzz";
+import { freshUser } from "./user-helpers";
+
+const runs = Number(env.ROUTE_FUZZ_RUNS) > 0 ? Number(env.ROUTE_FUZZ_RUNS) : 10;
+const seed = env.ROUTE_FUZZ_SEED === "" ? undefined : Number(env.ROUTE_FUZZ_SEED);
+
+describe("every route, on random sequences of valid and mutated calls", () => {
+  it(
+    "never answers 5xx, documents every error, serves valid contexts and refuses without changing state",
+    async () => {
+      await fc.assert(
+        fc.asyncProperty(arbCommands(12), async (commands) => {
+          const real: FuzzReal = { sessionId: freshSession("fuzz"), as: await freshUser("fuzz") };
+          await fc.asyncModelRun(() => ({ model: initialModel(), real }), commands);
+        }),
+        { numRuns: runs, ...(seed !== undefined && Number.isInteger(seed) ? { seed } : {}) },
+      );
+    },
+    60_000 + runs * 1_500,
+  );
+});

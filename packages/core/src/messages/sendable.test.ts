@@ -1,0 +1,135 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { validateMessages } from "../formats/validate.js";
+import { arbAgentConversation } from "../test-support/message-arbitraries.js";
+import { INTERRUPTED_RESULT } from "./repair.js";
+import { carriesNothing, sendableMessages } from "./sendable.js";
+import type { ChatMessage } from "./types.js";
+
+const call = (id: string, name = "ls"): ChatMessage => ({
+  role: "assistant",
+  content: null,
+  tool_calls: [{ id, type: "function", function: { name, arguments: "{}" } }],
+});
+const result = (id: string, content: string): ChatMessage => ({
+  role: "tool",
+  content,
+  tool_call_id: id,
+});
+const user = (content: string): ChatMessage => ({ role: "user", content });
+const placeholder = (id: string) => result(id, INTERRUPTED_RESULT);
+
+/** The last assistant message's calls answered, as the client does before it sends the context. */
+function answerOpenCalls(messages: readonly ChatMessage[]): ChatMessage[] {
+  let last = messages.length - 1;
+  while (last >= 0 && messages[last]?.role === "tool") last--;
+  const answered = new Set(messages.slice(last + 1).map((message) => message.tool_call_id));
+  const open = (messages[last]?.tool_calls ?? []).filter((toolCall) => !answered.has(toolCall.id));
+  return [...messages, ...open.map((toolCall) => result(toolCall.id, "the result"))];
+}
+
+describe("sendableMessages", () => {
+  it("answers a call a later message interrupted with a placeholder, right after the call", () => {
+    const messages = [user("list files"), call("call_1"), user("never mind")];
+    const sent = sendableMessages(messages);
+    expect(sent.changed).toBe(true);
+    expect(sent.messages).toEqual([
+      user("list files"),
+      call("call_1"),
+      placeholder("call_1"),
+      user("never mind"),
+    ]);
+    expect(validateMessages(sent.messages, "openai").ok).toBe(true);
+    expect(validateMessages(sent.messages, "anthropic").ok).toBe(true);
+  });
+
+  it("places a late result with its call, in place of any placeholder (a compaction's too)", () => {
+    const late = [user("list files"), call("call_1"), user("never mind"), result("call_1", "a b")];
+    const expected = [
+      user("list files"),
+      call("call_1"),
+      result("call_1", "a b"),
+      user("never mind"),
+    ];
+    expect(sendableMessages(late).messages).toEqual(expected);
+    const compacted = [
+      user("list files"),
+      call("call_1"),
+      placeholder("call_1"),
+      user("never mind"),
+      result("call_1", "a b"),
+    ];
+    expect(sendableMessages(compacted).messages).toEqual(expected);
+  });
+
+  it("leaves a result out whose call is no longer there (a summary replaced it)", () => {
+    const summarized = [user("summary of earlier work"), user("go on"), result("call_1", "late")];
+    expect(sendableMessages(summarized).messages).toEqual([
+      user("summary of earlier work"),
+      user("go on"),
+    ]);
+  });
+
+  it("leaves the last calls open while only their results follow, and changes nothing else", () => {
+    const parallel: ChatMessage = {
+      role: "assistant",
+      content: "two at once",
+      tool_calls: [
+        { id: "a", type: "function", function: { name: "ls", arguments: "{}" } },
+        { id: "b", type: "function", function: { name: "ls", arguments: "{}" } },
+      ],
+    };
+    for (const messages of [
+      [user("list files"), call("call_1")],
+      [user("list files"), parallel, result("a", "one")],
+      [user("hi"), { role: "assistant", content: "hello" } satisfies ChatMessage],
+    ]) {
+      const sent = sendableMessages(messages);
+      expect(sent.changed).toBe(false);
+      expect(sent.messages).toEqual(messages);
+    }
+    // A late result of an earlier call after them still goes to its own call.
+    const late = [user("a"), call("x"), user("b"), call("y"), result("x", "late")];
+    expect(sendableMessages(late).messages).toEqual([
+      user("a"),
+      call("x"),
+      result("x", "late"),
+      user("b"),
+      call("y"),
+    ]);
+  });
+
+  it("leaves out what carries nothing: empty turns and system or developer messages without text", () => {
+    const messages: ChatMessage[] = [
+      { role: "system", content: "rules" },
+      { role: "developer", content: "" },
+      { role: "system", content: [{ type: "text", text: " \n" }] },
+      user("hi"),
+      { role: "assistant", content: null },
+      { role: "assistant", content: "hello" },
+    ];
+    expect(messages.map(carriesNothing)).toEqual([false, true, true, false, true, false]);
+    expect(sendableMessages(messages).messages).toEqual([
+      { role: "system", content: "rules" },
+      user("hi"),
+      { role: "assistant", content: "hello" },
+    ]);
+  });
+
+  it("makes any session as agents append it valid for every provider once its open calls are answered, losing no result (property)", () => {
+    fc.assert(
+      fc.property(arbAgentConversation, (messages) => {
+        const sent = sendableMessages(messages);
+        const complete = answerOpenCalls(sent.messages);
+        expect(validateMessages(complete, "openai").problems).toEqual([]);
+        expect(validateMessages(complete, "anthropic").problems).toEqual([]);
+        // Every result appended is sent, with its own call.
+        for (const message of messages) {
+          if (message.role === "tool") expect(sent.messages).toContain(message);
+        }
+        expect(sendableMessages(sent.messages).messages).toEqual(sent.messages);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
