@@ -1,8 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { fromResponses } from "../formats/responses/convert.js";
 import { validateMessages } from "../formats/validate.js";
 import { arbMessyConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
-import { INTERRUPTED_RESULT, repairMessages } from "./repair.js";
+import { INTERRUPTED_RESULT, isEmptyTurn, repairMessages } from "./repair.js";
 import type { ChatMessage, ToolCall } from "./types.js";
 
 const call = (id: string): ToolCall => ({
@@ -318,5 +319,22 @@ describe("repairMessages: empty turns", () => {
     const { messages: out, repairs } = repairMessages([user("u"), thinkingOnly, compaction]);
     expect(out).toEqual([user("u"), compaction]);
     expect(repairs).toEqual([{ kind: "dropped_empty_turn", index: 1 }]);
+  });
+});
+
+describe("isEmptyTurn: reasoning alone", () => {
+  it("counts a turn that holds only a reasoning item beside empty text as empty (found by the compaction property)", () => {
+    const items = [
+      { type: "reasoning", id: "rs_0", summary: [{ type: "summary_text", text: "" }] },
+      { type: "function_call", call_id: "call_2", name: "bash", arguments: "{}" },
+    ];
+    const [first] = fromResponses([items[0], { role: "user", content: "" }, items[1]]);
+    expect(first?.provider_data?.responses?.items).toHaveLength(2);
+    expect(first !== undefined && isEmptyTurn(first)).toBe(true);
+    const kept = fromResponses([
+      { role: "user", content: "" },
+      { type: "web_search_call", id: "ws_1", status: "completed" },
+    ]);
+    expect(kept.some((message) => !isEmptyTurn(message))).toBe(true);
   });
 });

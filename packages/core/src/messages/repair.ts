@@ -197,14 +197,22 @@ function holdsOpaqueItems(message: ChatMessage): boolean {
     items.some((item: unknown) => {
       const type =
         typeof item === "object" && item !== null ? Reflect.get(item, "type") : undefined;
-      return typeof type === "string" && type !== "message" && !type.startsWith("function_call");
+      // Reasoning is no turn by itself: a provider refuses a reasoning item without the output it
+      // reasoned toward, so a turn holding nothing else is as empty as an aborted one.
+      return (
+        typeof type === "string" &&
+        type !== "message" &&
+        type !== "reasoning" &&
+        !type.startsWith("function_call")
+      );
     })
   );
 }
 
 /**
  * A user or assistant turn that carries nothing (no tool call, no image, no text but whitespace,
- * no opaque Responses item): an aborted turn, which providers reject and `repairMessages` drops.
+ * no opaque Responses item but reasoning): an aborted turn, which providers reject and
+ * `repairMessages` drops.
  */
 export function isEmptyTurn(message: ChatMessage): boolean {
   if (message.role !== "user" && message.role !== "assistant") return false;
