@@ -9,8 +9,7 @@
  * It records every request (path, headers, body) under the tag of its
  * `x-test-tag` header, and a request's `x-test-upstream` header scripts the
  * reply (`;`-separated):
- * - `limit=N`: refuses a request whose messages count more than N tokens
- *   (the engine's count for the request's model), with the provider's own
+ * - `limit=N`: refuses a request whose prompt counts more than N tokens, with the provider's own
  *   overflow error: OpenAI's `context_length_exceeded` with the figures, the
  *   Responses API's sentence without them, Anthropic's `prompt is too long:
  *   N tokens > M maximum`, or with `sum` Anthropic's `input length and
@@ -35,6 +34,11 @@
  * items as they are); otherwise the answer is `Answer N` (N counts every model
  * request).
  * `GET /control/requests?tag=` returns what the tag's requests carried.
+ *
+ * A prompt's tokens are what providers bill as input: its messages (the
+ * engine's count for the request's model) and its tool definitions (and a
+ * Responses request's `instructions`), counted as the JSON they came in. The
+ * same count is the answer's `usage` and what `limit` compares.
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -43,6 +47,7 @@ import {
   type ChatMessage,
   countAnthropicCacheMarkers,
   countMessageTokens,
+  countTokens,
   type MessageFormat,
   toCanonical,
 } from "@condense/core";
@@ -54,7 +59,7 @@ export interface RecordedCall {
   body: Record<string, unknown> | null;
   /** The body's bytes as they came, to tell a body forwarded unchanged. */
   text: string;
-  /** The engine's count of the request's messages for its model, or null for non-model calls. */
+  /** The prompt's tokens (messages, tools, instructions: see the module), or null for non-model calls. */
   tokens: number | null;
   /** The connection closed before the whole answer was written. */
   aborted: boolean;
@@ -163,6 +168,16 @@ function providerRefusal(protocol: Protocol, body: Record<string, unknown>): str
   }
   const [unanswered] = open.keys();
   return unanswered === undefined ? undefined : `No tool output found for call ${unanswered}.`;
+}
+
+/** Tokens a provider bills beside the messages: the tool definitions, and Responses' `instructions`. */
+function fieldTokens(protocol: Protocol, body: Record<string, unknown>, model: string): number {
+  const fields = protocol === "responses" ? ["tools", "instructions"] : ["tools"];
+  return fields.reduce(
+    (sum, field) =>
+      body[field] === undefined ? sum : sum + countTokens(JSON.stringify(body[field]), model),
+    0,
+  );
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -617,7 +632,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
       sendJson(response, 400, errorBody(protocol, 400, refusal, null));
       return;
     }
-    const tokens = countMessageTokens(history, model);
+    const tokens = countMessageTokens(history, model) + fieldTokens(protocol, body, model);
     const call: RecordedCall = {
       method: incoming.method ?? "POST",
       path,

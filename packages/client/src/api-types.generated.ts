@@ -248,6 +248,7 @@ export type SessionStatusBody = {
     } | null;
   };
   generation: number;
+  overheadTokens: number;
   learnedContextWindow: number | null;
   cooldownUntil: string | null;
   calibration: { ratio: number; samples: number };

@@ -402,6 +402,10 @@ export const SessionStatus = z
       description:
         "The session's current generation: 1, and one more each time a gateway request sent a history that did not extend the session's (the context is built from the current generation; `/transcript?generation=` reads an earlier one)",
     }),
+    overheadTokens: z.number().int().openapi({
+      description:
+        "What the latest gateway request sent beside its messages that the provider counts as input (its tool definitions, Responses `instructions`), in tokens: the window keeps room for it, so `budget` is what the messages may hold beside it. 0 for sessions appended to only through `/messages`",
+    }),
     learnedContextWindow: z.number().int().nullable().openapi({
       description:
         "The window a provider's overflow error stated for the session's model, when it was below the one in use; `contextWindow` is the smaller of it and the configured one. Null when none was learned (or the model changed since)",

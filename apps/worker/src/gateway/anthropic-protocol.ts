@@ -175,6 +175,8 @@ export const anthropicProtocol: GatewayProtocol = {
       ? { ...rest, messages: context.messages }
       : { ...rest, system: context.system, messages: context.messages };
   },
+  // `system` is the history's first message (canonical), counted with it.
+  overheadFields: ["tools"],
   maxOutputTokens(body) {
     return count(body.max_tokens);
   },

@@ -148,6 +148,8 @@ export const chatProtocol: GatewayProtocol = {
   withContext(body, context) {
     return { ...body, messages: context.messages };
   },
+  // `functions` is the older way to declare tools, billed as `tools` are.
+  overheadFields: ["tools", "functions"],
   maxOutputTokens(body) {
     return count(body.max_completion_tokens) ?? count(body.max_tokens);
   },

@@ -23,6 +23,7 @@
 import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
+import { TextKeyedCache } from "./text-keyed-cache";
 
 /**
  * JSON with object keys sorted at every level, so equal values give equal text. Written here because
@@ -79,28 +80,12 @@ export function canonicalContent(message: ChatMessage): string {
 
 const encoder = new TextEncoder();
 
-/** How many characters of canonical content the isolate's hash cache holds (about 8 MB of one-byte text). */
-const CACHE_CHARS = 8_000_000;
-
 /**
- * Hashes this isolate computed, by canonical content, least recently used first (a Map keeps
- * insertion order). An agent resends its whole history every turn and an isolate serves many
- * turns: the earlier turns' messages are looked up, not digested again (a digest per message cost
- * more than the whole lookup). Hand-written: twenty lines; a cache library would be a dependency.
+ * Hashes this isolate computed, by canonical content (about 8 MB of one-byte text): an agent resends
+ * its whole history every turn and an isolate serves many turns, so the earlier turns' messages are
+ * looked up, not digested again (a digest per message cost more than the whole lookup).
  */
-const hashCache = new Map<string, string>();
-let cachedChars = 0;
-
-function remember(content: string, hash: string): void {
-  if (content.length > CACHE_CHARS / 8 || hashCache.has(content)) return;
-  hashCache.set(content, hash);
-  cachedChars += content.length;
-  for (const key of hashCache.keys()) {
-    if (cachedChars <= CACHE_CHARS) break;
-    hashCache.delete(key);
-    cachedChars -= key.length;
-  }
-}
+const hashCache = new TextKeyedCache<string>(8_000_000);
 
 /**
  * The hex SHA-256 of each message's canonical content, in order: what the Worker computes for a
@@ -109,14 +94,7 @@ function remember(content: string, hash: string): void {
  */
 export async function messageHashes(messages: readonly ChatMessage[]): Promise<string[]> {
   const contents = messages.map(canonicalContent);
-  const hashes = contents.map((content) => {
-    const cached = hashCache.get(content);
-    if (cached === undefined) return undefined;
-    // Most recently used goes last.
-    hashCache.delete(content);
-    hashCache.set(content, cached);
-    return cached;
-  });
+  const hashes = contents.map((content) => hashCache.get(content));
   const missing = hashes.flatMap((hash, index) => (hash === undefined ? [index] : []));
   const digests = await Promise.all(
     missing.map((index) => crypto.subtle.digest("SHA-256", encoder.encode(contents[index] ?? ""))),
@@ -126,7 +104,7 @@ export async function messageHashes(messages: readonly ChatMessage[]): Promise<s
     if (digest === undefined) return;
     const hash = bytesToHex(new Uint8Array(digest));
     hashes[index] = hash;
-    remember(contents[index] ?? "", hash);
+    hashCache.set(contents[index] ?? "", hash);
   });
   return hashes.map((hash) => hash ?? "");
 }

@@ -82,6 +82,12 @@ export interface GatewayProtocol {
   history(body: RequestBody): RequestHistory | undefined;
   /** The request with `context` in place of its history, every other field untouched. */
   withContext(body: RequestBody, context: RequestHistory): RequestBody;
+  /**
+   * The request's top-level fields besides its history that the provider counts as input tokens
+   * (tool definitions, Responses' `instructions`): the request's fixed overhead
+   * (`gateway/request-overhead`).
+   */
+  overheadFields: readonly string[];
   /** The answer budget the request asks for, if it names one. */
   maxOutputTokens(body: RequestBody): number | undefined;
   /** The answer of a complete (non-streamed) response body. */

@@ -104,6 +104,8 @@ export const responsesProtocol: GatewayProtocol = {
   withContext(body, context) {
     return { ...body, input: context.messages };
   },
+  // `instructions` is not part of the history: it is sent, and billed, on every request.
+  overheadFields: ["instructions", "tools"],
   maxOutputTokens(body) {
     return count(body.max_output_tokens);
   },

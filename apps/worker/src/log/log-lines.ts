@@ -26,6 +26,13 @@ export interface CompactionLogLine {
   /** A deterministic fallback after the configured compaction threw. */
   fallback?: boolean;
   coveredSeq?: number;
+  /** The latest gateway request's fixed overhead (its tool definitions), when it has one. */
+  overheadTokens?: number;
+  /**
+   * `crowded_by_overhead`: the overhead leaves the window too little room for the compaction to
+   * reach its target; the next waits until the context has grown (`compaction/exhaustion`).
+   */
+  warning?: "crowded_by_overhead";
 }
 
 /** What every line of one compaction carries: who and what started it. */

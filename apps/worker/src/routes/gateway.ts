@@ -69,6 +69,7 @@ import type {
 } from "../gateway/protocol";
 import { RECALL_TOOL, runRecallRounds, type UpstreamReply } from "../gateway/recall-rounds";
 import { type RecallSource, sessionRecallSource } from "../gateway/recall-source";
+import { requestOverhead } from "../gateway/request-overhead";
 import { responsesProtocol } from "../gateway/responses-protocol";
 import { fitStateless } from "../gateway/stateless";
 import { relayStream } from "../gateway/stream-relay";
@@ -287,9 +288,11 @@ async function statelessPlan(
 ): Promise<ForwardPlan> {
   const model = String(body.model);
   const maxOutputTokens = protocol.maxOutputTokens(body);
+  const overheadTokens = requestOverhead(protocol, body);
   const fitOptions = {
     ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
     ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    overheadTokens,
   };
   let fit = await fitStateless(canonical, model, fitOptions);
   const requestHashes = carriesCacheMarkers(protocol, body) ? await messageHashes(canonical) : [];
@@ -316,8 +319,9 @@ async function statelessPlan(
     headers,
     async recover(error) {
       const stated = parseOverflowTokens({ status: error.status, body: error.text });
-      // The window the upstream stated, or, when it states none, a fifth less than what it refused.
-      const limit = stated?.limit ?? Math.floor(fit.tokens * 0.8);
+      // The window the upstream stated, or, when it states none, a fifth less than what it refused
+      // (its messages; the overhead beside them stays as it is).
+      const limit = stated?.limit ?? Math.floor(fit.tokens * 0.8) + overheadTokens;
       const contextWindow = Math.min(fit.contextWindow, limit);
       const next = await fitStateless(canonical, model, {
         ...fitOptions,
@@ -347,6 +351,7 @@ async function sessionPlan(
   const model = String(body.model);
   const hashes = await messageHashes(canonical);
   const thread = requestThread(canonical, body);
+  const overheadTokens = requestOverhead(protocol, body);
   const turnFrom = async (from: number): Promise<GatewayTurnResult> =>
     unwrap(
       await stub.gatewayTurn(key, {
@@ -355,6 +360,7 @@ async function sessionPlan(
         messages: canonical.slice(from),
         ...thread,
         model,
+        overheadTokens,
         ...(contextWindow !== undefined ? { contextWindow } : {}),
       }),
     );

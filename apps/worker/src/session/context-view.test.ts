@@ -34,6 +34,7 @@ function session(overrides: Partial<SessionRow> = {}): SessionRow {
     last_failure_at: null,
     last_failure: null,
     retry_at: null,
+    overhead_tokens: 0,
     ...overrides,
   };
 }
@@ -76,6 +77,24 @@ describe("measureContext", () => {
     expect(measure.engineWindow).toBe(60_000 - pinnedTokens);
     expect(measure.tokens).toBe(Math.round((10_000 + pinnedTokens) * 1.5));
     expect(measure.contextWindow).toBe(90_000);
+  });
+
+  it("keeps room for the request's overhead as for pinned messages, and knows the target it costs", () => {
+    const base = settings({ contextWindow: 32_000 });
+    const without = measureContext(session(), base, 5_000, "gpt-4o");
+    const tools = measureContext(session({ overhead_tokens: 12_000 }), base, 5_000, "gpt-4o");
+    expect(without.overhead).toBeUndefined();
+    expect(tools.overheadTokens).toBe(12_000);
+    expect(tools.engineWindow).toBe(20_000);
+    // The reported window is still the whole one; what the messages may hold is smaller.
+    expect(tools.contextWindow).toBe(32_000);
+    expect(tools.budget).toBeLessThan(without.budget);
+    expect(tools.engineTarget).toBeLessThan(without.engineTarget);
+    expect(tools.overhead).toEqual({ targetWithout: without.engineTarget, regrowthTokens: 8_000 });
+    // An overhead over the window leaves the engine one token, and the context critical.
+    const over = measureContext(session({ overhead_tokens: 40_000 }), base, 5_000, "gpt-4o");
+    expect(over.engineWindow).toBe(1);
+    expect(over.warningLevel).toBe("critical");
   });
 
   it("never calibrates OpenAI models, whose tokens are counted exactly", () => {

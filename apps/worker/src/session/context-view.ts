@@ -15,6 +15,7 @@ import {
   contextWindowFor,
   type MessageFormat,
   messageTokens,
+  resolveOptions,
   sendableMessages,
   shouldCompact,
   toCanonical,
@@ -71,10 +72,25 @@ export interface ContextMeasure {
   calibrationRatio: number;
   pinned: ChatMessage[];
   pinnedTokens: number;
-  /** The window handed to the engine, in its own (uncalibrated) units, pinned messages excluded. */
+  /** The latest gateway request's fixed overhead (its tool definitions), in engine tokens. */
+  overheadTokens: number;
+  /**
+   * With an overhead: the target a compaction would aim at without it, in engine units
+   * (`compaction/exhaustion` tells by it whether the overhead is why a compaction fell short of its
+   * own), and the growth a compaction that did waits for: a quarter of the window without it.
+   */
+  overhead?: { targetWithout: number; regrowthTokens: number };
+  /**
+   * The window handed to the engine, in its own (uncalibrated) units, less the pinned messages, the
+   * memory block's budget and the request's fixed overhead.
+   */
   engineWindow: number;
+  /** The context's size in engine units, pinned messages excluded. */
+  engineTokens: number;
   /** Engine-unit context size above which a compaction triggers: min(budget, threshold × window). */
   engineTrigger: number;
+  /** Engine-unit size a compaction aims at (under the trigger, so the next turns do not trigger it). */
+  engineTarget: number;
   /** Whether the context is over the trigger (the engine's `shouldCompact`). */
   compactionDue: boolean;
   /** Reported figures, in calibrated tokens. */
@@ -295,31 +311,42 @@ export function measureContext(
   // the block joins the context when it is served, after any compaction the trigger ran. A caller
   // that has the block already (in `pinned`) passes `memory: false`, so it is not counted twice.
   const memoryReserve = settings.memory ? settings.memoryTokens : 0;
+  // What a gateway request sends beside its messages and the provider counts with them (its tool
+  // definitions) takes its room in the window too, on every request.
+  const overheadTokens = session.overhead_tokens;
   // A window a provider stated in an overflow error for this model wins when it is the smaller one.
   const configured = settings.contextWindow ?? contextWindowFor(model);
   const contextWindow = Math.min(configured, learnedWindowOf(session, model) ?? configured);
   // The engine counts in its own units: a calibrated window is the real one divided by the ratio,
-  // and the pinned messages take their share before the engine sees it.
-  const engineWindow = Math.max(
-    1,
-    Math.floor(contextWindow / ratio) - pinnedTokens - Math.ceil(memoryReserve / ratio),
-  );
-  const decision = shouldCompact(
-    { model, tokens: estimate },
-    {
-      contextWindow: engineWindow,
-      ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
-      ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
-    },
-  );
+  // and the pinned messages and the overhead take their share before the engine sees it.
+  const room = Math.floor(contextWindow / ratio) - pinnedTokens - Math.ceil(memoryReserve / ratio);
+  const engineWindow = Math.max(1, room - overheadTokens);
+  const options = (window: number) => ({
+    contextWindow: window,
+    ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
+    ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
+  });
+  const decision = shouldCompact({ model, tokens: estimate }, options(engineWindow));
+  const withoutOverhead = Math.max(1, room);
   const real = (engineTokens: number) => Math.round((engineTokens + pinnedTokens) * ratio);
   return {
     model,
     calibrationRatio: ratio,
     pinned,
     pinnedTokens,
+    overheadTokens,
+    ...(overheadTokens > 0
+      ? {
+          overhead: {
+            targetWithout: resolveOptions(model, options(withoutOverhead)).target,
+            regrowthTokens: Math.floor(withoutOverhead / 4),
+          },
+        }
+      : {}),
     engineWindow,
+    engineTokens: estimate,
     engineTrigger: Math.min(decision.budget, decision.triggerTokens),
+    engineTarget: resolveOptions(model, options(engineWindow)).target,
     compactionDue: decision.compact,
     tokens: real(estimate),
     contextWindow,

@@ -24,7 +24,14 @@ import { type Appended, type AppendInput, appendMessages } from "./append";
 import type { PendingMark } from "./compaction/pending";
 import { currentGeneration, type Generation, startGeneration } from "./generations";
 import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
-import { readSession, requireSession, type SessionKey, setExhaustedSeq } from "./session-record";
+import {
+  openSession,
+  readSession,
+  requireSession,
+  type SessionKey,
+  saveOverhead,
+  setExhaustedSeq,
+} from "./session-record";
 import type { SessionStorage } from "./session-storage";
 import { readSettings, writeSettings } from "./settings";
 import { chooseThread } from "./threads";
@@ -41,6 +48,11 @@ export interface GatewayTurnInput {
   model?: string;
   /** A window the caller stated (`X-Condense-Context-Window`): the session's from now on. */
   contextWindow?: number;
+  /**
+   * Engine tokens the request sends beside its history that the provider counts as input (its tool
+   * definitions: `gateway/request-overhead`): the session keeps room for them from now on.
+   */
+  overheadTokens: number;
   /** How many system/developer messages open the history (`session/threads`). */
   promptMessages: number;
   /** Whether the request may lead the session (`session/threads`): it declares tools or holds an answer. */
@@ -156,6 +168,15 @@ export function matchAndAppend(
       ) {
         writeSettings(sql, { contextWindow: input.contextWindow });
         setExhaustedSeq(sql, null);
+      }
+      // The room the context has changes with the overhead as with the window. Written before the
+      // append (which opens the session just the same), whose trigger then counts with it.
+      if (fresh.length > 0 || session !== undefined) {
+        const opened = openSession(sql, key, Date.now());
+        if (opened.overhead_tokens !== input.overheadTokens) {
+          saveOverhead(sql, input.overheadTokens);
+          setExhaustedSeq(sql, null);
+        }
       }
       const appended = appendWithHashes(
         storage,

@@ -2,7 +2,8 @@
  * @module session/provider-counts
  * A provider's own count of a prompt (an append's `usage.inputTokens`, the
  * count an overflow error states) folded into the session's calibration,
- * against our estimate of the same prompt.
+ * against our estimate of the same prompt: its messages and the fixed
+ * overhead a gateway request sent beside them.
  */
 
 import { calibrate, isExactlyCounted } from "./calibration";
@@ -14,7 +15,7 @@ import { modelFor, type SessionSettings } from "./settings";
 /** A provider's count of a prompt, and our estimate of that prompt in engine tokens. */
 export interface ProviderCount {
   reportedTokens: number;
-  /** By default the committed context, pinned messages included. */
+  /** Of the messages: by default the committed context, pinned messages included. */
   estimate?: number;
 }
 
@@ -32,8 +33,11 @@ export function calibrateWithProviderCount(
 ): SessionRow {
   const model = modelFor(settings, session.last_model, defaultModel);
   if (isExactlyCounted(model)) return session;
+  // The provider counted the request's fixed overhead (its tool definitions) too: left out, it would
+  // pass for a larger count per message.
   const ours =
-    count.estimate ?? contextSize(sql, store).tokens + messagesTokens(settings.pinned, model);
+    (count.estimate ?? contextSize(sql, store).tokens + messagesTokens(settings.pinned, model)) +
+    session.overhead_tokens;
   const next = calibrate(calibrationOf(session), ours, count.reportedTokens);
   saveCalibration(sql, next);
   return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };

@@ -49,6 +49,7 @@ describe("schema", () => {
       ledger: null,
       learned_window: null,
       served_tokens: null,
+      overhead_tokens: 0,
     });
     expect(upgraded.ledger).toBeUndefined();
   });

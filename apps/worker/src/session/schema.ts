@@ -67,6 +67,12 @@
  * compaction, background ones included, the first time its result is sent
  * (`session/served-compaction`). NULL in sessions from before: the next context served names its
  * view's compaction once.
+ *
+ * v11 (request overhead): `condense_session.overhead_tokens`, the engine tokens of what the latest
+ * gateway request sent beside its messages that the provider counts as input (its tool
+ * definitions: `gateway/request-overhead`). The window keeps room for it, background compactions
+ * included, and the calibration leaves it out. 0 in sessions from before, and in sessions only
+ * ever appended to through `/messages`.
  */
 
 import { type Migration, runMigrations } from "../sqlite/migrations";
@@ -249,6 +255,13 @@ const migrations: Migration[] = [
   {
     version: 10,
     statements: ["ALTER TABLE condense_session ADD COLUMN served_compaction INTEGER"],
+  },
+  // ---- request overhead (v11): the tokens a gateway request sends beside its messages
+  {
+    version: 11,
+    statements: [
+      "ALTER TABLE condense_session ADD COLUMN overhead_tokens INTEGER NOT NULL DEFAULT 0",
+    ],
   },
 ];
 

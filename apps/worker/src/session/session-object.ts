@@ -38,6 +38,7 @@ import type {
 import { logLine } from "../log/log-lines";
 import { userStub } from "../user/user-stub";
 import { type AppendInput, appendMessages } from "./append";
+import { isCompactionExhausted } from "./compaction/exhaustion";
 import { compactionSummary, listCompactions } from "./compaction/history";
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import { markPending, type PendingMark } from "./compaction/pending";
@@ -99,7 +100,6 @@ import {
   calibrationOf,
   clearFailure,
   clearPendingTrigger,
-  isExhausted,
   learnedWindowOf,
   notFound,
   openSession,
@@ -361,9 +361,9 @@ export class SessionObject extends DurableObject<Env> {
   /** Whether the committed context is over window − reserve and a compaction could still help. */
   #needsCompactionNow(): boolean {
     const session = readSession(this.#sql());
-    if (session === undefined || isExhausted(session)) return false;
+    if (session === undefined) return false;
     const measure = this.#committedMeasure(session);
-    return measure.tokens > measure.budget;
+    return measure.tokens > measure.budget && !isCompactionExhausted(this.#store, session, measure);
   }
 
   /**
@@ -657,6 +657,7 @@ export class SessionObject extends DurableObject<Env> {
                 }
               : null,
         },
+        overheadTokens: measure.overheadTokens,
         learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
         generation: currentGeneration(sql).generation,
         cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),

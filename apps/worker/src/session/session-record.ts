@@ -4,7 +4,8 @@
  * counters, summarizer cooldown, token calibration, the pending background
  * trigger, how far compaction has gone, the identifier ledger carried from
  * one compaction to the next, the window a provider's overflow error stated,
- * the size of the context last served and the compactions failing in a row. The epoch changes when a session
+ * the size of the context last served, the compactions failing in a row and
+ * the latest gateway request's fixed overhead. The epoch changes when a session
  * is deleted and created again, so a compaction that started before can tell
  * that its snapshot belongs to a session that no longer exists.
  */
@@ -49,6 +50,11 @@ export type SessionRow = {
   last_failure: string | null;
   /** When the alarm tries a failed background compaction again (schema v6). */
   retry_at: number | null;
+  /**
+   * Engine tokens the latest gateway request sent beside its messages that the provider counts as
+   * input, its tool definitions (`gateway/request-overhead`; schema v11): the window keeps room for them.
+   */
+  overhead_tokens: number;
 };
 
 export function notFound(sessionId: string): ApiError {
@@ -188,6 +194,11 @@ export function saveLearnedWindow(sql: SqlStorage, window: number, model: string
     window,
     model,
   );
+}
+
+/** Records the latest gateway request's fixed overhead (engine tokens). */
+export function saveOverhead(sql: SqlStorage, tokens: number): void {
+  sql.exec("UPDATE condense_session SET overhead_tokens = ? WHERE id = 1", tokens);
 }
 
 /** Records the size of the context just served, which a later overflow report's count refers to. */

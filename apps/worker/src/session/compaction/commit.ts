@@ -24,6 +24,7 @@ import {
 } from "../session-record";
 import type { SessionStorage } from "../session-storage";
 import { markPruned, type OutputSeqs } from "../tool-outputs";
+import { compactionReach } from "./exhaustion";
 import { type CompactionFallback, recordCompaction } from "./history";
 import type { CompactionSnapshot } from "./open-calls";
 
@@ -90,6 +91,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
   // Context tokens, as the status reports them: the open calls after the view included.
   const tokensBefore = snapshot.tokens + snapshot.openCallTokens;
   const tokensAfter = viewTokens + snapshot.openCallTokens;
+  const reach = compactionReach(commit.measure, tokensAfter);
   const storage = commit.storage.open();
   const sql = storage.sql;
   const result = storage.transactionSync((): CommitResult => {
@@ -138,8 +140,9 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     });
     markPruned(sql, event.id, view.prunedOutputs, commit.outputSeqs);
     if (view.ledger !== undefined) saveLedger(sql, view.ledger);
-    // A view that would still trigger cannot be improved until more messages arrive.
-    setExhaustedSeq(sql, tokensAfter > commit.measure.engineTrigger ? snapshot.lastSeq : null, now);
+    // A view that would still trigger cannot be improved until more messages arrive; one the
+    // request's overhead kept from its target, until the context has grown (`compaction/exhaustion`).
+    setExhaustedSeq(sql, reach === "within" ? null : snapshot.lastSeq, now);
     return settle({ status: "committed", event });
   });
   logCompaction({
@@ -153,6 +156,10 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     ...(view.summarizerFailure !== null ? { summarizerFailure: view.summarizerFailure.kind } : {}),
     ...(fallback !== undefined ? { fallback: true } : {}),
     coveredSeq: snapshot.foldedSeq,
+    ...(commit.measure.overheadTokens > 0 ? { overheadTokens: commit.measure.overheadTokens } : {}),
+    ...(result.status === "committed" && reach === "crowded-by-overhead"
+      ? { warning: "crowded_by_overhead" as const }
+      : {}),
   });
   return result;
 }

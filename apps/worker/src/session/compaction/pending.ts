@@ -8,8 +8,9 @@
 
 import { measureCommitted } from "../context-view";
 import type { MessageStore } from "../message-store";
-import { isExhausted, readSession, setPendingTrigger } from "../session-record";
+import { readSession, setPendingTrigger } from "../session-record";
 import { readSettings } from "../settings";
+import { isCompactionExhausted } from "./exhaustion";
 
 /** A background compaction marked pending by this call (`new`) or before it (`pending`). */
 export type PendingMark = "new" | "pending";
@@ -27,9 +28,8 @@ export function markPending(
   const session = readSession(sql);
   if (session === undefined) return undefined;
   if (session.pending_trigger !== null) return "pending";
-  if (isExhausted(session)) return undefined;
   const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
-  if (!measure.compactionDue) return undefined;
+  if (!measure.compactionDue || isCompactionExhausted(store, session, measure)) return undefined;
   setPendingTrigger(sql, trigger);
   return "new";
 }

@@ -19,11 +19,12 @@
 import { CondenseError, sendableMessages } from "@condense/core";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
 import { measureContext, readSnapshot } from "../context-view";
-import { clearPendingTrigger, isExhausted, readSession, recordFailure } from "../session-record";
+import { clearPendingTrigger, readSession, recordFailure } from "../session-record";
 import type { SessionStorage } from "../session-storage";
 import { readSettings } from "../settings";
 import { outputSeqs } from "../tool-outputs";
 import { type CommitResult, commitCompaction, type NewView } from "./commit";
+import { isCompactionExhausted } from "./exhaustion";
 import type { CompactionFallback } from "./history";
 import { fallbackView, type LocalCompaction, localView } from "./local";
 import { flushMemory, type MemorySinkFactory, noMemorySink } from "./memory-flush";
@@ -99,7 +100,7 @@ export async function runCompaction(
   };
 
   if (options.force !== true) {
-    const exhausted = isExhausted(session, snapshot.lastSeq);
+    const exhausted = isCompactionExhausted(storage.store, session, measure, snapshot.lastSeq);
     if (!measure.compactionDue || exhausted) {
       clearPendingTrigger(sql);
       logCompaction({ ...log, outcome: "not_needed", durationMs: Date.now() - started });
