@@ -190,6 +190,7 @@ describe("an overflow after an answer another request left behind", () => {
         from: 0,
         messages: canonical,
         ...requestThread(canonical, { model: "gpt-4o", messages }),
+        overheadTokens: 0,
         model: "gpt-4o",
       }),
     );
