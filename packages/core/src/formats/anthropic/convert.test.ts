@@ -583,9 +583,7 @@ describe("toAnthropic", () => {
     expect(validateMessages(messages, "anthropic").problems).toEqual([]);
     // Kept verbatim (their `citations` differ from what toAnthropic would rebuild), less the blank text.
     const request = toAnthropic(messages);
-    expect(request.system).toEqual([
-      { type: "text", text: "rules", citations: [] },
-    ]);
+    expect(request.system).toEqual([{ type: "text", text: "rules", citations: [] }]);
     expect(request.messages).toEqual([
       {
         role: "user",
