@@ -131,6 +131,24 @@ describe("the gateway's own errors", () => {
     expect(text).not.toContain("wrong-condense-key");
   });
 
+  it("checks the upstream and the credential before it reads the body", async () => {
+    const unreadable = { rawBody: "{not json", headers: { "Content-Type": "application/json" } };
+    const stranger = await call("POST", "/v1/gateway/up/chat/completions", {
+      ...unreadable,
+      as: "wrong-condense-key",
+    });
+    expect(stranger.status).toBe(401);
+    expect(stranger.body).toMatchObject({ error: { code: "unauthorized" } });
+    const nowhere = await call("POST", "/v1/gateway/nowhere/v1/messages", unreadable);
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.body).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+    const unread = await call("POST", "/v1/gateway/up/chat/completions", unreadable);
+    expect(unread.status).toBe(400);
+    expect(unread.body).toMatchObject({
+      error: { code: "invalid_json", type: "invalid_request_error" },
+    });
+  });
+
   it("needs a provider key where the deployment holds none for the upstream", async () => {
     const error = await rejection(
       chat(openaiClient(freshTag(), { as: null, providerKey: "alice-key" }, "dead")),
