@@ -33,7 +33,7 @@ import {
   type MarkerPlacement,
   openaiCacheMarkers,
 } from "@condense/core";
-import { messageHashesSync } from "./history-hash";
+import { messageHashesSync } from "../messages/history-hash";
 import type { GatewayProtocol, RequestBody } from "./protocol";
 
 /** A block index past any message's last: a moved marker lands on its message's last block. */

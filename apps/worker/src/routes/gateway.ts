@@ -59,7 +59,6 @@ import { anthropicProtocol } from "../gateway/anthropic-protocol";
 import { cacheMarkerPlacement, carriesCacheMarkers } from "../gateway/cache-markers";
 import { chatProtocol } from "../gateway/chat-protocol";
 import { gatewayCredentials } from "../gateway/credentials";
-import { messageHashes } from "../gateway/history-hash";
 import type {
   GatewayProtocol,
   ProtocolAnswer,
@@ -85,6 +84,7 @@ import type { AppEnv } from "../http/app-env";
 import { readJsonBody } from "../http/body";
 import { ClientClosedError, clientClosedResponse } from "../http/client-closed";
 import { requestIdHeader, validate } from "../http/route";
+import { messageHashes } from "../messages/history-hash";
 import { type ContextData, withPinned } from "../session/context-view";
 import type { GatewayContextByReference } from "../session/gateway-context";
 import type { GatewayOverflowResult, GatewayTurnResult } from "../session/session-object";

@@ -8,7 +8,7 @@
  * its transaction: appends never wait for it.
  */
 
-import { messageHashesSync } from "../gateway/history-hash";
+import { messageHashesSync } from "../messages/history-hash";
 import type { MessageStore } from "./message-store";
 
 /** Messages hashed per read, so a long transcript is never loaded whole. */

@@ -23,7 +23,7 @@
 import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { TextKeyedCache } from "./text-keyed-cache";
+import { TextKeyedCache } from "../cache/text-keyed-cache";
 
 /**
  * JSON with object keys sorted at every level, so equal values give equal text. Written here because
