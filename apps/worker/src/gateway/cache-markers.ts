@@ -20,7 +20,7 @@
  * choice (a write costs more than an uncached read). Responses requests have
  * no markers (`prompt_cache_key` is a request field, forwarded untouched).
  *
- * Messages are matched by their canonical-content hash (`gateway/history-hash`,
+ * Messages are matched by their canonical-content hash (`messages/history-hash`,
  * which markers do not take part in), walking back from the newest.
  */
 

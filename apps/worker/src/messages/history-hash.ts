@@ -1,5 +1,5 @@
 /**
- * @module gateway/history-hash
+ * @module messages/history-hash
  * The canonical-content hash of a message, which is how the gateway matches
  * the history an agent sends every turn against the session's transcript
  * without shipping the transcript anywhere: the session stores one hash per

@@ -1,7 +1,7 @@
 /**
  * @module session/message-hashes
  * `condense_message_hashes`: the canonical-content hash of each transcript
- * message (`gateway/history-hash`), which the gateway compares with the
+ * message (`messages/history-hash`), which the gateway compares with the
  * hashes of the history a request sends. A gateway append writes the hashes
  * the Worker computed; messages appended through `/messages` (or before the
  * table existed) get theirs on the next gateway turn, which computes them in
