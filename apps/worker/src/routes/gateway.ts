@@ -89,8 +89,8 @@ import { type ContextData, withPinned } from "../session/context-view";
 import type { GatewayContextByReference } from "../session/gateway-context";
 import type { GatewayOverflowResult, GatewayTurnResult } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
+import { sessionStub } from "../session/session-stub";
 import { requestThread } from "../session/threads";
-import { sessionStub } from "./sessions";
 
 /** Response headers the gateway adds. */
 export const GATEWAY_HEADERS = {

@@ -47,14 +47,10 @@ import { type ContextData, formatNotAvailable, type OverflowData } from "../sess
 import { matchExpressions } from "../session/search-index";
 import type { TranscriptPage } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
+import { sessionStub } from "../session/session-stub";
 import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
 
 const TAGS = ["sessions"];
-
-/** The Durable Object of (user, session). JSON encoding keeps the pair unambiguous whatever the ids hold. */
-export function sessionStub(env: Env, key: SessionKey) {
-  return env.SESSIONS.get(env.SESSIONS.idFromName(JSON.stringify([key.userId, key.sessionId])));
-}
 
 function sessionKey(c: Context<AppEnv>, sessionId: string): SessionKey {
   c.get("log").session = sessionId;
