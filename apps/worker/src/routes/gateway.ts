@@ -59,6 +59,7 @@ import { anthropicProtocol } from "../gateway/anthropic-protocol";
 import { cacheMarkerPlacement, carriesCacheMarkers } from "../gateway/cache-markers";
 import { chatProtocol } from "../gateway/chat-protocol";
 import { gatewayCredentials } from "../gateway/credentials";
+import { fitStateless } from "../gateway/plan-stateless";
 import type {
   GatewayProtocol,
   ProtocolAnswer,
@@ -70,7 +71,6 @@ import { RECALL_TOOL, runRecallRounds, type UpstreamReply } from "../gateway/rec
 import { type RecallSource, sessionRecallSource } from "../gateway/recall-source";
 import { requestOverhead } from "../gateway/request-overhead";
 import { responsesProtocol } from "../gateway/responses-protocol";
-import { fitStateless } from "../gateway/stateless";
 import { relayStream } from "../gateway/stream-relay";
 import {
   callUpstream,
