@@ -19,7 +19,7 @@ import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
-import { gatewayRefusal, gatewayRoutes } from "./routes/gateway";
+import { gatewayErrorShape, gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
 import { memoryRoutes } from "./routes/memory";
 import { metaRoutes } from "./routes/meta";
@@ -62,8 +62,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     }));
 
   app.notFound((c: Context<AppEnv>) => {
-    const refusal = unrouted(c, endpoints);
-    return gatewayRefusal(c, refusal) ?? errorResponse(c, refusal);
+    return errorResponse(c, unrouted(c, endpoints), gatewayErrorShape(c.req.path));
   });
   app.onError(handleError);
   return app;

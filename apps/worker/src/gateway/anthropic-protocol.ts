@@ -190,7 +190,7 @@ export const anthropicProtocol: GatewayProtocol = {
   },
   accumulator: anthropicAccumulator,
   tools: anthropicTools,
-  errorBody(status, _code, message) {
+  errorBody({ status, message }) {
     return { type: "error", error: { type: anthropicErrorType(status), message } };
   },
   streamError(_code, message) {

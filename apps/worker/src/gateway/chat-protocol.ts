@@ -163,7 +163,7 @@ export const chatProtocol: GatewayProtocol = {
   },
   accumulator: chatAccumulator,
   tools: chatTools,
-  errorBody(status, code, message) {
+  errorBody({ status, code, message }) {
     return { error: { message, type: openAIErrorType(status), param: null, code } };
   },
   streamError(code, message) {

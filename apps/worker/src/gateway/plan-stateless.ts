@@ -1,13 +1,14 @@
 /**
- * @module gateway/stateless
+ * @module gateway/plan-stateless
  * A gateway request without a session: nothing is stored, and a history that
  * does not fit (threshold and reserve as for sessions, the model's window from
  * the table or `X-Condense-Context-Window` less the request's fixed overhead,
  * the request's output budget in the reserve) is compacted in place by the
- * deterministic tiers before it is forwarded. An overflow the upstream still reports compacts again, against
- * the window it stated. The messages after the last assistant turn are never
- * compacted (the engine's rule): when they alone do not fit, the upstream's
- * overflow error goes back to the client as it came.
+ * deterministic tiers before it is forwarded. An overflow the upstream still
+ * reports compacts again, against the window it stated. The messages after
+ * the last assistant turn are never compacted (the engine's rule): when they
+ * alone do not fit, the upstream's overflow error goes back to the client as
+ * it came.
  */
 
 import {
@@ -16,7 +17,15 @@ import {
   compact,
   contextWindowFor,
   countMessageTokens,
+  parseOverflowTokens,
 } from "@condense/core";
+import { renderMessages } from "../api/formats";
+import { messageHashes } from "../messages/history-hash";
+import { cacheMarkerPlacement, carriesCacheMarkers } from "./cache-markers";
+import { GATEWAY_HEADERS } from "./condense-headers";
+import { type ForwardPlan, nothingToStore } from "./forward-plan";
+import type { GatewayProtocol, RequestBody } from "./protocol";
+import { requestOverhead } from "./request-overhead";
 
 export interface StatelessFit {
   messages: ChatMessage[];
@@ -79,4 +88,68 @@ export async function fitStateless(
       contextWindow,
     };
   }
+}
+
+/**
+ * The plan of a request without a session (or one its session would not take): the history as it
+ * was sent when it fits, else compacted in place with the request's cache markers placed on it;
+ * after an overflow, compacted again against the window the upstream stated (or a fifth smaller).
+ */
+export async function statelessPlan(
+  protocol: GatewayProtocol,
+  body: RequestBody,
+  text: string,
+  canonical: ChatMessage[],
+  options: { contextWindow: number | undefined; headers: Record<string, string> },
+): Promise<ForwardPlan> {
+  const model = String(body.model);
+  const maxOutputTokens = protocol.maxOutputTokens(body);
+  const overheadTokens = requestOverhead(protocol, body);
+  const fitOptions = {
+    ...(options.contextWindow !== undefined ? { contextWindow: options.contextWindow } : {}),
+    ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+    overheadTokens,
+  };
+  let fit = await fitStateless(canonical, model, fitOptions);
+  const requestHashes = carriesCacheMarkers(protocol, body) ? await messageHashes(canonical) : [];
+  const headers = {
+    ...options.headers,
+    [GATEWAY_HEADERS.tokens]: String(fit.tokens),
+    [GATEWAY_HEADERS.compaction]: fit.tier === null ? "none" : String(fit.tier),
+  };
+  // A history that fits goes as it was sent; only a compacted one is rendered again, with the
+  // request's cache markers placed on it.
+  const bodyFor = (messages: ChatMessage[]) => {
+    const markers = cacheMarkerPlacement({
+      protocol,
+      body,
+      request: canonical,
+      requestHashes,
+      context: messages,
+      stablePrefix: 0,
+    });
+    return protocol.withContext(body, renderMessages(messages, protocol.format, { markers }));
+  };
+  return {
+    ...(fit.tier === null ? { body, text } : { body: bodyFor(fit.messages) }),
+    headers,
+    async recover(error) {
+      const stated = parseOverflowTokens({ status: error.status, body: error.text });
+      // The window the upstream stated, or, when it states none, a fifth less than what it refused
+      // (its messages; the overhead beside them stays as it is).
+      const limit = stated?.limit ?? Math.floor(fit.tokens * 0.8) + overheadTokens;
+      const contextWindow = Math.min(fit.contextWindow, limit);
+      const next = await fitStateless(canonical, model, {
+        ...fitOptions,
+        contextWindow,
+        force: true,
+      });
+      if (next.tokens >= fit.tokens) return undefined;
+      fit = next;
+      headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
+      headers[GATEWAY_HEADERS.compaction] = String(fit.tier ?? "none");
+      return bodyFor(fit.messages);
+    },
+    answered: nothingToStore,
+  };
 }

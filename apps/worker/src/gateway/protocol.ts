@@ -71,6 +71,13 @@ export interface ToolRoundHooks {
   withoutToolCalls(body: RequestBody): RequestBody;
 }
 
+/** An error the gateway itself answers (an `ApiError`, as `http/route` hands it to `errorBody`). */
+export interface GatewayError {
+  status: number;
+  code: string;
+  message: string;
+}
+
 export interface GatewayProtocol {
   name: ProtocolName;
   /** The message format of the engine this protocol's history converts from and to. */
@@ -95,8 +102,8 @@ export interface GatewayProtocol {
   accumulator(): StreamAccumulator;
   /** How the gateway answers the recall tool's calls itself. */
   tools: ToolRoundHooks;
-  /** An error the gateway itself answers, in the protocol's shape. */
-  errorBody(status: number, code: string, message: string): unknown;
+  /** An error the gateway itself answers, in the protocol's shape (the routes' `ErrorShape`). */
+  errorBody(error: GatewayError): unknown;
   /** The same error as a stream event, for a stream the gateway has to end (an upstream gone quiet). */
   streamError(code: string, message: string): string;
 }

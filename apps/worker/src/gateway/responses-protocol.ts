@@ -112,7 +112,7 @@ export const responsesProtocol: GatewayProtocol = {
   answer: responseAnswer,
   accumulator: responsesAccumulator,
   tools: responsesTools,
-  errorBody(status, code, message) {
+  errorBody({ status, code, message }) {
     return { error: { message, type: openAIErrorType(status), param: null, code } };
   },
   streamError(code, message) {
