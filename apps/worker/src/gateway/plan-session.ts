@@ -29,7 +29,7 @@ import { fitStateless, statelessPlan } from "./plan-stateless";
 import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocol";
 import { RECALL_TOOL } from "./recall-rounds";
 import { sessionRecallSource } from "./recall-source";
-import { type MarkersFor, renderContext, renderReference } from "./render-context";
+import { type MarkersFor, renderReference, renderWhole } from "./render-context";
 import { requestOverhead } from "./request-overhead";
 
 /** A request with a session, its history read (canonical). */
@@ -112,7 +112,7 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     });
   const context =
     "whole" in served.context
-      ? renderContext(served.context.whole, protocol.format, markersFor)
+      ? renderWhole(served.context.whole, protocol.format, markersFor)
       : renderReference(served.context.byReference, canonical, protocol.format, markersFor);
   // Never for a request that declares a tool named recall itself: that one is the client's to answer.
   const recall =

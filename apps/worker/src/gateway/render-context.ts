@@ -12,9 +12,8 @@ import {
   type MessageFormat,
   sendableMessages,
 } from "@condense/core";
-import { ApiError } from "../api/errors";
 import { renderMessages } from "../api/formats";
-import { type ContextData, withPinned } from "../session/context-view";
+import { type ContextData, renderContext, stableCount, withPinned } from "../session/context-view";
 import type { GatewayContextByReference } from "../session/gateway-context";
 import type { RequestHistory } from "./protocol";
 
@@ -24,28 +23,18 @@ export type MarkersFor = (
   stablePrefix: number,
 ) => MarkerPlacement | undefined;
 
-function itemsOnlyInResponses(): ApiError {
-  return new ApiError(
-    409,
-    "format_not_available",
-    "this session's context holds OpenAI compaction items (strategy: openai), which only the Responses API can carry; use /responses, or set the session's strategy to local",
-  );
-}
+/** How a gateway client asks for the Responses format, which alone carries OpenAI compaction items. */
+const ASK_FOR_RESPONSES = "use /responses";
 
-/** Renders canonical context messages (or a view of OpenAI items) in the protocol's format. */
-export function renderContext(
+/** A context given whole, rendered. */
+export function renderWhole(
   data: ContextData,
   format: MessageFormat,
   markersFor: MarkersFor,
 ): RequestHistory {
-  if (data.responsesItems === undefined)
-    return renderMessages(data.messages, format, {
-      markers: markersFor(data.messages, data.stablePrefix),
-    });
-  if (format !== "responses") throw itemsOnlyInResponses();
-  return {
-    messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
-  };
+  const markers =
+    data.responsesItems === undefined ? markersFor(data.messages, data.stablePrefix) : undefined;
+  return renderContext(data, format, { markers, askFor: ASK_FOR_RESPONSES });
 }
 
 /**
@@ -62,9 +51,9 @@ export function renderReference(
 ): RequestHistory | undefined {
   const history = canonical.slice(reference.historyFrom);
   if (reference.openaiItems !== undefined) {
-    if (format !== "responses") throw itemsOnlyInResponses();
     const rest = sendableMessages([...reference.pinned, ...history]).messages;
-    return { messages: [...reference.openaiItems, ...renderMessages(rest, "responses").messages] };
+    const items = { messages: rest, responsesItems: reference.openaiItems, rest };
+    return renderContext(items, format, { askFor: ASK_FOR_RESPONSES });
   }
   const sent = sendableMessages(withPinned([...reference.view, ...history], reference.pinned));
   const unchanged =
@@ -77,8 +66,6 @@ export function renderReference(
   // The view's and the pinned messages lead the context until the next compaction
   // (`sendableMessages` passes unchanged messages through as the same objects).
   const stable = new Set<ChatMessage>([...reference.view, ...reference.pinned]);
-  const firstChanging = context.findIndex((message) => !stable.has(message));
-  const stablePrefix =
-    reference.view.length > 0 ? (firstChanging === -1 ? context.length : firstChanging) : 0;
+  const stablePrefix = reference.view.length > 0 ? stableCount(context, stable) : 0;
   return renderMessages(context, format, { markers: markersFor(context, stablePrefix) });
 }
