@@ -74,7 +74,12 @@ interface Endpoint {
   emptyId: RegExp | undefined;
 }
 
-/** Why no route answered: an empty session id (400), a known path with the wrong method (405), or 404. */
+/**
+ * Why no route answered: an empty session id (400), a known path with the wrong method (405), or 404.
+ * Written here rather than with Hono's `hono/method-not-allowed`, which would change the answers: it
+ * lists HEAD beside each GET in `Allow`, and it knows neither a path with a trailing slash nor one
+ * whose session id is empty (`/v1/sessions//messages`), which are 404 to it.
+ */
 function unrouted(c: Context<AppEnv>, endpoints: readonly Endpoint[]): ApiError {
   const path = c.req.path;
   const withEmptyId = endpoints.filter((e) => e.emptyId?.test(path) === true);
