@@ -87,6 +87,12 @@ export class ApiError extends Error {
   }
 }
 
+/**
+ * The body of an error response: the API's own (`toJSON`), or a provider protocol's where a route
+ * answers in one (the gateway), so that the provider's SDKs raise their own error classes.
+ */
+export type ErrorShape = (error: ApiError) => unknown;
+
 /** Where a bad field of a request is (`request` when no one part is to blame). */
 export type RequestPart = "body" | "query" | "path" | "header" | "request";
 

@@ -16,7 +16,7 @@ import {
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { invalidRequest } from "../api/errors";
-import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
+import { canonicalMessages, rethrowEngineError } from "../api/formats";
 import { idempotencyInput } from "../api/idempotency-key";
 import { unwrap } from "../api/rpc-result";
 import {
@@ -43,18 +43,14 @@ import {
 } from "../api/schemas";
 import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
-import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
+import { type ContextData, type OverflowData, renderContext } from "../session/context-view";
 import { matchExpressions } from "../session/search-index";
 import type { TranscriptPage } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
+import { sessionStub } from "../session/session-stub";
 import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
 
 const TAGS = ["sessions"];
-
-/** The Durable Object of (user, session). JSON encoding keeps the pair unambiguous whatever the ids hold. */
-export function sessionStub(env: Env, key: SessionKey) {
-  return env.SESSIONS.get(env.SESSIONS.idFromName(JSON.stringify([key.userId, key.sessionId])));
-}
 
 function sessionKey(c: Context<AppEnv>, sessionId: string): SessionKey {
   c.get("log").session = sessionId;
@@ -70,21 +66,13 @@ const idempotencyHeaderDoc =
   "Send `Idempotency-Key` to make retries safe: the same key with the same body returns the first answer; with a different body, 409 `idempotency_conflict`. Keys are kept 24 hours per session.";
 
 /** The context body in the requested format (with `provider_data` in the openai format, if asked). */
-function renderContext(
+function contextBody(
   data: ContextData,
   requested: MessageFormat | undefined,
   providerData = false,
 ) {
   const format = requested ?? data.defaultFormat;
-  let rendered: { messages: unknown[]; system?: unknown };
-  if (data.responsesItems !== undefined) {
-    if (format !== "responses") throw formatNotAvailable();
-    rendered = {
-      messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
-    };
-  } else {
-    rendered = renderMessages(data.messages, format, { providerData });
-  }
+  const rendered = renderContext(data, format, { providerData });
   return {
     sessionId: data.sessionId,
     format,
@@ -151,7 +139,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     async (c, { params, query }) => {
       const key = sessionKey(c, params.id);
       const data = unwrap<ContextData>(await sessionStub(c.env, key).context(key, query.format));
-      return c.json(renderContext(data, query.format, query.providerData === "true"), 200);
+      return c.json(contextBody(data, query.format, query.providerData === "true"), 200);
     },
   );
 
@@ -216,7 +204,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
           ...(body.format !== undefined ? { format: body.format } : {}),
         }),
       );
-      const context = renderContext(data, body.format, body.providerData === true);
+      const context = contextBody(data, body.format, body.providerData === true);
       return c.json({ ...context, passes: data.passes, reportedTokens: data.reportedTokens }, 200);
     },
   );

@@ -1,7 +1,7 @@
 /**
  * @module session/gateway-turn
  * The session's side of a gateway request. An agent sends its whole history
- * every turn; the Worker hashes each message (`gateway/history-hash`) and sends
+ * every turn; the Worker hashes each message (`messages/history-hash`) and sends
  * the hashes with only the messages it expects to be new. Here the hashes are
  * compared with those of the current generation:
  * - the history extends the generation: its new messages are appended;
