@@ -11,10 +11,10 @@
 import type { MessageProblem } from "../../errors/condense-error.js";
 import { misplacedResult, problem, unanswered } from "../../messages/call-problems.js";
 import type { ChatMessage } from "../../messages/types.js";
-import { anthropicUnsupportedParts } from "./blocks.js";
 import { type AnthropicPlan, type PlannedTurn, planAnthropic } from "./plan.js";
 import { isAnthropicToolId } from "./tool-ids.js";
 import { isKnownBlock } from "./types.js";
+import { anthropicUnsupportedParts } from "./unsupported-parts.js";
 
 /**
  * Tool ids of the request `toAnthropic` sends: Anthropic accepts `[a-zA-Z0-9_-]` only, and each
