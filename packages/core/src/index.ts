@@ -31,6 +31,7 @@ export {
   type SummarizerFailureKind,
 } from "./errors/condense-error.js";
 export { isContextOverflowError, parseOverflowTokens } from "./errors/overflow.js";
+export { parseRetryAfter } from "./errors/retry-after.js";
 export {
   anthropicCacheMarkers,
   countAnthropicCacheMarkers,

@@ -52,8 +52,6 @@ import { createSecretVault, redactSecrets, restoreSecrets, type SecretVault } fr
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "./summarizer.js";
 import { missingSections, REQUIRED_SECTIONS } from "./template.js";
 
-export { parseRetryAfter } from "./openai-transport.js";
-
 export interface OpenAISummarizerOptions extends OpenAIConnectionOptions {
   /** Retries after a timeout, 429, 5xx or dropped connection, with backoff. Default 2. */
   maxRetries?: number;
