@@ -46,6 +46,7 @@ export {
 export { fromCanonical, toCanonical, unsupportedParts } from "./formats/convert.js";
 export { isOpaqueMessage } from "./formats/opaque.js";
 export { fromResponses, toResponses } from "./formats/responses/convert.js";
+export { type StableJsonOptions, stableJson } from "./formats/stable-json.js";
 export { validateMessages } from "./formats/validate.js";
 export { classifyStatement, deterministicFlush } from "./memory/deterministic-flush.js";
 export { MEMORY_TOOL, MEMORY_TOOL_NAME } from "./memory/flush-prompt.js";
