@@ -12,14 +12,13 @@
  * Part of `@condense/core/openai`, so the main entry never loads the SDK.
  */
 
-import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
-import { nonNegativeInteger, positiveNumber } from "../errors/option-checks.js";
+import { SummarizerError } from "../errors/condense-error.js";
 import { toolNamesById } from "../messages/content.js";
-import { contextWindowFor } from "../models/context-window.js";
+import { openConnection } from "../summary/openai-connection.js";
 import {
   abortedError,
   type OpenAIConnectionOptions,
-  OpenAITransport,
+  type OpenAITransport,
   type Tally,
   type ToolOffer,
 } from "../summary/openai-transport.js";
@@ -114,38 +113,14 @@ function proposalOf(name: string, args: string): { proposal: unknown } | { reaso
 
 /** Builds the LLM flush on an OpenAI-compatible Chat Completions endpoint. */
 export function openAIMemoryFlusher(options: OpenAIMemoryFlushOptions): MemoryFlusher {
-  if (typeof options !== "object" || options === null)
-    throw new InvalidOptionsError("options", "expected { apiKey, model } and optionally baseURL");
-  if (typeof options.model !== "string" || options.model.trim() === "")
-    throw new InvalidOptionsError("model", "expected the model name, e.g. `gpt-4o-mini`");
-  if (typeof options.apiKey !== "string" || options.apiKey === "")
-    throw new InvalidOptionsError(
-      "apiKey",
-      "expected a non-empty string; for a server that needs no key, pass any placeholder such as `none`",
-    );
-  const model = options.model;
-  const window =
-    options.contextWindow === undefined
-      ? contextWindowFor(model)
-      : Math.floor(positiveNumber("contextWindow", options.contextWindow, 1));
-  const maxOutput = Math.floor(
-    Math.min(
-      positiveNumber("maxOutputTokens", options.maxOutputTokens, DEFAULT_OUTPUT_TOKENS),
-      window / 2,
-    ),
-  );
-  const transport = new OpenAITransport({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    model,
-    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
-    maxRetries: nonNegativeInteger("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES),
-    headers: options.headers,
-    fetch: options.fetch,
-    stream: options.stream ?? true,
-    maxTokensParameter: options.maxTokensParameter ?? "max_tokens",
-    temperature: options.temperature,
+  const connection = openConnection(options, {
+    role: "memory flush",
+    timeoutMs: DEFAULT_TIMEOUT_MS,
+    maxRetries: DEFAULT_MAX_RETRIES,
+    maxOutputTokens: DEFAULT_OUTPUT_TOKENS,
   });
+  const { model, window, transport } = connection;
+  const maxOutput = connection.maxOutputTokens;
   const count = (text: string) => countTokens(text, model);
   const system = flushSystemPrompt();
   return {

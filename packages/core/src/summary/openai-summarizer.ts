@@ -16,9 +16,8 @@
  * wrong, so the engine can fall to the next tier.
  */
 
-import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
-import { nonNegativeInteger, positiveNumber } from "../errors/option-checks.js";
-import { contextWindowFor } from "../models/context-window.js";
+import { SummarizerError } from "../errors/condense-error.js";
+import { nonNegativeInteger } from "../errors/option-checks.js";
 import { countTokens } from "../tokens/count.js";
 import {
   chunkTokenLimit,
@@ -30,12 +29,13 @@ import {
   stripInlineReasoning,
 } from "./chunk.js";
 import { appendMissingIdentifiers, missingIdentifiers } from "./ledger.js";
+import { openConnection } from "./openai-connection.js";
 import {
   abortedError,
   type CallAnswer,
   type ChatMessageParam,
   type OpenAIConnectionOptions,
-  OpenAITransport,
+  type OpenAITransport,
   type Tally,
 } from "./openai-transport.js";
 import {
@@ -424,45 +424,10 @@ class SummaryRun {
 
 /** Builds an LLM summarizer that talks to an OpenAI-compatible Chat Completions endpoint. */
 export function openAISummarizer(options: OpenAISummarizerOptions): Summarizer {
-  if (typeof options !== "object" || options === null) {
-    throw new InvalidOptionsError(
-      "options",
-      "expected { apiKey, model } (and optionally baseURL, timeoutMs, maxRetries, headers)",
-    );
-  }
-  if (typeof options.model !== "string" || options.model.trim() === "") {
-    throw new InvalidOptionsError(
-      "model",
-      "expected the summarizer model name, e.g. `gpt-4o-mini`",
-    );
-  }
-  if (typeof options.apiKey !== "string" || options.apiKey === "") {
-    throw new InvalidOptionsError(
-      "apiKey",
-      "expected a non-empty string; for a server that needs no key, pass any placeholder such as `none`",
-    );
-  }
-  const model = options.model;
-  const window =
-    options.contextWindow === undefined
-      ? contextWindowFor(model)
-      : Math.floor(positiveNumber("contextWindow", options.contextWindow, 1));
-  const maxOutputTokens = Math.floor(
-    Math.min(positiveNumber("maxOutputTokens", options.maxOutputTokens, window / 2), window / 2),
+  const { model, window, maxOutputTokens, maxTokensParameter, transport } = openConnection(
+    options,
+    { role: "summarizer", timeoutMs: DEFAULT_TIMEOUT_MS, maxRetries: DEFAULT_MAX_RETRIES },
   );
-  const maxTokensParameter = options.maxTokensParameter ?? "max_tokens";
-  const transport = new OpenAITransport({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    model,
-    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
-    maxRetries: nonNegativeInteger("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES),
-    headers: options.headers,
-    fetch: options.fetch,
-    stream: options.stream ?? true,
-    maxTokensParameter,
-    temperature: options.temperature,
-  });
   const settings: Settings = {
     model,
     window,
