@@ -9,12 +9,23 @@
 
 import { InvalidMessagesError, type MessageProblem } from "../errors/condense-error.js";
 
+/** Adds a problem of one message; returns `undefined`, so a reader can `return report(...)`. */
+export type Report = (path: string, kind: string, message: string) => undefined;
+
 /** Collects every problem found in one input, then throws them together. */
 export class ProblemCollector {
   readonly problems: MessageProblem[] = [];
 
   add(index: number, path: string, kind: string, message: string): void {
     this.problems.push({ index, path, kind, message });
+  }
+
+  /** Reports the problems of message `index` (-1: of the input as a whole). */
+  at(index: number): Report {
+    return (path, kind, message) => {
+      this.add(index, path, kind, message);
+      return undefined;
+    };
   }
 
   get size(): number {

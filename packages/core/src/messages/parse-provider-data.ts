@@ -32,6 +32,20 @@ function optionalOf<T>(
   return undefined;
 }
 
+/** `provider_data.<provider>` when it is an object; anything else but absence is reported. */
+function providerObject(
+  raw: Record<string, unknown>,
+  provider: "anthropic" | "responses",
+  report: (path: string, message: string) => void,
+): Record<string, unknown> | undefined {
+  const value = field(raw, provider);
+  if (isRecord(value)) return value;
+  const path = `provider_data.${provider}`;
+  if (value !== undefined && value !== null)
+    report(path, `\`${path}\` must be an object, got ${typeName(value)}`);
+  return undefined;
+}
+
 const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
 const isString = (value: unknown): value is string => typeof value === "string";
 const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
@@ -64,8 +78,8 @@ export function parseProviderData(
     return undefined;
   }
   const data: ProviderData = {};
-  const anthropic = field(raw, "anthropic");
-  if (isRecord(anthropic)) {
+  const anthropic = providerObject(raw, "anthropic", report);
+  if (anthropic !== undefined) {
     const path = "provider_data.anthropic";
     const kept: NonNullable<ProviderData["anthropic"]> = {};
     const thinking = optionalOf(anthropic, "thinking", isArray, "an array", report, path);
@@ -77,14 +91,9 @@ export function parseProviderData(
     if (isError !== undefined) kept.is_error = isError;
     if (inMessages === true) kept.in_messages = true;
     data.anthropic = kept;
-  } else if (anthropic !== undefined && anthropic !== null) {
-    report(
-      "provider_data.anthropic",
-      `\`provider_data.anthropic\` must be an object, got ${typeName(anthropic)}`,
-    );
   }
-  const responses = field(raw, "responses");
-  if (isRecord(responses)) {
+  const responses = providerObject(raw, "responses", report);
+  if (responses !== undefined) {
     const path = "provider_data.responses";
     const kept: NonNullable<ProviderData["responses"]> = {};
     const items = optionalOf(responses, "items", isArray, "an array", report, path);
@@ -94,11 +103,6 @@ export function parseProviderData(
     if (id !== undefined) kept.id = toWellFormed(id);
     if (status !== undefined) kept.status = toWellFormed(status);
     data.responses = kept;
-  } else if (responses !== undefined && responses !== null) {
-    report(
-      "provider_data.responses",
-      `\`provider_data.responses\` must be an object, got ${typeName(responses)}`,
-    );
   }
   return data.anthropic === undefined && data.responses === undefined ? undefined : data;
 }

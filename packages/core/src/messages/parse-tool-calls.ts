@@ -14,6 +14,7 @@ import {
   isRecord,
   type ProblemCollector,
   quote,
+  type Report,
   toWellFormed,
   typeName,
 } from "./input-checks.js";
@@ -27,36 +28,28 @@ export function parseToolCalls(
   problems: ProblemCollector,
   tracker: ToolCallTracker,
 ): ToolCall[] | undefined {
+  const report = problems.at(index);
   if (raw === undefined || raw === null) return undefined;
   if (!Array.isArray(raw)) {
-    problems.add(
-      index,
+    return report(
       "tool_calls",
       "invalid_tool_calls",
       `\`tool_calls\` must be an array of tool calls, got ${typeName(raw)}`,
     );
-    return undefined;
   }
   if (raw.length === 0) return undefined;
   if (role !== undefined && role !== "assistant") {
-    problems.add(
-      index,
+    return report(
       "tool_calls",
       "unexpected_tool_calls",
       `only assistant messages can carry \`tool_calls\`, not a ${role} message; set the role to assistant or remove them`,
     );
-    return undefined;
   }
   const calls: ToolCall[] = [];
   let ok = true;
   for (let callIndex = 0; callIndex < raw.length; callIndex++) {
-    const call = parseToolCall(
-      raw[callIndex],
-      index,
-      `tool_calls[${callIndex}]`,
-      problems,
-      tracker,
-    );
+    const path = `tool_calls[${callIndex}]`;
+    const call = parseToolCall(raw[callIndex], index, path, problems, tracker);
     if (call) calls.push(call);
     else ok = false;
   }
@@ -70,21 +63,19 @@ function parseToolCall(
   problems: ProblemCollector,
   tracker: ToolCallTracker,
 ): ToolCall | undefined {
+  const report = problems.at(index);
   if (!isRecord(raw)) {
-    problems.add(
-      index,
+    return report(
       path,
       "invalid_tool_call",
       `a tool call must be an object { "id", "type": "function", "function": { "name", "arguments" } }, got ${typeName(raw)}`,
     );
-    return undefined;
   }
   const before = problems.size;
   const rawId = field(raw, "id");
   let id: string | undefined;
   if (typeof rawId !== "string" || rawId === "") {
-    problems.add(
-      index,
+    report(
       `${path}.id`,
       "invalid_tool_call_id",
       `a tool call needs a non-empty string \`id\`, got ${typeName(rawId)}; its tool message answers it with \`tool_call_id\``,
@@ -94,19 +85,18 @@ function parseToolCall(
     const { unanswered } = tracker.call(id, index);
     if (unanswered !== undefined) {
       const message = reusedInListMessage(id, unanswered.at, index);
-      problems.add(index, `${path}.id`, "duplicate_tool_call_id", message);
+      report(`${path}.id`, "duplicate_tool_call_id", message);
     }
   }
 
   const type = field(raw, "type");
   if (type === "custom") {
-    const custom = parseCustomCall(field(raw, "custom"), index, `${path}.custom`, problems);
+    const custom = parseCustomCall(field(raw, "custom"), `${path}.custom`, report);
     if (problems.size > before || id === undefined || custom === undefined) return undefined;
     return { id, type: "custom", custom };
   }
   if (type !== undefined && type !== null && type !== "function") {
-    problems.add(
-      index,
+    report(
       `${path}.type`,
       "unsupported_tool_call_type",
       `tool call type ${quote(type)} is not supported; use "function" or "custom"`,
@@ -117,25 +107,19 @@ function parseToolCall(
   let name: string | undefined;
   let args: string | undefined;
   if (!isRecord(fn)) {
-    problems.add(
-      index,
+    report(
       `${path}.function`,
       "invalid_tool_call",
       `a tool call needs \`function\` as an object { "name", "arguments" }, got ${typeName(fn)}`,
     );
   } else {
-    const rawName = field(fn, "name");
-    if (typeof rawName !== "string" || rawName === "") {
-      problems.add(
-        index,
-        `${path}.function.name`,
-        "invalid_tool_call",
-        `a tool call needs a non-empty string \`function.name\` (the tool's name), got ${typeName(rawName)}`,
-      );
-    } else {
-      name = toWellFormed(rawName);
-    }
-    args = parseArguments(field(fn, "arguments"), index, `${path}.function.arguments`, problems);
+    name = toolName(
+      field(fn, "name"),
+      `${path}.function.name`,
+      "a tool call needs a non-empty string `function.name`",
+      report,
+    );
+    args = parseArguments(field(fn, "arguments"), `${path}.function.arguments`, report);
   }
 
   if (problems.size > before || id === undefined || name === undefined || args === undefined) {
@@ -144,105 +128,82 @@ function parseToolCall(
   return { id, type: "function", function: { name, arguments: args } };
 }
 
+/** A call's tool name: a non-empty string; else reported (`needs` says where it belongs). */
+function toolName(raw: unknown, path: string, needs: string, report: Report): string | undefined {
+  if (typeof raw === "string" && raw !== "") return toWellFormed(raw);
+  return report(path, "invalid_tool_call", `${needs} (the tool's name), got ${typeName(raw)}`);
+}
+
 /** A custom tool call's `custom`: its tool's name and its free-form text input. */
 function parseCustomCall(
   raw: unknown,
-  index: number,
   path: string,
-  problems: ProblemCollector,
+  report: Report,
 ): { name: string; input: string } | undefined {
   if (!isRecord(raw)) {
-    problems.add(
-      index,
+    return report(
       path,
       "invalid_tool_call",
       `a custom tool call needs \`custom\` as an object { "name", "input" }, got ${typeName(raw)}`,
     );
-    return undefined;
   }
-  const name = field(raw, "name");
+  const needs = "a custom tool call needs a non-empty string `custom.name`";
+  const name = toolName(field(raw, "name"), `${path}.name`, needs, report);
   const input = field(raw, "input");
-  let ok = true;
-  if (typeof name !== "string" || name === "") {
-    problems.add(
-      index,
-      `${path}.name`,
-      "invalid_tool_call",
-      `a custom tool call needs a non-empty string \`custom.name\` (the tool's name), got ${typeName(name)}`,
-    );
-    ok = false;
-  }
   if (typeof input !== "string") {
-    problems.add(
-      index,
+    report(
       `${path}.input`,
       "invalid_tool_call",
       `a custom tool call needs its text input as a string \`custom.input\`, got ${typeName(input)}`,
     );
-    ok = false;
   }
-  if (!ok || typeof name !== "string" || typeof input !== "string") return undefined;
-  return { name: toWellFormed(name), input: toWellFormed(input) };
+  if (name === undefined || typeof input !== "string") return undefined;
+  return { name, input: toWellFormed(input) };
 }
 
-function parseArguments(
-  raw: unknown,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): string | undefined {
+function parseArguments(raw: unknown, path: string, report: Report): string | undefined {
   if (typeof raw === "string") {
     const text = toWellFormed(raw);
     try {
       JSON.parse(text);
     } catch (error) {
       const reason = error instanceof Error ? error.message : "parse error";
-      problems.add(
-        index,
+      return report(
         path,
         "invalid_arguments",
         `\`arguments\` is not valid JSON (${reason}); send the arguments as a JSON object string, e.g. "{}" for none`,
       );
-      return undefined;
     }
     if (jsonTextNestsTooDeep(text)) {
-      problems.add(index, path, "arguments_too_deep", tooDeepMessage("`arguments`"));
-      return undefined;
+      return report(path, "arguments_too_deep", tooDeepMessage("`arguments`"));
     }
     return text;
   }
   if (isRecord(raw)) {
     if (valueNestsTooDeep(raw)) {
-      problems.add(index, path, "arguments_too_deep", tooDeepMessage("`arguments`"));
-      return undefined;
+      return report(path, "arguments_too_deep", tooDeepMessage("`arguments`"));
     }
     // Documented repair: an arguments object is sent as its JSON text.
     try {
       return JSON.stringify(raw);
     } catch {
-      problems.add(
-        index,
+      return report(
         path,
         "invalid_arguments",
         "`arguments` is an object that cannot be written as JSON (a cycle or a bigint); send a JSON string",
       );
-      return undefined;
     }
   }
   if (raw === undefined || raw === null) {
-    problems.add(
-      index,
+    return report(
       path,
       "missing_arguments",
       'a tool call needs `function.arguments`; send "{}" for a call without arguments',
     );
-    return undefined;
   }
-  problems.add(
-    index,
+  return report(
     path,
     "invalid_arguments",
     `\`arguments\` must be a JSON string (or an object), got ${typeName(raw)}`,
   );
-  return undefined;
 }
