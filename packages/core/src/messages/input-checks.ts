@@ -38,6 +38,43 @@ export class ProblemCollector {
   }
 }
 
+/** How a field that may be text or a list is named in problems: `content`, a system prompt's. */
+export interface TextOrListField {
+  path: string;
+  /** What the field is called in a message: "`content`", "message `content`". */
+  subject: string;
+  /** What the list holds: "content blocks", "content parts", "text blocks". */
+  items: string;
+  /** The kind of problem when it is neither text nor a list. */
+  kind: string;
+  /** An empty list is a problem too, of this kind, with this fix. */
+  empty?: { kind: string; fix: string };
+}
+
+/**
+ * A field that is a string or a list (message content, a system prompt): the list, to read on;
+ * `undefined` for a string, and for anything else, reported.
+ */
+export function textOrList(
+  value: unknown,
+  field: TextOrListField,
+  report: Report,
+): unknown[] | undefined {
+  const { path, subject, empty } = field;
+  if (typeof value === "string") return undefined;
+  if (!Array.isArray(value)) {
+    return report(
+      path,
+      field.kind,
+      `${subject} must be a string or an array of ${field.items}, got ${typeName(value)}`,
+    );
+  }
+  if (value.length === 0 && empty !== undefined) {
+    return report(path, empty.kind, `${subject} must not be an empty array; ${empty.fix}`);
+  }
+  return value;
+}
+
 /** A plain object (not null, not an array). */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);

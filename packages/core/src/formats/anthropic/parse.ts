@@ -14,6 +14,8 @@ import {
   isRecord,
   ProblemCollector,
   quote,
+  type TextOrListField,
+  textOrList,
   typeName,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
@@ -32,9 +34,9 @@ export function checkMessage(
   problems: ProblemCollector,
   toolUseOwners: Map<string, number>,
 ): void {
+  const report = problems.at(index);
   if (!isRecord(value)) {
-    problems.add(
-      index,
+    report(
       "",
       "not_an_object",
       `each message must be an object { "role", "content" }, got ${typeName(value)}`,
@@ -48,35 +50,15 @@ export function checkMessage(
     return;
   }
   if (role !== "user" && role !== "assistant") {
-    problems.add(
-      index,
+    report(
       "role",
       "unknown_role",
       `Anthropic messages have role user, assistant or system, got ${quote(role)}`,
     );
     return;
   }
-  const content = field(value, "content");
-  if (typeof content === "string") return;
-  if (!Array.isArray(content)) {
-    problems.add(
-      index,
-      "content",
-      "invalid_content",
-      `\`content\` must be a string or an array of content blocks, got ${typeName(content)}`,
-    );
-    return;
-  }
-  if (content.length === 0) {
-    problems.add(
-      index,
-      "content",
-      "empty_content",
-      "`content` must not be an empty array; send a string or at least one block",
-    );
-    return;
-  }
-  content.forEach((block: unknown, blockIndex) => {
+  const content = textOrList(field(value, "content"), CONTENT, report);
+  content?.forEach((block: unknown, blockIndex) => {
     const path = `content[${blockIndex}]`;
     checkBlock(block, role, index, path, problems);
     if (
@@ -87,8 +69,7 @@ export function checkMessage(
     ) {
       const owner = toolUseOwners.get(block.id);
       if (owner !== undefined) {
-        problems.add(
-          index,
+        report(
           `${path}.id`,
           "duplicate_tool_call_id",
           `tool_use id ${quote(block.id)} is already used by message ${owner}; give every tool_use a unique id`,
@@ -99,6 +80,15 @@ export function checkMessage(
     }
   });
 }
+
+/** A turn's `content`: text, or a non-empty list of blocks. */
+const CONTENT: TextOrListField = {
+  path: "content",
+  subject: "`content`",
+  items: "content blocks",
+  kind: "invalid_content",
+  empty: { kind: "empty_content", fix: "send a string or at least one block" },
+};
 
 export function checkSystem(system: unknown, problems: ProblemCollector): void {
   if (system === undefined || system === null) return;
@@ -112,21 +102,17 @@ function checkSystemContent(
   path: string,
   problems: ProblemCollector,
 ): void {
-  if (typeof content === "string") return;
-  if (!Array.isArray(content)) {
-    problems.add(
-      index,
-      path,
-      "invalid_system",
-      `\`${path}\` of a system prompt must be a string or an array of text blocks, got ${typeName(content)}`,
-    );
-    return;
-  }
-  content.forEach((block: unknown, blockIndex) => {
+  const report = problems.at(index);
+  const subject = `\`${path}\` of a system prompt`;
+  const blocks = textOrList(
+    content,
+    { path, subject, items: "text blocks", kind: "invalid_system" },
+    report,
+  );
+  blocks?.forEach((block: unknown, blockIndex) => {
     const at = `${path}[${blockIndex}]`;
     if (!isRecord(block) || field(block, "type") !== "text") {
-      problems.add(
-        index,
+      report(
         at,
         "invalid_system",
         `system blocks must be text blocks { "type": "text", "text": "..." }, got ${isRecord(block) ? quote(field(block, "type")) : typeName(block)}`,
