@@ -60,7 +60,7 @@ export function checkMessage(
   const content = textOrList(field(value, "content"), CONTENT, report);
   content?.forEach((block: unknown, blockIndex) => {
     const path = `content[${blockIndex}]`;
-    checkBlock(block, role, index, path, problems);
+    checkBlock(block, role, path, report);
     if (
       role === "assistant" &&
       isRecord(block) &&
@@ -119,7 +119,7 @@ function checkSystemContent(
       );
       return;
     }
-    checkTextBlock(block, index, at, problems);
+    checkTextBlock(block, at, report);
   });
 }
 
