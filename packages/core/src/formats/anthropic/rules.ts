@@ -9,7 +9,12 @@
  */
 
 import type { MessageProblem } from "../../errors/condense-error.js";
-import { misplacedResult, problem, unanswered } from "../../messages/call-problems.js";
+import {
+  misplacedResult,
+  onlySystemMessages,
+  problem,
+  unanswered,
+} from "../../messages/call-problems.js";
 import type { ChatMessage } from "../../messages/types.js";
 import { type AnthropicPlan, type PlannedTurn, planAnthropic } from "./plan.js";
 import { isAnthropicToolId } from "./tool-ids.js";
@@ -91,16 +96,7 @@ export function validateAnthropic(messages: readonly ChatMessage[]): MessageProb
     if (turn.role === "system") checkAnthropicContent(turn.content, turn.sources, problems);
   }
   if (plan.turns.length === 0) {
-    if (messages.length > 0) {
-      problems.push(
-        problem(
-          -1,
-          "",
-          "no_user_turn",
-          "the conversation has only system messages; Anthropic needs at least one user message",
-        ),
-      );
-    }
+    problems.push(...onlySystemMessages(messages, "Anthropic"));
     return problems;
   }
   if (plan.turns[0]?.role !== "user") {
