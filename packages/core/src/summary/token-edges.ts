@@ -45,29 +45,21 @@ const CLOSERS: Record<
   "}": { open: "{", close: "}" },
 };
 
+/** The bracket each character code stands for, if any. */
+const BRACKETS: Partial<Record<number, keyof BracketCounts>> = {
+  40: "(",
+  41: ")",
+  91: "[",
+  93: "]",
+  123: "{",
+  125: "}",
+};
+
 export function countBrackets(text: string): BracketCounts {
   const counts: BracketCounts = { "(": 0, ")": 0, "[": 0, "]": 0, "{": 0, "}": 0 };
   for (let i = 0; i < text.length; i++) {
-    switch (text.charCodeAt(i)) {
-      case 0x28:
-        counts["("]++;
-        break;
-      case 0x29:
-        counts[")"]++;
-        break;
-      case 0x5b:
-        counts["["]++;
-        break;
-      case 0x5d:
-        counts["]"]++;
-        break;
-      case 0x7b:
-        counts["{"]++;
-        break;
-      case 0x7d:
-        counts["}"]++;
-        break;
-    }
+    const bracket = BRACKETS[text.charCodeAt(i)];
+    if (bracket !== undefined) counts[bracket]++;
   }
   return counts;
 }
