@@ -34,8 +34,6 @@ import {
 import { type FlushRequest, type FlushResult, OperationChecker } from "./operations.js";
 
 export interface OpenAIMemoryFlushOptions extends OpenAIConnectionOptions {
-  /** Longest wait per attempt (see `OpenAIConnectionOptions`). Default 60,000. */
-  timeoutMs?: number;
   /** Retries after a timeout, 429, 5xx or dropped connection. Default 1. */
   maxRetries?: number;
   /** `max_tokens` of the call: room for the tool calls. Default 2,000. */
@@ -55,14 +53,11 @@ const TOOL_OFFER: ToolOffer = {
   toolChoice: "auto",
 };
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 1;
 const DEFAULT_OUTPUT_TOKENS = 2_000;
 /** User messages matter most to memory: each is shown up to this many characters, others less. */
 const USER_CHAR_CAP = 6_000;
 const OTHER_CHAR_CAP = 2_000;
-/** Share of the window kept free for differences between token counts. */
-const WINDOW_MARGIN = 0.05;
 
 /** The range rendered to fit `room` tokens: user messages first, then the others newest first; in order. */
 function fitRange(
@@ -115,11 +110,10 @@ function proposalOf(name: string, args: string): { proposal: unknown } | { reaso
 export function openAIMemoryFlusher(options: OpenAIMemoryFlushOptions): MemoryFlusher {
   const connection = openConnection(options, {
     role: "memory flush",
-    timeoutMs: DEFAULT_TIMEOUT_MS,
     maxRetries: DEFAULT_MAX_RETRIES,
     maxOutputTokens: DEFAULT_OUTPUT_TOKENS,
   });
-  const { model, window, transport } = connection;
+  const { model, window, margin, transport } = connection;
   const maxOutput = connection.maxOutputTokens;
   const count = (text: string) => countTokens(text, model);
   const system = flushSystemPrompt();
@@ -132,7 +126,7 @@ export function openAIMemoryFlusher(options: OpenAIMemoryFlushOptions): MemoryFl
         text: withholdSecrets(memory.text),
       }));
       const frame = count(system) + count(flushUserPrompt(memories, [], 0)) + 64;
-      const room = window - maxOutput - frame - Math.ceil(window * WINDOW_MARGIN);
+      const room = window - maxOutput - frame - margin;
       if (room <= 0) {
         throw new SummarizerError(
           "too_large",

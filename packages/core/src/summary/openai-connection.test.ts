@@ -3,7 +3,7 @@ import { InvalidOptionsError } from "../errors/condense-error.js";
 import { contextWindowFor } from "../models/context-window.js";
 import { openConnection } from "./openai-connection.js";
 
-const defaults = { role: "memory flush", timeoutMs: 1000, maxRetries: 0 };
+const defaults = { role: "memory flush", maxRetries: 0 };
 
 describe("openConnection", () => {
   it("gives an answer the caller's default room, never more than half the window", () => {
@@ -22,6 +22,7 @@ describe("openConnection", () => {
   it("reads the window from the option, else from the model table", () => {
     const own = openConnection({ apiKey: "k", model: "m", contextWindow: 4096.9 }, defaults);
     expect(own.window).toBe(4096);
+    expect(own.margin).toBe(205);
     const known = openConnection({ apiKey: "k", model: "gpt-4o" }, defaults);
     expect(known.window).toBe(contextWindowFor("gpt-4o"));
     expect(known.maxTokensParameter).toBe("max_tokens");

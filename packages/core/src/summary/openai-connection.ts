@@ -11,11 +11,14 @@ import { nonNegativeInteger, positiveNumber } from "../errors/option-checks.js";
 import { contextWindowFor } from "../models/context-window.js";
 import { type OpenAIConnectionOptions, OpenAITransport } from "./openai-transport.js";
 
+const DEFAULT_TIMEOUT_MS = 60_000;
+/** Share of the window kept free for differences between our token count and the server's. */
+const WINDOW_MARGIN = 0.05;
+
 /** What the caller's options leave out: each caller states its own. */
 export interface ConnectionDefaults {
   /** Who connects, for the error messages: `summarizer`, `memory flush`. */
   role: string;
-  timeoutMs: number;
   maxRetries: number;
   /** Most tokens one answer may take; undefined: half the window (never more, either way). */
   maxOutputTokens?: number;
@@ -28,6 +31,8 @@ export interface Connection {
   window: number;
   maxOutputTokens: number;
   maxTokensParameter: "max_tokens" | "max_completion_tokens";
+  /** Tokens of the window kept free for differences between our token count and the server's. */
+  margin: number;
   transport: OpenAITransport;
 }
 
@@ -74,7 +79,7 @@ export function openConnection(
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     model,
-    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, defaults.timeoutMs),
+    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
     maxRetries: nonNegativeInteger("maxRetries", options.maxRetries, defaults.maxRetries),
     headers: options.headers,
     fetch: options.fetch,
@@ -82,5 +87,6 @@ export function openConnection(
     maxTokensParameter,
     temperature: options.temperature,
   });
-  return { model, window, maxOutputTokens, maxTokensParameter, transport };
+  const margin = Math.ceil(window * WINDOW_MARGIN);
+  return { model, window, maxOutputTokens, maxTokensParameter, margin, transport };
 }

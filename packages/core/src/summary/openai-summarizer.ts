@@ -29,7 +29,7 @@ import {
   stripInlineReasoning,
 } from "./chunk.js";
 import { appendMissingIdentifiers, missingIdentifiers } from "./ledger.js";
-import { openConnection } from "./openai-connection.js";
+import { type Connection, openConnection } from "./openai-connection.js";
 import {
   abortedError,
   type CallAnswer,
@@ -61,11 +61,8 @@ export interface OpenAISummarizerOptions extends OpenAIConnectionOptions {
   concurrency?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_CONCURRENCY = 4;
-/** Share of the window kept free for differences between our token count and the server's. */
-const WINDOW_MARGIN = 0.05;
 /** The summary may exceed `maxTokens` by this share before it counts as too large (tokenizers differ). */
 const SIZE_TOLERANCE = 1.1;
 const MIN_OUTPUT_TOKENS = 256;
@@ -103,12 +100,9 @@ export function unwrapSummary(answer: string): string {
   return text;
 }
 
-interface Settings {
-  model: string;
-  window: number;
-  maxOutputTokens: number;
+/** The connection's figures, and how many chunk summaries are written at the same time. */
+interface Settings extends Omit<Connection, "transport"> {
   concurrency: number;
-  maxTokensParameter: string;
 }
 
 /** The work of one `summarize` call: its secrets, budgets and calls. */
@@ -133,9 +127,8 @@ class SummaryRun {
     private readonly settings: Settings,
     private readonly request: SummarizeRequest,
   ) {
-    const { window } = settings;
     this.systemTokens = this.count(this.system);
-    this.margin = Math.ceil(window * WINDOW_MARGIN) + 64;
+    this.margin = settings.margin + 64;
     this.maxOutput = Math.max(
       MIN_OUTPUT_TOKENS,
       Math.min(request.maxTokens, settings.maxOutputTokens),
@@ -424,20 +417,13 @@ class SummaryRun {
 
 /** Builds an LLM summarizer that talks to an OpenAI-compatible Chat Completions endpoint. */
 export function openAISummarizer(options: OpenAISummarizerOptions): Summarizer {
-  const { model, window, maxOutputTokens, maxTokensParameter, transport } = openConnection(
-    options,
-    { role: "summarizer", timeoutMs: DEFAULT_TIMEOUT_MS, maxRetries: DEFAULT_MAX_RETRIES },
-  );
-  const settings: Settings = {
-    model,
-    window,
-    maxOutputTokens,
-    concurrency: Math.max(
-      1,
-      nonNegativeInteger("concurrency", options.concurrency, DEFAULT_CONCURRENCY),
-    ),
-    maxTokensParameter,
-  };
+  const { transport, ...connection } = openConnection(options, {
+    role: "summarizer",
+    maxRetries: DEFAULT_MAX_RETRIES,
+  });
+  const concurrency = nonNegativeInteger("concurrency", options.concurrency, DEFAULT_CONCURRENCY);
+  const settings: Settings = { ...connection, concurrency: Math.max(1, concurrency) };
+  const model = connection.model;
   return {
     name: `openai:${model}`,
     kind: "llm",
