@@ -7,15 +7,7 @@
  * are user input: other roles may not carry them.
  */
 
-import {
-  field,
-  isRecord,
-  type ProblemCollector,
-  quote,
-  type Report,
-  toWellFormed,
-  typeName,
-} from "./input-checks.js";
+import { field, isRecord, quote, type Report, toWellFormed, typeName } from "./input-checks.js";
 import type { ContentPart, FilePart, MessageContent, Role } from "./types.js";
 
 const DETAILS = ["auto", "low", "high"] as const;
@@ -28,13 +20,12 @@ interface PartSite {
   report: Report;
 }
 
+/** A message's content, well formed; undefined when it is wrong (each problem reported). */
 export function parseContent(
   raw: unknown,
   role: Role | undefined,
-  index: number,
-  problems: ProblemCollector,
+  report: Report,
 ): MessageContent | undefined {
-  const report = problems.at(index);
   if (typeof raw === "string") return toWellFormed(raw);
   if (raw === undefined || raw === null) {
     // Only assistant messages may omit content (a turn that only calls tools).
@@ -105,16 +96,29 @@ function parsePart(raw: unknown, site: PartSite): ContentPart | undefined {
   );
 }
 
+/** The user-only parts: the key of the object each holds, and that object's shape for errors. */
+const MEDIA = {
+  image: { key: "image_url", part: "an image part", shape: '{ "url": "..." }' },
+  file: {
+    key: "file",
+    part: "a file part",
+    shape: '{ "file_data": "data:application/pdf;base64,..." } or { "file_id": "..." }',
+  },
+  audio: {
+    key: "input_audio",
+    part: "an audio part",
+    shape: '{ "data": "<base64>", "format": "wav" }',
+  },
+} as const;
+
 /**
- * The object an image, file or audio part holds under `key`, when the part may stand where it
- * does: these are user input (Chat Completions takes them in user messages only).
+ * The object an image, file or audio part holds, when the part may stand where it does: these
+ * are user input (Chat Completions takes them in user messages only).
  */
 function userPartObject(
   raw: Record<string, unknown>,
   site: PartSite,
-  what: "image" | "file" | "audio",
-  key: string,
-  shape: string,
+  what: keyof typeof MEDIA,
 ): Record<string, unknown> | undefined {
   const { role, path, report } = site;
   if (role !== undefined && role !== "user") {
@@ -124,9 +128,9 @@ function userPartObject(
       `${what} parts are only allowed in user messages, not in a ${role} message; move it into a user message`,
     );
   }
+  const { key, part, shape } = MEDIA[what];
   const value = field(raw, key);
   if (isRecord(value)) return value;
-  const part = what === "file" ? "a file part" : `an ${what} part`;
   return report(
     `${path}.${key}`,
     "invalid_part",
@@ -135,7 +139,7 @@ function userPartObject(
 }
 
 function parseImagePart(raw: Record<string, unknown>, site: PartSite): ContentPart | undefined {
-  const image = userPartObject(raw, site, "image", "image_url", '{ "url": "..." }');
+  const image = userPartObject(raw, site, "image");
   if (image === undefined) return undefined;
   const at = `${site.path}.image_url`;
   const url = field(image, "url");
@@ -180,13 +184,7 @@ function optionalText(
 }
 
 function parseFilePart(raw: Record<string, unknown>, site: PartSite): ContentPart | undefined {
-  const file = userPartObject(
-    raw,
-    site,
-    "file",
-    "file",
-    '{ "file_data": "data:application/pdf;base64,..." } or { "file_id": "..." }',
-  );
+  const file = userPartObject(raw, site, "file");
   if (file === undefined) return undefined;
   const at = `${site.path}.file`;
   const data = optionalText(file, "file_data", at, site.report);
@@ -208,13 +206,7 @@ function parseFilePart(raw: Record<string, unknown>, site: PartSite): ContentPar
 }
 
 function parseAudioPart(raw: Record<string, unknown>, site: PartSite): ContentPart | undefined {
-  const audio = userPartObject(
-    raw,
-    site,
-    "audio",
-    "input_audio",
-    '{ "data": "<base64>", "format": "wav" }',
-  );
+  const audio = userPartObject(raw, site, "audio");
   if (audio === undefined) return undefined;
   const at = `${site.path}.input_audio`;
   const data = field(audio, "data");

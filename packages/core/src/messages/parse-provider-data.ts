@@ -10,26 +10,45 @@ import {
   field,
   isRecord,
   type ProblemCollector,
-  toWellFormed,
   typeName,
   wellFormedDeep,
 } from "./input-checks.js";
 import { itemNestsTooDeep, MAX_ITEM_NESTING, nestsPastItems, tooDeepMessage } from "./limits.js";
 import type { ProviderData } from "./types.js";
 
-function optionalOf<T>(
-  record: Record<string, unknown>,
-  key: string,
-  check: (value: unknown) => value is T,
-  expected: string,
+/** The keys kept of each provider's data, with the type each must have (any other key is dropped). */
+const KEPT_KEYS = {
+  anthropic: { thinking: "array", blocks: "array", is_error: "boolean", in_messages: "boolean" },
+  responses: { items: "array", id: "string", status: "string" },
+} as const;
+
+type KeyType = "array" | "string" | "boolean";
+
+const TYPE_NAMES: Record<KeyType, string> = {
+  array: "an array",
+  string: "a string",
+  boolean: "a boolean",
+};
+
+function hasType(value: unknown, type: KeyType): boolean {
+  return type === "array" ? Array.isArray(value) : typeof value === type;
+}
+
+/** A well-formed copy of the known keys of one provider's data; a key of the wrong type is reported. */
+function keptKeys(
+  data: Record<string, unknown>,
+  provider: keyof typeof KEPT_KEYS,
   report: (path: string, message: string) => void,
-  path: string,
-): T | undefined {
-  const value = field(record, key);
-  if (value === undefined || value === null) return undefined;
-  if (check(value)) return value;
-  report(`${path}.${key}`, `\`${path}.${key}\` must be ${expected}, got ${typeName(value)}`);
-  return undefined;
+): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const [key, type] of Object.entries(KEPT_KEYS[provider])) {
+    const value = field(data, key);
+    if (value === undefined || value === null) continue;
+    const path = `provider_data.${provider}.${key}`;
+    if (hasType(value, type)) kept[key] = wellFormedDeep(value);
+    else report(path, `\`${path}\` must be ${TYPE_NAMES[type]}, got ${typeName(value)}`);
+  }
+  return kept;
 }
 
 /** `provider_data.<provider>` when it is an object; anything else but absence is reported. */
@@ -46,9 +65,6 @@ function providerObject(
   return undefined;
 }
 
-const isArray = (value: unknown): value is unknown[] => Array.isArray(value);
-const isString = (value: unknown): value is string => typeof value === "string";
-const isBoolean = (value: unknown): value is boolean => typeof value === "boolean";
 /** The provider data `fromAnthropic` / `fromResponses` attach, checked key by key. */
 export function parseProviderData(
   raw: unknown,
@@ -80,30 +96,12 @@ export function parseProviderData(
   const data: ProviderData = {};
   const anthropic = providerObject(raw, "anthropic", report);
   if (anthropic !== undefined) {
-    const path = "provider_data.anthropic";
-    const kept: NonNullable<ProviderData["anthropic"]> = {};
-    const thinking = optionalOf(anthropic, "thinking", isArray, "an array", report, path);
-    const blocks = optionalOf(anthropic, "blocks", isArray, "an array", report, path);
-    const isError = optionalOf(anthropic, "is_error", isBoolean, "a boolean", report, path);
-    const inMessages = optionalOf(anthropic, "in_messages", isBoolean, "a boolean", report, path);
-    if (thinking !== undefined) kept.thinking = wellFormedArray(thinking);
-    if (blocks !== undefined) kept.blocks = wellFormedArray(blocks);
-    if (isError !== undefined) kept.is_error = isError;
-    if (inMessages === true) kept.in_messages = true;
-    data.anthropic = kept;
+    const { in_messages: inMessages, ...kept } = keptKeys(anthropic, "anthropic", report);
+    // Only a system turn that stood in `messages` carries the flag; false is its absence.
+    data.anthropic = inMessages === true ? { ...kept, in_messages: true } : kept;
   }
   const responses = providerObject(raw, "responses", report);
-  if (responses !== undefined) {
-    const path = "provider_data.responses";
-    const kept: NonNullable<ProviderData["responses"]> = {};
-    const items = optionalOf(responses, "items", isArray, "an array", report, path);
-    const id = optionalOf(responses, "id", isString, "a string", report, path);
-    const status = optionalOf(responses, "status", isString, "a string", report, path);
-    if (items !== undefined) kept.items = wellFormedArray(items);
-    if (id !== undefined) kept.id = toWellFormed(id);
-    if (status !== undefined) kept.status = toWellFormed(status);
-    data.responses = kept;
-  }
+  if (responses !== undefined) data.responses = keptKeys(responses, "responses", report);
   return data.anthropic === undefined && data.responses === undefined ? undefined : data;
 }
 
@@ -126,8 +124,4 @@ function deepProviderItem(raw: Record<string, unknown>): string | undefined {
     }
   }
   return undefined;
-}
-
-function wellFormedArray(values: unknown[]): unknown[] {
-  return values.map((value) => wellFormedDeep(value));
 }

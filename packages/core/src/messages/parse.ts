@@ -121,7 +121,7 @@ function parseMessage(
     role = rawRole;
   }
 
-  const content = parseContent(field(value, "content"), role, index, problems);
+  const content = parseContent(field(value, "content"), role, problems.at(index));
 
   const rawName = field(value, "name");
   let name: string | undefined;
