@@ -14,6 +14,7 @@
  */
 
 import { toolCallName } from "../messages/content.js";
+import { isRecord } from "../messages/input-checks.js";
 import type { ToolCall } from "../messages/types.js";
 import { type FileTouch, patchTouches, shellTouches } from "./shell-touches.js";
 
@@ -39,10 +40,6 @@ export function parseArguments(call: ToolCall): Readonly<Record<string, unknown>
   }
   parsedArguments.set(call, { text, args });
   return args;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Every string value in the arguments (keys left out), or the raw text when they are not JSON. */
