@@ -6,6 +6,7 @@
  */
 
 import { z } from "@hono/zod-openapi";
+import { headerParam } from "./params.js";
 
 const streamFlag = z.boolean().nullable().optional();
 
@@ -64,30 +65,18 @@ export const GatewayUpstreamParam = z.object({
 });
 
 export const GatewayHeaders = z.object({
-  "X-Condense-Key": z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: "X-Condense-Key", in: "header" },
-      description:
-        "Your Condense API key or JWT; `Authorization` (or `x-api-key`) is then your provider key, passed upstream untouched. Without it, `Authorization` is the Condense credential and the upstream gets the deployment's own key",
-    }),
-  "X-Condense-Session": z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: "X-Condense-Session", in: "header" },
-      description:
-        "The session (same ids and per-user isolation as /v1/sessions/{id}); without it the request is compacted in place when it does not fit, and nothing is stored",
-    }),
-  "X-Condense-Context-Window": z
-    .string()
-    .optional()
-    .openapi({
-      param: { name: "X-Condense-Context-Window", in: "header" },
-      description:
-        'The model\'s window (a number or "128k"), where the model table does not know it; a session keeps it as its `contextWindow` setting',
-    }),
+  "X-Condense-Key": headerParam("X-Condense-Key", z.string().optional(), {
+    description:
+      "Your Condense API key or JWT; `Authorization` (or `x-api-key`) is then your provider key, passed upstream untouched. Without it, `Authorization` is the Condense credential and the upstream gets the deployment's own key",
+  }),
+  "X-Condense-Session": headerParam("X-Condense-Session", z.string().optional(), {
+    description:
+      "The session (same ids and per-user isolation as /v1/sessions/{id}); without it the request is compacted in place when it does not fit, and nothing is stored",
+  }),
+  "X-Condense-Context-Window": headerParam("X-Condense-Context-Window", z.string().optional(), {
+    description:
+      'The model\'s window (a number or "128k"), where the model table does not know it; a session keeps it as its `contextWindow` setting',
+  }),
 });
 
 export const GatewayChatCompletion = z

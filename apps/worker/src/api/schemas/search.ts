@@ -4,40 +4,21 @@
  */
 
 import { z } from "@hono/zod-openapi";
+import { limitParam, queryParam } from "./params.js";
 
 export const SearchRole = z.enum(["system", "developer", "user", "assistant", "tool"]);
 
 export const SearchQuery = z.object({
-  q: z
-    .string()
-    .max(2_000)
-    .optional()
-    .openapi({
-      param: { name: "q", in: "query" },
-      description:
-        "Words to find (BM25 ranking; every word first, then any word when no message has them all). Plain text: quotes and FTS5 operators are searched as text, not interpreted.",
-      example: "migration ticket",
-    }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(50)
-    .optional()
-    .openapi({ param: { name: "limit", in: "query" }, description: "1-50, default 10" }),
-  role: SearchRole.optional().openapi({
-    param: { name: "role", in: "query" },
-    description: "Only messages of this role",
+  q: queryParam("q", z.string().max(2_000).optional(), {
+    description:
+      "Words to find (BM25 ranking; every word first, then any word when no message has them all). Plain text: quotes and FTS5 operators are searched as text, not interpreted.",
+    example: "migration ticket",
   }),
-  after: z.coerce
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .openapi({
-      param: { name: "after", in: "query" },
-      description: "Only messages with seq > after",
-    }),
+  limit: limitParam(50, 10),
+  role: queryParam("role", SearchRole.optional(), { description: "Only messages of this role" }),
+  after: queryParam("after", z.coerce.number().int().nonnegative().optional(), {
+    description: "Only messages with seq > after",
+  }),
 });
 
 export const SearchResult = z.object({

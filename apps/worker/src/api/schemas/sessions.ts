@@ -8,6 +8,7 @@
 import { itemNestsTooDeep, MAX_ITEM_NESTING } from "@condense/core";
 import { z } from "@hono/zod-openapi";
 import { contextWindowValue, IdentifierPolicy } from "./compaction-options.js";
+import { queryParam } from "./params.js";
 import {
   ChatMessage,
   InputMessage,
@@ -57,14 +58,10 @@ const providerDataDescription =
   "Keep each message's `provider_data` (Anthropic thinking blocks with their signatures, a tool result's error flag, Responses reasoning items) in the openai format, which leaves it out by default because OpenAI rejects fields it does not know: ask for it only to read the messages yourself (the AI SDK middleware does), and strip it before sending them to OpenAI. The anthropic and responses formats always carry it in their own blocks and items.";
 
 export const ContextQuery = z.object({
-  format: MessageFormat.optional().openapi({ param: { name: "format", in: "query" } }),
-  providerData: z
-    .enum(["true", "false"])
-    .optional()
-    .openapi({
-      param: { name: "providerData", in: "query" },
-      description: providerDataDescription,
-    }),
+  format: queryParam("format", MessageFormat.optional()),
+  providerData: queryParam("providerData", z.enum(["true", "false"]).optional(), {
+    description: providerDataDescription,
+  }),
 });
 
 export const ContextResponse = z
@@ -300,16 +297,10 @@ export const ToolOutputParams = SessionIdParam.extend({
 });
 
 export const ToolOutputQuery = z.object({
-  seq: z.coerce
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .openapi({
-      param: { name: "seq", in: "query" },
-      description:
-        "The transcript seq of the output wanted, for an id several calls used (a server that numbers calls `call_0`… every turn); default: the latest output of the id",
-    }),
+  seq: queryParam("seq", z.coerce.number().int().positive().optional(), {
+    description:
+      "The transcript seq of the output wanted, for an id several calls used (a server that numbers calls `call_0`… every turn); default: the latest output of the id",
+  }),
 });
 
 export const ToolOutputResponse = z
@@ -335,32 +326,16 @@ export const ToolOutputResponse = z
   .openapi("ToolOutputResponse");
 
 export const TranscriptQuery = z.object({
-  after: z.coerce
-    .number()
-    .int()
-    .nonnegative()
-    .optional()
-    .openapi({
-      param: { name: "after", in: "query" },
-      description: "Return messages with seq > after",
-    }),
-  limit: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(1000)
-    .optional()
-    .openapi({ param: { name: "limit", in: "query" }, description: "Default 100" }),
-  generation: z.coerce
-    .number()
-    .int()
-    .positive()
-    .optional()
-    .openapi({
-      param: { name: "generation", in: "query" },
-      description:
-        "Only the messages of this generation of the session (see the gateway): its page ends at the generation's last message",
-    }),
+  after: queryParam("after", z.coerce.number().int().nonnegative().optional(), {
+    description: "Return messages with seq > after",
+  }),
+  limit: queryParam("limit", z.coerce.number().int().min(1).max(1000).optional(), {
+    description: "Default 100",
+  }),
+  generation: queryParam("generation", z.coerce.number().int().positive().optional(), {
+    description:
+      "Only the messages of this generation of the session (see the gateway): its page ends at the generation's last message",
+  }),
 });
 
 export const TranscriptEntry = z.object({

@@ -5,30 +5,13 @@
  */
 
 import { z } from "@hono/zod-openapi";
+import { limitParam, queryParam } from "./params.js";
 
-const cursorParam = z
-  .string()
-  .min(1)
-  .max(512)
-  .optional()
-  .openapi({
-    param: { name: "cursor", in: "query" },
-    description: "`nextCursor` of the previous page; leave it out for the first page",
-  });
+const cursorParam = queryParam("cursor", z.string().min(1).max(512).optional(), {
+  description: "`nextCursor` of the previous page; leave it out for the first page",
+});
 
-const pageLimit = (max: number, byDefault: number) =>
-  z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(max)
-    .optional()
-    .openapi({
-      param: { name: "limit", in: "query" },
-      description: `1-${max}, default ${byDefault}`,
-    });
-
-export const SessionListQuery = z.object({ limit: pageLimit(100, 20), cursor: cursorParam });
+export const SessionListQuery = z.object({ limit: limitParam(100, 20), cursor: cursorParam });
 
 export const SessionListEntry = z
   .object({
@@ -74,7 +57,7 @@ export const MemoryIdParam = z.object({
     .openapi({ param: { name: "memoryId", in: "path" }, example: "mem_4f1c…" }),
 });
 
-export const MemoryListQuery = z.object({ limit: pageLimit(100, 50), cursor: cursorParam });
+export const MemoryListQuery = z.object({ limit: limitParam(100, 50), cursor: cursorParam });
 
 export const MemoryListResponse = z
   .object({ memories: z.array(MemoryEntry), nextCursor: z.string().nullable() })
@@ -103,14 +86,10 @@ export const MemoryDeleteResponse = z
   .openapi("MemoryDeleteResponse");
 
 export const MemorySearchQuery = z.object({
-  q: z
-    .string()
-    .max(2000)
-    .openapi({
-      param: { name: "q", in: "query" },
-      description: "Words to find (all of them); operators are matched as words",
-    }),
-  limit: pageLimit(50, 10),
+  q: queryParam("q", z.string().max(2000), {
+    description: "Words to find (all of them); operators are matched as words",
+  }),
+  limit: limitParam(50, 10),
 });
 
 export const MemorySearchResponse = z
