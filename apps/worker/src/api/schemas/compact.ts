@@ -5,7 +5,7 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { contextWindowValue, IdentifierPolicy } from "./compaction-options.js";
+import { contextWindowValue, IdentifierPolicy } from "./fields.js";
 import { InputMessage, MessageFormat, WarningLevel } from "./shared.js";
 
 const Ledger = z.object({

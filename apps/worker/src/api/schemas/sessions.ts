@@ -7,7 +7,7 @@
 
 import { itemNestsTooDeep, MAX_ITEM_NESTING } from "@condense/core";
 import { z } from "@hono/zod-openapi";
-import { contextWindowValue, IdentifierPolicy } from "./compaction-options.js";
+import { contextWindowValue, IdentifierPolicy } from "./fields.js";
 import { queryParam } from "./params.js";
 import {
   ChatMessage,

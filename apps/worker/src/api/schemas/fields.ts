@@ -1,5 +1,5 @@
 /**
- * @module api/schemas/compaction-options
+ * @module api/schemas/fields
  * The compaction options that `POST /v1/compact` takes and a session's
  * settings store, defined once for both (not part of the public module: they
  * are fields, not bodies).
