@@ -10,40 +10,13 @@
  */
 
 import type { z } from "@hono/zod-openapi";
-import type { CompactRequest, CompactResponse } from "./schemas/compact.js";
-import type { HealthResponse, OpenAPIDocument } from "./schemas/meta.js";
-import type {
-  ResponsesCompactRequest,
-  ResponsesCompactResponse,
-} from "./schemas/responses-compact.js";
-import type { SearchQuery, SearchResponse, SearchResult } from "./schemas/search.js";
-import type {
-  AppendRequest,
-  AppendResponse,
-  CompactionEvent,
-  CompactionsResponse,
-  ContextResponse,
-  DeleteResponse,
-  ManualCompactRequest,
-  ManualCompactResponse,
-  OverflowRequest,
-  OverflowResponse,
-  SessionSettings,
-  SessionStatus,
-  SettingsPatch,
-  ToolOutputResponse,
-  TranscriptResponse,
-} from "./schemas/sessions.js";
-import type { ErrorResponse, MessageFormat } from "./schemas/shared.js";
-import type {
-  MemoryCreateRequest,
-  MemoryDeleteResponse,
-  MemoryEntry,
-  MemoryListResponse,
-  MemoryPatchRequest,
-  MemorySearchResponse,
-  SessionListResponse,
-} from "./schemas/user-lists.js";
+import type * as compact from "./schemas/compact.js";
+import type * as meta from "./schemas/meta.js";
+import type * as responsesCompact from "./schemas/responses-compact.js";
+import type * as search from "./schemas/search.js";
+import type * as sessions from "./schemas/sessions.js";
+import type * as shared from "./schemas/shared.js";
+import type * as userLists from "./schemas/user-lists.js";
 
 export * from "./schemas/compact.js";
 export * from "./schemas/gateway.js";
@@ -56,36 +29,38 @@ export * from "./schemas/user-lists.js";
 
 // ---------------------------------------------------------------- inferred types for clients
 
-export type ErrorResponseBody = z.infer<typeof ErrorResponse>;
-export type CompactRequestBody = z.input<typeof CompactRequest>;
-export type CompactResponseBody = z.infer<typeof CompactResponse>;
-export type AppendRequestBody = z.input<typeof AppendRequest>;
-export type AppendResponseBody = z.infer<typeof AppendResponse>;
-export type ContextResponseBody = z.infer<typeof ContextResponse>;
-export type ManualCompactRequestBody = z.input<typeof ManualCompactRequest>;
-export type ManualCompactResponseBody = z.infer<typeof ManualCompactResponse>;
-export type OverflowRequestBody = z.input<typeof OverflowRequest>;
-export type OverflowResponseBody = z.infer<typeof OverflowResponse>;
-export type SessionSettingsBody = z.infer<typeof SessionSettings>;
-export type SettingsPatchBody = z.input<typeof SettingsPatch>;
-export type SessionStatusBody = z.infer<typeof SessionStatus>;
-export type DeleteResponseBody = z.infer<typeof DeleteResponse>;
-export type CompactionEventBody = z.infer<typeof CompactionEvent>;
-export type CompactionsResponseBody = z.infer<typeof CompactionsResponse>;
-export type ToolOutputResponseBody = z.infer<typeof ToolOutputResponse>;
-export type TranscriptResponseBody = z.infer<typeof TranscriptResponse>;
-export type SearchQueryParams = z.input<typeof SearchQuery>;
-export type SearchResultBody = z.infer<typeof SearchResult>;
-export type SearchResponseBody = z.infer<typeof SearchResponse>;
-export type ResponsesCompactRequestBody = z.input<typeof ResponsesCompactRequest>;
-export type ResponsesCompactResponseBody = z.infer<typeof ResponsesCompactResponse>;
-export type HealthResponseBody = z.infer<typeof HealthResponse>;
-export type OpenAPIDocumentBody = z.infer<typeof OpenAPIDocument>;
-export type SessionListResponseBody = z.infer<typeof SessionListResponse>;
-export type MemoryEntryBody = z.infer<typeof MemoryEntry>;
-export type MemoryListResponseBody = z.infer<typeof MemoryListResponse>;
-export type MemoryCreateRequestBody = z.input<typeof MemoryCreateRequest>;
-export type MemoryPatchRequestBody = z.input<typeof MemoryPatchRequest>;
-export type MemoryDeleteResponseBody = z.infer<typeof MemoryDeleteResponse>;
-export type MemorySearchResponseBody = z.infer<typeof MemorySearchResponse>;
-export type MessageFormatName = z.infer<typeof MessageFormat>;
+export type ErrorResponseBody = z.infer<typeof shared.ErrorResponse>;
+export type CompactRequestBody = z.input<typeof compact.CompactRequest>;
+export type CompactResponseBody = z.infer<typeof compact.CompactResponse>;
+export type AppendRequestBody = z.input<typeof sessions.AppendRequest>;
+export type AppendResponseBody = z.infer<typeof sessions.AppendResponse>;
+export type ContextResponseBody = z.infer<typeof sessions.ContextResponse>;
+export type ManualCompactRequestBody = z.input<typeof sessions.ManualCompactRequest>;
+export type ManualCompactResponseBody = z.infer<typeof sessions.ManualCompactResponse>;
+export type OverflowRequestBody = z.input<typeof sessions.OverflowRequest>;
+export type OverflowResponseBody = z.infer<typeof sessions.OverflowResponse>;
+export type SessionSettingsBody = z.infer<typeof sessions.SessionSettings>;
+export type SettingsPatchBody = z.input<typeof sessions.SettingsPatch>;
+export type SessionStatusBody = z.infer<typeof sessions.SessionStatus>;
+export type DeleteResponseBody = z.infer<typeof sessions.DeleteResponse>;
+export type CompactionEventBody = z.infer<typeof sessions.CompactionEvent>;
+export type CompactionsResponseBody = z.infer<typeof sessions.CompactionsResponse>;
+export type ToolOutputResponseBody = z.infer<typeof sessions.ToolOutputResponse>;
+export type TranscriptResponseBody = z.infer<typeof sessions.TranscriptResponse>;
+export type SearchQueryParams = z.input<typeof search.SearchQuery>;
+export type SearchResultBody = z.infer<typeof search.SearchResult>;
+export type SearchResponseBody = z.infer<typeof search.SearchResponse>;
+export type ResponsesCompactRequestBody = z.input<typeof responsesCompact.ResponsesCompactRequest>;
+export type ResponsesCompactResponseBody = z.infer<
+  typeof responsesCompact.ResponsesCompactResponse
+>;
+export type HealthResponseBody = z.infer<typeof meta.HealthResponse>;
+export type OpenAPIDocumentBody = z.infer<typeof meta.OpenAPIDocument>;
+export type SessionListResponseBody = z.infer<typeof userLists.SessionListResponse>;
+export type MemoryEntryBody = z.infer<typeof userLists.MemoryEntry>;
+export type MemoryListResponseBody = z.infer<typeof userLists.MemoryListResponse>;
+export type MemoryCreateRequestBody = z.input<typeof userLists.MemoryCreateRequest>;
+export type MemoryPatchRequestBody = z.input<typeof userLists.MemoryPatchRequest>;
+export type MemoryDeleteResponseBody = z.infer<typeof userLists.MemoryDeleteResponse>;
+export type MemorySearchResponseBody = z.infer<typeof userLists.MemorySearchResponse>;
+export type MessageFormatName = z.infer<typeof shared.MessageFormat>;

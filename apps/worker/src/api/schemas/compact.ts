@@ -5,8 +5,8 @@
  */
 
 import { z } from "@hono/zod-openapi";
-import { contextWindowValue, IdentifierPolicy } from "./fields.js";
-import { InputMessage, MessageFormat, WarningLevel } from "./shared.js";
+import * as fields from "./fields.js";
+import { InputMessage, MessageFormat } from "./shared.js";
 
 const Ledger = z.object({
   identifiers: z.array(z.string()),
@@ -24,17 +24,17 @@ const Ledger = z.object({
 
 export const CompactOptionsBody = z
   .strictObject({
-    contextWindow: contextWindowValue.optional(),
-    threshold: z.number().gt(0).lte(1).optional(),
+    contextWindow: fields.contextWindowValue.optional(),
+    threshold: fields.ThresholdValue.optional(),
     reserveTokens: z.number().int().nonnegative().optional(),
     maxOutputTokens: z.number().int().nonnegative().optional(),
     headMessages: z.number().int().nonnegative().optional(),
     tailTokens: z.number().int().nonnegative().optional(),
     minTailMessages: z.number().int().nonnegative().optional(),
-    identifierPolicy: IdentifierPolicy.optional(),
-    identifierInstructions: z.string().max(20_000).optional(),
-    instructions: z.string().max(20_000).optional(),
-    focus: z.string().max(20_000).optional(),
+    identifierPolicy: fields.IdentifierPolicy.optional(),
+    identifierInstructions: fields.SummarizerText.optional(),
+    instructions: fields.SummarizerText.optional(),
+    focus: fields.SummarizerText.optional(),
     force: z.boolean().optional(),
     summaryMinTokens: z.number().int().nonnegative().optional(),
     summaryMaxTokens: z.number().int().positive().optional(),
@@ -47,7 +47,7 @@ export const CompactOptionsBody = z
 
 export const CompactRequest = z
   .strictObject({
-    model: z.string().min(1).max(200),
+    model: fields.ModelName,
     messages: z.array(InputMessage).min(1),
     format: MessageFormat.optional(),
     system: z.unknown().optional().openapi({ description: "Anthropic top-level `system`" }),
@@ -77,9 +77,7 @@ export const CompactResponse = z
     finalCount: z.number().int(),
     originalTokens: z.number().int(),
     finalTokens: z.number().int(),
-    contextWindow: z.number().int(),
-    budget: z.number().int(),
-    warningLevel: WarningLevel,
+    ...fields.contextLimits,
     prunedToolOutputs: z.array(PrunedToolOutput),
     ledger: Ledger,
     passes: z.number().int(),

@@ -6,6 +6,7 @@
  */
 
 import { z } from "@hono/zod-openapi";
+import { ModelName } from "./fields.js";
 import { headerParam } from "./params.js";
 
 const streamFlag = z.boolean().nullable().optional();
@@ -20,42 +21,38 @@ const gatewayHistory = z
   .min(1)
   .openapi({ description: "The whole history, as the protocol writes it" });
 
-export const GatewayChatRequest = z
-  .looseObject({
-    model: z.string().min(1).max(200),
-    messages: gatewayHistory,
-    stream: streamFlag,
-  })
-  .openapi("GatewayChatRequest", {
-    description:
-      "An OpenAI Chat Completions request: `messages` is the whole history; every other field is forwarded untouched",
-  });
+/** A request of one protocol, as far as the gateway reads it: its model and `fields`. */
+function gatewayRequest<T extends z.ZodRawShape>(name: string, fields: T, description: string) {
+  return z.looseObject({ model: ModelName, ...fields }).openapi(name, { description });
+}
 
-export const GatewayResponsesRequest = z
-  .looseObject({
-    model: z.string().min(1).max(200),
+export const GatewayChatRequest = gatewayRequest(
+  "GatewayChatRequest",
+  { messages: gatewayHistory, stream: streamFlag },
+  "An OpenAI Chat Completions request: `messages` is the whole history; every other field is forwarded untouched",
+);
+
+export const GatewayResponsesRequest = gatewayRequest(
+  "GatewayResponsesRequest",
+  {
     input: z.union([z.string(), z.array(z.unknown())]).optional(),
     stream: streamFlag,
     previous_response_id: z.string().nullable().optional(),
     conversation: z.unknown().optional(),
-  })
-  .openapi("GatewayResponsesRequest", {
-    description:
-      "An OpenAI Responses request: `input` is the whole history; a request chaining `previous_response_id` or a `conversation` is forwarded unchanged (its history lives on OpenAI's side)",
-  });
+  },
+  "An OpenAI Responses request: `input` is the whole history; a request chaining `previous_response_id` or a `conversation` is forwarded unchanged (its history lives on OpenAI's side)",
+);
 
-export const GatewayMessagesRequest = z
-  .looseObject({
-    model: z.string().min(1).max(200),
+export const GatewayMessagesRequest = gatewayRequest(
+  "GatewayMessagesRequest",
+  {
     messages: gatewayHistory,
     system: z.unknown().optional(),
     max_tokens: z.number().int().positive().optional(),
     stream: streamFlag,
-  })
-  .openapi("GatewayMessagesRequest", {
-    description:
-      "An Anthropic Messages request: `system` and `messages` are the whole history; every other field is forwarded untouched",
-  });
+  },
+  "An Anthropic Messages request: `system` and `messages` are the whole history; every other field is forwarded untouched",
+);
 
 export const GatewayUpstreamParam = z.object({
   upstream: z
@@ -79,23 +76,20 @@ export const GatewayHeaders = z.object({
   }),
 });
 
-export const GatewayChatCompletion = z
-  .looseObject({ choices: z.array(z.unknown()) })
-  .openapi("GatewayChatCompletion", {
+/** An upstream's answer in one protocol, documented by the list it carries. */
+function upstreamAnswer<T extends z.ZodRawShape>(name: string, fields: T) {
+  return z.looseObject(fields).openapi(name, {
     description: "The upstream's answer as it sent it (or its stream of events)",
   });
+}
 
-export const GatewayResponse = z
-  .looseObject({ output: z.array(z.unknown()) })
-  .openapi("GatewayResponse", {
-    description: "The upstream's answer as it sent it (or its stream of events)",
-  });
+export const GatewayChatCompletion = upstreamAnswer("GatewayChatCompletion", {
+  choices: z.array(z.unknown()),
+});
 
-export const GatewayMessage = z
-  .looseObject({ content: z.array(z.unknown()) })
-  .openapi("GatewayMessage", {
-    description: "The upstream's answer as it sent it (or its stream of events)",
-  });
+export const GatewayResponse = upstreamAnswer("GatewayResponse", { output: z.array(z.unknown()) });
+
+export const GatewayMessage = upstreamAnswer("GatewayMessage", { content: z.array(z.unknown()) });
 
 export const GatewayModels = z
   .looseObject({ data: z.array(z.unknown()) })

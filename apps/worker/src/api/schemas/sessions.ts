@@ -7,7 +7,7 @@
 
 import { itemNestsTooDeep, MAX_ITEM_NESTING } from "@condense/core";
 import { z } from "@hono/zod-openapi";
-import { contextWindowValue, IdentifierPolicy } from "./fields.js";
+import * as fields from "./fields.js";
 import { queryParam } from "./params.js";
 import {
   ChatMessage,
@@ -22,7 +22,7 @@ export const AppendRequest = z
     messages: z.array(InputMessage).min(1),
     format: MessageFormat.optional(),
     system: z.unknown().optional().openapi({ description: "Anthropic top-level `system`" }),
-    model: z.string().min(1).max(200).optional(),
+    model: fields.ModelName.optional(),
     usage: z.strictObject({ inputTokens: z.number().int().nonnegative() }).optional().openapi({
       description:
         "What the provider reported for the last call; calibrates the token estimate of non-OpenAI models",
@@ -97,8 +97,8 @@ export const ContextResponse = z
 
 export const ManualCompactRequest = z
   .strictObject({
-    instructions: z.string().max(20_000).optional(),
-    focus: z.string().max(20_000).optional(),
+    instructions: fields.SummarizerText.optional(),
+    focus: fields.SummarizerText.optional(),
   })
   .openapi("ManualCompactRequest");
 
@@ -176,7 +176,7 @@ export const SessionSettings = z
     threshold: z.number().nullable(),
     reserveTokens: z.number().int().nullable(),
     tailTokens: z.number().int().nullable(),
-    identifierPolicy: IdentifierPolicy.nullable(),
+    identifierPolicy: fields.IdentifierPolicy.nullable(),
     identifierInstructions: z.string().nullable(),
     pinned: z.array(ChatMessage),
     summarizerModel: z.string().nullable(),
@@ -197,18 +197,18 @@ export const SessionSettings = z
 
 export const SettingsPatch = z
   .strictObject({
-    model: z.string().min(1).max(200).nullable().optional(),
-    contextWindow: contextWindowValue.nullable().optional(),
-    threshold: z.number().gt(0).lte(1).nullable().optional(),
+    model: fields.ModelName.nullable().optional(),
+    contextWindow: fields.contextWindowValue.nullable().optional(),
+    threshold: fields.ThresholdValue.nullable().optional(),
     reserveTokens: z.number().int().nonnegative().nullable().optional(),
     tailTokens: z.number().int().nonnegative().nullable().optional(),
-    identifierPolicy: IdentifierPolicy.nullable().optional(),
-    identifierInstructions: z.string().max(20_000).nullable().optional(),
+    identifierPolicy: fields.IdentifierPolicy.nullable().optional(),
+    identifierInstructions: fields.SummarizerText.nullable().optional(),
     pinned: z.array(InputMessage).max(50).nullable().optional().openapi({
       description:
         "Chat Completions messages (system, developer, user or assistant without tool calls) re-injected after the leading system messages of every context",
     }),
-    summarizerModel: z.string().min(1).max(200).nullable().optional(),
+    summarizerModel: fields.ModelName.nullable().optional(),
     strategy: z.enum(["local", "openai"]).nullable().optional(),
     recall: z.boolean().nullable().optional().openapi({
       description:
@@ -232,9 +232,7 @@ export const SessionStatus = z
     transcriptTokens: z.number().int(),
     contextTokens: z.number().int(),
     contextMessageCount: z.number().int(),
-    contextWindow: z.number().int(),
-    budget: z.number().int(),
-    warningLevel: WarningLevel,
+    ...fields.contextLimits,
     coveredSeq: z.number().int(),
     lastSeq: z.number().int(),
     compactions: z.number().int(),
