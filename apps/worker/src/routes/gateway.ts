@@ -87,7 +87,7 @@ import { ClientClosedError, clientClosedResponse } from "../http/client-closed";
 import { requestIdHeader, validate } from "../http/route";
 import { type ContextData, withPinned } from "../session/context-view";
 import type { GatewayContextByReference } from "../session/gateway-context";
-import type { GatewayOverflowResult, GatewayTurnResult } from "../session/session-object";
+import type { GatewayOverflowResult, GatewayTurnResult } from "../session/gateway-turn";
 import type { SessionKey } from "../session/session-record";
 import { requestThread } from "../session/threads";
 import { sessionStub } from "./sessions";

@@ -22,6 +22,8 @@ import type { ChatMessage } from "@condense/core";
 import { ApiError } from "../api/errors";
 import { type Appended, type AppendInput, appendMessages } from "./append";
 import type { PendingMark } from "./compaction/pending";
+import type { ContextData } from "./context-view";
+import type { GatewayContext, GatewayContextByReference } from "./gateway-context";
 import { currentGeneration, type Generation, startGeneration } from "./generations";
 import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
 import {
@@ -202,6 +204,36 @@ export function matchAndAppend(
     throw error;
   }
 }
+
+/**
+ * What the object answers a gateway turn's overflow: the turn's context once compacted, or
+ * `moved-on` (the session is no longer the request's history) with the window to fit it in.
+ */
+export type GatewayOverflowResult =
+  | ({ kind: "context"; compactionTier: number | null } & GatewayContext)
+  | { kind: "moved-on"; compactionTier: number | null; contextWindow: number };
+
+/** What the object answers a gateway turn: the context to forward, or what the Worker must do instead. */
+export type GatewayTurnResult =
+  | Exclude<GatewayMatch, { kind: "matched" }>
+  | {
+      kind: "context";
+      generation: number;
+      newGeneration: boolean;
+      appended: number;
+      /**
+       * The tier of the compaction this context comes from, when no context served before came from
+       * it (one ran in this turn, or in the background since the last), else null.
+       */
+      compactionTier: number | null;
+      /** Context tokens (calibrated, pinned included) and the session's last seq. */
+      tokens: number;
+      lastSeq: number;
+      /** By reference to the request's history, or whole when the session moved on meanwhile. */
+      context: { byReference: GatewayContextByReference } | { whole: ContextData };
+      /** The session's setting `recall`: the gateway adds the recall tool and answers its calls. */
+      recall: boolean;
+    };
 
 export interface GatewayAnswerInput {
   /** The generation and last seq the turn left: the answer follows them, or is not stored. */

@@ -65,17 +65,14 @@ import {
   readSnapshot,
   readViewState,
 } from "./context-view";
-import {
-  type GatewayContext,
-  type GatewayContextByReference,
-  gatewayContextAt,
-} from "./gateway-context";
+import { type GatewayContext, gatewayContextAt } from "./gateway-context";
 import {
   appendAnswer,
   type GatewayAnswerInput,
   type GatewayAnswerResult,
-  type GatewayMatch,
+  type GatewayOverflowResult,
   type GatewayTurnInput,
+  type GatewayTurnResult,
   matchAndAppend,
 } from "./gateway-turn";
 import { currentGeneration, generationRange } from "./generations";
@@ -139,36 +136,6 @@ export interface OverflowInput {
   error: { status?: number; message: string; body?: unknown };
   format?: MessageFormat;
 }
-
-/**
- * What the object answers a gateway turn's overflow: the turn's context once compacted, or
- * `moved-on` (the session is no longer the request's history) with the window to fit it in.
- */
-export type GatewayOverflowResult =
-  | ({ kind: "context"; compactionTier: number | null } & GatewayContext)
-  | { kind: "moved-on"; compactionTier: number | null; contextWindow: number };
-
-/** What the object answers a gateway turn: the context to forward, or what the Worker must do instead. */
-export type GatewayTurnResult =
-  | Exclude<GatewayMatch, { kind: "matched" }>
-  | {
-      kind: "context";
-      generation: number;
-      newGeneration: boolean;
-      appended: number;
-      /**
-       * The tier of the compaction this context comes from, when no context served before came from
-       * it (one ran in this turn, or in the background since the last), else null.
-       */
-      compactionTier: number | null;
-      /** Context tokens (calibrated, pinned included) and the session's last seq. */
-      tokens: number;
-      lastSeq: number;
-      /** By reference to the request's history, or whole when the session moved on meanwhile. */
-      context: { byReference: GatewayContextByReference } | { whole: ContextData };
-      /** The session's setting `recall`: the gateway adds the recall tool and answers its calls. */
-      recall: boolean;
-    };
 
 const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 
