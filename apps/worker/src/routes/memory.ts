@@ -7,7 +7,7 @@
  */
 
 import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ApiError } from "../api/errors";
+import { invalidQuery } from "../api/errors";
 import { unwrap } from "../api/rpc-result";
 import {
   MemoryCreateRequest,
@@ -107,7 +107,7 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     async (c, { query }) => {
       if (query.q.trim() === "") {
-        throw new ApiError(400, "invalid_query", "`q` is empty: send the words to search for");
+        throw invalidQuery("`q` is empty: send the words to search for");
       }
       const stub = userStub(c.env, c.get("userId"));
       return c.json(unwrap(await stub.searchMemories(query.q, query.limit ?? 10)), 200);

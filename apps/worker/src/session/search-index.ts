@@ -19,7 +19,7 @@
  */
 
 import { type ChatMessage, toolCallInput, toolCallName } from "@condense/core";
-import { ApiError } from "../api/errors";
+import { invalidQuery } from "../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../api/schemas";
 import { fuseRankings } from "../semantic/semantic-index";
 import { ftsQuery } from "../user/fts-query";
@@ -190,10 +190,6 @@ export function backfillStep(
 }
 
 // ------------------------------------------------------------ search
-
-function invalidQuery(message: string, details: unknown = null): ApiError {
-  return new ApiError(400, "invalid_query", message, details);
-}
 
 /**
  * The FTS5 match expressions of `q` (`user/fts-query`): its words, each quoted, all required, and any

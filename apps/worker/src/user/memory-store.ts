@@ -17,7 +17,7 @@ import {
   type MemoryKind,
   type MemoryOperation,
 } from "@condense/core";
-import { ApiError, invalidRequest } from "../api/errors";
+import { ApiError, invalidQuery, invalidRequest } from "../api/errors";
 import { decodeCursor, encodeCursor } from "./cursor";
 import { ftsQuery } from "./fts-query";
 
@@ -254,9 +254,7 @@ export function ftsSearch(
       .toArray()
       .map((row) => ({ memory: entryOf(row), snippet: row.snippet, score: -row.rank }));
   } catch (error) {
-    throw new ApiError(
-      400,
-      "invalid_query",
+    throw invalidQuery(
       `the query could not be searched (${error instanceof Error ? error.message : String(error)}): use plain words`,
     );
   }
