@@ -88,7 +88,7 @@ import { requestIdHeader, validate } from "../http/route";
 import { type ContextData, withPinned } from "../session/context-view";
 import type { GatewayContextByReference } from "../session/gateway-context";
 import type { GatewayOverflowResult, GatewayTurnResult } from "../session/gateway-turn";
-import type { SessionKey } from "../session/session-record";
+import type { SessionCall } from "../session/session-record";
 import { requestThread } from "../session/threads";
 import { sessionStub } from "./sessions";
 
@@ -344,7 +344,7 @@ async function sessionPlan(
   body: RequestBody,
   text: string,
   canonical: ChatMessage[],
-  key: SessionKey,
+  key: SessionCall,
   contextWindow: number | undefined,
 ): Promise<ForwardPlan> {
   const stub = sessionStub(c.env, key);
@@ -747,7 +747,7 @@ async function serveModelRequest(
       });
     } else {
       log.session = sessionId;
-      const key: SessionKey = {
+      const key: SessionCall = {
         userId: credentials.userId,
         sessionId,
         requestId: c.get("requestId"),

@@ -46,7 +46,7 @@ import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
 import { matchExpressions } from "../session/search-index";
 import type { TranscriptPage } from "../session/session-object";
-import type { SessionKey } from "../session/session-record";
+import type { SessionCall, SessionKey } from "../session/session-record";
 import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
 
 const TAGS = ["sessions"];
@@ -56,7 +56,7 @@ export function sessionStub(env: Env, key: SessionKey) {
   return env.SESSIONS.get(env.SESSIONS.idFromName(JSON.stringify([key.userId, key.sessionId])));
 }
 
-function sessionKey(c: Context<AppEnv>, sessionId: string): SessionKey {
+function sessionCall(c: Context<AppEnv>, sessionId: string): SessionCall {
   c.get("log").session = sessionId;
   return { userId: c.get("userId"), sessionId, requestId: c.get("requestId") };
 }
@@ -119,7 +119,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       errors: { 409: "Idempotency-Key reused with a different body" },
     },
     async (c, { params, body, bodyText }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const idem = await idempotency(c, bodyText);
       const messages = canonicalMessages(body.messages, body.format ?? "openai", body.system);
       const result = await sessionStub(c.env, key).append(key, {
@@ -149,7 +149,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     },
     async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const data = unwrap<ContextData>(await sessionStub(c.env, key).context(key, query.format));
       return c.json(renderContext(data, query.format, query.providerData === "true"), 200);
     },
@@ -173,7 +173,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       errors: { 409: "Idempotency-Key reused with a different body" },
     },
     async (c, { params, body, bodyText }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const idem = await idempotency(c, bodyText);
       const result = await sessionStub(c.env, key).compactNow(key, {
         ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
@@ -209,7 +209,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     },
     async (c, { params, body }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const data = unwrap<OverflowData>(
         await sessionStub(c.env, key).overflow(key, {
           error: body.error,
@@ -237,7 +237,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     },
     async (c, { params }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       return c.json(unwrap(await sessionStub(c.env, key).status(key)), 200);
     },
   );
@@ -258,7 +258,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     },
     async (c, { params, body }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       // Settings stored as sent; the others are converted first. Left-out (undefined) fields keep their value.
       const { contextWindow, pinned, strategy, recall, memory, memoryTokens, ...plain } = body;
       const update: SettingsUpdate = { ...plain };
@@ -295,7 +295,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "Deleted", schema: DeleteResponse } },
     },
     async (c, { params }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       return c.json(unwrap(await sessionStub(c.env, key).remove(key)), 200);
     },
   );
@@ -316,7 +316,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     },
     async (c, { params }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const compactions = unwrap(await sessionStub(c.env, key).compactions(key));
       return c.json({ sessionId: key.sessionId, compactions }, 200);
     },
@@ -336,7 +336,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "The tool output", schema: ToolOutputResponse } },
     },
     async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const stub = sessionStub(c.env, key);
       return c.json(unwrap(await stub.toolOutput(key, params.toolCallId, query.seq)), 200);
     },
@@ -357,7 +357,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       errors: { 400: "`invalid_query`: `q` is empty or has no word to search for" },
     },
     async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const q = query.q ?? "";
       // Refused here, before the object is reached: a bad query is the same 400 for any session.
       matchExpressions(q);
@@ -383,7 +383,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "A page of the transcript", schema: TranscriptResponse } },
     },
     async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
+      const key = sessionCall(c, params.id);
       const page = unwrap<TranscriptPage>(
         await sessionStub(c.env, key).transcript(
           key,

@@ -103,6 +103,7 @@ import {
   readSession,
   recordFailure,
   requireSession,
+  type SessionCall,
   type SessionKey,
   type SessionRow,
   saveLearnedWindow,
@@ -148,7 +149,7 @@ const RETRY_BACKOFF_MS = [30_000, 120_000];
 const MAX_CONFIGURED_ATTEMPTS = RETRY_BACKOFF_MS.length + 1;
 
 /** The compaction options that carry a request's id into the compaction's log line. */
-function requestOf(key: SessionKey): CompactionOptions {
+function requestOf(key: SessionCall): CompactionOptions {
   return key.requestId !== undefined ? { requestId: key.requestId } : {};
 }
 
@@ -443,7 +444,7 @@ export class SessionObject extends DurableObject<Env> {
     );
   }
 
-  async context(key: SessionKey, format?: MessageFormat): Promise<RpcResult<ContextData>> {
+  async context(key: SessionCall, format?: MessageFormat): Promise<RpcResult<ContextData>> {
     return rpcResult(async () => {
       const session = requireSession(this.#sql(), key);
       checkFormatAvailable(this.#sql(), format);
@@ -471,7 +472,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   async compactNow(
-    key: SessionKey,
+    key: SessionCall,
     input: { instructions?: string; focus?: string; idempotency?: IdempotencyInput },
   ): Promise<RpcResult<ManualCompactResponseBody>> {
     return rpcResult(async () => {
@@ -533,7 +534,7 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  async overflow(key: SessionKey, input: OverflowInput): Promise<RpcResult<OverflowData>> {
+  async overflow(key: SessionCall, input: OverflowInput): Promise<RpcResult<OverflowData>> {
     return rpcResult(async () => {
       const sql = this.#sql();
       const session = requireSession(sql, key);
@@ -788,7 +789,7 @@ export class SessionObject extends DurableObject<Env> {
    * first when it does not fit.
    */
   async gatewayTurn(
-    key: SessionKey,
+    key: SessionCall,
     input: GatewayTurnInput,
   ): Promise<RpcResult<GatewayTurnResult>> {
     return rpcResult(async (): Promise<GatewayTurnResult> => {
@@ -873,7 +874,7 @@ export class SessionObject extends DurableObject<Env> {
    * `moved-on`: the Worker then fits the history itself, as without a session.
    */
   async gatewayOverflow(
-    key: SessionKey,
+    key: SessionCall,
     input: OverflowInput & { generation: number; lastSeq: number },
   ): Promise<RpcResult<GatewayOverflowResult>> {
     const before = compactionSummary(this.#sql()).count;
