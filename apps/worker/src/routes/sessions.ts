@@ -45,9 +45,9 @@ import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
 import { matchExpressions } from "../session/search-index";
-import type { TranscriptPage } from "../session/session-object";
 import type { SessionCall, SessionKey } from "../session/session-record";
 import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
+import type { TranscriptPage } from "../session/transcript-page";
 
 const TAGS = ["sessions"];
 

@@ -21,6 +21,7 @@
 import { type ChatMessage, toolCallInput, toolCallName } from "@condense/core";
 import { invalidQuery } from "../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../api/schemas";
+import { logLine } from "../log/log-lines";
 import { fuseRankings } from "../semantic/semantic-index";
 import { ftsQuery } from "../user/fts-query";
 import { readViewState } from "./context-view";
@@ -187,6 +188,44 @@ export function backfillStep(
     sql.exec("UPDATE condense_search_state SET backfill_cursor = ? WHERE id = 1", cursor);
     return cursor >= state.backfill_to;
   });
+}
+
+/**
+ * The backfill run in the background by the object: one bounded step per turn of the event loop, so
+ * requests (appends) run between steps. The cursor is stored: an eviction mid-way resumes at the
+ * next use. Stops when `live` says the session's tables are gone (it was deleted).
+ */
+export class BackfillChain {
+  /** Whether a chain of steps is under way. */
+  #running = false;
+
+  constructor(
+    private readonly storage: DurableObjectStorage,
+    private readonly store: MessageStore,
+    private readonly live: () => boolean,
+  ) {}
+
+  /** Starts the chain, unless it is under way. */
+  continue(): void {
+    if (this.#running) return;
+    this.#running = true;
+    const step = () => {
+      let done = true;
+      try {
+        done = !this.live() || backfillStep(this.storage, this.store);
+      } catch (error) {
+        // The next use of the object starts again from the stored cursor.
+        logLine({
+          type: "search_backfill",
+          outcome: "failed",
+          error: error instanceof Error ? error.name : "unknown",
+        });
+      }
+      if (done) this.#running = false;
+      else setTimeout(step, 0);
+    };
+    setTimeout(step, 0);
+  }
 }
 
 // ------------------------------------------------------------ search
