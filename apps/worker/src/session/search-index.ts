@@ -256,17 +256,34 @@ type MatchRow = {
   rank: number;
 };
 
-function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[] {
-  const filters = ["condense_search MATCH ?", "rank MATCH 'bm25(1.0, 2.0)'"];
-  const args: (string | number)[] = [match];
+/**
+ * The `WHERE` clause of a search of `condense_search`: `conditions` (with their `args`) and the
+ * search's own filters, the messages after a seq and of a role.
+ */
+function whereClause(
+  conditions: readonly string[],
+  args: readonly (string | number)[],
+  input: SearchInput,
+): { where: string; args: (string | number)[] } {
+  const all = [...conditions];
+  const values = [...args];
   if (input.after !== undefined) {
-    filters.push("rowid >= ?");
-    args.push((input.after + 1) * PIECES_PER_SEQ);
+    all.push("rowid >= ?");
+    values.push((input.after + 1) * PIECES_PER_SEQ);
   }
   if (input.role !== undefined) {
-    filters.push("role = ?");
-    args.push(input.role);
+    all.push("role = ?");
+    values.push(input.role);
   }
+  return { where: all.join(" AND "), args: values };
+}
+
+function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[] {
+  const { where, args } = whereClause(
+    ["condense_search MATCH ?", "rank MATCH 'bm25(1.0, 2.0)'"],
+    [match],
+    input,
+  );
   try {
     // `ORDER BY rank` is sorted inside FTS5, so SQLite stops at the limit and computes snippets (which
     // read and tokenize the whole text) for the rows returned only.
@@ -274,7 +291,7 @@ function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[
       .exec<MatchRow>(
         `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id, tool_name,
            snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, rank
-         FROM condense_search WHERE ${filters.join(" AND ")}
+         FROM condense_search WHERE ${where}
          ORDER BY rank LIMIT ?`,
         ...args,
         // Pieces of one message may rank side by side: its best piece answers for it.
@@ -371,19 +388,14 @@ type StoredRow = {
  */
 function storedRows(sql: SqlStorage, rowids: readonly number[], input: SearchInput): StoredRow[] {
   if (rowids.length === 0) return [];
-  const filters = [`rowid IN (${rowids.map(() => "?").join(", ")})`];
-  const args: (string | number)[] = [...rowids];
-  if (input.after !== undefined) {
-    filters.push("rowid >= ?");
-    args.push((input.after + 1) * PIECES_PER_SEQ);
-  }
-  if (input.role !== undefined) {
-    filters.push("role = ?");
-    args.push(input.role);
-  }
+  const { where, args } = whereClause(
+    [`rowid IN (${rowids.map(() => "?").join(", ")})`],
+    rowids,
+    input,
+  );
   return sql
     .exec<StoredRow>(
-      `SELECT rowid, role, tool_call_id, tool_name, body FROM condense_search WHERE ${filters.join(" AND ")}`,
+      `SELECT rowid, role, tool_call_id, tool_name, body FROM condense_search WHERE ${where}`,
       ...args,
     )
     .toArray();
