@@ -44,7 +44,7 @@ import {
 import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
-import { matchExpressions } from "../session/search-index";
+import { matchExpressions } from "../session/search";
 import type { SessionCall, SessionKey } from "../session/session-record";
 import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
 import type { TranscriptPage } from "../session/transcript-page";

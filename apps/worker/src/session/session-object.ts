@@ -60,14 +60,12 @@ import { MessageStore } from "./message-store";
 import { compactOverflow, learnFromOverflow, type OverflowInput } from "./overflow";
 import { migrate } from "./schema";
 import {
-  BackfillChain,
-  backfillStep,
-  isBackfillComplete,
   matchExpressions,
   type SearchInput,
   searchSession,
   VECTOR_CANDIDATES_PER_RESULT,
-} from "./search-index";
+} from "./search";
+import { BackfillChain, backfillStep, isBackfillComplete } from "./search-index";
 import { indexedRowids, type SessionVectors, sessionVectorsFor } from "./semantic-recall";
 import { takeServedCompaction } from "./served-compaction";
 import { serveContext } from "./served-context";
