@@ -22,7 +22,7 @@ import {
   servedTokens,
   setExhaustedSeq,
 } from "./session-record";
-import type { SessionStorage } from "./session-storage";
+import { inTransaction, type SessionStorage } from "./session-storage";
 import { readSettings } from "./settings";
 
 /** A reported provider error, and the format the context is asked for in. */
@@ -44,8 +44,7 @@ export function learnFromOverflow(
   input: OverflowInput,
   defaultModel: string | undefined,
 ): number | null {
-  const durable = storage.open();
-  const sql = durable.sql;
+  const sql = storage.open().sql;
   const session = requireSession(sql, key);
   checkFormatAvailable(sql, input.format);
   if (!isContextOverflowError(input.error)) {
@@ -59,7 +58,7 @@ export function learnFromOverflow(
   const stated = parseOverflowTokens(input.error);
   const settings = readSettings(sql);
   const measure = measureCommitted(sql, storage.store, session, settings, defaultModel);
-  durable.transactionSync(() => {
+  inTransaction(storage, () => {
     // A window below the one we use is the provider's real one for this model: keep to it from now on.
     const limit = stated?.limit;
     if (limit !== undefined && Number.isInteger(limit) && limit > 0) {

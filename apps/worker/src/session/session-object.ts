@@ -31,7 +31,7 @@ import type {
   ToolOutputResponseBody,
 } from "../api/schemas";
 import { userStub } from "../user/user-stub";
-import { type AppendInput, appendMessages } from "./append";
+import { type AppendInput, type AppendTarget, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
 import { type ManualCompactInput, ManualCompactions } from "./compaction/manual";
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
@@ -75,6 +75,7 @@ import {
   requireSession,
   type SessionCall,
   type SessionKey,
+  type SessionRow,
 } from "./session-record";
 import type { SessionStorage } from "./session-storage";
 import { readSettings, type SettingsUpdate } from "./settings";
@@ -155,6 +156,11 @@ export class SessionObject extends DurableObject<Env> {
     else this.#reporter.changed();
   }
 
+  /** Where an append writes (`append`). */
+  #appendTarget(): AppendTarget {
+    return { storage: this.#storage, env: this.env, compactionRunning: this.#scheduler.running };
+  }
+
   /**
    * What follows a committed append: its messages embedded (`appended`, none for a replay), the alarm
    * of the background compaction it marked pending, and the user's list told.
@@ -225,10 +231,21 @@ export class SessionObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------ RPC
 
+  /** An RPC that reads the session of `key`: what `read` returns, or the 404 when there is none. */
+  #read<T>(
+    key: SessionKey,
+    read: (sql: SqlStorage, session: SessionRow) => T,
+  ): Promise<RpcResult<T>> {
+    return rpcResult(() => {
+      const sql = this.#sql();
+      return read(sql, requireSession(sql, key));
+    });
+  }
+
   async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
     return rpcResult(async () => {
       const created = this.#isNew();
-      const appended = appendMessages(this.#storage, this.env, key, input, this.#scheduler.running);
+      const appended = appendMessages(this.#appendTarget(), key, input);
       const { answer, pending, replayed } = appended;
       await this.#afterAppend(replayed ? undefined : answer, pending, created);
       return answer;
@@ -282,9 +299,7 @@ export class SessionObject extends DurableObject<Env> {
     update: SettingsUpdate,
   ): Promise<RpcResult<SessionStatusBody>> {
     const created = this.#isNew();
-    const result = await rpcResult(() =>
-      updateSettings(this.#migratedStorage(), this.#store, key, update, this.env),
-    );
+    const result = await rpcResult(() => updateSettings(this.#storage, key, update, this.env));
     if (!result.ok) return result;
     await this.#scheduler.scheduleIfNeeded("settings");
     await this.#reportWrite(created);
@@ -319,11 +334,7 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   async compactions(key: SessionKey): Promise<RpcResult<CompactionEventBody[]>> {
-    return rpcResult(() => {
-      const sql = this.#sql();
-      requireSession(sql, key);
-      return listCompactions(sql);
-    });
+    return this.#read(key, (sql) => listCompactions(sql));
   }
 
   async toolOutput(
@@ -331,11 +342,7 @@ export class SessionObject extends DurableObject<Env> {
     toolCallId: string,
     seq?: number,
   ): Promise<RpcResult<ToolOutputResponseBody>> {
-    return rpcResult(() => {
-      const sql = this.#sql();
-      requireSession(sql, key);
-      return readToolOutput(sql, this.#store, toolCallId, seq);
-    });
+    return this.#read(key, (sql) => readToolOutput(sql, this.#store, toolCallId, seq));
   }
 
   /**
@@ -372,11 +379,8 @@ export class SessionObject extends DurableObject<Env> {
     limit: number,
     generation?: number,
   ): Promise<RpcResult<TranscriptPage>> {
-    return rpcResult(() => {
-      const sql = this.#sql();
-      const session = requireSession(sql, key);
-      return transcriptPage(sql, this.#store, key, session, { after, limit, generation });
-    });
+    const page = { after, limit, generation };
+    return this.#read(key, (sql, session) => transcriptPage(sql, this.#store, key, session, page));
   }
 
   // ------------------------------------------------------------ gateway (/v1/gateway)
@@ -393,7 +397,7 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<RpcResult<GatewayTurnResult>> {
     return rpcResult(async (): Promise<GatewayTurnResult> => {
       const created = this.#isNew();
-      const match = matchAndAppend(this.#storage, this.env, call, input, this.#scheduler.running);
+      const match = matchAndAppend(this.#appendTarget(), call, input);
       if (match.kind !== "matched") return match;
       const firstSeq = match.lastSeq - match.appended + 1;
       await this.#afterAppend({ firstSeq, lastSeq: match.lastSeq }, match.pending, created);
@@ -466,7 +470,7 @@ export class SessionObject extends DurableObject<Env> {
     input: GatewayAnswerInput,
   ): Promise<RpcResult<GatewayAnswerResult>> {
     return rpcResult(async () => {
-      const result = appendAnswer(this.#storage, this.env, key, input, this.#scheduler.running);
+      const result = appendAnswer(this.#appendTarget(), key, input);
       if (result.appended) await this.#afterAppend(result, result.pending, false);
       return result;
     });

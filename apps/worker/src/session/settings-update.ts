@@ -9,7 +9,6 @@
  * settings failed, so the exhausted mark and the failures are cleared.
  */
 
-import type { MessageStore } from "./message-store";
 import { recountIfModelChanged } from "./recount";
 import {
   clearFailure,
@@ -18,6 +17,7 @@ import {
   type SessionKey,
   setExhaustedSeq,
 } from "./session-record";
+import { inTransaction, type SessionStorage } from "./session-storage";
 import {
   checkSettings,
   mergeSettings,
@@ -29,14 +29,12 @@ import {
 
 /** Applies `update` to the settings of the session of `key` (created if there is none). */
 export function updateSettings(
-  storage: DurableObjectStorage,
-  store: MessageStore,
+  storage: SessionStorage,
   key: SessionKey,
   update: SettingsUpdate,
   env: Env,
 ): void {
-  const sql = storage.sql;
-  storage.transactionSync(() => {
+  inTransaction(storage, (sql) => {
     const now = Date.now();
     const current = readSettings(sql);
     const lastModel = readSession(sql)?.last_model ?? null;
@@ -47,7 +45,7 @@ export function updateSettings(
     const before = modelFor(current, session.last_model, env.DEFAULT_MODEL);
     writeSettings(sql, update);
     const after = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
-    recountIfModelChanged(sql, store, before, after);
+    recountIfModelChanged(sql, storage.store, before, after);
     setExhaustedSeq(sql, null, now);
     clearFailure(sql);
   });
