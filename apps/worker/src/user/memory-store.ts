@@ -18,7 +18,7 @@ import {
   type MemoryOperation,
 } from "@condense/core";
 import { ApiError, invalidQuery, invalidRequest } from "../api/errors";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, keysetPage } from "./cursor";
 import { ftsQuery } from "./fts-query";
 
 /**
@@ -210,12 +210,8 @@ export function listMemories(
       limit + 1,
     )
     .toArray();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    memories: page.map(entryOf),
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor([last.num]) : null,
-  };
+  const { page, nextCursor } = keysetPage(rows, limit, (row) => [row.num]);
+  return { memories: page.map(entryOf), nextCursor };
 }
 
 export interface MemoryHit {

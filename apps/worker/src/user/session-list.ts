@@ -7,7 +7,7 @@
  * (last active, id) of the last row served.
  */
 
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, keysetPage } from "./cursor";
 
 /** What a session's object reports about itself; times in epoch milliseconds. */
 export interface SessionReport {
@@ -40,6 +40,18 @@ type Row = {
   tokens: number;
   compactions: number;
 };
+
+function entryOf(row: Row): SessionListEntry {
+  return {
+    id: row.session_id,
+    model: row.model,
+    createdAt: new Date(row.created_at).toISOString(),
+    lastActiveAt: new Date(row.last_active_at).toISOString(),
+    messageCount: row.message_count,
+    tokens: row.tokens,
+    compactions: row.compactions,
+  };
+}
 
 export function upsertSession(sql: SqlStorage, report: SessionReport): void {
   sql.exec(
@@ -97,21 +109,9 @@ export function listSessions(
             )
             .toArray();
         })();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    sessions: page.map((row) => ({
-      id: row.session_id,
-      model: row.model,
-      createdAt: new Date(row.created_at).toISOString(),
-      lastActiveAt: new Date(row.last_active_at).toISOString(),
-      messageCount: row.message_count,
-      tokens: row.tokens,
-      compactions: row.compactions,
-    })),
-    nextCursor:
-      rows.length > limit && last !== undefined
-        ? encodeCursor([last.last_active_at, last.session_id])
-        : null,
-  };
+  const { page, nextCursor } = keysetPage(rows, limit, (row) => [
+    row.last_active_at,
+    row.session_id,
+  ]);
+  return { sessions: page.map(entryOf), nextCursor };
 }
