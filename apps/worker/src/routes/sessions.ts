@@ -7,16 +7,10 @@
  * Worker, so the object only stores and compacts.
  */
 
-import {
-  type ChatMessage,
-  carriesNothing,
-  type MessageFormat,
-  parseContextWindow,
-} from "@condense/core";
+import type { MessageFormat } from "@condense/core";
 import type { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { invalidRequest } from "../api/errors";
-import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
+import { canonicalMessages, renderMessages } from "../api/formats";
 import { idempotencyInput } from "../api/idempotency-key";
 import { unwrap } from "../api/rpc-result";
 import {
@@ -46,7 +40,7 @@ import { defineRoute } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
 import { matchExpressions } from "../session/search";
 import type { SessionCall, SessionKey } from "../session/session-record";
-import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
+import { settingsUpdate } from "../session/settings-patch";
 import type { TranscriptPage } from "../session/transcript-page";
 
 const TAGS = ["sessions"];
@@ -259,25 +253,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
     },
     async (c, { params, body }) => {
       const key = sessionCall(c, params.id);
-      // Settings stored as sent; the others are converted first. Left-out (undefined) fields keep their value.
-      const { contextWindow, pinned, strategy, recall, memory, memoryTokens, ...plain } = body;
-      const update: SettingsUpdate = { ...plain };
-      if (strategy !== undefined) update.strategy = strategy ?? "local";
-      // null restores the default (stored settings of these types are never null).
-      if (recall !== undefined) update.recall = recall ?? DEFAULT_SETTINGS.recall;
-      if (memory !== undefined) update.memory = memory ?? DEFAULT_SETTINGS.memory;
-      if (memoryTokens !== undefined)
-        update.memoryTokens = memoryTokens ?? DEFAULT_SETTINGS.memoryTokens;
-      if (contextWindow !== undefined) {
-        try {
-          update.contextWindow = contextWindow === null ? null : parseContextWindow(contextWindow);
-        } catch (error) {
-          rethrowEngineError(error);
-        }
-      }
-      if (pinned !== undefined) {
-        update.pinned = pinned === null ? [] : pinnedMessages(pinned);
-      }
+      const update = settingsUpdate(body);
       return c.json(unwrap(await sessionStub(c.env, key).updateSettings(key, update)), 200);
     },
   );
@@ -395,32 +371,4 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       return c.json({ sessionId: key.sessionId, ...page }, 200);
     },
   );
-}
-
-const PINNED_ROLES = new Set(["system", "developer", "user", "assistant"]);
-
-/**
- * Pinned messages: canonical, never tool traffic (they are re-inserted out of their original
- * place), and never empty.
- */
-function pinnedMessages(messages: readonly unknown[]): ChatMessage[] {
-  const canonical = canonicalMessages(messages, "openai", undefined, "pinned");
-  canonical.forEach((message, index) => {
-    if (!PINNED_ROLES.has(message.role) || (message.tool_calls?.length ?? 0) > 0) {
-      throw invalidRequest(
-        "body",
-        `pinned[${index}]`,
-        `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls (tool traffic cannot be pinned)`,
-      );
-    }
-    // Served as an empty turn or an empty block of Anthropic's `system`, which providers refuse.
-    if (carriesNothing(message)) {
-      throw invalidRequest(
-        "body",
-        `pinned[${index}]`,
-        `invalid request body: \`pinned[${index}]\` carries nothing (no text, image or file); give it text or leave it out`,
-      );
-    }
-  });
-  return canonical;
 }
