@@ -36,7 +36,7 @@ import {
   TranscriptResponse,
 } from "../api/schemas";
 import type { AppEnv } from "../http/app-env";
-import { defineRoute, type RouteSpec } from "../http/route";
+import { defineRoute, type RouteInputOf, type RouteSpec } from "../http/route";
 import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
 import { matchExpressions } from "../session/search";
 import type { SessionCall, SessionKey } from "../session/session-record";
@@ -61,12 +61,6 @@ interface SessionTarget {
   stub: ReturnType<typeof sessionStub>;
 }
 
-type RouteHandler<
-  P extends z.ZodType | undefined,
-  Q extends z.ZodType | undefined,
-  B extends z.ZodType | undefined,
-> = Parameters<typeof defineRoute<P, Q, B>>[2];
-
 /**
  * Declares a route of the session of the path's `{id}` (`defineRoute`, tagged `sessions`): `answer`
  * gets the call and the session's object, and what it returns is the 200 JSON body.
@@ -80,7 +74,7 @@ function sessionRoute<
   spec: Omit<RouteSpec<P, Q, B>, "tags">,
   answer: (
     session: SessionTarget,
-    input: Parameters<RouteHandler<P, Q, B>>[1],
+    input: RouteInputOf<P, Q, B>,
     c: Context<AppEnv>,
   ) => Promise<object>,
 ): void {
