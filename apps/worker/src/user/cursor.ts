@@ -46,6 +46,12 @@ export function decodeCursor<T extends (string | number)[]>(
   return parsed as T;
 }
 
+/** Which page of a list: at most `limit` rows after `cursor` (the first page without one). */
+export interface PageRequest {
+  limit: number;
+  cursor: string | undefined;
+}
+
 /**
  * One page of a keyset list: `rows` were read with one row more than `limit`, which tells whether a
  * next page exists; its cursor is the key (`keyOf`) of the last row served, null after the last page.

@@ -18,7 +18,7 @@ import {
   type MemoryOperation,
 } from "@condense/core";
 import { ApiError, invalidQuery, invalidRequest } from "../api/errors";
-import { decodeCursor, keysetPage } from "./cursor";
+import { decodeCursor, keysetPage, type PageRequest } from "./cursor";
 import { ftsQuery } from "./fts-query";
 
 /**
@@ -198,9 +198,9 @@ export function allMemories(sql: SqlStorage): MemoryEntry[] {
 /** One page, newest first; the cursor is the key of the last entry served (new entries come before it). */
 export function listMemories(
   sql: SqlStorage,
-  limit: number,
-  cursor: string | undefined,
+  request: PageRequest,
 ): { memories: MemoryEntry[]; nextCursor: string | null } {
+  const { limit, cursor } = request;
   const before =
     cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor<[number]>(cursor, ["number"])[0];
   const rows = sql
