@@ -29,19 +29,14 @@ import {
 } from "./session-record";
 import { readSettings } from "./settings";
 
-/** An epoch time as the API writes times. */
-function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
 /** The configured compaction's failures in a row, when it keeps throwing (null while it works). */
 function failureOf(session: SessionRow): SessionStatusBody["compaction"]["failure"] {
   if (session.failed_attempts === 0) return null;
   return {
-    at: isoTime(session.last_failure_at ?? session.updated_at),
+    at: new Date(session.last_failure_at ?? session.updated_at).toISOString(),
     message: session.last_failure ?? "",
     failedAttempts: session.failed_attempts,
-    nextAttemptAt: session.retry_at === null ? null : isoTime(session.retry_at),
+    nextAttemptAt: session.retry_at === null ? null : new Date(session.retry_at).toISOString(),
   };
 }
 
@@ -64,8 +59,8 @@ export function sessionStatus(
       : null;
   return {
     sessionId: key.sessionId,
-    createdAt: isoTime(session.created_at),
-    updatedAt: isoTime(session.updated_at),
+    createdAt: new Date(session.created_at).toISOString(),
+    updatedAt: new Date(session.updated_at).toISOString(),
     model: measure.model,
     messageCount: session.message_count,
     transcriptTokens: session.transcript_tokens,
@@ -85,7 +80,7 @@ export function sessionStatus(
     overheadTokens: measure.overheadTokens,
     learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
     generation: currentGeneration(sql).generation,
-    cooldownUntil: cooldown === null ? null : isoTime(cooldown),
+    cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
     calibration: calibrationOf(session),
     // Copies, because the API's loose message type wants the index signature a core interface lacks.
     settings: { ...settings, pinned: settings.pinned.map((message) => ({ ...message })) },
