@@ -16,11 +16,11 @@
  */
 
 import { measureCommitted } from "../context-view";
-import type { SessionRow } from "../session-record";
 import {
   clearPendingTrigger,
   readSession,
   recordFailure,
+  type SessionRow,
   setExhaustedSeq,
   setRetryAt,
 } from "../session-record";
@@ -36,7 +36,7 @@ import { type CompactionOptions, describeFailure, type RunResult, runCompaction 
  * A background compaction that throws is tried again after these waits; the attempt after the last
  * one falls back to the deterministic tier when the configured compaction throws again.
  */
-export const RETRY_BACKOFF_MS = [30_000, 120_000];
+export const RETRY_BACKOFF_MS: readonly number[] = [30_000, 120_000];
 const MAX_CONFIGURED_ATTEMPTS = RETRY_BACKOFF_MS.length + 1;
 
 /** How long the alarm waits before the next attempt, after `failedAttempts` failures in a row. */
