@@ -33,7 +33,6 @@ export type ErrorCode =
   | "memory_too_long"
   | "memory_not_found"
   | "memory_secret"
-  | "invalid_query"
   | "invalid_cursor"
   // the gateway's own (sent in the route's protocol shape)
   | "unknown_upstream"
@@ -92,6 +91,11 @@ export class ApiError extends Error {
  * answers in one (the gateway), so that the provider's SDKs raise their own error classes.
  */
 export type ErrorShape = (error: ApiError) => unknown;
+
+/** The 400 `invalid_query`: a search's `q` cannot be searched (session search and memory search alike). */
+export function invalidQuery(message: string, details: unknown = null): ApiError {
+  return new ApiError(400, "invalid_query", message, details);
+}
 
 /** Where a bad field of a request is (`request` when no one part is to blame). */
 export type RequestPart = "body" | "query" | "path" | "header" | "request";

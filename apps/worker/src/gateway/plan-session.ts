@@ -18,8 +18,8 @@ import { canonicalMessages, renderMessages } from "../api/formats";
 import { unwrap } from "../api/rpc-result";
 import type { LogFields } from "../http/app-env";
 import { messageHashes } from "../messages/history-hash";
-import type { GatewayOverflowResult, GatewayTurnResult } from "../session/session-object";
-import type { SessionKey } from "../session/session-record";
+import type { GatewayOverflowResult, GatewayTurnResult } from "../session/gateway-turn";
+import type { SessionCall } from "../session/session-record";
 import { type SessionStub, sessionStub } from "../session/session-stub";
 import { requestThread } from "../session/threads";
 import { cacheMarkerPlacement } from "./cache-markers";
@@ -42,7 +42,7 @@ export interface SessionRequest {
   /** The body as the client sent it. */
   text: string;
   canonical: ChatMessage[];
-  key: SessionKey;
+  key: SessionCall;
   contextWindow: number | undefined;
 }
 
@@ -188,7 +188,7 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
 /** Appends the complete answer to the session; never rejects (a failure is logged). */
 async function storeAnswer(
   stub: SessionStub,
-  key: SessionKey,
+  key: SessionCall,
   protocol: GatewayProtocol,
   answer: ProtocolAnswer,
   turn: { generation: number; afterSeq: number; model: string },

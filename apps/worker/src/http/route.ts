@@ -78,6 +78,13 @@ export interface RouteInput<P, Q, B> {
   bodyText: string;
 }
 
+/** The input of the handler of a route whose params, query and body are `P`, `Q` and `B`. */
+export type RouteInputOf<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> = RouteInput<Infer<P>, Infer<Q>, Infer<B>>;
+
 function formatIssuePath(path: readonly PropertyKey[]): string {
   let out = "";
   for (const part of path) {
@@ -152,10 +159,7 @@ export function defineRoute<
 >(
   app: OpenAPIHono<AppEnv>,
   spec: RouteSpec<P, Q, B>,
-  handler: (
-    c: Context<AppEnv>,
-    input: RouteInput<Infer<P>, Infer<Q>, Infer<B>>,
-  ) => Response | Promise<Response>,
+  handler: (c: Context<AppEnv>, input: RouteInputOf<P, Q, B>) => Response | Promise<Response>,
 ): void {
   const responses: Record<string, object> = {};
   for (const [status, response] of Object.entries(spec.responses)) {

@@ -24,6 +24,7 @@ import {
 } from "@condense/core";
 import { ApiError } from "../api/errors";
 import { checkPartsAvailable, renderMessages } from "../api/formats";
+import { insertRow } from "../sqlite/insert-row";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
@@ -276,17 +277,20 @@ export interface ViewCommit {
 /** Replaces the view whole; run it inside the commit's transaction. */
 export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCommit): void {
   store.replaceView(commit.entries);
-  sql.exec(
-    `INSERT OR REPLACE INTO condense_view_state (id, covered_seq, compaction_id, tokens, summary, strategy,
-       openai_endpoint, openai_key_fingerprint)
-     VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
-    commit.coveredSeq,
-    commit.compactionId,
-    commit.tokens,
-    commit.summary,
-    commit.strategy,
-    commit.openai?.endpoint ?? null,
-    commit.openai?.keyFingerprint ?? null,
+  insertRow(
+    sql,
+    "condense_view_state",
+    {
+      id: 1,
+      covered_seq: commit.coveredSeq,
+      compaction_id: commit.compactionId,
+      tokens: commit.tokens,
+      summary: commit.summary,
+      strategy: commit.strategy,
+      openai_endpoint: commit.openai?.endpoint ?? null,
+      openai_key_fingerprint: commit.openai?.keyFingerprint ?? null,
+    },
+    { replace: true },
   );
 }
 
