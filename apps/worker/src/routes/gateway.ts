@@ -46,6 +46,7 @@ import {
   upstreamRequestHeaders,
 } from "../gateway/upstream-call";
 import type { AppEnv } from "../http/app-env";
+import { rateLimit } from "../http/rate-limit";
 import { defineRoute } from "../http/route";
 
 interface GatewayRouteBase {
@@ -108,6 +109,7 @@ const DESCRIPTION =
 const ERRORS = {
   401: "No valid Condense credential, or no provider key",
   404: "Unknown upstream",
+  429: "rate_limited: the user's requests are over the deployment's rate limit (Retry-After)",
   502: "The upstream could not be reached",
   504: "The upstream did not answer in time",
 };
@@ -186,7 +188,7 @@ export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
         },
       },
       errors: ERRORS,
-      middleware: [gatewayAuth(route.protocol.name)],
+      middleware: [gatewayAuth(route.protocol.name), rateLimit()],
       errorShape: route.protocol.errorBody,
     };
     if (route.method === "get") {
