@@ -8,6 +8,11 @@ export default defineConfig({
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.jsonc" },
       miniflare: {
+        // wrangler.jsonc's per-user limit would refuse a suite that calls as alice all along; the rate
+        // limit's own tests give the app a fake binding (test/rate-limit.test.ts).
+        ratelimits: {
+          RATE_LIMITER: { namespace_id: "2001", simple: { limit: 1_000_000, period: 60 } },
+        },
         bindings: {
           API_KEYS: "alice:alice-key, bob:bob-key\ncarol:carol-key",
           JWT_SECRET: "test-jwt-secret",

@@ -1,8 +1,9 @@
 /**
  * @module app
  * Route composition: request id and request log on every route, bearer auth
- * on `/v1` (the gateway's routes authenticate their own way, `X-Condense-Key`
- * beside the provider's key), then the route groups (the inspector's page and
+ * and the per-user rate limit on `/v1` (the gateway's routes authenticate
+ * their own way, `X-Condense-Key` beside the provider's key, then are limited
+ * alike), then the route groups (the inspector's page and
  * files at `/inspect` are public). Unknown paths are 404 `not_found`; a known path with
  * the wrong method is 405 `method_not_allowed` with `Allow` (on a gateway path
  * in its protocol's error shape, as the gateway's own errors); a session path
@@ -16,6 +17,7 @@ import { ApiError } from "./api/errors";
 import type { AppEnv } from "./http/app-env";
 import { requireAuth } from "./http/auth";
 import { errorResponse, handleError } from "./http/error-handler";
+import { rateLimit } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
@@ -42,7 +44,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", requestLog());
-  app.use("/v1/*", except("/v1/gateway/*", requireAuth()));
+  app.use("/v1/*", except("/v1/gateway/*", requireAuth(), rateLimit()));
 
   metaRoutes(app);
   compactRoutes(app);

@@ -11,7 +11,7 @@
 interface WorkerSecrets {
   /** `userId:token` pairs, comma- or newline-separated. */
   API_KEYS?: string;
-  /** HS256 secret for JWT bearer tokens whose `sub` is the user. */
+  /** HS256 secret for JWT bearer tokens whose `sub` is the user (`http/jwt`; JWKS: `JWT_JWKS_URL`). */
   JWT_SECRET?: string;
   /** Enables `POST /v1/responses/compact` and `strategy: "openai"` sessions. */
   OPENAI_API_KEY?: string;

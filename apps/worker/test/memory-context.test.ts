@@ -13,7 +13,7 @@ import { describe, expect, it } from "vitest";
 import type { ContextResponseBody } from "../src/api/schemas";
 import { MEMORY_FENCE_CLOSE, MEMORY_FENCE_OPEN } from "../src/user/memory-block";
 import { append, call, freshSession, stubFor, toolStep } from "./helpers";
-import { addMemory, freshUser } from "./user-helpers";
+import { addMemory, freshUser, userIdOf } from "./user-helpers";
 
 const SYSTEM = { role: "system", content: "You are a deployment assistant." };
 const ASK = { role: "user", content: "How should I deploy the worker with wrangler this time?" };
@@ -125,10 +125,9 @@ describe("memories in the context", () => {
     const as = await freshUser();
     await addMemory(as, "deploys with wrangler");
     const id = await sessionWithMemory(as);
-    const sub = JSON.parse(atob((as.split(".")[1] ?? "").replace(/-/g, "+").replace(/_/g, "/")))
-      .sub as string;
+    const userId = userIdOf(as);
     // The session's object gets a USERS binding whose objects fail every call.
-    await runInDurableObject(stubFor(sub, id), (instance) => {
+    await runInDurableObject(stubFor(userId, id), (instance) => {
       const failing = {
         idFromName: (name: string) => env.USERS.idFromName(name),
         get: () => {

@@ -22,7 +22,7 @@ import { MEMORY_LIMITS, addMemory as storeMemory } from "../src/user/memory-stor
 import { migrateUser } from "../src/user/schema";
 import { userStub } from "../src/user/user-stub";
 import { call } from "./helpers";
-import { addMemory, freshUser } from "./user-helpers";
+import { addMemory, freshUser, userIdOf } from "./user-helpers";
 
 const AWS_KEY = "AKIAIOSFODNN7EXAMPLE";
 const OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678";
@@ -156,9 +156,8 @@ describe("memory limits and secrets", () => {
     // The other 499 go straight into the user's storage: 499 requests would only slow the test.
     const [entry] = (await call<MemoryListResponseBody>("GET", "/v1/memory", { as })).body.memories;
     expect(entry).toBeDefined();
-    const sub = JSON.parse(atob((as.split(".")[1] ?? "").replace(/-/g, "+").replace(/_/g, "/")))
-      .sub as string;
-    await runInDurableObject(userStub(env, sub), (_instance, state) => {
+    const userId = userIdOf(as);
+    await runInDurableObject(userStub(env, userId), (_instance, state) => {
       migrateUser(state.storage);
       for (let i = 1; i < MEMORY_LIMITS.maxEntries; i++) {
         storeMemory(state.storage.sql, { text: `filler ${i}`, kind: "fact" }, Date.now());

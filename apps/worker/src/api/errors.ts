@@ -20,6 +20,10 @@ export type ErrorCode =
   | "message_too_large"
   | "unauthorized"
   | "auth_not_configured"
+  // running it in production (issue 20)
+  | "jwks_unavailable"
+  | "rate_limited"
+  | "budget_exceeded"
   | "not_found"
   | "method_not_allowed"
   | "idempotency_conflict"

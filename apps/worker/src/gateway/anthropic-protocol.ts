@@ -40,12 +40,18 @@ function promptTokens(usage: unknown): number | undefined {
   );
 }
 
+/** The answer's tokens (a stream's `message_delta` carries the running total). */
+function answerTokens(usage: unknown): number | undefined {
+  return isRecord(usage) ? count(usage.output_tokens) : undefined;
+}
+
 type Block = Record<string, unknown>;
 
 function anthropicAccumulator(): StreamAccumulator {
   const blocks: Block[] = [];
   const json = new Map<number, string>();
   let inputTokens: number | undefined;
+  let outputTokens: number | undefined;
   let started = false;
   let stopped = false;
   let failed = false;
@@ -59,6 +65,7 @@ function anthropicAccumulator(): StreamAccumulator {
         case "message_start":
           started = true;
           inputTokens = promptTokens((data as { message?: Partial<Message> }).message?.usage);
+          outputTokens = answerTokens((data as { message?: Partial<Message> }).message?.usage);
           return;
         case "content_block_start": {
           const start = data as { index?: unknown; content_block?: unknown };
@@ -105,6 +112,7 @@ function anthropicAccumulator(): StreamAccumulator {
         }
         case "message_delta":
           inputTokens = promptTokens((data as { usage?: unknown }).usage) ?? inputTokens;
+          outputTokens = answerTokens((data as { usage?: unknown }).usage) ?? outputTokens;
           return;
         case "message_stop":
           stopped = true;
@@ -119,7 +127,7 @@ function anthropicAccumulator(): StreamAccumulator {
     result() {
       if (!started || !stopped || failed || unread) return undefined;
       const content = blocks.filter((block) => block !== undefined);
-      return protocolAnswer([{ role: "assistant", content }], inputTokens);
+      return protocolAnswer([{ role: "assistant", content }], inputTokens, outputTokens);
     },
   };
 }
@@ -178,7 +186,11 @@ export const anthropicProtocol: GatewayProtocol = {
   },
   answer(body): ProtocolAnswer | undefined {
     if (!isRecord(body) || !Array.isArray(body.content)) return undefined;
-    return protocolAnswer([{ role: "assistant", content: body.content }], promptTokens(body.usage));
+    return protocolAnswer(
+      [{ role: "assistant", content: body.content }],
+      promptTokens(body.usage),
+      answerTokens(body.usage),
+    );
   },
   accumulator: anthropicAccumulator,
   tools: anthropicTools,

@@ -39,6 +39,7 @@ function chatAccumulator(): StreamAccumulator {
   let finished = false;
   let failed = false;
   let inputTokens: number | undefined;
+  let outputTokens: number | undefined;
   return {
     event(event) {
       if (event.data === "[DONE]") return;
@@ -47,6 +48,7 @@ function chatAccumulator(): StreamAccumulator {
       if (data.error !== undefined) failed = true;
       const chunk = data as Partial<ChatCompletionChunk>;
       inputTokens = count(chunk.usage?.prompt_tokens) ?? inputTokens;
+      outputTokens = count(chunk.usage?.completion_tokens) ?? outputTokens;
       const choice = (chunk.choices ?? []).find((candidate) => (candidate.index ?? 0) === 0);
       if (choice === undefined) return;
       const delta = isRecord(choice.delta) ? choice.delta : {};
@@ -85,7 +87,7 @@ function chatAccumulator(): StreamAccumulator {
         ...(refusal !== null ? { refusal } : {}),
         ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       };
-      return protocolAnswer([message], inputTokens);
+      return protocolAnswer([message], inputTokens, outputTokens);
     },
   };
 }
@@ -156,7 +158,8 @@ export const chatProtocol: GatewayProtocol = {
     const completion = body as Partial<ChatCompletion>;
     const message = (completion.choices ?? []).find((choice) => (choice.index ?? 0) === 0)?.message;
     if (!isRecord(message)) return undefined;
-    return protocolAnswer([message], count(completion.usage?.prompt_tokens));
+    const { usage } = completion;
+    return protocolAnswer([message], count(usage?.prompt_tokens), count(usage?.completion_tokens));
   },
   accumulator: chatAccumulator,
   tools: chatTools,

@@ -30,6 +30,8 @@ export interface GatewayCredentials {
   userId: string;
   /** The headers that authenticate the request upstream. */
   upstreamAuth: Record<string, string>;
+  /** Whether those hold the deployment's own key (else the caller's). */
+  deploymentKey: boolean;
 }
 
 function bearerToken(header: string | undefined): string | undefined {
@@ -73,10 +75,12 @@ export async function gatewayCredentials(
     const passed: Record<string, string> = {};
     if (authorization !== undefined) passed.Authorization = authorization;
     if (apiKey !== undefined) passed["x-api-key"] = apiKey;
-    if (Object.keys(passed).length > 0) return { userId, upstreamAuth: passed };
+    if (Object.keys(passed).length > 0) {
+      return { userId, upstreamAuth: passed, deploymentKey: false };
+    }
     const own = deploymentKey(env, upstream);
     if (own === undefined) throw noProviderKey(upstream);
-    return { userId, upstreamAuth: deploymentAuth(own, protocol) };
+    return { userId, upstreamAuth: deploymentAuth(own, protocol), deploymentKey: true };
   }
   const token = bearerToken(authorization) ?? apiKey;
   const userId = await condenseUser(
@@ -86,7 +90,7 @@ export async function gatewayCredentials(
   );
   const own = deploymentKey(env, upstream);
   if (own === undefined) throw noProviderKey(upstream);
-  return { userId, upstreamAuth: deploymentAuth(own, protocol) };
+  return { userId, upstreamAuth: deploymentAuth(own, protocol), deploymentKey: true };
 }
 
 function noProviderKey(upstream: Upstream): ApiError {
@@ -110,7 +114,11 @@ export function gatewayAuth(protocol: ProtocolName): MiddlewareHandler<AppEnv> {
     const credentials = await gatewayCredentials(c.env, c.req.raw.headers, upstream, protocol);
     c.set("userId", credentials.userId);
     c.get("log").user = credentials.userId;
-    c.set("upstream", { baseUrl: upstream.baseUrl, auth: credentials.upstreamAuth });
+    c.set("upstream", {
+      baseUrl: upstream.baseUrl,
+      auth: credentials.upstreamAuth,
+      deploymentKey: credentials.deploymentKey,
+    });
     await next();
   };
 }

@@ -22,10 +22,13 @@ export interface RequestHistory {
   system?: unknown;
 }
 
-/** The model's answer, in the protocol's message format, and the provider's count of the prompt. */
+/** The model's answer, in the protocol's message format, and the provider's counts of it. */
 export interface ProtocolAnswer {
   messages: unknown[];
+  /** The prompt's tokens, as the provider reported them. */
   inputTokens?: number;
+  /** The answer's tokens, as the provider reported them (the spending guard counts both). */
+  outputTokens?: number;
 }
 
 /** Reads a stream's events as they pass and makes the answer of a stream that completed. */
@@ -127,12 +130,17 @@ export function eventData(event: EventSourceMessage): Record<string, unknown> | 
   }
 }
 
-/** An answer of `messages`, with the provider's count of the prompt when it gave one. */
+/** An answer of `messages`, with the provider's counts of the prompt and the answer when it gave them. */
 export function protocolAnswer(
   messages: unknown[],
   inputTokens: number | undefined,
+  outputTokens?: number,
 ): ProtocolAnswer {
-  return inputTokens === undefined ? { messages } : { messages, inputTokens };
+  return {
+    messages,
+    ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(outputTokens !== undefined ? { outputTokens } : {}),
+  };
 }
 
 /** Whether `tools` (a request's) has an entry named `name`, at the top or under `function`/`custom`. */

@@ -24,3 +24,17 @@ describe("the Responses stream accumulator", () => {
     expect(accumulator.result()?.messages).toEqual([search, call]);
   });
 });
+
+describe("the Responses answer's usage", () => {
+  const usage = { input_tokens: 120, output_tokens: 30, total_tokens: 150 };
+
+  it("reads the prompt's and the answer's tokens of a body and of a stream", () => {
+    expect(responsesProtocol.answer({ output: [], usage })).toMatchObject({
+      inputTokens: 120,
+      outputTokens: 30,
+    });
+    const accumulator = responsesProtocol.accumulator();
+    accumulator.event(event("response.completed", { response: { output: [], usage } }));
+    expect(accumulator.result()).toMatchObject({ inputTokens: 120, outputTokens: 30 });
+  });
+});

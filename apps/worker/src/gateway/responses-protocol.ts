@@ -30,7 +30,12 @@ import {
 function responseAnswer(body: unknown): ProtocolAnswer | undefined {
   if (!isRecord(body) || !Array.isArray(body.output)) return undefined;
   const response = body as Partial<OpenAIResponse>;
-  return protocolAnswer(body.output as unknown[], count(response.usage?.input_tokens));
+  const { usage } = response;
+  return protocolAnswer(
+    body.output as unknown[],
+    count(usage?.input_tokens),
+    count(usage?.output_tokens),
+  );
 }
 
 function responsesAccumulator(): StreamAccumulator {

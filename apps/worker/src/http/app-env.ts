@@ -21,6 +21,8 @@ export interface LogFields {
 export interface UpstreamTarget {
   baseUrl: string;
   auth: Record<string, string>;
+  /** The deployment's own provider key goes upstream (not the caller's): the spending guard applies. */
+  deploymentKey: boolean;
 }
 
 export interface AppVariables {

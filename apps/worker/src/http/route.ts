@@ -147,6 +147,7 @@ const standardErrors: Record<number, string> = {
   404: "Unknown session or resource",
   413: "Body over 16 MiB or a message over 4 MiB",
   415: "Body is not JSON",
+  429: "Over the user's rate limit (rate_limited, with Retry-After)",
   500: "Internal error (no details)",
   503: "Authentication is not configured on this deployment",
 };

@@ -10,7 +10,10 @@
  *
  * A request is planned (`gateway/plan-request`: with its session, stateless,
  * or unchanged) and forwarded (`gateway/forward`: overflows compacted away and
- * retried; `gateway/respond`: streams relayed, answers stored). Every upstream
+ * retried; `gateway/respond`: streams relayed, answers stored). Each request
+ * counts against its user's rate limit (`http/rate-limit`), and a model
+ * request on the deployment's own key against their daily tokens
+ * (`gateway/spending-guard`). Every upstream
  * error passes through with its status and body; the gateway's own errors,
  * its refusals of a wrong method or an unknown path included, come in the
  * route's protocol shape, so the SDKs raise their own error classes.
@@ -38,6 +41,7 @@ import { forward } from "../gateway/forward";
 import { planRequest } from "../gateway/plan-request";
 import type { GatewayProtocol, RequestBody } from "../gateway/protocol";
 import { responsesProtocol } from "../gateway/responses-protocol";
+import { meteredPlan, spendingGuard } from "../gateway/spending-guard";
 import {
   clientResponseHeaders,
   gatewayTimeouts,
@@ -46,6 +50,7 @@ import {
   upstreamRequestHeaders,
 } from "../gateway/upstream-call";
 import type { AppEnv } from "../http/app-env";
+import { rateLimit } from "../http/rate-limit";
 import { defineRoute } from "../http/route";
 
 interface GatewayRouteBase {
@@ -108,6 +113,7 @@ const DESCRIPTION =
 const ERRORS = {
   401: "No valid Condense credential, or no provider key",
   404: "Unknown upstream",
+  429: "rate_limited: the user's requests are over the deployment's rate limit; budget_exceeded: the user's tokens of the day on the deployment's provider keys reached GATEWAY_USER_TOKENS_PER_DAY (both with Retry-After)",
   502: "The upstream could not be reached",
   504: "The upstream did not answer in time",
 };
@@ -149,7 +155,8 @@ async function serveModelRequest(
     requestId: c.get("requestId"),
   });
   const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
-  return forward(c, protocol, { url: `${upstream.baseUrl}${route.path}`, headers }, plan);
+  const target = { url: `${upstream.baseUrl}${route.path}`, headers };
+  return forward(c, protocol, target, meteredPlan(c, plan));
 }
 
 /** The upstream's models, passed through. */
@@ -186,7 +193,7 @@ export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
         },
       },
       errors: ERRORS,
-      middleware: [gatewayAuth(route.protocol.name)],
+      middleware: [gatewayAuth(route.protocol.name), rateLimit()],
       errorShape: route.protocol.errorBody,
     };
     if (route.method === "get") {
@@ -194,7 +201,13 @@ export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
     } else {
       defineRoute(
         app,
-        { ...spec, method: "post", description: DESCRIPTION, body: route.request },
+        {
+          ...spec,
+          method: "post",
+          description: DESCRIPTION,
+          body: route.request,
+          middleware: [...spec.middleware, spendingGuard()],
+        },
         (c, input) => serveModelRequest(c, route, input.body as RequestBody, input.bodyText),
       );
     }

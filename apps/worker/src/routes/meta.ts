@@ -27,7 +27,7 @@ export function metaRoutes(app: OpenAPIHono<AppEnv>): void {
     type: "http",
     scheme: "bearer",
     description:
-      "An API key from API_KEYS, or an HS256 JWT signed with JWT_SECRET whose `sub` is the user",
+      "An API key from API_KEYS, or a JWT whose `sub` is the user: HS256 signed with JWT_SECRET, or RS256, ES256 or EdDSA signed with a key of the set at JWT_JWKS_URL (its `iss` and `aud` checked against JWT_ISSUER and JWT_AUDIENCE when set)",
   });
 
   defineRoute(

@@ -14,6 +14,10 @@
  *   list, and the rowid of the full-text index); `id` the public `mem_…` id.
  * - `condense_user_memories_fts`: an FTS5 index of each entry's text (rowid = `num`), kept in step with
  *   the entries in the same transaction; BM25 ranks search results and the memories put in a context.
+ *
+ * v2:
+ * - `condense_user_token_usage`: tokens the user spent through the gateway on the deployment's own
+ *   provider keys, per UTC day (`YYYY-MM-DD`), for the spending guard (`user/token-usage`).
  */
 
 import { type Migration, runMigrations } from "../sqlite/migrations";
@@ -45,9 +49,18 @@ const migrations: Migration[] = [
       "CREATE VIRTUAL TABLE condense_user_memories_fts USING fts5(text)",
     ],
   },
+  {
+    version: 2,
+    statements: [
+      `CREATE TABLE condense_user_token_usage (
+         day TEXT PRIMARY KEY,
+         tokens INTEGER NOT NULL
+       )`,
+    ],
+  },
 ];
 
-export const USER_SCHEMA_VERSION = 1;
+export const USER_SCHEMA_VERSION = 2;
 
 /** Runs the migrations the object's storage has not run yet, each in its own transaction. */
 export function migrateUser(storage: DurableObjectStorage): void {

@@ -10,7 +10,9 @@
  * boundary as data); RPC for the other objects and tracks returns plain
  * values: session objects report their figures (`reportSession`,
  * `forgetSession`), the flush applies operations (`applyMemoryOperations`),
- * and a context fetches what fits its budget (`relevantMemories`).
+ * a context fetches what fits its budget (`relevantMemories`), and the
+ * gateway's spending guard reads and adds the day's tokens (`tokensSpent`,
+ * `recordTokens`).
  */
 
 import { DurableObject } from "cloudflare:workers";
@@ -40,6 +42,7 @@ import {
   type SessionReport,
   upsertSession,
 } from "./session-list";
+import { addTokens, tokensSpent } from "./token-usage";
 
 /** The model whose tokenizer measures the budget here; the session trims again with its own. */
 const BUDGET_MODEL = "gpt-4o";
@@ -113,6 +116,19 @@ export class UserObject extends DurableObject<Env> {
     cursor?: string,
   ): Promise<RpcResult<{ sessions: SessionListEntry[]; nextCursor: string | null }>> {
     return rpcResult(() => listSessions(this.#sql(), { limit, cursor }));
+  }
+
+  // ------------------------------------------------------------ the spending guard (gateway)
+
+  /** Tokens spent on the deployment's provider keys on `day` (UTC `YYYY-MM-DD`). */
+  async tokensSpent(day: string): Promise<number> {
+    return tokensSpent(this.#sql(), day);
+  }
+
+  /** Adds an answer's tokens to `day`'s count (a whole positive number; anything else is ignored). */
+  async recordTokens(day: string, tokens: number): Promise<void> {
+    if (!Number.isSafeInteger(tokens) || tokens <= 0) return;
+    addTokens(this.#sql(), day, tokens);
   }
 
   // ------------------------------------------------------------ memory (routes)
