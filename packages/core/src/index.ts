@@ -101,6 +101,13 @@ export type {
 } from "./messages/types.js";
 export { contextWindowFor, parseContextWindow } from "./models/context-window.js";
 export {
+  DEFAULT_PRICING,
+  type ModelPricing,
+  modelPricing,
+  type PricingOverride,
+  type PromptCaching,
+} from "./models/pricing.js";
+export {
   escapeRecalled,
   formatRecallAnswer,
   formatRecallError,
