@@ -7,12 +7,14 @@
 
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
+export type { CacheState } from "./compact/cost-policy.js";
 export { type ResolvedOptions, resolveOptions } from "./compact/options.js";
 export { isPrunePlaceholder } from "./compact/prune.js";
 export { summaryDigest } from "./compact/summary-anchor.js";
 export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
 export type {
   CompactInput,
+  CompactionPolicy,
   CompactOptions,
   CompactResult,
   PrunedToolOutput,

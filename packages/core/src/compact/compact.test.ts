@@ -106,15 +106,18 @@ const sections = (body: string) =>
   `## Goal\n${body}\n\n## Progress\nsome\n\n## Files\nnone\n\n## Exact identifiers\nnone\n\n## Next steps\ncontinue`;
 
 describe("compact: nothing to do", () => {
-  it("returns the input untouched with a reason when under the threshold", async () => {
+  it("returns the input untouched with a reason when under the floor (policy cost) or the threshold (window)", async () => {
     const messages = [user("hello"), assistant("hi")];
     const result = await compact({ model, messages });
     expect(result.compacted).toBe(false);
     expect(result.tier).toBe(0);
     expect(result.messages).toEqual(messages);
-    expect(result.reason).toMatch(/under the trigger/);
+    expect(result.reason).toMatch(/under the floor of 64000 \(0.5 × 128000\)/);
     expect(result.finalTokens).toBe(result.originalTokens);
     expect(result.prunedToolOutputs).toEqual([]);
+    expect(result.cacheState).toBeUndefined();
+    const windowed = await compact({ model, messages }, { policy: "window" });
+    expect(windowed.reason).toMatch(/under the trigger of 96000/);
   });
 
   it("rejects malformed messages with a typed error naming the index", async () => {
@@ -285,7 +288,7 @@ describe("compact: tier 1, the tool strip", () => {
     const window = Math.ceil(original * 0.9);
     const result = await compact(
       { model, messages },
-      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000, policy: "window" },
     );
     expect(result.compacted).toBe(true);
     expect(result.tier).toBe(1);
@@ -393,7 +396,7 @@ describe("compact: small windows and headroom", () => {
     const window = Math.ceil(countMessageTokens(messages, model) * 0.9);
     const result = await compact(
       { model, messages },
-      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000, policy: "window" },
     );
     expect(result.tier).toBe(1);
     const limit = Math.min(result.budget, Math.floor(window * 0.75));
@@ -1266,7 +1269,7 @@ describe("compact: reused tool-call ids", () => {
     const window = Math.ceil(countMessageTokens(messages, model) * 0.9);
     const result = await compact(
       { model, messages },
-      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000, policy: "window" },
     );
     expect(result.compacted).toBe(true);
     expect(result.tier).toBe(1);
@@ -1314,6 +1317,7 @@ describe("compact: reused tool-call ids", () => {
         contextWindow: window,
         reserveTokens: 0,
         tailTokens: 2_000,
+        policy: "window",
         toolOutputReference: (key) => `output #${key.occurrence} of ${key.toolCallId}`,
       },
     );
