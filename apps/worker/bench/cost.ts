@@ -128,7 +128,15 @@ try {
           ...billForwarded(replay.forwarded, pricing),
           compactions: replay.compactions.length,
         };
-        bills[pricing.name] = { condense, ...billBaselines(replay.histories, window, pricing) };
+        const headMarked: PolicyBill = {
+          ...billForwarded(replay.forwarded, pricing, { headMark: true }),
+          compactions: replay.compactions.length,
+        };
+        bills[pricing.name] = {
+          condense,
+          "condense + head mark": headMarked,
+          ...billBaselines(replay.histories, window, pricing),
+        };
       }
       records.push({
         transcript: transcript.name,

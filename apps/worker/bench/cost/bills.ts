@@ -13,6 +13,7 @@ import {
   type BaselinePolicy,
   type BenchMessage,
   CompactAt95,
+  systemEnd,
   TruncateOldest,
   WholeHistory,
 } from "./baselines.ts";
@@ -69,10 +70,21 @@ function withContext(bill: SequenceBill, compactions: number, tokens: number[]):
   return { ...bill, compactions, meanTokens: mean };
 }
 
-/** The forwarded requests, billed in order. */
+/** The end of the system prompt and the engine's head (3 messages, with their tool results). */
+export function headEnd(messages: readonly BenchMessage[], headMessages = 3): number {
+  let end = Math.min(messages.length, systemEnd(messages) + headMessages);
+  while (end < messages.length && messages[end]?.role === "tool") end++;
+  return end;
+}
+
+/**
+ * The forwarded requests, billed in order, with the breakpoints they carry; `headMark` adds one at
+ * the end of the head, which no compaction rewrites (a breakpoint the gateway does not place yet).
+ */
 export function billForwarded(
   forwarded: readonly RecordedCall[],
   pricing: CachePricing,
+  options: { headMark?: boolean } = {},
 ): PolicyBill {
   const biller = new PromptCacheBiller(pricing);
   const sizes: number[] = [];
@@ -80,6 +92,7 @@ export function billForwarded(
     const raw = Array.isArray(call.body?.messages) ? (call.body.messages as unknown[]) : [];
     const messages = toCanonical({ format: "openai", messages: raw }).map(benchMessage);
     const breakpoints = openaiCacheMarkers(raw).map((marker) => marker.message + 1);
+    if (options.headMark === true) breakpoints.push(headEnd(messages));
     sizes.push(
       biller.bill({
         keys: messages.map((m) => m.key),

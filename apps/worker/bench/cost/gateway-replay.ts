@@ -48,7 +48,9 @@ const EPHEMERAL = { type: "ephemeral" } as const;
 function marked(message: ChatMessage): ChatMessage {
   const content = message.content;
   if (typeof content === "string" && content !== "") {
-    return { ...message, content: [{ type: "text", text: content, cache_control: EPHEMERAL }] };
+    // `cache_control` rides on the part as OpenRouter and LiteLLM take it; core's types leave it out.
+    const part = { type: "text", text: content, cache_control: EPHEMERAL };
+    return { ...message, content: [part] } as ChatMessage;
   }
   if (Array.isArray(content) && content.length > 0) {
     const parts = content.map((part, index) =>
