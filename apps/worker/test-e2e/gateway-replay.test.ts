@@ -18,7 +18,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { type ChatMessage, parseMessages, validateMessages } from "@condense/core";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { canonicalContent } from "../src/gateway/history-hash.ts";
+import { canonicalContent } from "../src/messages/history-hash.ts";
 import { type GatewayUpstream, startGatewayUpstream } from "../test/gateway-upstream.ts";
 import { apiAs, ok } from "./api.ts";
 import { type DevServer, startWranglerDev } from "./wrangler-dev.ts";
