@@ -18,6 +18,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import type { CachePricing } from "@condense/core";
 import { type ChatMessage, countTokens, modelPricing, parseMessages } from "@condense/core";
 import { startGatewayUpstream } from "../test/gateway-upstream.ts";
 import { startWranglerDev } from "../test-e2e/wrangler-dev.ts";
@@ -30,7 +31,6 @@ import {
   type PolicyBill,
 } from "./cost/bills.ts";
 import { type GatewayTarget, replayThroughGateway } from "./cost/gateway-replay.ts";
-import type { CachePricing } from "./cost/prompt-cache.ts";
 import { formatReport, type ReplayRecord } from "./cost/report.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

@@ -5,6 +5,13 @@
  * every identifier exact, repair tool-call pairing, recognize overflow errors.
  */
 
+export {
+  type BilledRequest,
+  type CachePricing,
+  PromptCacheBiller,
+  type RequestBill,
+  type SequenceBill,
+} from "./billing/prompt-cache.js";
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
 export type { CacheState } from "./compact/cost-policy.js";

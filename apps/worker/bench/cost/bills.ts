@@ -2,12 +2,20 @@
  * @module bench/cost/bills
  * Bills one replayed transcript: the requests the gateway forwarded (Condense), with the cache
  * markers they carry, and the baselines (`bench/cost/baselines`) on the same turns, each under
- * each provider's cache rules (`bench/cost/prompt-cache`). Messages are told apart by their
+ * each provider's cache rules (core `billing/prompt-cache`). Messages are told apart by their
  * canonical form (cache markers dropped, a single text part read as the string it carries, keys
  * sorted), counted with the engine's tokenizer.
  */
 
-import { type ChatMessage, messageTokens, openaiCacheMarkers, toCanonical } from "@condense/core";
+import {
+  type CachePricing,
+  type ChatMessage,
+  messageTokens,
+  openaiCacheMarkers,
+  PromptCacheBiller,
+  type SequenceBill,
+  toCanonical,
+} from "@condense/core";
 import type { RecordedCall } from "../../test/gateway-upstream.ts";
 import {
   type BaselinePolicy,
@@ -17,7 +25,6 @@ import {
   TruncateOldest,
   WholeHistory,
 } from "./baselines.ts";
-import { type CachePricing, PromptCacheBiller, type SequenceBill } from "./prompt-cache.ts";
 
 /** One tokenizer for every transcript: bills are compared as ratios. */
 export const BILLING_MODEL = "gpt-4o";

@@ -6,8 +6,8 @@
  * history on every replay whose whole history fits the window).
  */
 
+import type { CachePricing } from "@condense/core";
 import type { PolicyBill } from "./bills.ts";
-import type { CachePricing } from "./prompt-cache.ts";
 
 export interface ReplayRecord {
   transcript: string;
@@ -162,7 +162,7 @@ export function formatReport(input: ReportInput): string {
   const lines = [
     `# Cost bench: ${input.label}`,
     "",
-    `${input.date}, ${input.machine}. Corpus: ${input.source}. Bills are input tokens under each provider's prompt cache (\`apps/worker/bench/cost/prompt-cache.ts\`), as ratios to sending the whole history with caching; "acted" marks the replays where a baseline compacted, "fits" those whose whole history fits the window. The 0.8 check is the ratio of the acted-set medians; the per-replay median is each replay's Condense ÷ compact-at-95 over the same set. The last column bills the same requests as if the gateway also marked the end of the head (system prompt and first three messages) for Anthropic, which it does not do yet.`,
+    `${input.date}, ${input.machine}. Corpus: ${input.source}. Bills are input tokens under each provider's prompt cache (\`packages/core/src/billing/prompt-cache.ts\`), as ratios to sending the whole history with caching; "acted" marks the replays where a baseline compacted, "fits" those whose whole history fits the window. The 0.8 check is the ratio of the acted-set medians; the per-replay median is each replay's Condense ÷ compact-at-95 over the same set. The last column bills the same requests as if the gateway also marked the end of the head (system prompt and first three messages) for Anthropic, which it does not do yet.`,
     "",
     "| window | pricing | Condense ÷ whole (acted, median) | compact-at-95 ÷ whole | Condense ÷ compact-at-95 (≤ 0.8) | per-replay median | worst where it fits (≤ 1.05) | ÷ compact-at-95 with a head breakpoint |",
     "|---|---|---|---|---|---|---|---|",

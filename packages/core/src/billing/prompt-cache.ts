@@ -1,5 +1,5 @@
 /**
- * @module bench/cost/prompt-cache
+ * @module billing/prompt-cache
  * What a sequence of requests costs in input tokens under a provider's prompt cache, in units
  * of one uncached input token (multiply by the input price for dollars):
  * - breakpoints (Anthropic): a request reads the longest prefix of itself that an earlier

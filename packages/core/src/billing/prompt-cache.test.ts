@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type CachePricing, PromptCacheBiller } from "./prompt-cache";
+import { type CachePricing, PromptCacheBiller } from "./prompt-cache.js";
 
 const anthropic: CachePricing = {
   name: "Anthropic",
