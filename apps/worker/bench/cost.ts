@@ -18,8 +18,14 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CachePricing } from "@condense/core";
-import { type ChatMessage, countTokens, modelPricing, parseMessages } from "@condense/core";
+import {
+  type CachePricing,
+  type ChatMessage,
+  cachePricingOf,
+  countTokens,
+  modelPricing,
+  parseMessages,
+} from "@condense/core";
 import { startGatewayUpstream } from "../test/gateway-upstream.ts";
 import { startWranglerDev } from "../test-e2e/wrangler-dev.ts";
 import { totalTokens } from "./cost/baselines.ts";
@@ -43,20 +49,11 @@ function argument(name: string): string | undefined {
 
 /** A pricing of the catalog, as the biller takes it. */
 function pricingOf(name: string, model: string): CachePricing {
-  const pricing = modelPricing(model);
-  if (pricing.caching.kind === "none" || pricing.inputPerMillion === undefined) {
+  const pricing = cachePricingOf(modelPricing(model), model, name);
+  if (pricing === undefined || pricing.inputPerMillion === 0) {
     throw new Error(`the catalog has no cache prices for ${model}`);
   }
-  return {
-    name,
-    model,
-    caching: pricing.caching.kind,
-    cacheWrite: pricing.cacheWrite,
-    cacheRead: pricing.cacheRead,
-    minTokens: pricing.caching.minTokens,
-    blockTokens: pricing.caching.kind === "prefix" ? pricing.caching.blockTokens : 1,
-    inputPerMillion: pricing.inputPerMillion,
-  };
+  return pricing;
 }
 
 export const PRICINGS: CachePricing[] = [

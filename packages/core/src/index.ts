@@ -7,11 +7,21 @@
 
 export {
   type BilledRequest,
+  type CacheHit,
   type CachePricing,
+  cachePricingOf,
   PromptCacheBiller,
+  priceRequest,
   type RequestBill,
   type SequenceBill,
 } from "./billing/prompt-cache.js";
+export {
+  type Bill,
+  billTurns,
+  type ProviderUsage,
+  type ServedTurn,
+  type SessionBill,
+} from "./billing/turn-bill.js";
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
 export type { CacheState } from "./compact/cost-policy.js";

@@ -1,7 +1,9 @@
 /**
  * @module billing/prompt-cache
  * What a sequence of requests costs in input tokens under a provider's prompt cache, in units
- * of one uncached input token (multiply by the input price for dollars):
+ * of one uncached input token (multiply by the input price for dollars). The bench bills the
+ * requests the gateway forwarded with it (`PromptCacheBiller`, by message identity); a session
+ * bills the turns it served with the same rule (`priceRequest`, `billing/turn-bill`):
  * - breakpoints (Anthropic): a request reads the longest prefix of itself that an earlier
  *   request marked with a breakpoint, writes from there to its own last breakpoint at the
  *   cache-write price, and pays the input price after it; a breakpoint on a prefix under the
@@ -14,6 +16,8 @@
  * Written here because no library simulates a provider's cache; the rules are the providers'
  * documented ones (Anthropic's prompt-caching guide, OpenAI's prompt-caching guide).
  */
+
+import type { ModelPricing } from "../models/pricing.js";
 
 /** A provider's cache rules and prices, as multiples of its uncached input price. */
 export interface CachePricing {
@@ -67,23 +71,68 @@ export interface SequenceBill {
   requests: number;
 }
 
-/** Small numbers for message keys, so prefixes are hashed, not concatenated. */
-const ids = new Map<string, number>();
+/** The catalog's pricing of `model` as the biller takes it, or undefined when its provider caches nothing. */
+export function cachePricingOf(
+  pricing: ModelPricing,
+  model: string,
+  name: string = model,
+): CachePricing | undefined {
+  if (pricing.caching.kind === "none") return undefined;
+  return {
+    name,
+    model,
+    caching: pricing.caching.kind,
+    cacheWrite: pricing.cacheWrite,
+    cacheRead: pricing.cacheRead,
+    minTokens: pricing.caching.minTokens,
+    blockTokens: pricing.caching.kind === "prefix" ? pricing.caching.blockTokens : 1,
+    inputPerMillion: pricing.inputPerMillion ?? 0,
+  };
+}
 
-function idOf(key: string): number {
-  let id = ids.get(key);
-  if (id === undefined) {
-    id = ids.size + 1;
-    ids.set(key, id);
-  }
-  return id;
+/** How much of one request the cache holds, as `priceRequest` takes it. */
+export interface CacheHit {
+  /** Tokens of the request. */
+  tokens: number;
+  /** Tokens of its longest prefix an earlier request left in the cache. */
+  hitTokens: number;
+  /**
+   * Breakpoints: tokens up to the request's last breakpoint (at least the provider's minimum),
+   * which it writes to the cache from `hitTokens` on; 0 when it marks none.
+   */
+  markedTokens: number;
 }
 
 /**
- * The key of every prefix: `prefixKeys(keys)[k]` names messages [0, k), as two rolling 32-bit hashes
- * of the messages' ids and the prefix's length (a collision would need both to collide at once).
+ * The price of one request, in uncached input tokens, from how much of it the cache holds:
+ * breakpoints read the hit and write up to the last mark; prefix caching reads the hit in whole
+ * blocks from the minimum on and writes nothing at a premium.
  */
-function prefixKeys(keys: readonly string[]): string[] {
+export function priceRequest(
+  pricing: CachePricing,
+  hit: CacheHit,
+): Pick<RequestBill, "cost" | "read" | "written" | "uncached"> {
+  let read: number;
+  let written = 0;
+  if (pricing.caching === "breakpoints") {
+    read = hit.hitTokens;
+    written = Math.max(0, hit.markedTokens - read);
+  } else {
+    read =
+      hit.hitTokens >= pricing.minTokens
+        ? Math.floor(hit.hitTokens / pricing.blockTokens) * pricing.blockTokens
+        : 0;
+  }
+  const uncached = Math.max(0, hit.tokens - read - written);
+  const cost = pricing.cacheRead * read + pricing.cacheWrite * written + uncached;
+  return { cost, read, written, uncached };
+}
+
+/**
+ * The key of every prefix: `prefixKeys(keys, idOf)[k]` names messages [0, k), as two rolling 32-bit
+ * hashes of the messages' ids and the prefix's length (a collision would need both to collide at once).
+ */
+function prefixKeys(keys: readonly string[], idOf: (key: string) => number): string[] {
   const out = ["0"];
   let a = 0x811c9dc5;
   let b = 0x1234567;
@@ -102,6 +151,8 @@ export class PromptCacheBiller {
   readonly #pricing: CachePricing;
   /** Prefixes the cache holds, by prefix key. */
   readonly #entries = new Set<string>();
+  /** Small numbers for message keys, so prefixes are hashed, not concatenated. */
+  readonly #ids = new Map<string, number>();
   #previousTokens = 0;
   readonly totals: SequenceBill = {
     cost: 0,
@@ -116,11 +167,24 @@ export class PromptCacheBiller {
     this.#pricing = pricing;
   }
 
+  #idOf = (key: string): number => {
+    let id = this.#ids.get(key);
+    if (id === undefined) {
+      id = this.#ids.size + 1;
+      this.#ids.set(key, id);
+    }
+    return id;
+  };
+
   bill(request: BilledRequest): RequestBill {
     const { keys, tokens } = request;
-    if (keys.length !== tokens.length) throw new Error("keys and tokens differ in length");
+    if (keys.length !== tokens.length) {
+      throw new RangeError(
+        `a billed request needs one token count per key: got ${keys.length} keys and ${tokens.length} counts`,
+      );
+    }
     const pricing = this.#pricing;
-    const prefixes = prefixKeys(keys);
+    const prefixes = prefixKeys(keys, this.#idOf);
     const cumulative = [0];
     for (const count of tokens) cumulative.push((cumulative.at(-1) ?? 0) + count);
     const n = keys.length;
@@ -133,25 +197,21 @@ export class PromptCacheBiller {
       }
     }
     const hitTokens = cumulative[hit] ?? 0;
-    let read: number;
-    let written = 0;
+    let markedTokens = 0;
     if (pricing.caching === "breakpoints") {
-      read = hitTokens;
       const marks = [...new Set([...request.breakpoints, n])]
         .filter((mark) => mark > 0 && mark <= n && (cumulative[mark] ?? 0) >= pricing.minTokens)
         .sort((a, b) => a - b);
-      const last = marks.at(-1) ?? 0;
-      written = Math.max(0, (cumulative[last] ?? 0) - read);
+      markedTokens = cumulative[marks.at(-1) ?? 0] ?? 0;
       for (const mark of marks) this.#entries.add(prefixes[mark] ?? "");
     } else {
-      read =
-        hitTokens >= pricing.minTokens
-          ? Math.floor(hitTokens / pricing.blockTokens) * pricing.blockTokens
-          : 0;
       for (let k = 1; k <= n; k++) this.#entries.add(prefixes[k] ?? "");
     }
-    const uncached = total - read - written;
-    const cost = pricing.cacheRead * read + pricing.cacheWrite * written + uncached;
+    const { cost, read, written, uncached } = priceRequest(pricing, {
+      tokens: total,
+      hitTokens,
+      markedTokens,
+    });
     const bust = this.#previousTokens >= pricing.minTokens && hitTokens < this.#previousTokens;
     this.#previousTokens = total;
     const totals = this.totals;
