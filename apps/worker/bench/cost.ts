@@ -49,8 +49,9 @@ function argument(name: string): string | undefined {
 
 /** A pricing of the catalog, as the biller takes it. */
 function pricingOf(name: string, model: string): CachePricing {
-  const pricing = cachePricingOf(modelPricing(model), model, name);
-  if (pricing === undefined || pricing.inputPerMillion === 0) {
+  const catalog = modelPricing(model);
+  const pricing = cachePricingOf(catalog, model, name);
+  if (catalog.caching.kind === "none" || pricing.inputPerMillion === 0) {
     throw new Error(`the catalog has no cache prices for ${model}`);
   }
   return pricing;

@@ -71,21 +71,26 @@ export interface SequenceBill {
   requests: number;
 }
 
-/** The catalog's pricing of `model` as the biller takes it, or undefined when its provider caches nothing. */
+/**
+ * The catalog's pricing of `model` as the biller takes it; a provider that caches nothing is
+ * priced as a cache whose reads cost what any input token does. `inputPerMillion` is 0 when the
+ * catalog has no input price.
+ */
 export function cachePricingOf(
   pricing: ModelPricing,
   model: string,
   name: string = model,
-): CachePricing | undefined {
-  if (pricing.caching.kind === "none") return undefined;
+): CachePricing {
+  const { caching } = pricing;
+  const none = caching.kind === "none";
   return {
     name,
     model,
-    caching: pricing.caching.kind,
-    cacheWrite: pricing.cacheWrite,
-    cacheRead: pricing.cacheRead,
-    minTokens: pricing.caching.minTokens,
-    blockTokens: pricing.caching.kind === "prefix" ? pricing.caching.blockTokens : 1,
+    caching: none ? "prefix" : caching.kind,
+    cacheWrite: none ? 1 : pricing.cacheWrite,
+    cacheRead: none ? 1 : pricing.cacheRead,
+    minTokens: none ? 1 : caching.minTokens,
+    blockTokens: caching.kind === "prefix" ? caching.blockTokens : 1,
     inputPerMillion: pricing.inputPerMillion ?? 0,
   };
 }

@@ -73,6 +73,13 @@ describe("billTurns", () => {
     ];
     const bill = billTurns(anthropic, turns);
     expect(bill.condense.busts).toBe(1);
+    expect(bill.running).toHaveLength(turns.length);
+    expect(bill.running.at(-1)).toEqual({
+      condense: bill.condense.cost,
+      wholeHistory: bill.wholeHistory.cost,
+    });
+    // Equal until the compaction, cheaper after it.
+    expect(bill.running[9]?.condense).toBe(bill.running[9]?.wholeHistory);
     expect(bill.ratio).not.toBeNull();
     expect(bill.ratio ?? 1).toBeLessThan(1);
     expect(bill.condense.dollars).toBeCloseTo((bill.condense.cost * 3) / 1_000_000, 12);

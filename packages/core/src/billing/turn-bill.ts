@@ -59,6 +59,8 @@ export interface SessionBill {
   ratio: number | null;
   /** The turns whose usage was reported, priced as the provider counted them. */
   reported: Bill & { turns: number; inputTokens: number };
+  /** Per turn, in order: both bills so far (cumulative costs), for a chart. */
+  running: Array<{ condense: number; wholeHistory: number }>;
 }
 
 function dollars(cost: number, pricing: CachePricing): number | null {
@@ -80,6 +82,7 @@ export function billTurns(pricing: CachePricing, turns: readonly ServedTurn[]): 
   const condense = { cost: 0, readTokens: 0, writtenTokens: 0, busts: 0 };
   const whole = { cost: 0, readTokens: 0, writtenTokens: 0 };
   const reported = { cost: 0, readTokens: 0, writtenTokens: 0, turns: 0, inputTokens: 0 };
+  const running: SessionBill["running"] = [];
   let previous = 0;
   for (const turn of turns) {
     const served = priceTurn(pricing, turn.tokens, turn.reusedTokens);
@@ -102,6 +105,7 @@ export function billTurns(pricing: CachePricing, turns: readonly ServedTurn[]): 
       reported.inputTokens += inputTokens;
       reported.turns++;
     }
+    running.push({ condense: condense.cost, wholeHistory: whole.cost });
   }
   return {
     model: pricing.model,
@@ -110,5 +114,6 @@ export function billTurns(pricing: CachePricing, turns: readonly ServedTurn[]): 
     wholeHistory: { ...whole, dollars: dollars(whole.cost, pricing) },
     ratio: whole.cost > 0 ? condense.cost / whole.cost : null,
     reported: { ...reported, dollars: dollars(reported.cost, pricing) },
+    running,
   };
 }
