@@ -8,7 +8,7 @@
  * streams, and the gateway passes the upstream's bytes through untouched.
  */
 
-import { recallChatCompletionsTool } from "@condense/core";
+import { type ProviderUsage, recallChatCompletionsTool } from "@condense/core";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import {
   type AnswerToolCall,
@@ -17,6 +17,7 @@ import {
   type GatewayProtocol,
   isRecord,
   openAIErrorBody,
+  openAIUsage,
   type ProtocolAnswer,
   protocolAnswer,
   type StreamAccumulator,
@@ -38,7 +39,7 @@ function chatAccumulator(): StreamAccumulator {
   const calls: CallParts[] = [];
   let finished = false;
   let failed = false;
-  let inputTokens: number | undefined;
+  let usage: ProviderUsage | undefined;
   return {
     event(event) {
       if (event.data === "[DONE]") return;
@@ -46,7 +47,7 @@ function chatAccumulator(): StreamAccumulator {
       if (data === undefined) return;
       if (data.error !== undefined) failed = true;
       const chunk = data as Partial<ChatCompletionChunk>;
-      inputTokens = count(chunk.usage?.prompt_tokens) ?? inputTokens;
+      usage = openAIUsage(chunk.usage?.prompt_tokens, chunk.usage?.prompt_tokens_details) ?? usage;
       const choice = (chunk.choices ?? []).find((candidate) => (candidate.index ?? 0) === 0);
       if (choice === undefined) return;
       const delta = isRecord(choice.delta) ? choice.delta : {};
@@ -85,7 +86,7 @@ function chatAccumulator(): StreamAccumulator {
         ...(refusal !== null ? { refusal } : {}),
         ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       };
-      return protocolAnswer([message], inputTokens);
+      return protocolAnswer([message], usage);
     },
   };
 }
@@ -156,7 +157,11 @@ export const chatProtocol: GatewayProtocol = {
     const completion = body as Partial<ChatCompletion>;
     const message = (completion.choices ?? []).find((choice) => (choice.index ?? 0) === 0)?.message;
     if (!isRecord(message)) return undefined;
-    return protocolAnswer([message], count(completion.usage?.prompt_tokens));
+    const usage = completion.usage;
+    return protocolAnswer(
+      [message],
+      openAIUsage(usage?.prompt_tokens, usage?.prompt_tokens_details),
+    );
   },
   accumulator: chatAccumulator,
   tools: chatTools,
