@@ -36,7 +36,8 @@ describe("cached tokens from the gateway's answers", () => {
         model: "claude-sonnet-4-5",
         max_tokens: 256,
         system: "Be brief.",
-        messages: [{ role: "user" as const, content: "What does the build do?" }],
+        // Longer than what the usage says was cached: Anthropic's input_tokens is the rest.
+        messages: [{ role: "user" as const, content: "What does the build do? ".repeat(20) }],
       };
       if (stream) await client.messages.stream(request).finalMessage();
       else await client.messages.create(request);
@@ -207,19 +208,20 @@ describe("the cost policy's state in the session", () => {
   });
 
   it("decides the append path's compaction with it: past the floor, only once the excess read pays for the bust", async () => {
-    // Window 40k: the floor is 20k, the limit 30k. A context of ~25k is between them.
-    const steps = Array.from({ length: 36 }, (_, i) => toolStep(i + 1, 2_400)).flat();
+    // Window 100k: the floor is 50k, the limit 75k (the 20k reserve's and 0.75's). ~60k is between.
+    const steps = Array.from({ length: 100 }, (_, i) => toolStep(i + 1, 2_400)).flat();
     const scheduled = async (excess: number) => {
       const id = freshSession("cache-decides");
       await append(id, { messages: [SYSTEM, ASK], model: "gpt-4o" });
-      await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 40_000 } });
-      await setCacheState(id, excess, 20_000);
+      await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 100_000 } });
+      // The last compaction left 50k, none of it kept from before.
+      await setCacheState(id, excess, 50_000);
       const appended = await append(id, { messages: steps });
-      expect(appended.body.tokens).toBeGreaterThan(20_000);
-      expect(appended.body.tokens).toBeLessThan(30_000);
+      expect(appended.body.tokens).toBeGreaterThan(50_000);
+      expect(appended.body.tokens).toBeLessThan(75_000);
       return appended.body.compaction.status;
     };
-    // gpt-4o: a bust of (1 − 0.5) × 20k pays once 20k more tokens were read at 0.5.
+    // gpt-4o: a bust of (1 − 0.5) × 50k pays once 50k more tokens were read at 0.5; this turn reads ~10k.
     expect(await scheduled(0)).toBe("none");
     expect(await scheduled(100_000)).not.toBe("none");
   });
