@@ -23,7 +23,6 @@ import type { MessageFormat } from "@condense/core";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
 import type {
   AppendResponseBody,
-  CompactionEventBody,
   CompactionsResponseBody,
   DeleteResponseBody,
   ManualCompactResponseBody,
