@@ -48,8 +48,10 @@ export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
   const line = (pick: (p: CostChartProps["series"][number]) => number) =>
     series.map((p) => `${x(p.lastSeq).toFixed(1)},${y(pick(p)).toFixed(1)}`).join(" ");
   return (
-    <figure class="chart cost-chart">
-      <div ref={ref}>
+    // The chart's styles are the context chart's (`.chart`), on an inner element, so that
+    // `figure.chart` still names the context chart alone.
+    <figure class="cost-chart">
+      <div ref={ref} class="chart">
         <svg
           width={width}
           height={height}
