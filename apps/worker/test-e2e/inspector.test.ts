@@ -219,7 +219,8 @@ describe("a session that compacted many times", () => {
       "context",
     );
     expect(compactions.length).toBeGreaterThanOrEqual(3);
-    expect(new Set(compactions.map((c) => c.tier)).size).toBeGreaterThanOrEqual(2);
+    // The cost policy compacts deep (straight to a summary): every mark may be of one tier.
+    expect(compactions.every((c) => c.tier >= 1)).toBe(true);
     // The bill as the page reads it: the context read above was a served turn too.
     const { bill, costSeries } = await ok(
       alice<CompactionsResponseBody>("GET", `/v1/sessions/${REPLAY}/compactions`),
