@@ -359,6 +359,7 @@ export type CompactionsResponseBody = {
     wholeHistoryCostTokens: number;
     cacheBusts: number;
   };
+  costSeries: { lastSeq: number; costTokens: number; wholeHistoryCostTokens: number }[];
 };
 
 export type SessionBillBody = {
