@@ -18,7 +18,8 @@
  *   `GET /search` latency over a 200k-token session of corpus transcripts (../shared/corpus when
  *   present, else the engine's fixtures), before and after a compaction.
  * `node bench/bench.ts gateway` (or any of `compaction-cpu`, `durable-object`, `service`, `search`)
- * runs only those sections.
+ * runs only those sections; `cost` (named only: it replays the corpus, ~20 minutes) runs
+ * `bench/cost.ts`, the bill of Condense against the peer policies under prompt caching.
  * The "LLM" is a local OpenAI-compatible server that answers a valid summary after 5 s. Every request
  * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
  */
@@ -721,3 +722,4 @@ if (wanted("durable-object")) await durableObjectCompaction();
 if (wanted("service")) await workerFigures();
 if (wanted("gateway")) await gatewayFigures();
 if (wanted("search")) await searchFigures();
+if (sections.includes("cost")) await import("./cost.ts");

@@ -219,7 +219,13 @@ describe("a session that compacted many times", () => {
       "context",
     );
     expect(compactions.length).toBeGreaterThanOrEqual(3);
-    expect(new Set(compactions.map((c) => c.tier)).size).toBeGreaterThanOrEqual(2);
+    // The cost policy compacts deep (straight to a summary): every mark may be of one tier.
+    expect(compactions.every((c) => c.tier >= 1)).toBe(true);
+    // The bill as the page reads it: the context read above was a served turn too.
+    const { bill, costSeries } = await ok(
+      alice<CompactionsResponseBody>("GET", `/v1/sessions/${REPLAY}/compactions`),
+      "the bill",
+    );
 
     const page = await openPage();
     await signIn(page, KEYS.alice);
@@ -261,6 +267,11 @@ describe("a session that compacted many times", () => {
       rawTotal,
     );
     expect(rawTotal).toBe(status.transcriptTokens);
+
+    // The cost chart beside it draws the bill's turns and says its ratio.
+    const cost = page.locator("figure.cost-chart svg");
+    expect(Number(await cost.getAttribute("data-turns"))).toBe(costSeries.length);
+    expect(await cost.getAttribute("data-ratio")).toBe(String(bill.ratio ?? ""));
 
     // The parts add up to the context's tokens (each part is rounded).
     const parts = await page

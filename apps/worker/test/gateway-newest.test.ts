@@ -95,9 +95,9 @@ describe("Claude Code's captured request (fixtures/agents/claude-code-reads.json
     const [received] = await upstreamCalls(tag);
     const sent = body.messages as Array<{ content: Array<Record<string, unknown>> }>;
     const forwarded = received?.body?.messages as Array<{ content: unknown }>;
-    // Older Read outputs made the room.
+    // A summary of the older turns made the room (the cost policy compacts deep, not by a prune).
     expect(received?.tokens ?? 0).toBeLessThanOrEqual(16_000);
-    expect(JSON.stringify(forwarded.slice(0, -1))).toContain("[Condense pruned this Read output");
+    expect(JSON.stringify(forwarded.slice(0, -1))).toContain("<compacted-context>");
     // The Read result the model asked for last: its block as Claude Code sent it.
     const newest = sent.at(-1)?.content[0];
     expect(newest?.type).toBe("tool_result");

@@ -19,7 +19,8 @@
  * - `hold`: waits until `POST /control/release?tag=` releases the tag's requests (those
  *   after it pass at once), then answers as scripted;
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
- * - `tool=NAME`: answers with a call of tool NAME.
+ * - `tool=NAME`: answers with a call of tool NAME;
+ * - `cached=R;written=W`: the usage reports R prompt tokens read from the prompt cache, W written.
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
  * (tools, system and messages counted), and Responses input whose outputs do
@@ -38,7 +39,9 @@
  * A prompt's tokens are what providers bill as input: its messages (the
  * engine's count for the request's model) and its tool definitions (and a
  * Responses request's `instructions`), counted as the JSON they came in. The
- * same count is the answer's `usage` and what `limit` compares.
+ * same count is the answer's `usage` and what `limit` compares; `cached=R;written=W`
+ * reports R of them read from the prompt cache and W written to it, in each
+ * protocol's own fields.
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
@@ -85,6 +88,13 @@ interface Script {
   delayMs: number;
   slowMs: number;
   tool?: string;
+  /** `cached=R;written=W`: the answer's usage says R prompt tokens were read from the cache, W written. */
+  cache?: CacheUsage;
+}
+
+interface CacheUsage {
+  read: number;
+  write: number;
 }
 
 function parseScript(header: string | undefined): Script {
@@ -107,6 +117,10 @@ function parseScript(header: string | undefined): Script {
     else if (name === "delay") script.delayMs = Number(value);
     else if (name === "slow") script.slowMs = Number(value);
     else if (name === "tool") script.tool = value;
+    else if (name === "cached")
+      script.cache = { read: Number(value), write: script.cache?.write ?? 0 };
+    else if (name === "written")
+      script.cache = { read: script.cache?.read ?? 0, write: Number(value) };
   }
   return script;
 }
@@ -294,7 +308,7 @@ function anthropicId(id: string): string {
   return id.replace(/[^A-Za-z0-9_-]/g, "_");
 }
 
-function chatJson(model: string, answer: Answer, n: number, tokens: number) {
+function chatJson(model: string, answer: Answer, n: number, tokens: number, cache?: CacheUsage) {
   return {
     id: `chatcmpl-${n}`,
     object: "chat.completion",
@@ -330,7 +344,17 @@ function chatJson(model: string, answer: Answer, n: number, tokens: number) {
         logprobs: null,
       },
     ],
-    usage: { prompt_tokens: tokens, completion_tokens: 7, total_tokens: tokens + 7 },
+    usage: chatUsage(tokens, cache),
+  };
+}
+
+/** Chat Completions usage, with the cached tokens in `prompt_tokens_details` when scripted. */
+function chatUsage(tokens: number, cache: CacheUsage | undefined) {
+  return {
+    prompt_tokens: tokens,
+    completion_tokens: 7,
+    total_tokens: tokens + 7,
+    ...(cache !== undefined ? { prompt_tokens_details: { cached_tokens: cache.read } } : {}),
   };
 }
 
@@ -340,6 +364,7 @@ function chatEvents(
   n: number,
   tokens: number,
   usage: boolean,
+  cache?: CacheUsage,
 ): string[] {
   const base = {
     id: `chatcmpl-${n}`,
@@ -370,14 +395,20 @@ function chatEvents(
   events.push(chunk({}, answer.calls.length > 0 ? "tool_calls" : "stop"));
   if (usage) {
     events.push(
-      `data: ${JSON.stringify({ ...base, choices: [], usage: { prompt_tokens: tokens, completion_tokens: 7, total_tokens: tokens + 7 } })}\n\n`,
+      `data: ${JSON.stringify({ ...base, choices: [], usage: chatUsage(tokens, cache) })}\n\n`,
     );
   }
   events.push("data: [DONE]\n\n");
   return events;
 }
 
-function responsesJson(model: string, answer: Answer, n: number, tokens: number) {
+function responsesJson(
+  model: string,
+  answer: Answer,
+  n: number,
+  tokens: number,
+  cache?: CacheUsage,
+) {
   const output: unknown[] = [];
   if (answer.items !== undefined) output.push(...answer.items);
   else if (answer.content !== "" || answer.calls.length === 0) {
@@ -419,7 +450,12 @@ function responsesJson(model: string, answer: Answer, n: number, tokens: number)
     status: "completed",
     model,
     output,
-    usage: { input_tokens: tokens, output_tokens: 7, total_tokens: tokens + 7 },
+    usage: {
+      input_tokens: tokens,
+      output_tokens: 7,
+      total_tokens: tokens + 7,
+      ...(cache !== undefined ? { input_tokens_details: { cached_tokens: cache.read } } : {}),
+    },
   };
 }
 
@@ -453,7 +489,13 @@ function anthropicBlocks(answer: Answer): Array<Record<string, unknown>> {
   ];
 }
 
-function anthropicJson(model: string, answer: Answer, n: number, tokens: number) {
+function anthropicJson(
+  model: string,
+  answer: Answer,
+  n: number,
+  tokens: number,
+  cache?: CacheUsage,
+) {
   return {
     id: `msg_${n}`,
     type: "message",
@@ -462,7 +504,16 @@ function anthropicJson(model: string, answer: Answer, n: number, tokens: number)
     content: anthropicBlocks(answer),
     stop_reason: answer.calls.length > 0 ? "tool_use" : "end_turn",
     stop_sequence: null,
-    usage: { input_tokens: tokens, output_tokens: 7 },
+    // Anthropic's input_tokens leaves out what the cache read and wrote.
+    usage:
+      cache === undefined
+        ? { input_tokens: tokens, output_tokens: 7 }
+        : {
+            input_tokens: tokens - cache.read - cache.write,
+            cache_read_input_tokens: cache.read,
+            cache_creation_input_tokens: cache.write,
+            output_tokens: 7,
+          },
   };
 }
 
@@ -679,14 +730,14 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     let json: unknown;
     let events: string[];
     if (protocol === "chat") {
-      json = chatJson(model, answer, n, tokens);
-      events = chatEvents(model, answer, n, tokens, includeUsage);
+      json = chatJson(model, answer, n, tokens, script.cache);
+      events = chatEvents(model, answer, n, tokens, includeUsage, script.cache);
     } else if (protocol === "responses") {
-      const whole = responsesJson(model, answer, n, tokens);
+      const whole = responsesJson(model, answer, n, tokens, script.cache);
       json = whole;
       events = responsesEvents(whole);
     } else {
-      const whole = anthropicJson(model, answer, n, tokens);
+      const whole = anthropicJson(model, answer, n, tokens, script.cache);
       json = whole;
       events = anthropicEvents(whole);
     }

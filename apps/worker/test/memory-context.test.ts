@@ -5,7 +5,8 @@
  * entries first within `memoryTokens`, counted in the context's tokens; off by
  * default; never another user's memories; an entry cannot close the fence; and
  * a user object that cannot be reached leaves the context served without
- * memories, saying so.
+ * memories, saying so; the block stays byte-identical from one compaction to
+ * the next, so the prompt's cached prefix does not change under it.
  */
 
 import { env, runInDurableObject } from "cloudflare:test";
@@ -179,5 +180,45 @@ describe("memories in the context", () => {
     expect(appended.body.compaction.status).not.toBe("none");
     const served = await context(id, as);
     expect(served.tokens - (served.memory?.tokens ?? 0)).toBeLessThanOrEqual(withMemory);
+  });
+
+  it("keeps the block byte-identical between compactions, and chooses it again at the next one", async () => {
+    const as = await freshUser();
+    await addMemory(as, "Deploys the worker with wrangler from the main branch", "decision");
+    await addMemory(as, "Grows tomatoes in the garden and waters them at dawn", "fact");
+    const id = await sessionWithMemory(as);
+    const block = (served: ContextResponseBody) =>
+      served.messages.find((message) => textOf(message).includes(MEMORY_FENCE_OPEN));
+    const first = await context(id, as);
+    expect(textOf(block(first)).indexOf("wrangler")).toBeLessThan(
+      textOf(block(first)).indexOf("tomatoes"),
+    );
+    // The session turns to the garden, and a new memory arrives: re-ranked, the block would change.
+    await append(
+      id,
+      {
+        messages: [
+          ...Array.from({ length: 8 }, (_, i) => toolStep(i + 1, 2_400)).flat(),
+          { role: "assistant", content: "Deployed." },
+          { role: "user", content: "Now the garden: when should the tomatoes be watered?" },
+        ],
+      },
+      as,
+    );
+    await addMemory(as, "Waters the garden tomatoes with rain water", "preference");
+    const second = await context(id, as);
+    expect(block(second)).toEqual(block(first));
+    expect(second.memory).toEqual(first.memory);
+    // A compaction rewrites the prompt anyway: the block is chosen again for what follows.
+    const compacted = await call<{ compacted: boolean }>("POST", `/v1/sessions/${id}/compact`, {
+      as,
+      body: {},
+    });
+    expect(compacted.body).toMatchObject({ compacted: true });
+    const third = await context(id, as);
+    expect(textOf(block(third))).toContain("rain water");
+    expect(textOf(block(third)).indexOf("tomatoes")).toBeLessThan(
+      textOf(block(third)).indexOf("wrangler"),
+    );
   });
 });

@@ -20,7 +20,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "@condense/core";
-import type { InputMessage } from "../src/index.js";
+import type { InputMessage, SessionStatusBody } from "../src/index.js";
 import { Condense, CondenseApiError } from "../src/index.js";
 import { aiSdkReplay } from "./ai-sdk-replay.js";
 import { type LedgerCompleteness, ledgerCompleteness } from "./ledger.js";
@@ -131,6 +131,8 @@ interface RunResult {
   seconds: number;
   sessionId: string;
   finalContext: unknown[];
+  /** The session's bill under prompt caching, beside the whole history's (issue 19). */
+  bill: SessionStatusBody["bill"];
 }
 
 async function replay(
@@ -295,11 +297,25 @@ async function replay(
     seconds: (performance.now() - started) / 1000,
     sessionId,
     finalContext: final.messages,
+    bill: status.bill,
   };
 }
 
 function percent(part: number, whole: number): string {
   return whole === 0 ? "—" : `${((part / whole) * 100).toFixed(1)}%`;
+}
+
+function dollars(value: number | null): string {
+  return value === null ? "—" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
+}
+
+/**
+ * What the turns' input cost under the model's prompt cache (the catalog's prices), beside sending
+ * the whole history every turn under the same cache: the figure that counts, not tokens saved.
+ */
+function billLine(bill: SessionStatusBody["bill"]): string {
+  const ratio = bill.ratio === null ? "—" : `${bill.ratio.toFixed(2)}×`;
+  return `${dollars(bill.dollars)} vs ${dollars(bill.wholeHistoryDollars)} for the whole history (${ratio}, ${bill.model}, ${bill.turns} turns, ${bill.cacheBusts} cache busts)`;
 }
 
 function summaryRows(
@@ -347,6 +363,7 @@ function summaryRows(
       "tokens saved",
       `${formatNumber(rawSum - sentSum)} of ${formatNumber(rawSum)} prompt tokens over all turns (${percent(rawSum - sentSum, rawSum)})`,
     ],
+    ["bill (input, prompt caching)", billLine(run.bill)],
     [
       "overflows",
       `${run.overflows} refused by the model and recovered; ${run.overLimit} left over the window`,

@@ -79,7 +79,13 @@ export type AppendRequestBody = {
   format?: "openai" | "anthropic" | "responses" | undefined;
   system?: unknown;
   model?: string | undefined;
-  usage?: { inputTokens: number } | undefined;
+  usage?:
+    | {
+        inputTokens: number;
+        cacheReadTokens?: number | undefined;
+        cacheWriteTokens?: number | undefined;
+      }
+    | undefined;
 };
 
 export type AppendResponseBody = {
@@ -263,6 +269,25 @@ export type SessionStatusBody = {
     memory: boolean;
     memoryTokens: number;
   };
+  bill: {
+    reported: {
+      dollars: number | null;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+      turns: number;
+      inputTokens: number;
+    };
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    model: string;
+    turns: number;
+    dollars: number | null;
+    wholeHistoryDollars: number | null;
+    ratio: number | null;
+    costTokens: number;
+    wholeHistoryCostTokens: number;
+    cacheBusts: number;
+  };
   contextWindow: number;
   budget: number;
   warningLevel: "none" | "warning" | "critical";
@@ -315,6 +340,46 @@ export type CompactionsResponseBody = {
     durationMs: number | null;
     fallback: { failedAttempts: number; error: string } | null;
   }[];
+  bill: {
+    reported: {
+      dollars: number | null;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+      turns: number;
+      inputTokens: number;
+    };
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    model: string;
+    turns: number;
+    dollars: number | null;
+    wholeHistoryDollars: number | null;
+    ratio: number | null;
+    costTokens: number;
+    wholeHistoryCostTokens: number;
+    cacheBusts: number;
+  };
+  costSeries: { lastSeq: number; costTokens: number; wholeHistoryCostTokens: number }[];
+};
+
+export type SessionBillBody = {
+  reported: {
+    dollars: number | null;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    turns: number;
+    inputTokens: number;
+  };
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  model: string;
+  turns: number;
+  dollars: number | null;
+  wholeHistoryDollars: number | null;
+  ratio: number | null;
+  costTokens: number;
+  wholeHistoryCostTokens: number;
+  cacheBusts: number;
 };
 
 export type ToolOutputResponseBody = {

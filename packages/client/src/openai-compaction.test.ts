@@ -77,10 +77,10 @@ function overflowsAndRetries(log: LogEntry[]): { overflows: number; retriesOverL
 describe("withCompaction: a long conversation against a model that refuses over-limit prompts", () => {
   it("runs 300 turns (streaming and not, with tool calls) without a failure; every recovery's retry fits", async () => {
     const name = `long-chat-${crypto.randomUUID()}`;
-    // The provider counts 2.5 characters per token (the engine about 4) and reports no usage, so the
+    // The provider counts 1.5 characters per token (the engine about 4) and reports no usage, so the
     // session only learns the real size from the overflow errors.
     const limit = 80_000;
-    await registerScenario({ name, limit, charsPerToken: 2.5, reportUsage: false, toolEvery: 3 });
+    await registerScenario({ name, limit, charsPerToken: 1.5, reportUsage: false, toolEvery: 3 });
     const session = await newSession(limit);
     const recoveries: RecoveryEvent[] = [];
     const ai = withCompaction(openaiClient(), {

@@ -29,6 +29,7 @@ export type InSync = [
   Same<Worker.DeleteResponseBody, Generated.DeleteResponseBody>,
   Same<Worker.CompactionEventBody, Generated.CompactionEventBody>,
   Same<Worker.CompactionsResponseBody, Generated.CompactionsResponseBody>,
+  Same<Worker.SessionBillBody, Generated.SessionBillBody>,
   Same<Worker.ToolOutputResponseBody, Generated.ToolOutputResponseBody>,
   Same<Worker.TranscriptResponseBody, Generated.TranscriptResponseBody>,
   Same<Worker.SearchQueryParams, Generated.SearchQueryParams>,
@@ -49,6 +50,7 @@ export type InSync = [
 ];
 
 export const inSync: InSync = [
+  true,
   true,
   true,
   true,

@@ -5,14 +5,33 @@
  * every identifier exact, repair tool-call pairing, recognize overflow errors.
  */
 
+export {
+  type BilledRequest,
+  type CacheHit,
+  type CachePricing,
+  cachePricingOf,
+  PromptCacheBiller,
+  priceRequest,
+  type RequestBill,
+  type SequenceBill,
+} from "./billing/prompt-cache.js";
+export {
+  type Bill,
+  billTurns,
+  type ProviderUsage,
+  type ServedTurn,
+  type SessionBill,
+} from "./billing/turn-bill.js";
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
+export type { CacheState } from "./compact/cost-policy.js";
 export { type ResolvedOptions, resolveOptions } from "./compact/options.js";
 export { isPrunePlaceholder } from "./compact/prune.js";
 export { summaryDigest } from "./compact/summary-anchor.js";
 export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
 export type {
   CompactInput,
+  CompactionPolicy,
   CompactOptions,
   CompactResult,
   PrunedToolOutput,
@@ -102,6 +121,13 @@ export type {
   ToolCall,
 } from "./messages/types.js";
 export { contextWindowFor, parseContextWindow } from "./models/context-window.js";
+export {
+  DEFAULT_PRICING,
+  type ModelPricing,
+  modelPricing,
+  type PricingOverride,
+  type PromptCaching,
+} from "./models/pricing.js";
 export {
   escapeRecalled,
   formatRecallAnswer,

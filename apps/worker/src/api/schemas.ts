@@ -45,6 +45,7 @@ export type SessionStatusBody = z.infer<typeof sessions.SessionStatus>;
 export type DeleteResponseBody = z.infer<typeof sessions.DeleteResponse>;
 export type CompactionEventBody = z.infer<typeof sessions.CompactionEvent>;
 export type CompactionsResponseBody = z.infer<typeof sessions.CompactionsResponse>;
+export type SessionBillBody = z.infer<typeof sessions.SessionBill>;
 export type ToolOutputResponseBody = z.infer<typeof sessions.ToolOutputResponse>;
 export type TranscriptResponseBody = z.infer<typeof sessions.TranscriptResponse>;
 export type SearchQueryParams = z.input<typeof search.SearchQuery>;

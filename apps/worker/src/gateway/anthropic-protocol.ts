@@ -14,7 +14,7 @@
  */
 
 import type { Message, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
-import { recallAnthropicTool } from "@condense/core";
+import { type ProviderUsage, recallAnthropicTool } from "@condense/core";
 import {
   type AnswerToolCall,
   count,
@@ -28,16 +28,18 @@ import {
   toolsField,
 } from "./protocol";
 
-/** Every token of the prompt: uncached, written to the cache and read from it. */
-function promptTokens(usage: unknown): number | undefined {
+/** Every token of the prompt (uncached, written to the cache and read from it), and the cached ones. */
+function promptUsage(usage: unknown): ProviderUsage | undefined {
   if (!isRecord(usage)) return undefined;
   const input = count(usage.input_tokens);
   if (input === undefined) return undefined;
-  return (
-    input +
-    (count(usage.cache_creation_input_tokens) ?? 0) +
-    (count(usage.cache_read_input_tokens) ?? 0)
-  );
+  const cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? 0;
+  const cacheReadTokens = count(usage.cache_read_input_tokens) ?? 0;
+  return {
+    inputTokens: input + cacheWriteTokens + cacheReadTokens,
+    cacheReadTokens,
+    cacheWriteTokens,
+  };
 }
 
 /** The answer's tokens (a stream's `message_delta` carries the running total). */
@@ -50,7 +52,7 @@ type Block = Record<string, unknown>;
 function anthropicAccumulator(): StreamAccumulator {
   const blocks: Block[] = [];
   const json = new Map<number, string>();
-  let inputTokens: number | undefined;
+  let usage: ProviderUsage | undefined;
   let outputTokens: number | undefined;
   let started = false;
   let stopped = false;
@@ -64,7 +66,7 @@ function anthropicAccumulator(): StreamAccumulator {
       switch (data?.type ?? event.event) {
         case "message_start":
           started = true;
-          inputTokens = promptTokens((data as { message?: Partial<Message> }).message?.usage);
+          usage = promptUsage((data as { message?: Partial<Message> }).message?.usage);
           outputTokens = answerTokens((data as { message?: Partial<Message> }).message?.usage);
           return;
         case "content_block_start": {
@@ -111,7 +113,7 @@ function anthropicAccumulator(): StreamAccumulator {
           return;
         }
         case "message_delta":
-          inputTokens = promptTokens((data as { usage?: unknown }).usage) ?? inputTokens;
+          usage = promptUsage((data as { usage?: unknown }).usage) ?? usage;
           outputTokens = answerTokens((data as { usage?: unknown }).usage) ?? outputTokens;
           return;
         case "message_stop":
@@ -127,7 +129,7 @@ function anthropicAccumulator(): StreamAccumulator {
     result() {
       if (!started || !stopped || failed || unread) return undefined;
       const content = blocks.filter((block) => block !== undefined);
-      return protocolAnswer([{ role: "assistant", content }], inputTokens, outputTokens);
+      return protocolAnswer([{ role: "assistant", content }], usage, outputTokens);
     },
   };
 }
@@ -188,7 +190,7 @@ export const anthropicProtocol: GatewayProtocol = {
     if (!isRecord(body) || !Array.isArray(body.content)) return undefined;
     return protocolAnswer(
       [{ role: "assistant", content: body.content }],
-      promptTokens(body.usage),
+      promptUsage(body.usage),
       answerTokens(body.usage),
     );
   },

@@ -8,7 +8,7 @@
  * streams, and the gateway passes the upstream's bytes through untouched.
  */
 
-import { recallChatCompletionsTool } from "@condense/core";
+import { type ProviderUsage, recallChatCompletionsTool } from "@condense/core";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import {
   type AnswerToolCall,
@@ -17,6 +17,7 @@ import {
   type GatewayProtocol,
   isRecord,
   openAIErrorBody,
+  openAIUsage,
   type ProtocolAnswer,
   protocolAnswer,
   type StreamAccumulator,
@@ -38,7 +39,7 @@ function chatAccumulator(): StreamAccumulator {
   const calls: CallParts[] = [];
   let finished = false;
   let failed = false;
-  let inputTokens: number | undefined;
+  let usage: ProviderUsage | undefined;
   let outputTokens: number | undefined;
   return {
     event(event) {
@@ -47,7 +48,7 @@ function chatAccumulator(): StreamAccumulator {
       if (data === undefined) return;
       if (data.error !== undefined) failed = true;
       const chunk = data as Partial<ChatCompletionChunk>;
-      inputTokens = count(chunk.usage?.prompt_tokens) ?? inputTokens;
+      usage = openAIUsage(chunk.usage?.prompt_tokens, chunk.usage?.prompt_tokens_details) ?? usage;
       outputTokens = count(chunk.usage?.completion_tokens) ?? outputTokens;
       const choice = (chunk.choices ?? []).find((candidate) => (candidate.index ?? 0) === 0);
       if (choice === undefined) return;
@@ -87,7 +88,7 @@ function chatAccumulator(): StreamAccumulator {
         ...(refusal !== null ? { refusal } : {}),
         ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       };
-      return protocolAnswer([message], inputTokens, outputTokens);
+      return protocolAnswer([message], usage, outputTokens);
     },
   };
 }
@@ -158,8 +159,12 @@ export const chatProtocol: GatewayProtocol = {
     const completion = body as Partial<ChatCompletion>;
     const message = (completion.choices ?? []).find((choice) => (choice.index ?? 0) === 0)?.message;
     if (!isRecord(message)) return undefined;
-    const { usage } = completion;
-    return protocolAnswer([message], count(usage?.prompt_tokens), count(usage?.completion_tokens));
+    const usage = completion.usage;
+    return protocolAnswer(
+      [message],
+      openAIUsage(usage?.prompt_tokens, usage?.prompt_tokens_details),
+      count(usage?.completion_tokens),
+    );
   },
   accumulator: chatAccumulator,
   tools: chatTools,

@@ -199,7 +199,7 @@ async function storeAnswer(
       ...turn,
       messages,
       hashes: await messageHashes(messages),
-      ...(answer.inputTokens !== undefined ? { usage: { inputTokens: answer.inputTokens } } : {}),
+      ...(answer.usage !== undefined ? { usage: answer.usage } : {}),
     });
     if (result.ok && !result.value.appended) {
       console.log(

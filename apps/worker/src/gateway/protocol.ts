@@ -7,7 +7,7 @@
  * gateway itself makes, so that the SDKs raise their own error classes.
  */
 
-import type { MessageFormat } from "@condense/core";
+import type { MessageFormat, ProviderUsage } from "@condense/core";
 import type { EventSourceMessage } from "eventsource-parser";
 
 export type ProtocolName = "chat" | "responses" | "anthropic";
@@ -22,12 +22,14 @@ export interface RequestHistory {
   system?: unknown;
 }
 
-/** The model's answer, in the protocol's message format, and the provider's counts of it. */
+/**
+ * The model's answer, in the protocol's message format, and the provider's count of the prompt:
+ * every input token, and those it read from and wrote to its prompt cache.
+ */
 export interface ProtocolAnswer {
   messages: unknown[];
-  /** The prompt's tokens, as the provider reported them. */
-  inputTokens?: number;
-  /** The answer's tokens, as the provider reported them (the spending guard counts both). */
+  usage?: ProviderUsage;
+  /** The answer's tokens, as the provider reported them (the spending guard counts them with the prompt's). */
   outputTokens?: number;
 }
 
@@ -133,14 +135,25 @@ export function eventData(event: EventSourceMessage): Record<string, unknown> | 
 /** An answer of `messages`, with the provider's counts of the prompt and the answer when it gave them. */
 export function protocolAnswer(
   messages: unknown[],
-  inputTokens: number | undefined,
+  usage: ProviderUsage | undefined,
   outputTokens?: number,
 ): ProtocolAnswer {
   return {
     messages,
-    ...(inputTokens !== undefined ? { inputTokens } : {}),
+    ...(usage !== undefined ? { usage } : {}),
     ...(outputTokens !== undefined ? { outputTokens } : {}),
   };
+}
+
+/**
+ * The usage of an OpenAI answer: `total` every prompt token (`prompt_tokens`, `input_tokens`), of
+ * which `details.cached_tokens` were read from the cache (OpenAI writes without a premium).
+ */
+export function openAIUsage(total: unknown, details: unknown): ProviderUsage | undefined {
+  const inputTokens = count(total);
+  if (inputTokens === undefined) return undefined;
+  const cached = isRecord(details) ? (count(details.cached_tokens) ?? 0) : 0;
+  return { inputTokens, cacheReadTokens: cached, cacheWriteTokens: 0 };
 }
 
 /** Whether `tools` (a request's) has an entry named `name`, at the top or under `function`/`custom`. */

@@ -118,12 +118,9 @@ export async function respondAfterRecall(
     // request and this answer, and must still extend the session for the next turn to match it.
     // Its provider count is the first round's: the prompt the session served, without the recalled
     // material, which is what calibrates the session's own count.
-    const { inputTokens: _rounds, ...final } = answer;
-    const firstTokens = rounds === 0 ? answer.inputTokens : read(first)?.inputTokens;
-    keepAlive(
-      c,
-      plan.answered(firstTokens === undefined ? final : { ...final, inputTokens: firstTokens }),
-    );
+    const { usage: _rounds, ...final } = answer;
+    const firstUsage = rounds === 0 ? answer.usage : read(first)?.usage;
+    keepAlive(c, plan.answered(firstUsage === undefined ? final : { ...final, usage: firstUsage }));
   }
   return new Response(reply.text, { status: reply.status, headers });
 }

@@ -30,11 +30,14 @@ describe("the Responses answer's usage", () => {
 
   it("reads the prompt's and the answer's tokens of a body and of a stream", () => {
     expect(responsesProtocol.answer({ output: [], usage })).toMatchObject({
-      inputTokens: 120,
+      usage: { inputTokens: 120 },
       outputTokens: 30,
     });
     const accumulator = responsesProtocol.accumulator();
     accumulator.event(event("response.completed", { response: { output: [], usage } }));
-    expect(accumulator.result()).toMatchObject({ inputTokens: 120, outputTokens: 30 });
+    expect(accumulator.result()).toMatchObject({
+      usage: { inputTokens: 120 },
+      outputTokens: 30,
+    });
   });
 });

@@ -5,7 +5,7 @@
  * (the engine keeps those it does not know opaque), a stream's last event
  * (`response.completed`, or `response.incomplete`) carries the whole response
  * (or, should its `output` be empty, the items of `response.output_item.done`),
- * usage is `usage.input_tokens`. A request that chains state
+ * usage is `usage.input_tokens` (with `input_tokens_details.cached_tokens`). A request that chains state
  * kept on OpenAI's side (`previous_response_id`, `conversation`) has no
  * history here to manage: it is forwarded unchanged.
  */
@@ -19,6 +19,7 @@ import {
   type GatewayProtocol,
   isRecord,
   openAIErrorBody,
+  openAIUsage,
   type ProtocolAnswer,
   protocolAnswer,
   type RequestBody,
@@ -30,10 +31,10 @@ import {
 function responseAnswer(body: unknown): ProtocolAnswer | undefined {
   if (!isRecord(body) || !Array.isArray(body.output)) return undefined;
   const response = body as Partial<OpenAIResponse>;
-  const { usage } = response;
+  const usage = response.usage;
   return protocolAnswer(
     body.output as unknown[],
-    count(usage?.input_tokens),
+    openAIUsage(usage?.input_tokens, usage?.input_tokens_details),
     count(usage?.output_tokens),
   );
 }

@@ -90,7 +90,7 @@ export function spendingGuard(): MiddlewareHandler<AppEnv> {
 
 /** The answer's tokens as the upstream reported them (0 when it reported none). */
 function answerTokens(answer: ProtocolAnswer): number {
-  return (answer.inputTokens ?? 0) + (answer.outputTokens ?? 0);
+  return (answer.usage?.inputTokens ?? 0) + (answer.outputTokens ?? 0);
 }
 
 /**

@@ -288,8 +288,7 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     },
     async ({ call, stub }) => {
-      const compactions = unwrap(await stub.compactions(call));
-      return { sessionId: call.sessionId, compactions };
+      return { sessionId: call.sessionId, ...unwrap(await stub.compactions(call)) };
     },
   );
 

@@ -18,6 +18,7 @@ import { remember, replay } from "./idempotency";
 import { calibrateWithProviderCount } from "./provider-counts";
 import { recountIfModelChanged } from "./recount";
 import { indexMessage } from "./search-index";
+import { recordTurnUsage } from "./served-turns";
 import {
   countAppended,
   openSession,
@@ -35,7 +36,8 @@ export interface AppendInput {
   /** Canonical (Chat Completions) messages, already validated by the Worker. */
   messages: ChatMessage[];
   model?: string;
-  usage?: { inputTokens: number };
+  /** The provider's count of the last prompt: every input token, and the cached ones when it said. */
+  usage?: { inputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
   idempotency?: IdempotencyInput;
 }
 
@@ -97,6 +99,16 @@ export function appendMessages(
     // it last fetched, when nothing was appended since (a background compaction may have committed
     // a smaller one meanwhile), else the context as it is before this append.
     if (input.usage !== undefined) {
+      // The bill: the turn the client last fetched, when nothing was appended since (else none).
+      recordTurnUsage(
+        sql,
+        { lastSeq: session.message_count },
+        {
+          inputTokens: input.usage.inputTokens,
+          cacheReadTokens: input.usage.cacheReadTokens ?? 0,
+          cacheWriteTokens: input.usage.cacheWriteTokens ?? 0,
+        },
+      );
       session = calibrateWithProviderCount(
         sql,
         storage.store,

@@ -35,6 +35,11 @@ function session(overrides: Partial<SessionRow> = {}): SessionRow {
     last_failure: null,
     retry_at: null,
     overhead_tokens: 0,
+    cache_excess_tokens: null,
+    cache_compacted_tokens: null,
+    cache_stable_tokens: null,
+    memory_block: null,
+    memory_block_compaction: null,
     ...overrides,
   };
 }

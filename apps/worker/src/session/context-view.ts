@@ -25,6 +25,7 @@ import {
 import { ApiError } from "../api/errors";
 import { checkPartsAvailable, renderMessages } from "../api/formats";
 import { insertRow } from "../sqlite/insert-row";
+import { cacheStateOf } from "./cache-state";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
@@ -358,7 +359,12 @@ export function measureContext(
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
   });
-  const decision = shouldCompact({ model, tokens: estimate }, options(engineWindow));
+  // The cost policy decides with what the session carried since its last compaction (`cache-state`).
+  const cacheState = cacheStateOf(session);
+  const decision = shouldCompact(
+    { model, tokens: estimate },
+    { ...options(engineWindow), ...(cacheState !== undefined ? { cacheState } : {}) },
+  );
   const withoutOverhead = Math.max(1, room);
   const real = (engineTokens: number) => Math.round((engineTokens + pinnedTokens) * ratio);
   return {

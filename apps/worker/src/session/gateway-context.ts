@@ -20,6 +20,7 @@ import { contextSize, measureContext, readViewState } from "./context-view";
 import { currentGeneration } from "./generations";
 import { type MemoryInsert, withMemoryPinned } from "./memory-context";
 import type { MessageStore } from "./message-store";
+import { recordServedTurn } from "./served-turns";
 import { type SessionRow, saveServed } from "./session-record";
 import { readSettings } from "./settings";
 
@@ -73,6 +74,19 @@ export function gatewayContextAt(
   if (session.message_count === request.lastSeq) {
     saveServed(sql, tokens + measure.pinnedTokens, request.lastSeq);
   }
+  // The request goes to the provider: a turn of the session's bill (`served-turns`).
+  recordServedTurn(
+    sql,
+    store,
+    session,
+    {
+      lastSeq: request.lastSeq,
+      tokens: tokens + measure.pinnedTokens,
+      pinnedTokens: measure.pinnedTokens,
+      model: measure.model,
+    },
+    Date.now(),
+  );
   const rows = view === undefined ? [] : store.readView().map((row) => row.message);
   const byReference: GatewayContextByReference =
     view?.strategy === "openai"

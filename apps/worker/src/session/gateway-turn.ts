@@ -18,7 +18,7 @@
  * session moved on meanwhile.
  */
 
-import type { ChatMessage } from "@condense/core";
+import type { ChatMessage, ProviderUsage } from "@condense/core";
 import { ApiError } from "../api/errors";
 import { type Appended, type AppendInput, type AppendTarget, appendMessages } from "./append";
 import type { PendingMark } from "./compaction/pending";
@@ -26,6 +26,7 @@ import type { ContextData } from "./context-view";
 import type { GatewayContext, GatewayContextByReference } from "./gateway-context";
 import { currentGeneration, type Generation, startGeneration } from "./generations";
 import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
+import { recordTurnUsage } from "./served-turns";
 import {
   openSession,
   readSession,
@@ -237,8 +238,8 @@ export interface GatewayAnswerInput {
   messages: ChatMessage[];
   hashes: string[];
   model?: string;
-  /** The provider's count of the prompt it answered. */
-  usage?: { inputTokens: number };
+  /** The provider's count of the prompt it answered, with its cached tokens. */
+  usage?: ProviderUsage;
 }
 
 export type GatewayAnswerResult =
@@ -260,6 +261,14 @@ export function appendAnswer(
       const session = readSession(sql);
       if (session === undefined) return { appended: false, reason: "the session is gone" };
       requireSession(sql, key);
+      // The bill counts the answer's usage whether the answer is stored or not.
+      if (input.usage !== undefined) {
+        recordTurnUsage(
+          sql,
+          { generation: input.generation, lastSeq: input.afterSeq },
+          input.usage,
+        );
+      }
       if (currentGeneration(sql).generation !== input.generation) {
         return { appended: false, reason: "another generation started" };
       }

@@ -102,7 +102,9 @@ export function startGeneration(
   });
   sql.exec(
     `UPDATE condense_session SET epoch = ?, ledger = NULL, pending_trigger = NULL, exhausted_seq = NULL,
-       served_tokens = NULL, served_seq = NULL, updated_at = ? WHERE id = 1`,
+       served_tokens = NULL, served_seq = NULL, cache_excess_tokens = NULL,
+       cache_compacted_tokens = NULL, cache_stable_tokens = NULL, memory_block = NULL,
+       memory_block_compaction = NULL, updated_at = ? WHERE id = 1`,
     crypto.randomUUID(),
     now,
   );

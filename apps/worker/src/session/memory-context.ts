@@ -12,8 +12,9 @@
 import { type ChatMessage, type MemoryEntry, messageText, messageTokens } from "@condense/core";
 import { logLine } from "../log/log-lines";
 import { memoryMessage } from "../user/memory-block";
+import { readViewState } from "./context-view";
 import type { MessageStore } from "./message-store";
-import { requireSession, type SessionKey } from "./session-record";
+import { requireSession, type SessionKey, type SessionRow } from "./session-record";
 import { modelFor, readSettings, type SessionSettings } from "./settings";
 
 /** What `/context` reports about the memory block (absent when the setting is off). */
@@ -76,9 +77,30 @@ export async function memoryInsert(
   };
 }
 
+/** The block as frozen: the budget it was chosen within, and what was inserted. */
+interface FrozenBlock {
+  budget: number;
+  insert: MemoryInsert;
+}
+
+/** The block frozen for the view of `compactionId` within `budget`, if there is one. */
+function frozenBlock(
+  session: SessionRow,
+  compactionId: number,
+  budget: number,
+): MemoryInsert | undefined {
+  if (session.memory_block === null || session.memory_block_compaction !== compactionId) {
+    return undefined;
+  }
+  const frozen = JSON.parse(session.memory_block) as FrozenBlock;
+  return frozen.budget === budget ? frozen.insert : undefined;
+}
+
 /**
  * With the `memory` setting on, the user's memories for the context of the session of `key`, from
  * `source` (the user's object); never a failure (`memoryInsert`). Undefined with the setting off.
+ * The block chosen for the current view is served again until a compaction replaces the view (or
+ * `memoryTokens` changes); a block that could not be fetched is not kept.
  */
 export async function memoryFor(
   sql: SqlStorage,
@@ -90,13 +112,26 @@ export async function memoryFor(
   const settings = readSettings(sql);
   if (!settings.memory) return undefined;
   const session = requireSession(sql, key);
+  const compactionId = readViewState(sql)?.compaction_id ?? 0;
+  const frozen = frozenBlock(session, compactionId, settings.memoryTokens);
+  if (frozen !== undefined) return frozen;
   const model = modelFor(settings, session.last_model, defaultModel);
-  return memoryInsert(
+  const insert = await memoryInsert(
     source,
     recentText(store, session.message_count),
     settings.memoryTokens,
     model,
   );
+  // Chosen for the view read before the fetch: a compaction committed meanwhile makes it stale.
+  if (insert.status === "included") {
+    const block: FrozenBlock = { budget: settings.memoryTokens, insert };
+    sql.exec(
+      "UPDATE condense_session SET memory_block = ?, memory_block_compaction = ? WHERE id = 1",
+      JSON.stringify(block),
+      compactionId,
+    );
+  }
+  return insert;
 }
 
 /**

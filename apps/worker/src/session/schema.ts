@@ -73,6 +73,16 @@
  * definitions: `gateway/request-overhead`). The window keeps room for it, background compactions
  * included, and the calibration leaves it out. 0 in sessions from before, and in sessions only
  * ever appended to through `/messages`.
+ *
+ * v12 (the bill, issue 19): on `condense_session`, the cost policy's state carried from turn to turn
+ * (`cache_excess_tokens`, `cache_compacted_tokens`, `cache_stable_tokens`: core's `CacheState`, NULL
+ * before the first compaction, when the policy decides statelessly) and the memory block frozen until
+ * the next compaction (`memory_block`, JSON of the inserted message and its figures, chosen for the
+ * view of `memory_block_compaction`), so the prompt's prefix stays byte-identical between compactions.
+ * `condense_turns`: every model request the session served (`GET /context`, a gateway turn), with its
+ * size, the prefix an earlier request sent unchanged, the whole history's size beside it and the
+ * provider's reported usage (cached tokens read and written) once an answer or append carries it:
+ * the session's bill (`session/served-turns`). Empty in sessions from before.
  */
 
 import { type Migration, runMigrations } from "../sqlite/migrations";
@@ -261,6 +271,32 @@ const migrations: Migration[] = [
     version: 11,
     statements: [
       "ALTER TABLE condense_session ADD COLUMN overhead_tokens INTEGER NOT NULL DEFAULT 0",
+    ],
+  },
+  // ---- the bill (v12): the cost policy's state, the frozen memory block, the turns served
+  {
+    version: 12,
+    statements: [
+      "ALTER TABLE condense_session ADD COLUMN cache_excess_tokens INTEGER",
+      "ALTER TABLE condense_session ADD COLUMN cache_compacted_tokens INTEGER",
+      "ALTER TABLE condense_session ADD COLUMN cache_stable_tokens INTEGER",
+      "ALTER TABLE condense_session ADD COLUMN memory_block TEXT",
+      "ALTER TABLE condense_session ADD COLUMN memory_block_compaction INTEGER",
+      `CREATE TABLE condense_turns (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        generation INTEGER NOT NULL,
+        last_seq INTEGER NOT NULL,
+        compaction_id INTEGER NOT NULL,
+        model TEXT NOT NULL,
+        tokens INTEGER NOT NULL,
+        reused_tokens INTEGER NOT NULL,
+        whole_tokens INTEGER NOT NULL,
+        whole_reused_tokens INTEGER NOT NULL,
+        input_tokens INTEGER,
+        cache_read_tokens INTEGER,
+        cache_write_tokens INTEGER
+      )`,
     ],
   },
 ];

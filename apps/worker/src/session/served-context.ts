@@ -5,7 +5,8 @@
  * The committed snapshot is checked against the asked format, measured with
  * the memory block (when the `memory` setting put one in) counted as a pinned
  * message, and its size recorded as the one served: a provider's count in a
- * later overflow report or append refers to what the client was sent.
+ * later overflow report or append refers to what the client was sent; and as a
+ * turn of the session's bill (`served-turns`).
  */
 
 import type { MessageFormat } from "@condense/core";
@@ -19,6 +20,7 @@ import {
 } from "./context-view";
 import { type MemoryInsert, withMemoryPinned } from "./memory-context";
 import type { MessageStore } from "./message-store";
+import { recordServedTurn } from "./served-turns";
 import { requireSession, type SessionKey, saveServed } from "./session-record";
 import { readSettings } from "./settings";
 
@@ -49,6 +51,19 @@ export function serveContext(
   const measure = measureContext(session, settings, snapshot.tokens, options.defaultModel);
   // What the client sends next; a provider's count in a later overflow report refers to it.
   saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
+  // A model request: the session's bill, and what the cost policy has read since its last compaction.
+  recordServedTurn(
+    sql,
+    store,
+    session,
+    {
+      lastSeq: snapshot.lastSeq,
+      tokens: snapshot.tokens + measure.pinnedTokens,
+      pinnedTokens: measure.pinnedTokens,
+      model: measure.model,
+    },
+    Date.now(),
+  );
   const data = contextData(key.sessionId, settings, snapshot, measure, {
     status: compactionStatus(session, options.compactionRunning),
     waited: options.waited,

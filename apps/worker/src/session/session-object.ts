@@ -23,7 +23,7 @@ import type { MessageFormat } from "@condense/core";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
 import type {
   AppendResponseBody,
-  CompactionEventBody,
+  CompactionsResponseBody,
   DeleteResponseBody,
   ManualCompactResponseBody,
   SearchResponseBody,
@@ -69,6 +69,7 @@ import { BackfillChain, backfillStep, isBackfillComplete } from "./search-index"
 import { indexedRowids, type SessionVectors, sessionVectorsFor } from "./semantic-recall";
 import { takeServedCompaction } from "./served-compaction";
 import { serveContext } from "./served-context";
+import { billWithSeries } from "./served-turns";
 import {
   notFound,
   readSession,
@@ -78,7 +79,7 @@ import {
   type SessionRow,
 } from "./session-record";
 import type { SessionStorage } from "./session-storage";
-import { readSettings, type SettingsUpdate } from "./settings";
+import { modelFor, readSettings, type SettingsUpdate } from "./settings";
 import { updateSettings } from "./settings-update";
 import { listReport, sessionStatus } from "./status";
 import {
@@ -333,8 +334,16 @@ export class SessionObject extends DurableObject<Env> {
     });
   }
 
-  async compactions(key: SessionKey): Promise<RpcResult<CompactionEventBody[]>> {
-    return this.#read(key, (sql) => listCompactions(sql));
+  async compactions(
+    key: SessionKey,
+  ): Promise<RpcResult<Omit<CompactionsResponseBody, "sessionId">>> {
+    return this.#read(key, (sql, session) => ({
+      compactions: listCompactions(sql),
+      ...billWithSeries(
+        sql,
+        modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL),
+      ),
+    }));
   }
 
   async toolOutput(

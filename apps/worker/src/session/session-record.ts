@@ -61,6 +61,13 @@ export type SessionRow = {
    * input, its tool definitions (`gateway/request-overhead`; schema v11): the window keeps room for them.
    */
   overhead_tokens: number;
+  /** The cost policy's state (core `CacheState`), NULL before the first compaction (schema v12). */
+  cache_excess_tokens: number | null;
+  cache_compacted_tokens: number | null;
+  cache_stable_tokens: number | null;
+  /** JSON of the memory block frozen for the view of `memory_block_compaction` (schema v12). */
+  memory_block: string | null;
+  memory_block_compaction: number | null;
 };
 
 export function notFound(sessionId: string): ApiError {

@@ -19,6 +19,7 @@ import {
 } from "./context-view";
 import { currentGeneration } from "./generations";
 import type { MessageStore } from "./message-store";
+import { sessionBillBody } from "./served-turns";
 import {
   calibrationOf,
   learnedWindowOf,
@@ -84,6 +85,7 @@ export function sessionStatus(
     calibration: calibrationOf(session),
     // Copies, because the API's loose message type wants the index signature a core interface lacks.
     settings: { ...settings, pinned: settings.pinned.map((message) => ({ ...message })) },
+    bill: sessionBillBody(sql, measure.model),
   };
 }
 

@@ -34,7 +34,7 @@ import {
   user,
 } from "../test-support/conversation.js";
 import { arbMessyConversation, arbResponsesItems } from "../test-support/message-arbitraries.js";
-import { countMessageTokens, countTokens } from "../tokens/count.js";
+import { countMessageTokens, countTokens, messageTokens } from "../tokens/count.js";
 import { extractSummary } from "./assemble.js";
 import { compact } from "./compact.js";
 import type { CompactOptions, CompactResult } from "./types.js";
@@ -106,15 +106,18 @@ const sections = (body: string) =>
   `## Goal\n${body}\n\n## Progress\nsome\n\n## Files\nnone\n\n## Exact identifiers\nnone\n\n## Next steps\ncontinue`;
 
 describe("compact: nothing to do", () => {
-  it("returns the input untouched with a reason when under the threshold", async () => {
+  it("returns the input untouched with a reason when under the floor (policy cost) or the threshold (window)", async () => {
     const messages = [user("hello"), assistant("hi")];
     const result = await compact({ model, messages });
     expect(result.compacted).toBe(false);
     expect(result.tier).toBe(0);
     expect(result.messages).toEqual(messages);
-    expect(result.reason).toMatch(/under the trigger/);
+    expect(result.reason).toMatch(/under the floor of 64000 \(0.5 × 128000\)/);
     expect(result.finalTokens).toBe(result.originalTokens);
     expect(result.prunedToolOutputs).toEqual([]);
+    expect(result.cacheState).toBeUndefined();
+    const windowed = await compact({ model, messages }, { policy: "window" });
+    expect(windowed.reason).toMatch(/under the trigger of 96000/);
   });
 
   it("rejects malformed messages with a typed error naming the index", async () => {
@@ -285,7 +288,7 @@ describe("compact: tier 1, the tool strip", () => {
     const window = Math.ceil(original * 0.9);
     const result = await compact(
       { model, messages },
-      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000, policy: "window" },
     );
     expect(result.compacted).toBe(true);
     expect(result.tier).toBe(1);
@@ -300,6 +303,45 @@ describe("compact: tier 1, the tool strip", () => {
       expect(textOf(result.messages)).toContain(pruned.toolCallId);
     }
     expect(result.prunedToolOutputs.length).toBeGreaterThan(0);
+  });
+});
+
+describe("compact: the cost policy (default)", () => {
+  it("compacts deep where tier 1 alone would fit, and hands back the state to carry", async () => {
+    const messages = agentSession(60, 40);
+    const original = countMessageTokens(messages, model);
+    const window = Math.ceil(original * 0.9);
+    const result = await compact({ model, messages }, { contextWindow: window, reserveTokens: 0 });
+    expect(result.compacted).toBe(true);
+    expect(result.tier).toBeGreaterThanOrEqual(2);
+    expect(result.summary).not.toBeNull();
+    // A tail of 2,000 tokens (5% of this window is less): far under what the prune would leave.
+    expect(result.finalTokens).toBeLessThan(window * 0.4);
+    // The system prompt and the three head messages stay as they were: the prefix that stays cached.
+    const stable = messages.slice(0, 4).reduce((sum, m) => sum + messageTokens(m, model), 0);
+    expect(result.cacheState).toEqual({
+      excessTokens: 0,
+      compactedTokens: result.finalTokens,
+      stableTokens: stable,
+    });
+  });
+
+  it("leaves a context between the floor and the limit alone until compacting pays for the cache", async () => {
+    const messages = agentSession(60, 40);
+    const tokens = countMessageTokens(messages, model);
+    const options = {
+      contextWindow: Math.ceil(tokens / 0.6),
+      pricing: { cacheWrite: 1.25, cacheRead: 0.1 },
+      cacheState: { excessTokens: 0, compactedTokens: 5_000, stableTokens: 1_000 },
+    };
+    const early = await compact({ model, messages }, options);
+    expect(early.compacted).toBe(false);
+    expect(early.reason).toMatch(/would not yet pay for the prompt cache/);
+    const paid = await compact(
+      { model, messages },
+      { ...options, cacheState: { ...options.cacheState, excessTokens: 50_000 } },
+    );
+    expect(paid.compacted).toBe(true);
   });
 });
 
@@ -393,7 +435,7 @@ describe("compact: small windows and headroom", () => {
     const window = Math.ceil(countMessageTokens(messages, model) * 0.9);
     const result = await compact(
       { model, messages },
-      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000, policy: "window" },
     );
     expect(result.tier).toBe(1);
     const limit = Math.min(result.budget, Math.floor(window * 0.75));
@@ -1266,7 +1308,7 @@ describe("compact: reused tool-call ids", () => {
     const window = Math.ceil(countMessageTokens(messages, model) * 0.9);
     const result = await compact(
       { model, messages },
-      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000 },
+      { contextWindow: window, reserveTokens: 0, tailTokens: 2_000, policy: "window" },
     );
     expect(result.compacted).toBe(true);
     expect(result.tier).toBe(1);
@@ -1314,6 +1356,7 @@ describe("compact: reused tool-call ids", () => {
         contextWindow: window,
         reserveTokens: 0,
         tailTokens: 2_000,
+        policy: "window",
         toolOutputReference: (key) => `output #${key.occurrence} of ${key.toolCallId}`,
       },
     );

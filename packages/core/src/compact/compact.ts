@@ -275,17 +275,32 @@ export async function compact(
           }),
       summarizerCalls: context.summarizerCalls,
       summarizerInputTokens: context.summarizerInputTokens,
+      ...(fields.compacted && resolved.policy === "cost"
+        ? {
+            cacheState: {
+              excessTokens: 0,
+              compactedTokens: finalTokens,
+              stableTokens: keptPrefixTokens(repaired, messages, model),
+            },
+          }
+        : {}),
     };
   };
 
   const decision = decideTrigger(originalTokens, resolved);
   if (!resolved.force && !decision.compact) {
+    const trigger =
+      resolved.policy === "window"
+        ? `under the trigger of ${decision.triggerTokens} (${resolved.threshold} × ${resolved.contextWindow}) with ${resolved.reserveTokens} tokens of reserve free`
+        : originalTokens < decision.triggerTokens
+          ? `under the floor of ${decision.triggerTokens} (${resolved.floor} × ${resolved.contextWindow}) and within the limit of ${resolved.limit}`
+          : `within the limit of ${resolved.limit}, and compacting now would not yet pay for the prompt cache it breaks (policy cost)`;
     return finalize(repaired, {
       compacted: false,
       tier: 0,
       passes: 0,
       ledger: carriedLedger,
-      reason: `the context holds ${originalTokens} tokens, under the trigger of ${decision.triggerTokens} (${resolved.threshold} × ${resolved.contextWindow}) with ${resolved.reserveTokens} tokens of reserve free; pass force: true to compact anyway`,
+      reason: `the context holds ${originalTokens} tokens, ${trigger}; pass force: true to compact anyway`,
     });
   }
 
@@ -297,7 +312,10 @@ export async function compact(
   let tailTokens = resolved.tailTokens;
   while (passes < DEFAULTS.maxPasses) {
     throwIfAborted(resolved.signal);
-    const summarizeOnly = resolved.force || passes > 0;
+    // The cost policy compacts deep: a prune alone leaves the context near the limit, so the next
+    // compaction, and its cache bust, comes a few turns later. Tier 1 stays the fallback when
+    // nothing can be summarized (`runPass`).
+    const summarizeOnly = resolved.force || passes > 0 || resolved.policy === "cost";
     let pass = await runPass(messages, tailTokens, summarizeOnly, context);
     // A pass that saved nothing may have failed for want of a middle: the tail held nearly
     // everything the head did not. Retry with a smaller tail before giving up.
@@ -338,4 +356,19 @@ export async function compact(
     });
   }
   return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });
+}
+
+/** Tokens of the leading messages a compaction kept as they were: the prefix that stays cached. */
+function keptPrefixTokens(
+  before: readonly ChatMessage[],
+  after: readonly ChatMessage[],
+  model: string,
+): number {
+  let tokens = 0;
+  for (let i = 0; i < Math.min(before.length, after.length); i++) {
+    const message = after[i] as ChatMessage;
+    if (message !== before[i] && JSON.stringify(message) !== JSON.stringify(before[i])) break;
+    tokens += messageTokens(message, model);
+  }
+  return tokens;
 }

@@ -14,7 +14,14 @@ describe("resolveOptions", () => {
     expect(resolved.minSummarizableTokens).toBe(2_000);
     expect(resolved.summaryMinTokens).toBe(2_000);
     expect(resolved.headMessages).toBe(3);
-    expect(resolved.tailTokens).toBe(20_000);
+    // Policy cost: deep compactions past half the window, a tail of 5% of it.
+    expect(resolved.policy).toBe("cost");
+    expect(resolved.floor).toBe(0.5);
+    expect(resolved.tailTokens).toBe(6_400);
+    expect(resolved.pricing).toMatchObject({ source: "catalog", inputPerMillion: 2.5 });
+    expect(resolved.cacheState).toBeUndefined();
+    expect(resolved.summarizerCostTokens).toBe(0);
+    expect(resolveOptions("gpt-4o", { policy: "window" }).tailTokens).toBe(20_000);
     expect(resolved.minTailMessages).toBe(4);
     expect(resolved.identifierPolicy).toBe("strict");
     expect(resolved.summarizer.kind).toBe("extractive");
@@ -25,8 +32,12 @@ describe("resolveOptions", () => {
     expect(resolveOptions("gpt-4o", { maxOutputTokens: 32_000 }).reserveTokens).toBe(32_000);
     const small = resolveOptions("gpt-4o", { contextWindow: "32k" });
     expect(small.reserveTokens).toBe(16_000);
-    // The default tail is capped at half the aim (12,800), like an explicit one.
-    expect(small.tailTokens).toBe(6_400);
+    // The cost policy's tail is at least 2,000 tokens.
+    expect(small.tailTokens).toBe(2_000);
+    // The window policy's default tail is capped at half the aim (12,800), like an explicit one.
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k", policy: "window" }).tailTokens).toBe(
+      6_400,
+    );
     // Small windows scale what is worth a summary and how small a summary may be.
     const tiny = resolveOptions("gpt-4o", { contextWindow: 8_000 });
     expect(tiny.limit).toBe(4_000);
@@ -40,6 +51,10 @@ describe("resolveOptions", () => {
     expect(tiny.target).toBe(400);
     expect(tiny.tailTokens).toBe(200);
     expect(
+      resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25, policy: "window" })
+        .tailTokens,
+    ).toBe(200);
+    expect(
       resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25, tailTokens: 1_000 })
         .tailTokens,
     ).toBe(200);
@@ -47,13 +62,24 @@ describe("resolveOptions", () => {
       resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25, tailTokens: 100 })
         .tailTokens,
     ).toBe(100);
-    // Large windows keep the 20,000 default.
-    expect(resolveOptions("gpt-4o", { contextWindow: 200_000 }).tailTokens).toBe(20_000);
+    // Large windows: the window policy keeps the 20,000 default, the cost policy takes 5%.
+    expect(resolveOptions("gpt-4o", { contextWindow: 200_000, policy: "window" }).tailTokens).toBe(
+      20_000,
+    );
+    expect(resolveOptions("gpt-4o", { contextWindow: 200_000 }).tailTokens).toBe(10_000);
   });
 
   it("rejects bad values with the option named", () => {
     const cases: Array<[Record<string, unknown>, string]> = [
       [{ threshold: 1.5 }, "threshold"],
+      [{ policy: "cheap" }, "policy"],
+      [{ floor: 1.5 }, "floor"],
+      [{ floor: "half" }, "floor"],
+      [{ pricing: 0.1 }, "pricing"],
+      [{ pricing: { cacheRead: -1 } }, "pricing.cacheRead"],
+      [{ cacheState: { excessTokens: 1 } }, "cacheState"],
+      [{ cacheState: { excessTokens: -1, compactedTokens: 1, stableTokens: 0 } }, "cacheState"],
+      [{ summarizerCostTokens: -5 }, "summarizerCostTokens"],
       [{ threshold: "high" }, "threshold"],
       [{ headMessages: -1 }, "headMessages"],
       [{ tailTokens: 1.5 }, "tailTokens"],

@@ -8,12 +8,21 @@ import { InvalidOptionsError } from "../errors/condense-error.js";
 import { nonNegativeInteger, optionalString } from "../errors/option-checks.js";
 import type { ToolOutputKey } from "../messages/call-ids.js";
 import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
+import { type ModelPricing, modelPricing } from "../models/pricing.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
-import type { CompactOptions } from "./types.js";
+import type { CacheState } from "./cost-policy.js";
+import type { CompactionPolicy, CompactOptions } from "./types.js";
 
 export const DEFAULTS = {
+  /** Compact when it pays for the prompt cache it breaks (`compact/cost-policy`), deep. */
+  policy: "cost",
+  /** The cost policy leaves a context under this fraction of the window alone. */
+  floor: 0.5,
+  /** The cost policy's tail: this share of the window, and at least `costTailMinTokens`. */
+  costTailShare: 0.05,
+  costTailMinTokens: 2_000,
   threshold: 0.75,
   reserveFloor: 20_000,
   /** The most of the window a request's `maxOutputTokens` reserves for the answer. */
@@ -43,6 +52,13 @@ export const DEFAULTS = {
 
 export interface ResolvedOptions {
   contextWindow: number;
+  policy: CompactionPolicy;
+  /** Under `floor × window` tokens the cost policy leaves the context alone. */
+  floor: number;
+  /** The model's cache prices, with the caller's `pricing` on top. */
+  pricing: ModelPricing;
+  cacheState: CacheState | undefined;
+  summarizerCostTokens: number;
   threshold: number;
   reserveTokens: number;
   /** Tokens the context may hold: window − reserve. */
@@ -162,6 +178,22 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
       ? contextWindowFor(model)
       : parseContextWindow(options.contextWindow);
 
+  const policy = options.policy ?? DEFAULTS.policy;
+  if (policy !== "cost" && policy !== "window") {
+    throw new InvalidOptionsError(
+      "policy",
+      `expected "cost" (compact when it pays for the prompt cache it breaks) or "window" (at the threshold), got ${JSON.stringify(policy)}`,
+    );
+  }
+  const floor = options.floor ?? DEFAULTS.floor;
+  if (typeof floor !== "number" || !(floor >= 0 && floor <= 1)) {
+    throw new InvalidOptionsError(
+      "floor",
+      `expected a fraction of the window in [0, 1], e.g. 0.5, got ${JSON.stringify(floor)}`,
+    );
+  }
+  const pricing = modelPricing(model, resolvePricing(options.pricing));
+
   const threshold = options.threshold ?? DEFAULTS.threshold;
   if (typeof threshold !== "number" || !(threshold > 0 && threshold <= 1)) {
     throw new InvalidOptionsError(
@@ -199,9 +231,15 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
   // the summary, else a compaction has nothing to summarize (a 2,000-token window at threshold 0.25
   // aims at 400 tokens, and a quarter-window tail of 500 left no middle at all). The default also
   // shrinks with the window.
+  // The cost policy compacts deep: a small tail, so the context it leaves (and the next compaction's
+  // bust) is small.
+  const defaultTail =
+    policy === "cost"
+      ? Math.max(DEFAULTS.costTailMinTokens, Math.floor(contextWindow * DEFAULTS.costTailShare))
+      : Math.min(DEFAULTS.tailTokens, Math.floor(contextWindow / 4));
   const requestedTail =
     options.tailTokens === undefined
-      ? Math.min(DEFAULTS.tailTokens, Math.floor(contextWindow / 4))
+      ? defaultTail
       : nonNegativeInteger("tailTokens", options.tailTokens, DEFAULTS.tailTokens);
   const tailTokens = Math.min(requestedTail, Math.floor(target / 2));
 
@@ -269,6 +307,11 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
 
   return {
     contextWindow,
+    policy,
+    floor,
+    pricing,
+    cacheState: resolveCacheState(options.cacheState),
+    summarizerCostTokens: nonNegativeNumber("summarizerCostTokens", options.summarizerCostTokens),
     threshold,
     reserveTokens,
     budget,
@@ -302,6 +345,52 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     summaryAnchor: resolveSummaryAnchor(options.ledger),
     toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
     recallTool: resolveRecallTool(options.recallTool),
+  };
+}
+
+function nonNegativeNumber(name: string, value: unknown): number {
+  if (value === undefined) return 0;
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new InvalidOptionsError(
+      name,
+      `expected a number ≥ 0 of tokens, got ${JSON.stringify(value)}`,
+    );
+  }
+  return value;
+}
+
+function resolvePricing(value: unknown): CompactOptions["pricing"] {
+  if (value === undefined) return undefined;
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new InvalidOptionsError(
+      "pricing",
+      "expected an object such as { cacheWrite: 1.25, cacheRead: 0.1 } (multiples of the input price), or nothing",
+    );
+  }
+  return value as CompactOptions["pricing"];
+}
+
+/** The state a previous decision or compaction handed back (`TriggerDecision.cacheState`). */
+function resolveCacheState(value: unknown): CacheState | undefined {
+  if (value === undefined || value === null) return undefined;
+  const state = value as Partial<Record<keyof CacheState, unknown>>;
+  const fields = ["excessTokens", "compactedTokens", "stableTokens"] as const;
+  if (
+    typeof value !== "object" ||
+    fields.some((field) => {
+      const tokens = state[field];
+      return typeof tokens !== "number" || !Number.isFinite(tokens) || tokens < 0;
+    })
+  ) {
+    throw new InvalidOptionsError(
+      "cacheState",
+      "expected { excessTokens, compactedTokens, stableTokens } (numbers ≥ 0) as the last decision or compaction returned it in `cacheState`, or nothing",
+    );
+  }
+  return {
+    excessTokens: state.excessTokens as number,
+    compactedTokens: state.compactedTokens as number,
+    stableTokens: state.stableTokens as number,
   };
 }
 

@@ -3,12 +3,47 @@ import { InvalidOptionsError } from "../errors/condense-error.js";
 import { shouldCompact } from "./trigger.js";
 
 describe("shouldCompact", () => {
-  it("fires over threshold × window", () => {
-    expect(shouldCompact({ model: "gpt-4o", tokens: 96_000 }).compact).toBe(false);
-    const over = shouldCompact({ model: "gpt-4o", tokens: 96_001 });
+  it("fires over threshold × window (policy window)", () => {
+    const window = { policy: "window" } as const;
+    expect(shouldCompact({ model: "gpt-4o", tokens: 96_000 }, window).compact).toBe(false);
+    const over = shouldCompact({ model: "gpt-4o", tokens: 96_001 }, window);
     expect(over.compact).toBe(true);
     expect(over.reason).toBe("over_threshold");
     expect(over.triggerTokens).toBe(96_000);
+  });
+
+  it("fires from half the window when a deep compaction would halve the context (policy cost, no state)", () => {
+    const under = shouldCompact({ model: "gpt-4o", tokens: 63_999 });
+    expect(under).toMatchObject({ compact: false, reason: "within_limits", triggerTokens: 64_000 });
+    expect(under.cacheState).toBeUndefined();
+    expect(shouldCompact({ model: "gpt-4o", tokens: 64_000 })).toMatchObject({
+      compact: true,
+      reason: "pays_off",
+    });
+    // The limit still forces a compaction, whatever the policy says.
+    expect(shouldCompact({ model: "gpt-4o", tokens: 96_001 }).reason).toBe("over_threshold");
+    // A 16k window: the expected compacted context (2,000 summary + 2,000 tail + 1,000) is 5,000,
+    // so the floor (8,000) would not halve it; the limit (8,000) is what fires.
+    const small = { contextWindow: 16_000 };
+    expect(shouldCompact({ model: "gpt-4o", tokens: 8_000 }, small).compact).toBe(false);
+    expect(shouldCompact({ model: "gpt-4o", tokens: 8_001 }, small).reason).toBe("under_reserve");
+  });
+
+  it("carries the excess read and fires when it pays for the bust (policy cost, with state)", () => {
+    // Anthropic's prices: the break-even excess is (1.25 / 0.1 − 1) × (10,000 − 2,000) = 92,000.
+    const options = {
+      contextWindow: 100_000,
+      pricing: { cacheWrite: 1.25, cacheRead: 0.1 },
+      cacheState: { excessTokens: 40_000, compactedTokens: 10_000, stableTokens: 2_000 },
+    };
+    const first = shouldCompact({ model: "claude-sonnet-4-5", tokens: 60_000 }, options);
+    expect(first).toMatchObject({ compact: false, reason: "within_limits" });
+    expect(first.cacheState).toEqual({ ...options.cacheState, excessTokens: 90_000 });
+    const next = shouldCompact(
+      { model: "claude-sonnet-4-5", tokens: 60_000 },
+      { ...options, cacheState: first.cacheState },
+    );
+    expect(next).toMatchObject({ compact: true, reason: "pays_off" });
   });
 
   it("fires when the free space falls under the reserve", () => {

@@ -1,25 +1,40 @@
 /**
  * @module compact/trigger
- * When to compact: the context (system included) is over `threshold × window`,
- * or the free space left is under the reserve.
+ * When to compact: always when the context (system included) is over
+ * `threshold × window` or the free space left is under the reserve (the limit);
+ * under the `cost` policy also past `floor × window` once compacting pays for
+ * the prompt cache it breaks (`compact/cost-policy`).
  */
 
 import { InvalidOptionsError } from "../errors/condense-error.js";
+import { type CacheState, decideCostCompaction } from "./cost-policy.js";
 import { type ResolvedOptions, resolveOptions } from "./options.js";
 import type { CompactOptions, WarningLevel } from "./types.js";
 
 export interface TriggerDecision {
   /** True when the context should be compacted now. */
   compact: boolean;
-  /** Which condition fired, or why not. */
-  reason: "over_threshold" | "under_reserve" | "within_limits";
+  /**
+   * Which condition fired, or why not: `pays_off` is the cost policy's (past the floor, the
+   * excess read since the last compaction pays for the cache a compaction breaks).
+   */
+  reason: "over_threshold" | "under_reserve" | "pays_off" | "within_limits";
   tokens: number;
   contextWindow: number;
-  /** `threshold × window`, in tokens. */
+  /**
+   * Where compaction may start, in tokens: policy `window`, `threshold × window`; policy `cost`,
+   * `floor × window` (or the limit, when lower).
+   */
   triggerTokens: number;
   /** Window − reserve: what the context may hold. */
   budget: number;
   warningLevel: WarningLevel;
+  /**
+   * Policy `cost`: the state to carry to the next decision when this one does not compact (the
+   * excess read now includes this turn). Undefined when the caller passed none: the policy then
+   * decides statelessly.
+   */
+  cacheState?: CacheState;
 }
 
 export function warningLevelFor(
@@ -31,22 +46,50 @@ export function warningLevelFor(
   return "none";
 }
 
+/**
+ * What a deep compaction is expected to leave when no state says: a summary, the tail and the
+ * newest turn (the research's estimate before a session's first compaction).
+ */
+function expectedCompactedTokens(resolved: ResolvedOptions): number {
+  return resolved.summaryMinTokens + resolved.tailTokens + 1_000;
+}
+
 export function decideTrigger(tokens: number, resolved: ResolvedOptions): TriggerDecision {
-  const triggerTokens = Math.floor(resolved.threshold * resolved.contextWindow);
-  const reason =
+  const thresholdTokens = Math.floor(resolved.threshold * resolved.contextWindow);
+  const forced =
     tokens > resolved.budget
       ? "under_reserve"
-      : tokens > triggerTokens
+      : tokens > thresholdTokens
         ? "over_threshold"
-        : "within_limits";
-  return {
-    compact: reason !== "within_limits",
-    reason,
+        : undefined;
+  const base = {
     tokens,
     contextWindow: resolved.contextWindow,
-    triggerTokens,
     budget: resolved.budget,
     warningLevel: warningLevelFor(tokens, resolved),
+  };
+  if (resolved.policy === "window") {
+    const reason = forced ?? "within_limits";
+    return { ...base, compact: reason !== "within_limits", reason, triggerTokens: thresholdTokens };
+  }
+  const floorTokens = Math.floor(resolved.floor * resolved.contextWindow);
+  const cost = decideCostCompaction({
+    tokens,
+    floorTokens,
+    pricing: resolved.pricing,
+    state: resolved.cacheState,
+    expectedCompactedTokens: expectedCompactedTokens(resolved),
+    summarizerCostTokens: resolved.summarizerCostTokens,
+  });
+  const reason = forced ?? (cost.compact ? "pays_off" : "within_limits");
+  return {
+    ...base,
+    compact: reason !== "within_limits",
+    reason,
+    triggerTokens: Math.min(floorTokens, resolved.limit),
+    ...(resolved.cacheState === undefined
+      ? {}
+      : { cacheState: { ...resolved.cacheState, excessTokens: cost.excessTokens } }),
   };
 }
 

@@ -6,8 +6,18 @@
 import type { SummarizerFailureKind } from "../errors/condense-error.js";
 import type { ToolOutputKey } from "../messages/call-ids.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
+import type { PricingOverride } from "../models/pricing.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
+import type { CacheState } from "./cost-policy.js";
+
+/**
+ * When to compact. `cost` (the default): once the context passes `floor × window` and compacting
+ * pays for the prompt cache it breaks, and always over the limit; deep (straight to a summary, a
+ * small tail), so compactions are rare. `window`: at `threshold × window` (or when the reserve
+ * runs out), aiming 20% under the limit, trying the tool strip (tier 1) first.
+ */
+export type CompactionPolicy = "cost" | "window";
 
 export interface CompactInput {
   model: string;
@@ -36,7 +46,35 @@ export interface CompactInput {
 export interface CompactOptions {
   /** Tokens the model accepts, a number or `"128k"`. Default: from the model table. */
   contextWindow?: number | string;
-  /** Fraction of the window that triggers compaction. Default 0.75. */
+  /** Default `cost`: see {@link CompactionPolicy}. */
+  policy?: CompactionPolicy;
+  /**
+   * Policy `cost`: the fraction of the window under which the context is left alone, however
+   * cheap a compaction would be. Default 0.5: a deep compaction then leaves the model a quarter
+   * or less of what it had, at a bill well under compacting at the limit (docs/notes/cost-model.md).
+   */
+  floor?: number;
+  /**
+   * Policy `cost`: the prompt-cache prices to decide with (multiples of the input price), over the
+   * model's catalog entry; e.g. `{ cacheWrite: 1.25, cacheRead: 0.1 }` for Anthropic.
+   */
+  pricing?: PricingOverride;
+  /**
+   * Policy `cost`: the state the caller carries between turns, as the last `shouldCompact`
+   * decision (when it did not compact) or `compact()` result (when it did) returned it in
+   * `cacheState`. Without it the policy compacts past the floor when that halves the context.
+   */
+  cacheState?: CacheState;
+  /**
+   * Policy `cost`: what an LLM summary costs, in uncached input tokens of the session's model
+   * (its input and output tokens at the summarizer's prices); it joins the cache bust in the
+   * decision. Default 0 (the deterministic summarizer costs nothing).
+   */
+  summarizerCostTokens?: number;
+  /**
+   * Fraction of the window over which a compaction is forced (policy `window`: the trigger).
+   * Default 0.75.
+   */
   threshold?: number;
   /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
   reserveTokens?: number;
@@ -47,7 +85,10 @@ export interface CompactOptions {
   maxOutputTokens?: number;
   /** Leading messages kept verbatim after system/developer messages. Default 3. */
   headMessages?: number;
-  /** Token budget of the verbatim tail. Default 20,000, scaled down for small windows. */
+  /**
+   * Token budget of the verbatim tail. Default: policy `cost`, 5% of the window and at least
+   * 2,000; policy `window`, 20,000, scaled down for small windows.
+   */
   tailTokens?: number;
   /** Messages the tail keeps at least. Default 4. */
   minTailMessages?: number;
@@ -145,4 +186,9 @@ export interface CompactResult<M = ChatMessage> {
   /** Calls made to an LLM summarizer and tokens sent to it. */
   summarizerCalls: number;
   summarizerInputTokens: number;
+  /**
+   * Policy `cost`, when `compacted`: the state to pass as `cacheState` from now on (no excess
+   * read yet, the context this compaction left, and the part of it kept from the input).
+   */
+  cacheState?: CacheState;
 }

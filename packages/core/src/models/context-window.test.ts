@@ -36,6 +36,12 @@ describe("contextWindowFor", () => {
     ["gpt-3.5-turbo-0613", 4_096],
     ["gpt-3.5-turbo-instruct", 4_096],
     ["gpt-oss-120b", 131_072],
+    // the catalog's smaller windows of models inside a larger family
+    ["gpt-5.3-chat-latest", 128_000],
+    ["gpt-5.3-codex-spark", 128_000],
+    ["gpt-4o-realtime-preview-2025-06-03", 32_000],
+    ["gpt-4o-mini-realtime-preview", 16_000],
+    ["text-embedding-3-small", 8_192],
     // provider prefixes and tags do not change the answer
     ["openai/gpt-4o", 128_000],
     ["azure/gpt-4.1", 1_047_576],
@@ -62,6 +68,8 @@ describe("contextWindowFor", () => {
     ["models/gemini-1.5-pro-002", 2_097_152],
     ["gemini-1.5-flash", 1_048_576],
     ["gemma-3-27b-it", 131_072],
+    ["gemini-live-2.5-flash-preview", 128_000],
+    ["gemini-2.5-flash-preview-tts", 8_192],
     // Meta
     ["llama-3.3-70b-versatile", 128_000],
     ["@cf/meta/llama-3.3-70b-instruct-fp8-fast", 128_000],

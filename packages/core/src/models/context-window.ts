@@ -1,15 +1,19 @@
 /**
  * @module models/context-window
  * How many tokens a request to a model may carry (its input limit: where a provider documents
- * input and output limits apart, the input one), looked up by the longest matching prefix of
- * the normalized model name, and parsing of user-given window sizes such as `"128k"`.
+ * input and output limits apart, the input one), and parsing of user-given window sizes such
+ * as `"128k"`.
  *
- * Where providers or hosts disagree the table takes the smaller documented value: a window
- * that is too small only compacts early, one that is too large gets requests rejected.
- * Anything else can be set per model with `overrides`.
+ * Two sources, and the smaller wins where both know a model: the maintained catalog
+ * (`models/catalog`, exact model names, windows of input and output together) with the
+ * corrections below, and this module's table of families, looked up by the longest matching
+ * prefix of the normalized model name (documented input limits, hosts' smaller windows, and
+ * families the catalog does not list). A window that is too small only compacts early, one
+ * that is too large gets requests rejected. Anything else can be set per model with `overrides`.
  */
 
 import { InvalidOptionsError } from "../errors/condense-error.js";
+import { catalogModel } from "./catalog.js";
 import { normalizeModelName } from "./model-name.js";
 
 /** Window for models the table does not know: the common size of current mid-size models. */
@@ -29,6 +33,8 @@ const windows: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
   ["gpt-5-chat", 128_000],
   ["gpt-5.1-chat", 128_000],
   ["gpt-5.2-chat", 128_000],
+  // Codex-Spark, the real-time coding model, has 128k (OpenAI's launch post; models.dev).
+  ["gpt-5.3-codex-spark", 128_000],
   ["gpt-4.1", 1_047_576],
   ["gpt-4.5", 128_000],
   ["gpt-4o", 128_000],
@@ -65,6 +71,8 @@ const windows: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
   ["gemini-1.5-pro", 2_097_152],
   ["gemini-1.0-pro", 32_760],
   ["gemini-2.5-flash-image", 32_768],
+  // The Live API models take 128k (models.dev), far under the Gemini family's 1M.
+  ["gemini-live", 128_000],
   ["gemma", 8_192],
   ["gemma-3", 131_072],
   ["gemma-3-1b", 32_768],
@@ -140,6 +148,32 @@ const windows: ReadonlyArray<readonly [prefix: string, tokens: number]> = [
   ["magistral", 40_000],
 ];
 
+/**
+ * Catalog windows that are wrong, by catalog id: rounded (1M for 1,048,576), or stale (DeepSeek's
+ * API serves 128k since V3.1; grok-2-1212 is 131,072 on xAI's page; Gemini 1.5 Pro is 2M).
+ * Each is the provider's documented value, which the table above also holds.
+ */
+const catalogWindowCorrections: Readonly<Record<string, number>> = {
+  "gpt-4.1": 1_047_576,
+  "gpt-4.1-mini": 1_047_576,
+  "gpt-4.1-nano": 1_047_576,
+  "gpt-4-32k": 32_768,
+  "gemini-1.5-flash": 1_048_576,
+  "gemini-1.5-pro": 2_097_152,
+  "gemini-2.0-flash": 1_048_576,
+  "gemini-2.0-flash-lite": 1_048_576,
+  "deepseek-chat": 128_000,
+  "deepseek-reasoner": 128_000,
+  "grok-2-1212": 131_072,
+};
+
+/** The catalog's window for `name`, corrected, if the catalog lists the model with one. */
+function catalogWindow(name: string): number | undefined {
+  const entry = catalogModel(name);
+  if (entry?.contextWindow === undefined) return undefined;
+  return catalogWindowCorrections[entry.id] ?? entry.contextWindow;
+}
+
 function longestPrefix<T>(
   name: string,
   entries: ReadonlyArray<readonly [string, T]>,
@@ -157,8 +191,8 @@ function longestPrefix<T>(
 
 /**
  * Context window of `model` in tokens. `overrides` maps model names (or name prefixes, in any
- * spelling the model may come in) to windows and wins over the built-in table, longest prefix
- * first. Unknown models get {@link DEFAULT_CONTEXT_WINDOW}.
+ * spelling the model may come in) to windows and wins over the catalog and the table, longest
+ * prefix first. Models neither knows get {@link DEFAULT_CONTEXT_WINDOW}.
  *
  * @throws InvalidOptionsError when an override is not a positive whole number.
  */
@@ -184,7 +218,10 @@ export function contextWindowFor(model: string, overrides?: Record<string, numbe
     const overridden = longestPrefix(name, entries);
     if (overridden !== undefined) return overridden;
   }
-  return longestPrefix(name, windows) ?? DEFAULT_CONTEXT_WINDOW;
+  const fromTable = longestPrefix(name, windows);
+  const fromCatalog = catalogWindow(name);
+  if (fromTable !== undefined && fromCatalog !== undefined) return Math.min(fromTable, fromCatalog);
+  return fromTable ?? fromCatalog ?? DEFAULT_CONTEXT_WINDOW;
 }
 
 const sizePattern = /^(\d+(?:\.\d*)?|\.\d+)\s*([km]?)(?:\s*tokens?)?$/;

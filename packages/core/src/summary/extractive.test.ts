@@ -684,10 +684,11 @@ describe("extractiveSummary on the fixture transcripts, compacted at 32k, 64k an
     }
   }
 
+  // The window policy's tail (a quarter of the window): these tests read the summary of that range.
   const claudeCodeSummary = async (window: number) => {
     const result = await compact(
       { model: MODEL, messages: claudeCode.messages as ChatMessage[] },
-      { contextWindow: window, force: true },
+      { contextWindow: window, force: true, policy: "window" },
     );
     return result.summary ?? "";
   };

@@ -2,8 +2,8 @@
  * @module views/overview-tab
  * A session at a glance: the gauge (context against window, threshold and
  * reserve), the chart of context tokens per message against the raw
- * transcript with each compaction, the composition of the context by part,
- * and the compaction history.
+ * transcript with each compaction, the input bill beside it (`cost-panel`),
+ * the composition of the context by part, and the compaction history.
  */
 
 import { readCompactions, readContextQuietly, readTranscript } from "../api/session-data.ts";
@@ -17,6 +17,7 @@ import { type ContextPart, composeContext, PART_LABELS } from "../model/composit
 import { triggerTokens } from "../model/limits.ts";
 import { buildTimeline } from "../model/timeline.ts";
 import { CompactionTable } from "./compaction-table.tsx";
+import { CostPanel } from "./cost-panel.tsx";
 import type { TabProps } from "./tab-props.ts";
 
 function Composition({ parts, total }: { parts: ContextPart[]; total: number }) {
@@ -165,6 +166,8 @@ export function OverviewTab({ route, status }: TabProps) {
               </p>
             )}
           </section>
+
+          <CostPanel sessionId={route.id} status={status} />
 
           <section aria-labelledby="composition-title" class="panel">
             <h2 id="composition-title">What the context is made of</h2>

@@ -23,10 +23,34 @@ export const AppendRequest = z
     format: MessageFormat.optional(),
     system: z.unknown().optional().openapi({ description: "Anthropic top-level `system`" }),
     model: fields.ModelName.optional(),
-    usage: z.strictObject({ inputTokens: z.number().int().nonnegative() }).optional().openapi({
-      description:
-        "What the provider reported for the last call; calibrates the token estimate of non-OpenAI models",
-    }),
+    usage: z
+      .strictObject({
+        inputTokens: z.number().int().nonnegative().openapi({
+          description:
+            "Every input token of the prompt, cached ones included (Chat Completions `prompt_tokens`, Responses `input_tokens`, Anthropic `input_tokens` + `cache_read_input_tokens` + `cache_creation_input_tokens`)",
+        }),
+        cacheReadTokens: z.number().int().nonnegative().optional().openapi({
+          description:
+            "Of them, read from the provider's prompt cache (Anthropic `cache_read_input_tokens`, `prompt_tokens_details.cached_tokens`, `input_tokens_details.cached_tokens`)",
+        }),
+        cacheWriteTokens: z.number().int().nonnegative().optional().openapi({
+          description:
+            "Of them, written to the prompt cache (Anthropic `cache_creation_input_tokens`)",
+        }),
+      })
+      .refine(
+        (usage) =>
+          (usage.cacheReadTokens ?? 0) + (usage.cacheWriteTokens ?? 0) <= usage.inputTokens,
+        {
+          message:
+            "cacheReadTokens + cacheWriteTokens cannot exceed inputTokens, which counts every input token, cached ones included (for Anthropic add cache_read_input_tokens and cache_creation_input_tokens to input_tokens)",
+        },
+      )
+      .optional()
+      .openapi({
+        description:
+          "What the provider reported for the last call (the context last fetched): calibrates the token estimate of non-OpenAI models, and its cached tokens join the session's bill",
+      }),
   })
   .openapi("AppendRequest");
 
@@ -222,6 +246,57 @@ export const SettingsPatch = z
   })
   .openapi("SettingsPatch");
 
+const cacheTokens = {
+  cacheReadTokens: z.number().int(),
+  cacheWriteTokens: z.number().int(),
+};
+
+export const SessionBill = z
+  .object({
+    model: z.string().openapi({ description: "The model whose catalog prices the bill is in" }),
+    turns: z.number().int().openapi({
+      description:
+        "Model requests the session served (`GET /context`, gateway turns); the same request served again counts once",
+    }),
+    dollars: z.number().nullable().openapi({
+      description:
+        "What the served requests' input cost under the provider's prompt cache, in dollars of the catalog's prices (estimated from their sizes and the prefix each kept); null when the catalog has no price for the model",
+    }),
+    wholeHistoryDollars: z.number().nullable().openapi({
+      description:
+        "What sending the whole history every turn would have cost under the same cache, in dollars",
+    }),
+    ratio: z.number().nullable().openapi({
+      description:
+        "`dollars ÷ wholeHistoryDollars` (computed in tokens, so also without a price): under 1, compaction saved money once caching is counted; null before any turn",
+    }),
+    costTokens: z.number().openapi({
+      description:
+        "The served requests' bill in uncached input tokens' worth (read × cache-read price + written × cache-write price + uncached)",
+    }),
+    wholeHistoryCostTokens: z.number(),
+    cacheBusts: z.number().int().openapi({
+      description:
+        "Turns whose start was rewritten (a compaction), so the cache could not serve the previous request",
+    }),
+    ...cacheTokens,
+    reported: z
+      .object({
+        turns: z.number().int(),
+        inputTokens: z.number().int(),
+        ...cacheTokens,
+        dollars: z.number().nullable(),
+      })
+      .openapi({
+        description:
+          "What the provider reported for the turns whose usage reached the session (gateway answers, appends with `usage`), priced as it counted them",
+      }),
+  })
+  .openapi("SessionBill", {
+    description:
+      "The session's input bill under prompt caching, beside sending the whole history with caching (issue 19)",
+  });
+
 export const SessionStatus = z
   .object({
     sessionId: z.string(),
@@ -275,6 +350,7 @@ export const SessionStatus = z
       .openapi({ description: "ISO time until which LLM summaries are skipped" }),
     calibration: z.object({ ratio: z.number(), samples: z.number().int() }),
     settings: SessionSettings,
+    bill: SessionBill,
   })
   .openapi("SessionStatus");
 
@@ -283,7 +359,23 @@ export const DeleteResponse = z
   .openapi("DeleteResponse");
 
 export const CompactionsResponse = z
-  .object({ sessionId: z.string(), compactions: z.array(CompactionEvent) })
+  .object({
+    sessionId: z.string(),
+    compactions: z.array(CompactionEvent),
+    bill: SessionBill,
+    costSeries: z
+      .array(
+        z.object({
+          lastSeq: z.number().int().openapi({ description: "The last message the turn sent" }),
+          costTokens: z.number(),
+          wholeHistoryCostTokens: z.number(),
+        }),
+      )
+      .openapi({
+        description:
+          "Per served turn, oldest first: the bill so far and the whole history's so far, in uncached input tokens' worth (`bill.costTokens` at the end)",
+      }),
+  })
   .openapi("CompactionsResponse");
 
 export const ToolOutputParams = SessionIdParam.extend({

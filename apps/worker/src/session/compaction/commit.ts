@@ -13,6 +13,7 @@
 import type { ChatMessage, Ledger, PrunedToolOutput } from "@condense/core";
 import type { CompactionEventBody } from "../../api/schemas";
 import { type CompactionLogBase, type CompactionLogLine, logCompaction } from "../../log/log-lines";
+import { saveCacheState } from "../cache-state";
 import { type ContextMeasure, commitView, isCurrent } from "../context-view";
 import {
   clearFailure,
@@ -47,6 +48,8 @@ export interface NewView {
   cooldownUntil?: number;
   /** For OpenAI items: which endpoint and key produced them. */
   openai?: { endpoint: string; keyFingerprint: string };
+  /** Tokens of the view's start the compaction kept from the context (system prompt, head): what it did not rewrite. */
+  stableTokens?: number;
   /** Set when the strategy could not make the context smaller: then only the cooldown is kept. */
   unchangedReason?: string;
 }
@@ -140,6 +143,12 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     });
     markPruned(sql, event.id, view.prunedOutputs, commit.outputSeqs);
     if (view.ledger !== undefined) saveLedger(sql, view.ledger);
+    // The cost policy counts from here: nothing read yet over what this compaction left.
+    saveCacheState(sql, {
+      excessTokens: 0,
+      compactedTokens: tokensAfter,
+      stableTokens: view.stableTokens ?? 0,
+    });
     // A view that would still trigger cannot be improved until more messages arrive; one the
     // request's overhead kept from its target, until the context has grown (`compaction/exhaustion`).
     setExhaustedSeq(sql, reach === "within" ? null : snapshot.lastSeq, now);

@@ -18,6 +18,7 @@ import {
   resolveOptions,
   summaryDigest,
 } from "@condense/core";
+import { cacheStateOf } from "../cache-state";
 import type { ContextMeasure } from "../context-view";
 import { ledgerOf, type SessionRow } from "../session-record";
 import { type SessionSettings, settingsOptions } from "../settings";
@@ -82,6 +83,8 @@ const RECALL_TOOL = "recall";
 export async function localView(compaction: LocalCompaction): Promise<NewView> {
   const { env, settings, session } = compaction;
   const ledger = await carriedLedger(session, compaction.snapshot);
+  // The cost policy's state, so the engine decides as the trigger did (`cache-state`).
+  const cacheState = cacheStateOf(session);
   const options: CompactOptions = {
     contextWindow: engineWindow(compaction),
     ...settingsOptions(settings),
@@ -95,6 +98,7 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     ...(compaction.instructions !== undefined ? { instructions: compaction.instructions } : {}),
     ...(compaction.focus !== undefined ? { focus: compaction.focus } : {}),
     force: compaction.force,
+    ...(cacheState !== undefined ? { cacheState } : {}),
     ...recallOption(settings),
   };
   const model = compaction.measure.model;
@@ -163,6 +167,7 @@ function viewOf(result: CompactResult<ChatMessage>, model: string): NewView {
     // prune-only compaction the stored one still holds.
     ...(result.tier >= 2 ? { ledger: result.ledger } : {}),
     ...(result.cooldownUntil !== undefined ? { cooldownUntil: result.cooldownUntil } : {}),
+    ...(result.cacheState !== undefined ? { stableTokens: result.cacheState.stableTokens } : {}),
     ...(!result.compacted || result.finalTokens >= result.originalTokens
       ? { unchangedReason: result.reason ?? "compaction could not make the context smaller" }
       : {}),

@@ -1,0 +1,104 @@
+/**
+ * @module charts/cost-chart
+ * The session's input bill so far, per message, under the model's prompt
+ * cache, against sending the whole history every turn under the same cache
+ * (issue 19): two cumulative lines over the messages each served turn ended
+ * at, on the context chart's axis, so a compaction's cache bust and the
+ * cheaper turns after it line up with its mark there. Hand-written SVG like
+ * the context chart, with the same series styles.
+ */
+
+import { useRef } from "preact/hooks";
+import type { CompactionList } from "../api/types.ts";
+import { formatShort } from "../format.ts";
+import { ticks } from "./scale.ts";
+import { useWidth } from "./use-width.ts";
+
+export interface CostChartProps {
+  series: CompactionList["costSeries"];
+  bill: CompactionList["bill"];
+  lastSeq: number;
+}
+
+const MARGIN = { left: 56, right: 16, top: 14, bottom: 34 };
+
+function money(value: number | null): string {
+  return value === null ? "—" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
+}
+
+/** What the bill says, in words: the chart's label and its caption. */
+export function describeBill(bill: CompactionList["bill"]): string {
+  if (bill.ratio === null) return "No model request served yet.";
+  return `${money(bill.dollars)} of input (${bill.model}) against ${money(bill.wholeHistoryDollars)} for the whole history: ${bill.ratio.toFixed(2)}× over ${bill.turns} turns, ${bill.cacheBusts} cache busts`;
+}
+
+export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
+  const ref = useRef<HTMLDivElement>(null);
+  const width = useWidth(ref);
+  const height = Math.round(Math.min(300, Math.max(200, width * 0.32)));
+  const plotW = width - MARGIN.left - MARGIN.right;
+  const plotH = height - MARGIN.top - MARGIN.bottom;
+  const lastSeq = Math.max(1, last, ...series.map((p) => p.lastSeq));
+  const peak = Math.max(1, ...series.map((p) => Math.max(p.costTokens, p.wholeHistoryCostTokens)));
+  const yTicks = ticks(peak * 1.04, 4);
+  const yMax = yTicks.at(-1) ?? peak;
+  const xTicks = ticks(lastSeq, width < 480 ? 3 : 6).filter((t) => t <= lastSeq);
+  const x = (seq: number) => MARGIN.left + (seq / lastSeq) * plotW;
+  const y = (cost: number) => MARGIN.top + plotH - (cost / yMax) * plotH;
+  const line = (pick: (p: CostChartProps["series"][number]) => number) =>
+    series.map((p) => `${x(p.lastSeq).toFixed(1)},${y(pick(p)).toFixed(1)}`).join(" ");
+  return (
+    // The chart's styles are the context chart's (`.chart`), on an inner element, so that
+    // `figure.chart` still names the context chart alone.
+    <figure class="cost-chart">
+      <div ref={ref} class="chart">
+        <svg
+          width={width}
+          height={height}
+          aria-label={`Input bill so far per message: ${describeBill(bill)}`}
+          data-turns={series.length}
+          data-ratio={bill.ratio ?? ""}
+        >
+          {yTicks.map((t) => (
+            <g key={`y${t}`} class="axis">
+              <line x1={MARGIN.left} x2={width - MARGIN.right} y1={y(t)} y2={y(t)} class="grid" />
+              <text x={MARGIN.left - 6} y={y(t) + 4} text-anchor="end">
+                {formatShort(t)}
+              </text>
+            </g>
+          ))}
+          {xTicks.map((t) => (
+            <text
+              key={`x${t}`}
+              class="axis"
+              x={x(t)}
+              y={height - MARGIN.bottom + 16}
+              text-anchor="middle"
+            >
+              {formatShort(t)}
+            </text>
+          ))}
+          <text class="axis" x={width - MARGIN.right} y={height - 4} text-anchor="end">
+            message (seq)
+          </text>
+          <polyline class="series raw" points={line((p) => p.wholeHistoryCostTokens)} />
+          <polyline class="series context" points={line((p) => p.costTokens)} />
+        </svg>
+      </div>
+      <figcaption>
+        <ul class="legend">
+          <li>
+            <span class="swatch context" /> Condense, so far
+          </li>
+          <li>
+            <span class="swatch raw" /> whole history, so far
+          </li>
+        </ul>
+        <p class="muted">
+          {describeBill(bill)}. The axis counts uncached input tokens' worth (a cached token read
+          costs a fraction of one); dollars are at the catalog's prices.
+        </p>
+      </figcaption>
+    </figure>
+  );
+}

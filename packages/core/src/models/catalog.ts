@@ -1,0 +1,76 @@
+/**
+ * @module models/catalog
+ * The model catalog: each model's context window and per-token prices (input, output, cache
+ * read and cache write), as the maintained `@pydantic/genai-prices` data states them, taken
+ * into `catalog.generated.ts` by `scripts/build-model-catalog.ts`. Here: its types, and the
+ * lookup of a model by the catalog's own match rules.
+ *
+ * The catalog is data to read, not the last word: `models/context-window` and
+ * `models/pricing` put the project's corrections on top of it.
+ */
+
+import { CATALOG_MODELS } from "./catalog.generated.js";
+import { normalizeModelName } from "./model-name.js";
+
+/** How the catalog says which model names an entry covers (genai-prices' match logic). */
+export type CatalogMatch =
+  | { equals: string }
+  | { starts_with: string }
+  | { ends_with: string }
+  | { contains: string }
+  | { regex: string }
+  | { or: readonly CatalogMatch[] }
+  | { and: readonly CatalogMatch[] };
+
+/** One model of the catalog. Prices are dollars per million tokens, at the base tier. */
+export interface CatalogModel {
+  /** The provider that serves it (`openai`, `anthropic`, `google`, …). */
+  provider: string;
+  /** The catalog's id for it. */
+  id: string;
+  match: CatalogMatch;
+  /** Tokens of context (input and output together, as the catalog gives it), when known. */
+  contextWindow?: number;
+  input?: number;
+  output?: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
+/** Patterns compiled once; a pattern this runtime cannot compile matches nothing. */
+const patterns = new Map<string, RegExp | null>();
+
+function pattern(source: string): RegExp | null {
+  let compiled = patterns.get(source);
+  if (compiled === undefined) {
+    try {
+      compiled = new RegExp(source);
+    } catch {
+      compiled = null;
+    }
+    patterns.set(source, compiled);
+  }
+  return compiled;
+}
+
+/** Whether `name` (normalized) is a model `match` covers. */
+export function catalogMatches(match: CatalogMatch, name: string): boolean {
+  if ("equals" in match) return name === match.equals;
+  if ("starts_with" in match) return name.startsWith(match.starts_with);
+  if ("ends_with" in match) return name.endsWith(match.ends_with);
+  if ("contains" in match) return name.includes(match.contains);
+  if ("regex" in match) return pattern(match.regex)?.test(name) ?? false;
+  if ("or" in match) return match.or.some((inner) => catalogMatches(inner, name));
+  return match.and.every((inner) => catalogMatches(inner, name));
+}
+
+/**
+ * The catalog's entry for `model` (any spelling `normalizeModelName` reduces), or undefined. The
+ * providers are searched in the catalog's order, first-party ones first, so a model a cloud also
+ * resells is priced as its maker sells it.
+ */
+export function catalogModel(model: string): CatalogModel | undefined {
+  const name = normalizeModelName(model);
+  if (name === "") return undefined;
+  return CATALOG_MODELS.find((entry) => catalogMatches(entry.match, name));
+}
