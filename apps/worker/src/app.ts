@@ -15,6 +15,7 @@ import { except } from "hono/combine";
 import { ApiError } from "./api/errors";
 import type { AppEnv } from "./http/app-env";
 import { requireAuth } from "./http/auth";
+import { configCheck } from "./http/config-check";
 import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
@@ -42,6 +43,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", requestLog());
+  app.use("*", configCheck());
   app.use("/v1/*", except("/v1/gateway/*", requireAuth()));
 
   metaRoutes(app);

@@ -9,8 +9,10 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, type ErrorShape, invalidRequest } from "../api/errors";
+import { ConfigError } from "../config/worker-config";
 import type { AppEnv } from "./app-env";
 import { ClientClosedError, clientClosedResponse } from "./client-closed";
+import { configErrorOf } from "./config-check";
 
 /**
  * `error` as the response, in `shape`: by default the route's (`http/route`'s `errorShape`, e.g. a
@@ -33,6 +35,18 @@ export function errorResponse(
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) return errorResponse(c, error);
   if (error instanceof ClientClosedError) return clientClosedResponse(c);
+  if (error instanceof ConfigError) {
+    console.error(
+      JSON.stringify({
+        level: "error",
+        msg: "invalid configuration",
+        requestId: c.get("requestId"),
+        variable: error.variable,
+        error: error.message,
+      }),
+    );
+    return errorResponse(c, configErrorOf(error));
+  }
   // Hono's own HTTPExceptions (e.g. from a validator) keep their status but get our shape.
   const status = (error as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
