@@ -30,6 +30,7 @@ import type {
   SessionStatusBody,
   ToolOutputResponseBody,
 } from "../api/schemas";
+import { workerConfig } from "../config/worker-config";
 import { userStub } from "../user/user-stub";
 import { type AppendInput, type AppendTarget, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
@@ -110,7 +111,6 @@ export class SessionObject extends DurableObject<Env> {
     this.#store = new MessageStore(ctx.storage.sql);
     this.#storage = { open: () => this.#migratedStorage(), store: this.#store };
     this.#backfill = new BackfillChain(ctx.storage, this.#store, () => this.#migrated);
-    const interval = Number(env.SESSION_LIST_REPORT_MS ?? "5000");
     this.#reporter = new ListReporter({
       // A deleted session's tables are gone; reading would create them again.
       read: () =>
@@ -118,7 +118,7 @@ export class SessionObject extends DurableObject<Env> {
       send: (userId, report) => userStub(env, userId).reportSession(report),
       forget: (userId, sessionId) => userStub(env, userId).forgetSession(sessionId),
       waitUntil: (promise) => ctx.waitUntil(promise),
-      intervalMs: Number.isFinite(interval) && interval >= 0 ? interval : 5000,
+      intervalMs: workerConfig(env).sessionListReportMs,
     });
     this.#scheduler = new CompactionScheduler({
       storage: this.#storage,

@@ -15,6 +15,7 @@
  * scheduled if one is due.
  */
 
+import { workerConfig } from "../../config/worker-config";
 import { measureCommitted } from "../context-view";
 import {
   clearPendingTrigger,
@@ -173,8 +174,7 @@ export class CompactionScheduler {
 
   /** `COMPACTION_DELAY_MS` postpones background compactions, so a burst of appends is compacted once. */
   #delayMs(): number {
-    const value = Number(this.deps.env.COMPACTION_DELAY_MS ?? "0");
-    return Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+    return workerConfig(this.deps.env).compactionDelayMs;
   }
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
