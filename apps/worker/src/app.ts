@@ -13,9 +13,12 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { except } from "hono/combine";
 import { ApiError } from "./api/errors";
+import { GATEWAY_HEADERS } from "./gateway/condense-headers";
+import { CONDENSE_KEY_HEADER } from "./gateway/credentials";
 import type { AppEnv } from "./http/app-env";
 import { requireAuth } from "./http/auth";
 import { configCheck } from "./http/config-check";
+import { corsForListedOrigins } from "./http/cors";
 import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
@@ -39,11 +42,22 @@ function pathPattern(path: string, emptyId = false): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
+/** The gateway's `X-Condense-*` headers: a browser may send them and read them. */
+const condenseHeaders = Object.values(GATEWAY_HEADERS);
+
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", requestLog());
   app.use("*", configCheck());
+  // Before authentication: a preflight carries no credentials.
+  app.use(
+    "*",
+    corsForListedOrigins({
+      allow: [CONDENSE_KEY_HEADER, ...condenseHeaders],
+      expose: condenseHeaders,
+    }),
+  );
   app.use("/v1/*", except("/v1/gateway/*", requireAuth()));
 
   metaRoutes(app);
