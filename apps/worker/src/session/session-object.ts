@@ -45,6 +45,7 @@ import {
   measureCommitted,
   type OverflowData,
 } from "./context-view";
+import { type DeletionOptions, deleteSession } from "./deletion";
 import { gatewayContextAt } from "./gateway-context";
 import {
   appendAnswer,
@@ -59,6 +60,7 @@ import { ListReporter } from "./list-reporter";
 import { type MemoryInsert, memoryFor } from "./memory-context";
 import { MessageStore } from "./message-store";
 import { compactOverflow, learnFromOverflow, type OverflowInput } from "./overflow";
+import { armSessionAlarm, isPastRetention } from "./retention";
 import { migrate } from "./schema";
 import {
   matchExpressions,
@@ -67,7 +69,7 @@ import {
   VECTOR_CANDIDATES_PER_RESULT,
 } from "./search";
 import { BackfillChain, backfillStep, isBackfillComplete } from "./search-index";
-import { indexedRowids, type SessionVectors, sessionVectorsFor } from "./semantic-recall";
+import { type SessionVectors, sessionVectorsFor } from "./semantic-recall";
 import { takeServedCompaction } from "./served-compaction";
 import { serveContext } from "./served-context";
 import {
@@ -82,12 +84,7 @@ import type { SessionStorage } from "./session-storage";
 import { readSettings, type SettingsUpdate } from "./settings";
 import { updateSettings } from "./settings-update";
 import { listReport, sessionStatus } from "./status";
-import {
-  deleteLeavingTombstone,
-  dropTombstone,
-  expireTombstone,
-  tombstoneAnswer,
-} from "./tombstone";
+import { dropTombstone, expireTombstone, tombstoneAnswer } from "./tombstone";
 import { readToolOutput } from "./tool-outputs";
 import { type TranscriptPage, transcriptPage } from "./transcript-page";
 
@@ -172,7 +169,24 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<void> {
     if (appended !== undefined) this.#embedAppended(appended.firstSeq, appended.lastSeq);
     if (pending !== undefined) await this.#scheduler.arm(pending);
+    await this.#armAlarm();
     await this.#reportWrite(created);
+  }
+
+  /** The alarm at the next retry or retention deadline, unless an earlier one is set (`retention`). */
+  async #armAlarm(): Promise<void> {
+    const session = readSession(this.#sql());
+    const retentionMs = workerConfig(this.env).sessionRetentionMs;
+    if (session !== undefined) await armSessionAlarm(this.ctx.storage, session, retentionMs);
+  }
+
+  /** Deletes the session (`deletion`): by DELETE with its `answer`, by retention without. */
+  async #erase(key: SessionKey, options: DeletionOptions): Promise<void> {
+    // Migrated before: the rowids of its vectors are read from its tables.
+    this.#sql();
+    const target = { ctx: this.ctx, vectors: this.#vectors(), reporter: this.#reporter };
+    await deleteSession(target, key, options);
+    this.#migrated = false;
   }
 
   // ------------------------------------------------------------ semantic recall (optional)
@@ -215,8 +229,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * The alarm runs the background compaction an append scheduled (`compaction/scheduler`), or
-   * expires a deleted session's tombstone.
+   * The alarm deletes a session idle past its retention (`retention`), else runs the background
+   * compaction an append scheduled when it is due (`compaction/scheduler`) and sets the next alarm;
+   * or it expires a deleted session's tombstone.
    */
   override async alarm(): Promise<void> {
     const session = readSession(this.#sql());
@@ -226,7 +241,15 @@ export class SessionObject extends DurableObject<Env> {
       return;
     }
     await dropTombstone(this.ctx.storage);
-    await this.#scheduler.runBackground(session);
+    const now = Date.now();
+    const retentionMs = workerConfig(this.env).sessionRetentionMs;
+    if (isPastRetention(session, retentionMs, now)) {
+      const key = { userId: session.user_id, sessionId: session.session_id };
+      await this.#erase(key, { expiredAfterMs: now - session.updated_at });
+      return;
+    }
+    if (this.#scheduler.isBackgroundPending(session)) await this.#scheduler.runBackground(session);
+    await this.#armAlarm();
   }
 
   // ------------------------------------------------------------ RPC
@@ -302,6 +325,7 @@ export class SessionObject extends DurableObject<Env> {
     const result = await rpcResult(() => updateSettings(this.#storage, key, update, this.env));
     if (!result.ok) return result;
     await this.#scheduler.scheduleIfNeeded("settings");
+    await this.#armAlarm();
     await this.#reportWrite(created);
     return this.status(key);
   }
@@ -321,14 +345,7 @@ export class SessionObject extends DurableObject<Env> {
         deleted: true as const,
         messageCount: session.message_count,
       };
-      const vectors = this.#vectors();
-      const rowids = vectors === undefined ? [] : indexedRowids(this.#sql());
-      await deleteLeavingTombstone(this.ctx.storage, answer);
-      // The tables went with everything else; they are created again on the next use.
-      this.#migrated = false;
-      // The session's vectors go too, in the background (a failure leaves ids nothing serves).
-      if (vectors !== undefined && rowids.length > 0) this.ctx.waitUntil(vectors.forget(rowids));
-      await this.#reporter.deleted(key.userId, key.sessionId);
+      await this.#erase(key, { answer });
       return answer;
     });
   }

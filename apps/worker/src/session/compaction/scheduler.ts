@@ -116,14 +116,32 @@ export class CompactionScheduler {
     }
   }
 
-  /** The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is gone. */
+  /**
+   * The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is
+   * gone or later than it is due (the alarm may be the retention's, days away: `retention`).
+   */
   async arm(mark: PendingMark): Promise<void> {
     const storage = this.deps.storage.open();
-    // Self-healing: a pending compaction whose alarm is gone (and that is not running) gets a new alarm.
+    const due = Date.now() + this.#delayMs();
+    // Self-healing: a pending compaction (not running) whose alarm is gone or late gets its own, at
+    // its retry time if it failed before.
     if (mark === "pending") {
-      if (this.running || (await storage.getAlarm()) !== null) return;
+      if (this.running) return;
+      const at = Math.max(due, readSession(storage.sql)?.retry_at ?? 0);
+      const current = await storage.getAlarm();
+      if (current !== null && current <= at) return;
+      await storage.setAlarm(at);
+      return;
     }
-    await storage.setAlarm(Date.now() + this.#delayMs());
+    await storage.setAlarm(due);
+  }
+
+  /**
+   * Whether the alarm has a background compaction to run: one is pending. (An alarm set for the
+   * retention may run a failed one's retry before its backoff ends; the retry is no worse for it.)
+   */
+  isBackgroundPending(session: SessionRow): boolean {
+    return session.pending_trigger !== null;
   }
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
