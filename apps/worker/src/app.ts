@@ -25,6 +25,7 @@ import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
 import { gatewayErrorShape, gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
+import { meRoutes } from "./routes/me";
 import { memoryRoutes } from "./routes/memory";
 import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";
@@ -64,6 +65,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   compactRoutes(app);
   sessionRoutes(app);
   memoryRoutes(app);
+  meRoutes(app);
   responsesCompactRoutes(app);
   inspectorRoutes(app);
   gatewayRoutes(app);

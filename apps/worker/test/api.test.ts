@@ -61,6 +61,7 @@ describe("meta routes", () => {
         "GET /v1/memory/{memoryId}",
         "PATCH /v1/memory/{memoryId}",
         "DELETE /v1/memory/{memoryId}",
+        "DELETE /v1/me",
         "GET /v1/sessions/{id}/search",
         "POST /v1/responses/compact",
         "POST /v1/gateway/{upstream}/chat/completions",

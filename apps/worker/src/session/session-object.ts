@@ -330,7 +330,8 @@ export class SessionObject extends DurableObject<Env> {
     return this.status(key);
   }
 
-  async remove(key: SessionKey): Promise<RpcResult<DeleteResponseBody>> {
+  /** Deletes the session; with `tombstone` (a DELETE's), a retry within a day gets the same answer. */
+  async remove(key: SessionKey, tombstone = true): Promise<RpcResult<DeleteResponseBody>> {
     return rpcResult(async () => {
       const session = readSession(this.#sql());
       if (session === undefined) {
@@ -345,7 +346,7 @@ export class SessionObject extends DurableObject<Env> {
         deleted: true as const,
         messageCount: session.message_count,
       };
-      await this.#erase(key, { answer });
+      await this.#erase(key, tombstone ? { answer } : {});
       return answer;
     });
   }

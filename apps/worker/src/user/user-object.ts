@@ -24,6 +24,7 @@ import {
   addMemory,
   allMemories,
   applyOperations,
+  deleteAllMemories,
   deleteMemory,
   ftsSearch,
   getMemory,
@@ -34,7 +35,9 @@ import {
 } from "./memory-store";
 import { migrateUser } from "./schema";
 import {
+  allSessionIds,
   listSessions,
+  removeAllSessions,
   removeSession,
   type SessionListEntry,
   type SessionReport,
@@ -106,6 +109,25 @@ export class UserObject extends DurableObject<Env> {
 
   async forgetSession(sessionId: string): Promise<void> {
     removeSession(this.#sql(), sessionId);
+  }
+
+  /** Every session id in the list (`DELETE /v1/me` deletes each session's object). */
+  async sessionIds(): Promise<string[]> {
+    return allSessionIds(this.#sql());
+  }
+
+  /**
+   * Deletes the user's memories (and their vectors) and empties the session list; what else the
+   * object keeps for the user is not their data and stays. Returns how many memories went.
+   */
+  async deleteUserData(): Promise<{ memories: number }> {
+    const sql = this.#sql();
+    const ids = this.ctx.storage.transactionSync(() => {
+      removeAllSessions(sql);
+      return deleteAllMemories(sql);
+    });
+    await this.#index([], ids);
+    return { memories: ids.length };
   }
 
   async sessions(
