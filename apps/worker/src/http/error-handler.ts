@@ -10,6 +10,7 @@ import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, type ErrorShape, invalidRequest } from "../api/errors";
 import { ConfigError } from "../config/worker-config";
+import { errorFields, logLine } from "../log/log-lines";
 import type { AppEnv } from "./app-env";
 import { ClientClosedError, clientClosedResponse } from "./client-closed";
 import { configErrorOf } from "./config-check";
@@ -36,15 +37,13 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) return errorResponse(c, error);
   if (error instanceof ClientClosedError) return clientClosedResponse(c);
   if (error instanceof ConfigError) {
-    console.error(
-      JSON.stringify({
-        level: "error",
-        msg: "invalid configuration",
-        requestId: c.get("requestId"),
-        variable: error.variable,
-        error: error.message,
-      }),
-    );
+    logLine({
+      type: "invalid_configuration",
+      level: "error",
+      requestId: c.get("requestId"),
+      variable: error.variable,
+      message: error.message,
+    });
     return errorResponse(c, configErrorOf(error));
   }
   // Hono's own HTTPExceptions (e.g. from a validator) keep their status but get our shape.
@@ -56,14 +55,13 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
       new ApiError(status as ContentfulStatusCode, refused.code, refused.message, refused.details),
     );
   }
-  console.error(
-    JSON.stringify({
-      level: "error",
-      msg: "unhandled error",
-      requestId: c.get("requestId"),
-      error: error.name,
-    }),
-  );
+  logLine({
+    type: "unhandled_error",
+    level: "error",
+    requestId: c.get("requestId"),
+    route: c.req.routePath,
+    ...errorFields(error),
+  });
   return errorResponse(
     c,
     new ApiError(

@@ -16,7 +16,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { MemoryEntry, MemoryOperation } from "@condense/core";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
-import { logLine } from "../log/log-lines";
+import { errorFields, logLine } from "../log/log-lines";
 import { fuseRankings, type SemanticIndex, semanticIndexFor } from "../semantic/semantic-index";
 import { fitToBudget } from "./memory-block";
 import {
@@ -77,7 +77,7 @@ export class UserObject extends DurableObject<Env> {
       await semantic.put(put);
       await semantic.remove(removed);
     } catch (error) {
-      logLine({ type: "memory_index_failed", error: String(error) });
+      logLine({ type: "memory_index_failed", level: "warn", ...errorFields(error) });
     }
   }
 
@@ -96,7 +96,7 @@ export class UserObject extends DurableObject<Env> {
     try {
       nearest = await semantic.rank(text, CANDIDATES);
     } catch (error) {
-      logLine({ type: "memory_semantic_failed", error: String(error) });
+      logLine({ type: "memory_semantic_failed", level: "warn", ...errorFields(error) });
     }
     return { hits: byId, order: fuseRankings([hits.map((hit) => hit.memory.id), nearest]) };
   }
@@ -239,7 +239,7 @@ export class UserObject extends DurableObject<Env> {
       order = (await this.#rank(query, "any")).order;
     } catch (error) {
       // A query SQLite refuses ranks nothing; recency still orders the entries.
-      logLine({ type: "memory_rank_failed", error: String(error) });
+      logLine({ type: "memory_rank_failed", level: "warn", ...errorFields(error) });
     }
     const byId = new Map(all.map((entry) => [entry.id, entry]));
     const ranked: MemoryEntry[] = [];
