@@ -1,10 +1,12 @@
 /**
  * @module session/summarizer-config
  * Builds the summarizer and the memory flusher from the Worker's configuration
- * (`config/worker-config`): an OpenAI-compatible LLM when `SUMMARIZER_BASE_URL`
- * or `SUMMARIZER_API_KEY` is set (model from the session's `summarizerModel`,
- * else `SUMMARIZER_MODEL`, else gpt-4o-mini), otherwise the deterministic
- * extractive summarizer and no LLM flusher.
+ * (`config/worker-config`): Workers AI with `SUMMARIZER=workers-ai` and the
+ * `AI` binding (through `workers-ai/chat-completions`, no key), an
+ * OpenAI-compatible LLM when `SUMMARIZER_BASE_URL` or `SUMMARIZER_API_KEY` is
+ * set; the model is the session's `summarizerModel`, else `SUMMARIZER_MODEL`,
+ * else the summarizer's default. Otherwise the deterministic extractive
+ * summarizer, and no LLM flusher.
  */
 
 import { extractiveSummarizer, type Summarizer } from "@condense/core";
@@ -15,6 +17,7 @@ import {
   openAISummarizer,
 } from "@condense/core/openai";
 import { workerConfig } from "../config/worker-config";
+import { workersAiFetch } from "../workers-ai/chat-completions";
 
 /** How long one summarizer call may take before it counts as a failure. */
 const SUMMARIZER_TIMEOUT_MS = 120_000;
@@ -30,6 +33,17 @@ function llmConnection(
   sessionModel: string | null | undefined,
 ): OpenAIConnectionOptions | undefined {
   const summarizer = workerConfig(env).summarizer;
+  if (summarizer.kind === "workers-ai" && env.AI !== undefined) {
+    return {
+      // No key and no network: the SDK's requests are answered by the binding.
+      apiKey: "workers-ai",
+      baseURL: "https://workers-ai.internal/v1",
+      fetch: workersAiFetch(env.AI),
+      stream: false,
+      model: sessionModel ?? summarizer.model,
+      contextWindow: summarizer.contextWindow,
+    };
+  }
   if (summarizer.kind !== "openai") return undefined;
   return {
     apiKey: summarizer.apiKey,
