@@ -14,6 +14,7 @@ interface OptionalBindings {
   VECTORIZE?: import("./semantic/semantic-index").VectorIndex;
   AI?: import("./semantic/semantic-index").EmbeddingRunner &
     import("./workers-ai/chat-completions").ChatRunner;
+  ANALYTICS?: import("./analytics/data-points").AnalyticsDataset;
 }
 
 interface Env extends OptionalBindings {}
