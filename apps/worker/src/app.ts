@@ -14,8 +14,12 @@ import { OpenAPIHono } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { except } from "hono/combine";
 import { ApiError } from "./api/errors";
+import { GATEWAY_HEADERS } from "./gateway/condense-headers";
+import { CONDENSE_KEY_HEADER } from "./gateway/credentials";
 import type { AppEnv } from "./http/app-env";
 import { requireAuth } from "./http/auth";
+import { configCheck } from "./http/config-check";
+import { corsForListedOrigins } from "./http/cors";
 import { errorResponse, handleError } from "./http/error-handler";
 import { rateLimit } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
@@ -23,6 +27,7 @@ import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
 import { gatewayErrorShape, gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
+import { meRoutes } from "./routes/me";
 import { memoryRoutes } from "./routes/memory";
 import { metaRoutes } from "./routes/meta";
 import { responsesCompactRoutes } from "./routes/responses-compact";
@@ -40,16 +45,29 @@ function pathPattern(path: string, emptyId = false): RegExp {
   return new RegExp(`^${escaped}/?$`);
 }
 
+/** The gateway's `X-Condense-*` headers: a browser may send them and read them. */
+const condenseHeaders = Object.values(GATEWAY_HEADERS);
+
 export function createApp(): OpenAPIHono<AppEnv> {
   const app = new OpenAPIHono<AppEnv>();
   app.use("*", requestId());
   app.use("*", requestLog());
+  app.use("*", configCheck());
+  // Before authentication: a preflight carries no credentials.
+  app.use(
+    "*",
+    corsForListedOrigins({
+      allow: [CONDENSE_KEY_HEADER, ...condenseHeaders],
+      expose: condenseHeaders,
+    }),
+  );
   app.use("/v1/*", except("/v1/gateway/*", requireAuth(), rateLimit()));
 
   metaRoutes(app);
   compactRoutes(app);
   sessionRoutes(app);
   memoryRoutes(app);
+  meRoutes(app);
   responsesCompactRoutes(app);
   inspectorRoutes(app);
   gatewayRoutes(app);

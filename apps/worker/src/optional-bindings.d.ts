@@ -3,13 +3,18 @@
  * Bindings a deployment may add to switch on optional features, typed here
  * because `wrangler types` only types what wrangler.jsonc configures:
  * `VECTORIZE` (a Vectorize index) and `AI` (Workers AI) switch on semantic
- * memory and session search (`semantic/semantic-index`). A deployment that configures them in
+ * memory and session search (`semantic/semantic-index`); `AI` with
+ * `SUMMARIZER=workers-ai` also summarizes (`workers-ai/chat-completions`);
+ * `ANALYTICS` (an Analytics Engine dataset) counts compactions and gateway
+ * turns (`analytics/data-points`). A deployment that configures them in
  * wrangler.jsonc gets them typed by `wrangler types` and can drop these lines.
  */
 
 interface OptionalBindings {
   VECTORIZE?: import("./semantic/semantic-index").VectorIndex;
-  AI?: import("./semantic/semantic-index").EmbeddingRunner;
+  AI?: import("./semantic/semantic-index").EmbeddingRunner &
+    import("./workers-ai/chat-completions").ChatRunner;
+  ANALYTICS?: import("./analytics/data-points").AnalyticsDataset;
 }
 
 interface Env extends OptionalBindings {}

@@ -61,6 +61,7 @@ describe("meta routes", () => {
         "GET /v1/memory/{memoryId}",
         "PATCH /v1/memory/{memoryId}",
         "DELETE /v1/memory/{memoryId}",
+        "DELETE /v1/me",
         "GET /v1/sessions/{id}/search",
         "POST /v1/responses/compact",
         "POST /v1/gateway/{upstream}/chat/completions",
@@ -419,9 +420,25 @@ describe("bad input", () => {
         },
       },
     );
+    const records: unknown[] = [];
+    const spy = vi.spyOn(console, "error").mockImplementation((record: unknown) => {
+      records.push(record);
+    });
     const reply = await call("GET", `/v1/sessions/${freshSession()}`, {
       env: { SESSIONS: broken as never },
+    }).finally(() => spy.mockRestore());
+    // The operator's log has what the client is never shown: the message and the stack, as an object.
+    const logged = records.find(
+      (record) => (record as { type?: unknown }).type === "unhandled_error",
+    ) as Record<string, unknown> | undefined;
+    expect(logged).toMatchObject({
+      level: "error",
+      error: "Error",
+      message: "secret internal detail at foo.ts:12",
+      requestId: reply.headers.get("X-Request-Id"),
     });
+    expect(logged?.stack).toMatch(/^at /);
+    expect(JSON.stringify(records)).not.toContain("alice-key");
     expect(reply.status).toBe(500);
     expect(reply.body).toMatchObject({ error: { code: "internal_error", details: null } });
     expect(JSON.stringify(reply.body)).not.toContain("secret internal detail");
@@ -443,7 +460,7 @@ describe("a client that hangs up mid-body", () => {
   it("is logged as a closed request (499, info), never as an unhandled error, and stores nothing", async () => {
     const lines: string[] = [];
     const collect = (line: unknown) => {
-      lines.push(String(line));
+      lines.push(JSON.stringify(line));
     };
     const log = vi.spyOn(console, "log").mockImplementation(collect);
     const error = vi.spyOn(console, "error").mockImplementation(collect);
@@ -471,7 +488,7 @@ describe("a client that hangs up mid-body", () => {
     }
     const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(parsed.filter((line) => line.level === "error")).toEqual([]);
-    expect(parsed.filter((line) => line.msg === "client closed")).toHaveLength(2);
+    expect(parsed.filter((line) => line.type === "client_closed")).toHaveLength(2);
     const requests = parsed.filter((line) => line.type === "request");
     expect(requests.map((line) => line.status)).toEqual([499, 499]);
     expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);

@@ -635,11 +635,12 @@ describe("OpenAI strategy", () => {
 });
 
 describe("logs", () => {
-  it("writes one JSON line per request and per compaction, without content or keys", async () => {
-    const lines: string[] = [];
+  it("writes one record per request and per compaction, as objects of one shape, without content or keys", async () => {
+    const records: unknown[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      lines.push(String(line));
+      records.push(line);
     });
+    const lines: string[] = [];
     try {
       const id = freshSession();
       const secret = "TOP-SECRET-CONTENT-4711";
@@ -649,6 +650,15 @@ describe("logs", () => {
       });
       await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
       const manual = await call("POST", `/v1/sessions/${id}/compact`, { body: {} });
+      // Objects, so Workers Logs indexes their fields: time, level and type on every one.
+      for (const record of records) {
+        expect(record).toMatchObject({
+          time: expect.any(String),
+          level: "info",
+          type: expect.any(String),
+        });
+      }
+      lines.push(...records.map((record) => JSON.stringify(record)));
       const parsed = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
       const requests = parsed.filter((line) => line.type === "request");
       const compactionLines = parsed.filter((line) => line.type === "compaction");
@@ -683,7 +693,7 @@ describe("compaction figures", () => {
   it("logs the same tokens before/after and duration as the event it records", async () => {
     const lines: string[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      lines.push(String(line));
+      lines.push(JSON.stringify(line));
     });
     try {
       const id = freshSession();

@@ -229,7 +229,7 @@ describe("an overflow after an answer another request left behind", () => {
 
     const logs: string[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      logs.push(String(line));
+      logs.push(JSON.stringify(line));
     });
     try {
       await releaseHeld(tag);
@@ -240,7 +240,7 @@ describe("an overflow after an answer another request left behind", () => {
       // out), or, as it was, stored after R1's.
       await waitFor(
         async () =>
-          logs.some((line) => line.includes('"gateway answer not stored"')) ||
+          logs.some((line) => line.includes('"gateway_answer_not_stored"')) ||
           (await transcript(session)).length > lastSeq + 1,
         "R2's answer handled",
       );

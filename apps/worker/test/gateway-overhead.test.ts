@@ -158,7 +158,7 @@ describe("a request's fixed overhead (Claude Code's tool definitions)", () => {
   it("bigger than the window: compacts as far as it goes every few turns, not on every turn, and warns", async () => {
     const lines: string[] = [];
     const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
-      lines.push(String(line));
+      lines.push(JSON.stringify(line));
     });
     let figures: Awaited<ReturnType<typeof runNotesTask>>;
     try {

@@ -43,6 +43,7 @@ export type ErrorCode =
   | "upstream_unreachable"
   | "upstream_timeout"
   | "recall_rounds_exceeded"
+  | "invalid_configuration"
   | "internal_error";
 
 export interface ErrorBody {

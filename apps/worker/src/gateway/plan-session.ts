@@ -17,6 +17,7 @@ import { ApiError } from "../api/errors";
 import { canonicalMessages, renderMessages } from "../api/formats";
 import { unwrap } from "../api/rpc-result";
 import type { LogFields } from "../http/app-env";
+import { logLine } from "../log/log-lines";
 import { messageHashes } from "../messages/history-hash";
 import type { GatewayOverflowResult, GatewayTurnResult } from "../session/gateway-turn";
 import type { SessionCall } from "../session/session-record";
@@ -202,26 +203,20 @@ async function storeAnswer(
       ...(answer.usage !== undefined ? { usage: answer.usage } : {}),
     });
     if (result.ok && !result.value.appended) {
-      console.log(
-        JSON.stringify({
-          level: "info",
-          msg: "gateway answer not stored",
-          requestId: key.requestId,
-          reason: result.value.reason,
-        }),
-      );
+      logLine({
+        type: "gateway_answer_not_stored",
+        requestId: key.requestId,
+        reason: result.value.reason,
+      });
     }
   } catch (error) {
     // An answer the engine cannot read (an item type it does not know) is not stored; the next
     // turn's history carries it, and starts a new generation if it must.
-    console.error(
-      JSON.stringify({
-        level: "warn",
-        msg: "gateway answer not stored",
-        requestId: key.requestId,
-        error:
-          error instanceof ApiError ? error.code : error instanceof Error ? error.name : "error",
-      }),
-    );
+    logLine({
+      type: "gateway_answer_not_stored",
+      level: "warn",
+      requestId: key.requestId,
+      error: error instanceof ApiError ? error.code : error instanceof Error ? error.name : "error",
+    });
   }
 }

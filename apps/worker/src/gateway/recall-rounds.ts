@@ -12,6 +12,7 @@
 
 import { formatRecallAnswer, formatRecallError, parseRecallArguments } from "@condense/core";
 import { ApiError } from "../api/errors";
+import { logLine } from "../log/log-lines";
 import type {
   AnswerToolCall,
   GatewayProtocol,
@@ -61,13 +62,11 @@ export async function answerRecallCall(source: RecallSource, input: unknown): Pr
       return formatRecallError(error.message);
     }
     // Anything else (the session object unreachable) fails this call, not the client's request.
-    console.error(
-      JSON.stringify({
-        level: "warn",
-        msg: "recall not answered",
-        error: error instanceof Error ? error.name : typeof error,
-      }),
-    );
+    logLine({
+      type: "recall_not_answered",
+      level: "warn",
+      error: error instanceof Error ? error.name : typeof error,
+    });
     return formatRecallError("the conversation's history could not be read just now; try again");
   }
 }

@@ -18,6 +18,7 @@
 
 import type { Context, MiddlewareHandler } from "hono";
 import { ApiError } from "../api/errors";
+import { workerConfig } from "../config/worker-config";
 import type { AppEnv } from "../http/app-env";
 import { logLine } from "../log/log-lines";
 import { userStub } from "../user/user-stub";
@@ -37,22 +38,9 @@ function secondsToNextDay(nowMs: number): number {
   return Math.max(1, Math.ceil((next - nowMs) / 1000));
 }
 
-/**
- * The cap, or undefined for none (unset, empty or 0). A value that is not a whole number refuses
- * guarded requests rather than letting them spend without a cap.
- */
+/** The cap (`GATEWAY_USER_TOKENS_PER_DAY`, checked with the rest of the configuration), or undefined for none. */
 export function dailyTokenCap(env: Env): number | undefined {
-  const raw = env.GATEWAY_USER_TOKENS_PER_DAY?.trim() ?? "";
-  if (raw === "" || raw === "0") return undefined;
-  const cap = Number(raw);
-  if (!Number.isSafeInteger(cap) || cap < 0) {
-    throw new ApiError(
-      503,
-      "not_configured",
-      `GATEWAY_USER_TOKENS_PER_DAY is ${JSON.stringify(raw)}, not a whole number of tokens; the deployment's operator should set a number (or leave it empty for no cap)`,
-    );
-  }
-  return cap;
+  return workerConfig(env).gatewayUserTokensPerDay;
 }
 
 function budgetExceeded(cap: number, spent: number, nowMs: number): ApiError {

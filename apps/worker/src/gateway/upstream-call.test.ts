@@ -45,11 +45,11 @@ describe("the headers of an upstream call", () => {
 });
 
 describe("gatewayTimeouts", () => {
-  it("takes the deployment's whole milliseconds, else ten minutes", () => {
-    const env = { GATEWAY_TIMEOUT_MS: "1500.7", GATEWAY_STREAM_IDLE_TIMEOUT_MS: "soon" } as Env;
+  it("takes the deployment's whole milliseconds, else ten minutes, and refuses a bad value", () => {
+    const env = { GATEWAY_TIMEOUT_MS: "1500.7", GATEWAY_STREAM_IDLE_TIMEOUT_MS: "" } as Env;
     expect(gatewayTimeouts(env)).toEqual({ responseMs: 1500, streamIdleMs: 600_000 });
-    const unset = { GATEWAY_TIMEOUT_MS: "-1", GATEWAY_STREAM_IDLE_TIMEOUT_MS: "" } as Env;
-    expect(gatewayTimeouts(unset)).toEqual({ responseMs: 600_000, streamIdleMs: 600_000 });
+    const bad = { GATEWAY_STREAM_IDLE_TIMEOUT_MS: "soon" } as Env;
+    expect(() => gatewayTimeouts(bad)).toThrow(/GATEWAY_STREAM_IDLE_TIMEOUT_MS/);
   });
 });
 

@@ -10,6 +10,7 @@
  */
 
 import { ApiError } from "../api/errors";
+import { workerConfig } from "../config/worker-config";
 
 const DROPPED_REQUEST_HEADERS =
   /^(?:host|content-length|connection|keep-alive|transfer-encoding|upgrade|te|trailer|expect|proxy-.*|cf-.*|x-forwarded-.*|x-real-ip|forwarded|cookie|authorization|x-api-key|accept-encoding|x-condense-.*|x-request-id)$/i;
@@ -44,19 +45,10 @@ export function clientResponseHeaders(
   return headers;
 }
 
-const DEFAULT_TIMEOUT_MS = 600_000;
-
-function millis(value: string | undefined, fallback: number): number {
-  const parsed = Number(value);
-  return Number.isFinite(parsed) && parsed > 0 ? Math.floor(parsed) : fallback;
-}
-
 /** The deployment's deadlines: for a response (`GATEWAY_TIMEOUT_MS`), and between a stream's chunks. */
 export function gatewayTimeouts(env: Env): { responseMs: number; streamIdleMs: number } {
-  return {
-    responseMs: millis(env.GATEWAY_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
-    streamIdleMs: millis(env.GATEWAY_STREAM_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
-  };
+  const config = workerConfig(env);
+  return { responseMs: config.gatewayTimeoutMs, streamIdleMs: config.gatewayStreamIdleTimeoutMs };
 }
 
 /** A response from the upstream, its body possibly still unread; `settle()` ends its deadline. */

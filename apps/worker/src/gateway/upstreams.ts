@@ -9,12 +9,7 @@
  */
 
 import { ApiError } from "../api/errors";
-import { DEFAULT_OPENAI_BASE_URL } from "../openai/responses-compact";
-
-export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
-
-/** Names an upstream may have: they are path segments of the gateway's routes. */
-const NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+import { workerConfig } from "../config/worker-config";
 
 export interface Upstream {
   name: string;
@@ -22,32 +17,17 @@ export interface Upstream {
   baseUrl: string;
 }
 
-function httpUrl(value: string | undefined): string | undefined {
-  const trimmed = value?.trim();
-  if (trimmed === undefined || trimmed === "") return undefined;
-  try {
-    const url = new URL(trimmed);
-    if (url.protocol !== "http:" && url.protocol !== "https:") return undefined;
-    return trimmed.replace(/\/+$/, "");
-  } catch {
-    return undefined;
-  }
-}
-
-/** Every configured upstream by name; entries that are not `name=http(s)-URL` are skipped. */
+/**
+ * Every configured upstream by name (`config/worker-config` checked them: an entry that is not
+ * `name=http(s)-URL` is a configuration error).
+ */
 export function configuredUpstreams(env: Env): Map<string, string> {
-  const upstreams = new Map<string, string>([
-    ["openai", httpUrl(env.OPENAI_BASE_URL) ?? DEFAULT_OPENAI_BASE_URL],
-    ["anthropic", httpUrl(env.ANTHROPIC_BASE_URL) ?? DEFAULT_ANTHROPIC_BASE_URL],
+  const config = workerConfig(env);
+  return new Map<string, string>([
+    ["openai", config.openaiBaseUrl],
+    ["anthropic", config.anthropicBaseUrl],
+    ...config.gatewayUpstreams,
   ]);
-  for (const entry of (env.GATEWAY_UPSTREAMS ?? "").split(/[,\n]/)) {
-    const equals = entry.indexOf("=");
-    if (equals <= 0) continue;
-    const name = entry.slice(0, equals).trim();
-    const url = httpUrl(entry.slice(equals + 1));
-    if (NAME.test(name) && url !== undefined) upstreams.set(name.toLowerCase(), url);
-  }
-  return upstreams;
 }
 
 export function resolveUpstream(env: Env, name: string): Upstream | undefined {

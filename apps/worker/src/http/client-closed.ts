@@ -7,6 +7,7 @@
  */
 
 import type { Context } from "hono";
+import { logLine } from "../log/log-lines";
 import type { AppEnv } from "./app-env";
 
 /** Thrown by the body reader when the request's body breaks off (the client hung up mid-body). */
@@ -22,9 +23,7 @@ export const CLIENT_CLOSED_STATUS = 499;
 
 /** The response to a request whose client went away: logged at info level, answered with no body. */
 export function clientClosedResponse(c: Context<AppEnv>): Response {
-  console.log(
-    JSON.stringify({ level: "info", msg: "client closed", requestId: c.get("requestId") }),
-  );
+  logLine({ type: "client_closed", requestId: c.get("requestId") });
   c.get("log").errorCode = "client_closed";
   return new Response(null, { status: CLIENT_CLOSED_STATUS });
 }

@@ -9,8 +9,11 @@
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, type ErrorShape, invalidRequest } from "../api/errors";
+import { ConfigError } from "../config/worker-config";
+import { errorFields, logLine } from "../log/log-lines";
 import type { AppEnv } from "./app-env";
 import { ClientClosedError, clientClosedResponse } from "./client-closed";
+import { configErrorOf } from "./config-check";
 
 /**
  * `error` as the response, in `shape`: by default the route's (`http/route`'s `errorShape`, e.g. a
@@ -33,6 +36,16 @@ export function errorResponse(
 export function handleError(error: Error, c: Context<AppEnv>): Response {
   if (error instanceof ApiError) return errorResponse(c, error);
   if (error instanceof ClientClosedError) return clientClosedResponse(c);
+  if (error instanceof ConfigError) {
+    logLine({
+      type: "invalid_configuration",
+      level: "error",
+      requestId: c.get("requestId"),
+      variable: error.variable,
+      message: error.message,
+    });
+    return errorResponse(c, configErrorOf(error));
+  }
   // Hono's own HTTPExceptions (e.g. from a validator) keep their status but get our shape.
   const status = (error as { status?: unknown }).status;
   if (typeof status === "number" && status >= 400 && status < 500) {
@@ -42,14 +55,13 @@ export function handleError(error: Error, c: Context<AppEnv>): Response {
       new ApiError(status as ContentfulStatusCode, refused.code, refused.message, refused.details),
     );
   }
-  console.error(
-    JSON.stringify({
-      level: "error",
-      msg: "unhandled error",
-      requestId: c.get("requestId"),
-      error: error.name,
-    }),
-  );
+  logLine({
+    type: "unhandled_error",
+    level: "error",
+    requestId: c.get("requestId"),
+    route: c.req.routePath,
+    ...errorFields(error),
+  });
   return errorResponse(
     c,
     new ApiError(

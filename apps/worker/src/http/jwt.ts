@@ -22,6 +22,7 @@ import {
   jwtVerify,
 } from "jose";
 import { ApiError } from "../api/errors";
+import { workerConfig } from "../config/worker-config";
 
 /** The deployment's JWT settings; undefined fields are not configured. */
 export interface JwtSettings {
@@ -39,11 +40,12 @@ function setting(value: string | undefined): string | undefined {
 
 /** The JWT settings of `env`, or undefined when it accepts no JWT (neither a secret nor a key set). */
 export function jwtSettings(env: Env): JwtSettings | undefined {
+  const config = workerConfig(env);
   const settings: JwtSettings = {
     secret: setting(env.JWT_SECRET),
-    jwksUrl: setting(env.JWT_JWKS_URL),
-    issuer: setting(env.JWT_ISSUER),
-    audience: setting(env.JWT_AUDIENCE),
+    jwksUrl: config.jwtJwksUrl,
+    issuer: config.jwtIssuer,
+    audience: config.jwtAudience,
   };
   return settings.secret === undefined && settings.jwksUrl === undefined ? undefined : settings;
 }

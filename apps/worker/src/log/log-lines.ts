@@ -1,11 +1,22 @@
 /**
  * @module log/log-lines
- * Structured logs: every line is one JSON object with its time. The Worker
- * writes one per request (`http/request-log`) and the session object one per
- * compaction. The lines carry ids, counts and timings only; message content,
- * API keys and bearer tokens never reach them (the fields are an allow-list,
- * not a dump).
+ * The Worker's one logger. Every record is an object of one shape —
+ * `{ time, level, type, …fields }` — handed to `console.log` (`console.warn`,
+ * `console.error` by level) as an object, so Workers Logs indexes its fields.
+ * The Worker writes one per request (`http/request-log`), the session object
+ * one per compaction, and the rest name what happened in `type`. The records
+ * carry ids, counts and timings only; message content, API keys and bearer
+ * tokens never reach them (the fields are an allow-list, not a dump). An
+ * error is logged by its name, its message (clipped, secrets withheld: a
+ * message may quote input) and its stack's frames (`errorFields`).
  */
+
+import { withholdSecrets } from "@condense/core";
+
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+/** A log record's own fields: what happened, its level (default info), and allow-listed figures. */
+export type LogRecord = { type: string; level?: LogLevel } & Record<string, unknown>;
 
 export interface CompactionLogLine {
   /** The request that ran it (manual, context, overflow); absent for background (alarm) runs. */
@@ -41,10 +52,36 @@ export type CompactionLogBase = Pick<
   "requestId" | "user" | "session" | "trigger"
 >;
 
-export function logLine(line: Record<string, unknown>): void {
-  console.log(JSON.stringify({ time: new Date().toISOString(), ...line }));
+const WRITERS: Record<LogLevel, (record: object) => void> = {
+  debug: (record) => console.debug(record),
+  info: (record) => console.log(record),
+  warn: (record) => console.warn(record),
+  error: (record) => console.error(record),
+};
+
+export function logLine(line: LogRecord): void {
+  const level = line.level ?? "info";
+  WRITERS[level]({ time: new Date().toISOString(), level, ...line });
 }
 
 export function logCompaction(line: CompactionLogLine): void {
   logLine({ type: "compaction", ...line });
+}
+
+/** Characters of an error's message a record keeps. */
+const MESSAGE_CHARS = 300;
+
+/**
+ * An error as a record may carry it: its name, its message clipped with secrets withheld, and the
+ * frames of its stack (the stack's first line repeats the message).
+ */
+export function errorFields(error: unknown): { error: string; message?: string; stack?: string } {
+  if (!(error instanceof Error)) return { error: typeof error };
+  const message = withholdSecrets(error.message).slice(0, MESSAGE_CHARS);
+  const frames = (error.stack ?? "")
+    .split("\n")
+    .filter((line) => /^\s+at\s/.test(line))
+    .map((line) => line.trim())
+    .join("\n");
+  return { error: error.name, message, ...(frames !== "" ? { stack: frames } : {}) };
 }

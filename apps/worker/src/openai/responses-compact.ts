@@ -6,9 +6,8 @@
  * SHA-256 fingerprint.
  */
 
+import { workerConfig } from "../config/worker-config";
 import { sha256Hex } from "../digest";
-
-export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 
 /** Upstream calls give up after this long. */
 const TIMEOUT_MS = 120_000;
@@ -23,8 +22,7 @@ export function openAIKey(env: Env): string | undefined {
 }
 
 export function responsesCompactEndpoint(env: Env): string {
-  const base = env.OPENAI_BASE_URL?.trim() || DEFAULT_OPENAI_BASE_URL;
-  return `${base.replace(/\/+$/, "")}/responses/compact`;
+  return `${workerConfig(env).openaiBaseUrl}/responses/compact`;
 }
 
 /** Hex SHA-256 of the key: says which key produced stored items without storing the key. */

@@ -21,6 +21,7 @@
 
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
+import { writeDataPoint } from "../analytics/data-points";
 import type { ErrorShape } from "../api/errors";
 import {
   GatewayChatCompletion,
@@ -38,6 +39,7 @@ import { chatProtocol } from "../gateway/chat-protocol";
 import { condenseRequest } from "../gateway/condense-headers";
 import { gatewayAuth } from "../gateway/credentials";
 import { forward } from "../gateway/forward";
+import type { ForwardPlan } from "../gateway/forward-plan";
 import { planRequest } from "../gateway/plan-request";
 import type { GatewayProtocol, RequestBody } from "../gateway/protocol";
 import { responsesProtocol } from "../gateway/responses-protocol";
@@ -155,8 +157,44 @@ async function serveModelRequest(
     requestId: c.get("requestId"),
   });
   const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
-  const target = { url: `${upstream.baseUrl}${route.path}`, headers };
-  return forward(c, protocol, target, meteredPlan(c, plan));
+  const counted = countedTurn(c, meteredPlan(c, plan), c.req.param("upstream") ?? "", body);
+  return forward(c, protocol, { url: `${upstream.baseUrl}${route.path}`, headers }, counted);
+}
+
+/**
+ * The plan, its answer also counted as a gateway turn's data point (`analytics/data-points`): the
+ * usage the upstream reported, the tokens the gateway sent and saved, the tier of a compaction.
+ */
+function countedTurn(
+  c: Context<AppEnv>,
+  plan: ForwardPlan,
+  upstream: string,
+  body: RequestBody,
+): ForwardPlan {
+  if (c.env.ANALYTICS === undefined) return plan;
+  const started = Date.now();
+  return {
+    ...plan,
+    answered: (answer) => {
+      const log = c.get("log");
+      writeDataPoint(c.env, {
+        kind: "gateway_turn",
+        user: c.get("userId"),
+        model: typeof body.model === "string" ? body.model : "",
+        source: upstream,
+        tokensIn: answer.usage?.inputTokens,
+        tokensOut: answer.outputTokens,
+        cachedTokens: answer.usage?.cacheReadTokens,
+        tokensSaved:
+          log.tokensBefore !== undefined && log.tokensAfter !== undefined
+            ? log.tokensBefore - log.tokensAfter
+            : undefined,
+        tier: log.tier,
+        durationMs: Date.now() - started,
+      });
+      return plan.answered(answer);
+    },
+  };
 }
 
 /** The upstream's models, passed through. */

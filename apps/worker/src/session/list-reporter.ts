@@ -19,7 +19,7 @@
  * the compaction's, and a session's row is a summary, not a record).
  */
 
-import { logLine } from "../log/log-lines";
+import { errorFields, logLine } from "../log/log-lines";
 import type { SessionReport } from "../user/session-list";
 
 export interface ListReporterDeps {
@@ -42,7 +42,7 @@ export class ListReporter {
   /** Runs `task` after every report queued before it; its failure is logged, never thrown. */
   #enqueue(what: string, task: () => Promise<void>): Promise<void> {
     const next = this.#chain.then(task).catch((error: unknown) => {
-      logLine({ type: "session_list_report_failed", what, error: String(error) });
+      logLine({ type: "session_list_report_failed", level: "warn", what, ...errorFields(error) });
     });
     this.#chain = next;
     return next;

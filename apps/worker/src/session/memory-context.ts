@@ -10,7 +10,7 @@
  */
 
 import { type ChatMessage, type MemoryEntry, messageText, messageTokens } from "@condense/core";
-import { logLine } from "../log/log-lines";
+import { errorFields, logLine } from "../log/log-lines";
 import { memoryMessage } from "../user/memory-block";
 import { readViewState } from "./context-view";
 import type { MessageStore } from "./message-store";
@@ -58,7 +58,7 @@ export async function memoryInsert(
   try {
     entries = await source.relevantMemories(query, budgetTokens);
   } catch (error) {
-    logLine({ type: "memory_fetch_failed", error: String(error) });
+    logLine({ type: "memory_fetch_failed", level: "warn", ...errorFields(error) });
     return { status: "unavailable", entries: 0, tokens: 0 };
   }
   // The user's object measures with its own tokenizer; the session's model has the last word.

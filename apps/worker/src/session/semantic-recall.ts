@@ -19,7 +19,7 @@
  * most 64 bytes), never the bare rowid, which every session has.
  */
 
-import { logLine } from "../log/log-lines";
+import { errorFields, logLine } from "../log/log-lines";
 import { type SemanticIndex, semanticIndexFor } from "../semantic/semantic-index";
 import { PIECES_PER_SEQ } from "./search-index";
 
@@ -82,7 +82,7 @@ export class SessionVectors {
       }
     } catch (error) {
       // Those pieces stay found by BM25 alone.
-      logLine({ type: "search_embed_failed", pieces, error: errorText(error) });
+      logLine({ type: "search_embed_failed", level: "warn", pieces, ...errorFields(error) });
     }
   }
 
@@ -98,7 +98,7 @@ export class SessionVectors {
         return rowid === undefined ? [] : [rowid];
       });
     } catch (error) {
-      logLine({ type: "search_semantic_failed", error: errorText(error) });
+      logLine({ type: "search_semantic_failed", level: "warn", ...errorFields(error) });
       return undefined;
     }
   }
@@ -112,13 +112,9 @@ export class SessionVectors {
         );
       }
     } catch (error) {
-      logLine({ type: "search_vectors_delete_failed", error: errorText(error) });
+      logLine({ type: "search_vectors_delete_failed", level: "warn", ...errorFields(error) });
     }
   }
-}
-
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** The vectors of the session object `objectId`, when both bindings are configured. */

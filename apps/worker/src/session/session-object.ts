@@ -30,6 +30,7 @@ import type {
   SessionStatusBody,
   ToolOutputResponseBody,
 } from "../api/schemas";
+import { workerConfig } from "../config/worker-config";
 import { userStub } from "../user/user-stub";
 import { type AppendInput, type AppendTarget, appendMessages } from "./append";
 import { compactionSummary, listCompactions } from "./compaction/history";
@@ -44,6 +45,7 @@ import {
   measureCommitted,
   type OverflowData,
 } from "./context-view";
+import { type DeletionOptions, deleteSession } from "./deletion";
 import { gatewayContextAt } from "./gateway-context";
 import {
   appendAnswer,
@@ -58,6 +60,7 @@ import { ListReporter } from "./list-reporter";
 import { type MemoryInsert, memoryFor } from "./memory-context";
 import { MessageStore } from "./message-store";
 import { compactOverflow, learnFromOverflow, type OverflowInput } from "./overflow";
+import { armSessionAlarm, isPastRetention } from "./retention";
 import { migrate } from "./schema";
 import {
   matchExpressions,
@@ -66,7 +69,7 @@ import {
   VECTOR_CANDIDATES_PER_RESULT,
 } from "./search";
 import { BackfillChain, backfillStep, isBackfillComplete } from "./search-index";
-import { indexedRowids, type SessionVectors, sessionVectorsFor } from "./semantic-recall";
+import { type SessionVectors, sessionVectorsFor } from "./semantic-recall";
 import { takeServedCompaction } from "./served-compaction";
 import { serveContext } from "./served-context";
 import { billWithSeries } from "./served-turns";
@@ -82,12 +85,7 @@ import type { SessionStorage } from "./session-storage";
 import { modelFor, readSettings, type SettingsUpdate } from "./settings";
 import { updateSettings } from "./settings-update";
 import { listReport, sessionStatus } from "./status";
-import {
-  deleteLeavingTombstone,
-  dropTombstone,
-  expireTombstone,
-  tombstoneAnswer,
-} from "./tombstone";
+import { dropTombstone, expireTombstone, tombstoneAnswer } from "./tombstone";
 import { readToolOutput } from "./tool-outputs";
 import { type TranscriptPage, transcriptPage } from "./transcript-page";
 
@@ -111,7 +109,6 @@ export class SessionObject extends DurableObject<Env> {
     this.#store = new MessageStore(ctx.storage.sql);
     this.#storage = { open: () => this.#migratedStorage(), store: this.#store };
     this.#backfill = new BackfillChain(ctx.storage, this.#store, () => this.#migrated);
-    const interval = Number(env.SESSION_LIST_REPORT_MS ?? "5000");
     this.#reporter = new ListReporter({
       // A deleted session's tables are gone; reading would create them again.
       read: () =>
@@ -119,7 +116,7 @@ export class SessionObject extends DurableObject<Env> {
       send: (userId, report) => userStub(env, userId).reportSession(report),
       forget: (userId, sessionId) => userStub(env, userId).forgetSession(sessionId),
       waitUntil: (promise) => ctx.waitUntil(promise),
-      intervalMs: Number.isFinite(interval) && interval >= 0 ? interval : 5000,
+      intervalMs: workerConfig(env).sessionListReportMs,
     });
     this.#scheduler = new CompactionScheduler({
       storage: this.#storage,
@@ -173,7 +170,24 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<void> {
     if (appended !== undefined) this.#embedAppended(appended.firstSeq, appended.lastSeq);
     if (pending !== undefined) await this.#scheduler.arm(pending);
+    await this.#armAlarm();
     await this.#reportWrite(created);
+  }
+
+  /** The alarm at the next retry or retention deadline, unless an earlier one is set (`retention`). */
+  async #armAlarm(): Promise<void> {
+    const session = readSession(this.#sql());
+    const retentionMs = workerConfig(this.env).sessionRetentionMs;
+    if (session !== undefined) await armSessionAlarm(this.ctx.storage, session, retentionMs);
+  }
+
+  /** Deletes the session (`deletion`): by DELETE with its `answer`, by retention without. */
+  async #erase(key: SessionKey, options: DeletionOptions): Promise<void> {
+    // Migrated before: the rowids of its vectors are read from its tables.
+    this.#sql();
+    const target = { ctx: this.ctx, vectors: this.#vectors(), reporter: this.#reporter };
+    await deleteSession(target, key, options);
+    this.#migrated = false;
   }
 
   // ------------------------------------------------------------ semantic recall (optional)
@@ -216,8 +230,9 @@ export class SessionObject extends DurableObject<Env> {
   }
 
   /**
-   * The alarm runs the background compaction an append scheduled (`compaction/scheduler`), or
-   * expires a deleted session's tombstone.
+   * The alarm deletes a session idle past its retention (`retention`), else runs the background
+   * compaction an append scheduled when it is due (`compaction/scheduler`) and sets the next alarm;
+   * or it expires a deleted session's tombstone.
    */
   override async alarm(): Promise<void> {
     const session = readSession(this.#sql());
@@ -227,7 +242,15 @@ export class SessionObject extends DurableObject<Env> {
       return;
     }
     await dropTombstone(this.ctx.storage);
-    await this.#scheduler.runBackground(session);
+    const now = Date.now();
+    const retentionMs = workerConfig(this.env).sessionRetentionMs;
+    if (isPastRetention(session, retentionMs, now)) {
+      const key = { userId: session.user_id, sessionId: session.session_id };
+      await this.#erase(key, { expiredAfterMs: now - session.updated_at });
+      return;
+    }
+    if (this.#scheduler.isBackgroundPending(session)) await this.#scheduler.runBackground(session);
+    await this.#armAlarm();
   }
 
   // ------------------------------------------------------------ RPC
@@ -303,11 +326,13 @@ export class SessionObject extends DurableObject<Env> {
     const result = await rpcResult(() => updateSettings(this.#storage, key, update, this.env));
     if (!result.ok) return result;
     await this.#scheduler.scheduleIfNeeded("settings");
+    await this.#armAlarm();
     await this.#reportWrite(created);
     return this.status(key);
   }
 
-  async remove(key: SessionKey): Promise<RpcResult<DeleteResponseBody>> {
+  /** Deletes the session; with `tombstone` (a DELETE's), a retry within a day gets the same answer. */
+  async remove(key: SessionKey, tombstone = true): Promise<RpcResult<DeleteResponseBody>> {
     return rpcResult(async () => {
       const session = readSession(this.#sql());
       if (session === undefined) {
@@ -322,14 +347,7 @@ export class SessionObject extends DurableObject<Env> {
         deleted: true as const,
         messageCount: session.message_count,
       };
-      const vectors = this.#vectors();
-      const rowids = vectors === undefined ? [] : indexedRowids(this.#sql());
-      await deleteLeavingTombstone(this.ctx.storage, answer);
-      // The tables went with everything else; they are created again on the next use.
-      this.#migrated = false;
-      // The session's vectors go too, in the background (a failure leaves ids nothing serves).
-      if (vectors !== undefined && rowids.length > 0) this.ctx.waitUntil(vectors.forget(rowids));
-      await this.#reporter.deleted(key.userId, key.sessionId);
+      await this.#erase(key, tombstone ? { answer } : {});
       return answer;
     });
   }

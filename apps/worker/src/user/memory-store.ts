@@ -181,6 +181,17 @@ export function deleteMemory(sql: SqlStorage, id: string): void {
   sql.exec("DELETE FROM condense_user_memories_fts WHERE rowid = ?", row.num);
 }
 
+/** Removes every entry (and its index row); returns their ids. Run it inside a transaction. */
+export function deleteAllMemories(sql: SqlStorage): string[] {
+  const ids = sql
+    .exec<{ id: string }>("SELECT id FROM condense_user_memories")
+    .toArray()
+    .map((row) => row.id);
+  sql.exec("DELETE FROM condense_user_memories");
+  sql.exec("DELETE FROM condense_user_memories_fts");
+  return ids;
+}
+
 export function getMemory(sql: SqlStorage, id: string): MemoryEntry {
   const row = rowById(sql, id);
   if (row === undefined) throw memoryNotFound(id);

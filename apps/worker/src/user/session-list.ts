@@ -77,6 +77,19 @@ export function removeSession(sql: SqlStorage, sessionId: string): void {
   sql.exec("DELETE FROM condense_user_sessions WHERE session_id = ?", sessionId);
 }
 
+/** Every session id the list holds. */
+export function allSessionIds(sql: SqlStorage): string[] {
+  return sql
+    .exec<{ session_id: string }>("SELECT session_id FROM condense_user_sessions")
+    .toArray()
+    .map((row) => row.session_id);
+}
+
+/** Empties the list. */
+export function removeAllSessions(sql: SqlStorage): void {
+  sql.exec("DELETE FROM condense_user_sessions");
+}
+
 /** One page, newest active first, and the cursor of the next page (null after the last one). */
 export function listSessions(
   sql: SqlStorage,

@@ -18,7 +18,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { MemoryEntry, MemoryOperation } from "@condense/core";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
-import { logLine } from "../log/log-lines";
+import { errorFields, logLine } from "../log/log-lines";
 import { fuseRankings, type SemanticIndex, semanticIndexFor } from "../semantic/semantic-index";
 import { fitToBudget } from "./memory-block";
 import {
@@ -26,6 +26,7 @@ import {
   addMemory,
   allMemories,
   applyOperations,
+  deleteAllMemories,
   deleteMemory,
   ftsSearch,
   getMemory,
@@ -36,7 +37,9 @@ import {
 } from "./memory-store";
 import { migrateUser } from "./schema";
 import {
+  allSessionIds,
   listSessions,
+  removeAllSessions,
   removeSession,
   type SessionListEntry,
   type SessionReport,
@@ -77,7 +80,7 @@ export class UserObject extends DurableObject<Env> {
       await semantic.put(put);
       await semantic.remove(removed);
     } catch (error) {
-      logLine({ type: "memory_index_failed", error: String(error) });
+      logLine({ type: "memory_index_failed", level: "warn", ...errorFields(error) });
     }
   }
 
@@ -96,7 +99,7 @@ export class UserObject extends DurableObject<Env> {
     try {
       nearest = await semantic.rank(text, CANDIDATES);
     } catch (error) {
-      logLine({ type: "memory_semantic_failed", error: String(error) });
+      logLine({ type: "memory_semantic_failed", level: "warn", ...errorFields(error) });
     }
     return { hits: byId, order: fuseRankings([hits.map((hit) => hit.memory.id), nearest]) };
   }
@@ -109,6 +112,25 @@ export class UserObject extends DurableObject<Env> {
 
   async forgetSession(sessionId: string): Promise<void> {
     removeSession(this.#sql(), sessionId);
+  }
+
+  /** Every session id in the list (`DELETE /v1/me` deletes each session's object). */
+  async sessionIds(): Promise<string[]> {
+    return allSessionIds(this.#sql());
+  }
+
+  /**
+   * Deletes the user's memories (and their vectors) and empties the session list; what else the
+   * object keeps for the user is not their data and stays. Returns how many memories went.
+   */
+  async deleteUserData(): Promise<{ memories: number }> {
+    const sql = this.#sql();
+    const ids = this.ctx.storage.transactionSync(() => {
+      removeAllSessions(sql);
+      return deleteAllMemories(sql);
+    });
+    await this.#index([], ids);
+    return { memories: ids.length };
   }
 
   async sessions(
@@ -233,7 +255,7 @@ export class UserObject extends DurableObject<Env> {
       order = (await this.#rank(query, "any")).order;
     } catch (error) {
       // A query SQLite refuses ranks nothing; recency still orders the entries.
-      logLine({ type: "memory_rank_failed", error: String(error) });
+      logLine({ type: "memory_rank_failed", level: "warn", ...errorFields(error) });
     }
     const byId = new Map(all.map((entry) => [entry.id, entry]));
     const ranked: MemoryEntry[] = [];

@@ -35,6 +35,14 @@ export const SessionListResponse = z
   })
   .openapi("SessionListResponse");
 
+export const UserDataDeleteResponse = z
+  .object({
+    deleted: z.literal(true),
+    sessions: z.number().int().openapi({ description: "Sessions deleted" }),
+    memories: z.number().int().openapi({ description: "Memories deleted" }),
+  })
+  .openapi("UserDataDeleteResponse");
+
 export const MemoryKindName = z.enum(["fact", "preference", "constraint", "decision"]);
 
 export const MemoryEntry = z

@@ -18,6 +18,7 @@ import {
   resolveOptions,
   summaryDigest,
 } from "@condense/core";
+import { workerConfig } from "../../config/worker-config";
 import { cacheStateOf } from "../cache-state";
 import type { ContextMeasure } from "../context-view";
 import { ledgerOf, type SessionRow } from "../session-record";
@@ -39,13 +40,6 @@ export interface LocalCompaction {
   force: boolean;
   instructions?: string;
   focus?: string;
-}
-
-const DEFAULT_COOLDOWN_SECONDS = 600;
-
-function cooldownSeconds(env: Env): number {
-  const value = Number(env.COOLDOWN_SECONDS ?? String(DEFAULT_COOLDOWN_SECONDS));
-  return Number.isFinite(value) && value >= 0 ? Math.floor(value) : DEFAULT_COOLDOWN_SECONDS;
 }
 
 /** What the engine takes of a snapshot: canonical messages. */
@@ -92,7 +86,7 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     toolOutputReference: outputReference(compaction.outputSeqs),
     summarizer: summarizerFor(env, settings.summarizerModel),
     ...(session.cooldown_until !== null ? { cooldownUntil: session.cooldown_until } : {}),
-    cooldownSeconds: cooldownSeconds(env),
+    cooldownSeconds: workerConfig(env).cooldownSeconds,
     // Identifiers, files and requests of earlier compactions, carried by code rather than by the summary.
     ...(ledger !== undefined ? { ledger } : {}),
     ...(compaction.instructions !== undefined ? { instructions: compaction.instructions } : {}),

@@ -19,11 +19,10 @@ import {
   type MemoryOperation,
   SummarizerError,
 } from "@condense/core";
-import { openAIMemoryFlusher } from "@condense/core/openai";
 import { type CompactionLogBase, logLine } from "../../log/log-lines";
 import { userStub } from "../../user/user-stub";
 import type { SessionSettings } from "../settings";
-import { DEFAULT_SUMMARIZER_MODEL, isLlmSummarizerConfigured } from "../summarizer-config";
+import { memoryFlusherFor } from "../summarizer-config";
 import type { CompactionSnapshot } from "./open-calls";
 
 /**
@@ -83,12 +82,6 @@ function flushRange(snapshot: CompactionSnapshot): Pick<FlushRequest, "messages"
   return { messages, seqs };
 }
 
-/**
- * How long the flush's model call may take. The compaction commits without waiting for it (see
- * `compaction/run`), but a manual compaction's answer does, so it is shorter than the summarizer's.
- */
-const FLUSH_TIMEOUT_MS = 30_000;
-
 /** A failure as a log line may carry it: the summarizer failure's kind, else the error's class name. */
 function describe(error: unknown): string {
   if (SummarizerError.isInstance(error)) return `summarizer_${error.kind}`;
@@ -101,17 +94,10 @@ async function proposeOperations(
   request: FlushRequest,
 ): Promise<{ result: FlushResult; mode: "llm" | "deterministic"; llmFailure?: string }> {
   const { env, settings } = flush;
-  if (!isLlmSummarizerConfigured(env))
-    return { result: deterministicFlush(request), mode: "deterministic" };
   try {
-    const baseURL = env.SUMMARIZER_BASE_URL?.trim();
-    const flusher = openAIMemoryFlusher({
-      apiKey: env.SUMMARIZER_API_KEY?.trim() || "unused",
-      ...(baseURL ? { baseURL } : {}),
-      model: settings.summarizerModel ?? (env.SUMMARIZER_MODEL?.trim() || DEFAULT_SUMMARIZER_MODEL),
-      timeoutMs: FLUSH_TIMEOUT_MS,
-      maxRetries: 1,
-    });
+    const flusher = memoryFlusherFor(env, settings.summarizerModel);
+    if (flusher === undefined)
+      return { result: deterministicFlush(request), mode: "deterministic" };
     return { result: await flusher.flush(request), mode: "llm" };
   } catch (error) {
     return {

@@ -17,6 +17,7 @@
  */
 
 import { CondenseError, sendableMessages } from "@condense/core";
+import { writeDataPoint } from "../../analytics/data-points";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
 import { measureContext, readSnapshot } from "../context-view";
 import { clearPendingTrigger, readSession, recordFailure } from "../session-record";
@@ -150,7 +151,22 @@ export async function runCompaction(
     log,
   });
   try {
-    return await compactSnapshot(storage, local, log, started, options);
+    const result = await compactSnapshot(storage, local, log, started, options);
+    const event = result.event;
+    if (result.status === "committed" && event !== undefined) {
+      writeDataPoint(env, {
+        kind: "compaction",
+        user: session.user_id,
+        model: measure.model,
+        source: trigger,
+        tokensIn: event.tokensBefore,
+        tokensOut: event.tokensAfter,
+        tokensSaved: event.tokensBefore - event.tokensAfter,
+        tier: event.tier,
+        durationMs: event.durationMs ?? Date.now() - started,
+      });
+    }
+    return result;
   } finally {
     // The flush finishes within this run even when the compaction throws: the queue's next run
     // must not overlap it.

@@ -15,6 +15,7 @@
  * scheduled if one is due.
  */
 
+import { workerConfig } from "../../config/worker-config";
 import { measureCommitted } from "../context-view";
 import {
   clearPendingTrigger,
@@ -115,14 +116,32 @@ export class CompactionScheduler {
     }
   }
 
-  /** The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is gone. */
+  /**
+   * The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is
+   * gone or later than it is due (the alarm may be the retention's, days away: `retention`).
+   */
   async arm(mark: PendingMark): Promise<void> {
     const storage = this.deps.storage.open();
-    // Self-healing: a pending compaction whose alarm is gone (and that is not running) gets a new alarm.
+    const due = Date.now() + this.#delayMs();
+    // Self-healing: a pending compaction (not running) whose alarm is gone or late gets its own, at
+    // its retry time if it failed before.
     if (mark === "pending") {
-      if (this.running || (await storage.getAlarm()) !== null) return;
+      if (this.running) return;
+      const at = Math.max(due, readSession(storage.sql)?.retry_at ?? 0);
+      const current = await storage.getAlarm();
+      if (current !== null && current <= at) return;
+      await storage.setAlarm(at);
+      return;
     }
-    await storage.setAlarm(Date.now() + this.#delayMs());
+    await storage.setAlarm(due);
+  }
+
+  /**
+   * Whether the alarm has a background compaction to run: one is pending. (An alarm set for the
+   * retention may run a failed one's retry before its backoff ends; the retry is no worse for it.)
+   */
+  isBackgroundPending(session: SessionRow): boolean {
+    return session.pending_trigger !== null;
   }
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
@@ -173,8 +192,7 @@ export class CompactionScheduler {
 
   /** `COMPACTION_DELAY_MS` postpones background compactions, so a burst of appends is compacted once. */
   #delayMs(): number {
-    const value = Number(this.deps.env.COMPACTION_DELAY_MS ?? "0");
-    return Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+    return workerConfig(this.deps.env).compactionDelayMs;
   }
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
