@@ -8,7 +8,9 @@
  */
 
 interface OptionalBindings {
+  /** A Vectorize index (768 dimensions, cosine): with `AI`, memory and session search also rank by meaning. */
   VECTORIZE?: import("./semantic/semantic-index").VectorIndex;
+  /** Workers AI, which embeds text for `VECTORIZE` (`@cf/baai/bge-base-en-v1.5`). */
   AI?: import("./semantic/semantic-index").EmbeddingRunner;
 }
 
