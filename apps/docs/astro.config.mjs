@@ -8,7 +8,6 @@ import starlightLinksValidator from "starlight-links-validator";
 export default defineConfig({
   // Images are served as they are: the sharp-based optimizer is not needed for two screenshots.
   image: { service: passthroughImageService() },
-  telemetry: false,
   integrations: [
     starlight({
       title: "Condense",

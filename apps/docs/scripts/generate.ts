@@ -2,7 +2,8 @@
  * @module scripts/generate
  * `pnpm --filter @condense/docs generate` writes every generated page of the site from its
  * source: the HTTP API (a page per operation of the Worker's OpenAPI document), the error codes,
- * the configuration, the engine's options, the benchmarks and the design notes. A page made of
+ * the configuration, the engine's options, the benchmarks and the design notes; and the code
+ * blocks of every page that shows a type-checked snippet (`snippets.ts`). A page made of
  * prose and a generated table has its prose in `templates/`, where `{{name}}` marks the table.
  * `--check` (the package's `test`) regenerates in memory and fails, naming each page, when a
  * committed page differs or a generated folder holds a page no source makes any more.
@@ -18,14 +19,19 @@ import { errorCodesTable } from "./error-codes.ts";
 import { HTTP_API_DIR, httpApiIndex, httpApiPages } from "./http-api-pages.ts";
 import { generatedBanner } from "./markdown.ts";
 import { NOTES_DIR, notesPages } from "./notes-pages.ts";
+import { markdownFiles, withSnippets } from "./snippets.ts";
 import { loadWorkerSources } from "./worker-source.ts";
 
 const docsRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
 const check = process.argv.includes("--check");
+const snippetsDir = join(docsRoot, "snippets");
 
 /** A template with its `{{name}}` markers replaced, and the banner after its front matter. */
 function fromTemplate(template: string, source: string, parts: Record<string, string>): string {
-  const text = readFileSync(join(docsRoot, "templates", template), "utf8");
+  const text = withSnippets(
+    readFileSync(join(docsRoot, "templates", template), "utf8"),
+    snippetsDir,
+  );
   const end = text.indexOf("\n---\n", 4);
   if (!text.startsWith("---\n") || end < 0)
     throw new Error(`templates/${template} has no front matter`);
@@ -74,6 +80,13 @@ const pages = new Map<string, string>([
   ],
 ]);
 
+// The written pages' snippet blocks, refreshed from snippets/.
+for (const path of markdownFiles(docsRoot, "src/content/docs")) {
+  if (!pages.has(path)) {
+    pages.set(path, withSnippets(readFileSync(join(docsRoot, path), "utf8"), snippetsDir));
+  }
+}
+
 /** Folders whose every page is generated: a page there that no source makes is stale too. */
 const GENERATED_DIRS = [HTTP_API_DIR, NOTES_DIR];
 const orphans = GENERATED_DIRS.flatMap((dir) =>
@@ -99,7 +112,7 @@ if (check) {
     );
     process.exit(1);
   }
-  console.log(`${pages.size} generated pages match their sources`);
+  console.log(`${pages.size} pages match their sources`);
 } else {
   for (const path of orphans) rmSync(join(docsRoot, path));
   for (const [path, text] of pages) {
@@ -107,6 +120,6 @@ if (check) {
     writeFileSync(join(docsRoot, path), text);
   }
   console.log(
-    `wrote ${pages.size} generated pages${orphans.length > 0 ? `, removed ${orphans.length}` : ""}`,
+    `wrote ${pages.size} pages${orphans.length > 0 ? `, removed ${orphans.length}` : ""}`,
   );
 }
