@@ -3,7 +3,7 @@
  * Route composition: request id and request log on every route, bearer auth
  * on `/v1` (the gateway's routes authenticate their own way, `X-Condense-Key`
  * beside the provider's key), then the route groups (the inspector's page and
- * files at `/inspect` are public). Unknown paths are 404 `not_found`; a known path with
+ * files at `/inspect` and the API reference's at `/docs` are public). Unknown paths are 404 `not_found`; a known path with
  * the wrong method is 405 `method_not_allowed` with `Allow` (on a gateway path
  * in its protocol's error shape, as the gateway's own errors); a session path
  * whose id is empty is 400 `invalid_session_id`, as a malformed id is.
@@ -18,6 +18,7 @@ import { requireAuth } from "./http/auth";
 import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
+import { apiReferenceRoutes } from "./routes/api-reference";
 import { compactRoutes } from "./routes/compact";
 import { gatewayErrorShape, gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
@@ -50,6 +51,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   memoryRoutes(app);
   responsesCompactRoutes(app);
   inspectorRoutes(app);
+  apiReferenceRoutes(app);
   gatewayRoutes(app);
 
   const endpoints: Endpoint[] = app.routes
