@@ -49,7 +49,11 @@ function sections(output: string): string {
   let heading = "Output";
   let lines: string[] = [];
   const flush = () => {
-    const text = lines.join("\n").trim();
+    // Leading blank lines go; the first line keeps its indent, which aligns its columns.
+    const text = lines
+      .join("\n")
+      .replace(/^(\s*\n)+/, "")
+      .trimEnd();
     if (text !== "") parts.push(`#### ${heading}\n\n\`\`\`\n${text}\n\`\`\`\n`);
     lines = [];
   };

@@ -51,8 +51,11 @@ const record: BenchRecord = {
   durationSeconds: Math.round((Date.now() - started.getTime()) / 1000),
   command: command.join(" "),
   machine,
-  // Escape sequences colour a terminal; the page wants the text.
-  output: output.replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), ""),
+  // Escape sequences colour a terminal, and the checkout's path names this machine's folders;
+  // the page wants the text, with paths from the repository's root.
+  output: output
+    .replace(new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, "g"), "")
+    .replaceAll(`${repoRoot}/`, ""),
 };
 const folder = join(repoRoot, "apps", "docs", BENCH_RESULTS_DIR);
 mkdirSync(folder, { recursive: true });

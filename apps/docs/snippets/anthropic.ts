@@ -31,6 +31,7 @@ const next = await claude.messages
       : [{ role: "user", content: "Go on." }],
   })
   .finalMessage();
+
 // #endregion
 
 // What the example leaves for the code after it.

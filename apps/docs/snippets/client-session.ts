@@ -8,6 +8,7 @@ const condense = new Condense({
 const session = condense.session("run-42");
 await session.append([{ role: "user", content: "Fix the failing test in src/app.ts" }]);
 const { messages, tokens } = await session.context(); // send `messages` to your model, then append its answer
+
 // #endregion
 
 // What the example leaves for the code after it.

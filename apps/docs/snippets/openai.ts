@@ -22,6 +22,7 @@ const stream = await ai.chat.completions.create({
   stream: true,
 });
 for await (const chunk of stream) process.stdout.write(chunk.choices[0]?.delta.content ?? "");
+
 // #endregion
 
 // What the example leaves for the code after it.
