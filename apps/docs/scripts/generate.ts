@@ -80,8 +80,8 @@ const pages = new Map<string, string>([
   ],
 ]);
 
-// The written pages' snippet blocks, refreshed from snippets/.
-for (const path of markdownFiles(docsRoot, "src/content/docs")) {
+// The written pages' snippet blocks, refreshed from snippets/; the repository's README shows two.
+for (const path of [...markdownFiles(docsRoot, "src/content/docs"), "../../README.md"]) {
   if (!pages.has(path)) {
     pages.set(path, withSnippets(readFileSync(join(docsRoot, path), "utf8"), snippetsDir));
   }

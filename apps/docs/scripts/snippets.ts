@@ -24,7 +24,11 @@ export function snippetText(snippetsDir: string, file: string): string {
   if (start < 0) return text.trimEnd();
   const end = text.indexOf(REGION_END, start);
   if (end < 0) throw new Error(`snippets/${file}: "${REGION_START.trim()}" has no "${REGION_END}"`);
-  return text.slice(start + REGION_START.length, end).trimEnd();
+  // Biome's import sorting may leave a blank line after the region's opening comment.
+  return text
+    .slice(start + REGION_START.length, end)
+    .replace(/^\n+/, "")
+    .trimEnd();
 }
 
 /** A page's text with each snippet block holding its file's current code. */
