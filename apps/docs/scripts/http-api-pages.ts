@@ -99,7 +99,9 @@ function fields(document: OpenApiDocument, schema: JsonSchema | undefined): stri
   return `${named}${table(["field", "type", "required", "description"], rows)}`;
 }
 
-function jsonBlock(value: unknown): string {
+/** The schema in full, a top-level `$ref` replaced by the component it names. */
+function jsonBlock(document: OpenApiDocument, schema: JsonSchema | undefined): string {
+  const value = resolve(document, schema) ?? {};
   return `<details>\n<summary>JSON Schema</summary>\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`\n\n</details>\n`;
 }
 
@@ -147,7 +149,17 @@ function operationPage(document: OpenApiDocument, op: Operation, order: number):
           p.in,
           code(typeOf(p.schema)),
           p.required === true ? "yes" : "",
-          [p.description ?? "", p.schema === undefined ? "" : describe(p.schema)]
+          // The schema often repeats the parameter's description; say it once.
+          [
+            p.description ?? "",
+            p.schema === undefined
+              ? ""
+              : describe(
+                  p.schema.description === p.description
+                    ? { ...p.schema, description: undefined }
+                    : p.schema,
+                ),
+          ]
             .filter((s) => s !== "")
             .join(" "),
         ]),
@@ -160,14 +172,14 @@ function operationPage(document: OpenApiDocument, op: Operation, order: number):
     if (body.description !== undefined) out.push(body.description, "");
     for (const [type, media] of Object.entries(body.content ?? {})) {
       out.push(`${code(type)}${body.required === true ? " (required)" : ""}`, "");
-      out.push(fields(document, media.schema), jsonBlock(media.schema ?? {}));
+      out.push(fields(document, media.schema), jsonBlock(document, media.schema));
     }
   }
   out.push("## Responses", "");
   for (const [status, response] of Object.entries(operation.responses ?? {})) {
     out.push(`### ${status}`, "", response.description ?? "", "");
     for (const [type, media] of Object.entries(response.content ?? {})) {
-      out.push(code(type), "", fields(document, media.schema), jsonBlock(media.schema ?? {}));
+      out.push(code(type), "", fields(document, media.schema), jsonBlock(document, media.schema));
     }
   }
   return `${out
