@@ -1,7 +1,7 @@
 // The Condense docs site: Starlight on Astro, built offline to static HTML in dist/.
 // Nothing is fetched at build or view time (no web fonts, no remote images), and a broken
 // internal link fails the build (starlight-links-validator). The package scripts switch off
-// Astro's telemetry, its one network call.
+// Astro's telemetry, which would call out.
 import starlight from "@astrojs/starlight";
 import { defineConfig, passthroughImageService } from "astro/config";
 import starlightLinksValidator from "starlight-links-validator";
