@@ -1,7 +1,8 @@
 /**
  * @module inspector/build
  * Builds the inspector's static files into `inspector/dist/inspect/` (served
- * by the Worker at `/inspect` through its `assets` binding): the app bundled
+ * by the Worker at `/inspect` through its `assets` binding), and with them the
+ * API reference's into `inspector/dist/docs/` (`api-reference/build.ts`): the app bundled
  * by esbuild into one content-hashed script and one stylesheet, and the page
  * that loads them. Everything it loads comes from the Worker's own origin.
  * Run by `wrangler dev`/`wrangler deploy` (the custom build in wrangler.jsonc),
@@ -13,6 +14,7 @@ import { basename, dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
+import { buildApiReference } from "../api-reference/build.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "dist");
@@ -68,6 +70,10 @@ const sizes = [script, style, "index.html"].map((name) => {
   return `${name} ${(bytes.length / 1024).toFixed(1)} KiB (${(gzipSync(bytes).length / 1024).toFixed(1)} KiB gzip)`;
 });
 console.log(`inspector built: ${sizes.join(", ")}`);
+
+// The Worker's other static files: the live API reference at /docs (api-reference/build.ts).
+const reference = buildApiReference(join(staging, "docs"));
+console.log(`API reference built: ${reference.join(", ")}`);
 
 // The hashed names are the same when the content is, so a reader holding the old page finds its files.
 const previous = join(here, `dist.${process.pid}.old`);

@@ -4,7 +4,7 @@
  * and the per-user rate limit on `/v1` (the gateway's routes authenticate
  * their own way, `X-Condense-Key` beside the provider's key, then are limited
  * alike), then the route groups (the inspector's page and
- * files at `/inspect` are public). Unknown paths are 404 `not_found`; a known path with
+ * files at `/inspect` and the API reference's at `/docs` are public). Unknown paths are 404 `not_found`; a known path with
  * the wrong method is 405 `method_not_allowed` with `Allow` (on a gateway path
  * in its protocol's error shape, as the gateway's own errors); a session path
  * whose id is empty is 400 `invalid_session_id`, as a malformed id is.
@@ -24,6 +24,7 @@ import { errorResponse, handleError } from "./http/error-handler";
 import { rateLimit } from "./http/rate-limit";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
+import { apiReferenceRoutes } from "./routes/api-reference";
 import { compactRoutes } from "./routes/compact";
 import { gatewayErrorShape, gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
@@ -70,6 +71,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
   meRoutes(app);
   responsesCompactRoutes(app);
   inspectorRoutes(app);
+  apiReferenceRoutes(app);
   gatewayRoutes(app);
 
   const endpoints: Endpoint[] = app.routes

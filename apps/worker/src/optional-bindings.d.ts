@@ -11,9 +11,15 @@
  */
 
 interface OptionalBindings {
+  /** A Vectorize index (768 dimensions, cosine): with `AI`, memory and session search also rank by meaning. */
   VECTORIZE?: import("./semantic/semantic-index").VectorIndex;
+  /**
+   * Workers AI: embeds text for `VECTORIZE` (`@cf/baai/bge-base-en-v1.5`), and runs LLM summaries
+   * and the memory flush with `SUMMARIZER=workers-ai`.
+   */
   AI?: import("./semantic/semantic-index").EmbeddingRunner &
     import("./workers-ai/chat-completions").ChatRunner;
+  /** An Analytics Engine dataset: one data point per compaction and per gateway turn. */
   ANALYTICS?: import("./analytics/data-points").AnalyticsDataset;
 }
 

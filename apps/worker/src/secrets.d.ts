@@ -13,14 +13,18 @@ interface WorkerSecrets {
   API_KEYS?: string;
   /** HS256 secret for JWT bearer tokens whose `sub` is the user (`http/jwt`; JWKS: `JWT_JWKS_URL`). */
   JWT_SECRET?: string;
-  /** Enables `POST /v1/responses/compact` and `strategy: "openai"` sessions. */
+  /** Enables `POST /v1/responses/compact` and `strategy: "openai"` sessions; the gateway's own key for upstream `openai`. */
   OPENAI_API_KEY?: string;
   /** An OpenAI-compatible endpoint for LLM summaries (else the deterministic summarizer). */
   SUMMARIZER_BASE_URL?: string;
+  /** The summarizer's key (either this or `SUMMARIZER_BASE_URL` switches the LLM summarizer on). */
   SUMMARIZER_API_KEY?: string;
-  /** The summarizer's model (default gpt-4o-mini). */
+  /** The summarizer's model (default gpt-4o-mini; a session's `summarizerModel` overrides it). */
   SUMMARIZER_MODEL?: string;
-  /** The gateway's own key for upstream `anthropic` (`GATEWAY_KEY_<NAME>` for others, read by name). */
+  /**
+   * The gateway's own key for upstream `anthropic`. An upstream of `GATEWAY_UPSTREAMS` has its key in
+   * `GATEWAY_KEY_<NAME>` (its name in capitals, other characters `_`), read by name.
+   */
   ANTHROPIC_API_KEY?: string;
   /**
    * Not a secret: the bench's seam. `1` appends without indexing for search (`session/search-index`),

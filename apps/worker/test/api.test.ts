@@ -6,6 +6,7 @@
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { createApp } from "../src/app";
+import { API_REFERENCE_PATH } from "../src/routes/api-reference";
 import { INSPECTOR_PATH } from "../src/routes/inspector";
 import { BASE, call, conversation, freshSession } from "./helpers";
 import { signJwt } from "./jwt";
@@ -110,9 +111,15 @@ describe("the OpenAPI document", () => {
         operation,
       })),
     );
-    // The inspector's page and files (`/inspect`) are HTML and static files, not API routes.
+    // The inspector's and the API reference's pages and files (`/inspect`, `/docs`) are HTML and
+    // static files, not API routes.
     const served = createApp()
-      .routes.filter((route) => route.method !== "ALL" && !route.path.startsWith(INSPECTOR_PATH))
+      .routes.filter(
+        (route) =>
+          route.method !== "ALL" &&
+          !route.path.startsWith(INSPECTOR_PATH) &&
+          !route.path.startsWith(API_REFERENCE_PATH),
+      )
       .map((route) => `${route.method} ${route.path}`);
     expect(documented.map((entry) => entry.route).sort()).toEqual([...new Set(served)].sort());
     for (const { route, operation } of documented) {

@@ -44,7 +44,7 @@ export interface CompactInput {
 }
 
 export interface CompactOptions {
-  /** Tokens the model accepts, a number or `"128k"`. Default: from the model table. */
+  /** Tokens a request may carry (the input limit), a number or `"128k"`, `"1m"`. Default: from the model table. */
   contextWindow?: number | string;
   /** Default `cost`: see {@link CompactionPolicy}. */
   policy?: CompactionPolicy;
@@ -87,14 +87,18 @@ export interface CompactOptions {
   headMessages?: number;
   /**
    * Token budget of the verbatim tail. Default: policy `cost`, 5% of the window and at least
-   * 2,000; policy `window`, 20,000, scaled down for small windows.
+   * 2,000; policy `window`, 20,000 (a quarter of small windows). Default or explicit, at most
+   * half the aim.
    */
   tailTokens?: number;
   /** Messages the tail keeps at least. Default 4. */
   minTailMessages?: number;
-  /** Default: `extractiveSummarizer()`. */
+  /** Any `Summarizer`; `openAISummarizer({ apiKey, baseURL, model })` for an LLM. Default: `extractiveSummarizer()`. */
   summarizer?: Summarizer;
-  /** Default `strict`. */
+  /**
+   * `strict`, `custom` (with `identifierInstructions`) or `off`: what the summarizer is told about
+   * identifiers. The ledger is verified under every policy. Default `strict`.
+   */
   identifierPolicy?: IdentifierPolicy;
   /** Operator text for `identifierPolicy: "custom"`. */
   identifierInstructions?: string;
@@ -104,6 +108,7 @@ export interface CompactOptions {
   focus?: string;
   /** Compact even below the threshold. */
   force?: boolean;
+  /** Aborts the compaction (and its summarizer calls). */
   signal?: AbortSignal;
   /** Clock for cooldown decisions, ms since epoch or a Date. Default `Date.now()`. */
   now?: number | Date;
@@ -118,8 +123,12 @@ export interface CompactOptions {
    * summary is recognised: without it, no message counts as a summary.
    */
   ledger?: Ledger;
-  /** Summary size bounds in tokens. Default 2,000 .. 12,000. */
+  /**
+   * Summary size bounds in tokens (the target is 20% of what the summary replaces). Default 2,000
+   * (a quarter of the aim in small windows).
+   */
   summaryMinTokens?: number;
+  /** The upper bound of the summary's size in tokens. Default 12,000. */
   summaryMaxTokens?: number;
   /**
    * How a prune placeholder names the output it replaced, to fetch it back: a store that serves
@@ -174,9 +183,17 @@ export interface CompactResult<M = ChatMessage> {
   contextWindow: number;
   /** Tokens the context may hold and still leave the reserve free. */
   budget: number;
+  /** `none`, `warning` or `critical`: how close the result is to the window. */
   warningLevel: WarningLevel;
+  /** The tool outputs that left the context, so a store can serve them back by call id. */
   prunedToolOutputs: PrunedToolOutput[];
+  /**
+   * `identifiers`, `files: { read, modified }`, `userRequests` and `summarySha256` (the anchor of
+   * `summary`): hand it back as `options.ledger` at the next compaction. A result that wrote no
+   * summary hands back the ledger it was given.
+   */
   ledger: Ledger;
+  /** Passes run (at most 3; a pass saving under 5% ends the loop). */
   passes: number;
   /** Why nothing was done, when `compacted` is false. */
   reason?: string;
