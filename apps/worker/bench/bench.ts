@@ -23,18 +23,14 @@
  * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
 import OpenAI from "openai";
+import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const KEY = "bench-key";
 const LLM_DELAY_MS = 5_000;
 const IDLE_APPENDS = 300;
 const THROUGHPUT_APPENDS = 600;
@@ -103,43 +99,6 @@ function startSlowLlm(): Promise<{ url: string; close: () => void }> {
   });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/**
- * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
- * by default), so a second Worker started on the same `dir` finds the sessions of the first.
- */
-async function startWorker(
-  extraVars: Record<string, string>,
-  dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
-): Promise<{ base: string; child: ChildProcess; dir: string }> {
-  const port = await freePort();
-  const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
-    cwd: root,
-    stdio: "ignore",
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  child.kill("SIGTERM");
-  throw new Error("wrangler dev did not start within 60 s");
-}
-
 async function api(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${base}${path}`, {
     method,
@@ -158,13 +117,6 @@ async function timedAppend(base: string, session: string, i: number): Promise<nu
   });
   return performance.now() - started;
 }
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 function prose(turns: number): Array<Record<string, unknown>> {
   const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(
@@ -262,42 +214,6 @@ async function workerFigures(): Promise<void> {
     llm.close();
     rmSync(worker.dir, { recursive: true, force: true });
   }
-}
-
-/**
- * A 200k-token agent session (by a chars/4 estimate, so nothing is tokenized while it is built): tool
- * steps with long, distinct outputs, and prose turns the summary has to cover. `salt` makes the
- * outputs of one session differ from another's.
- */
-function agentSession(salt = 0): Array<Record<string, unknown>> {
-  const messages: Array<Record<string, unknown>> = [
-    { role: "system", content: "You are a coding agent." },
-    { role: "user", content: "Fix the build of https://github.com/example/project." },
-  ];
-  let chars = 0;
-  for (let i = 1; chars < 530_000 && i < 10_000; i++) {
-    const output = Array.from(
-      { length: 60 },
-      (_, line) =>
-        `export const v${i}_${line} = "${(i * 7919 + line + salt * 104_729).toString(36)}";`,
-    ).join("\n");
-    const note = `Step ${i}: ${"checked the module and its tests, the failure is elsewhere; ".repeat(4)}`;
-    messages.push({
-      role: "assistant",
-      content: note,
-      tool_calls: [
-        {
-          id: `call_${i}`,
-          type: "function",
-          function: { name: "read_file", arguments: `{"path":"src/file_${i}.ts"}` },
-        },
-      ],
-    });
-    messages.push({ role: "tool", tool_call_id: `call_${i}`, content: output });
-    messages.push({ role: "user", content: `Good, go on with file ${i + 1}.` });
-    chars += output.length + note.length + 40;
-  }
-  return messages;
 }
 
 async function compactionCpu(): Promise<void> {
