@@ -28,15 +28,18 @@ export async function freePort(): Promise<number> {
 
 /**
  * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
- * by default), so a second Worker started on the same `dir` finds the sessions of the first.
+ * by default), so a second Worker started on the same `dir` finds the sessions of the first; the
+ * Worker of `config` (a wrangler config file) rather than Condense's when given.
  */
 export async function startWorker(
   extraVars: Record<string, string>,
   dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
+  config?: string,
 ): Promise<{ base: string; child: ChildProcess; dir: string }> {
   const port = await freePort();
   const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
+  if (config !== undefined) args.push("--config", config);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
     cwd: root,
