@@ -27,7 +27,6 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
-import OpenAI from "openai";
 import { gatewayLatency } from "./gateway-latency.ts";
 import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.ts";
 
