@@ -349,7 +349,7 @@ const minus = (a: number[], b: number[]) => a.map((value, i) => value - (b[i] ??
 
 export async function gatewayLatency(): Promise<void> {
   const upstream = await startInstantUpstream();
-  const [gateway, passThrough] = await Promise.all([
+  const started = await Promise.allSettled([
     startWorker({
       GATEWAY_UPSTREAMS: `bench=${upstream.url}`,
       GATEWAY_KEY_BENCH: UPSTREAM_KEY,
@@ -361,6 +361,17 @@ export async function gatewayLatency(): Promise<void> {
       join(root, "bench/pass-through/wrangler.jsonc"),
     ),
   ]);
+  const [gateway, passThrough] = started.map((outcome) =>
+    outcome.status === "fulfilled" ? outcome.value : undefined,
+  );
+  if (gateway === undefined || passThrough === undefined) {
+    // One did not start: the other is stopped, not left running.
+    for (const worker of [gateway, passThrough]) worker?.child.kill("SIGTERM");
+    upstream.close();
+    throw new Error("a bench Worker did not start", {
+      cause: started.find((outcome) => outcome.status === "rejected")?.reason,
+    });
+  }
   try {
     const history = agentHistory(HISTORY_TOKENS);
     const tokens = countMessageTokens(history, "gpt-4.1");

@@ -46,7 +46,8 @@ export async function startWorker(
     stdio: "ignore",
   });
   const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 240; i++) {
+  // Three minutes: on a busy machine the inspector's build alone, before the Worker's, takes one.
+  for (let i = 0; i < 720; i++) {
     try {
       if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
     } catch {
@@ -55,7 +56,7 @@ export async function startWorker(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   child.kill("SIGTERM");
-  throw new Error("wrangler dev did not start within 60 s");
+  throw new Error("wrangler dev did not start within 180 s");
 }
 
 export function percentile(values: number[], p: number): number {
