@@ -38,16 +38,30 @@ export async function startWorker(
 ): Promise<{ base: string; child: ChildProcess; dir: string }> {
   const port = await freePort();
   const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
+  // An inspector port of its own: two Workers started at once would both ask for the default one.
+  const inspectorPort = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
+  args.push("--inspector-port", String(inspectorPort));
   if (config !== undefined) args.push("--config", config);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
     cwd: root,
-    stdio: "ignore",
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  // What it last printed, for the error should it not start (the pipes are read to their end).
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-4_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
   });
   const base = `http://127.0.0.1:${port}`;
   // Three minutes: on a busy machine the inspector's build alone, before the Worker's, takes one.
-  for (let i = 0; i < 720; i++) {
+  for (let i = 0; i < 720 && !exited; i++) {
     try {
       if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
     } catch {
@@ -56,7 +70,9 @@ export async function startWorker(
     await new Promise((resolve) => setTimeout(resolve, 250));
   }
   child.kill("SIGTERM");
-  throw new Error("wrangler dev did not start within 180 s");
+  throw new Error(
+    `wrangler dev ${exited ? "exited" : "did not start within 180 s"}; it printed:\n${output}`,
+  );
 }
 
 export function percentile(values: number[], p: number): number {
