@@ -9,10 +9,9 @@
  *   compacted by `POST /compact` with the deterministic summarizer in a Worker restarted after the
  *   appends (so no count of them is cached), its `durationMs` (snapshot to commit) read from
  *   `/compactions`;
- * - the gateway: what a turn of an agent that sends its whole 150k-token history every turn costs
- *   through `/v1/gateway` against calling the same upstream directly (both with the `openai` SDK,
- *   the upstream on loopback answering at once), p50/p99 of the time added per turn, and the time
- *   to the first streamed chunk, direct and through the gateway.
+ * - the gateway's own time (`bench/gateway-latency`): a turn with a 150k-token history through the
+ *   gateway with a session against the same request through a pass-through Worker under the same
+ *   `wrangler dev` (and directly), for Chat Completions, Anthropic Messages and Responses;
  * - recall (`search`): append latency with the search index against the same append path with
  *   indexing switched off (the `BENCH_NO_SEARCH_INDEX` seam, a second Worker, appends alternated), and
  *   `GET /search` latency over a 200k-token session of corpus transcripts (../shared/corpus when
@@ -24,18 +23,14 @@
  * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
  */
 
-import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
-import OpenAI from "openai";
+import { gatewayLatency } from "./gateway-latency.ts";
+import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.ts";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const KEY = "bench-key";
 const LLM_DELAY_MS = 5_000;
 const IDLE_APPENDS = 300;
 const THROUGHPUT_APPENDS = 600;
@@ -104,43 +99,6 @@ function startSlowLlm(): Promise<{ url: string; close: () => void }> {
   });
 }
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((resolve) => server.close(() => resolve()));
-  return port;
-}
-
-/**
- * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
- * by default), so a second Worker started on the same `dir` finds the sessions of the first.
- */
-async function startWorker(
-  extraVars: Record<string, string>,
-  dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
-): Promise<{ base: string; child: ChildProcess; dir: string }> {
-  const port = await freePort();
-  const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
-  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
-  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
-    cwd: root,
-    stdio: "ignore",
-  });
-  const base = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 240; i++) {
-    try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
-    } catch {
-      // not up yet
-    }
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  child.kill("SIGTERM");
-  throw new Error("wrangler dev did not start within 60 s");
-}
-
 async function api(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
   const response = await fetch(`${base}${path}`, {
     method,
@@ -159,13 +117,6 @@ async function timedAppend(base: string, session: string, i: number): Promise<nu
   });
   return performance.now() - started;
 }
-
-function percentile(values: number[], p: number): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
-}
-
-const ms = (value: number) => `${value.toFixed(1)} ms`;
 
 function prose(turns: number): Array<Record<string, unknown>> {
   const words = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split(
@@ -265,42 +216,6 @@ async function workerFigures(): Promise<void> {
   }
 }
 
-/**
- * A 200k-token agent session (by a chars/4 estimate, so nothing is tokenized while it is built): tool
- * steps with long, distinct outputs, and prose turns the summary has to cover. `salt` makes the
- * outputs of one session differ from another's.
- */
-function agentSession(salt = 0): Array<Record<string, unknown>> {
-  const messages: Array<Record<string, unknown>> = [
-    { role: "system", content: "You are a coding agent." },
-    { role: "user", content: "Fix the build of https://github.com/example/project." },
-  ];
-  let chars = 0;
-  for (let i = 1; chars < 530_000 && i < 10_000; i++) {
-    const output = Array.from(
-      { length: 60 },
-      (_, line) =>
-        `export const v${i}_${line} = "${(i * 7919 + line + salt * 104_729).toString(36)}";`,
-    ).join("\n");
-    const note = `Step ${i}: ${"checked the module and its tests, the failure is elsewhere; ".repeat(4)}`;
-    messages.push({
-      role: "assistant",
-      content: note,
-      tool_calls: [
-        {
-          id: `call_${i}`,
-          type: "function",
-          function: { name: "read_file", arguments: `{"path":"src/file_${i}.ts"}` },
-        },
-      ],
-    });
-    messages.push({ role: "tool", tool_call_id: `call_${i}`, content: output });
-    messages.push({ role: "user", content: `Good, go on with file ${i + 1}.` });
-    chars += output.length + note.length + 40;
-  }
-  return messages;
-}
-
 async function compactionCpu(): Promise<void> {
   const messages = agentSession();
   const cpu = process.cpuUsage();
@@ -368,189 +283,6 @@ async function durableObjectCompaction(): Promise<void> {
     );
   } finally {
     worker.child.kill("SIGTERM");
-    rmSync(worker.dir, { recursive: true, force: true });
-  }
-}
-
-// ---------------------------------------------------------------- the gateway
-
-/** Turns measured through the gateway and directly, after the warm-up turns. */
-const GATEWAY_TURNS = 60;
-const GATEWAY_WARMUP_TURNS = 3;
-const GATEWAY_HISTORY_TOKENS = 150_000;
-
-/**
- * An OpenAI-compatible upstream that answers every Chat Completions request at once (JSON, or a
- * short stream when asked), so that what is measured is the path to it, not the model.
- */
-function startInstantUpstream(): Promise<{ url: string; close: () => void }> {
-  let answers = 0;
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { stream?: boolean };
-      answers++;
-      const base = { id: `chatcmpl-${answers}`, created: 1_700_000_000, model: "bench" };
-      const content = `Noted, step ${answers}.`;
-      if (body.stream === true) {
-        response.writeHead(200, { "content-type": "text/event-stream" });
-        const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-          `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-        response.write(chunk({ role: "assistant", content }, null));
-        response.write(chunk({}, "stop"));
-        response.end("data: [DONE]\n\n");
-        return;
-      }
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({
-          ...base,
-          object: "chat.completion",
-          choices: [
-            {
-              index: 0,
-              message: { role: "assistant", content, refusal: null },
-              finish_reason: "stop",
-            },
-          ],
-          usage: { prompt_tokens: 150_000, completion_tokens: 5, total_tokens: 150_005 },
-        }),
-      );
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
-    });
-  });
-}
-
-/** An agent's history of about `tokens` tokens: tool steps with long, distinct outputs. */
-function agentHistory(tokens: number): OpenAI.Chat.Completions.ChatCompletionMessageParam[] {
-  const messages = agentSession().slice(0, 2);
-  const steps = agentSession();
-  for (let i = 2; i + 2 < steps.length; i += 3) {
-    messages.push(...steps.slice(i, i + 3));
-    if (
-      i % 30 === 2 &&
-      countMessageTokens(messages as unknown as ChatMessage[], "gpt-4.1") >= tokens
-    )
-      break;
-  }
-  return messages as unknown as OpenAI.Chat.Completions.ChatCompletionMessageParam[];
-}
-
-async function gatewayFigures(): Promise<void> {
-  const upstream = await startInstantUpstream();
-  const worker = await startWorker({
-    GATEWAY_UPSTREAMS: `bench=${upstream.url}`,
-    GATEWAY_KEY_BENCH: "sk-bench-upstream",
-    COMPACTION_DELAY_MS: "3600000",
-  });
-  try {
-    const direct = new OpenAI({
-      baseURL: upstream.url,
-      apiKey: "sk-bench-upstream",
-      maxRetries: 0,
-    });
-    const gateway = new OpenAI({
-      baseURL: `${worker.base}/v1/gateway/bench`,
-      apiKey: KEY,
-      maxRetries: 0,
-      defaultHeaders: { "X-Condense-Session": "gateway-bench" },
-    });
-    const history = agentHistory(GATEWAY_HISTORY_TOKENS);
-    const tokens = countMessageTokens(history as unknown as ChatMessage[], "gpt-4.1");
-    const timed = async (client: OpenAI) => {
-      const started = performance.now();
-      const reply = await client.chat.completions.create({ model: "gpt-4.1", messages: history });
-      return { ms: performance.now() - started, message: reply.choices[0]?.message };
-    };
-    // The same body forwarded untouched by the Worker (a Responses request chaining server-side
-    // state): what carrying it through wrangler dev and workerd costs before any gateway work.
-    const forwardedUnchanged = async () => {
-      const started = performance.now();
-      await gateway.responses.create({
-        model: "gpt-4.1",
-        previous_response_id: "resp_bench",
-        input: history as never,
-      });
-      return performance.now() - started;
-    };
-    const directResponses = async () => {
-      const started = performance.now();
-      await direct.responses.create({
-        model: "gpt-4.1",
-        previous_response_id: "resp_bench",
-        input: history as never,
-      });
-      return performance.now() - started;
-    };
-    const added: number[] = [];
-    const transport: number[] = [];
-    const viaGateway: number[] = [];
-    const directly: number[] = [];
-    let firstTurn = 0;
-    for (let turn = 0; turn < GATEWAY_WARMUP_TURNS + GATEWAY_TURNS; turn++) {
-      // Alternate which path goes first, so neither always meets a warmer loopback.
-      const gatewayFirst = turn % 2 === 0;
-      const a = gatewayFirst ? await timed(gateway) : await timed(direct);
-      const b = gatewayFirst ? await timed(direct) : await timed(gateway);
-      const [through, plain] = gatewayFirst ? [a, b] : [b, a];
-      if (turn === 0) firstTurn = through.ms;
-      if (turn >= GATEWAY_WARMUP_TURNS) {
-        added.push(through.ms - plain.ms);
-        viaGateway.push(through.ms);
-        directly.push(plain.ms);
-        transport.push((await forwardedUnchanged()) - (await directResponses()));
-      }
-      // The agent keeps the answer it got through the gateway and adds its next message.
-      if (through.message !== undefined) history.push(through.message);
-      history.push({ role: "user", content: `Continue with step ${turn + 1}.` });
-    }
-    console.log(
-      `gateway, ${tokens}-token history sent every turn (${GATEWAY_TURNS} turns, loopback): added per turn p50 ${ms(percentile(added, 50))}, p99 ${ms(percentile(added, 99))} (goal ≤ 15 / 40 ms); through the gateway p50 ${ms(percentile(viaGateway, 50))}, directly p50 ${ms(percentile(directly, 50))}; the session's first turn (all ${history.length - 2 * (GATEWAY_WARMUP_TURNS + GATEWAY_TURNS)} messages appended) ${ms(firstTurn)}`,
-    );
-    console.log(
-      `gateway, the same body forwarded untouched by the Worker (wrangler dev's and workerd's carrying of it, no gateway work): added p50 ${ms(percentile(transport, 50))}, p99 ${ms(percentile(transport, 99))}; the gateway's own work per turn (added less that) p50 ${ms(percentile(added, 50) - percentile(transport, 50))}`,
-    );
-
-    const firstChunk = async (client: OpenAI) => {
-      const started = performance.now();
-      const stream = await client.chat.completions.create({
-        model: "gpt-4.1",
-        messages: history,
-        stream: true,
-      });
-      let elapsed = Number.NaN;
-      let message = "";
-      for await (const chunk of stream) {
-        if (Number.isNaN(elapsed)) elapsed = performance.now() - started;
-        message += chunk.choices[0]?.delta.content ?? "";
-      }
-      return { elapsed, message };
-    };
-    const ttfbGateway: number[] = [];
-    const ttfbDirect: number[] = [];
-    for (let turn = 0; turn < 30; turn++) {
-      const gatewayFirst = turn % 2 === 0;
-      const a = await firstChunk(gatewayFirst ? gateway : direct);
-      const b = await firstChunk(gatewayFirst ? direct : gateway);
-      const [through, plain] = gatewayFirst ? [a, b] : [b, a];
-      ttfbGateway.push(through.elapsed);
-      ttfbDirect.push(plain.elapsed);
-      history.push({ role: "assistant", content: through.message });
-      history.push({ role: "user", content: `Continue, streamed ${turn + 1}.` });
-    }
-    const ttfbAdded = ttfbGateway.map((value, i) => value - (ttfbDirect[i] ?? Number.NaN));
-    console.log(
-      `gateway, time to the first streamed chunk (30 turns): through the gateway p50 ${ms(percentile(ttfbGateway, 50))}, directly p50 ${ms(percentile(ttfbDirect, 50))}; added p50 ${ms(percentile(ttfbAdded, 50))}, p99 ${ms(percentile(ttfbAdded, 99))} (goal ≤ 10 ms)`,
-    );
-  } finally {
-    worker.child.kill("SIGTERM");
-    upstream.close();
     rmSync(worker.dir, { recursive: true, force: true });
   }
 }
@@ -720,6 +452,6 @@ const wanted = (name: string) => sections.length === 0 || sections.includes(name
 if (wanted("compaction-cpu")) await compactionCpu();
 if (wanted("durable-object")) await durableObjectCompaction();
 if (wanted("service")) await workerFigures();
-if (wanted("gateway")) await gatewayFigures();
+if (wanted("gateway")) await gatewayLatency();
 if (wanted("search")) await searchFigures();
 if (sections.includes("cost")) await import("./cost.ts");

@@ -295,12 +295,15 @@ export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCom
   );
 }
 
-/** Context tokens and messages without loading any: the view's totals plus the transcript after it. */
+/**
+ * Context tokens and messages without loading any: the view's totals plus the transcript after it
+ * (`view`: its state, when the caller read it already).
+ */
 export function contextSize(
   sql: SqlStorage,
   store: MessageStore,
+  view: ViewState | undefined = readViewState(sql),
 ): { tokens: number; count: number } {
-  const view = readViewState(sql);
   const after = store.tokensAfter(view?.covered_seq ?? 0);
   return {
     tokens: (view?.tokens ?? 0) + after.tokens,

@@ -67,9 +67,12 @@ export function gatewayContextAt(
   const historyFrom = coveredSeq - current.firstSeq + 1;
   if (historyFrom < 0 || coveredSeq > request.lastSeq) return undefined;
   const settings = withMemoryPinned(readSettings(sql), memory);
-  const size = contextSize(sql, store);
-  // Messages appended after the request's history are not in its context.
-  const tokens = size.tokens - store.tokensAfter(request.lastSeq).tokens;
+  const size = contextSize(sql, store, view);
+  // Messages appended after the request's history are not in its context (none, as a turn asks).
+  const tokens =
+    session.message_count > request.lastSeq
+      ? size.tokens - store.tokensAfter(request.lastSeq).tokens
+      : size.tokens;
   const measure = measureContext(session, settings, tokens, defaultModel);
   if (session.message_count === request.lastSeq) {
     saveServed(sql, tokens + measure.pinnedTokens, request.lastSeq);

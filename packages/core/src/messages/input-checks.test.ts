@@ -36,6 +36,16 @@ describe("wellFormedDeep", () => {
     expect(field(copy, "__proto__")).toEqual({ x: "\uFFFD" });
     expect(copy["k\uFFFD"]).toEqual(["\uFFFD", 1, null]);
   });
+
+  it("copies well-formed JSON as it is, keys in their order, prototypes untouched (property)", () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ maxDepth: 4 }), (value) => {
+        const copy = wellFormedDeep(value);
+        expect(JSON.stringify(copy)).toBe(JSON.stringify(value));
+        expect(copy).toStrictEqual(value);
+      }),
+    );
+  });
 });
 
 describe("ProblemCollector", () => {

@@ -1,0 +1,119 @@
+/**
+ * @module bench/harness
+ * What the bench's sections share: `wrangler dev` started on a free loopback
+ * port with the bench's key, percentiles and their printing, and a long agent
+ * session to feed the Worker.
+ */
+
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The Worker's folder (apps/worker). */
+export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The Condense key every bench Worker accepts. */
+export const KEY = "bench-key";
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+/**
+ * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
+ * by default), so a second Worker started on the same `dir` finds the sessions of the first; the
+ * Worker of `config` (a wrangler config file) rather than Condense's when given.
+ */
+export async function startWorker(
+  extraVars: Record<string, string>,
+  dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
+  config?: string,
+): Promise<{ base: string; child: ChildProcess; dir: string }> {
+  const port = await freePort();
+  const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
+  // An inspector port of its own: two Workers started at once would both ask for the default one.
+  const inspectorPort = await freePort();
+  const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
+  args.push("--inspector-port", String(inspectorPort));
+  if (config !== undefined) args.push("--config", config);
+  for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
+  const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
+    cwd: root,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  // What it last printed, for the error should it not start (the pipes are read to their end).
+  let output = "";
+  const keep = (chunk: Buffer) => {
+    output = (output + chunk.toString("utf8")).slice(-4_000);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  const base = `http://127.0.0.1:${port}`;
+  // Three minutes: on a busy machine the inspector's build alone, before the Worker's, takes one.
+  for (let i = 0; i < 720 && !exited; i++) {
+    try {
+      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
+    } catch {
+      // not up yet
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  child.kill("SIGTERM");
+  throw new Error(
+    `wrangler dev ${exited ? "exited" : "did not start within 180 s"}; it printed:\n${output}`,
+  );
+}
+
+export function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN;
+}
+
+export const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+/**
+ * A 200k-token agent session (by a chars/4 estimate, so nothing is tokenized while it is built): tool
+ * steps with long, distinct outputs, and prose turns the summary has to cover. `salt` makes the
+ * outputs of one session differ from another's.
+ */
+export function agentSession(salt = 0): Array<Record<string, unknown>> {
+  const messages: Array<Record<string, unknown>> = [
+    { role: "system", content: "You are a coding agent." },
+    { role: "user", content: "Fix the build of https://github.com/example/project." },
+  ];
+  let chars = 0;
+  for (let i = 1; chars < 530_000 && i < 10_000; i++) {
+    const output = Array.from(
+      { length: 60 },
+      (_, line) =>
+        `export const v${i}_${line} = "${(i * 7919 + line + salt * 104_729).toString(36)}";`,
+    ).join("\n");
+    const note = `Step ${i}: ${"checked the module and its tests, the failure is elsewhere; ".repeat(4)}`;
+    messages.push({
+      role: "assistant",
+      content: note,
+      tool_calls: [
+        {
+          id: `call_${i}`,
+          type: "function",
+          function: { name: "read_file", arguments: `{"path":"src/file_${i}.ts"}` },
+        },
+      ],
+    });
+    messages.push({ role: "tool", tool_call_id: `call_${i}`, content: output });
+    messages.push({ role: "user", content: `Good, go on with file ${i + 1}.` });
+    chars += output.length + note.length + 40;
+  }
+  return messages;
+}
