@@ -43,7 +43,7 @@ import {
   fromCanonical,
   PromptMemory,
   toCanonical,
-} from "./prompt.js";
+} from "./to-canonical.js";
 import { StreamAnswerAssembler } from "./stream.js";
 
 /** Options of `condenseMiddleware`: the session, and what every integration takes. */

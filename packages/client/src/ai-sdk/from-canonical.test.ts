@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { type ChatMessage, canonicalKey, fromCanonical, PromptMemory } from "./prompt.js";
+import { type ChatMessage, canonicalKey, fromCanonical, PromptMemory } from "./to-canonical.js";
 
 describe("canonical custom tool calls (Codex's apply_patch, stored by the gateway)", () => {
   const call = {

@@ -1,5 +1,5 @@
 /**
- * @module ai-sdk/prompt
+ * @module ai-sdk/to-canonical
  * Conversion between the AI SDK's language-model prompt (`LanguageModelV4Prompt`)
  * and the service's canonical messages (OpenAI Chat Completions, as
  * `@condense/core` defines them; the client has no dependency on core, so the
