@@ -7,7 +7,7 @@
  * - `transformParams` takes the session's turn lock, appends the prompt's
  *   messages the session does not have yet (`ai-sdk/overlap`: the AI SDK resends
  *   the whole history at every step), fetches the session's context and puts it
- *   in place of the prompt (`ai-sdk/prompt` converts both ways).
+ *   in place of the prompt (`ai-sdk/to-canonical` and `ai-sdk/from-canonical` convert).
  * - `wrapGenerate` / `wrapStream` send it; an overflow error (classified by the
  *   service's `POST /overflow`) is recovered and the call sent again with the
  *   recovered context, at most twice (`conversation`). The answer (tool calls
@@ -35,16 +35,12 @@ import type { InputMessage } from "../api-types.js";
 import { Conversation, type ConversationOptions, type SessionContext } from "../conversation.js";
 import { CondenseApiError } from "../errors.js";
 import type { SessionLock } from "../session-lock.js";
+import type { ChatMessage } from "./canonical-message.js";
+import { fromCanonical } from "./from-canonical.js";
+import { canonicalKey, PromptMemory } from "./message-keys.js";
 import { freshMessages } from "./overlap.js";
-import {
-  answerToCanonical,
-  type ChatMessage,
-  canonicalKey,
-  fromCanonical,
-  PromptMemory,
-  toCanonical,
-} from "./to-canonical.js";
 import { StreamAnswerAssembler } from "./stream.js";
+import { answerToCanonical, toCanonical } from "./to-canonical.js";
 
 /** Options of `condenseMiddleware`: the session, and what every integration takes. */
 export type CondenseMiddlewareOptions = ConversationOptions;

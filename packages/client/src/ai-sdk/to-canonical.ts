@@ -1,11 +1,8 @@
 /**
  * @module ai-sdk/to-canonical
- * Conversion between the AI SDK's language-model prompt (`LanguageModelV4Prompt`)
- * and the service's canonical messages (OpenAI Chat Completions, as
- * `@condense/core` defines them; the client has no dependency on core, so the
- * shape is restated here as `ChatMessage`).
- *
- * AI SDK → canonical (what the session stores):
+ * The AI SDK's language-model prompt (`LanguageModelV4Prompt`) as the
+ * service's canonical messages (`ai-sdk/canonical-message`), what the session
+ * stores:
  * - system → a system message;
  * - user: text parts → text parts (one text alone → string content); image files
  *   → `image_url` (bytes as a `data:` URL, URLs as they are); WAV and MP3 bytes
@@ -23,59 +20,26 @@
  *   the call it answers, which compaction never separates from its results.
  * - a model's answer keeps its tool calls' arguments exactly as the provider
  *   wrote them (`answerToCanonical`); keys compare arguments as parsed JSON.
- *
- * Canonical → AI SDK is the reverse. The middleware asks for the context with
- * `providerData=true`, so each message's thinking blocks and error flag come
- * with it. The canonical format has no place for
- * provider options on parts, assistant files, custom parts, provider-executed
- * tool calls and results, approval responses, or the exact output kind of a
- * tool result; `PromptMemory` keeps every message the middleware converted, by
- * its canonical key, and gives back the original when the session's context
- * holds that message again, so nothing is lost within a process. Messages only
- * the session has (summaries, or everything after a restart) are converted.
+ * Each canonical message comes with the original it stands for, which the
+ * middleware keeps in its `PromptMemory` (`ai-sdk/message-keys`).
  */
 
 import type {
   LanguageModelV4Content,
   LanguageModelV4FilePart,
   LanguageModelV4Message,
-  LanguageModelV4Prompt,
-  LanguageModelV4TextPart,
   LanguageModelV4ToolResultOutput,
   LanguageModelV4ToolResultPart,
 } from "@ai-sdk/provider";
-
-/** A canonical part: text, image, file or audio (what `@condense/core`'s `ContentPart` is). */
-export type ChatPart =
-  | { type: "text"; text: string }
-  | { type: "image_url"; image_url: { url: string; detail?: "auto" | "low" | "high" } }
-  | { type: "file"; file: { file_data?: string; file_id?: string; filename?: string } }
-  | { type: "input_audio"; input_audio: { data: string; format: "wav" | "mp3" } };
-
-/** A canonical tool call: a function's (JSON arguments) or a custom tool's (free-form input). */
-export type ChatToolCall =
-  | { id: string; type: "function"; function: { name: string; arguments: string } }
-  | { id: string; type: "custom"; custom: { name: string; input: string } };
-
-/** The tool a call calls. */
-function callName(call: ChatToolCall): string {
-  return call.type === "custom" ? call.custom.name : call.function.name;
-}
-
-/** A canonical message as the service stores it (`@condense/core`'s `ChatMessage`). */
-export interface ChatMessage {
-  role: "system" | "developer" | "user" | "assistant" | "tool";
-  content: string | ChatPart[] | null;
-  name?: string;
-  tool_calls?: ChatToolCall[];
-  tool_call_id?: string;
-  /** Only what the middleware reads or writes of it; the service keeps the rest. */
-  provider_data?: { anthropic?: { thinking?: unknown[]; is_error?: boolean } };
-}
-
-type UserPart = LanguageModelV4TextPart | LanguageModelV4FilePart;
-type AssistantPart = Extract<LanguageModelV4Message, { role: "assistant" }>["content"][number];
-type ToolPart = Extract<LanguageModelV4Message, { role: "tool" }>["content"][number];
+import {
+  type AssistantPart,
+  type ChatMessage,
+  type ChatPart,
+  type ChatToolCall,
+  isRecord,
+  type Original,
+  type UserPart,
+} from "./canonical-message.js";
 
 function base64(data: Uint8Array | string): string {
   if (typeof data === "string") return data;
@@ -84,10 +48,6 @@ function base64(data: Uint8Array | string): string {
   for (let index = 0; index < data.length; index += chunk)
     binary += String.fromCharCode(...data.subarray(index, index + chunk));
   return btoa(binary);
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 function anthropicOptions(options: unknown): Record<string, unknown> | undefined {
@@ -235,7 +195,7 @@ function assistantMessage(parts: readonly AssistantPart[]): ChatMessage {
  */
 export function toCanonical(
   message: LanguageModelV4Message,
-): Array<{ message: ChatMessage; original: LanguageModelV4Message | ToolPart }> {
+): Array<{ message: ChatMessage; original: Original }> {
   switch (message.role) {
     case "system":
       return [{ message: { role: "system", content: message.content }, original: message }];
@@ -314,7 +274,7 @@ export function answerMessage(
  */
 export function answerToCanonical(
   content: readonly LanguageModelV4Content[],
-): Array<{ message: ChatMessage; original: LanguageModelV4Message | ToolPart }> {
+): Array<{ message: ChatMessage; original: Original }> {
   const message = answerMessage(content);
   if (message === undefined) return [];
   const raw = new Map<string, string>();
@@ -340,232 +300,4 @@ export function answerToCanonical(
           },
     original,
   }));
-}
-
-// ---------------------------------------------------------------------------
-// canonical → AI SDK
-
-function textOf(content: ChatMessage["content"]): string {
-  if (content === null) return "";
-  if (typeof content === "string") return content;
-  return content.map((part) => (part.type === "text" ? part.text : "")).join("");
-}
-
-const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
-
-function filePart(url: string): LanguageModelV4FilePart {
-  const match = DATA_URL.exec(url);
-  if (match?.[1] !== undefined && match[2] !== undefined)
-    return { type: "file", mediaType: match[1], data: { type: "data", data: match[2] } };
-  return { type: "file", mediaType: "image", data: { type: "url", url: new URL(url) } };
-}
-
-/** The AI SDK file part of a canonical image, file or audio part. */
-function mediaPart(part: Exclude<ChatPart, { type: "text" }>): LanguageModelV4FilePart {
-  switch (part.type) {
-    case "image_url":
-      return filePart(part.image_url.url);
-    case "input_audio":
-      return {
-        type: "file",
-        mediaType: part.input_audio.format === "wav" ? "audio/wav" : "audio/mpeg",
-        data: { type: "data", data: part.input_audio.data },
-      };
-    case "file": {
-      const { file_data: data, file_id: id, filename } = part.file;
-      const name = filename === undefined ? {} : { filename };
-      const match = data === undefined ? null : DATA_URL.exec(data);
-      if (match?.[1] !== undefined && match[2] !== undefined)
-        return {
-          type: "file",
-          mediaType: match[1],
-          data: { type: "data", data: match[2] },
-          ...name,
-        };
-      // Bare base64 is a PDF (the canonical format's reading); an id is an OpenAI file's.
-      if (data !== undefined)
-        return {
-          type: "file",
-          mediaType: "application/pdf",
-          data: { type: "data", data },
-          ...name,
-        };
-      return {
-        type: "file",
-        mediaType: "application/pdf",
-        data: { type: "reference", reference: { openai: id ?? "" } },
-        ...name,
-      };
-    }
-  }
-}
-
-function reasoningPart(block: unknown): AssistantPart | undefined {
-  if (!isRecord(block)) return undefined;
-  if (block.type === "thinking" && typeof block.thinking === "string") {
-    const signature = typeof block.signature === "string" ? block.signature : "";
-    return {
-      type: "reasoning",
-      text: block.thinking,
-      ...(signature === "" ? {} : { providerOptions: { anthropic: { signature } } }),
-    };
-  }
-  if (block.type === "redacted_thinking" && typeof block.data === "string")
-    return {
-      type: "reasoning",
-      text: "",
-      providerOptions: { anthropic: { redactedData: block.data } },
-    };
-  return undefined;
-}
-
-function parseArguments(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return text;
-  }
-}
-
-/**
- * What the middleware converted, to give back unchanged: by canonical key and provider data, so
- * two answers that read the same but thought differently (their reasoning and signatures) each
- * get their own back.
- */
-export class PromptMemory {
-  readonly #originals = new Map<string, LanguageModelV4Message | ToolPart>();
-
-  remember(message: ChatMessage, original: LanguageModelV4Message | ToolPart): void {
-    this.#originals.set(memoryKey(message), original);
-  }
-
-  original(message: ChatMessage): LanguageModelV4Message | ToolPart | undefined {
-    return this.#originals.get(memoryKey(message));
-  }
-}
-
-function memoryKey(message: ChatMessage): string {
-  return `${canonicalKey(message)}|${sortedJson(message.provider_data ?? null)}`;
-}
-
-/** JSON with object keys in order, so equal data stored and read back gives the same text. */
-function sortedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
-  if (isRecord(value)) {
-    const entries = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${sortedJson(value[key])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
-
-function isToolPart(value: LanguageModelV4Message | ToolPart): value is ToolPart {
-  return "type" in value;
-}
-
-/** The session's canonical messages as an AI SDK prompt (originals restored from `memory`). */
-export function fromCanonical(
-  messages: readonly ChatMessage[],
-  memory: PromptMemory,
-): LanguageModelV4Prompt {
-  const prompt: LanguageModelV4Prompt = [];
-  const toolNames = new Map<string, string>();
-  for (const message of messages) {
-    const original = memory.original(message);
-    if (message.role === "tool") {
-      const part: ToolPart =
-        original !== undefined && isToolPart(original)
-          ? original
-          : {
-              type: "tool-result",
-              toolCallId: message.tool_call_id ?? "",
-              toolName: message.name ?? toolNames.get(message.tool_call_id ?? "") ?? "",
-              output:
-                message.provider_data?.anthropic?.is_error === true
-                  ? { type: "error-text", value: textOf(message.content) }
-                  : { type: "text", value: textOf(message.content) },
-            };
-      const last = prompt.at(-1);
-      if (last?.role === "tool") last.content.push(part);
-      else prompt.push({ role: "tool", content: [part] });
-      continue;
-    }
-    for (const call of message.tool_calls ?? []) toolNames.set(call.id, callName(call));
-    if (original !== undefined && !isToolPart(original)) {
-      prompt.push(original);
-      continue;
-    }
-    switch (message.role) {
-      case "system":
-      case "developer":
-        prompt.push({ role: "system", content: textOf(message.content) });
-        break;
-      case "user": {
-        const content: UserPart[] =
-          typeof message.content === "string" || message.content === null
-            ? [{ type: "text", text: message.content ?? "" }]
-            : message.content.map((part) => (part.type === "text" ? part : mediaPart(part)));
-        prompt.push({ role: "user", content });
-        break;
-      }
-      case "assistant": {
-        const content: AssistantPart[] = [];
-        for (const block of message.provider_data?.anthropic?.thinking ?? []) {
-          const part = reasoningPart(block);
-          if (part !== undefined) content.push(part);
-        }
-        const text = textOf(message.content);
-        if (text !== "" || (message.tool_calls ?? []).length === 0)
-          content.push({ type: "text", text });
-        for (const call of message.tool_calls ?? []) {
-          content.push({
-            type: "tool-call",
-            toolCallId: call.id,
-            toolName: callName(call),
-            // A custom tool's input is its text, as the AI SDK holds a string input.
-            input:
-              call.type === "custom" ? call.custom.input : parseArguments(call.function.arguments),
-          });
-        }
-        prompt.push({ role: "assistant", content });
-        break;
-      }
-    }
-  }
-  return prompt;
-}
-
-/**
- * What identifies a canonical message when the middleware compares what the session holds with
- * what the AI SDK sends: role, visible content, tool calls and the id a tool message answers.
- * Provider data (thinking signatures) and the shape of the content (one string or text parts)
- * do not count, so a message reads the same whichever way it took.
- */
-export function canonicalKey(message: ChatMessage): string {
-  const content =
-    message.content === null
-      ? ""
-      : typeof message.content === "string"
-        ? message.content
-        : message.content.every((part) => part.type === "text")
-          ? textOf(message.content)
-          : message.content;
-  const calls = (message.tool_calls ?? []).map((call) =>
-    call.type === "custom"
-      ? [call.id, call.custom.name, { custom: call.custom.input }]
-      : [call.id, call.function.name, normalizedArguments(call.function.arguments)],
-  );
-  const role = message.role === "developer" ? "system" : message.role;
-  return JSON.stringify([role, content, calls, message.tool_call_id ?? null]);
-}
-
-/** Arguments as parsed JSON re-serialized, so spacing or key quoting styles compare equal. */
-function normalizedArguments(text: string): string {
-  try {
-    return JSON.stringify(JSON.parse(text));
-  } catch {
-    return text;
-  }
 }
