@@ -1,8 +1,8 @@
 /**
  * @module test/llm-server
  * The "slow LLM" the Worker tests control, started from Node in vitest's
- * globalSetup (workerd cannot listen). Chat Completions are served by the
- * core package's `startOpenAIServer`; the requested model name scripts the
+ * globalSetup (workerd cannot listen). Chat Completions are served by
+ * `@condense/test-servers`' `startOpenAIServer`; the requested model name scripts the
  * answer:
  * - `hold:<tag>`: waits until the test releases `<tag>` (`POST /release?tag=`), then answers;
  * - `fail:<status>`: answers with that HTTP error;
@@ -16,6 +16,7 @@
  * text of each of those Chat Completions requests, in order.
  */
 
+import { SUMMARY_SECTIONS } from "@condense/core";
 import {
   type ControlHandler,
   type ControlReply,
@@ -24,7 +25,7 @@ import {
   requestText,
   startOpenAIServer,
   templateHandler,
-} from "../../../packages/core/src/test-support/openai-server";
+} from "@condense/test-servers";
 
 export interface LlmServers {
   /** Base URL of the Chat Completions server, ending in `/v1`. */
@@ -33,6 +34,8 @@ export interface LlmServers {
   controlUrl: string;
   close(): Promise<void>;
 }
+
+const summaries = templateHandler(SUMMARY_SECTIONS);
 
 export async function startLlmServers(): Promise<LlmServers> {
   const counts = new Map<string, number>();
@@ -75,7 +78,7 @@ export async function startLlmServers(): Promise<LlmServers> {
         ],
       };
     }
-    return templateHandler(request, index);
+    return summaries(request, index);
   };
 
   let compactions = 0;

@@ -1,6 +1,6 @@
 /**
  * @module test/model-server
- * A model provider the `withCompaction` tests control: core's OpenAI test
+ * A model provider the `withCompaction` tests control: `@condense/test-servers`' OpenAI
  * server (Chat Completions and Responses, JSON and SSE; started in vitest's
  * globalSetup, as workerd cannot listen) with scenarios on top. It counts the
  * prompt with its own "tokenizer" (characters / 3 by default, deliberately
@@ -19,7 +19,7 @@ import {
   type OpenAIServerHandler,
   type OpenAIServerReply,
   startOpenAIServer,
-} from "../../core/src/test-support/openai-server.js";
+} from "@condense/test-servers";
 import type { ProviderName } from "./providers.js";
 
 export interface Scenario {

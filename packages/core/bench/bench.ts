@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { startOpenAIServer } from "@condense/test-servers";
 import { countTokens as gptTokenizerCount } from "gpt-tokenizer";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
@@ -22,7 +23,7 @@ import { compact } from "../src/compact/compact.js";
 import { toolCallInput, toolCallName } from "../src/messages/content.js";
 import type { ChatMessage } from "../src/messages/types.js";
 import { openAISummarizer } from "../src/summary/openai-summarizer.js";
-import { startOpenAIServer } from "../src/test-support/openai-server.js";
+import { templateHandler } from "../src/test-support/summary-replies.js";
 import { countMessageTokens, countTokens, messageTokens } from "../src/tokens/count.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -411,7 +412,7 @@ async function llmFigures(transcripts: Transcript[]): Promise<void> {
   console.log(
     "\n## Compaction through the LLM path (local OpenAI-protocol server, scripted summaries)",
   );
-  const server = await startOpenAIServer();
+  const server = await startOpenAIServer(templateHandler);
   try {
     const rows = [];
     for (const { name, messages } of transcripts) {

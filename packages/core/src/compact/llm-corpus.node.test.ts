@@ -7,11 +7,12 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { type OpenAIServer, startOpenAIServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage } from "../messages/types.js";
 import { openAISummarizer } from "../summary/openai-summarizer.js";
-import { type OpenAIServer, startOpenAIServer } from "../test-support/openai-server.js";
+import { templateHandler } from "../test-support/summary-replies.js";
 import { compact } from "./compact.js";
 
 const fixtures = join(import.meta.dirname, "../../test/fixtures");
@@ -26,7 +27,7 @@ const textOf = (messages: readonly ChatMessage[]) =>
 
 let server: OpenAIServer;
 beforeAll(async () => {
-  server = await startOpenAIServer();
+  server = await startOpenAIServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();

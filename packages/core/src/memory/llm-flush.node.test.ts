@@ -1,13 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SummarizerError } from "../errors/condense-error.js";
-import type { ChatMessage } from "../messages/types.js";
 import {
   type OpenAIServer,
   type OpenAIServerHandler,
   requestText,
   startOpenAIServer,
   type ToolCallReply,
-} from "../test-support/openai-server.js";
+} from "@condense/test-servers";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SummarizerError } from "../errors/condense-error.js";
+import type { ChatMessage } from "../messages/types.js";
+import { templateHandler } from "../test-support/summary-replies.js";
 import { MEMORY_TOOL_NAME } from "./flush-prompt.js";
 import { type OpenAIMemoryFlushOptions, openAIMemoryFlusher } from "./llm-flush.js";
 import type { FlushRequest } from "./operations.js";
@@ -54,7 +55,7 @@ const request: FlushRequest = { messages, seqs: [10, 11, 12], memories };
 
 let server: OpenAIServer;
 beforeAll(async () => {
-  server = await startOpenAIServer();
+  server = await startOpenAIServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();

@@ -1,16 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { SummarizerError, type SummarizerFailureKind } from "../errors/condense-error.js";
-import type { ChatMessage } from "../messages/types.js";
 import {
   lastUserText,
   type OpenAIServer,
   type OpenAIServerHandler,
   requestText,
   startOpenAIServer,
-  templateHandler,
-  templateSummary,
-} from "../test-support/openai-server.js";
+} from "@condense/test-servers";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { SummarizerError, type SummarizerFailureKind } from "../errors/condense-error.js";
+import type { ChatMessage } from "../messages/types.js";
+import { templateHandler, templateSummary } from "../test-support/summary-replies.js";
 import { countTokens } from "../tokens/count.js";
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "./chunk.js";
 import { buildLedger, missingIdentifiers } from "./ledger.js";
@@ -101,7 +100,7 @@ function request(overrides: Partial<SummarizeRequest> = {}): SummarizeRequest {
 let server: OpenAIServer;
 
 beforeAll(async () => {
-  server = await startOpenAIServer();
+  server = await startOpenAIServer(templateHandler);
 });
 
 afterAll(async () => {
@@ -729,7 +728,7 @@ describe("openAISummarizer: failures", () => {
   });
 
   it("reports a server that cannot be reached as a network failure", async () => {
-    const closed = await startOpenAIServer();
+    const closed = await startOpenAIServer(templateHandler);
     const url = closed.url;
     await closed.close();
     const error = await failure(

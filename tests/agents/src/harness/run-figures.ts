@@ -9,8 +9,8 @@
  * provider's cache cannot reuse.
  */
 
+import type { JsonObject } from "@condense/test-servers";
 import type { ModelFailure } from "../model/scripted-model.ts";
-import type { JsonObject } from "../upstream/json.ts";
 import type { RecordedCall } from "../upstream/scripted-upstream.ts";
 import type { WireProtocol } from "../upstream/wire.ts";
 

@@ -14,10 +14,16 @@ import type {
   RawMessageStreamEvent,
   Usage,
 } from "@anthropic-ai/sdk/resources/messages/messages";
+import {
+  anthropicViolation,
+  contentText,
+  isObject,
+  type JsonObject,
+  objects,
+  sign,
+  text,
+} from "@condense/test-servers";
 import type { ModelAnswer, ToolResult } from "../model/model-turn.ts";
-import { anthropicViolation } from "./anthropic-rules.ts";
-import { contentText, isObject, type JsonObject, objects, text } from "./json.ts";
-import { sign } from "./signatures.ts";
 import { type AnswerContext, chunks, sse, type WireProtocol } from "./wire.ts";
 
 function blocks(message: JsonObject): JsonObject[] {

@@ -8,10 +8,16 @@
  * chunk when `stream_options.include_usage` asks, and `data: [DONE]`.
  */
 
+import {
+  chatViolation,
+  contentText,
+  isObject,
+  type JsonObject,
+  objects,
+  text,
+} from "@condense/test-servers";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { ModelAnswer, ToolResult } from "../model/model-turn.ts";
-import { chatViolation } from "./chat-rules.ts";
-import { contentText, isObject, type JsonObject, objects, text } from "./json.ts";
 import { type AnswerContext, chunks, type WireProtocol } from "./wire.ts";
 
 function trailingResults(messages: JsonObject[]): ToolResult[] {

@@ -10,6 +10,17 @@
  * `encrypted_content` is sealed (`upstream/signatures`).
  */
 
+import {
+  contentText,
+  inputItems,
+  isObject,
+  itemType,
+  type JsonObject,
+  objects,
+  responsesViolation,
+  sealReasoning,
+  text,
+} from "@condense/test-servers";
 import type {
   Response,
   ResponseOutputItem,
@@ -17,9 +28,6 @@ import type {
   ResponseUsage,
 } from "openai/resources/responses/responses";
 import type { ModelAnswer, ToolResult } from "../model/model-turn.ts";
-import { contentText, isObject, type JsonObject, objects, text } from "./json.ts";
-import { inputItems, itemType, responsesViolation } from "./responses-rules.ts";
-import { sealReasoning } from "./signatures.ts";
 import { type AnswerContext, chunks, sse, type WireProtocol } from "./wire.ts";
 
 function outputText(value: unknown): string {

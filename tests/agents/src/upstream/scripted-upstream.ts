@@ -13,10 +13,9 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { isObject, type JsonObject, type Violation } from "@condense/test-servers";
 import type { ScriptedModel } from "../model/scripted-model.ts";
-import { isObject, type JsonObject } from "./json.ts";
 import { promptTokens } from "./prompt-tokens.ts";
-import type { Violation } from "./violation.ts";
 import type { WireProtocol } from "./wire.ts";
 
 export interface UpstreamRun {

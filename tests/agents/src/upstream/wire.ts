@@ -5,9 +5,8 @@
  * the answer and errors in its wire format (JSON, or server-sent events).
  */
 
+import type { JsonObject, Violation } from "@condense/test-servers";
 import type { ModelAnswer, ModelRequest } from "../model/model-turn.ts";
-import type { JsonObject } from "./json.ts";
-import type { Violation } from "./violation.ts";
 
 export type ProtocolName = "anthropic" | "responses" | "chat";
 

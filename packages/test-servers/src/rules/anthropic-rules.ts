@@ -10,7 +10,7 @@
  * on, the last assistant turn of a tool loop starting with its thinking block.
  */
 
-import { isObject, type JsonObject, objects } from "./json.ts";
+import { isObject, type JsonObject, objects } from "../json.ts";
 import { verifies } from "./signatures.ts";
 import type { Violation } from "./violation.ts";
 

@@ -6,13 +6,17 @@ import {
   requestText,
   startOpenAIServer,
   templateHandler,
-} from "./openai-server.js";
+} from "./server.ts";
+
+/** Sections of a summary template (the engine's are `@condense/core`'s `SUMMARY_SECTIONS`). */
+const SECTIONS = ["Goal", "Critical context", "Next steps"];
+const summaries = templateHandler(SECTIONS);
 
 let server: OpenAIServer;
 const controlCalls: string[] = [];
 
 beforeAll(async () => {
-  server = await startOpenAIServer(templateHandler, {
+  server = await startOpenAIServer(summaries, {
     control: (request) => {
       controlCalls.push(`${request.method} ${request.path}`);
       return request.path === "/ping" ? { body: { pong: request.body?.n ?? null } } : undefined;
@@ -27,7 +31,7 @@ afterAll(async () => {
 beforeEach(() => {
   server.requests.length = 0;
   controlCalls.length = 0;
-  server.setHandler(templateHandler);
+  server.setHandler(summaries);
 });
 
 const client = () => new OpenAI({ apiKey: "test", baseURL: server.url, maxRetries: 0 });

@@ -8,7 +8,7 @@
  * issued with, never by a reference to an item the API did not keep.
  */
 
-import { type JsonObject, objects, text } from "./json.ts";
+import { type JsonObject, objects, text } from "../json.ts";
 import { openReasoning } from "./signatures.ts";
 import type { Violation } from "./violation.ts";
 

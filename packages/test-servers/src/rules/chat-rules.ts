@@ -6,7 +6,7 @@
  * per `tool_call_id`; no `tool` message that answers no call.
  */
 
-import { type JsonObject, objects, text } from "./json.ts";
+import { type JsonObject, objects, text } from "../json.ts";
 import type { Violation } from "./violation.ts";
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);

@@ -1,5 +1,5 @@
 /**
- * @module test-support/openai-server
+ * @module server
  * A local HTTP server that speaks OpenAI's Chat Completions and Responses
  * protocols (JSON and SSE), for tests that drive the real `openai` SDK (or
  * anything else that calls an OpenAI-compatible endpoint). Node only
@@ -7,7 +7,7 @@
  * vitest's globalSetup (the worker and client tests, whose workerd cannot listen).
  *
  * ```ts
- * const server = await startOpenAIServer((request) => ({ type: "completion", content: "## Goal\n…" }));
+ * const server = await startOpenAIServer(() => ({ type: "completion", content: "## Goal\n…" }));
  * const summarizer = openAISummarizer({ apiKey: "test", baseURL: server.url, model: "m" });
  * // … server.requests holds every request: headers and parsed JSON body.
  * await server.close();
@@ -32,7 +32,6 @@
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { SUMMARY_SECTIONS } from "../summary/template.js";
 
 /** The protocol of a model request: Chat Completions or Responses. */
 export type OpenAIApi = "chat" | "responses";
@@ -185,26 +184,34 @@ export function lastUserText(request: ReceivedRequest): string {
 }
 
 /**
- * A valid summary with every template section, echoing every `[[SECRET_n]]`
- * placeholder anywhere in the request (so tests can check restoration) and
- * the number of the request.
+ * A summary with every one of `sections` (the engine's template: `SUMMARY_SECTIONS` of
+ * `@condense/core`), echoing every `[[SECRET_n]]` placeholder anywhere in the request (so tests
+ * can check restoration) and the number of the request.
  */
-export function templateSummary(request: ReceivedRequest, index = 0): string {
+export function templateSummary(
+  sections: readonly string[],
+  request: ReceivedRequest,
+  index = 0,
+): string {
   const placeholders = [...new Set(requestText(request).match(/\[\[SECRET_\d+\]\]/g) ?? [])];
-  return SUMMARY_SECTIONS.map((section) => {
-    let body = "None";
-    if (section === "Goal") body = `Summary written for request ${index + 1}.`;
-    if (section === "Critical context" && placeholders.length > 0)
-      body = `Credentials: ${placeholders.join(" ")}`;
-    return `## ${section}\n${body}`;
-  }).join("\n\n");
+  return sections
+    .map((section) => {
+      let body = "None";
+      if (section === "Goal") body = `Summary written for request ${index + 1}.`;
+      if (section === "Critical context" && placeholders.length > 0)
+        body = `Credentials: ${placeholders.join(" ")}`;
+      return `## ${section}\n${body}`;
+    })
+    .join("\n\n");
 }
 
-/** The default handler: every request gets `templateSummary`. */
-export const templateHandler: OpenAIServerHandler = (request, index) => ({
-  type: "completion",
-  content: templateSummary(request, index),
-});
+/** A handler that answers every request with `templateSummary` of `sections`. */
+export function templateHandler(sections: readonly string[]): OpenAIServerHandler {
+  return (request, index) => ({
+    type: "completion",
+    content: templateSummary(sections, request, index),
+  });
+}
 
 function readBody(request: IncomingMessage): Promise<string> {
   return new Promise((resolve, reject) => {
@@ -543,12 +550,9 @@ function apiOf(path: string): OpenAIApi | undefined {
   return undefined;
 }
 
-/**
- * Starts the server on 127.0.0.1 with a free port. Without a handler every
- * model request gets `templateSummary`.
- */
+/** Starts the server on 127.0.0.1 with a free port. */
 export async function startOpenAIServer(
-  handler: OpenAIServerHandler = templateHandler,
+  handler: OpenAIServerHandler,
   options: OpenAIServerOptions = {},
 ): Promise<OpenAIServer> {
   let current = handler;
