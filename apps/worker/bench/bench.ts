@@ -25,12 +25,13 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
+import { startTestServer } from "@condense/test-servers";
 import OpenAI from "openai";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -53,54 +54,15 @@ const SUMMARY = [
   "## Next steps\nContinue.",
 ].join("\n\n");
 
-function startSlowLlm(): Promise<{ url: string; close: () => void }> {
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      let stream = false;
-      try {
-        stream =
-          (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { stream?: boolean }).stream ===
-          true;
-      } catch {
-        // not JSON: answer plainly
-      }
-      setTimeout(() => {
-        const base = {
-          id: "chatcmpl-bench",
-          created: Math.floor(Date.now() / 1000),
-          model: "bench",
-        };
-        if (stream) {
-          response.writeHead(200, { "content-type": "text/event-stream" });
-          const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-            `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-          response.write(chunk({ role: "assistant", content: SUMMARY }, null));
-          response.write(chunk({}, "stop"));
-          response.end("data: [DONE]\n\n");
-          return;
-        }
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({
-            ...base,
-            object: "chat.completion",
-            choices: [
-              { index: 0, message: { role: "assistant", content: SUMMARY }, finish_reason: "stop" },
-            ],
-            usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050 },
-          }),
-        );
-      }, LLM_DELAY_MS);
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
-    });
-  });
+/** A summarizer that takes `LLM_DELAY_MS` to answer. */
+async function startSlowLlm(): Promise<{ url: string; close: () => void }> {
+  const server = await startTestServer(() => ({
+    type: "completion",
+    content: SUMMARY,
+    delayMs: LLM_DELAY_MS,
+    usage: { prompt_tokens: 1000, completion_tokens: 50 },
+  }));
+  return { url: server.url, close: () => void server.close() };
 }
 
 async function freePort(): Promise<number> {
@@ -380,50 +342,15 @@ const GATEWAY_HISTORY_TOKENS = 150_000;
 
 /**
  * An OpenAI-compatible upstream that answers every Chat Completions request at once (JSON, or a
- * short stream when asked), so that what is measured is the path to it, not the model.
+ * stream when asked), so that what is measured is the path to it, not the model.
  */
-function startInstantUpstream(): Promise<{ url: string; close: () => void }> {
-  let answers = 0;
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as { stream?: boolean };
-      answers++;
-      const base = { id: `chatcmpl-${answers}`, created: 1_700_000_000, model: "bench" };
-      const content = `Noted, step ${answers}.`;
-      if (body.stream === true) {
-        response.writeHead(200, { "content-type": "text/event-stream" });
-        const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-          `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-        response.write(chunk({ role: "assistant", content }, null));
-        response.write(chunk({}, "stop"));
-        response.end("data: [DONE]\n\n");
-        return;
-      }
-      response.writeHead(200, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({
-          ...base,
-          object: "chat.completion",
-          choices: [
-            {
-              index: 0,
-              message: { role: "assistant", content, refusal: null },
-              finish_reason: "stop",
-            },
-          ],
-          usage: { prompt_tokens: 150_000, completion_tokens: 5, total_tokens: 150_005 },
-        }),
-      );
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
-    });
-  });
+async function startInstantUpstream(): Promise<{ url: string; close: () => void }> {
+  const server = await startTestServer((_request, index) => ({
+    type: "completion",
+    content: `Noted, step ${index + 1}.`,
+    usage: { prompt_tokens: 150_000, completion_tokens: 5 },
+  }));
+  return { url: server.url, close: () => void server.close() };
 }
 
 /** An agent's history of about `tokens` tokens: tool steps with long, distinct outputs. */

@@ -101,7 +101,7 @@ describe("a corpus transcript replayed through the gateway", () => {
     expect(turns).toBe(answers.length);
     expect(generations).toEqual(new Set(["1"]));
 
-    const calls = upstream.calls.get(tag) ?? [];
+    const calls = upstream.calls(tag);
     expect(calls).toHaveLength(turns);
     for (const [turn, received] of calls.entries()) {
       expect(received.tokens, `turn ${turn + 1}`).toBeLessThanOrEqual(WINDOW);

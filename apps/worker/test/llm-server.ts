@@ -2,7 +2,7 @@
  * @module test/llm-server
  * The "slow LLM" the Worker tests control, started from Node in vitest's
  * globalSetup (workerd cannot listen). Chat Completions are served by
- * `@condense/test-servers`' `startOpenAIServer`; the requested model name scripts the
+ * `@condense/test-servers`' `startTestServer`; the requested model name scripts the
  * answer:
  * - `hold:<tag>`: waits until the test releases `<tag>` (`POST /release?tag=`), then answers;
  * - `fail:<status>`: answers with that HTTP error;
@@ -20,10 +20,10 @@ import { SUMMARY_SECTIONS } from "@condense/core";
 import {
   type ControlHandler,
   type ControlReply,
-  type OpenAIServerHandler,
+  type Handler,
   type ReceivedRequest,
   requestText,
-  startOpenAIServer,
+  startTestServer,
   templateHandler,
 } from "@condense/test-servers";
 
@@ -44,7 +44,7 @@ export async function startLlmServers(): Promise<LlmServers> {
 
   const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
 
-  const handler: OpenAIServerHandler = async (request, index) => {
+  const handler: Handler = async (request, index, connection) => {
     const model = request.body?.model ?? "";
     count(model);
     const hold = /^hold:(.+)$/.exec(model);
@@ -78,7 +78,7 @@ export async function startLlmServers(): Promise<LlmServers> {
         ],
       };
     }
-    return summaries(request, index);
+    return summaries(request, index, connection);
   };
 
   let compactions = 0;
@@ -154,7 +154,7 @@ export async function startLlmServers(): Promise<LlmServers> {
     }
   };
 
-  const server = await startOpenAIServer(handler, { control });
+  const server = await startTestServer(handler, { control });
   return {
     chatUrl: server.url,
     controlUrl: server.origin,

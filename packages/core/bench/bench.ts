@@ -15,7 +15,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
-import { startOpenAIServer } from "@condense/test-servers";
+import { startTestServer } from "@condense/test-servers";
 import { countTokens as gptTokenizerCount } from "gpt-tokenizer";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
@@ -412,7 +412,7 @@ async function llmFigures(transcripts: Transcript[]): Promise<void> {
   console.log(
     "\n## Compaction through the LLM path (local OpenAI-protocol server, scripted summaries)",
   );
-  const server = await startOpenAIServer(templateHandler);
+  const server = await startTestServer(templateHandler);
   try {
     const rows = [];
     for (const { name, messages } of transcripts) {

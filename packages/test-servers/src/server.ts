@@ -1,40 +1,54 @@
 /**
  * @module server
- * A local HTTP server that speaks OpenAI's Chat Completions and Responses
- * protocols (JSON and SSE), for tests that drive the real `openai` SDK (or
- * anything else that calls an OpenAI-compatible endpoint). Node only
- * (`node:http`): tests using it are named `*.node.test.ts`, or start it from
- * vitest's globalSetup (the worker and client tests, whose workerd cannot listen).
+ * A local HTTP server that answers model requests the way its handler
+ * scripts them (`reply`), in the protocol each request speaks: OpenAI's Chat
+ * Completions (`…/chat/completions`) and Responses (`…/responses`),
+ * Anthropic's Messages (`…/v1/messages`), as JSON or as server-sent events
+ * when the request streams (`protocols/*`). Node only (`node:http`): tests
+ * that run in workerd start it from vitest's globalSetup, as workerd cannot
+ * listen.
  *
  * ```ts
- * const server = await startOpenAIServer(() => ({ type: "completion", content: "## Goal\n…" }));
+ * const server = await startTestServer(() => ({ type: "completion", content: "## Goal\n…" }));
  * const summarizer = openAISummarizer({ apiKey: "test", baseURL: server.url, model: "m" });
- * // … server.requests holds every request: headers and parsed JSON body.
+ * // … server.requests holds every model request: headers, parsed JSON body, protocol.
  * await server.close();
  * ```
  *
- * `POST …/chat/completions` and `POST …/responses` go to the handler (and are
- * recorded, with `api` saying which); any other path goes to the optional
- * `control` handler (a harness's own endpoints) or gets a 404.
- *
- * Replies (what the handler returns), in the protocol the request used:
- * - `completion`: a normal answer (JSON, or SSE when the request asked `stream: true`);
- *   `content`, `refusal`, `toolCalls`, `finishReason` (`stop`, `length`, …) and `usage` are scriptable.
- * - `error`: an HTTP error with an OpenAI-style error body and optional headers (`retry-after`).
- * - `raw`: any body with any status and content type (malformed JSON, HTML error pages,
- *   another provider's error body).
- * - `truncated`: the answer stops mid-way: half a JSON body, or SSE events
- *   without the finish or `[DONE]`; then the connection is cut, or with
- *   `stall: true` kept open and silent (a server that stops sending).
- * - `hang`: never answers (until the client gives up or the server closes).
- * Every reply may carry `delayMs` before anything is written.
+ * Model requests go to the handler (and are recorded, with `protocol` saying
+ * which); any other path goes to the optional `control` handler (a harness's
+ * own endpoints, fakes of other APIs) or gets a 404. A request whose client
+ * went away before its answer was whole is marked `aborted`.
  */
 
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { isObject } from "./json.ts";
+import { anthropicMessages } from "./protocols/anthropic-messages.ts";
+import { chatCompletions } from "./protocols/chat-completions.ts";
+import { openaiResponses } from "./protocols/openai-responses.ts";
+import type { ProtocolName, WireProtocol } from "./protocols/wire.ts";
+import { answerOf, type Reply, type Usage } from "./reply.ts";
+import { requestText } from "./request-text.ts";
 
-/** The protocol of a model request: Chat Completions or Responses. */
-export type OpenAIApi = "chat" | "responses";
+/** The part of a request body tests look at. */
+export interface RequestBody {
+  model?: string;
+  /** Chat Completions and Anthropic. */
+  messages?: Array<{ role: string; content: unknown }>;
+  /** Responses: a string or a list of input items. */
+  input?: unknown;
+  /** Responses: the system prompt. */
+  instructions?: unknown;
+  /** Anthropic: the system prompt. */
+  system?: unknown;
+  tools?: unknown;
+  stream?: boolean;
+  stream_options?: { include_usage?: boolean };
+  max_tokens?: number;
+  max_completion_tokens?: number;
+  [key: string]: unknown;
+}
 
 /** One request the server received. */
 export interface ReceivedRequest {
@@ -46,75 +60,28 @@ export interface ReceivedRequest {
   /** The body as received. */
   rawBody: string;
   /** The body parsed as a JSON object (`undefined` when it is not one). */
-  body: OpenAIRequestBody | undefined;
+  body: RequestBody | undefined;
 }
 
-/** A model request (`…/chat/completions` or `…/responses`), as recorded in `requests`. */
+/** A model request, as recorded in `requests`. */
 export interface RecordedRequest extends ReceivedRequest {
-  api: OpenAIApi;
+  protocol: ProtocolName;
+  /** The client went away before the whole answer was written. */
+  aborted: boolean;
 }
 
-/** The part of a request body tests look at. */
-export interface OpenAIRequestBody {
-  model?: string;
-  /** Chat Completions. */
-  messages?: Array<{ role: string; content: unknown }>;
-  /** Responses: a string or a list of input items. */
-  input?: unknown;
-  /** Responses: the system prompt. */
-  instructions?: unknown;
-  stream?: boolean;
-  stream_options?: { include_usage?: boolean };
-  max_tokens?: number;
-  max_completion_tokens?: number;
-  [key: string]: unknown;
+/** The connection a model request came on. */
+export interface Connection {
+  /** Resolves once the answer is sent, or the client went away first. */
+  closed: Promise<void>;
 }
-
-export interface Usage {
-  prompt_tokens: number;
-  completion_tokens: number;
-}
-
-/** A function call in an answer: Chat `tool_calls[]`, or a Responses `function_call` item. */
-export interface ToolCallReply {
-  /** The call id (`call_id` in Responses). */
-  id: string;
-  name: string;
-  /** The arguments as JSON text. */
-  arguments: string;
-}
-
-export type FinishReason = "stop" | "length" | "content_filter" | "tool_calls";
-
-export type OpenAIServerReply =
-  | {
-      type: "completion";
-      /** Default `""`, or `null` when the answer has tool calls. */
-      content?: string | null;
-      refusal?: string | null;
-      toolCalls?: ToolCallReply[];
-      /** Default `tool_calls` when there are tool calls, else `stop`. */
-      finishReason?: FinishReason;
-      /** Default: rough counts (characters / 4); `null` sends no usage. */
-      usage?: Usage | null;
-      delayMs?: number;
-    }
-  | {
-      type: "error";
-      status: number;
-      message?: string;
-      headers?: Record<string, string>;
-      delayMs?: number;
-    }
-  | { type: "raw"; body: string; status?: number; contentType?: string; delayMs?: number }
-  | { type: "truncated"; content: string; stall?: boolean; delayMs?: number }
-  | { type: "hang"; delayMs?: number };
 
 /** Decides the reply to a model request; `index` counts model requests from 0. */
-export type OpenAIServerHandler = (
+export type Handler = (
   request: RecordedRequest,
   index: number,
-) => OpenAIServerReply | Promise<OpenAIServerReply>;
+  connection: Connection,
+) => Reply | Promise<Reply>;
 
 /** A JSON answer to a control request (status default 200). */
 export interface ControlReply {
@@ -127,90 +94,32 @@ export type ControlHandler = (
   request: ReceivedRequest,
 ) => ControlReply | undefined | Promise<ControlReply | undefined>;
 
-export interface OpenAIServerOptions {
+export interface TestServerOptions {
   /** The harness's own endpoints (scenarios, logs, releasing held requests, fakes of other APIs). */
   control?: ControlHandler;
 }
 
-export interface OpenAIServer {
+export interface TestServer {
   /** Base URL for an OpenAI client, ending in `/v1`. */
   url: string;
-  /** `http://127.0.0.1:<port>`, for control requests. */
+  /** `http://127.0.0.1:<port>`: an Anthropic client's base URL, and the control requests'. */
   origin: string;
   /** Every model request received, in order. */
   requests: RecordedRequest[];
-  setHandler(handler: OpenAIServerHandler): void;
+  setHandler(handler: Handler): void;
   close(): Promise<void>;
 }
 
-type Json = Record<string, unknown>;
+export const PROTOCOLS: Record<ProtocolName, WireProtocol> = {
+  chat: chatCompletions,
+  responses: openaiResponses,
+  anthropic: anthropicMessages,
+};
 
-function isRecord(value: unknown): value is Json {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** The conversation of a request: Chat `messages`, or Responses `input` (a string is one user message). */
-function conversation(request: ReceivedRequest): unknown[] {
-  const body = request.body;
-  if (body === undefined) return [];
-  if (Array.isArray(body.messages)) return body.messages;
-  if (typeof body.input === "string") return [{ role: "user", content: body.input }];
-  return Array.isArray(body.input) ? body.input : [];
-}
-
-/** The text of a message's `content` (a string or text parts), or of a Responses tool output. */
-function itemText(item: unknown): string {
-  if (!isRecord(item)) return "";
-  const content = item.content ?? item.output;
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  return content
-    .map((part: unknown) => (isRecord(part) && typeof part.text === "string" ? part.text : ""))
-    .join("\n");
-}
-
-/** The text of every message of a request, joined (system prompt or `instructions` included). */
-export function requestText(request: ReceivedRequest): string {
-  const texts = conversation(request).map(itemText);
-  const instructions = request.body?.instructions;
-  return (typeof instructions === "string" ? [instructions, ...texts] : texts).join("\n\n");
-}
-
-/** The last user message of a request (the prompt under the system prompt). */
-export function lastUserText(request: ReceivedRequest): string {
-  const users = conversation(request).filter((item) => isRecord(item) && item.role === "user");
-  const last = users.at(-1);
-  return isRecord(last) && typeof last.content === "string" ? last.content : "";
-}
-
-/**
- * A summary with every one of `sections` (the engine's template: `SUMMARY_SECTIONS` of
- * `@condense/core`), echoing every `[[SECRET_n]]` placeholder anywhere in the request (so tests
- * can check restoration) and the number of the request.
- */
-export function templateSummary(
-  sections: readonly string[],
-  request: ReceivedRequest,
-  index = 0,
-): string {
-  const placeholders = [...new Set(requestText(request).match(/\[\[SECRET_\d+\]\]/g) ?? [])];
-  return sections
-    .map((section) => {
-      let body = "None";
-      if (section === "Goal") body = `Summary written for request ${index + 1}.`;
-      if (section === "Critical context" && placeholders.length > 0)
-        body = `Credentials: ${placeholders.join(" ")}`;
-      return `## ${section}\n${body}`;
-    })
-    .join("\n\n");
-}
-
-/** A handler that answers every request with `templateSummary` of `sections`. */
-export function templateHandler(sections: readonly string[]): OpenAIServerHandler {
-  return (request, index) => ({
-    type: "completion",
-    content: templateSummary(sections, request, index),
-  });
+/** Which protocol a path speaks, if any. */
+export function protocolOf(path: string): ProtocolName | undefined {
+  const pathname = path.split("?")[0] ?? "";
+  return Object.values(PROTOCOLS).find((protocol) => pathname.endsWith(protocol.path))?.name;
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -222,10 +131,10 @@ function readBody(request: IncomingMessage): Promise<string> {
   });
 }
 
-function parseBody(raw: string): OpenAIRequestBody | undefined {
+function parseBody(raw: string): RequestBody | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);
-    return isRecord(parsed) ? (parsed as OpenAIRequestBody) : undefined;
+    return isObject(parsed) ? (parsed as RequestBody) : undefined;
   } catch {
     return undefined;
   }
@@ -235,332 +144,140 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-function roughUsage(request: RecordedRequest, content: string): Usage {
+/** Characters / 4: what an answer reports when its reply sets no usage. */
+function roughUsage(request: RecordedRequest, text: string): Usage {
   return {
     prompt_tokens: Math.ceil(requestText(request).length / 4),
-    completion_tokens: Math.ceil(content.length / 4),
+    completion_tokens: Math.ceil(text.length / 4),
   };
 }
 
-/** Splits text into pieces, as a streaming server would. */
-function pieces(text: string, size = 64): string[] {
-  const out: string[] = [];
-  for (let index = 0; index < text.length; index += size) out.push(text.slice(index, index + size));
-  return out;
-}
-
-/** Tool-call arguments stream in small pieces, as OpenAI sends them. */
-const ARGUMENT_PIECE = 8;
+/** Sent with every answer, as the providers send theirs (the Anthropic SDK reads it). */
+const REQUEST_ID = { "request-id": "req_test" };
 
 function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json" });
+  response.writeHead(status, { "content-type": "application/json", ...REQUEST_ID });
   response.end(JSON.stringify(body));
 }
 
-/** A `completion` (or `truncated`) reply with every default filled in. */
-interface Answer {
-  content: string | null;
-  refusal: string | null;
-  toolCalls: ToolCallReply[];
-  finishReason: FinishReason;
-  usage: Usage | null;
-}
-
-/** An answer rendered in one protocol: the JSON body, or the SSE events. */
-interface Rendered {
-  json: Json;
-  events: string[];
-  /** How many of `events` come before the finish (what a truncated stream sends). */
-  beforeFinish: number;
-  /** Sent after the events (`data: [DONE]` in Chat Completions). */
-  end: string;
-}
-
-let answerCounter = 0;
-
-function chatRender(model: string, answer: Answer, includeUsage: boolean): Rendered {
-  answerCounter += 1;
-  const id = `chatcmpl-test-${answerCounter}`;
-  const created = Math.floor(Date.now() / 1000);
-  const usage =
-    answer.usage === null
-      ? undefined
-      : {
-          ...answer.usage,
-          total_tokens: answer.usage.prompt_tokens + answer.usage.completion_tokens,
-        };
-  const toolCalls = answer.toolCalls.map((call) => ({
-    id: call.id,
-    type: "function",
-    function: { name: call.name, arguments: call.arguments },
-  }));
-  const json: Json = {
-    id,
-    object: "chat.completion",
-    created,
-    model,
-    choices: [
-      {
-        index: 0,
-        message: {
-          role: "assistant",
-          content: answer.content,
-          refusal: answer.refusal,
-          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
-        },
-        finish_reason: answer.finishReason,
-        logprobs: null,
-      },
-    ],
-    ...(usage === undefined ? {} : { usage }),
-  };
-  const chunk = (delta: Json, finishReason: string | null) =>
-    `data: ${JSON.stringify({
-      id,
-      object: "chat.completion.chunk",
-      created,
-      model,
-      choices: [{ index: 0, delta, finish_reason: finishReason, logprobs: null }],
-    })}\n\n`;
-  // A call-only answer starts with `content: null`; any other with "", as OpenAI's streams do.
-  const events = [
-    chunk({ role: "assistant", content: answer.toolCalls.length > 0 ? null : "" }, null),
-  ];
-  for (const piece of pieces(answer.content ?? "")) events.push(chunk({ content: piece }, null));
-  answer.toolCalls.forEach((call, index) => {
-    // The way OpenAI streams a call: id and name first, then the arguments in pieces.
-    events.push(
-      chunk(
-        {
-          tool_calls: [
-            { index, id: call.id, type: "function", function: { name: call.name, arguments: "" } },
-          ],
-        },
-        null,
-      ),
-    );
-    for (const piece of pieces(call.arguments, ARGUMENT_PIECE))
-      events.push(chunk({ tool_calls: [{ index, function: { arguments: piece } }] }, null));
+function startStream(response: ServerResponse): void {
+  response.writeHead(200, {
+    "content-type": "text/event-stream",
+    "cache-control": "no-cache",
+    ...REQUEST_ID,
   });
-  if (answer.refusal !== null) events.push(chunk({ refusal: answer.refusal }, null));
-  const beforeFinish = events.length;
-  events.push(chunk({}, answer.finishReason));
-  if (usage !== undefined && includeUsage) {
-    events.push(
-      `data: ${JSON.stringify({ id, object: "chat.completion.chunk", created, model, choices: [], usage })}\n\n`,
-    );
-  }
-  return { json, events, beforeFinish, end: "data: [DONE]\n\n" };
 }
 
-function responsesRender(model: string, answer: Answer): Rendered {
-  answerCounter += 1;
-  const n = answerCounter;
-  const incomplete =
-    answer.finishReason === "length"
-      ? "max_output_tokens"
-      : answer.finishReason === "content_filter"
-        ? "content_filter"
-        : null;
-  const items: Json[] = [];
-  const text = answer.content ?? "";
-  if (answer.toolCalls.length === 0 || text !== "" || answer.refusal !== null) {
-    items.push({
-      type: "message",
-      id: `msg_test_${n}`,
-      role: "assistant",
-      status: "completed",
-      content: [
-        ...(answer.content === null ? [] : [{ type: "output_text", text, annotations: [] }]),
-        ...(answer.refusal === null ? [] : [{ type: "refusal", refusal: answer.refusal }]),
-      ],
-    });
-  }
-  answer.toolCalls.forEach((call, index) => {
-    items.push({
-      type: "function_call",
-      id: `fc_test_${n}_${index}`,
-      call_id: call.id,
-      name: call.name,
-      arguments: call.arguments,
-      status: "completed",
-    });
-  });
-  const json: Json = {
-    id: `resp_test_${n}`,
-    object: "response",
-    created_at: Math.floor(Date.now() / 1000),
-    status: incomplete === null ? "completed" : "incomplete",
-    incomplete_details: incomplete === null ? null : { reason: incomplete },
-    model,
-    output: items,
-    parallel_tool_calls: true,
-    tool_choice: "auto",
-    tools: [],
-    ...(answer.usage === null
-      ? {}
-      : {
-          usage: {
-            input_tokens: answer.usage.prompt_tokens,
-            output_tokens: answer.usage.completion_tokens,
-            total_tokens: answer.usage.prompt_tokens + answer.usage.completion_tokens,
-            input_tokens_details: { cached_tokens: 0 },
-            output_tokens_details: { reasoning_tokens: 0 },
-          },
-        }),
-  };
-  let sequence = 0;
-  const event = (type: string, fields: Json) =>
-    `event: ${type}\ndata: ${JSON.stringify({ type, ...fields, sequence_number: sequence++ })}\n\n`;
-  const events = [
-    event("response.created", { response: { ...json, status: "in_progress", output: [] } }),
-  ];
-  let beforeFinish: number | undefined;
-  items.forEach((item, index) => {
-    const started =
-      item.type === "message"
-        ? { ...item, status: "in_progress", content: [] }
-        : { ...item, status: "in_progress", arguments: "" };
-    events.push(event("response.output_item.added", { output_index: index, item: started }));
-    if (item.type === "message") {
-      for (const piece of pieces(text)) {
-        events.push(
-          event("response.output_text.delta", {
-            item_id: item.id,
-            output_index: index,
-            content_index: 0,
-            delta: piece,
-          }),
-        );
-      }
-    } else {
-      for (const piece of pieces(String(item.arguments), ARGUMENT_PIECE)) {
-        events.push(
-          event("response.function_call_arguments.delta", {
-            item_id: item.id,
-            output_index: index,
-            delta: piece,
-          }),
-        );
-      }
-    }
-    beforeFinish ??= events.length;
-    events.push(event("response.output_item.done", { output_index: index, item }));
-  });
-  events.push(
-    event(incomplete === null ? "response.completed" : "response.incomplete", { response: json }),
-  );
-  // The Responses stream has no `[DONE]`: it ends with the connection.
-  return { json, events, beforeFinish: beforeFinish ?? events.length - 1, end: "" };
-}
-
-function render(request: RecordedRequest, answer: Answer): Rendered {
-  const model = request.body?.model ?? "test-model";
-  return request.api === "chat"
-    ? chatRender(model, answer, request.body?.stream_options?.include_usage === true)
-    : responsesRender(model, answer);
-}
-
+/**
+ * Writes `reply` to a model request; resolves once it is written or the client went away, with
+ * whether the whole answer was written.
+ */
 async function answer(
   request: RecordedRequest,
-  reply: OpenAIServerReply,
+  reply: Reply,
+  serial: number,
   response: ServerResponse,
-  socketClosed: Promise<void>,
-): Promise<void> {
+  closed: Promise<void>,
+): Promise<boolean> {
   if (reply.delayMs !== undefined && reply.delayMs > 0) {
-    await Promise.race([sleep(reply.delayMs), socketClosed]);
+    await Promise.race([sleep(reply.delayMs), closed]);
   }
-  if (response.destroyed) return;
+  if (response.destroyed) return false;
+  const protocol = PROTOCOLS[request.protocol];
   const streaming = request.body?.stream === true;
+  const context = {
+    model: request.body?.model ?? "test-model",
+    serial,
+    request: request.body ?? {},
+  };
   switch (reply.type) {
     case "hang":
-      await socketClosed;
-      return;
-    case "error":
-      response.writeHead(reply.status, { "content-type": "application/json", ...reply.headers });
+      await closed;
+      return false;
+    case "error": {
+      const { type: _, headers, delayMs: __, message, ...error } = reply;
+      response.writeHead(error.status, {
+        "content-type": "application/json",
+        ...REQUEST_ID,
+        ...headers,
+      });
       response.end(
-        JSON.stringify({
-          error: {
-            message: reply.message ?? `scripted error ${reply.status}`,
-            type: "server_error",
-            code: null,
-          },
-        }),
+        JSON.stringify(
+          protocol.errorBody({ ...error, message: message ?? `scripted error ${error.status}` }),
+        ),
       );
-      return;
+      return true;
+    }
     case "raw":
       response.writeHead(reply.status ?? 200, {
         "content-type": reply.contentType ?? "application/json",
+        ...reply.headers,
       });
       response.end(reply.body);
-      return;
+      return true;
     case "truncated": {
-      const rendered = render(request, {
-        content: reply.content,
-        refusal: null,
-        toolCalls: [],
-        finishReason: "stop",
-        usage: null,
-      });
+      const rendered = protocol.render(
+        answerOf({ content: reply.content, usage: null }, () => ({
+          prompt_tokens: 0,
+          completion_tokens: 0,
+        })),
+        context,
+      );
       if (streaming) {
-        response.writeHead(200, { "content-type": "text/event-stream" });
+        startStream(response);
         for (const event of rendered.events.slice(0, rendered.beforeFinish)) response.write(event);
       } else {
         const body = JSON.stringify(rendered.json);
-        response.writeHead(200, { "content-type": "application/json" });
+        response.writeHead(200, { "content-type": "application/json", ...REQUEST_ID });
         response.write(body.slice(0, Math.floor(body.length / 2)));
       }
-      if (reply.stall === true) {
-        await socketClosed;
-        return;
+      if (reply.stall !== true) {
+        // Cut the connection without finishing the response.
+        await sleep(10);
+        response.socket?.destroy();
       }
-      // Cut the connection without finishing the response.
-      await sleep(10);
-      response.socket?.destroy();
-      return;
+      await closed;
+      return false;
     }
     case "completion": {
-      const toolCalls = reply.toolCalls ?? [];
-      const content =
-        reply.content === undefined ? (toolCalls.length > 0 ? null : "") : reply.content;
-      const rendered = render(request, {
-        content,
-        refusal: reply.refusal ?? null,
-        toolCalls,
-        finishReason: reply.finishReason ?? (toolCalls.length > 0 ? "tool_calls" : "stop"),
-        usage: reply.usage === undefined ? roughUsage(request, content ?? "") : reply.usage,
-      });
+      const rendered = protocol.render(
+        answerOf(reply, (text) => roughUsage(request, text)),
+        context,
+      );
       if (!streaming) {
         sendJson(response, 200, rendered.json);
-        return;
+        return true;
       }
-      response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-      for (const event of rendered.events) response.write(event);
-      response.end(rendered.end);
-      return;
+      startStream(response);
+      if (reply.stall === true) {
+        for (const event of rendered.events.slice(0, 2)) response.write(event);
+        await closed;
+        return false;
+      }
+      for (const event of rendered.events) {
+        if (response.destroyed) return false;
+        response.write(event);
+        if (reply.slowMs !== undefined && reply.slowMs > 0) {
+          await Promise.race([sleep(reply.slowMs), closed]);
+        }
+      }
+      response.end();
+      return true;
     }
   }
 }
 
-/** Which protocol a path speaks, if any. */
-function apiOf(path: string): OpenAIApi | undefined {
-  const pathname = path.split("?")[0] ?? "";
-  if (pathname.endsWith("/chat/completions")) return "chat";
-  if (pathname.endsWith("/responses")) return "responses";
-  return undefined;
-}
-
 /** Starts the server on 127.0.0.1 with a free port. */
-export async function startOpenAIServer(
-  handler: OpenAIServerHandler,
-  options: OpenAIServerOptions = {},
-): Promise<OpenAIServer> {
+export async function startTestServer(
+  handler: Handler,
+  options: TestServerOptions = {},
+): Promise<TestServer> {
   let current = handler;
+  let serial = 0;
   const requests: RecordedRequest[] = [];
   const server = createServer((incoming, response) => {
-    const socketClosed = new Promise<void>((resolve) =>
-      incoming.socket.once("close", () => resolve()),
-    );
+    // The response closes once it is sent, or when the client goes away first.
+    const closed = new Promise<void>((resolve) => response.once("close", () => resolve()));
     void (async () => {
       const rawBody = await readBody(incoming);
       const headers: Record<string, string> = {};
@@ -574,8 +291,8 @@ export async function startOpenAIServer(
         rawBody,
         body: parseBody(rawBody),
       };
-      const api = apiOf(received.path);
-      if (api === undefined) {
+      const protocol = protocolOf(received.path);
+      if (protocol === undefined) {
         const reply = await options.control?.(received);
         if (reply === undefined) {
           sendJson(response, 404, {
@@ -586,11 +303,16 @@ export async function startOpenAIServer(
         }
         return;
       }
-      const recorded: RecordedRequest = { ...received, api };
+      const recorded: RecordedRequest = { ...received, protocol, aborted: false };
       const index = requests.length;
       requests.push(recorded);
-      const reply = await current(recorded, index);
-      await answer(recorded, reply, response, socketClosed);
+      let finished = false;
+      void closed.then(() => {
+        if (!finished) recorded.aborted = true;
+      });
+      const reply = await current(recorded, index, { closed });
+      serial += 1;
+      finished = await answer(recorded, reply, serial, response, closed);
     })().catch((error: unknown) => {
       if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
       response.end(JSON.stringify({ error: { message: `test server failed: ${String(error)}` } }));

@@ -3,7 +3,7 @@
  * local OpenAI-protocol server: what the summarizer model receives.
  */
 
-import { lastUserText, type OpenAIServer, startOpenAIServer } from "@condense/test-servers";
+import { lastUserText, startTestServer, type TestServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages/types.js";
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "../summary/chunk.js";
@@ -46,9 +46,9 @@ function allFenced(text: string, needle: string): boolean {
   return true;
 }
 
-let server: OpenAIServer;
+let server: TestServer;
 beforeAll(async () => {
-  server = await startOpenAIServer(templateHandler);
+  server = await startTestServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();

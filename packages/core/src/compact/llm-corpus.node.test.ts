@@ -7,7 +7,7 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { type OpenAIServer, startOpenAIServer } from "@condense/test-servers";
+import { startTestServer, type TestServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage } from "../messages/types.js";
@@ -25,9 +25,9 @@ const files = readdirSync(folder)
 const textOf = (messages: readonly ChatMessage[]) =>
   JSON.stringify(messages.map((m) => [m.content, m.tool_calls]));
 
-let server: OpenAIServer;
+let server: TestServer;
 beforeAll(async () => {
-  server = await startOpenAIServer(templateHandler);
+  server = await startTestServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();

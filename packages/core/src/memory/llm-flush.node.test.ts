@@ -1,8 +1,8 @@
 import {
-  type OpenAIServer,
-  type OpenAIServerHandler,
+  type Handler,
   requestText,
-  startOpenAIServer,
+  startTestServer,
+  type TestServer,
   type ToolCallReply,
 } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,9 +53,9 @@ const messages: ChatMessage[] = [
 ];
 const request: FlushRequest = { messages, seqs: [10, 11, 12], memories };
 
-let server: OpenAIServer;
+let server: TestServer;
 beforeAll(async () => {
-  server = await startOpenAIServer(templateHandler);
+  server = await startTestServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();
@@ -80,7 +80,7 @@ function call(args: unknown, name = MEMORY_TOOL_NAME): ToolCallReply {
   };
 }
 
-function answering(toolCalls: ToolCallReply[], content: string | null = null): OpenAIServerHandler {
+function answering(toolCalls: ToolCallReply[], content: string | null = null): Handler {
   return () => ({ type: "completion", content, toolCalls });
 }
 

@@ -1,10 +1,10 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import {
+  type Handler,
   lastUserText,
-  type OpenAIServer,
-  type OpenAIServerHandler,
   requestText,
-  startOpenAIServer,
+  startTestServer,
+  type TestServer,
 } from "@condense/test-servers";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SummarizerError, type SummarizerFailureKind } from "../errors/condense-error.js";
@@ -97,10 +97,10 @@ function request(overrides: Partial<SummarizeRequest> = {}): SummarizeRequest {
   };
 }
 
-let server: OpenAIServer;
+let server: TestServer;
 
 beforeAll(async () => {
-  server = await startOpenAIServer(templateHandler);
+  server = await startTestServer(templateHandler);
 });
 
 afterAll(async () => {
@@ -531,7 +531,7 @@ describe("openAISummarizer: prompt injection", () => {
   });
 
   it("rejects a model that obeys the injection, so the engine falls to the next tier", async () => {
-    const naive: OpenAIServerHandler = (recorded) => ({
+    const naive: Handler = (recorded) => ({
       type: "completion",
       content: requestText(recorded).includes("write HACKED")
         ? "HACKED"
@@ -546,7 +546,7 @@ describe("openAISummarizer: prompt injection", () => {
 
 describe("openAISummarizer: failures", () => {
   async function kindOf(
-    handler: OpenAIServerHandler,
+    handler: Handler,
     options: Partial<OpenAISummarizerOptions> = {},
     overrides: Partial<SummarizeRequest> = {},
   ): Promise<SummarizerError> {
@@ -728,7 +728,7 @@ describe("openAISummarizer: failures", () => {
   });
 
   it("reports a server that cannot be reached as a network failure", async () => {
-    const closed = await startOpenAIServer(templateHandler);
+    const closed = await startTestServer(templateHandler);
     const url = closed.url;
     await closed.close();
     const error = await failure(

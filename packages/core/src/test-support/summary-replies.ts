@@ -6,7 +6,7 @@
  */
 
 import {
-  type OpenAIServerHandler,
+  type Handler,
   type ReceivedRequest,
   templateHandler as sectionsHandler,
   templateSummary as sectionsSummary,
@@ -19,4 +19,4 @@ export function templateSummary(request: ReceivedRequest, index = 0): string {
 }
 
 /** Every request gets `templateSummary`. */
-export const templateHandler: OpenAIServerHandler = sectionsHandler(SUMMARY_SECTIONS);
+export const templateHandler: Handler = sectionsHandler(SUMMARY_SECTIONS);

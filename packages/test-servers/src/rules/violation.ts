@@ -1,7 +1,8 @@
 /**
- * @module upstream/violation
- * A request the scripted upstream refuses, as the provider would: status,
- * message (the provider's own wording), and the parameter it names.
+ * @module rules/violation
+ * An error a provider answers with, in its own terms: the HTTP status, the
+ * message (the provider's wording), and what OpenAI and Anthropic add to it.
+ * A request the rules refuse, an overflow and a scripted failure are all one.
  */
 
 export interface Violation {
@@ -11,6 +12,6 @@ export interface Violation {
   param?: string;
   /** OpenAI's `code`. */
   code?: string;
-  /** Anthropic's error `type` (default `invalid_request_error`). */
-  type?: string;
+  /** The error's `type` (OpenAI's and Anthropic's; default by status: `invalid_request_error`, …). */
+  errorType?: string;
 }
