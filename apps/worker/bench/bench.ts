@@ -31,6 +31,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import { startTestServer } from "@condense/test-servers";
 import OpenAI from "openai";
 
@@ -490,7 +491,7 @@ const SEARCH_SESSION_TOKENS = 200_000;
 /** The corpus transcripts (../shared/corpus/normalized when present, else the engine's fixtures). */
 function corpusTranscripts(): { source: string; transcripts: ChatMessage[][] } {
   const shared = join(root, "../../../shared/corpus/normalized");
-  const folder = existsSync(shared) ? shared : join(root, "../../packages/core/test/fixtures");
+  const folder = existsSync(shared) ? shared : TRANSCRIPTS_DIR;
   const transcripts = readdirSync(folder)
     .filter((file) => file.endsWith(".json"))
     .sort()

@@ -15,6 +15,7 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import { startTestServer } from "@condense/test-servers";
 import { countTokens as gptTokenizerCount } from "gpt-tokenizer";
 import { Tiktoken } from "js-tiktoken/lite";
@@ -58,7 +59,7 @@ interface Transcript {
 
 function loadTranscripts(): { source: string; transcripts: Transcript[] } {
   const shared = join(here, "../../../../shared/corpus/normalized");
-  const folder = existsSync(shared) ? shared : join(here, "../test/fixtures");
+  const folder = existsSync(shared) ? shared : TRANSCRIPTS_DIR;
   const transcripts = readdirSync(folder)
     .filter((file) => file.endsWith(".json"))
     .sort()
@@ -335,10 +336,7 @@ async function compactionFigures(transcripts: Transcript[]): Promise<void> {
  * ends after a complete tool-call block. Built the same on every machine.
  */
 function session200k(): ChatMessage[] {
-  const file = join(
-    here,
-    "../test/fixtures/claude-code__258c7280-ae70-4798-800f-63464d01a85d.json",
-  );
+  const file = join(TRANSCRIPTS_DIR, "claude-code__258c7280-ae70-4798-800f-63464d01a85d.json");
   const base = (JSON.parse(readFileSync(file, "utf8")) as { messages: ChatMessage[] }).messages;
   const out = fresh(base);
   let tokens = countMessageTokens(out, model);

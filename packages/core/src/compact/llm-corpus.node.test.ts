@@ -7,6 +7,7 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import { startTestServer, type TestServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
@@ -15,9 +16,8 @@ import { openAISummarizer } from "../summary/openai-summarizer.js";
 import { templateHandler } from "../test-support/summary-replies.js";
 import { compact } from "./compact.js";
 
-const fixtures = join(import.meta.dirname, "../../test/fixtures");
 const corpus = join(import.meta.dirname, "../../../../../shared/corpus/normalized");
-const folder = existsSync(corpus) ? corpus : fixtures;
+const folder = existsSync(corpus) ? corpus : TRANSCRIPTS_DIR;
 const files = readdirSync(folder)
   .filter((file) => file.endsWith(".json"))
   .sort();
