@@ -19,7 +19,7 @@ import { errorResponse, handleError } from "./http/error-handler";
 import { requestId } from "./http/request-id";
 import { requestLog } from "./http/request-log";
 import { compactRoutes } from "./routes/compact";
-import { gatewayRefusal, gatewayRoutes } from "./routes/gateway";
+import { gatewayErrorShape, gatewayRoutes } from "./routes/gateway";
 import { inspectorRoutes } from "./routes/inspector";
 import { memoryRoutes } from "./routes/memory";
 import { metaRoutes } from "./routes/meta";
@@ -62,8 +62,7 @@ export function createApp(): OpenAPIHono<AppEnv> {
     }));
 
   app.notFound((c: Context<AppEnv>) => {
-    const refusal = unrouted(c, endpoints);
-    return gatewayRefusal(c, refusal) ?? errorResponse(c, refusal);
+    return errorResponse(c, unrouted(c, endpoints), gatewayErrorShape(c.req.path));
   });
   app.onError(handleError);
   return app;
@@ -75,7 +74,12 @@ interface Endpoint {
   emptyId: RegExp | undefined;
 }
 
-/** Why no route answered: an empty session id (400), a known path with the wrong method (405), or 404. */
+/**
+ * Why no route answered: an empty session id (400), a known path with the wrong method (405), or 404.
+ * Written here rather than with Hono's `hono/method-not-allowed`, which would change the answers: it
+ * lists HEAD beside each GET in `Allow`, and it knows neither a path with a trailing slash nor one
+ * whose session id is empty (`/v1/sessions//messages`), which are 404 to it.
+ */
 function unrouted(c: Context<AppEnv>, endpoints: readonly Endpoint[]): ApiError {
   const path = c.req.path;
   const withEmptyId = endpoints.filter((e) => e.emptyId?.test(path) === true);

@@ -404,6 +404,9 @@ describe("bad input", () => {
     const session = await call("POST", `/v1/sessions/${freshSession()}`, { body: {} });
     expect(session.status).toBe(405);
     expect(session.headers.get("Allow")?.split(", ").sort()).toEqual(["DELETE", "GET", "PATCH"]);
+    const slash = await call("PUT", `/v1/sessions/${freshSession()}/`, { body: {} });
+    expect(slash.status).toBe(405);
+    expect(slash.headers.get("Allow")?.split(", ").sort()).toEqual(["DELETE", "GET", "PATCH"]);
   });
 
   it("never shows a stack trace on a 500", async () => {

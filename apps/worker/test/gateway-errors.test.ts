@@ -7,6 +7,7 @@
 
 import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
 import Anthropic from "@anthropic-ai/sdk";
+import { fromCanonical, toCanonical } from "@condense/core";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../src/app";
@@ -17,7 +18,7 @@ import {
   queueAnswers,
   upstreamCalls,
 } from "./gateway-helpers";
-import { append, call, freshSession, transcript, waitFor } from "./helpers";
+import { append, call, conversation, freshSession, transcript, waitFor } from "./helpers";
 
 /** The app with other bindings, as an SDK's `fetch`. */
 function appWith(overrides: Partial<Env>): typeof fetch {
@@ -129,6 +130,58 @@ describe("the gateway's own errors", () => {
     const text = JSON.stringify((badCondenseKey as InstanceType<typeof OpenAI.APIError>).error);
     expect(text).not.toContain("sk-live-provider-secret");
     expect(text).not.toContain("wrong-condense-key");
+  });
+
+  it("checks the upstream and the credential before it reads the body", async () => {
+    const unreadable = { rawBody: "{not json", headers: { "Content-Type": "application/json" } };
+    const stranger = await call("POST", "/v1/gateway/up/chat/completions", {
+      ...unreadable,
+      as: "wrong-condense-key",
+    });
+    expect(stranger.status).toBe(401);
+    expect(stranger.body).toMatchObject({ error: { code: "unauthorized" } });
+    const nowhere = await call("POST", "/v1/gateway/nowhere/v1/messages", unreadable);
+    expect(nowhere.status).toBe(404);
+    expect(nowhere.body).toMatchObject({ type: "error", error: { type: "not_found_error" } });
+    const unread = await call("POST", "/v1/gateway/up/chat/completions", unreadable);
+    expect(unread.status).toBe(400);
+    expect(unread.body).toMatchObject({
+      error: { code: "invalid_json", type: "invalid_request_error" },
+    });
+  });
+
+  it("answers a session whose context holds OpenAI compaction items with 409 but on /responses", async () => {
+    const session = freshSession("gw-items");
+    const history = conversation(4);
+    await append(session, { messages: history, model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${session}`, { body: { strategy: "openai" } });
+    const compacted = await call("POST", `/v1/sessions/${session}/compact`, { body: {} });
+    expect(compacted.body).toMatchObject({ compacted: true });
+    const next = { role: "user" as const, content: "Go on." };
+
+    const error = await rejection(
+      openaiClient(freshTag(), { session }).chat.completions.create({
+        model: "gpt-4o",
+        messages: [...history, next] as OpenAI.Chat.Completions.ChatCompletionMessageParam[],
+      }),
+    );
+    expect(error).toBeInstanceOf(OpenAI.ConflictError);
+    const conflict = error as InstanceType<typeof OpenAI.ConflictError>;
+    expect(conflict.code).toBe("format_not_available");
+    expect(conflict.message).toContain("use /responses");
+
+    const tag = freshTag();
+    const input = fromCanonical(
+      toCanonical({ messages: [...history, next] }),
+      "responses",
+    ).messages;
+    await openaiClient(tag, { session }).responses.create({
+      model: "gpt-4o",
+      input: input as OpenAI.Responses.ResponseInputItem[],
+    });
+    const [sent] = await upstreamCalls(tag);
+    const forwarded = sent?.body?.input as Array<Record<string, unknown>>;
+    expect(forwarded.some((item) => item.type === "compaction")).toBe(true);
   });
 
   it("needs a provider key where the deployment holds none for the upstream", async () => {

@@ -9,7 +9,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { toCanonical, validateMessages } from "@condense/core";
 import OpenAI from "openai";
 import { describe, expect, it, vi } from "vitest";
-import { messageHashes } from "../src/gateway/history-hash";
+import { messageHashes } from "../src/messages/history-hash";
 import type { SessionObject } from "../src/session/session-object";
 import { requestThread } from "../src/session/threads";
 import {

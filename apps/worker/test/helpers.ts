@@ -13,7 +13,7 @@ import type {
   TranscriptResponseBody,
 } from "../src/api/schemas";
 import { createApp } from "../src/app";
-import { sessionStub } from "../src/routes/sessions";
+import { sessionStub } from "../src/session/session-stub";
 
 export const BASE = "https://condense.test";
 

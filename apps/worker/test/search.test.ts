@@ -12,12 +12,8 @@ import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, SearchResponseBody } from "../src/api/schemas";
 import { MessageStore } from "../src/session/message-store";
 import { migrate } from "../src/session/schema";
-import {
-  backfillStep,
-  indexMessage,
-  isBackfillComplete,
-  searchSession,
-} from "../src/session/search-index";
+import { searchSession } from "../src/session/search";
+import { backfillStep, indexMessage, isBackfillComplete } from "../src/session/search-index";
 import { indexToolCalls } from "../src/session/tool-outputs";
 import {
   append,

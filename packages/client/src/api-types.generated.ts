@@ -39,17 +39,6 @@ export type CompactRequestBody = {
 };
 
 export type CompactResponseBody = {
-  compacted: boolean;
-  messages: unknown[];
-  summary: string | null;
-  tier: number;
-  originalCount: number;
-  finalCount: number;
-  originalTokens: number;
-  finalTokens: number;
-  contextWindow: number;
-  budget: number;
-  warningLevel: "none" | "warning" | "critical";
   prunedToolOutputs: {
     toolCallId: string;
     occurrence: number;
@@ -66,12 +55,23 @@ export type CompactResponseBody = {
   passes: number;
   summarizerCalls: number;
   summarizerInputTokens: number;
-  system?: unknown;
+  contextWindow: number;
+  budget: number;
+  warningLevel: "none" | "warning" | "critical";
+  compacted: boolean;
+  messages: unknown[];
+  summary: string | null;
+  tier: number;
+  originalCount: number;
+  finalCount: number;
+  originalTokens: number;
+  finalTokens: number;
   reason?: string | undefined;
   summarizerFailure?:
     | { kind: string; message: string; retryAfter?: number | undefined }
     | undefined;
   cooldownUntil?: number | undefined;
+  system?: unknown;
 };
 
 export type AppendRequestBody = {
@@ -207,17 +207,6 @@ export type SettingsPatchBody = {
 };
 
 export type SessionStatusBody = {
-  sessionId: string;
-  createdAt: string;
-  updatedAt: string;
-  model: string;
-  messageCount: number;
-  transcriptTokens: number;
-  contextTokens: number;
-  contextMessageCount: number;
-  contextWindow: number;
-  budget: number;
-  warningLevel: "none" | "warning" | "critical";
   coveredSeq: number;
   lastSeq: number;
   compactions: number;
@@ -274,6 +263,17 @@ export type SessionStatusBody = {
     memory: boolean;
     memoryTokens: number;
   };
+  contextWindow: number;
+  budget: number;
+  warningLevel: "none" | "warning" | "critical";
+  sessionId: string;
+  createdAt: string;
+  updatedAt: string;
+  model: string;
+  messageCount: number;
+  transcriptTokens: number;
+  contextTokens: number;
+  contextMessageCount: number;
 };
 
 export type DeleteResponseBody = { sessionId: string; deleted: true; messageCount: number };

@@ -1,7 +1,7 @@
 /**
  * @module scripts/build-rank-data
  * Writes `src/tokens/rank-data/*.ts` (git-ignored): o200k_base and cl100k_base in the compact
- * form of `src/tokens/rank-coding.ts`, built from js-tiktoken's rank data, which stays the
+ * form of `src/tokens/rank-coding.ts` (written by `rank-encoding.ts`), built from js-tiktoken's rank data, which stays the
  * source of truth. Each output is checked by decoding it again before it is written.
  *
  * Runs before `build`, `typecheck`, `test` and `bench` (see package.json), so a clean clone
@@ -18,7 +18,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import cl100kBase from "js-tiktoken/ranks/cl100k_base";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
-import { decodeRanks, type EncodedRanks, encodeRanks } from "../src/tokens/rank-coding.ts";
+import { decodeRanks, type EncodedRanks } from "../src/tokens/rank-coding.ts";
+import { encodeRanks } from "../src/tokens/rank-encoding.ts";
 
 interface TiktokenRanks {
   pat_str: string;
@@ -27,7 +28,10 @@ interface TiktokenRanks {
 
 const here = dirname(fileURLToPath(import.meta.url));
 const outputDir = join(here, "../src/tokens/rank-data");
-const codingSource = join(here, "../src/tokens/rank-coding.ts");
+// The modules that write and read the compact form: a change to any of them rewrites the outputs.
+const codingSources = ["rank-coding.ts", "rank-encoding.ts", "coded-numbers.ts"].map((name) =>
+  join(here, "../src/tokens", name),
+);
 // js-tiktoken exports no package.json: find it above its entry point.
 const tiktokenPackage = join(dirname(fileURLToPath(import.meta.resolve("js-tiktoken"))), "..");
 const tiktokenVersion = (
@@ -38,7 +42,7 @@ const tiktokenVersion = (
 const stamp = createHash("sha256")
   .update(JSON.stringify([o200kBase.pat_str, o200kBase.bpe_ranks]))
   .update(JSON.stringify([cl100kBase.pat_str, cl100kBase.bpe_ranks]))
-  .update(readFileSync(codingSource))
+  .update(codingSources.map((source) => readFileSync(source, "utf8")).join("\n"))
   .update(readFileSync(fileURLToPath(import.meta.url)))
   .digest("hex")
   .slice(0, 16);

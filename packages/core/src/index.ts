@@ -31,6 +31,7 @@ export {
   type SummarizerFailureKind,
 } from "./errors/condense-error.js";
 export { isContextOverflowError, parseOverflowTokens } from "./errors/overflow.js";
+export { parseRetryAfter } from "./errors/retry-after.js";
 export {
   anthropicCacheMarkers,
   countAnthropicCacheMarkers,
@@ -45,6 +46,7 @@ export {
 export { fromCanonical, toCanonical, unsupportedParts } from "./formats/convert.js";
 export { isOpaqueMessage } from "./formats/opaque.js";
 export { fromResponses, toResponses } from "./formats/responses/convert.js";
+export { type StableJsonOptions, stableJson } from "./formats/stable-json.js";
 export { validateMessages } from "./formats/validate.js";
 export { classifyStatement, deterministicFlush } from "./memory/deterministic-flush.js";
 export { MEMORY_TOOL, MEMORY_TOOL_NAME } from "./memory/flush-prompt.js";

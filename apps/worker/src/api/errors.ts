@@ -33,7 +33,6 @@ export type ErrorCode =
   | "memory_too_long"
   | "memory_not_found"
   | "memory_secret"
-  | "invalid_query"
   | "invalid_cursor"
   // the gateway's own (sent in the route's protocol shape)
   | "unknown_upstream"
@@ -85,6 +84,17 @@ export class ApiError extends Error {
   static from(serialized: SerializedApiError): ApiError {
     return new ApiError(serialized.status, serialized.code, serialized.message, serialized.details);
   }
+}
+
+/**
+ * The body of an error response: the API's own (`toJSON`), or a provider protocol's where a route
+ * answers in one (the gateway), so that the provider's SDKs raise their own error classes.
+ */
+export type ErrorShape = (error: ApiError) => unknown;
+
+/** The 400 `invalid_query`: a search's `q` cannot be searched (session search and memory search alike). */
+export function invalidQuery(message: string, details: unknown = null): ApiError {
+  return new ApiError(400, "invalid_query", message, details);
 }
 
 /** Where a bad field of a request is (`request` when no one part is to blame). */

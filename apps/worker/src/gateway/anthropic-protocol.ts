@@ -17,15 +17,15 @@ import type { Message, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources
 import { recallAnthropicTool } from "@condense/core";
 import {
   type AnswerToolCall,
-  addTool,
   count,
-  declaresTool,
   eventData,
   type GatewayProtocol,
   isRecord,
   type ProtocolAnswer,
+  protocolAnswer,
   type StreamAccumulator,
   type ToolRoundHooks,
+  toolsField,
 } from "./protocol";
 
 /** Every token of the prompt: uncached, written to the cache and read from it. */
@@ -119,10 +119,7 @@ function anthropicAccumulator(): StreamAccumulator {
     result() {
       if (!started || !stopped || failed || unread) return undefined;
       const content = blocks.filter((block) => block !== undefined);
-      return {
-        messages: [{ role: "assistant", content }],
-        ...(inputTokens !== undefined ? { inputTokens } : {}),
-      };
+      return protocolAnswer([{ role: "assistant", content }], inputTokens);
     },
   };
 }
@@ -134,8 +131,7 @@ function contentBlocks(answer: ProtocolAnswer): unknown[] {
 }
 
 const anthropicTools: ToolRoundHooks = {
-  declares: (body, name) => declaresTool(body.tools, name),
-  withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallAnthropicTool()) }),
+  ...toolsField(recallAnthropicTool),
   calls: (answer) =>
     contentBlocks(answer).flatMap((block): AnswerToolCall[] =>
       isRecord(block) && block.type === "tool_use" && typeof block.id === "string"
@@ -182,15 +178,11 @@ export const anthropicProtocol: GatewayProtocol = {
   },
   answer(body): ProtocolAnswer | undefined {
     if (!isRecord(body) || !Array.isArray(body.content)) return undefined;
-    const inputTokens = promptTokens(body.usage);
-    return {
-      messages: [{ role: "assistant", content: body.content }],
-      ...(inputTokens !== undefined ? { inputTokens } : {}),
-    };
+    return protocolAnswer([{ role: "assistant", content: body.content }], promptTokens(body.usage));
   },
   accumulator: anthropicAccumulator,
   tools: anthropicTools,
-  errorBody(status, _code, message) {
+  errorBody({ status, message }) {
     return { type: "error", error: { type: anthropicErrorType(status), message } };
   },
   streamError(_code, message) {

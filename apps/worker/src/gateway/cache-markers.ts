@@ -20,7 +20,7 @@
  * choice (a write costs more than an uncached read). Responses requests have
  * no markers (`prompt_cache_key` is a request field, forwarded untouched).
  *
- * Messages are matched by their canonical-content hash (`gateway/history-hash`,
+ * Messages are matched by their canonical-content hash (`messages/history-hash`,
  * which markers do not take part in), walking back from the newest.
  */
 
@@ -33,7 +33,7 @@ import {
   type MarkerPlacement,
   openaiCacheMarkers,
 } from "@condense/core";
-import { messageHashesSync } from "./history-hash";
+import { messageHashesSync } from "../messages/history-hash";
 import type { GatewayProtocol, RequestBody } from "./protocol";
 
 /** A block index past any message's last: a moved marker lands on its message's last block. */

@@ -12,17 +12,16 @@ import { recallChatCompletionsTool } from "@condense/core";
 import type { ChatCompletion, ChatCompletionChunk } from "openai/resources/chat/completions";
 import {
   type AnswerToolCall,
-  addTool,
   count,
-  declaresTool,
   eventData,
   type GatewayProtocol,
   isRecord,
-  openAIErrorType,
+  openAIErrorBody,
   type ProtocolAnswer,
-  type RequestBody,
+  protocolAnswer,
   type StreamAccumulator,
   type ToolRoundHooks,
+  toolsField,
 } from "./protocol";
 
 interface CallParts {
@@ -86,7 +85,7 @@ function chatAccumulator(): StreamAccumulator {
         ...(refusal !== null ? { refusal } : {}),
         ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
       };
-      return { messages: [message], ...(inputTokens !== undefined ? { inputTokens } : {}) };
+      return protocolAnswer([message], inputTokens);
     },
   };
 }
@@ -113,8 +112,7 @@ function toolCallsOf(message: Record<string, unknown> | undefined): AnswerToolCa
 }
 
 const chatTools: ToolRoundHooks = {
-  declares: (body, name) => declaresTool(body.tools, name),
-  withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallChatCompletionsTool()) }),
+  ...toolsField(recallChatCompletionsTool),
   calls: (answer) => toolCallsOf(answerMessage(answer)),
   withResults(body, answer, results) {
     const message = answerMessage(answer);
@@ -142,7 +140,7 @@ const chatTools: ToolRoundHooks = {
 export const chatProtocol: GatewayProtocol = {
   name: "chat",
   format: "openai",
-  history(body: RequestBody) {
+  history(body) {
     return Array.isArray(body.messages) ? { messages: body.messages } : undefined;
   },
   withContext(body, context) {
@@ -158,14 +156,11 @@ export const chatProtocol: GatewayProtocol = {
     const completion = body as Partial<ChatCompletion>;
     const message = (completion.choices ?? []).find((choice) => (choice.index ?? 0) === 0)?.message;
     if (!isRecord(message)) return undefined;
-    const inputTokens = count(completion.usage?.prompt_tokens);
-    return { messages: [message], ...(inputTokens !== undefined ? { inputTokens } : {}) };
+    return protocolAnswer([message], count(completion.usage?.prompt_tokens));
   },
   accumulator: chatAccumulator,
   tools: chatTools,
-  errorBody(status, code, message) {
-    return { error: { message, type: openAIErrorType(status), param: null, code } };
-  },
+  errorBody: openAIErrorBody,
   streamError(code, message) {
     // OpenAI's SDKs raise an `error` object met in a stream's data as an API error.
     return `data: ${JSON.stringify({ error: { message, type: "server_error", param: null, code } })}\n\n`;

@@ -7,13 +7,22 @@
  * (or, for an SDK that sends its key as `x-api-key`, that header) is the
  * Condense credential, and the upstream gets the deployment's own key for it.
  * A provider key is never stored, logged or echoed: it goes to the configured
- * upstream and nowhere else.
+ * upstream and nowhere else. Checked by the gateway routes' middleware, before
+ * their body is read.
  */
 
+import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../api/errors";
+import type { AppEnv } from "../http/app-env";
 import { authenticate } from "../http/auth";
 import type { ProtocolName } from "./protocol";
-import { deploymentKey, keyVariable, type Upstream } from "./upstreams";
+import {
+  deploymentKey,
+  keyVariable,
+  resolveUpstream,
+  type Upstream,
+  unknownUpstream,
+} from "./upstreams";
 
 export const CONDENSE_KEY_HEADER = "X-Condense-Key";
 
@@ -86,4 +95,22 @@ function noProviderKey(upstream: Upstream): ApiError {
     "unauthorized",
     `this deployment holds no key for upstream ${JSON.stringify(upstream.name)} (${keyVariable(upstream.name)}): send your Condense key in \`X-Condense-Key\` and your provider key in \`Authorization\` (or \`x-api-key\`)`,
   );
+}
+
+/**
+ * A gateway route's authentication, as its middleware: the upstream named in the path (404
+ * `unknown_upstream` for a name the deployment does not configure), then the caller's credentials.
+ * Sets `userId` and `upstream` for the handler.
+ */
+export function gatewayAuth(protocol: ProtocolName): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const name = c.req.param("upstream") ?? "";
+    const upstream = resolveUpstream(c.env, name);
+    if (upstream === undefined) throw unknownUpstream(c.env, name);
+    const credentials = await gatewayCredentials(c.env, c.req.raw.headers, upstream, protocol);
+    c.set("userId", credentials.userId);
+    c.get("log").user = credentials.userId;
+    c.set("upstream", { baseUrl: upstream.baseUrl, auth: credentials.upstreamAuth });
+    await next();
+  };
 }

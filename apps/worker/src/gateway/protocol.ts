@@ -71,6 +71,13 @@ export interface ToolRoundHooks {
   withoutToolCalls(body: RequestBody): RequestBody;
 }
 
+/** An error the gateway itself answers (an `ApiError`, as `http/route` hands it to `errorBody`). */
+export interface GatewayError {
+  status: number;
+  code: string;
+  message: string;
+}
+
 export interface GatewayProtocol {
   name: ProtocolName;
   /** The message format of the engine this protocol's history converts from and to. */
@@ -95,8 +102,8 @@ export interface GatewayProtocol {
   accumulator(): StreamAccumulator;
   /** How the gateway answers the recall tool's calls itself. */
   tools: ToolRoundHooks;
-  /** An error the gateway itself answers, in the protocol's shape. */
-  errorBody(status: number, code: string, message: string): unknown;
+  /** An error the gateway itself answers, in the protocol's shape (the routes' `ErrorShape`). */
+  errorBody(error: GatewayError): unknown;
   /** The same error as a stream event, for a stream the gateway has to end (an upstream gone quiet). */
   streamError(code: string, message: string): string;
 }
@@ -120,8 +127,16 @@ export function eventData(event: EventSourceMessage): Record<string, unknown> | 
   }
 }
 
+/** An answer of `messages`, with the provider's count of the prompt when it gave one. */
+export function protocolAnswer(
+  messages: unknown[],
+  inputTokens: number | undefined,
+): ProtocolAnswer {
+  return inputTokens === undefined ? { messages } : { messages, inputTokens };
+}
+
 /** Whether `tools` (a request's) has an entry named `name`, at the top or under `function`/`custom`. */
-export function declaresTool(tools: unknown, name: string): boolean {
+function declaresTool(tools: unknown, name: string): boolean {
   if (!Array.isArray(tools)) return false;
   return tools.some(
     (tool) =>
@@ -132,16 +147,32 @@ export function declaresTool(tools: unknown, name: string): boolean {
   );
 }
 
-/** `tools` (a request's, possibly absent) with `tool` added. */
-export function addTool(tools: unknown, tool: unknown): unknown[] {
-  return [...(Array.isArray(tools) ? tools : []), tool];
+/**
+ * The tool hooks every protocol has alike, since all three declare tools in `tools`: whether the
+ * request declares a tool, and the request with the recall tool (core's, in the protocol's shape).
+ */
+export function toolsField(
+  recallTool: () => unknown,
+): Pick<ToolRoundHooks, "declares" | "withRecallTool"> {
+  return {
+    declares: (body, name) => declaresTool(body.tools, name),
+    withRecallTool: (body) => ({
+      ...body,
+      tools: [...(Array.isArray(body.tools) ? body.tools : []), recallTool()],
+    }),
+  };
 }
 
 /** OpenAI's error `type` for a status, as its API names them. */
-export function openAIErrorType(status: number): string {
+function openAIErrorType(status: number): string {
   if (status === 401) return "authentication_error";
   if (status === 403) return "permission_error";
   if (status === 404) return "not_found_error";
   if (status >= 500) return "server_error";
   return "invalid_request_error";
+}
+
+/** An error in OpenAI's shape (Chat Completions and Responses alike), which its SDKs raise. */
+export function openAIErrorBody({ status, code, message }: GatewayError): unknown {
+  return { error: { message, type: openAIErrorType(status), param: null, code } };
 }

@@ -10,10 +10,10 @@ import {
   NOT_RUN,
   type RoundsTransport,
   runRecallRounds,
-  type UpstreamReply,
 } from "./recall-rounds";
 import type { RecallSource } from "./recall-source";
 import { responsesProtocol } from "./responses-protocol";
+import type { UpstreamReply } from "./upstream-call";
 
 interface Call {
   id: string;

@@ -20,6 +20,7 @@ import type {
   ToolResult,
 } from "./protocol";
 import type { RecallSource } from "./recall-source";
+import type { UpstreamReply } from "./upstream-call";
 
 /**
  * Rounds of recall calls answered per client request. Three lets a model search, then read an
@@ -32,13 +33,6 @@ export const RECALL_TOOL = "recall";
 /** The result of a call of another tool made beside recall: it is the client's, and it never saw it. */
 export const NOT_RUN =
   "This call was not run: it was made together with recall, whose results are here. Call it again if you still need it.";
-
-/** An upstream's complete response, read. */
-export interface UpstreamReply {
-  status: number;
-  headers: Headers;
-  text: string;
-}
 
 export interface RecallRoundsResult {
   /** The reply for the client: an answer without recall calls, or an upstream error. */

@@ -9,11 +9,8 @@
 import type { RecallSearchHit, RecallToolOutput } from "@condense/core";
 import { unwrap } from "../api/rpc-result";
 import type { SearchResponseBody, ToolOutputResponseBody } from "../api/schemas";
-import type { SessionObject } from "../session/session-object";
 import type { SessionKey } from "../session/session-record";
-
-/** A session's Durable Object, as the Worker calls it. */
-export type SessionStub = DurableObjectStub<SessionObject>;
+import type { SessionStub } from "../session/session-stub";
 
 /** What a recall call is answered from; a failure is thrown (an `ApiError`'s message reaches the model). */
 export interface RecallSource {

@@ -14,27 +14,23 @@ import { recallResponsesTool } from "@condense/core";
 import type { Response as OpenAIResponse } from "openai/resources/responses/responses";
 import {
   type AnswerToolCall,
-  addTool,
   count,
-  declaresTool,
   eventData,
   type GatewayProtocol,
   isRecord,
-  openAIErrorType,
+  openAIErrorBody,
   type ProtocolAnswer,
+  protocolAnswer,
   type RequestBody,
   type StreamAccumulator,
   type ToolRoundHooks,
+  toolsField,
 } from "./protocol";
 
 function responseAnswer(body: unknown): ProtocolAnswer | undefined {
   if (!isRecord(body) || !Array.isArray(body.output)) return undefined;
   const response = body as Partial<OpenAIResponse>;
-  const inputTokens = count(response.usage?.input_tokens);
-  return {
-    messages: body.output as unknown[],
-    ...(inputTokens !== undefined ? { inputTokens } : {}),
-  };
+  return protocolAnswer(body.output as unknown[], count(response.usage?.input_tokens));
 }
 
 function responsesAccumulator(): StreamAccumulator {
@@ -69,8 +65,7 @@ function inputItems(body: RequestBody): unknown[] {
 }
 
 const responsesTools: ToolRoundHooks = {
-  declares: (body, name) => declaresTool(body.tools, name),
-  withRecallTool: (body) => ({ ...body, tools: addTool(body.tools, recallResponsesTool()) }),
+  ...toolsField(recallResponsesTool),
   calls: (answer) =>
     answer.messages.flatMap((item): AnswerToolCall[] =>
       isRecord(item) && item.type === "function_call" && typeof item.call_id === "string"
@@ -112,9 +107,7 @@ export const responsesProtocol: GatewayProtocol = {
   answer: responseAnswer,
   accumulator: responsesAccumulator,
   tools: responsesTools,
-  errorBody(status, code, message) {
-    return { error: { message, type: openAIErrorType(status), param: null, code } };
-  },
+  errorBody: openAIErrorBody,
   streamError(code, message) {
     // The Responses stream's own error event, which the SDKs raise.
     return `event: error\ndata: ${JSON.stringify({ type: "error", code, message, param: null })}\n\n`;

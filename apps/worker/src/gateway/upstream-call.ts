@@ -4,9 +4,12 @@
  * this hop or to Condense (its key, its session header, cookies, Cloudflare's
  * and proxies' own), the upstream's authentication, and a deadline for the
  * response (its headers, and its whole body when it is not a stream; a
- * stream's pauses are timed by `gateway/stream-relay`). The upstream's
- * response headers reach the client less the hop's own.
+ * stream's pauses are timed by `gateway/stream-relay`). An upstream that
+ * cannot be reached is the gateway's 502, one that does not answer in time its
+ * 504. The upstream's response headers reach the client less the hop's own.
  */
+
+import { ApiError } from "../api/errors";
 
 const DROPPED_REQUEST_HEADERS =
   /^(?:host|content-length|connection|keep-alive|transfer-encoding|upgrade|te|trailer|expect|proxy-.*|cf-.*|x-forwarded-.*|x-real-ip|forwarded|cookie|authorization|x-api-key|accept-encoding|x-condense-.*|x-request-id)$/i;
@@ -25,19 +28,55 @@ export function upstreamRequestHeaders(incoming: Headers, auth: Record<string, s
   return headers;
 }
 
-/** The upstream's response headers the client gets (request ids, rate limits, content type…). */
-export function clientResponseHeaders(upstream: Headers): Headers {
+/**
+ * The upstream's response headers the client gets (request ids, rate limits, content type…), with
+ * the gateway's own (`gateway/condense-headers`) `added`.
+ */
+export function clientResponseHeaders(
+  upstream: Headers,
+  added: Readonly<Record<string, string>> = {},
+): Headers {
   const headers = new Headers();
   for (const [name, value] of upstream) {
     if (!DROPPED_RESPONSE_HEADERS.test(name)) headers.set(name, value);
   }
+  for (const [name, value] of Object.entries(added)) headers.set(name, value);
   return headers;
 }
 
+const DEFAULT_TIMEOUT_MS = 600_000;
+
+function millis(value: string | undefined, fallback: number): number {
+  const parsed = Number(value);
+  return Number.isFinite(parsed) && parsed > 0 ? Math.floor(parsed) : fallback;
+}
+
+/** The deployment's deadlines: for a response (`GATEWAY_TIMEOUT_MS`), and between a stream's chunks. */
+export function gatewayTimeouts(env: Env): { responseMs: number; streamIdleMs: number } {
+  return {
+    responseMs: millis(env.GATEWAY_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+    streamIdleMs: millis(env.GATEWAY_STREAM_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS),
+  };
+}
+
+/** A response from the upstream, its body possibly still unread; `settle()` ends its deadline. */
+export interface UpstreamResponse {
+  kind: "response";
+  response: Response;
+  settle(): void;
+}
+
 export type UpstreamOutcome =
-  | { kind: "response"; response: Response; settle(): void }
+  | UpstreamResponse
   | { kind: "timeout" }
   | { kind: "unreachable"; detail: string };
+
+/** An upstream's complete response, read. */
+export interface UpstreamReply {
+  status: number;
+  headers: Headers;
+  text: string;
+}
 
 /**
  * Calls `url`. The deadline runs until `settle()` is called (after the body was read, or once a
@@ -64,15 +103,45 @@ export async function callUpstream(
   }
 }
 
-/** The body of a response as text, or undefined when the deadline struck while it was read. */
-export async function readUpstreamText(
-  outcome: Extract<UpstreamOutcome, { kind: "response" }>,
-): Promise<string | undefined> {
+function timedOut(): ApiError {
+  return new ApiError(
+    504,
+    "upstream_timeout",
+    "the upstream did not answer in time (GATEWAY_TIMEOUT_MS); retry, or raise the deployment's limit",
+  );
+}
+
+/** Calls `url` (`callUpstream`); a timeout or an unreachable upstream is the gateway's error. */
+export async function reachUpstream(
+  url: string,
+  init: { method: string; headers: Headers; body?: string },
+  timeoutMs: number,
+): Promise<UpstreamResponse> {
+  const outcome = await callUpstream(url, init, timeoutMs);
+  if (outcome.kind === "timeout") throw timedOut();
+  if (outcome.kind === "unreachable") {
+    throw new ApiError(
+      502,
+      "upstream_unreachable",
+      `the upstream could not be reached (${outcome.detail}); check its base URL in the deployment's configuration`,
+    );
+  }
+  return outcome;
+}
+
+/** The body of a response as text; the deadline striking while it is read is the gateway's 504. */
+export async function readUpstreamBody(outcome: UpstreamResponse): Promise<string> {
   try {
     return await outcome.response.text();
   } catch {
-    return undefined;
+    throw timedOut();
   } finally {
     outcome.settle();
   }
+}
+
+/** A response read whole. */
+export async function readUpstreamReply(outcome: UpstreamResponse): Promise<UpstreamReply> {
+  const text = await readUpstreamBody(outcome);
+  return { status: outcome.response.status, headers: outcome.response.headers, text };
 }

@@ -8,6 +8,7 @@
  * `_`), and for the built-in names `OPENAI_API_KEY` and `ANTHROPIC_API_KEY`.
  */
 
+import { ApiError } from "../api/errors";
 import { DEFAULT_OPENAI_BASE_URL } from "../openai/responses-compact";
 
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
@@ -52,6 +53,16 @@ export function configuredUpstreams(env: Env): Map<string, string> {
 export function resolveUpstream(env: Env, name: string): Upstream | undefined {
   const baseUrl = configuredUpstreams(env).get(name.toLowerCase());
   return baseUrl === undefined ? undefined : { name: name.toLowerCase(), baseUrl };
+}
+
+/** The 404 for a name no upstream of the deployment has, naming those it has. */
+export function unknownUpstream(env: Env, name: string): ApiError {
+  const names = [...configuredUpstreams(env).keys()].join(", ");
+  return new ApiError(
+    404,
+    "unknown_upstream",
+    `no upstream named ${JSON.stringify(name)} on this deployment; use one of: ${names} (GATEWAY_UPSTREAMS adds more)`,
+  );
 }
 
 /** The name of the variable holding the deployment's own key for upstream `name`. */

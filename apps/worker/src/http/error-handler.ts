@@ -1,19 +1,29 @@
 /**
  * @module http/error-handler
- * The Hono handlers that turn anything thrown into the API's error shape. A
- * 500 never carries a stack trace or the original message of an unexpected
- * error.
+ * The Hono handlers that turn anything thrown into an error response: in the
+ * API's error shape, or in the route's own (the gateway's routes answer in
+ * their protocol's). A 500 never carries a stack trace or the original message
+ * of an unexpected error.
  */
 
 import type { Context } from "hono";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ApiError, invalidRequest } from "../api/errors";
+import { ApiError, type ErrorShape, invalidRequest } from "../api/errors";
 import type { AppEnv } from "./app-env";
 import { ClientClosedError, clientClosedResponse } from "./client-closed";
 
-export function errorResponse(c: Context<AppEnv>, error: ApiError): Response {
+/**
+ * `error` as the response, in `shape`: by default the route's (`http/route`'s `errorShape`, e.g. a
+ * gateway route's protocol), else the API's own. Its code goes on the request's log line.
+ */
+export function errorResponse(
+  c: Context<AppEnv>,
+  error: ApiError,
+  shape: ErrorShape | undefined = c.get("errorShape"),
+): Response {
+  c.get("log").errorCode = error.code;
   for (const [name, value] of Object.entries(error.headers)) c.header(name, value);
-  return c.json(error.toJSON(), error.status);
+  return c.json(shape === undefined ? error.toJSON() : shape(error), error.status);
 }
 
 /**

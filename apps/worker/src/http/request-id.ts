@@ -3,6 +3,13 @@
  * Gives every request an id, echoed in `X-Request-Id` on every response
  * (errors included) and carried into the logs. A well-formed incoming id is
  * kept so that a caller can correlate its own logs.
+ *
+ * Hand-written rather than Hono's `hono/request-id`, which would change what
+ * callers see: it sets the header on the context before the handler runs, so
+ * a response the handler makes itself (the gateway's, passed through from the
+ * upstream) goes without it, and it keeps other ids (shorter than 8
+ * characters, or with `=`) while refusing ids with `.` or `:`, which this
+ * format takes (`request-id.test.ts`).
  */
 
 import type { MiddlewareHandler } from "hono";

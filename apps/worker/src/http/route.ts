@@ -4,12 +4,14 @@
  * document and the same zod schemas validate the request. Validation errors
  * become 400 `invalid_request` with the path of each bad field (an unknown
  * `format` is 400 `unknown_format`); the body is read by `readJsonBody`, so
- * size and content-type limits apply before any parsing.
+ * size and content-type limits apply before any parsing. A route may run its
+ * own middleware first (the gateway authenticates its own way) and answer its
+ * errors in a shape of its own (the gateway's, in its protocol's).
  */
 
 import { createRoute, type OpenAPIHono, z } from "@hono/zod-openapi";
-import type { Context } from "hono";
-import { ApiError } from "../api/errors";
+import type { Context, MiddlewareHandler } from "hono";
+import { ApiError, type ErrorShape } from "../api/errors";
 import { IDEMPOTENCY_KEY_PATTERN } from "../api/idempotency-key";
 import { ErrorResponse } from "../api/schemas";
 import type { AppEnv } from "./app-env";
@@ -41,6 +43,16 @@ export interface RouteSpec<
   public?: boolean;
   /** The route honours `Idempotency-Key` (declared as a header parameter). */
   idempotent?: boolean;
+  /** Header parameters the route documents (it reads them itself). */
+  headers?: z.ZodType;
+  /** Run before the request is validated, in order (e.g. the gateway's own authentication). */
+  middleware?: MiddlewareHandler<AppEnv>[];
+  /**
+   * The body of the route's error responses, its middleware's and its validation's included, when
+   * not the API's own (`http/error-handler`). Such a route documents its errors itself (`errors`):
+   * the standard ones are in the API's shape.
+   */
+  errorShape?: ErrorShape;
 }
 
 const IdempotencyHeaders = z.object({
@@ -65,6 +77,13 @@ export interface RouteInput<P, Q, B> {
   /** The raw body text (for idempotency hashing); empty for routes without a body. */
   bodyText: string;
 }
+
+/** The input of the handler of a route whose params, query and body are `P`, `Q` and `B`. */
+export type RouteInputOf<
+  P extends z.ZodType | undefined,
+  Q extends z.ZodType | undefined,
+  B extends z.ZodType | undefined,
+> = RouteInput<Infer<P>, Infer<Q>, Infer<B>>;
 
 function formatIssuePath(path: readonly PropertyKey[]): string {
   let out = "";
@@ -140,10 +159,7 @@ export function defineRoute<
 >(
   app: OpenAPIHono<AppEnv>,
   spec: RouteSpec<P, Q, B>,
-  handler: (
-    c: Context<AppEnv>,
-    input: RouteInput<Infer<P>, Infer<Q>, Infer<B>>,
-  ) => Response | Promise<Response>,
+  handler: (c: Context<AppEnv>, input: RouteInputOf<P, Q, B>) => Response | Promise<Response>,
 ): void {
   const responses: Record<string, object> = {};
   for (const [status, response] of Object.entries(spec.responses)) {
@@ -155,7 +171,9 @@ export function defineRoute<
         }
       : { description: response.description, headers: requestIdHeader };
   }
-  const errorStatuses = spec.public ? {} : { ...standardErrors, ...spec.errors };
+  const errorStatuses = spec.public
+    ? {}
+    : { ...(spec.errorShape === undefined ? standardErrors : {}), ...spec.errors };
   for (const [status, description] of Object.entries(errorStatuses)) {
     responses[status] = {
       description,
@@ -167,6 +185,7 @@ export function defineRoute<
   if (spec.params) request.params = spec.params;
   if (spec.query) request.query = spec.query;
   if (spec.idempotent) request.headers = IdempotencyHeaders;
+  if (spec.headers) request.headers = spec.headers;
   if (spec.body) {
     request.body = {
       required: spec.bodyOptional !== true,
@@ -187,7 +206,16 @@ export function defineRoute<
   );
 
   const honoPath = spec.path.replace(/\{([^}]+)\}/g, ":$1");
-  app.on(spec.method.toUpperCase(), honoPath, async (c) => {
+  const method = spec.method.toUpperCase();
+  const { errorShape } = spec;
+  if (errorShape !== undefined) {
+    app.on(method, honoPath, async (c, next) => {
+      c.set("errorShape", errorShape);
+      await next();
+    });
+  }
+  for (const middleware of spec.middleware ?? []) app.on(method, honoPath, middleware);
+  app.on(method, honoPath, async (c) => {
     const params = spec.params ? validate(spec.params, c.req.param(), "path") : undefined;
     const query = spec.query ? validate(spec.query, c.req.query(), "query") : undefined;
     let body: unknown;

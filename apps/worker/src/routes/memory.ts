@@ -6,9 +6,9 @@
  * and memories never appear and their ids are 404 `memory_not_found`.
  */
 
-import type { OpenAPIHono } from "@hono/zod-openapi";
-import { ApiError } from "../api/errors";
-import { unwrap } from "../api/rpc-result";
+import type { OpenAPIHono, z } from "@hono/zod-openapi";
+import { invalidQuery } from "../api/errors";
+import { type RpcResult, unwrap } from "../api/rpc-result";
 import {
   MemoryCreateRequest,
   MemoryDeleteResponse,
@@ -23,14 +23,37 @@ import {
   SessionListResponse,
 } from "../api/schemas";
 import type { AppEnv } from "../http/app-env";
-import { defineRoute } from "../http/route";
+import { defineRoute, type RouteInputOf, type RouteSpec } from "../http/route";
 import { userStub } from "../user/user-stub";
 
 const limitsDoc =
   "A user keeps at most 500 memories (409 `memory_full`) of at most 2,000 characters each (400 `memory_too_long`); text holding a secret is refused (422 `memory_secret`).";
 
+/**
+ * Declares a route of the caller's own lists (`defineRoute`): `ask` gets the caller's user object and
+ * the request, and the object's answer is sent as JSON with `status` (200 unless said).
+ */
+function userRoute<
+  P extends z.ZodType | undefined = undefined,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
+  app: OpenAPIHono<AppEnv>,
+  spec: RouteSpec<P, Q, B>,
+  ask: (
+    user: ReturnType<typeof userStub>,
+    input: RouteInputOf<P, Q, B>,
+  ) => Promise<RpcResult<object>>,
+  status: 200 | 201 = 200,
+): void {
+  defineRoute(app, spec, async (c, input) => {
+    const user = userStub(c.env, c.get("userId"));
+    return c.json(unwrap(await ask(user, input)), status);
+  });
+}
+
 export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
-  defineRoute(
+  userRoute(
     app,
     {
       method: "get",
@@ -43,13 +66,10 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "A page of sessions", schema: SessionListResponse } },
       errors: { 400: "Bad `limit` or a `cursor` this list did not return (invalid_cursor)" },
     },
-    async (c, { query }) => {
-      const stub = userStub(c.env, c.get("userId"));
-      return c.json(unwrap(await stub.sessions(query.limit ?? 20, query.cursor)), 200);
-    },
+    (user, { query }) => user.sessions(query.limit ?? 20, query.cursor),
   );
 
-  defineRoute(
+  userRoute(
     app,
     {
       method: "get",
@@ -59,13 +79,10 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
       query: MemoryListQuery,
       responses: { 200: { description: "A page of memories", schema: MemoryListResponse } },
     },
-    async (c, { query }) => {
-      const stub = userStub(c.env, c.get("userId"));
-      return c.json(unwrap(await stub.listMemories(query.limit ?? 50, query.cursor)), 200);
-    },
+    (user, { query }) => user.listMemories(query.limit ?? 50, query.cursor),
   );
 
-  defineRoute(
+  userRoute(
     app,
     {
       method: "post",
@@ -77,22 +94,18 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 201: { description: "The new entry", schema: MemoryEntry } },
       errors: { 409: "memory_full", 422: "memory_secret" },
     },
-    async (c, { body }) => {
-      const stub = userStub(c.env, c.get("userId"));
-      const entry = unwrap(
-        await stub.createMemory({
-          text: body.text,
-          kind: body.kind,
-          ...(body.sourceSession !== undefined ? { sourceSession: body.sourceSession } : {}),
-          ...(body.sourceSeq !== undefined ? { sourceSeq: body.sourceSeq } : {}),
-        }),
-      );
-      return c.json(entry, 201);
-    },
+    (user, { body }) =>
+      user.createMemory({
+        text: body.text,
+        kind: body.kind,
+        ...(body.sourceSession !== undefined ? { sourceSession: body.sourceSession } : {}),
+        ...(body.sourceSeq !== undefined ? { sourceSeq: body.sourceSeq } : {}),
+      }),
+    201,
   );
 
   // Before `/v1/memory/{memoryId}`, which would take `search` for an id.
-  defineRoute(
+  userRoute(
     app,
     {
       method: "get",
@@ -105,16 +118,15 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "Best first", schema: MemorySearchResponse } },
       errors: { 400: "Empty `q` (invalid_query) or a bad `limit`" },
     },
-    async (c, { query }) => {
+    (user, { query }) => {
       if (query.q.trim() === "") {
-        throw new ApiError(400, "invalid_query", "`q` is empty: send the words to search for");
+        throw invalidQuery("`q` is empty: send the words to search for");
       }
-      const stub = userStub(c.env, c.get("userId"));
-      return c.json(unwrap(await stub.searchMemories(query.q, query.limit ?? 10)), 200);
+      return user.searchMemories(query.q, query.limit ?? 10);
     },
   );
 
-  defineRoute(
+  userRoute(
     app,
     {
       method: "get",
@@ -124,13 +136,10 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
       params: MemoryIdParam,
       responses: { 200: { description: "The entry", schema: MemoryEntry } },
     },
-    async (c, { params }) => {
-      const stub = userStub(c.env, c.get("userId"));
-      return c.json(unwrap(await stub.getMemory(params.memoryId)), 200);
-    },
+    (user, { params }) => user.getMemory(params.memoryId),
   );
 
-  defineRoute(
+  userRoute(
     app,
     {
       method: "patch",
@@ -143,17 +152,14 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
       responses: { 200: { description: "The changed entry", schema: MemoryEntry } },
       errors: { 422: "memory_secret" },
     },
-    async (c, { params, body }) => {
-      const stub = userStub(c.env, c.get("userId"));
-      const patch = {
+    (user, { params, body }) =>
+      user.updateMemory(params.memoryId, {
         ...(body.text !== undefined ? { text: body.text } : {}),
         ...(body.kind !== undefined ? { kind: body.kind } : {}),
-      };
-      return c.json(unwrap(await stub.updateMemory(params.memoryId, patch)), 200);
-    },
+      }),
   );
 
-  defineRoute(
+  userRoute(
     app,
     {
       method: "delete",
@@ -163,9 +169,6 @@ export function memoryRoutes(app: OpenAPIHono<AppEnv>): void {
       params: MemoryIdParam,
       responses: { 200: { description: "Deleted", schema: MemoryDeleteResponse } },
     },
-    async (c, { params }) => {
-      const stub = userStub(c.env, c.get("userId"));
-      return c.json(unwrap(await stub.deleteMemory(params.memoryId)), 200);
-    },
+    (user, { params }) => user.deleteMemory(params.memoryId),
   );
 }

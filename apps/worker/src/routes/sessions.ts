@@ -7,16 +7,10 @@
  * Worker, so the object only stores and compacts.
  */
 
-import {
-  type ChatMessage,
-  carriesNothing,
-  type MessageFormat,
-  parseContextWindow,
-} from "@condense/core";
-import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { MessageFormat } from "@condense/core";
+import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { invalidRequest } from "../api/errors";
-import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/formats";
+import { canonicalMessages } from "../api/formats";
 import { idempotencyInput } from "../api/idempotency-key";
 import { unwrap } from "../api/rpc-result";
 import {
@@ -42,23 +36,48 @@ import {
   TranscriptResponse,
 } from "../api/schemas";
 import type { AppEnv } from "../http/app-env";
-import { defineRoute } from "../http/route";
-import { type ContextData, formatNotAvailable, type OverflowData } from "../session/context-view";
-import { matchExpressions } from "../session/search-index";
-import type { TranscriptPage } from "../session/session-object";
-import type { SessionKey } from "../session/session-record";
-import { DEFAULT_SETTINGS, type SettingsUpdate } from "../session/settings";
+import { defineRoute, type RouteInputOf, type RouteSpec } from "../http/route";
+import { type ContextData, type OverflowData, renderContext } from "../session/context-view";
+import { matchExpressions } from "../session/search";
+import type { SessionCall } from "../session/session-record";
+import { type SessionStub, sessionStub } from "../session/session-stub";
+import { settingsUpdate } from "../session/settings-patch";
+import type { TranscriptPage } from "../session/transcript-page";
 
 const TAGS = ["sessions"];
 
-/** The Durable Object of (user, session). JSON encoding keeps the pair unambiguous whatever the ids hold. */
-export function sessionStub(env: Env, key: SessionKey) {
-  return env.SESSIONS.get(env.SESSIONS.idFromName(JSON.stringify([key.userId, key.sessionId])));
-}
-
-function sessionKey(c: Context<AppEnv>, sessionId: string): SessionKey {
+function sessionCall(c: Context<AppEnv>, sessionId: string): SessionCall {
   c.get("log").session = sessionId;
   return { userId: c.get("userId"), sessionId, requestId: c.get("requestId") };
+}
+
+/** What a session route's handler works with: the call, and the session's Durable Object. */
+interface SessionTarget {
+  call: SessionCall;
+  stub: SessionStub;
+}
+
+/**
+ * Declares a route of the session of the path's `{id}` (`defineRoute`, tagged `sessions`): `answer`
+ * gets the call and the session's object, and what it returns is the 200 JSON body.
+ */
+function sessionRoute<
+  P extends z.ZodType<{ id: string }>,
+  Q extends z.ZodType | undefined = undefined,
+  B extends z.ZodType | undefined = undefined,
+>(
+  app: OpenAPIHono<AppEnv>,
+  spec: Omit<RouteSpec<P, Q, B>, "tags">,
+  answer: (
+    session: SessionTarget,
+    input: RouteInputOf<P, Q, B>,
+    c: Context<AppEnv>,
+  ) => Promise<object>,
+): void {
+  defineRoute(app, { ...spec, tags: TAGS }, async (c, input) => {
+    const call = sessionCall(c, input.params.id);
+    return c.json(await answer({ call, stub: sessionStub(c.env, call) }, input, c), 200);
+  });
 }
 
 /** The request's `Idempotency-Key`, with the hash of the body as sent. */
@@ -70,21 +89,13 @@ const idempotencyHeaderDoc =
   "Send `Idempotency-Key` to make retries safe: the same key with the same body returns the first answer; with a different body, 409 `idempotency_conflict`. Keys are kept 24 hours per session.";
 
 /** The context body in the requested format (with `provider_data` in the openai format, if asked). */
-function renderContext(
+function contextBody(
   data: ContextData,
   requested: MessageFormat | undefined,
   providerData = false,
 ) {
   const format = requested ?? data.defaultFormat;
-  let rendered: { messages: unknown[]; system?: unknown };
-  if (data.responsesItems !== undefined) {
-    if (format !== "responses") throw formatNotAvailable();
-    rendered = {
-      messages: [...data.responsesItems, ...renderMessages(data.rest ?? [], "responses").messages],
-    };
-  } else {
-    rendered = renderMessages(data.messages, format, { providerData });
-  }
+  const rendered = renderContext(data, format, { providerData });
   return {
     sessionId: data.sessionId,
     format,
@@ -104,7 +115,7 @@ function renderContext(
 }
 
 export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "post",
@@ -112,27 +123,25 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       idempotent: true,
       summary: "Append messages (the first append creates the session)",
       description: `Stores the messages with their token counts. When the context crosses the threshold a compaction is scheduled in the background and the answer comes at once. ${idempotencyHeaderDoc}`,
-      tags: TAGS,
       params: SessionIdParam,
       body: AppendRequest,
       responses: { 200: { description: "Appended", schema: AppendResponse } },
       errors: { 409: "Idempotency-Key reused with a different body" },
     },
-    async (c, { params, body, bodyText }) => {
-      const key = sessionKey(c, params.id);
+    async ({ call, stub }, { body, bodyText }, c) => {
       const idem = await idempotency(c, bodyText);
       const messages = canonicalMessages(body.messages, body.format ?? "openai", body.system);
-      const result = await sessionStub(c.env, key).append(key, {
+      const result = await stub.append(call, {
         messages,
         ...(body.model !== undefined ? { model: body.model } : {}),
         ...(body.usage !== undefined ? { usage: body.usage } : {}),
         ...(idem !== undefined ? { idempotency: idem } : {}),
       });
-      return c.json(unwrap(result), 200);
+      return unwrap(result);
     },
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "get",
@@ -140,7 +149,6 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "The messages to send to the model now",
       description:
         "Head, pinned messages, summary and tail. Returns the committed view at once; only a context over window − reserve waits for (or runs) a compaction. Messages are served as appended, less what no provider accepts: empty turns are left out, a tool call that a later message interrupted is answered by a placeholder result right after it, and a result that came late is placed with its call (the transcript keeps every message as appended). While the last assistant message's tool calls await their results, the context ends with those calls (append the results before sending it), and no compaction folds such calls in, so their real results always pair with them.",
-      tags: TAGS,
       params: SessionIdParam,
       query: ContextQuery,
       responses: { 200: { description: "The context", schema: ContextResponse } },
@@ -148,14 +156,13 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
         409: "The context holds OpenAI compaction items and needs format=responses, or parts the format cannot carry (audio for anthropic and responses; files other than PDF, text and images for anthropic)",
       },
     },
-    async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
-      const data = unwrap<ContextData>(await sessionStub(c.env, key).context(key, query.format));
-      return c.json(renderContext(data, query.format, query.providerData === "true"), 200);
+    async ({ call, stub }, { query }) => {
+      const data = unwrap<ContextData>(await stub.context(call, query.format));
+      return contextBody(data, query.format, query.providerData === "true");
     },
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "post",
@@ -163,7 +170,6 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       idempotent: true,
       summary: "Compact now",
       description: `Runs a compaction even below the threshold, with optional instructions and focus for the summarizer. ${idempotencyHeaderDoc}`,
-      tags: TAGS,
       params: SessionIdParam,
       body: ManualCompactRequest,
       bodyOptional: true,
@@ -172,10 +178,9 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
       errors: { 409: "Idempotency-Key reused with a different body" },
     },
-    async (c, { params, body, bodyText }) => {
-      const key = sessionKey(c, params.id);
+    async ({ call, stub }, { body, bodyText }, c) => {
       const idem = await idempotency(c, bodyText);
-      const result = await sessionStub(c.env, key).compactNow(key, {
+      const result = await stub.compactNow(call, {
         ...(body.instructions !== undefined ? { instructions: body.instructions } : {}),
         ...(body.focus !== undefined ? { focus: body.focus } : {}),
         ...(idem !== undefined ? { idempotency: idem } : {}),
@@ -187,11 +192,11 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
         log.tokensBefore = value.event.tokensBefore;
         log.tokensAfter = value.event.tokensAfter;
       }
-      return c.json(value, 200);
+      return value;
     },
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "post",
@@ -199,7 +204,6 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Report a provider's context-overflow error",
       description:
         "If the error is a context overflow, compacts until the reserve holds (at most 3 passes) and returns the new context; otherwise 422 `not_an_overflow`. A window the error states below the session's is kept for the session's model from then on (`learnedContextWindow` in the status); the token count it states calibrates the estimate of non-OpenAI models against the context last served.",
-      tags: TAGS,
       params: SessionIdParam,
       body: OverflowRequest,
       responses: { 200: { description: "The compacted context", schema: OverflowResponse } },
@@ -208,26 +212,24 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
         422: "The error is not a context overflow",
       },
     },
-    async (c, { params, body }) => {
-      const key = sessionKey(c, params.id);
+    async ({ call, stub }, { body }) => {
       const data = unwrap<OverflowData>(
-        await sessionStub(c.env, key).overflow(key, {
+        await stub.overflow(call, {
           error: body.error,
           ...(body.format !== undefined ? { format: body.format } : {}),
         }),
       );
-      const context = renderContext(data, body.format, body.providerData === true);
-      return c.json({ ...context, passes: data.passes, reportedTokens: data.reportedTokens }, 200);
+      const context = contextBody(data, body.format, body.providerData === true);
+      return { ...context, passes: data.passes, reportedTokens: data.reportedTokens };
     },
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "get",
       path: "/v1/sessions/{id}",
       summary: "Session status",
-      tags: TAGS,
       params: SessionIdParam,
       responses: {
         200: {
@@ -236,13 +238,10 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
         },
       },
     },
-    async (c, { params }) => {
-      const key = sessionKey(c, params.id);
-      return c.json(unwrap(await sessionStub(c.env, key).status(key)), 200);
-    },
+    async ({ call, stub }) => unwrap(await stub.status(call)),
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "patch",
@@ -250,39 +249,17 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Change session settings (creates the session if it does not exist)",
       description:
         "Fields left out keep their value; `null` restores the default. A PATCH before the first append creates the session with these settings, so an app can configure it (a `contextWindow` for a model the table does not know) before using it.",
-      tags: TAGS,
       params: SessionIdParam,
       body: SettingsPatch,
       responses: {
         200: { description: "The session's status with the new settings", schema: SessionStatus },
       },
     },
-    async (c, { params, body }) => {
-      const key = sessionKey(c, params.id);
-      // Settings stored as sent; the others are converted first. Left-out (undefined) fields keep their value.
-      const { contextWindow, pinned, strategy, recall, memory, memoryTokens, ...plain } = body;
-      const update: SettingsUpdate = { ...plain };
-      if (strategy !== undefined) update.strategy = strategy ?? "local";
-      // null restores the default (stored settings of these types are never null).
-      if (recall !== undefined) update.recall = recall ?? DEFAULT_SETTINGS.recall;
-      if (memory !== undefined) update.memory = memory ?? DEFAULT_SETTINGS.memory;
-      if (memoryTokens !== undefined)
-        update.memoryTokens = memoryTokens ?? DEFAULT_SETTINGS.memoryTokens;
-      if (contextWindow !== undefined) {
-        try {
-          update.contextWindow = contextWindow === null ? null : parseContextWindow(contextWindow);
-        } catch (error) {
-          rethrowEngineError(error);
-        }
-      }
-      if (pinned !== undefined) {
-        update.pinned = pinned === null ? [] : pinnedMessages(pinned);
-      }
-      return c.json(unwrap(await sessionStub(c.env, key).updateSettings(key, update)), 200);
-    },
+    async ({ call, stub }, { body }) =>
+      unwrap(await stub.updateSettings(call, settingsUpdate(body))),
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "delete",
@@ -290,23 +267,18 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Delete the session and everything stored for it",
       description:
         "A retry within 24 hours (whose first answer was lost) gets the first answer again; a session that never existed, or was deleted longer ago, is 404.",
-      tags: TAGS,
       params: SessionIdParam,
       responses: { 200: { description: "Deleted", schema: DeleteResponse } },
     },
-    async (c, { params }) => {
-      const key = sessionKey(c, params.id);
-      return c.json(unwrap(await sessionStub(c.env, key).remove(key)), 200);
-    },
+    async ({ call, stub }) => unwrap(await stub.remove(call)),
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "get",
       path: "/v1/sessions/{id}/compactions",
       summary: "Compaction history",
-      tags: TAGS,
       params: SessionIdParam,
       responses: {
         200: {
@@ -315,14 +287,13 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
         },
       },
     },
-    async (c, { params }) => {
-      const key = sessionKey(c, params.id);
-      const compactions = unwrap(await sessionStub(c.env, key).compactions(key));
-      return c.json({ sessionId: key.sessionId, compactions }, 200);
+    async ({ call, stub }) => {
+      const compactions = unwrap(await stub.compactions(call));
+      return { sessionId: call.sessionId, compactions };
     },
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "get",
@@ -330,19 +301,15 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "A tool output, exactly as appended",
       description:
         "Compaction replaces old tool outputs by placeholders that name their tool_call_id and seq; this returns the original. An id that several calls used (a server that numbers calls `call_0`… every turn) names the latest output by default; `seq` picks an earlier one, and `previousSeq`/`nextSeq` lead to the others.",
-      tags: TAGS,
       params: ToolOutputParams,
       query: ToolOutputQuery,
       responses: { 200: { description: "The tool output", schema: ToolOutputResponse } },
     },
-    async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
-      const stub = sessionStub(c.env, key);
-      return c.json(unwrap(await stub.toolOutput(key, params.toolCallId, query.seq)), 200);
-    },
+    async ({ call, stub }, { params, query }) =>
+      unwrap(await stub.toolOutput(call, params.toolCallId, query.seq)),
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "get",
@@ -350,77 +317,40 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Search the session's whole past (recall)",
       description:
         "Full-text search (SQLite FTS5, BM25) over every message of the transcript: user and assistant text, tool outputs, tool-call names, arguments and ids, whether or not a compaction summarized or pruned them. Best matches first, each with a snippet, its seq and tool-call id (the whole tool output is at /tool-outputs/{toolCallId}?seq=), and whether it is still in the context. `q` is plain text: FTS5 operators in it are searched as words. Sessions from before search existed are indexed on first use: `indexing.complete` is false until then.",
-      tags: TAGS,
       params: SessionIdParam,
       query: SearchQuery,
       responses: { 200: { description: "The best matches", schema: SearchResponse } },
       errors: { 400: "`invalid_query`: `q` is empty or has no word to search for" },
     },
-    async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
+    async ({ call, stub }, { query }) => {
       const q = query.q ?? "";
       // Refused here, before the object is reached: a bad query is the same 400 for any session.
       matchExpressions(q);
-      const result = await sessionStub(c.env, key).search(key, {
+      const result = await stub.search(call, {
         q,
         limit: query.limit ?? 10,
         ...(query.role !== undefined ? { role: query.role } : {}),
         ...(query.after !== undefined ? { after: query.after } : {}),
       });
-      return c.json(unwrap(result), 200);
+      return unwrap(result);
     },
   );
 
-  defineRoute(
+  sessionRoute(
     app,
     {
       method: "get",
       path: "/v1/sessions/{id}/transcript",
       summary: "The original transcript, paginated",
-      tags: TAGS,
       params: SessionIdParam,
       query: TranscriptQuery,
       responses: { 200: { description: "A page of the transcript", schema: TranscriptResponse } },
     },
-    async (c, { params, query }) => {
-      const key = sessionKey(c, params.id);
+    async ({ call, stub }, { query }) => {
       const page = unwrap<TranscriptPage>(
-        await sessionStub(c.env, key).transcript(
-          key,
-          query.after ?? 0,
-          query.limit ?? 100,
-          query.generation,
-        ),
+        await stub.transcript(call, query.after ?? 0, query.limit ?? 100, query.generation),
       );
-      return c.json({ sessionId: key.sessionId, ...page }, 200);
+      return { sessionId: call.sessionId, ...page };
     },
   );
-}
-
-const PINNED_ROLES = new Set(["system", "developer", "user", "assistant"]);
-
-/**
- * Pinned messages: canonical, never tool traffic (they are re-inserted out of their original
- * place), and never empty.
- */
-function pinnedMessages(messages: readonly unknown[]): ChatMessage[] {
-  const canonical = canonicalMessages(messages, "openai", undefined, "pinned");
-  canonical.forEach((message, index) => {
-    if (!PINNED_ROLES.has(message.role) || (message.tool_calls?.length ?? 0) > 0) {
-      throw invalidRequest(
-        "body",
-        `pinned[${index}]`,
-        `invalid request body: \`pinned[${index}]\` must be a system, developer, user or assistant message without tool calls (tool traffic cannot be pinned)`,
-      );
-    }
-    // Served as an empty turn or an empty block of Anthropic's `system`, which providers refuse.
-    if (carriesNothing(message)) {
-      throw invalidRequest(
-        "body",
-        `pinned[${index}]`,
-        `invalid request body: \`pinned[${index}]\` carries nothing (no text, image or file); give it text or leave it out`,
-      );
-    }
-  });
-  return canonical;
 }

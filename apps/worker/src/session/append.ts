@@ -27,7 +27,7 @@ import {
   servedTokens,
   setLastModel,
 } from "./session-record";
-import type { SessionStorage } from "./session-storage";
+import { inTransaction, type SessionStorage } from "./session-storage";
 import { modelFor, readSettings } from "./settings";
 import { checkToolTraffic, indexToolCalls } from "./tool-outputs";
 
@@ -37,6 +37,16 @@ export interface AppendInput {
   model?: string;
   usage?: { inputTokens: number };
   idempotency?: IdempotencyInput;
+}
+
+/**
+ * Where an append writes: the session's storage, the deployment's settings (its default model), and
+ * whether the object is running a compaction (its queue is in memory), which the answer reports.
+ */
+export interface AppendTarget {
+  storage: SessionStorage;
+  env: Env;
+  compactionRunning: boolean;
 }
 
 export interface Appended {
@@ -51,18 +61,14 @@ export interface Appended {
  * Appends `input` to the session of `key` (created by its first append) in one transaction. A retry
  * with the same `Idempotency-Key` gets the first answer and appends nothing; tool traffic that would
  * overwrite a stored output or leave the context invalid is a 400 that changes nothing.
- * `compactionRunning` says whether the object is running a compaction (its queue is in memory).
  */
 export function appendMessages(
-  storage: SessionStorage,
-  env: Env,
+  target: AppendTarget,
   key: SessionKey,
   input: AppendInput,
-  compactionRunning: boolean,
 ): Appended {
-  const durableStorage = storage.open();
-  const sql = durableStorage.sql;
-  return durableStorage.transactionSync((): Appended => {
+  const { storage, env, compactionRunning } = target;
+  return inTransaction(storage, (sql): Appended => {
     const now = Date.now();
     const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
     if (replayed !== undefined) return { answer: replayed, pending: undefined, replayed: true };

@@ -1,6 +1,6 @@
 import { type ChatMessage, contextWindowFor, messageTokens } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { measureContext, withPinned } from "./context-view";
+import { measureContext, renderContext, withPinned } from "./context-view";
 import type { SessionRow } from "./session-record";
 import { DEFAULT_SETTINGS, type SessionSettings } from "./settings";
 
@@ -135,6 +135,37 @@ describe("measureContext", () => {
     // Learned for another model: not this one's.
     expect(measureContext(learned, settings(), 1_000, "gpt-4.1").contextWindow).toBe(
       contextWindowFor("gpt-4.1"),
+    );
+  });
+});
+
+describe("renderContext", () => {
+  const compaction = { type: "compaction", encrypted_content: "gAAAA-opaque" };
+
+  it("renders the messages in the format asked for", () => {
+    const rendered = renderContext({ messages: [system, user] }, "anthropic");
+    expect(rendered).toEqual({ system: "rules", messages: [{ role: "user", content: "hello" }] });
+  });
+
+  it("sends OpenAI compaction items as they are, then the messages after them, in Responses", () => {
+    const rendered = renderContext(
+      { messages: [user], responsesItems: [compaction], rest: [user] },
+      "responses",
+    );
+    expect(rendered.messages[0]).toBe(compaction);
+    expect(rendered.messages).toHaveLength(2);
+    expect(JSON.stringify(rendered.messages[1])).toContain("hello");
+  });
+
+  it("refuses OpenAI compaction items in another format, saying how to ask for Responses", () => {
+    const items = { messages: [user], responsesItems: [compaction], rest: [user] };
+    expect(() => renderContext(items, "openai")).toThrow(/ask for format=responses or set/);
+    expect(() => renderContext(items, "anthropic", { askFor: "use /responses" })).toThrow(
+      expect.objectContaining({
+        status: 409,
+        code: "format_not_available",
+        message: expect.stringContaining("use /responses or set the session's strategy to local"),
+      }),
     );
   });
 });

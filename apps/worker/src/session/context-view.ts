@@ -13,6 +13,7 @@
 import {
   type ChatMessage,
   contextWindowFor,
+  type MarkerPlacement,
   type MessageFormat,
   messageTokens,
   resolveOptions,
@@ -22,7 +23,8 @@ import {
   type WarningLevel,
 } from "@condense/core";
 import { ApiError } from "../api/errors";
-import { checkPartsAvailable } from "../api/formats";
+import { checkPartsAvailable, renderMessages } from "../api/formats";
+import { insertRow } from "../sqlite/insert-row";
 import { isExactlyCounted } from "./calibration";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
@@ -142,13 +144,40 @@ export function readViewState(sql: SqlStorage): ViewState | undefined {
   return sql.exec<ViewState>("SELECT * FROM condense_view_state WHERE id = 1").toArray()[0];
 }
 
-/** The 409 for a context of OpenAI compaction items asked for in a format that cannot carry them. */
-export function formatNotAvailable(): ApiError {
+/**
+ * The 409 for a context of OpenAI compaction items asked for in a format that cannot carry them;
+ * `askFor` says how the caller asks for the Responses format where it is.
+ */
+export function formatNotAvailable(askFor = "ask for format=responses"): ApiError {
   return new ApiError(
     409,
     "format_not_available",
-    "this session's context holds OpenAI compaction items (strategy: openai), which only the Responses format can carry; ask for format=responses or set the session's strategy to local",
+    `this session's context holds OpenAI compaction items (strategy: openai), which only the Responses format can carry; ${askFor} or set the session's strategy to local`,
   );
+}
+
+/** How a context is rendered: `renderMessages`'s options, and how to ask for the Responses format. */
+export interface RenderContextOptions {
+  providerData?: boolean;
+  markers?: MarkerPlacement | undefined;
+  askFor?: string;
+}
+
+/**
+ * The messages of a context in `format`, as the Worker sends them (`GET /context`, the gateway): a
+ * view of OpenAI compaction items as they are, then the messages after them (`rest`), which only the
+ * Responses format carries; else its messages rendered with `options`.
+ */
+export function renderContext(
+  context: { messages: ChatMessage[]; responsesItems?: unknown[]; rest?: ChatMessage[] },
+  format: MessageFormat,
+  { askFor, ...options }: RenderContextOptions = {},
+): { messages: unknown[]; system?: unknown } {
+  if (context.responsesItems === undefined)
+    return renderMessages(context.messages, format, options);
+  if (format !== "responses") throw formatNotAvailable(askFor);
+  const rest = renderMessages(context.rest ?? [], "responses").messages;
+  return { messages: [...context.responsesItems, ...rest] };
 }
 
 /**
@@ -248,17 +277,20 @@ export interface ViewCommit {
 /** Replaces the view whole; run it inside the commit's transaction. */
 export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCommit): void {
   store.replaceView(commit.entries);
-  sql.exec(
-    `INSERT OR REPLACE INTO condense_view_state (id, covered_seq, compaction_id, tokens, summary, strategy,
-       openai_endpoint, openai_key_fingerprint)
-     VALUES (1, ?, ?, ?, ?, ?, ?, ?)`,
-    commit.coveredSeq,
-    commit.compactionId,
-    commit.tokens,
-    commit.summary,
-    commit.strategy,
-    commit.openai?.endpoint ?? null,
-    commit.openai?.keyFingerprint ?? null,
+  insertRow(
+    sql,
+    "condense_view_state",
+    {
+      id: 1,
+      covered_seq: commit.coveredSeq,
+      compaction_id: commit.compactionId,
+      tokens: commit.tokens,
+      summary: commit.summary,
+      strategy: commit.strategy,
+      openai_endpoint: commit.openai?.endpoint ?? null,
+      openai_key_fingerprint: commit.openai?.keyFingerprint ?? null,
+    },
+    { replace: true },
   );
 }
 
@@ -370,7 +402,10 @@ export function withPinned(messages: ChatMessage[], pinned: ChatMessage[]): Chat
 }
 
 /** How many of `messages`, from the first on, are in `stable`. */
-function stableCount(messages: readonly ChatMessage[], stable: ReadonlySet<ChatMessage>): number {
+export function stableCount(
+  messages: readonly ChatMessage[],
+  stable: ReadonlySet<ChatMessage>,
+): number {
   const first = messages.findIndex((message) => !stable.has(message));
   return first === -1 ? messages.length : first;
 }

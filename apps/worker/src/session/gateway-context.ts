@@ -18,7 +18,7 @@
 import type { ChatMessage } from "@condense/core";
 import { contextSize, measureContext, readViewState } from "./context-view";
 import { currentGeneration } from "./generations";
-import type { MemoryInsert } from "./memory-context";
+import { type MemoryInsert, withMemoryPinned } from "./memory-context";
 import type { MessageStore } from "./message-store";
 import { type SessionRow, saveServed } from "./session-record";
 import { readSettings } from "./settings";
@@ -65,12 +65,7 @@ export function gatewayContextAt(
   const coveredSeq = view?.covered_seq ?? 0;
   const historyFrom = coveredSeq - current.firstSeq + 1;
   if (historyFrom < 0 || coveredSeq > request.lastSeq) return undefined;
-  const stored = readSettings(sql);
-  // The memory block is placed and counted as one more pinned message (in place of the room kept for it), as in `/context`.
-  const settings =
-    memory?.message === undefined
-      ? stored
-      : { ...stored, memory: false, pinned: [...stored.pinned, memory.message] };
+  const settings = withMemoryPinned(readSettings(sql), memory);
   const size = contextSize(sql, store);
   // Messages appended after the request's history are not in its context.
   const tokens = size.tokens - store.tokensAfter(request.lastSeq).tokens;

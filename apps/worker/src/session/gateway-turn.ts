@@ -1,7 +1,7 @@
 /**
  * @module session/gateway-turn
  * The session's side of a gateway request. An agent sends its whole history
- * every turn; the Worker hashes each message (`gateway/history-hash`) and sends
+ * every turn; the Worker hashes each message (`messages/history-hash`) and sends
  * the hashes with only the messages it expects to be new. Here the hashes are
  * compared with those of the current generation:
  * - the history extends the generation: its new messages are appended;
@@ -20,8 +20,10 @@
 
 import type { ChatMessage } from "@condense/core";
 import { ApiError } from "../api/errors";
-import { type Appended, type AppendInput, appendMessages } from "./append";
+import { type Appended, type AppendInput, type AppendTarget, appendMessages } from "./append";
 import type { PendingMark } from "./compaction/pending";
+import type { ContextData } from "./context-view";
+import type { GatewayContext, GatewayContextByReference } from "./gateway-context";
 import { currentGeneration, type Generation, startGeneration } from "./generations";
 import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
 import {
@@ -32,7 +34,7 @@ import {
   saveOverhead,
   setExhaustedSeq,
 } from "./session-record";
-import type { SessionStorage } from "./session-storage";
+import { inTransaction } from "./session-storage";
 import { readSettings, writeSettings } from "./settings";
 import { chooseThread } from "./threads";
 import { checkToolTraffic, type ToolTrafficProblem } from "./tool-outputs";
@@ -89,17 +91,16 @@ class Refused extends Error {
   }
 }
 
+/** Appends `input` with the hashes of its messages (nothing when it holds none). */
 function appendWithHashes(
-  storage: SessionStorage,
-  env: Env,
+  target: AppendTarget,
   key: SessionKey,
   input: AppendInput,
   hashes: readonly string[],
-  compactionRunning: boolean,
 ): Appended | undefined {
   if (input.messages.length === 0) return undefined;
-  const appended = appendMessages(storage, env, key, input, compactionRunning);
-  saveHashes(storage.open().sql, appended.answer.firstSeq, hashes);
+  const appended = appendMessages(target, key, input);
+  saveHashes(target.storage.open().sql, appended.answer.firstSeq, hashes);
   return appended;
 }
 
@@ -109,16 +110,13 @@ function appendWithHashes(
  * `/messages`, or before hashes were kept) are hashed first.
  */
 export function matchAndAppend(
-  storage: SessionStorage,
-  env: Env,
+  target: AppendTarget,
   key: SessionKey,
   input: GatewayTurnInput,
-  compactionRunning: boolean,
 ): GatewayMatch {
-  const durable = storage.open();
-  const sql = durable.sql;
+  const { storage } = target;
   try {
-    return durable.transactionSync((): GatewayMatch => {
+    return inTransaction(storage, (sql): GatewayMatch => {
       const session = readSession(sql);
       if (session !== undefined) requireSession(sql, key);
       const lastSeq = session?.message_count ?? 0;
@@ -179,12 +177,10 @@ export function matchAndAppend(
         }
       }
       const appended = appendWithHashes(
-        storage,
-        env,
+        target,
         key,
         { messages: fresh, ...model },
         input.hashes.slice(start),
-        compactionRunning,
       );
       return {
         kind: "matched",
@@ -202,6 +198,36 @@ export function matchAndAppend(
     throw error;
   }
 }
+
+/**
+ * What the object answers a gateway turn's overflow: the turn's context once compacted, or
+ * `moved-on` (the session is no longer the request's history) with the window to fit it in.
+ */
+export type GatewayOverflowResult =
+  | ({ kind: "context"; compactionTier: number | null } & GatewayContext)
+  | { kind: "moved-on"; compactionTier: number | null; contextWindow: number };
+
+/** What the object answers a gateway turn: the context to forward, or what the Worker must do instead. */
+export type GatewayTurnResult =
+  | Exclude<GatewayMatch, { kind: "matched" }>
+  | {
+      kind: "context";
+      generation: number;
+      newGeneration: boolean;
+      appended: number;
+      /**
+       * The tier of the compaction this context comes from, when no context served before came from
+       * it (one ran in this turn, or in the background since the last), else null.
+       */
+      compactionTier: number | null;
+      /** Context tokens (calibrated, pinned included) and the session's last seq. */
+      tokens: number;
+      lastSeq: number;
+      /** By reference to the request's history, or whole when the session moved on meanwhile. */
+      context: { byReference: GatewayContextByReference } | { whole: ContextData };
+      /** The session's setting `recall`: the gateway adds the recall tool and answers its calls. */
+      recall: boolean;
+    };
 
 export interface GatewayAnswerInput {
   /** The generation and last seq the turn left: the answer follows them, or is not stored. */
@@ -225,16 +251,12 @@ export type GatewayAnswerResult =
  * Never throws an API error: an answer the append path refuses is not stored and says why.
  */
 export function appendAnswer(
-  storage: SessionStorage,
-  env: Env,
+  target: AppendTarget,
   key: SessionKey,
   input: GatewayAnswerInput,
-  compactionRunning: boolean,
 ): GatewayAnswerResult {
-  const durable = storage.open();
-  const sql = durable.sql;
   try {
-    return durable.transactionSync((): GatewayAnswerResult => {
+    return inTransaction(target.storage, (sql): GatewayAnswerResult => {
       const session = readSession(sql);
       if (session === undefined) return { appended: false, reason: "the session is gone" };
       requireSession(sql, key);
@@ -245,8 +267,7 @@ export function appendAnswer(
         return { appended: false, reason: "the session moved on" };
       }
       const appended = appendWithHashes(
-        storage,
-        env,
+        target,
         key,
         {
           messages: input.messages,
@@ -254,7 +275,6 @@ export function appendAnswer(
           ...(input.usage !== undefined ? { usage: input.usage } : {}),
         },
         input.hashes,
-        compactionRunning,
       );
       if (appended === undefined) return { appended: false, reason: "the answer is empty" };
       return {

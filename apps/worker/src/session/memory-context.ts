@@ -13,6 +13,8 @@ import { type ChatMessage, type MemoryEntry, messageText, messageTokens } from "
 import { logLine } from "../log/log-lines";
 import { memoryMessage } from "../user/memory-block";
 import type { MessageStore } from "./message-store";
+import { requireSession, type SessionKey } from "./session-record";
+import { modelFor, readSettings, type SessionSettings } from "./settings";
 
 /** What `/context` reports about the memory block (absent when the setting is off). */
 export interface MemoryInsert {
@@ -72,4 +74,40 @@ export async function memoryInsert(
     tokens,
     ...(message !== undefined ? { message } : {}),
   };
+}
+
+/**
+ * With the `memory` setting on, the user's memories for the context of the session of `key`, from
+ * `source` (the user's object); never a failure (`memoryInsert`). Undefined with the setting off.
+ */
+export async function memoryFor(
+  sql: SqlStorage,
+  store: MessageStore,
+  key: SessionKey,
+  source: MemorySource,
+  defaultModel: string | undefined,
+): Promise<MemoryInsert | undefined> {
+  const settings = readSettings(sql);
+  if (!settings.memory) return undefined;
+  const session = requireSession(sql, key);
+  const model = modelFor(settings, session.last_model, defaultModel);
+  return memoryInsert(
+    source,
+    recentText(store, session.message_count),
+    settings.memoryTokens,
+    model,
+  );
+}
+
+/**
+ * The settings a context with `memory` in it is measured with: the memory block is placed and
+ * counted as one more pinned message, in place of the room the `memory` setting keeps for it.
+ */
+export function withMemoryPinned(
+  settings: SessionSettings,
+  memory: MemoryInsert | undefined,
+): SessionSettings {
+  return memory?.message === undefined
+    ? settings
+    : { ...settings, memory: false, pinned: [...settings.pinned, memory.message] };
 }

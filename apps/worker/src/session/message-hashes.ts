@@ -1,14 +1,14 @@
 /**
  * @module session/message-hashes
  * `condense_message_hashes`: the canonical-content hash of each transcript
- * message (`gateway/history-hash`), which the gateway compares with the
+ * message (`messages/history-hash`), which the gateway compares with the
  * hashes of the history a request sends. A gateway append writes the hashes
  * the Worker computed; messages appended through `/messages` (or before the
  * table existed) get theirs on the next gateway turn, which computes them in
  * its transaction: appends never wait for it.
  */
 
-import { messageHashesSync } from "../gateway/history-hash";
+import { messageHashesSync } from "../messages/history-hash";
 import type { MessageStore } from "./message-store";
 
 /** Messages hashed per read, so a long transcript is never loaded whole. */

@@ -43,7 +43,7 @@
  * v7 (the gateway): `condense_generations`, where each generation of the session starts (`first_seq`):
  * a history a gateway request sent that did not extend the session's started a new one, and the
  * context is built from the current generation only (no row: one generation from seq 1).
- * `condense_message_hashes`, the canonical-content hash of a transcript message (`gateway/history-hash`),
+ * `condense_message_hashes`, the canonical-content hash of a transcript message (`messages/history-hash`),
  * written at a gateway append and computed on first use for messages appended otherwise or before.
  * `condense_tool_outputs.closed_by_generation`: a call left unanswered when a new generation started
  * counts as answered from then on (its id may come back; no later result may answer it).

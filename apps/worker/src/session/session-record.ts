@@ -14,11 +14,17 @@ import type { Ledger } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { Calibration } from "./calibration";
 
-/** Who asks: the authenticated user and the session id (the object's name encodes both). */
+/** Which session: the authenticated user and the session id (the object's name encodes both). */
 export interface SessionKey {
   userId: string;
   sessionId: string;
-  /** The Worker's request id, carried into compaction log lines. */
+}
+
+/**
+ * A call on a session's object: the session's key, and the id of the Worker's request that makes
+ * it, which the log lines of a compaction the call runs carry (it names the request, not the session).
+ */
+export interface SessionCall extends SessionKey {
   requestId?: string;
 }
 

@@ -17,3 +17,9 @@ export interface SessionStorage {
   /** The transcript and the view. */
   store: MessageStore;
 }
+
+/** Runs `work` in one transaction of the session's storage: its writes commit together or not at all. */
+export function inTransaction<T>(storage: SessionStorage, work: (sql: SqlStorage) => T): T {
+  const durable = storage.open();
+  return durable.transactionSync(() => work(durable.sql));
+}

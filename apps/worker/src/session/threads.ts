@@ -28,7 +28,6 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import type { RequestBody } from "../gateway/protocol";
 
 const PROMPT_ROLES = new Set(["system", "developer"]);
 
@@ -51,7 +50,10 @@ function promptLength(roles: Iterable<string>): number {
 }
 
 /** The thread facts of a request: its history (canonical) and its body (the protocols' `tools`). */
-export function requestThread(history: readonly ChatMessage[], body: RequestBody): RequestThread {
+export function requestThread(
+  history: readonly ChatMessage[],
+  body: Readonly<Record<string, unknown>>,
+): RequestThread {
   // Chat Completions, Responses and Anthropic Messages all declare tools in `tools`.
   const declaresTools = Array.isArray(body.tools) && body.tools.length > 0;
   return {

@@ -3,7 +3,8 @@
  * The opaque cursors of the user's lists: a keyset (the sort key of the last
  * row served) as base64url JSON. A keyset cursor stays right while rows are
  * inserted before it (newer ones), unlike an offset. A cursor that does not
- * decode is a 400 `invalid_cursor`.
+ * decode is a 400 `invalid_cursor`. A page is read with one row more than it
+ * holds, to tell whether another follows (`keysetPage`).
  */
 
 import { ApiError } from "../api/errors";
@@ -43,4 +44,27 @@ export function decodeCursor<T extends (string | number)[]>(
     throw invalidCursor();
   }
   return parsed as T;
+}
+
+/** Which page of a list: at most `limit` rows after `cursor` (the first page without one). */
+export interface PageRequest {
+  limit: number;
+  cursor: string | undefined;
+}
+
+/**
+ * One page of a keyset list: `rows` were read with one row more than `limit`, which tells whether a
+ * next page exists; its cursor is the key (`keyOf`) of the last row served, null after the last page.
+ */
+export function keysetPage<Row>(
+  rows: readonly Row[],
+  limit: number,
+  keyOf: (row: Row) => readonly (string | number)[],
+): { page: Row[]; nextCursor: string | null } {
+  const page = rows.slice(0, limit);
+  const last = page.at(-1);
+  return {
+    page,
+    nextCursor: rows.length > limit && last !== undefined ? encodeCursor(keyOf(last)) : null,
+  };
 }

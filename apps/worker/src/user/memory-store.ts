@@ -17,8 +17,8 @@ import {
   type MemoryKind,
   type MemoryOperation,
 } from "@condense/core";
-import { ApiError, invalidRequest } from "../api/errors";
-import { decodeCursor, encodeCursor } from "./cursor";
+import { ApiError, invalidQuery, invalidRequest } from "../api/errors";
+import { decodeCursor, keysetPage, type PageRequest } from "./cursor";
 import { ftsQuery } from "./fts-query";
 
 /**
@@ -198,9 +198,9 @@ export function allMemories(sql: SqlStorage): MemoryEntry[] {
 /** One page, newest first; the cursor is the key of the last entry served (new entries come before it). */
 export function listMemories(
   sql: SqlStorage,
-  limit: number,
-  cursor: string | undefined,
+  request: PageRequest,
 ): { memories: MemoryEntry[]; nextCursor: string | null } {
+  const { limit, cursor } = request;
   const before =
     cursor === undefined ? Number.MAX_SAFE_INTEGER : decodeCursor<[number]>(cursor, ["number"])[0];
   const rows = sql
@@ -210,12 +210,8 @@ export function listMemories(
       limit + 1,
     )
     .toArray();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    memories: page.map(entryOf),
-    nextCursor: rows.length > limit && last !== undefined ? encodeCursor([last.num]) : null,
-  };
+  const { page, nextCursor } = keysetPage(rows, limit, (row) => [row.num]);
+  return { memories: page.map(entryOf), nextCursor };
 }
 
 export interface MemoryHit {
@@ -254,9 +250,7 @@ export function ftsSearch(
       .toArray()
       .map((row) => ({ memory: entryOf(row), snippet: row.snippet, score: -row.rank }));
   } catch (error) {
-    throw new ApiError(
-      400,
-      "invalid_query",
+    throw invalidQuery(
       `the query could not be searched (${error instanceof Error ? error.message : String(error)}): use plain words`,
     );
   }

@@ -7,7 +7,7 @@
  * (last active, id) of the last row served.
  */
 
-import { decodeCursor, encodeCursor } from "./cursor";
+import { decodeCursor, keysetPage, type PageRequest } from "./cursor";
 
 /** What a session's object reports about itself; times in epoch milliseconds. */
 export interface SessionReport {
@@ -41,6 +41,18 @@ type Row = {
   compactions: number;
 };
 
+function entryOf(row: Row): SessionListEntry {
+  return {
+    id: row.session_id,
+    model: row.model,
+    createdAt: new Date(row.created_at).toISOString(),
+    lastActiveAt: new Date(row.last_active_at).toISOString(),
+    messageCount: row.message_count,
+    tokens: row.tokens,
+    compactions: row.compactions,
+  };
+}
+
 export function upsertSession(sql: SqlStorage, report: SessionReport): void {
   sql.exec(
     // A report older than the row (one overtaken in flight) changes nothing.
@@ -68,50 +80,27 @@ export function removeSession(sql: SqlStorage, sessionId: string): void {
 /** One page, newest active first, and the cursor of the next page (null after the last one). */
 export function listSessions(
   sql: SqlStorage,
-  limit: number,
-  cursor: string | undefined,
+  request: PageRequest,
 ): { sessions: SessionListEntry[]; nextCursor: string | null } {
-  const columns =
-    "session_id, model, created_at, last_active_at, message_count, tokens, compactions";
+  // The first page starts after a key above every session's (no time reaches it).
+  const [at, id] =
+    request.cursor === undefined
+      ? [Number.MAX_SAFE_INTEGER, ""]
+      : decodeCursor<[number, string]>(request.cursor, ["number", "string"]);
   // One row more than asked tells whether there is a next page.
-  const rows =
-    cursor === undefined
-      ? sql
-          .exec<Row>(
-            `SELECT ${columns} FROM condense_user_sessions
-             ORDER BY last_active_at DESC, session_id DESC LIMIT ?`,
-            limit + 1,
-          )
-          .toArray()
-      : (() => {
-          const [at, id] = decodeCursor<[number, string]>(cursor, ["number", "string"]);
-          return sql
-            .exec<Row>(
-              `SELECT ${columns} FROM condense_user_sessions
-               WHERE last_active_at < ? OR (last_active_at = ? AND session_id < ?)
-               ORDER BY last_active_at DESC, session_id DESC LIMIT ?`,
-              at,
-              at,
-              id,
-              limit + 1,
-            )
-            .toArray();
-        })();
-  const page = rows.slice(0, limit);
-  const last = page.at(-1);
-  return {
-    sessions: page.map((row) => ({
-      id: row.session_id,
-      model: row.model,
-      createdAt: new Date(row.created_at).toISOString(),
-      lastActiveAt: new Date(row.last_active_at).toISOString(),
-      messageCount: row.message_count,
-      tokens: row.tokens,
-      compactions: row.compactions,
-    })),
-    nextCursor:
-      rows.length > limit && last !== undefined
-        ? encodeCursor([last.last_active_at, last.session_id])
-        : null,
-  };
+  const rows = sql
+    .exec<Row>(
+      `SELECT session_id, model, created_at, last_active_at, message_count, tokens, compactions
+       FROM condense_user_sessions WHERE (last_active_at, session_id) < (?, ?)
+       ORDER BY last_active_at DESC, session_id DESC LIMIT ?`,
+      at,
+      id,
+      request.limit + 1,
+    )
+    .toArray();
+  const { page, nextCursor } = keysetPage(rows, request.limit, (row) => [
+    row.last_active_at,
+    row.session_id,
+  ]);
+  return { sessions: page.map(entryOf), nextCursor };
 }

@@ -112,7 +112,7 @@ export class UserObject extends DurableObject<Env> {
     limit: number,
     cursor?: string,
   ): Promise<RpcResult<{ sessions: SessionListEntry[]; nextCursor: string | null }>> {
-    return rpcResult(() => listSessions(this.#sql(), limit, cursor));
+    return rpcResult(() => listSessions(this.#sql(), { limit, cursor }));
   }
 
   // ------------------------------------------------------------ memory (routes)
@@ -121,7 +121,7 @@ export class UserObject extends DurableObject<Env> {
     limit: number,
     cursor?: string,
   ): Promise<RpcResult<{ memories: MemoryEntry[]; nextCursor: string | null }>> {
-    return rpcResult(() => listMemories(this.#sql(), limit, cursor));
+    return rpcResult(() => listMemories(this.#sql(), { limit, cursor }));
   }
 
   async createMemory(input: NewMemory): Promise<RpcResult<MemoryEntry>> {

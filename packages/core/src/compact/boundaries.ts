@@ -95,18 +95,21 @@ export function findTailStart(
   return Math.max(start, headEnd);
 }
 
+/** What the boundaries depend on besides the messages and their token counts. */
+export interface BoundaryOptions {
+  headMessages: number;
+  tailTokens: number;
+  minTailMessages: number;
+  /** Index of the previous summary, if one was recognised. */
+  summaryAt?: number | undefined;
+  /** Index of the first message after the last assistant turn (`compact/protected-tail`). */
+  newestFrom?: number | undefined;
+}
+
 export function findBoundaries(
   messages: readonly ChatMessage[],
   tokens: readonly number[],
-  options: {
-    headMessages: number;
-    tailTokens: number;
-    minTailMessages: number;
-    /** Index of the previous summary, if one was recognised. */
-    summaryAt?: number | undefined;
-    /** Index of the first message after the last assistant turn (`compact/protected-tail`). */
-    newestFrom?: number | undefined;
-  },
+  options: BoundaryOptions,
 ): Boundaries {
   const headEnd = findHeadEnd(messages, options.headMessages, options.summaryAt);
   const tailStart = findTailStart(
@@ -129,12 +132,7 @@ export function findBoundaries(
 export function smallerTailBudget(
   messages: readonly ChatMessage[],
   tokens: readonly number[],
-  options: {
-    headMessages: number;
-    tailTokens: number;
-    minTailMessages: number;
-    newestFrom?: number | undefined;
-  },
+  options: Omit<BoundaryOptions, "summaryAt">,
 ): number | undefined {
   const { tailStart } = findBoundaries(messages, tokens, options);
   let budget = Math.floor(options.tailTokens / 2);

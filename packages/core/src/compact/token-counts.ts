@@ -7,7 +7,7 @@
  * rewrites is a new object and is counted.
  */
 
-import { InvalidOptionsError } from "../errors/condense-error.js";
+import { perMessageNumbers } from "../errors/option-checks.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { seedMessageTokens } from "../tokens/count.js";
 
@@ -22,19 +22,15 @@ export function seedTokenCounts(
   model: string,
 ): void {
   if (tokenCounts === undefined) return;
-  if (
-    format !== "openai" ||
-    !Array.isArray(tokenCounts) ||
-    tokenCounts.length !== canonical.length ||
-    tokenCounts.some((count) => count !== null && (!Number.isSafeInteger(count) || count < 0))
-  ) {
-    throw new InvalidOptionsError(
-      "tokenCounts",
-      "expected one non-negative integer (or null) per message, each what messageTokens(message, model) returns for it, with format openai; leave `tokenCounts` out otherwise",
-    );
-  }
+  const counts = perMessageNumbers(
+    "tokenCounts",
+    tokenCounts,
+    canonical.length,
+    format,
+    ", each what messageTokens(message, model) returns for it",
+  );
   canonical.forEach((message, index) => {
-    const count: unknown = tokenCounts[index];
+    const count = counts[index];
     if (typeof count === "number") seedMessageTokens(message, model, count);
   });
 }

@@ -11,7 +11,7 @@
  * were withheld get `[redacted:earlier-summary]`.
  */
 
-import { InvalidOptionsError } from "../errors/condense-error.js";
+import { perMessageNumbers } from "../errors/option-checks.js";
 import type { ChatMessage, MessageContent, MessageFormat } from "../messages/types.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { withholdSecrets } from "../summary/redact.js";
@@ -37,19 +37,9 @@ export function labelMessages(
 ): MessageLabels {
   const labels: MessageLabels = new WeakMap();
   if (seqs !== undefined) {
-    if (
-      format !== "openai" ||
-      !Array.isArray(seqs) ||
-      seqs.length !== canonical.length ||
-      seqs.some((seq) => seq !== null && (!Number.isSafeInteger(seq) || seq < 0))
-    ) {
-      throw new InvalidOptionsError(
-        "seqs",
-        "expected one non-negative integer (or null) per message, with format openai; leave `seqs` out otherwise",
-      );
-    }
+    const numbers = perMessageNumbers("seqs", seqs, canonical.length, format);
     canonical.forEach((message, index) => {
-      const seq: unknown = seqs[index];
+      const seq = numbers[index];
       if (typeof seq === "number") labels.set(message, `seq:${seq}`);
     });
     return labels;

@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "./condense-error.js";
-import { nonNegativeInteger, optionalString, positiveNumber } from "./option-checks.js";
+import {
+  nonNegativeInteger,
+  optionalString,
+  perMessageNumbers,
+  positiveNumber,
+} from "./option-checks.js";
 
 /** The error `run` throws, which must be an `InvalidOptionsError`. */
 function optionError(run: () => unknown): InvalidOptionsError {
@@ -66,5 +71,30 @@ describe("optionalString", () => {
     const error = optionError(() => optionalString("instructions", 42));
     expect(error.option).toBe("instructions");
     expect(error.message).toContain("expected a string, got number");
+  });
+});
+
+describe("perMessageNumbers", () => {
+  it("returns one whole number ≥ 0 or null per message, for Chat Completions input", () => {
+    expect(perMessageNumbers("seqs", [3, null, 0], 3, "openai")).toEqual([3, null, 0]);
+  });
+
+  it("rejects a list of the wrong length or with a wrong entry, and other formats, naming the option", () => {
+    const wrong: Array<[unknown, string]> = [
+      [[1, 2], "openai"],
+      [[1, 2, -1], "openai"],
+      [[1, 2, 1.5], "openai"],
+      [[1, 2, "3"], "openai"],
+      [{ 0: 1, 1: 2, 2: 3 }, "openai"],
+      [[1, 2, 3], "anthropic"],
+    ];
+    for (const [value, format] of wrong) {
+      const error = optionError(() =>
+        perMessageNumbers("tokenCounts", value, 3, format, ", each a count"),
+      );
+      expect(error.option).toBe("tokenCounts");
+      expect(error.message).toContain("per message, each a count, with format openai");
+      expect(error.message).toContain("leave `tokenCounts` out otherwise");
+    }
   });
 });

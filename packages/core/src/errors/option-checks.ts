@@ -2,7 +2,8 @@
  * @module errors/option-checks
  * Checks for the numeric and text options every public entry point takes:
  * each returns the value (or the fallback when it is `undefined`) and throws an
- * `InvalidOptionsError` naming the option otherwise.
+ * `InvalidOptionsError` naming the option otherwise. Lists of one number per
+ * message are checked here too.
  */
 
 import { InvalidOptionsError } from "./condense-error.js";
@@ -35,4 +36,30 @@ export function optionalString(name: string, value: unknown): string | undefined
     throw new InvalidOptionsError(name, `expected a string, got ${typeof value}`);
   }
   return value.trim() === "" ? undefined : value;
+}
+
+/**
+ * A store's number for each message it hands over (its token counts, its seqs): one whole number
+ * ≥ 0 or null per message, Chat Completions input only (`format` "openai", where messages map one
+ * to one). `each` says what each number is, for the error.
+ */
+export function perMessageNumbers(
+  name: string,
+  value: unknown,
+  messages: number,
+  format: string,
+  each = "",
+): ReadonlyArray<number | null> {
+  if (
+    format !== "openai" ||
+    !Array.isArray(value) ||
+    value.length !== messages ||
+    value.some((item) => item !== null && (!Number.isSafeInteger(item) || item < 0))
+  ) {
+    throw new InvalidOptionsError(
+      name,
+      `expected one non-negative integer (or null) per message${each}, with format openai; leave \`${name}\` out otherwise`,
+    );
+  }
+  return value as ReadonlyArray<number | null>;
 }

@@ -13,8 +13,8 @@ import {
 } from "../errors/condense-error.js";
 import { parseMessages } from "../messages/parse.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
-import { anthropicUnsupportedParts } from "./anthropic/blocks.js";
 import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
+import { anthropicUnsupportedParts } from "./anthropic/unsupported-parts.js";
 import { type MarkerPlacement, placeOpenAIMarkers } from "./cache-markers.js";
 import { fromResponses, responsesUnsupportedParts, toResponses } from "./responses/convert.js";
 

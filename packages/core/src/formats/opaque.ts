@@ -16,26 +16,11 @@
 
 import type { ChatMessage } from "../messages/types.js";
 import { KNOWN_ITEM_TYPES } from "./responses/types.js";
-
-/**
- * JSON with object keys sorted at every level and null or undefined fields left out. Written here
- * because it is a dozen lines; a library would add a dependency for it.
- */
-export function stableJson(value: unknown, omit: ReadonlySet<string> = new Set()): string {
-  if (Array.isArray(value)) return `[${value.map((item) => stableJson(item)).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record)
-      .filter((key) => !omit.has(key) && record[key] !== null && record[key] !== undefined)
-      .sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(record[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
+import { stableJson } from "./stable-json.js";
 
 /** `[kind] {…}`: what an opaque item or block holds, its fields but `omit` as stable JSON. */
 export function opaqueText(kind: string, value: object, omit: ReadonlySet<string>): string {
-  return `[${kind}] ${stableJson(value, omit)}`;
+  return `[${kind}] ${stableJson(value, { omit, dropNulls: true })}`;
 }
 
 /**

@@ -12,14 +12,13 @@
  * Part of `@condense/core/openai`, so the main entry never loads the SDK.
  */
 
-import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
-import { nonNegativeInteger, positiveNumber } from "../errors/option-checks.js";
+import { SummarizerError } from "../errors/condense-error.js";
 import { toolNamesById } from "../messages/content.js";
-import { contextWindowFor } from "../models/context-window.js";
+import { openConnection } from "../summary/openai-connection.js";
 import {
   abortedError,
   type OpenAIConnectionOptions,
-  OpenAITransport,
+  type OpenAITransport,
   type Tally,
   type ToolOffer,
 } from "../summary/openai-transport.js";
@@ -35,8 +34,6 @@ import {
 import { type FlushRequest, type FlushResult, OperationChecker } from "./operations.js";
 
 export interface OpenAIMemoryFlushOptions extends OpenAIConnectionOptions {
-  /** Longest wait per attempt (see `OpenAIConnectionOptions`). Default 60,000. */
-  timeoutMs?: number;
   /** Retries after a timeout, 429, 5xx or dropped connection. Default 1. */
   maxRetries?: number;
   /** `max_tokens` of the call: room for the tool calls. Default 2,000. */
@@ -56,14 +53,11 @@ const TOOL_OFFER: ToolOffer = {
   toolChoice: "auto",
 };
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 1;
 const DEFAULT_OUTPUT_TOKENS = 2_000;
 /** User messages matter most to memory: each is shown up to this many characters, others less. */
 const USER_CHAR_CAP = 6_000;
 const OTHER_CHAR_CAP = 2_000;
-/** Share of the window kept free for differences between token counts. */
-const WINDOW_MARGIN = 0.05;
 
 /** The range rendered to fit `room` tokens: user messages first, then the others newest first; in order. */
 function fitRange(
@@ -114,38 +108,13 @@ function proposalOf(name: string, args: string): { proposal: unknown } | { reaso
 
 /** Builds the LLM flush on an OpenAI-compatible Chat Completions endpoint. */
 export function openAIMemoryFlusher(options: OpenAIMemoryFlushOptions): MemoryFlusher {
-  if (typeof options !== "object" || options === null)
-    throw new InvalidOptionsError("options", "expected { apiKey, model } and optionally baseURL");
-  if (typeof options.model !== "string" || options.model.trim() === "")
-    throw new InvalidOptionsError("model", "expected the model name, e.g. `gpt-4o-mini`");
-  if (typeof options.apiKey !== "string" || options.apiKey === "")
-    throw new InvalidOptionsError(
-      "apiKey",
-      "expected a non-empty string; for a server that needs no key, pass any placeholder such as `none`",
-    );
-  const model = options.model;
-  const window =
-    options.contextWindow === undefined
-      ? contextWindowFor(model)
-      : Math.floor(positiveNumber("contextWindow", options.contextWindow, 1));
-  const maxOutput = Math.floor(
-    Math.min(
-      positiveNumber("maxOutputTokens", options.maxOutputTokens, DEFAULT_OUTPUT_TOKENS),
-      window / 2,
-    ),
-  );
-  const transport = new OpenAITransport({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    model,
-    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
-    maxRetries: nonNegativeInteger("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES),
-    headers: options.headers,
-    fetch: options.fetch,
-    stream: options.stream ?? true,
-    maxTokensParameter: options.maxTokensParameter ?? "max_tokens",
-    temperature: options.temperature,
+  const connection = openConnection(options, {
+    role: "memory flush",
+    maxRetries: DEFAULT_MAX_RETRIES,
+    maxOutputTokens: DEFAULT_OUTPUT_TOKENS,
   });
+  const { model, window, margin, transport } = connection;
+  const maxOutput = connection.maxOutputTokens;
   const count = (text: string) => countTokens(text, model);
   const system = flushSystemPrompt();
   return {
@@ -157,7 +126,7 @@ export function openAIMemoryFlusher(options: OpenAIMemoryFlushOptions): MemoryFl
         text: withholdSecrets(memory.text),
       }));
       const frame = count(system) + count(flushUserPrompt(memories, [], 0)) + 64;
-      const room = window - maxOutput - frame - Math.ceil(window * WINDOW_MARGIN);
+      const room = window - maxOutput - frame - margin;
       if (room <= 0) {
         throw new SummarizerError(
           "too_large",

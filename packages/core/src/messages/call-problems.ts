@@ -1,8 +1,8 @@
 /**
  * @module messages/call-problems
- * The tool-call problems every provider's rules report alike, worded alike: a
- * result in the wrong place or answering no call, and a call left without
- * its result.
+ * The problems every provider's rules report alike, worded alike: a result
+ * in the wrong place or answering no call, a call left without its result,
+ * and a conversation without a user turn.
  */
 
 import type { MessageProblem } from "../errors/condense-error.js";
@@ -73,4 +73,14 @@ export function unanswered(
     "unanswered_call",
     `tool call \`${id}\` has no result ${where}; add a tool message with tool_call_id \`${id}\` right after message ${assistant} (repairMessages adds one)`,
   );
+}
+
+/** A conversation of system messages only, which `provider` refuses (nothing for no messages at all). */
+export function onlySystemMessages(
+  messages: readonly ChatMessage[],
+  provider: string,
+): MessageProblem[] {
+  if (messages.length === 0) return [];
+  const message = `the conversation has only system messages; ${provider} needs at least one user message`;
+  return [problem(-1, "", "no_user_turn", message)];
 }

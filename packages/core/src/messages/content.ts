@@ -46,3 +46,27 @@ export function toolCallName(call: ToolCall): string {
 export function toolCallInput(call: ToolCall): string {
   return call.type === "custom" ? call.custom.input : call.function.arguments;
 }
+
+/**
+ * Whether `message` carries Responses items that hold state existing nowhere else (a compaction
+ * item, an item type the engine does not know), which go out verbatim: such a turn is not empty
+ * even when its own text is.
+ */
+export function holdsOpaqueItems(message: ChatMessage): boolean {
+  const items = message.provider_data?.responses?.items;
+  return (
+    Array.isArray(items) &&
+    items.some((item: unknown) => {
+      const type =
+        typeof item === "object" && item !== null ? Reflect.get(item, "type") : undefined;
+      // Reasoning is no turn by itself: a provider refuses a reasoning item without the output it
+      // reasoned toward, so a turn holding nothing else is as empty as an aborted one.
+      return (
+        typeof type === "string" &&
+        type !== "message" &&
+        type !== "reasoning" &&
+        !type.startsWith("function_call")
+      );
+    })
+  );
+}

@@ -7,7 +7,13 @@
 
 import type { MessageProblem } from "../errors/condense-error.js";
 import { ambiguousCallIds } from "./call-ids.js";
-import { callsOf, misplacedResult, problem, unanswered } from "./call-problems.js";
+import {
+  callsOf,
+  misplacedResult,
+  onlySystemMessages,
+  problem,
+  unanswered,
+} from "./call-problems.js";
 import type { ChatMessage } from "./types.js";
 
 function isEmptyContent(message: ChatMessage): boolean {
@@ -24,16 +30,7 @@ export function validateGemini(messages: readonly ChatMessage[]): MessageProblem
     .filter(({ message }) => message.role !== "system" && message.role !== "developer");
   const first = conversation[0];
   if (first === undefined) {
-    if (messages.length > 0) {
-      problems.push(
-        problem(
-          -1,
-          "",
-          "no_user_turn",
-          "the conversation has only system messages; Gemini needs at least one user message",
-        ),
-      );
-    }
+    problems.push(...onlySystemMessages(messages, "Gemini"));
     return problems;
   }
   if (first.message.role !== "user") {

@@ -9,12 +9,23 @@
 
 import { InvalidMessagesError, type MessageProblem } from "../errors/condense-error.js";
 
+/** Adds a problem of one message; returns `undefined`, so a reader can `return report(...)`. */
+export type Report = (path: string, kind: string, message: string) => undefined;
+
 /** Collects every problem found in one input, then throws them together. */
 export class ProblemCollector {
   readonly problems: MessageProblem[] = [];
 
   add(index: number, path: string, kind: string, message: string): void {
     this.problems.push({ index, path, kind, message });
+  }
+
+  /** Reports the problems of message `index` (-1: of the input as a whole). */
+  at(index: number): Report {
+    return (path, kind, message) => {
+      this.add(index, path, kind, message);
+      return undefined;
+    };
   }
 
   get size(): number {
@@ -25,6 +36,43 @@ export class ProblemCollector {
   throwIfAny(): void {
     if (this.problems.length > 0) throw new InvalidMessagesError(this.problems);
   }
+}
+
+/** How a field that may be text or a list is named in problems: `content`, a system prompt's. */
+export interface TextOrListField {
+  path: string;
+  /** What the field is called in a message: "`content`", "message `content`". */
+  subject: string;
+  /** What the list holds: "content blocks", "content parts", "text blocks". */
+  items: string;
+  /** The kind of problem when it is neither text nor a list. */
+  kind: string;
+  /** An empty list is a problem too, of this kind, with this fix. */
+  empty?: { kind: string; fix: string };
+}
+
+/**
+ * A field that is a string or a list (message content, a system prompt): the list, to read on;
+ * `undefined` for a string, and for anything else, reported.
+ */
+export function textOrList(
+  value: unknown,
+  field: TextOrListField,
+  report: Report,
+): unknown[] | undefined {
+  const { path, subject, empty } = field;
+  if (typeof value === "string") return undefined;
+  if (!Array.isArray(value)) {
+    return report(
+      path,
+      field.kind,
+      `${subject} must be a string or an array of ${field.items}, got ${typeName(value)}`,
+    );
+  }
+  if (value.length === 0 && empty !== undefined) {
+    return report(path, empty.kind, `${subject} must not be an empty array; ${empty.fix}`);
+  }
+  return value;
 }
 
 /** A plain object (not null, not an array). */

@@ -8,6 +8,7 @@
 import type { MessageProblem } from "../errors/condense-error.js";
 import { ambiguousCallIds } from "./call-ids.js";
 import { callsOf, misplacedResult, problem, unanswered } from "./call-problems.js";
+import { holdsOpaqueItems } from "./content.js";
 import type { ChatMessage } from "./types.js";
 
 /**
@@ -102,9 +103,12 @@ export function validateOpenAI(messages: readonly ChatMessage[]): MessageProblem
   return problems;
 }
 
-/** No text (empty strings only), no image, no tool call: what OpenAI rejects as an empty turn. */
+/**
+ * No text (empty strings only), no image, no tool call: what OpenAI rejects as an empty turn. A turn
+ * carrying opaque Responses items is sent as those items, so it is not empty (as `isEmptyTurn` says).
+ */
 function hasNothingForOpenAI(message: ChatMessage): boolean {
-  if (callsOf(message).length > 0) return false;
+  if (callsOf(message).length > 0 || holdsOpaqueItems(message)) return false;
   const content = message.content;
   if (content === null) return true;
   if (typeof content === "string") return content === "";

@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { compact } from "../compact/compact.js";
 import { fromResponses } from "../formats/responses/convert.js";
 import { validateMessages } from "../formats/validate.js";
 import { arbMessyConversation, arbValidConversation } from "../test-support/message-arbitraries.js";
@@ -336,5 +337,31 @@ describe("isEmptyTurn: reasoning alone", () => {
       { type: "web_search_call", id: "ws_1", status: "completed" },
     ]);
     expect(kept.some((message) => !isEmptyTurn(message))).toBe(true);
+  });
+});
+
+describe("an empty turn is one thing to repair and to the OpenAI rules", () => {
+  it("keeps a turn holding a Responses compaction item and finds it valid (found by the compaction property)", async () => {
+    const messages = fromResponses([
+      { type: "compaction", id: "cmp_1", encrypted_content: "abc" },
+      { role: "user", content: "" },
+      { role: "user", content: "go on" },
+    ]);
+    const [first] = messages;
+    expect(first !== undefined && isEmptyTurn(first)).toBe(false);
+    expect(validateMessages(messages, "openai").problems).toEqual([]);
+    const result = await compact(
+      {
+        model: "gpt-4o",
+        format: "responses",
+        messages: [
+          { type: "compaction", id: "cmp_1", encrypted_content: "abc" },
+          { role: "user", content: "" },
+          { role: "user", content: "go on" },
+        ],
+      },
+      { contextWindow: 1000, force: true },
+    );
+    expect(JSON.stringify(result.messages)).toContain("cmp_1");
   });
 });

@@ -25,11 +25,13 @@
  *   providers reject it. Its neighbours may then share a role, which OpenAI
  *   accepts and Anthropic's conversion merges into one turn. The thinking of
  *   such a turn goes with it (Anthropic ignores an earlier turn's thinking);
- *   a turn that carries opaque Responses items (reasoning, compaction) stays.
+ *   a turn that carries opaque Responses items (a compaction item, an unknown
+ *   type; reasoning alone does not count) stays.
  *
  * Messages that need no change are returned as the same objects.
  */
 
+import { holdsOpaqueItems } from "./content.js";
 import type { ChatMessage, ToolCall } from "./types.js";
 
 export type RepairKind =
@@ -187,26 +189,6 @@ export function repairMessages(messages: readonly ChatMessage[]): RepairResult {
 
   repairs.sort((a, b) => a.index - b.index);
   return { messages: out, repairs };
-}
-
-/** Opaque Responses items (reasoning, compaction) hold state that exists nowhere else. */
-function holdsOpaqueItems(message: ChatMessage): boolean {
-  const items = message.provider_data?.responses?.items;
-  return (
-    Array.isArray(items) &&
-    items.some((item: unknown) => {
-      const type =
-        typeof item === "object" && item !== null ? Reflect.get(item, "type") : undefined;
-      // Reasoning is no turn by itself: a provider refuses a reasoning item without the output it
-      // reasoned toward, so a turn holding nothing else is as empty as an aborted one.
-      return (
-        typeof type === "string" &&
-        type !== "message" &&
-        type !== "reasoning" &&
-        !type.startsWith("function_call")
-      );
-    })
-  );
 }
 
 /**

@@ -34,7 +34,31 @@
  *   tickets `ABC-123` (not `UTF-8`, `SHA-256`); `CVE-2024-12345`; ULIDs; and
  *   20-64 character alphanumeric runs that mix upper case, lower case and
  *   digits the way random ids do.
+ *
+ * The word lists these rules consult are `summary/identifier-vocabulary`'s;
+ * trimming a token's ends and cutting it into pieces is `summary/token-edges`'.
  */
+
+import {
+  BARE_FILE_NAMES,
+  CODE_RECEIVERS,
+  DEVICE_PATHS,
+  DOTFILE,
+  FILE_EXTENSIONS,
+  KNOWN_ROOTS,
+  LIBRARY_NAMES,
+  TICKET_PREFIX_STOPLIST,
+  TLDS,
+} from "./identifier-vocabulary.js";
+import {
+  countBrackets,
+  splitAt,
+  splitAtSeparators,
+  TRAILING_NOISE,
+  trimEdges,
+  trimTrailing,
+  trimUrl,
+} from "./token-edges.js";
 
 /** Whitespace, quotes, backticks and angle brackets end a token; everything else is inspected. */
 const TOKEN = /[^\s"'`<>]+/g;
@@ -84,145 +108,6 @@ const ALNUM_RUN = /^[A-Za-z0-9]{20,64}$/;
 const BASE64_CHARS = /^[A-Za-z0-9+/=_-]+$/;
 const HAS_DIGIT = /\d/;
 const HAS_LETTER = /[A-Za-z]/;
-
-/**
- * Extensions that make a bare name (`package.json`) a file. Left out on
- * purpose because they are common attribute names in code: `map`, `key`,
- * `env`, `db`, `cmd`, `sum`, `mod` and single letters other than `c`/`h`.
- */
-const FILE_EXTENSIONS = new Set(
-  (
-    "ts tsx mts cts js jsx mjs cjs json jsonc json5 jsonl ndjson md mdx markdown txt rst adoc tex bib " +
-    "py pyi pyc pyx ipynb rb erb rake gemspec go rs java kt kts scala groovy gradle clj cljs edn c h cc " +
-    "cpp cxx hpp hh hxx cs csproj sln vb swift php pl lua ex exs eex heex leex erl hrl hs lhs ml mli elm " +
-    "dart zig nim pony sol jl sh zsh fish ps1 psm1 bat yml yaml toml ini cfg conf properties lock lockb " +
-    "xml xsd xsl html htm xhtml css scss sass less styl vue svelte astro sql graphql gql proto prisma tf " +
-    "tfvars hcl nix bzl bazel cmake mk dockerfile containerfile j2 jinja jinja2 tpl hbs ejs pug njk twig " +
-    "haml csv tsv parquet arrow avro log out err diff patch rej orig bak tmp swp snap pdf png jpg jpeg gif " +
-    "svg webp ico bmp tiff mp3 mp4 wav webm mov zip tar gz tgz bz2 xz zst 7z rar jar war whl egg so " +
-    "dylib dll exe bin wasm wat sqlite sqlite3 pem crt cer csr der p12 pfx pub plist traj service " +
-    "desktop vim el"
-  ).split(" "),
-);
-
-/** Extensionless names that are files wherever they appear. */
-const BARE_FILE_NAMES = new Set([
-  "Makefile",
-  "GNUmakefile",
-  "Dockerfile",
-  "Containerfile",
-  "Gemfile",
-  "Rakefile",
-  "Procfile",
-  "Justfile",
-  "justfile",
-  "Jenkinsfile",
-  "Vagrantfile",
-  "Brewfile",
-  "Pipfile",
-  "Caddyfile",
-  "CODEOWNERS",
-  "go.mod",
-  "go.sum",
-  "go.work",
-]);
-
-const DOTFILE =
-  /^\.(?:env(?:\.[A-Za-z0-9_-]{1,40})?|git(?:ignore|attributes|modules|config)|dockerignore|npmrc|nvmrc|yarnrc|editorconfig|prettierrc|prettierignore|eslintrc|eslintignore|babelrc|bashrc|zshrc|profile|bash_profile|tool-versions|python-version|node-version|ruby-version|gitlab-ci\.yml|travis\.yml)$/;
-
-/** Receivers that make `x.json` a property access, not a file. */
-const CODE_RECEIVERS = new Set([
-  "self",
-  "this",
-  "cls",
-  "ctx",
-  "obj",
-  "np",
-  "pd",
-  "os",
-  "sys",
-  "console",
-  "process",
-  "module",
-  "exports",
-  "window",
-  "document",
-  "math",
-]);
-
-/** Top-level directories that make a two-segment relative name (`src/lib`) a path. */
-const KNOWN_ROOTS = new Set(
-  (
-    "src lib libs test tests spec specs app apps packages pkg cmd internal deps priv config configs docs doc " +
-    "scripts bin build dist out assets public static node_modules vendor include examples tools web server " +
-    "client api migrations fixtures .github .vscode .cargo"
-  ).split(" "),
-);
-
-/** Library names spelled like files. */
-const LIBRARY_NAMES = new Set(
-  "node.js vue.js next.js nuxt.js react.js express.js three.js chart.js d3.js ember.js backbone.js angular.js alpine.js solid.js socket.io".split(
-    " ",
-  ),
-);
-
-/**
- * TLDs accepted for bare host names. Ones that collide with code (`app`,
- * `run`, `page`), words (`me`, `in`, `to`, `it`) or file extensions (`sh`,
- * `pl`, `cc`, `py`, `md`) are left out; URLs with a scheme are found anyway.
- */
-const TLDS = new Set(
-  (
-    "com org net edu gov mil int io ai dev co biz xyz us uk de fr jp cn ru au ca nl eu ch se es br kr " +
-    "tv gg ly local internal lan arpa onion"
-  ).split(" "),
-);
-
-const TICKET_PREFIX_STOPLIST = new Set([
-  "UTF",
-  "ISO",
-  "SHA",
-  "AES",
-  "RSA",
-  "HTTP",
-  "TLS",
-  "SSL",
-  "ES",
-  "ECMA",
-  "IPV",
-  "TOP",
-  "GPT",
-  "COVID",
-  "UTC",
-  "GMT",
-  "WIN",
-  "ARM",
-  "INT",
-  "UINT",
-  "FLOAT",
-  "BASE",
-  "MP",
-  "FP",
-  "BF",
-  "PHP",
-  "TCP",
-  "UDP",
-  "IPV4",
-  "IPV6",
-  "X86",
-  "H",
-  "MPEG",
-  "WCAG",
-]);
-
-const DEVICE_PATHS = new Set([
-  "/dev/null",
-  "/dev/stdout",
-  "/dev/stderr",
-  "/dev/stdin",
-  "/dev/zero",
-  "/dev/tty",
-]);
 
 /** Collects ids in first-seen order without duplicates. */
 type Sink = (id: string) => void;
@@ -325,72 +210,6 @@ function scanUrl(text: string, add: Sink): void {
   if (linkBreak >= 0) scanToken(text.slice(linkBreak + 2), add);
 }
 
-/** Drops trailing punctuation and closing brackets that the URL did not open. */
-function trimUrl(url: string): string {
-  const opens = countBrackets(url);
-  let end = url.length;
-  while (end > 0) {
-    const ch = url.charAt(end - 1);
-    if (".,;:!?*\\".includes(ch)) {
-      end--;
-      continue;
-    }
-    const pair = CLOSERS[ch];
-    if (pair !== undefined && opens[pair.close] > opens[pair.open]) {
-      opens[pair.close]--;
-      end--;
-      continue;
-    }
-    break;
-  }
-  return url.slice(0, end);
-}
-
-interface BracketCounts {
-  "(": number;
-  ")": number;
-  "[": number;
-  "]": number;
-  "{": number;
-  "}": number;
-}
-
-const CLOSERS: Record<
-  string,
-  { open: keyof BracketCounts; close: keyof BracketCounts } | undefined
-> = {
-  ")": { open: "(", close: ")" },
-  "]": { open: "[", close: "]" },
-  "}": { open: "{", close: "}" },
-};
-
-function countBrackets(text: string): BracketCounts {
-  const counts: BracketCounts = { "(": 0, ")": 0, "[": 0, "]": 0, "{": 0, "}": 0 };
-  for (let i = 0; i < text.length; i++) {
-    switch (text.charCodeAt(i)) {
-      case 0x28:
-        counts["("]++;
-        break;
-      case 0x29:
-        counts[")"]++;
-        break;
-      case 0x5b:
-        counts["["]++;
-        break;
-      case 0x5d:
-        counts["]"]++;
-        break;
-      case 0x7b:
-        counts["{"]++;
-        break;
-      case 0x7d:
-        counts["}"]++;
-        break;
-    }
-  }
-  return counts;
-}
-
 function addUuids(text: string, add: Sink): void {
   if (text.length < 36) return;
   for (const match of text.matchAll(UUID_ANYWHERE)) add(match[0]);
@@ -427,78 +246,6 @@ function scanPlain(token: string, add: Sink): void {
       if (subId !== undefined) add(subId);
     }
   }
-}
-
-interface Piece {
-  text: string;
-  /** The delimiter right after the piece ("" at the end). */
-  next: string;
-}
-
-function splitAt(text: string, delimiters: string): Piece[] {
-  const pieces: Piece[] = [];
-  let start = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    // Every delimiter is ASCII punctuation: letters, digits and other text skip the lookup.
-    if (
-      code > 0x7e ||
-      (code >= 0x30 && code <= 0x39) ||
-      ((code | 0x20) >= 0x61 && (code | 0x20) <= 0x7a)
-    )
-      continue;
-    const ch = text.charAt(i);
-    if (delimiters.includes(ch)) {
-      if (i > start) pieces.push({ text: text.slice(start, i), next: ch });
-      start = i + 1;
-    }
-  }
-  if (start < text.length) pieces.push({ text: text.slice(start), next: "" });
-  return pieces;
-}
-
-/** Splits at `:`, `@` and `..` (git ranges such as `abc1234..def5678`). */
-function splitAtSeparators(text: string): string[] {
-  if (!text.includes(":") && !text.includes("@") && !text.includes(".."))
-    return text === "" ? [] : [text];
-  const out: string[] = [];
-  for (const piece of splitAt(text, ":@")) {
-    for (const part of piece.text.split("..")) if (part.length > 0) out.push(part);
-  }
-  return out;
-}
-
-const LEADING_NOISE = "([{*,;:!?-";
-const TRAILING_NOISE = ".,;:!?*…";
-
-/** Strips Markdown emphasis, sentence punctuation and unbalanced brackets from the ends of a token. */
-function trimEdges(token: string): string {
-  let start = 0;
-  while (start < token.length && LEADING_NOISE.includes(token.charAt(start))) start++;
-  const text = start === 0 ? token : token.slice(start);
-  // Counted only when a closing bracket ends the text (most tokens end otherwise).
-  let counts: BracketCounts | undefined;
-  let end = text.length;
-  while (end > 0) {
-    const ch = text.charAt(end - 1);
-    if (TRAILING_NOISE.includes(ch)) {
-      end--;
-      continue;
-    }
-    const pair = CLOSERS[ch];
-    if (pair === undefined) break;
-    counts ??= countBrackets(text);
-    if (counts[pair.close] <= counts[pair.open]) break;
-    counts[pair.close]--;
-    end--;
-  }
-  return end === text.length ? text : text.slice(0, end);
-}
-
-function trimTrailing(text: string, chars: string): string {
-  let end = text.length;
-  while (end > 0 && chars.includes(text.charAt(end - 1))) end--;
-  return text.slice(0, end);
 }
 
 /** Where a string to classify came from. */

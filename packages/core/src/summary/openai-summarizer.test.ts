@@ -2,12 +2,7 @@
 // here with an injected fetch (the HTTP-server tests are in the `.node.test.ts`).
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../errors/condense-error.js";
-import {
-  looksLikeRefusal,
-  openAISummarizer,
-  parseRetryAfter,
-  unwrapSummary,
-} from "./openai-summarizer.js";
+import { looksLikeRefusal, openAISummarizer, unwrapSummary } from "./openai-summarizer.js";
 import type { SummarizeRequest } from "./summarizer.js";
 import { missingSections, SUMMARY_SECTIONS } from "./template.js";
 
@@ -122,22 +117,6 @@ describe("openAISummarizer options", () => {
     expect(() => openAISummarizer({ apiKey: "k", model: "m", contextWindow: Number.NaN })).toThrow(
       /`contextWindow`/,
     );
-  });
-});
-
-describe("parseRetryAfter", () => {
-  it("reads seconds, milliseconds and HTTP dates", () => {
-    expect(parseRetryAfter(new Headers({ "retry-after": "12" }))).toBe(12);
-    expect(parseRetryAfter(new Headers({ "retry-after-ms": "1500", "retry-after": "12" }))).toBe(
-      1.5,
-    );
-    const now = Date.parse("2026-01-01T00:00:00Z");
-    expect(
-      parseRetryAfter(new Headers({ "retry-after": "Thu, 01 Jan 2026 00:00:30 GMT" }), now),
-    ).toBe(30);
-    expect(parseRetryAfter(new Headers({ "retry-after": "soon" }))).toBeUndefined();
-    expect(parseRetryAfter(new Headers())).toBeUndefined();
-    expect(parseRetryAfter(undefined)).toBeUndefined();
   });
 });
 

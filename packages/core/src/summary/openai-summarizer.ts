@@ -16,9 +16,8 @@
  * wrong, so the engine can fall to the next tier.
  */
 
-import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
-import { nonNegativeInteger, positiveNumber } from "../errors/option-checks.js";
-import { contextWindowFor } from "../models/context-window.js";
+import { SummarizerError } from "../errors/condense-error.js";
+import { nonNegativeInteger } from "../errors/option-checks.js";
 import { countTokens } from "../tokens/count.js";
 import {
   chunkTokenLimit,
@@ -30,12 +29,13 @@ import {
   stripInlineReasoning,
 } from "./chunk.js";
 import { appendMissingIdentifiers, missingIdentifiers } from "./ledger.js";
+import { type Connection, openConnection } from "./openai-connection.js";
 import {
   abortedError,
   type CallAnswer,
   type ChatMessageParam,
   type OpenAIConnectionOptions,
-  OpenAITransport,
+  type OpenAITransport,
   type Tally,
 } from "./openai-transport.js";
 import {
@@ -52,8 +52,6 @@ import { createSecretVault, redactSecrets, restoreSecrets, type SecretVault } fr
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "./summarizer.js";
 import { missingSections, REQUIRED_SECTIONS } from "./template.js";
 
-export { parseRetryAfter } from "./openai-transport.js";
-
 export interface OpenAISummarizerOptions extends OpenAIConnectionOptions {
   /** Retries after a timeout, 429, 5xx or dropped connection, with backoff. Default 2. */
   maxRetries?: number;
@@ -63,11 +61,8 @@ export interface OpenAISummarizerOptions extends OpenAIConnectionOptions {
   concurrency?: number;
 }
 
-const DEFAULT_TIMEOUT_MS = 60_000;
 const DEFAULT_MAX_RETRIES = 2;
 const DEFAULT_CONCURRENCY = 4;
-/** Share of the window kept free for differences between our token count and the server's. */
-const WINDOW_MARGIN = 0.05;
 /** The summary may exceed `maxTokens` by this share before it counts as too large (tokenizers differ). */
 const SIZE_TOLERANCE = 1.1;
 const MIN_OUTPUT_TOKENS = 256;
@@ -105,12 +100,9 @@ export function unwrapSummary(answer: string): string {
   return text;
 }
 
-interface Settings {
-  model: string;
-  window: number;
-  maxOutputTokens: number;
+/** The connection's figures, and how many chunk summaries are written at the same time. */
+interface Settings extends Omit<Connection, "transport"> {
   concurrency: number;
-  maxTokensParameter: string;
 }
 
 /** The work of one `summarize` call: its secrets, budgets and calls. */
@@ -135,9 +127,8 @@ class SummaryRun {
     private readonly settings: Settings,
     private readonly request: SummarizeRequest,
   ) {
-    const { window } = settings;
     this.systemTokens = this.count(this.system);
-    this.margin = Math.ceil(window * WINDOW_MARGIN) + 64;
+    this.margin = settings.margin + 64;
     this.maxOutput = Math.max(
       MIN_OUTPUT_TOKENS,
       Math.min(request.maxTokens, settings.maxOutputTokens),
@@ -426,55 +417,13 @@ class SummaryRun {
 
 /** Builds an LLM summarizer that talks to an OpenAI-compatible Chat Completions endpoint. */
 export function openAISummarizer(options: OpenAISummarizerOptions): Summarizer {
-  if (typeof options !== "object" || options === null) {
-    throw new InvalidOptionsError(
-      "options",
-      "expected { apiKey, model } (and optionally baseURL, timeoutMs, maxRetries, headers)",
-    );
-  }
-  if (typeof options.model !== "string" || options.model.trim() === "") {
-    throw new InvalidOptionsError(
-      "model",
-      "expected the summarizer model name, e.g. `gpt-4o-mini`",
-    );
-  }
-  if (typeof options.apiKey !== "string" || options.apiKey === "") {
-    throw new InvalidOptionsError(
-      "apiKey",
-      "expected a non-empty string; for a server that needs no key, pass any placeholder such as `none`",
-    );
-  }
-  const model = options.model;
-  const window =
-    options.contextWindow === undefined
-      ? contextWindowFor(model)
-      : Math.floor(positiveNumber("contextWindow", options.contextWindow, 1));
-  const maxOutputTokens = Math.floor(
-    Math.min(positiveNumber("maxOutputTokens", options.maxOutputTokens, window / 2), window / 2),
-  );
-  const maxTokensParameter = options.maxTokensParameter ?? "max_tokens";
-  const transport = new OpenAITransport({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL,
-    model,
-    timeoutMs: positiveNumber("timeoutMs", options.timeoutMs, DEFAULT_TIMEOUT_MS),
-    maxRetries: nonNegativeInteger("maxRetries", options.maxRetries, DEFAULT_MAX_RETRIES),
-    headers: options.headers,
-    fetch: options.fetch,
-    stream: options.stream ?? true,
-    maxTokensParameter,
-    temperature: options.temperature,
+  const { transport, ...connection } = openConnection(options, {
+    role: "summarizer",
+    maxRetries: DEFAULT_MAX_RETRIES,
   });
-  const settings: Settings = {
-    model,
-    window,
-    maxOutputTokens,
-    concurrency: Math.max(
-      1,
-      nonNegativeInteger("concurrency", options.concurrency, DEFAULT_CONCURRENCY),
-    ),
-    maxTokensParameter,
-  };
+  const concurrency = nonNegativeInteger("concurrency", options.concurrency, DEFAULT_CONCURRENCY);
+  const settings: Settings = { ...connection, concurrency: Math.max(1, concurrency) };
+  const model = connection.model;
   return {
     name: `openai:${model}`,
     kind: "llm",

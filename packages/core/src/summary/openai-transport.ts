@@ -14,6 +14,7 @@ import OpenAI, {
   APIUserAbortError,
 } from "openai";
 import { SummarizerError } from "../errors/condense-error.js";
+import { parseRetryAfter } from "../errors/retry-after.js";
 import { createSecretVault, redactSecrets } from "./redact.js";
 
 export type ChatMessageParam = OpenAI.Chat.ChatCompletionMessageParam;
@@ -107,25 +108,6 @@ class AttemptFailure extends Error {
   ) {
     super(failure.message);
   }
-}
-
-/** Seconds from a `retry-after-ms` or `retry-after` (seconds or HTTP date) header. */
-export function parseRetryAfter(
-  headers: Headers | undefined,
-  now: number = Date.now(),
-): number | undefined {
-  const millis = headers?.get("retry-after-ms");
-  if (millis !== null && millis !== undefined && millis.trim() !== "") {
-    const value = Number(millis);
-    if (Number.isFinite(value) && value >= 0) return value / 1000;
-  }
-  const header = headers?.get("retry-after");
-  if (header === null || header === undefined || header.trim() === "") return undefined;
-  const seconds = Number(header);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds;
-  const date = Date.parse(header);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, (date - now) / 1000);
 }
 
 export function abortedError(): SummarizerError {
@@ -336,13 +318,15 @@ export class OpenAITransport {
     kind: ConstructorParameters<typeof SummarizerError>[0],
     message: string,
     retryable: boolean,
-    options: { cause?: unknown; retryAfter?: number } = {},
+    options: { cause?: unknown; retryAfterMs?: number | undefined } = {},
   ): AttemptFailure {
-    const retryAfter = options.retryAfter;
+    const { cause, retryAfterMs } = options;
+    // The error says it in seconds, as its `retryAfter` always has.
+    const timing = retryAfterMs === undefined ? {} : { retryAfter: retryAfterMs / 1000 };
     return new AttemptFailure(
-      new SummarizerError(kind, message, options),
+      new SummarizerError(kind, message, { cause, ...timing }),
       retryable,
-      retryAfter === undefined ? undefined : retryAfter * 1000,
+      retryAfterMs,
     );
   }
 
@@ -375,8 +359,7 @@ export class OpenAITransport {
     if (error instanceof APIError) {
       const status = error.status ?? 0;
       const detail = this.sanitize(error.message);
-      const retryAfter = parseRetryAfter(error.headers);
-      const timing = retryAfter === undefined ? {} : { retryAfter };
+      const retryAfterMs = parseRetryAfter(error.headers);
       if (status === 429) {
         return this.failure(
           "rate_limited",
@@ -384,7 +367,7 @@ export class OpenAITransport {
           true,
           {
             cause: error,
-            ...timing,
+            retryAfterMs,
           },
         );
       }
@@ -403,7 +386,7 @@ export class OpenAITransport {
           true,
           {
             cause: error,
-            ...timing,
+            retryAfterMs,
           },
         );
       }

@@ -88,28 +88,26 @@ function sizeText(targetTokens: number, maxTokens: number): string {
   return `Length: aim for about ${targetTokens} tokens and never exceed ${maxTokens}. Spend the words on what the agent needs to continue, not on narration.`;
 }
 
+/** The operator's text in its own tags, after what it is for; undefined when there is none. */
+function operatorText(intro: string, tag: string, text: string | undefined): string | undefined {
+  if (text === undefined || text.trim() === "") return undefined;
+  return [intro, `<${tag}>`, escapeDataTags(text.trim()), `</${tag}>`].join("\n");
+}
+
 function steeringText(steering: PromptSteering): string {
   const parts = [sizeText(steering.targetTokens, steering.maxTokens)];
-  if (steering.focus !== undefined && steering.focus.trim() !== "") {
-    parts.push(
-      [
-        "Focus: the operator asked the summary to concentrate on the subject below. Spend most of the length (about two thirds) on everything related to it; keep the other sections short but present.",
-        "<focus>",
-        escapeDataTags(steering.focus.trim()),
-        "</focus>",
-      ].join("\n"),
-    );
-  }
-  if (steering.instructions !== undefined && steering.instructions.trim() !== "") {
-    parts.push(
-      [
-        "Operator instructions for this summary (they may change emphasis and style; the required headings and the rules about data still apply):",
-        "<operator-instructions>",
-        escapeDataTags(steering.instructions.trim()),
-        "</operator-instructions>",
-      ].join("\n"),
-    );
-  }
+  const focus = operatorText(
+    "Focus: the operator asked the summary to concentrate on the subject below. Spend most of the length (about two thirds) on everything related to it; keep the other sections short but present.",
+    "focus",
+    steering.focus,
+  );
+  const instructions = operatorText(
+    "Operator instructions for this summary (they may change emphasis and style; the required headings and the rules about data still apply):",
+    "operator-instructions",
+    steering.instructions,
+  );
+  if (focus !== undefined) parts.push(focus);
+  if (instructions !== undefined) parts.push(instructions);
   const identifiers = identifierPolicyText(
     steering.identifierPolicy,
     steering.identifierInstructions,

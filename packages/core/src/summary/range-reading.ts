@@ -20,10 +20,10 @@ import {
   testCounts,
 } from "./call-outcome.js";
 import { classifyUserMessage } from "./ledger.js";
+import type { FileTouch } from "./shell-touches.js";
 import { codeSpan, oneLine } from "./summary-lines.js";
 import {
   type EditorState,
-  type FileTouch,
   filesTouched,
   isShellCall,
   parseArguments,

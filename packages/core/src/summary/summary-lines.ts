@@ -28,6 +28,11 @@ export interface Group {
   lists: Item[][];
 }
 
+/** What an empty required section says. */
+export const NONE = "(none recorded)";
+/** What a required section says that the token budget emptied. */
+export const TRIMMED = "(trimmed to fit the token budget)";
+
 /** Which item of a list goes first: the oldest, the newest, or the oldest not marked `keep`. */
 export type Pick = "first" | "last" | "first-unkept";
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { decodeRanks, encodeRanks } from "./rank-coding.js";
+import { decodeRanks } from "./rank-coding.js";
+import { encodeRanks } from "./rank-encoding.js";
 
 const bytesOf = (...tokens: string[]): Uint8Array[] =>
   tokens.map((token) => new TextEncoder().encode(token));

@@ -3,15 +3,10 @@ import cl100kTiktoken from "js-tiktoken/ranks/cl100k_base";
 import o200kTiktoken from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
 import type { DecodedTokens } from "./decoded-tokens.js";
-import {
-  concatHash,
-  decodeRanks,
-  type EncodedRanks,
-  encodeRanks,
-  hashBytes,
-} from "./rank-coding.js";
+import { concatHash, decodeRanks, type EncodedRanks, hashBytes } from "./rank-coding.js";
 import * as cl100kData from "./rank-data/cl100k-base.js";
 import * as o200kData from "./rank-data/o200k-base.js";
+import { encodeRanks } from "./rank-encoding.js";
 
 /** js-tiktoken's tokens by rank (its text form: `<name> <first rank> <base64 token>...`). */
 function tiktokenTokens(data: { bpe_ranks: string }): Uint8Array[] {

@@ -17,22 +17,12 @@
  * table and code its tokens by their rank there (cl100k_base by o200k_base, which holds 85% of
  * its tokens). Together this is about 0.9 MB gzipped.
  *
- * Every number is coded as a symbol (one printable character: its bit length and the two bits
- * below its leading one, in a stream gzip compresses well) and its remaining bits (a bit
- * stream, base64, which gzip leaves at its entropy). All fields are plain ASCII strings
- * without quotes or backslashes, so a data module embeds them as string literals.
+ * Every number is coded in a stream of `tokens/coded-numbers`; the tables are written by
+ * `tokens/rank-encoding`. This module holds the format and reads it.
  */
 
+import { type CodedNumbers, decodeNumbers } from "./coded-numbers.js";
 import { DecodedTokens, REFERENCE, WRITTEN } from "./decoded-tokens.js";
-
-/**
- * Numbers coded as symbols (one character each) and the bits the symbols leave out (base64).
- * Each stream has its own bits, so a stream decodes in one tight loop.
- */
-export interface CodedNumbers {
-  readonly symbols: string;
-  readonly bits: string;
-}
 
 /** A rank table in compact form (see the module comment). Ranks are 0 to `count - 1`. */
 export interface EncodedRanks {
@@ -77,44 +67,13 @@ export const RIGHT_CLASSES = 6;
 /** Lists in {@link EncodedRanks.parts}: the left list, then one right list per class. */
 export const PART_LISTS = 1 + RIGHT_CLASSES;
 /** The class of each byte value (a table: the decoder's loop makes no call for it). */
-const BYTE_CLASS = Uint8Array.from({ length: 256 }, (_, byte) => {
+export const BYTE_CLASS = Uint8Array.from({ length: 256 }, (_, byte) => {
   if (byte === 32) return 0;
   if (byte >= 97 && byte <= 122) return 1;
   if (byte >= 65 && byte <= 90) return 2;
   if (byte >= 48 && byte <= 57) return 3;
   return byte >= 128 ? 4 : 5;
 });
-
-// A number's symbol stands for its bit length and the (up to) two bits below its leading one,
-// which gzip's Huffman coding then packs by how often they occur: small numbers are much more
-// frequent than large ones of the same bit length. Symbols are printable ASCII but `"` and `\`.
-const MAX_CODED_BITS = 24;
-const TOP_BITS = 2;
-const SYMBOL_CHARACTERS = Array.from({ length: 95 }, (_, i) => String.fromCharCode(32 + i))
-  .filter((c) => c !== '"' && c !== "\\")
-  .join("");
-/**
- * Per character code below 128, what its symbol says of a number: `high << 5 | rest`, where
- * `high` is the number's leading one and the bits the symbol carries and `rest` the count of
- * bits still to read; -1 for a character that is no symbol.
- */
-const SYMBOL_VALUES = new Int32Array(128).fill(-1);
-/** Symbol index of (bit length, top bits), for the encoder. */
-const SYMBOL_INDEX: number[][] = [];
-{
-  let next = 0;
-  for (let length = 0; length <= MAX_CODED_BITS; length++) {
-    const width = Math.min(TOP_BITS, Math.max(0, length - 1));
-    SYMBOL_INDEX[length] = [];
-    for (let top = 0; top < 1 << width; top++) {
-      const high = length === 0 ? 0 : (1 << width) | top;
-      SYMBOL_VALUES[SYMBOL_CHARACTERS.charCodeAt(next)] =
-        (high << 5) | Math.max(0, length - 1 - width);
-      (SYMBOL_INDEX[length] as number[])[top] = next++;
-    }
-  }
-  if (next > SYMBOL_CHARACTERS.length) throw new Error("too few symbol characters");
-}
 // The hash of byte strings that the decoder hands to the rank table: polynomial modulo 2^32, so
 // that hash(a ‖ b) = hash(a) · M^|b| + hash(b) and a merged token's hash comes from its parts'
 // in constant time, instead of hashing all 1.4 MB of o200k_base again.
@@ -148,74 +107,6 @@ export function mixHash(hash: number): number {
   mixed = Math.imul(mixed, 0x846ca68b);
   return mixed ^ (mixed >>> 16);
 }
-
-const bitLength = (value: number): number => 32 - Math.clz32(value);
-
-class NumberWriter {
-  private readonly symbols: string[] = [];
-  private readonly bytes: number[] = [];
-  private current = 0;
-  private used = 0;
-
-  write(value: number): void {
-    if (!Number.isInteger(value) || value < 0 || value >= 2 ** MAX_CODED_BITS) {
-      throw new RangeError(`cannot code ${value}: integers 0 to 2^${MAX_CODED_BITS} - 1 only`);
-    }
-    const length = bitLength(value);
-    const width = Math.min(TOP_BITS, Math.max(0, length - 1));
-    const rest = Math.max(0, length - 1 - width);
-    const top = (value >>> rest) & ((1 << width) - 1);
-    this.symbols.push(SYMBOL_CHARACTERS.charAt(SYMBOL_INDEX[length]?.[top] ?? -1));
-    for (let bit = rest - 1; bit >= 0; bit--) {
-      this.current = (this.current << 1) | ((value >>> bit) & 1);
-      if (++this.used === 8) {
-        this.bytes.push(this.current);
-        this.current = 0;
-        this.used = 0;
-      }
-    }
-  }
-
-  finish(): CodedNumbers {
-    const bytes = [...this.bytes];
-    if (this.used > 0) bytes.push(this.current << (8 - this.used));
-    let binary = "";
-    for (let i = 0; i < bytes.length; i += 8192) {
-      binary += String.fromCharCode(...bytes.slice(i, i + 8192));
-    }
-    return { symbols: this.symbols.join(""), bits: btoa(binary) };
-  }
-}
-
-/** Every number of a stream, in one loop over locals (hot: ~480k numbers for o200k). */
-function decodeNumbers(coded: CodedNumbers): Int32Array {
-  const { symbols } = coded;
-  const binary = atob(coded.bits);
-  const values = new Int32Array(symbols.length);
-  let next = 0;
-  let buffer = 0;
-  let buffered = 0;
-  for (let i = 0; i < symbols.length; i++) {
-    const code = symbols.charCodeAt(i);
-    const symbol = code < 128 ? (SYMBOL_VALUES[code] as number) : -1;
-    if (symbol < 0) throw new RangeError("corrupt rank data: a bad symbol");
-    const rest = symbol & 31;
-    if (rest === 0) {
-      values[i] = symbol >> 5;
-      continue;
-    }
-    while (buffered < rest) {
-      if (next >= binary.length) throw new RangeError("corrupt rank data: bits end early");
-      // Only the unread low bits are kept, so the buffer stays within 31 bits (a small integer).
-      buffer = ((buffer & ((1 << buffered) - 1)) << 8) | binary.charCodeAt(next++);
-      buffered += 8;
-    }
-    buffered -= rest;
-    values[i] = ((symbol >> 5) << rest) | ((buffer >>> buffered) & ((1 << rest) - 1));
-  }
-  return values;
-}
-
 /** The part lists of {@link EncodedRanks.parts}: list `k` is `parts[starts[k] .. starts[k + 1]]`. */
 interface PartLists {
   readonly parts: Int32Array;
@@ -248,194 +139,6 @@ function decodePartLists(coded: CodedNumbers, count: number): PartLists {
   if (at !== numbers.length) throw new RangeError("corrupt rank data: part lists too long");
   return { parts, starts };
 }
-
-/**
- * The compact form of `tokens` (index = rank). With `reference`, a token it also holds is coded
- * by its rank there. Throws if a token repeats or is empty (rank tables have neither).
- */
-export function encodeRanks(
-  tokens: readonly Uint8Array[],
-  reference?: readonly Uint8Array[],
-): EncodedRanks {
-  const latin1 = (bytes: Uint8Array): string => {
-    let out = "";
-    for (const byte of bytes) out += String.fromCharCode(byte);
-    return out;
-  };
-  const keys = tokens.map(latin1);
-  const rankOf = new Map<string, number>();
-  let byteLength = 0;
-  let maxTokenLength = 0;
-  keys.forEach((key, rank) => {
-    if (key.length === 0) throw new Error(`token ${rank} is empty`);
-    if (rankOf.has(key)) throw new Error(`token ${rank} repeats token ${rankOf.get(key)}`);
-    rankOf.set(key, rank);
-    byteLength += key.length;
-    maxTokenLength = Math.max(maxTokenLength, key.length);
-  });
-  const referenceRankOf = new Map<string, number>();
-  reference?.forEach((token, rank) => {
-    referenceRankOf.set(latin1(token), rank);
-  });
-
-  const kinds: string[] = [];
-  const references = new NumberWriter();
-  const literals = new NumberWriter();
-  // Every split of a merged token into two lower-ranked tokens: any one rebuilds its bytes.
-  const splits: Array<Array<readonly [number, number]>> = [];
-  keys.forEach((key, rank) => {
-    const referenceRank = referenceRankOf.get(key);
-    if (referenceRank !== undefined) {
-      kinds.push(KIND_REFERENCE);
-      references.write(referenceRank);
-      return;
-    }
-    const candidates: Array<readonly [number, number]> = [];
-    for (let cut = 1; cut < key.length; cut++) {
-      const a = rankOf.get(key.slice(0, cut));
-      const b = rankOf.get(key.slice(cut));
-      if (a !== undefined && b !== undefined && a < rank && b < rank) candidates.push([a, b]);
-    }
-    if (candidates.length === 0) {
-      kinds.push(KIND_LITERAL);
-      literals.write(key.length);
-      for (const byte of tokens[rank] as Uint8Array) literals.write(byte);
-      return;
-    }
-    kinds.push(KIND_MERGE);
-    splits[rank] = candidates;
-  });
-
-  const listOf = (a: number): number => {
-    const token = tokens[a] as Uint8Array;
-    return 1 + (BYTE_CLASS[token[token.length - 1] as number] as number);
-  };
-  const chosen = chooseSplits(splits, listOf);
-  const lists = partLists(chosen, listOf);
-
-  const parts = new NumberWriter();
-  for (const list of lists) {
-    const groups: number[][] = [];
-    for (let i = 0; i < list.order.length; ) {
-      const uses = list.uses.get(list.order[i] as number);
-      const group: number[] = [];
-      while (i < list.order.length && list.uses.get(list.order[i] as number) === uses) {
-        group.push(list.order[i++] as number);
-      }
-      groups.push(group);
-    }
-    parts.write(groups.length);
-    for (const group of groups) {
-      parts.write(group.length);
-      let previous = 0;
-      for (const rank of group) {
-        parts.write(rank - previous);
-        previous = rank;
-      }
-    }
-  }
-  const left = new NumberWriter();
-  const right = new NumberWriter();
-  chosen.forEach((split) => {
-    const [a, b] = split;
-    left.write((lists[0] as PartList).position.get(a) ?? -1);
-    right.write((lists[listOf(a)] as PartList).position.get(b) ?? -1);
-  });
-
-  return {
-    count: tokens.length,
-    byteLength,
-    maxTokenLength,
-    kinds: kinds.join(""),
-    parts: parts.finish(),
-    left: left.finish(),
-    right: right.finish(),
-    references: references.finish(),
-    literals: literals.finish(),
-  };
-}
-
-/** A part list: parts by use count, most used first, ties by rank (see {@link EncodedRanks.parts}). */
-interface PartList {
-  readonly order: readonly number[];
-  readonly uses: ReadonlyMap<number, number>;
-  readonly position: ReadonlyMap<number, number>;
-}
-
-function partLists(
-  splits: ReadonlyArray<readonly [number, number]>,
-  listOf: (left: number) => number,
-): PartList[] {
-  const uses = Array.from({ length: PART_LISTS }, () => new Map<number, number>());
-  const count = (list: number, part: number): void => {
-    const map = uses[list] as Map<number, number>;
-    map.set(part, (map.get(part) ?? 0) + 1);
-  };
-  splits.forEach(([a, b]) => {
-    count(0, a);
-    count(listOf(a), b);
-  });
-  return uses.map((map) => {
-    const order = [...map.keys()].sort(
-      (x, y) => (map.get(y) as number) - (map.get(x) as number) || x - y,
-    );
-    // Within a group of equally used parts ranks ascend, as they are stored.
-    return { order, uses: map, position: new Map(order.map((part, i) => [part, i])) };
-  });
-}
-
-// Rounds of choosing each token's split by the lists the previous choice made: each round
-// concentrates uses on fewer parts (shorter codes), and after three rounds little changes.
-const SPLIT_ROUNDS = 3;
-// Estimated cost in bits of adding a part to a list (its rank in the list, beyond its position).
-const NEW_PART_BITS = 12;
-
-/** One split per merged token (sparse, by rank), chosen so that parts code short. */
-function chooseSplits(
-  splits: ReadonlyArray<ReadonlyArray<readonly [number, number]>>,
-  listOf: (left: number) => number,
-): Array<readonly [number, number]> {
-  // First guess: low ranks, which are the frequently used tokens.
-  let chosen: Array<readonly [number, number]> = [];
-  splits.forEach((candidates, rank) => {
-    chosen[rank] = cheapest(candidates, (a, b) => bitLength(a) + bitLength(b));
-  });
-  for (let round = 0; round < SPLIT_ROUNDS; round++) {
-    const lists = partLists(chosen, listOf);
-    const cost = (list: PartList, part: number): number => {
-      const position = list.position.get(part);
-      return position === undefined
-        ? NEW_PART_BITS + bitLength(list.order.length)
-        : bitLength(position);
-    };
-    const next: Array<readonly [number, number]> = [];
-    splits.forEach((candidates, rank) => {
-      next[rank] = cheapest(
-        candidates,
-        (a, b) => cost(lists[0] as PartList, a) + cost(lists[listOf(a)] as PartList, b),
-      );
-    });
-    chosen = next;
-  }
-  return chosen;
-}
-
-function cheapest(
-  candidates: ReadonlyArray<readonly [number, number]>,
-  cost: (a: number, b: number) => number,
-): readonly [number, number] {
-  let best = candidates[0] as readonly [number, number];
-  let bestCost = Infinity;
-  for (const candidate of candidates) {
-    const c = cost(candidate[0], candidate[1]);
-    if (c < bestCost) {
-      bestCost = c;
-      best = candidate;
-    }
-  }
-  return best;
-}
-
 /**
  * The tokens of an {@link encodeRanks} result, in one linear pass: lengths and hashes (each
  * from its parts'), their bytes on first use. `reference` is the decoded reference table when

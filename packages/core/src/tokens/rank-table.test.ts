@@ -1,7 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { DecodedTokens } from "./decoded-tokens.js";
-import { decodeRanks, encodeRanks, hashBytes } from "./rank-coding.js";
+import { decodeRanks, hashBytes } from "./rank-coding.js";
+import { encodeRanks } from "./rank-encoding.js";
 import { RankTable } from "./rank-table.js";
 
 /** The tokens as the encoder finds them: decoded from their compact form. */

@@ -7,6 +7,7 @@
  */
 
 import type { CompactionEventBody } from "../../api/schemas";
+import { insertRow } from "../../sqlite/insert-row";
 
 type CompactionRow = {
   id: number;
@@ -91,31 +92,30 @@ function eventFromRow(row: CompactionRow): CompactionEventBody {
 
 /** Inserts the event; run it inside the commit's transaction. */
 export function recordCompaction(sql: SqlStorage, record: CompactionRecord): CompactionEventBody {
-  const row = sql
-    .exec<CompactionRow>(
-      `INSERT INTO condense_compactions (at, trigger, strategy, tier, tokens_before, tokens_after, from_seq,
-         to_seq, summary, summarizer, failure_kind, failure_message, pruned_count, passes, duration_ms,
-         fallback_attempts, fallback_error)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING *`,
-      record.at,
-      record.trigger,
-      record.strategy,
-      record.tier,
-      record.tokensBefore,
-      record.tokensAfter,
-      record.fromSeq,
-      record.toSeq,
-      record.summary,
-      record.summarizer,
-      record.failure?.kind ?? null,
-      record.failure?.message ?? null,
-      record.prunedCount,
-      record.passes,
-      record.durationMs,
-      record.fallback?.failedAttempts ?? null,
-      record.fallback?.error ?? null,
-    )
-    .one();
+  const row = insertRow<CompactionRow>(
+    sql,
+    "condense_compactions",
+    {
+      at: record.at,
+      trigger: record.trigger,
+      strategy: record.strategy,
+      tier: record.tier,
+      tokens_before: record.tokensBefore,
+      tokens_after: record.tokensAfter,
+      from_seq: record.fromSeq,
+      to_seq: record.toSeq,
+      summary: record.summary,
+      summarizer: record.summarizer,
+      failure_kind: record.failure?.kind ?? null,
+      failure_message: record.failure?.message ?? null,
+      pruned_count: record.prunedCount,
+      passes: record.passes,
+      duration_ms: record.durationMs,
+      fallback_attempts: record.fallback?.failedAttempts ?? null,
+      fallback_error: record.fallback?.error ?? null,
+    },
+    { returning: true },
+  ).one();
   return eventFromRow(row);
 }
 

@@ -9,10 +9,10 @@ import {
   arbMessyConversation,
 } from "../../test-support/message-arbitraries.js";
 import { validateMessages } from "../validate.js";
-import { turnBlocksPerMessage } from "./blocks.js";
 import { anthropicCacheMarkers, countAnthropicCacheMarkers } from "./cache-markers.js";
 import { fromAnthropic, toAnthropic } from "./convert.js";
 import { LEADING_USER_TEXT } from "./plan.js";
+import { turnBlocksPerMessage } from "./to-canonical.js";
 import type { AnthropicMessage } from "./types.js";
 
 function problemsOf(input: { system?: unknown; messages: unknown }): MessageProblem[] {

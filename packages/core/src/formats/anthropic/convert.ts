@@ -60,16 +60,12 @@
 import { InvalidMessagesError } from "../../errors/condense-error.js";
 import type { ChatMessage } from "../../messages/types.js";
 import { chooseMarkers, type MarkerPlacement } from "../cache-markers.js";
-import {
-  anthropicUnsupportedParts,
-  keepBlocksIfNeeded,
-  systemToCanonical,
-  turnBlocksPerMessage,
-  turnToCanonical,
-} from "./blocks.js";
 import { parseAnthropic } from "./parse.js";
 import { type AnthropicPlan, planAnthropic } from "./plan.js";
+import { keepBlocksIfNeeded } from "./stored-blocks.js";
+import { systemToCanonical, turnBlocksPerMessage, turnToCanonical } from "./to-canonical.js";
 import type { AnthropicBlock, AnthropicRequest, AnthropicTextBlock } from "./types.js";
+import { anthropicUnsupportedParts } from "./unsupported-parts.js";
 
 /**
  * Converts an Anthropic request (`system` + `messages`) to canonical messages.
@@ -82,7 +78,11 @@ export function fromAnthropic(input: {
 }): ChatMessage[] {
   const request = parseAnthropic(input);
   const out: ChatMessage[] = [];
-  if (request.system !== undefined) out.push(systemToCanonical(request.system));
+  if (request.system !== undefined) {
+    const system = systemToCanonical(request.system);
+    keepBlocksIfNeeded(system, request.system);
+    out.push(system);
+  }
   for (const turn of request.messages) {
     const messages = turnToCanonical(turn);
     const originals = turnBlocksPerMessage(turn);

@@ -5,7 +5,8 @@
  * The same checks tell the converter whether blocks stored in
  * `provider_data.anthropic.blocks` are still sendable. Blocks of a type the
  * engine does not know, and system turns in `messages`, are accepted: they are
- * forwarded for the provider to judge.
+ * forwarded for the provider to judge. The checks of each block are
+ * `formats/anthropic/block-checks`'.
  */
 
 import {
@@ -13,6 +14,8 @@ import {
   isRecord,
   ProblemCollector,
   quote,
+  type TextOrListField,
+  textOrList,
   typeName,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
@@ -22,432 +25,8 @@ import {
   nestsPastItems,
   tooDeepMessage,
 } from "../../messages/limits.js";
-import {
-  type AnthropicMessage,
-  type AnthropicRequest,
-  type AnthropicRole,
-  type AnthropicTextBlock,
-  KNOWN_BLOCK_TYPES,
-} from "./types.js";
-
-const USER_BLOCKS = [
-  "text",
-  "image",
-  "document",
-  "search_result",
-  "container_upload",
-  "tool_result",
-] as const;
-const ASSISTANT_BLOCKS = ["text", "tool_use", "thinking", "redacted_thinking"] as const;
-const TOOL_RESULT_BLOCKS = [
-  "text",
-  "image",
-  "document",
-  "search_result",
-  "tool_reference",
-] as const;
-
-function checkCacheControl(
-  block: Record<string, unknown>,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  const value = field(block, "cache_control");
-  if (value !== undefined && value !== null && !isRecord(value)) {
-    problems.add(
-      index,
-      `${path}.cache_control`,
-      "invalid_block",
-      `\`cache_control\` must be an object like { "type": "ephemeral" }, got ${typeName(value)}`,
-    );
-  }
-}
-
-function checkString(
-  block: Record<string, unknown>,
-  key: string,
-  what: string,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-  nonEmpty = false,
-): boolean {
-  const value = field(block, key);
-  if (typeof value === "string" && (!nonEmpty || value !== "")) return true;
-  problems.add(
-    index,
-    `${path}.${key}`,
-    "invalid_block",
-    `${what} needs a ${nonEmpty ? "non-empty " : ""}string \`${key}\`, got ${typeName(value)}`,
-  );
-  return false;
-}
-
-function checkTextBlock(
-  block: Record<string, unknown>,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  checkString(block, "text", "a text block", index, path, problems);
-  checkCacheControl(block, index, path, problems);
-  const citations = field(block, "citations");
-  if (citations !== undefined && citations !== null && !Array.isArray(citations)) {
-    problems.add(
-      index,
-      `${path}.citations`,
-      "invalid_block",
-      `\`citations\` must be an array, got ${typeName(citations)}`,
-    );
-  }
-}
-
-function checkImageBlock(
-  block: Record<string, unknown>,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  checkCacheControl(block, index, path, problems);
-  const source = field(block, "source");
-  if (!isRecord(source)) {
-    problems.add(
-      index,
-      `${path}.source`,
-      "invalid_block",
-      `an image block needs \`source\` as an object, got ${typeName(source)}`,
-    );
-    return;
-  }
-  const type = field(source, "type");
-  if (type === "base64") {
-    checkString(
-      source,
-      "media_type",
-      "a base64 image source",
-      index,
-      `${path}.source`,
-      problems,
-      true,
-    );
-    checkString(source, "data", "a base64 image source", index, `${path}.source`, problems);
-  } else if (type === "url") {
-    checkString(source, "url", "a url image source", index, `${path}.source`, problems, true);
-  } else if (type === "file") {
-    checkString(source, "file_id", "a file image source", index, `${path}.source`, problems, true);
-  } else {
-    problems.add(
-      index,
-      `${path}.source.type`,
-      "invalid_block",
-      `unsupported image source type ${quote(type)}; use "base64" (with media_type and data), "url" or "file" (with file_id)`,
-    );
-  }
-}
-
-function checkOptional(
-  block: Record<string, unknown>,
-  key: string,
-  expected: string,
-  check: (value: unknown) => boolean,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  const value = field(block, key);
-  if (value === undefined || value === null || check(value)) return;
-  problems.add(
-    index,
-    `${path}.${key}`,
-    "invalid_block",
-    `\`${key}\` must be ${expected}, got ${typeName(value)}; fix it or leave it out`,
-  );
-}
-
-const isString = (value: unknown): boolean => typeof value === "string";
-const CITATIONS = 'an object like { "enabled": true }';
-
-function checkDocumentBlock(
-  block: Record<string, unknown>,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  checkDocumentSource(field(block, "source"), index, `${path}.source`, problems);
-  checkOptional(block, "title", "a string", isString, index, path, problems);
-  checkOptional(block, "context", "a string", isString, index, path, problems);
-  checkOptional(block, "citations", CITATIONS, isRecord, index, path, problems);
-  checkCacheControl(block, index, path, problems);
-}
-
-function checkDocumentSource(
-  source: unknown,
-  index: number,
-  at: string,
-  problems: ProblemCollector,
-): void {
-  if (!isRecord(source)) {
-    problems.add(
-      index,
-      at,
-      "invalid_block",
-      `a document block needs \`source\` as an object, got ${typeName(source)}`,
-    );
-    return;
-  }
-  const type = field(source, "type");
-  switch (type) {
-    case "base64":
-    case "text":
-      checkString(source, "media_type", `a ${type} document source`, index, at, problems, true);
-      checkString(source, "data", `a ${type} document source`, index, at, problems);
-      return;
-    case "url":
-      checkString(source, "url", "a url document source", index, at, problems, true);
-      return;
-    case "file":
-      checkString(source, "file_id", "a file document source", index, at, problems, true);
-      return;
-    case "content": {
-      const content = field(source, "content");
-      if (typeof content === "string") return;
-      if (!Array.isArray(content) || content.length === 0) {
-        problems.add(
-          index,
-          `${at}.content`,
-          "invalid_block",
-          `a content document source needs \`content\` as a string or a non-empty array of text/image blocks, got ${typeName(content)}`,
-        );
-        return;
-      }
-      checkBlockList(
-        content,
-        ["text", "image"],
-        "a content document source",
-        index,
-        `${at}.content`,
-        problems,
-      );
-      return;
-    }
-    default:
-      problems.add(
-        index,
-        `${at}.type`,
-        "invalid_block",
-        `unsupported document source type ${quote(type)}; use "base64", "text", "url", "file" or "content"`,
-      );
-  }
-}
-
-function checkSearchResultBlock(
-  block: Record<string, unknown>,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  checkString(block, "source", "a search_result block", index, path, problems, true);
-  checkString(block, "title", "a search_result block", index, path, problems);
-  checkCacheControl(block, index, path, problems);
-  checkOptional(block, "citations", CITATIONS, isRecord, index, path, problems);
-  const content = field(block, "content");
-  if (!Array.isArray(content) || content.length === 0) {
-    problems.add(
-      index,
-      `${path}.content`,
-      "invalid_block",
-      `a search_result block needs \`content\` as a non-empty array of text blocks, got ${typeName(content)}`,
-    );
-    return;
-  }
-  checkBlockList(content, ["text"], "a search_result", index, `${path}.content`, problems);
-}
-
-/** Blocks nested in another block (a document's content, a search result's): `allowed` types only. */
-function checkBlockList(
-  blocks: unknown[],
-  allowed: readonly string[],
-  where: string,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  blocks.forEach((item: unknown, itemIndex) => {
-    const itemPath = `${path}[${itemIndex}]`;
-    const type = isRecord(item) ? field(item, "type") : undefined;
-    if (!isRecord(item) || typeof type !== "string" || !allowed.includes(type)) {
-      problems.add(
-        index,
-        `${itemPath}.type`,
-        "invalid_block",
-        `${where} takes ${allowed.join(" and ")} blocks, got ${isRecord(item) ? quote(type) : typeName(item)}`,
-      );
-      return;
-    }
-    if (type === "text") checkTextBlock(item, index, itemPath, problems);
-    else checkImageBlock(item, index, itemPath, problems);
-  });
-}
-
-function checkToolResultContent(
-  value: unknown,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  if (value === undefined || typeof value === "string") return;
-  if (!Array.isArray(value)) {
-    problems.add(
-      index,
-      path,
-      "invalid_block",
-      `tool_result \`content\` must be a string or an array of ${TOOL_RESULT_BLOCKS.join(", ")} blocks, got ${typeName(value)}`,
-    );
-    return;
-  }
-  value.forEach((item: unknown, itemIndex) => {
-    const itemPath = `${path}[${itemIndex}]`;
-    if (!isRecord(item)) {
-      problems.add(
-        index,
-        itemPath,
-        "invalid_block",
-        `a block must be an object, got ${typeName(item)}`,
-      );
-      return;
-    }
-    const type = field(item, "type");
-    if (typeof type === "string" && (TOOL_RESULT_BLOCKS as readonly string[]).includes(type)) {
-      checkContentBlock(item, type, index, itemPath, problems);
-      return;
-    }
-    if (typeof type === "string" && !KNOWN_BLOCK_TYPES.has(type) && type !== "") return;
-    problems.add(
-      index,
-      `${itemPath}.type`,
-      "unknown_block_type",
-      `unsupported block type ${quote(type)} inside a tool_result; use ${TOOL_RESULT_BLOCKS.join(", ")} blocks`,
-    );
-  });
-}
-
-/** The checks of a user-side block whose type is known to be allowed where it stands. */
-function checkContentBlock(
-  block: Record<string, unknown>,
-  type: string,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  switch (type) {
-    case "text":
-      checkTextBlock(block, index, path, problems);
-      return;
-    case "image":
-      checkImageBlock(block, index, path, problems);
-      return;
-    case "document":
-      checkDocumentBlock(block, index, path, problems);
-      return;
-    case "search_result":
-      checkSearchResultBlock(block, index, path, problems);
-      return;
-    case "container_upload":
-      checkString(block, "file_id", "a container_upload block", index, path, problems, true);
-      checkCacheControl(block, index, path, problems);
-      return;
-    default:
-      checkString(block, "tool_name", "a tool_reference block", index, path, problems, true);
-      checkCacheControl(block, index, path, problems);
-  }
-}
-
-function checkBlock(
-  block: unknown,
-  role: AnthropicRole,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
-  if (!isRecord(block)) {
-    problems.add(
-      index,
-      path,
-      "invalid_block",
-      `a content block must be an object with a \`type\`, got ${typeName(block)}`,
-    );
-    return;
-  }
-  const type = field(block, "type");
-  const allowed: readonly string[] = role === "user" ? USER_BLOCKS : ASSISTANT_BLOCKS;
-  // A type the engine does not know is forwarded whole: the provider judges it.
-  if (typeof type === "string" && type !== "" && !KNOWN_BLOCK_TYPES.has(type)) {
-    checkCacheControl(block, index, path, problems);
-    return;
-  }
-  if (typeof type !== "string" || !allowed.includes(type)) {
-    const other: readonly string[] = role === "user" ? ASSISTANT_BLOCKS : USER_BLOCKS;
-    const hint =
-      typeof type === "string" && other.includes(type)
-        ? `\`${type}\` blocks belong in ${role === "user" ? "assistant" : "user"} turns; move it there`
-        : type === "tool_reference"
-          ? "`tool_reference` blocks belong inside a tool_result's content"
-          : `supported ${role} blocks are ${allowed.join(", ")}`;
-    problems.add(
-      index,
-      `${path}.type`,
-      "unknown_block_type",
-      `unsupported block type ${quote(type)} in a ${role} turn; ${hint}`,
-    );
-    return;
-  }
-  switch (type) {
-    case "text":
-    case "image":
-    case "document":
-    case "search_result":
-    case "container_upload":
-      checkContentBlock(block, type, index, path, problems);
-      return;
-    case "tool_use": {
-      checkString(block, "id", "a tool_use block", index, path, problems, true);
-      checkString(block, "name", "a tool_use block", index, path, problems, true);
-      const input = field(block, "input");
-      if (!isRecord(input)) {
-        problems.add(
-          index,
-          `${path}.input`,
-          "invalid_block",
-          `a tool_use block needs \`input\` as a JSON object, got ${typeName(input)}`,
-        );
-      }
-      checkCacheControl(block, index, path, problems);
-      return;
-    }
-    case "tool_result": {
-      checkString(block, "tool_use_id", "a tool_result block", index, path, problems, true);
-      checkToolResultContent(field(block, "content"), index, `${path}.content`, problems);
-      const isError = field(block, "is_error");
-      if (isError !== undefined && typeof isError !== "boolean") {
-        problems.add(
-          index,
-          `${path}.is_error`,
-          "invalid_block",
-          `\`is_error\` must be a boolean, got ${typeName(isError)}`,
-        );
-      }
-      checkCacheControl(block, index, path, problems);
-      return;
-    }
-    case "thinking":
-      checkString(block, "thinking", "a thinking block", index, path, problems);
-      checkString(block, "signature", "a thinking block", index, path, problems);
-      return;
-    default:
-      checkString(block, "data", "a redacted_thinking block", index, path, problems);
-  }
-}
+import { checkBlock, checkTextBlock } from "./block-checks.js";
+import type { AnthropicMessage, AnthropicRequest, AnthropicTextBlock } from "./types.js";
 
 export function checkMessage(
   value: unknown,
@@ -455,9 +34,9 @@ export function checkMessage(
   problems: ProblemCollector,
   toolUseOwners: Map<string, number>,
 ): void {
+  const report = problems.at(index);
   if (!isRecord(value)) {
-    problems.add(
-      index,
+    report(
       "",
       "not_an_object",
       `each message must be an object { "role", "content" }, got ${typeName(value)}`,
@@ -471,37 +50,17 @@ export function checkMessage(
     return;
   }
   if (role !== "user" && role !== "assistant") {
-    problems.add(
-      index,
+    report(
       "role",
       "unknown_role",
       `Anthropic messages have role user, assistant or system, got ${quote(role)}`,
     );
     return;
   }
-  const content = field(value, "content");
-  if (typeof content === "string") return;
-  if (!Array.isArray(content)) {
-    problems.add(
-      index,
-      "content",
-      "invalid_content",
-      `\`content\` must be a string or an array of content blocks, got ${typeName(content)}`,
-    );
-    return;
-  }
-  if (content.length === 0) {
-    problems.add(
-      index,
-      "content",
-      "empty_content",
-      "`content` must not be an empty array; send a string or at least one block",
-    );
-    return;
-  }
-  content.forEach((block: unknown, blockIndex) => {
+  const content = textOrList(field(value, "content"), CONTENT, report);
+  content?.forEach((block: unknown, blockIndex) => {
     const path = `content[${blockIndex}]`;
-    checkBlock(block, role, index, path, problems);
+    checkBlock(block, role, path, report);
     if (
       role === "assistant" &&
       isRecord(block) &&
@@ -510,8 +69,7 @@ export function checkMessage(
     ) {
       const owner = toolUseOwners.get(block.id);
       if (owner !== undefined) {
-        problems.add(
-          index,
+        report(
           `${path}.id`,
           "duplicate_tool_call_id",
           `tool_use id ${quote(block.id)} is already used by message ${owner}; give every tool_use a unique id`,
@@ -522,6 +80,15 @@ export function checkMessage(
     }
   });
 }
+
+/** A turn's `content`: text, or a non-empty list of blocks. */
+const CONTENT: TextOrListField = {
+  path: "content",
+  subject: "`content`",
+  items: "content blocks",
+  kind: "invalid_content",
+  empty: { kind: "empty_content", fix: "send a string or at least one block" },
+};
 
 export function checkSystem(system: unknown, problems: ProblemCollector): void {
   if (system === undefined || system === null) return;
@@ -535,28 +102,24 @@ function checkSystemContent(
   path: string,
   problems: ProblemCollector,
 ): void {
-  if (typeof content === "string") return;
-  if (!Array.isArray(content)) {
-    problems.add(
-      index,
-      path,
-      "invalid_system",
-      `\`${path}\` of a system prompt must be a string or an array of text blocks, got ${typeName(content)}`,
-    );
-    return;
-  }
-  content.forEach((block: unknown, blockIndex) => {
+  const report = problems.at(index);
+  const subject = `\`${path}\` of a system prompt`;
+  const blocks = textOrList(
+    content,
+    { path, subject, items: "text blocks", kind: "invalid_system" },
+    report,
+  );
+  blocks?.forEach((block: unknown, blockIndex) => {
     const at = `${path}[${blockIndex}]`;
     if (!isRecord(block) || field(block, "type") !== "text") {
-      problems.add(
-        index,
+      report(
         at,
         "invalid_system",
         `system blocks must be text blocks { "type": "text", "text": "..." }, got ${isRecord(block) ? quote(field(block, "type")) : typeName(block)}`,
       );
       return;
     }
-    checkTextBlock(block, index, at, problems);
+    checkTextBlock(block, at, report);
   });
 }
 

@@ -13,7 +13,8 @@
  */
 
 import type { ChatMessage } from "../../messages/types.js";
-import { messageContent, storedBlocks, systemContent } from "./blocks.js";
+import { storedBlocks } from "./stored-blocks.js";
+import { messageContent, systemContent } from "./to-blocks.js";
 import { anthropicToolIds, withToolIds } from "./tool-ids.js";
 import type { AnthropicBlock, AnthropicRole, AnthropicTextBlock } from "./types.js";
 

@@ -9,12 +9,17 @@
  */
 
 import type { MessageProblem } from "../../errors/condense-error.js";
-import { misplacedResult, problem, unanswered } from "../../messages/call-problems.js";
+import {
+  misplacedResult,
+  onlySystemMessages,
+  problem,
+  unanswered,
+} from "../../messages/call-problems.js";
 import type { ChatMessage } from "../../messages/types.js";
-import { anthropicUnsupportedParts } from "./blocks.js";
 import { type AnthropicPlan, type PlannedTurn, planAnthropic } from "./plan.js";
 import { isAnthropicToolId } from "./tool-ids.js";
 import { isKnownBlock } from "./types.js";
+import { anthropicUnsupportedParts } from "./unsupported-parts.js";
 
 /**
  * Tool ids of the request `toAnthropic` sends: Anthropic accepts `[a-zA-Z0-9_-]` only, and each
@@ -91,16 +96,7 @@ export function validateAnthropic(messages: readonly ChatMessage[]): MessageProb
     if (turn.role === "system") checkAnthropicContent(turn.content, turn.sources, problems);
   }
   if (plan.turns.length === 0) {
-    if (messages.length > 0) {
-      problems.push(
-        problem(
-          -1,
-          "",
-          "no_user_turn",
-          "the conversation has only system messages; Anthropic needs at least one user message",
-        ),
-      );
-    }
+    problems.push(...onlySystemMessages(messages, "Anthropic"));
     return problems;
   }
   if (plan.turns[0]?.role !== "user") {

@@ -62,7 +62,8 @@ import type {
   ToolCall,
 } from "../../messages/types.js";
 import { jsonEqual } from "../json-equal.js";
-import { opaqueText, stableJson } from "../opaque.js";
+import { opaqueText } from "../opaque.js";
+import { stableJson } from "../stable-json.js";
 import { checkItems, opaqueCallId, parseResponses } from "./parse.js";
 import {
   isKnownItem,
@@ -143,7 +144,7 @@ function viewOf(item: ResponseItem): ItemView {
       return { kind: "carrier", content: opaqueText(item.type, item, OPAQUE_OMIT) };
     if (item.type.endsWith("_output"))
       return { kind: "output", callId, content: opaqueOutput(item) };
-    const input = stableJson(item, OPAQUE_OMIT);
+    const input = stableJson(item, { omit: OPAQUE_OMIT, dropNulls: true });
     return {
       kind: "call",
       call: { id: callId, type: "custom", custom: { name: item.type, input } },

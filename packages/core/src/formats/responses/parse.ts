@@ -15,6 +15,8 @@ import {
   isRecord,
   ProblemCollector,
   quote,
+  type Report,
+  textOrList,
   typeName,
   wellFormedDeep,
 } from "../../messages/input-checks.js";
@@ -30,27 +32,17 @@ const MESSAGE_ROLES = ["user", "assistant", "system", "developer"] as const;
 const ITEM_TYPES =
   "message, function_call, function_call_output, custom_tool_call, custom_tool_call_output, reasoning or compaction";
 const DETAILS = ["auto", "low", "high"] as const;
+/** Parts of user, system and developer messages, and of tool outputs. */
+const INPUT_PARTS = ["input_text", "output_text", "input_image", "input_file"];
 
-function checkPart(
-  part: unknown,
-  allowed: readonly string[],
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
+function checkPart(part: unknown, allowed: readonly string[], path: string, report: Report): void {
   if (!isRecord(part)) {
-    problems.add(
-      index,
-      path,
-      "invalid_part",
-      `a content part must be an object, got ${typeName(part)}`,
-    );
+    report(path, "invalid_part", `a content part must be an object, got ${typeName(part)}`);
     return;
   }
   const type = field(part, "type");
   if (typeof type !== "string" || !allowed.includes(type)) {
-    problems.add(
-      index,
+    report(
       `${path}.type`,
       "unknown_part_type",
       `unsupported content part type ${quote(type)} here; use ${allowed.join(", ")}`,
@@ -58,46 +50,39 @@ function checkPart(
     return;
   }
   if (type === "input_file") {
-    checkFilePart(part, index, path, problems);
+    checkFilePart(part, path, report);
     return;
   }
   if (type === "input_image") {
     const url = field(part, "image_url");
     if (typeof url !== "string" || url === "") {
-      problems.add(
-        index,
+      report(
         `${path}.image_url`,
         "invalid_part",
         `an input_image part needs a string \`image_url\` (https or data URL), got ${typeName(url)}; images by file_id are not supported`,
       );
     }
-    checkDetail(part, index, path, problems);
+    checkDetail(part, path, report);
     return;
   }
   const key = type === "refusal" ? "refusal" : "text";
-  if (typeof field(part, key) !== "string") {
-    problems.add(
-      index,
+  const text = field(part, key);
+  if (typeof text !== "string") {
+    report(
       `${path}.${key}`,
       "invalid_part",
-      `a ${type} part needs a string \`${key}\`, got ${typeName(field(part, key))}`,
+      `a ${type} part needs a string \`${key}\`, got ${typeName(text)}`,
     );
   }
 }
 
-function checkFilePart(
-  part: Record<string, unknown>,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
+function checkFilePart(part: Record<string, unknown>, path: string, report: Report): void {
   let sources = 0;
   for (const key of ["file_data", "file_id", "file_url", "filename"]) {
     const value = field(part, key);
     if (value === undefined || value === null) continue;
     if (typeof value !== "string" || value === "") {
-      problems.add(
-        index,
+      report(
         `${path}.${key}`,
         "invalid_part",
         `\`${key}\` of an input_file part must be a non-empty string, got ${typeName(value)}`,
@@ -107,26 +92,19 @@ function checkFilePart(
     }
   }
   if (sources === 0) {
-    problems.add(
-      index,
+    report(
       path,
       "invalid_part",
       "an input_file part needs the file as `file_data`, `file_id` or `file_url`",
     );
   }
-  checkDetail(part, index, path, problems);
+  checkDetail(part, path, report);
 }
 
-function checkDetail(
-  part: Record<string, unknown>,
-  index: number,
-  path: string,
-  problems: ProblemCollector,
-): void {
+function checkDetail(part: Record<string, unknown>, path: string, report: Report): void {
   const detail = field(part, "detail");
   if (detail !== undefined && !DETAILS.some((value) => value === detail)) {
-    problems.add(
-      index,
+    report(
       `${path}.detail`,
       "invalid_part",
       `unknown detail ${quote(detail)}; use auto, low or high, or leave it out`,
@@ -134,54 +112,69 @@ function checkDetail(
   }
 }
 
+/** A message's `content` or a tool output's `output`: text, or a non-empty list of `allowed` parts. */
 function checkParts(
   value: unknown,
   allowed: readonly string[],
-  index: number,
   path: string,
-  what: string,
-  problems: ProblemCollector,
+  subject: string,
+  report: Report,
 ): void {
-  if (typeof value === "string") return;
-  if (!Array.isArray(value)) {
-    problems.add(
-      index,
-      path,
-      "invalid_content",
-      `${what} must be a string or an array of content parts, got ${typeName(value)}`,
-    );
-    return;
-  }
-  if (value.length === 0) {
-    problems.add(
-      index,
-      path,
-      "empty_content_parts",
-      `${what} must not be an empty array; send a string ("" for none)`,
-    );
-    return;
-  }
-  value.forEach((part: unknown, partIndex) => {
-    checkPart(part, allowed, index, `${path}[${partIndex}]`, problems);
+  const empty = { kind: "empty_content_parts", fix: 'send a string ("" for none)' };
+  const parts = { path, subject, items: "content parts", kind: "invalid_content", empty };
+  textOrList(value, parts, report)?.forEach((part: unknown, partIndex) => {
+    checkPart(part, allowed, `${path}[${partIndex}]`, report);
   });
 }
 
-function checkNonEmptyString(
+/** A call item's `call_id` and `name` (`what` names the item). */
+function checkCall(item: Record<string, unknown>, what: string, report: Report): void {
+  for (const key of ["call_id", "name"]) {
+    const value = field(item, key);
+    if (typeof value !== "string" || value === "") {
+      report(
+        key,
+        "invalid_item",
+        `${what} needs a non-empty string \`${key}\`, got ${typeName(value)}`,
+      );
+    }
+  }
+}
+
+/** A function_call's `arguments`: JSON text, nested no deeper than a provider accepts. */
+function checkArguments(args: unknown, report: Report): void {
+  if (typeof args !== "string") {
+    report(
+      "arguments",
+      "invalid_arguments",
+      `a function_call item needs \`arguments\` as a JSON string, got ${typeName(args)}`,
+    );
+    return;
+  }
+  try {
+    JSON.parse(args);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : "parse error";
+    report(
+      "arguments",
+      "invalid_arguments",
+      `\`arguments\` is not valid JSON (${reason}); send a JSON object string, e.g. "{}" for none`,
+    );
+    return;
+  }
+  if (jsonTextNestsTooDeep(args))
+    report("arguments", "arguments_too_deep", tooDeepMessage("`arguments`"));
+}
+
+/** The string field an item must hold, reported with `need` when it holds anything else. */
+function checkString(
   item: Record<string, unknown>,
   key: string,
-  what: string,
-  index: number,
-  problems: ProblemCollector,
+  need: string,
+  report: Report,
 ): void {
   const value = field(item, key);
-  if (typeof value !== "string" || value === "") {
-    problems.add(
-      index,
-      key,
-      "invalid_item",
-      `${what} needs a non-empty string \`${key}\`, got ${typeName(value)}`,
-    );
-  }
+  if (typeof value !== "string") report(key, "invalid_item", `${need}, got ${typeName(value)}`);
 }
 
 function checkItem(
@@ -190,99 +183,61 @@ function checkItem(
   problems: ProblemCollector,
   calls: ToolCallTracker,
 ): void {
+  const report = problems.at(index);
   if (!isRecord(value)) {
-    problems.add(
-      index,
-      "",
-      "not_an_object",
-      `each input item must be an object, got ${typeName(value)}`,
-    );
+    report("", "not_an_object", `each input item must be an object, got ${typeName(value)}`);
     return;
   }
   const type = field(value, "type");
   if (type === undefined ? field(value, "role") !== undefined : type === "message") {
     const role = field(value, "role");
     if (!MESSAGE_ROLES.some((known) => known === role)) {
-      problems.add(
-        index,
+      report(
         "role",
         "unknown_role",
         `unknown message role ${quote(role)}; use user, assistant, system or developer (tool results are function_call_output items)`,
       );
       return;
     }
-    const allowed =
-      role === "assistant"
-        ? ["output_text", "input_text", "refusal"]
-        : ["input_text", "output_text", "input_image", "input_file"];
-    checkParts(field(value, "content"), allowed, index, "content", "message `content`", problems);
+    const allowed = role === "assistant" ? ["output_text", "input_text", "refusal"] : INPUT_PARTS;
+    checkParts(field(value, "content"), allowed, "content", "message `content`", report);
     return;
   }
   switch (type) {
-    case "function_call": {
-      checkNonEmptyString(value, "call_id", "a function_call item", index, problems);
-      checkNonEmptyString(value, "name", "a function_call item", index, problems);
-      const args = field(value, "arguments");
-      if (typeof args !== "string") {
-        problems.add(
-          index,
-          "arguments",
-          "invalid_arguments",
-          `a function_call item needs \`arguments\` as a JSON string, got ${typeName(args)}`,
-        );
-      } else {
-        try {
-          JSON.parse(args);
-          if (jsonTextNestsTooDeep(args))
-            problems.add(index, "arguments", "arguments_too_deep", tooDeepMessage("`arguments`"));
-        } catch (error) {
-          const reason = error instanceof Error ? error.message : "parse error";
-          problems.add(
-            index,
-            "arguments",
-            "invalid_arguments",
-            `\`arguments\` is not valid JSON (${reason}); send a JSON object string, e.g. "{}" for none`,
-          );
-        }
-      }
-      trackCall(value, index, problems, calls);
+    case "function_call":
+      checkCall(value, "a function_call item", report);
+      checkArguments(field(value, "arguments"), report);
+      trackCall(value, index, report, calls);
       return;
-    }
+    case "custom_tool_call":
+      checkCall(value, "a custom_tool_call item", report);
+      checkString(
+        value,
+        "input",
+        "a custom_tool_call item needs its text `input` as a string",
+        report,
+      );
+      trackCall(value, index, report, calls);
+      return;
     case "function_call_output":
     case "custom_tool_call_output": {
-      checkNonEmptyString(value, "call_id", `a ${type} item`, index, problems);
       const callId = field(value, "call_id");
-      if (typeof callId === "string" && callId !== "") calls.result(callId);
-      checkParts(
-        field(value, "output"),
-        ["input_text", "output_text", "input_image", "input_file"],
-        index,
-        "output",
-        `${type} \`output\``,
-        problems,
-      );
-      return;
-    }
-    case "custom_tool_call": {
-      checkNonEmptyString(value, "call_id", "a custom_tool_call item", index, problems);
-      checkNonEmptyString(value, "name", "a custom_tool_call item", index, problems);
-      const input = field(value, "input");
-      if (typeof input !== "string") {
-        problems.add(
-          index,
-          "input",
+      if (typeof callId !== "string" || callId === "") {
+        report(
+          "call_id",
           "invalid_item",
-          `a custom_tool_call item needs its text \`input\` as a string, got ${typeName(input)}`,
+          `a ${type} item needs a non-empty string \`call_id\`, got ${typeName(callId)}`,
         );
+      } else {
+        calls.result(callId);
       }
-      trackCall(value, index, problems, calls);
+      checkParts(field(value, "output"), INPUT_PARTS, "output", `${type} \`output\``, report);
       return;
     }
     case "reasoning": {
       const summary = field(value, "summary");
       if (summary !== undefined && !Array.isArray(summary)) {
-        problems.add(
-          index,
+        report(
           "summary",
           "invalid_item",
           `a reasoning item's \`summary\` must be an array, got ${typeName(summary)}`,
@@ -290,21 +245,16 @@ function checkItem(
       }
       return;
     }
-    case "compaction": {
-      const content = field(value, "encrypted_content");
-      if (typeof content !== "string") {
-        problems.add(
-          index,
-          "encrypted_content",
-          "invalid_item",
-          `a compaction item needs its string \`encrypted_content\` (pass it back unchanged), got ${typeName(content)}`,
-        );
-      }
+    case "compaction":
+      checkString(
+        value,
+        "encrypted_content",
+        "a compaction item needs its string `encrypted_content` (pass it back unchanged)",
+        report,
+      );
       return;
-    }
     case undefined:
-      problems.add(
-        index,
+      report(
         "type",
         "missing_type",
         `an input item needs a \`type\` (${ITEM_TYPES}), or a \`role\` for a message`,
@@ -312,8 +262,7 @@ function checkItem(
       return;
     default:
       if (typeof type !== "string" || type === "") {
-        problems.add(
-          index,
+        report(
           "type",
           "invalid_item",
           `an input item's \`type\` must be a non-empty string (${ITEM_TYPES}, or any other the API takes), got ${typeName(type)}`,
@@ -324,7 +273,7 @@ function checkItem(
       // `call_id` pairs it like a function call (`*_output` answers, anything else calls).
       if (opaqueCallId(value) === undefined) return;
       if (type.endsWith("_output")) calls.result(opaqueCallId(value) ?? "");
-      else trackCall(value, index, problems, calls);
+      else trackCall(value, index, report, calls);
   }
 }
 
@@ -338,7 +287,7 @@ export function opaqueCallId(item: Record<string, unknown>): string | undefined 
 function trackCall(
   item: Record<string, unknown>,
   index: number,
-  problems: ProblemCollector,
+  report: Report,
   calls: ToolCallTracker,
 ): void {
   const callId = field(item, "call_id");
@@ -346,7 +295,7 @@ function trackCall(
   const { unanswered } = calls.call(callId, index);
   if (unanswered === undefined) return;
   const earlier = `the call of item ${unanswered.at}`;
-  problems.add(index, "call_id", "duplicate_tool_call_id", reusedCallMessage(callId, earlier));
+  report("call_id", "duplicate_tool_call_id", reusedCallMessage(callId, earlier));
 }
 
 export function checkItems(items: unknown, problems: ProblemCollector): items is ResponseItem[] {

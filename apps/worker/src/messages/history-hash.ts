@@ -1,5 +1,5 @@
 /**
- * @module gateway/history-hash
+ * @module messages/history-hash
  * The canonical-content hash of a message, which is how the gateway matches
  * the history an agent sends every turn against the session's transcript
  * without shipping the transcript anywhere: the session stores one hash per
@@ -23,7 +23,7 @@
 import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { TextKeyedCache } from "./text-keyed-cache";
+import { TextKeyedCache } from "../cache/text-keyed-cache";
 
 /**
  * JSON with object keys sorted at every level, so equal values give equal text. Written here because

@@ -1,5 +1,5 @@
 /**
- * @module gateway/text-keyed-cache
+ * @module cache/text-keyed-cache
  * A bounded, least-recently-used cache keyed by text, for what the gateway
  * computes from the parts of a request an agent resends every turn (message
  * hashes, the tokens of its tool definitions): an isolate serves many turns,

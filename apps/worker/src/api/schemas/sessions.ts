@@ -1,0 +1,362 @@
+/**
+ * @module api/schemas/sessions
+ * The session routes (`/v1/sessions/{id}…`): append, context, manual and
+ * overflow compactions, settings and status, deletion, the compaction history,
+ * tool outputs and the transcript.
+ */
+
+import { itemNestsTooDeep, MAX_ITEM_NESTING } from "@condense/core";
+import { z } from "@hono/zod-openapi";
+import * as fields from "./fields.js";
+import { queryParam } from "./params.js";
+import {
+  ChatMessage,
+  InputMessage,
+  MessageFormat,
+  SessionIdParam,
+  WarningLevel,
+} from "./shared.js";
+
+export const AppendRequest = z
+  .strictObject({
+    messages: z.array(InputMessage).min(1),
+    format: MessageFormat.optional(),
+    system: z.unknown().optional().openapi({ description: "Anthropic top-level `system`" }),
+    model: fields.ModelName.optional(),
+    usage: z.strictObject({ inputTokens: z.number().int().nonnegative() }).optional().openapi({
+      description:
+        "What the provider reported for the last call; calibrates the token estimate of non-OpenAI models",
+    }),
+  })
+  .openapi("AppendRequest");
+
+export const CompactionStatus = z
+  .enum(["none", "scheduled", "running"])
+  .openapi("CompactionStatus", {
+    description: "none: nothing pending; scheduled: queued in the background; running: in progress",
+  });
+
+export const AppendResponse = z
+  .object({
+    sessionId: z.string(),
+    appended: z.number().int(),
+    firstSeq: z.number().int(),
+    lastSeq: z.number().int(),
+    messageCount: z.number().int().openapi({ description: "Messages in the transcript" }),
+    tokens: z.number().int().openapi({ description: "Tokens of the current context" }),
+    contextWindow: z.number().int(),
+    threshold: z
+      .number()
+      .int()
+      .openapi({ description: "Context tokens at which compaction triggers" }),
+    warningLevel: WarningLevel,
+    compaction: z.object({ status: CompactionStatus }),
+  })
+  .openapi("AppendResponse");
+
+const providerDataDescription =
+  "Keep each message's `provider_data` (Anthropic thinking blocks with their signatures, a tool result's error flag, Responses reasoning items) in the openai format, which leaves it out by default because OpenAI rejects fields it does not know: ask for it only to read the messages yourself (the AI SDK middleware does), and strip it before sending them to OpenAI. The anthropic and responses formats always carry it in their own blocks and items.";
+
+export const ContextQuery = z.object({
+  format: queryParam("format", MessageFormat.optional()),
+  providerData: queryParam("providerData", z.enum(["true", "false"]).optional(), {
+    description: providerDataDescription,
+  }),
+});
+
+export const ContextResponse = z
+  .object({
+    sessionId: z.string(),
+    format: MessageFormat,
+    messages: z.array(z.unknown()),
+    system: z.unknown().optional(),
+    messageCount: z.number().int(),
+    tokens: z.number().int(),
+    contextWindow: z.number().int(),
+    budget: z.number().int().openapi({ description: "window − reserve" }),
+    warningLevel: WarningLevel,
+    summary: z.string().nullable(),
+    coveredSeq: z.number().int().openapi({
+      description: "Transcript messages up to this seq are represented by the compacted view",
+    }),
+    lastSeq: z.number().int(),
+    compaction: z.object({ status: CompactionStatus, waited: z.boolean() }),
+    memory: z
+      .object({
+        status: z.enum(["included", "unavailable"]),
+        entries: z.number().int(),
+        tokens: z.number().int(),
+      })
+      .optional()
+      .openapi({
+        description:
+          "With the session's `memory` setting on: how many of the user's memories the context holds (one fenced user message after the leading system and pinned messages) and their tokens, counted in `tokens`; `unavailable` when they could not be fetched (the context is served without them)",
+      }),
+  })
+  .openapi("ContextResponse");
+
+export const ManualCompactRequest = z
+  .strictObject({
+    instructions: fields.SummarizerText.optional(),
+    focus: fields.SummarizerText.optional(),
+  })
+  .openapi("ManualCompactRequest");
+
+export const CompactionEvent = z
+  .object({
+    id: z.number().int(),
+    at: z.string().openapi({ description: "ISO time" }),
+    trigger: z.string(),
+    strategy: z.enum(["local", "openai"]),
+    tier: z.number().int(),
+    tokensBefore: z.number().int().openapi({
+      description:
+        "Context tokens before: the sum of the messages' stored counts, pinned messages and calibration excluded (the compaction's log line carries the same figures)",
+    }),
+    tokensAfter: z.number().int(),
+    range: z.object({ fromSeq: z.number().int(), toSeq: z.number().int() }).openapi({
+      description:
+        "Transcript seqs this compaction folded in: from after the previous view up to the last seq of its snapshot",
+    }),
+    summary: z.string().nullable(),
+    summarizer: z.string().nullable(),
+    summarizerFailure: z.object({ kind: z.string(), message: z.string() }).nullable(),
+    prunedToolOutputs: z.number().int(),
+    passes: z.number().int(),
+    durationMs: z.number().int().nullable().openapi({
+      description:
+        "Milliseconds from the snapshot to the commit, the summarizer's time included; null for compactions recorded before durations were kept",
+    }),
+    fallback: z.object({ failedAttempts: z.number().int(), error: z.string() }).nullable().openapi({
+      description:
+        "Set when the configured compaction (settings, summarizer, strategy) threw and this one is the deterministic fallback: how many configured attempts failed in a row, and the last error",
+    }),
+  })
+  .openapi("CompactionEvent");
+
+export const ManualCompactResponse = z
+  .object({
+    sessionId: z.string(),
+    compacted: z.boolean(),
+    reason: z.string().optional(),
+    event: CompactionEvent.nullable(),
+    tokens: z.number().int(),
+    warningLevel: WarningLevel,
+  })
+  .openapi("ManualCompactResponse");
+
+export const OverflowRequest = z
+  .strictObject({
+    error: z.strictObject({
+      status: z.number().int().optional(),
+      message: z.string().max(100_000),
+      // Counted as every stage counts a provider's payload (core `messages/limits`); deeper bodies
+      // no provider sends, and they could not reach the session's object (RPC copies recurse).
+      body: z
+        .unknown()
+        .optional()
+        .refine((body) => !itemNestsTooDeep(body), {
+          message: `nests objects/arrays more than ${MAX_ITEM_NESTING} levels deep; send the provider's error body as it came`,
+        }),
+    }),
+    format: MessageFormat.optional(),
+    providerData: z.boolean().optional().openapi({ description: providerDataDescription }),
+  })
+  .openapi("OverflowRequest");
+
+export const OverflowResponse = ContextResponse.extend({
+  passes: z.number().int(),
+  reportedTokens: z.number().int().nullable(),
+}).openapi("OverflowResponse");
+
+export const SessionSettings = z
+  .object({
+    model: z.string().nullable(),
+    contextWindow: z.number().int().nullable(),
+    threshold: z.number().nullable(),
+    reserveTokens: z.number().int().nullable(),
+    tailTokens: z.number().int().nullable(),
+    identifierPolicy: fields.IdentifierPolicy.nullable(),
+    identifierInstructions: z.string().nullable(),
+    pinned: z.array(ChatMessage),
+    summarizerModel: z.string().nullable(),
+    strategy: z.enum(["local", "openai"]),
+    recall: z.boolean().openapi({
+      description: "The summary says earlier details can be recalled with the `recall` tool",
+    }),
+    memory: z.boolean().openapi({
+      description:
+        "The user's memories are flushed before compaction and inserted in `/context` (default false)",
+    }),
+    memoryTokens: z
+      .number()
+      .int()
+      .openapi({ description: "Token budget of the memory block in `/context` (default 2000)" }),
+  })
+  .openapi("SessionSettings", { description: "null: the default applies" });
+
+export const SettingsPatch = z
+  .strictObject({
+    model: fields.ModelName.nullable().optional(),
+    contextWindow: fields.contextWindowValue.nullable().optional(),
+    threshold: fields.ThresholdValue.nullable().optional(),
+    reserveTokens: z.number().int().nonnegative().nullable().optional(),
+    tailTokens: z.number().int().nonnegative().nullable().optional(),
+    identifierPolicy: fields.IdentifierPolicy.nullable().optional(),
+    identifierInstructions: fields.SummarizerText.nullable().optional(),
+    pinned: z.array(InputMessage).max(50).nullable().optional().openapi({
+      description:
+        "Chat Completions messages (system, developer, user or assistant without tool calls) re-injected after the leading system messages of every context",
+    }),
+    summarizerModel: fields.ModelName.nullable().optional(),
+    strategy: z.enum(["local", "openai"]).nullable().optional(),
+    recall: z.boolean().nullable().optional().openapi({
+      description:
+        "The summary says, in one line, that earlier details can be recalled with the `recall` tool",
+    }),
+    memory: z.boolean().nullable().optional().openapi({
+      description:
+        "Flush before compaction: what matters in the compacted range is written to the user's memory",
+    }),
+    memoryTokens: z.number().int().min(0).max(32_000).nullable().optional(),
+  })
+  .openapi("SettingsPatch");
+
+export const SessionStatus = z
+  .object({
+    sessionId: z.string(),
+    createdAt: z.string(),
+    updatedAt: z.string(),
+    model: z.string(),
+    messageCount: z.number().int(),
+    transcriptTokens: z.number().int(),
+    contextTokens: z.number().int(),
+    contextMessageCount: z.number().int(),
+    ...fields.contextLimits,
+    coveredSeq: z.number().int(),
+    lastSeq: z.number().int(),
+    compactions: z.number().int(),
+    lastCompaction: CompactionEvent.nullable(),
+    compaction: z.object({
+      status: CompactionStatus,
+      failure: z
+        .object({
+          at: z.string().openapi({ description: "ISO time of the last failure" }),
+          message: z.string(),
+          failedAttempts: z.number().int().openapi({
+            description: "Configured compactions that threw in a row",
+          }),
+          nextAttemptAt: z.string().nullable().openapi({
+            description:
+              "ISO time the background compaction is tried again; null once it fell back to the deterministic tier",
+          }),
+        })
+        .nullable()
+        .openapi({
+          description:
+            "The configured compaction keeps throwing (compactions fall back to the deterministic tier); null while it works. Cleared by the next compaction that works, or by a PATCH",
+        }),
+    }),
+    generation: z.number().int().openapi({
+      description:
+        "The session's current generation: 1, and one more each time a gateway request sent a history that did not extend the session's (the context is built from the current generation; `/transcript?generation=` reads an earlier one)",
+    }),
+    overheadTokens: z.number().int().openapi({
+      description:
+        "What the latest gateway request sent beside its messages that the provider counts as input (its tool definitions, Responses `instructions`), in tokens: the window keeps room for it, so `budget` is what the messages may hold beside it. 0 for sessions appended to only through `/messages`",
+    }),
+    learnedContextWindow: z.number().int().nullable().openapi({
+      description:
+        "The window a provider's overflow error stated for the session's model, when it was below the one in use; `contextWindow` is the smaller of it and the configured one. Null when none was learned (or the model changed since)",
+    }),
+    cooldownUntil: z
+      .string()
+      .nullable()
+      .openapi({ description: "ISO time until which LLM summaries are skipped" }),
+    calibration: z.object({ ratio: z.number(), samples: z.number().int() }),
+    settings: SessionSettings,
+  })
+  .openapi("SessionStatus");
+
+export const DeleteResponse = z
+  .object({ sessionId: z.string(), deleted: z.literal(true), messageCount: z.number().int() })
+  .openapi("DeleteResponse");
+
+export const CompactionsResponse = z
+  .object({ sessionId: z.string(), compactions: z.array(CompactionEvent) })
+  .openapi("CompactionsResponse");
+
+export const ToolOutputParams = SessionIdParam.extend({
+  toolCallId: z
+    .string()
+    .min(1)
+    .max(512)
+    .openapi({ param: { name: "toolCallId", in: "path" } }),
+});
+
+export const ToolOutputQuery = z.object({
+  seq: queryParam("seq", z.coerce.number().int().positive().optional(), {
+    description:
+      "The transcript seq of the output wanted, for an id several calls used (a server that numbers calls `call_0`… every turn); default: the latest output of the id",
+  }),
+});
+
+export const ToolOutputResponse = z
+  .object({
+    toolCallId: z.string(),
+    toolName: z.string().nullable(),
+    content: z.unknown().openapi({ description: "The tool message's content exactly as appended" }),
+    seq: z.number().int().openapi({ description: "The transcript seq of this output" }),
+    occurrence: z.number().int().openapi({
+      description: "Which call with this id of the session it answers: 1 for the first",
+    }),
+    previousSeq: z.number().int().nullable().openapi({
+      description: "The seq of the output of the previous call with the same id, or null",
+    }),
+    nextSeq: z.number().int().nullable().openapi({
+      description: "The seq of the output of the next call with the same id, or null",
+    }),
+    tokens: z.number().int(),
+    pruned: z
+      .boolean()
+      .openapi({ description: "Whether a compaction removed it from the context" }),
+  })
+  .openapi("ToolOutputResponse");
+
+export const TranscriptQuery = z.object({
+  after: queryParam("after", z.coerce.number().int().nonnegative().optional(), {
+    description: "Return messages with seq > after",
+  }),
+  limit: queryParam("limit", z.coerce.number().int().min(1).max(1000).optional(), {
+    description: "Default 100",
+  }),
+  generation: queryParam("generation", z.coerce.number().int().positive().optional(), {
+    description:
+      "Only the messages of this generation of the session (see the gateway): its page ends at the generation's last message",
+  }),
+});
+
+export const TranscriptEntry = z.object({
+  seq: z.number().int(),
+  role: z.string(),
+  tokens: z.number().int(),
+  createdAt: z.string(),
+  message: ChatMessage,
+});
+
+export const TranscriptResponse = z
+  .object({
+    sessionId: z.string(),
+    generation: z
+      .number()
+      .int()
+      .optional()
+      .openapi({ description: "The generation asked for with `?generation=`" }),
+    messages: z.array(TranscriptEntry),
+    nextAfter: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Pass as `after` for the next page; null at the end" }),
+  })
+  .openapi("TranscriptResponse");

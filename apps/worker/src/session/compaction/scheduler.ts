@@ -1,0 +1,190 @@
+/**
+ * @module session/compaction/scheduler
+ * When a session's compactions run, one at a time through its
+ * `CompactionQueue` (a Durable Object's input gate does not hold while a
+ * compaction awaits its summarizer): in the background, from the object's
+ * alarm, or at once for a caller that waits for the context.
+ *
+ * A write that puts the context over its trigger marks a background
+ * compaction pending (`compaction/pending`) and arms the alarm, postponed by
+ * `COMPACTION_DELAY_MS` so a burst of appends is compacted once; the runtime
+ * retries an alarm whose object was evicted mid-way. A background compaction
+ * that throws is tried again after a backoff, and its last attempt falls back
+ * to the deterministic tier; a caller that waits (context, manual, overflow,
+ * gateway) gets that fallback at once. After each compaction the next is
+ * scheduled if one is due.
+ */
+
+import { measureCommitted } from "../context-view";
+import {
+  clearPendingTrigger,
+  readSession,
+  recordFailure,
+  type SessionRow,
+  setExhaustedSeq,
+  setRetryAt,
+} from "../session-record";
+import type { SessionStorage } from "../session-storage";
+import { readSettings } from "../settings";
+import { isCompactionExhausted } from "./exhaustion";
+import type { MemorySinkFactory } from "./memory-flush";
+import { markPending, type PendingMark } from "./pending";
+import { CompactionQueue } from "./queue";
+import { type CompactionOptions, describeFailure, type RunResult, runCompaction } from "./run";
+
+/**
+ * A background compaction that throws is tried again after these waits; the attempt after the last
+ * one falls back to the deterministic tier when the configured compaction throws again.
+ */
+export const RETRY_BACKOFF_MS: readonly number[] = [30_000, 120_000];
+const MAX_CONFIGURED_ATTEMPTS = RETRY_BACKOFF_MS.length + 1;
+
+/** How long the alarm waits before the next attempt, after `failedAttempts` failures in a row. */
+export function retryWait(failedAttempts: number): number {
+  return RETRY_BACKOFF_MS[Math.min(failedAttempts, RETRY_BACKOFF_MS.length) - 1] ?? 0;
+}
+
+/** Whether the background attempt after `failedAttempts` failures in a row is the last one. */
+export function isLastAttempt(failedAttempts: number): boolean {
+  return failedAttempts + 1 >= MAX_CONFIGURED_ATTEMPTS;
+}
+
+export interface SchedulerDeps {
+  /** The session's storage (its schema migrated on first use) and its message store. */
+  storage: SessionStorage;
+  env: Env;
+  /** Where a compaction's memory flush writes (read at each run: tests replace the object's). */
+  memorySinks(): MemorySinkFactory;
+  /** A compaction committed: the session's figures changed. */
+  committed(): void;
+}
+
+export class CompactionScheduler {
+  readonly #queue = new CompactionQueue();
+
+  constructor(private readonly deps: SchedulerDeps) {}
+
+  /** Whether a compaction is queued or running. */
+  get running(): boolean {
+    return this.#queue.size > 0;
+  }
+
+  /** Runs a compaction after those queued before it, then schedules the next if one is due. */
+  run(trigger: string, options: CompactionOptions): Promise<RunResult> {
+    return this.#queue.run(() => this.#compact(trigger, options));
+  }
+
+  /** Whether the committed context is over window − reserve and a compaction could still help. */
+  isOverBudget(): boolean {
+    const { storage, env } = this.deps;
+    const sql = storage.open().sql;
+    const session = readSession(sql);
+    if (session === undefined) return false;
+    const measure = measureCommitted(
+      sql,
+      storage.store,
+      session,
+      readSettings(sql),
+      env.DEFAULT_MODEL,
+    );
+    return (
+      measure.tokens > measure.budget && !isCompactionExhausted(storage.store, session, measure)
+    );
+  }
+
+  /**
+   * For a caller that waits for the context: a compaction when the committed context is over
+   * window − reserve, asked again once the queue reaches it (one queued before may have done it). A
+   * configured compaction that throws falls back at once; when even that fails, the committed view,
+   * still whole, is what the caller serves (the compaction logged the failure): undefined then, as
+   * when none was needed.
+   */
+  async compactIfOverBudget(
+    trigger: string,
+    requestId: string | undefined,
+  ): Promise<RunResult | undefined> {
+    if (!this.isOverBudget()) return undefined;
+    try {
+      return await this.#queue.run(() =>
+        this.isOverBudget()
+          ? this.#compact(trigger, { requestId, onFailure: "fallback" })
+          : Promise.resolve<RunResult>({ status: "not_needed" }),
+      );
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is gone. */
+  async arm(mark: PendingMark): Promise<void> {
+    const storage = this.deps.storage.open();
+    // Self-healing: a pending compaction whose alarm is gone (and that is not running) gets a new alarm.
+    if (mark === "pending") {
+      if (this.running || (await storage.getAlarm()) !== null) return;
+    }
+    await storage.setAlarm(Date.now() + this.#delayMs());
+  }
+
+  /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
+  async scheduleIfNeeded(trigger: string): Promise<boolean> {
+    const { storage, env } = this.deps;
+    const mark = markPending(storage.open().sql, storage.store, env.DEFAULT_MODEL, trigger);
+    if (mark === undefined) return false;
+    await this.arm(mark);
+    return true;
+  }
+
+  /**
+   * The alarm's background compaction of `session`. One that throws is retried with backoff, then
+   * falls back to the deterministic tier; this never throws (the runtime's own retries of the alarm
+   * would repeat the same failure).
+   */
+  async runBackground(session: SessionRow): Promise<void> {
+    const storage = this.deps.storage.open();
+    const sql = storage.sql;
+    const lastAttempt = isLastAttempt(session.failed_attempts);
+    try {
+      await this.run(session.pending_trigger ?? "alarm", {
+        onFailure: lastAttempt ? "fallback" : "throw",
+      });
+    } catch (error) {
+      const now = Date.now();
+      // A failure outside the configured compaction (its commit) is recorded here.
+      const recorded = readSession(sql)?.failed_attempts ?? 0;
+      const failed =
+        recorded > session.failed_attempts
+          ? recorded
+          : recordFailure(sql, describeFailure(error), now);
+      if (!lastAttempt) {
+        const retryAt = now + retryWait(failed);
+        setRetryAt(sql, retryAt);
+        await storage.setAlarm(retryAt);
+        return;
+      }
+      // Even the deterministic tier failed: nothing more to try until new messages arrive (the
+      // failure stays in the status).
+      storage.transactionSync(() => {
+        setRetryAt(sql, null);
+        clearPendingTrigger(sql);
+        setExhaustedSeq(sql, readSession(sql)?.message_count ?? session.message_count);
+      });
+    }
+  }
+
+  /** `COMPACTION_DELAY_MS` postpones background compactions, so a burst of appends is compacted once. */
+  #delayMs(): number {
+    const value = Number(this.deps.env.COMPACTION_DELAY_MS ?? "0");
+    return Number.isFinite(value) && value > 0 ? Math.floor(value) : 0;
+  }
+
+  /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
+  async #compact(trigger: string, options: CompactionOptions): Promise<RunResult> {
+    const { storage, env } = this.deps;
+    const result = await runCompaction(storage, env, trigger, options, this.deps.memorySinks());
+    if (result.status !== "not_needed" && result.status !== "gone") {
+      await this.scheduleIfNeeded("append");
+    }
+    if (result.status === "committed") this.deps.committed();
+    return result;
+  }
+}

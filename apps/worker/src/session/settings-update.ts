@@ -1,0 +1,52 @@
+/**
+ * @module session/settings-update
+ * `PATCH /v1/sessions/{id}`: a change of settings in one transaction. The
+ * whole effective settings are checked first (settings the engine would refuse
+ * would make every compaction fail), so a refused change writes nothing and
+ * creates no session. A PATCH may come first and creates the session, like an
+ * append does. A change of model recounts the stored messages; new limits or
+ * a new strategy may compact further than before, and may work where the old
+ * settings failed, so the exhausted mark and the failures are cleared.
+ */
+
+import { recountIfModelChanged } from "./recount";
+import {
+  clearFailure,
+  openSession,
+  readSession,
+  type SessionKey,
+  setExhaustedSeq,
+} from "./session-record";
+import { inTransaction, type SessionStorage } from "./session-storage";
+import {
+  checkSettings,
+  mergeSettings,
+  modelFor,
+  readSettings,
+  type SettingsUpdate,
+  writeSettings,
+} from "./settings";
+
+/** Applies `update` to the settings of the session of `key` (created if there is none). */
+export function updateSettings(
+  storage: SessionStorage,
+  key: SessionKey,
+  update: SettingsUpdate,
+  env: Env,
+): void {
+  inTransaction(storage, (sql) => {
+    const now = Date.now();
+    const current = readSettings(sql);
+    const lastModel = readSession(sql)?.last_model ?? null;
+    const merged = mergeSettings(current, update);
+    checkSettings(merged, modelFor(merged, lastModel, env.DEFAULT_MODEL), env);
+    // An app can configure a session (a window the model table does not know) before its first append.
+    const session = openSession(sql, key, now);
+    const before = modelFor(current, session.last_model, env.DEFAULT_MODEL);
+    writeSettings(sql, update);
+    const after = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
+    recountIfModelChanged(sql, storage.store, before, after);
+    setExhaustedSeq(sql, null, now);
+    clearFailure(sql);
+  });
+}

@@ -1,0 +1,111 @@
+/**
+ * @module session/status
+ * A session's figures as others read them: its status
+ * (`GET /v1/sessions/{id}`: counts, the context against its limits, the
+ * compactions and their failures, cooldown, calibration and settings) and its
+ * row of the user's session list (`list-reporter` sends it). Both count the
+ * context from the stored token counts, without loading a message.
+ */
+
+import type { SessionStatusBody } from "../api/schemas";
+import type { SessionReport } from "../user/session-list";
+import { compactionSummary } from "./compaction/history";
+import {
+  compactionStatus,
+  contextSize,
+  measureCommitted,
+  measureContext,
+  readViewState,
+} from "./context-view";
+import { currentGeneration } from "./generations";
+import type { MessageStore } from "./message-store";
+import {
+  calibrationOf,
+  learnedWindowOf,
+  readSession,
+  requireSession,
+  type SessionKey,
+  type SessionRow,
+} from "./session-record";
+import { readSettings } from "./settings";
+
+/** The configured compaction's failures in a row, when it keeps throwing (null while it works). */
+function failureOf(session: SessionRow): SessionStatusBody["compaction"]["failure"] {
+  if (session.failed_attempts === 0) return null;
+  return {
+    at: new Date(session.last_failure_at ?? session.updated_at).toISOString(),
+    message: session.last_failure ?? "",
+    failedAttempts: session.failed_attempts,
+    nextAttemptAt: session.retry_at === null ? null : new Date(session.retry_at).toISOString(),
+  };
+}
+
+/** The status of the session of `key`; `compactionRunning` says whether the object runs a compaction. */
+export function sessionStatus(
+  sql: SqlStorage,
+  store: MessageStore,
+  key: SessionKey,
+  compactionRunning: boolean,
+  defaultModel: string | undefined,
+): SessionStatusBody {
+  const session = requireSession(sql, key);
+  const settings = readSettings(sql);
+  const size = contextSize(sql, store);
+  const measure = measureContext(session, settings, size.tokens, defaultModel);
+  const history = compactionSummary(sql);
+  const cooldown =
+    session.cooldown_until !== null && session.cooldown_until > Date.now()
+      ? session.cooldown_until
+      : null;
+  return {
+    sessionId: key.sessionId,
+    createdAt: new Date(session.created_at).toISOString(),
+    updatedAt: new Date(session.updated_at).toISOString(),
+    model: measure.model,
+    messageCount: session.message_count,
+    transcriptTokens: session.transcript_tokens,
+    contextTokens: measure.tokens,
+    contextMessageCount: size.count + measure.pinned.length,
+    contextWindow: measure.contextWindow,
+    budget: measure.budget,
+    warningLevel: measure.warningLevel,
+    coveredSeq: readViewState(sql)?.covered_seq ?? 0,
+    lastSeq: session.message_count,
+    compactions: history.count,
+    lastCompaction: history.last,
+    compaction: {
+      status: compactionStatus(session, compactionRunning),
+      failure: failureOf(session),
+    },
+    overheadTokens: measure.overheadTokens,
+    learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
+    generation: currentGeneration(sql).generation,
+    cooldownUntil: cooldown === null ? null : new Date(cooldown).toISOString(),
+    calibration: calibrationOf(session),
+    // Copies, because the API's loose message type wants the index signature a core interface lacks.
+    settings: { ...settings, pinned: settings.pinned.map((message) => ({ ...message })) },
+  };
+}
+
+/** The session's row of the user's list and whose list it is, or undefined when there is no session. */
+export function listReport(
+  sql: SqlStorage,
+  store: MessageStore,
+  defaultModel: string | undefined,
+): { userId: string; report: SessionReport } | undefined {
+  const session = readSession(sql);
+  if (session === undefined) return undefined;
+  const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
+  return {
+    userId: session.user_id,
+    report: {
+      sessionId: session.session_id,
+      model: measure.model,
+      createdAt: session.created_at,
+      lastActiveAt: session.updated_at,
+      messageCount: session.message_count,
+      tokens: measure.tokens,
+      compactions: compactionSummary(sql).count,
+    },
+  };
+}
