@@ -10,7 +10,8 @@
  * output kind of a tool result, so nothing of them is lost within a process).
  */
 
-import { type ChatMessage, isRecord, type Original, textOf } from "./canonical-message.js";
+import { stableJson } from "../stable-json.generated.js";
+import { type ChatMessage, type Original, textOf } from "./canonical-message.js";
 
 /**
  * What identifies a canonical message when the middleware compares what the session holds with
@@ -63,18 +64,5 @@ export class PromptMemory {
 }
 
 function memoryKey(message: ChatMessage): string {
-  return `${canonicalKey(message)}|${sortedJson(message.provider_data ?? null)}`;
-}
-
-/** JSON with object keys in order, so equal data stored and read back gives the same text. */
-function sortedJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(sortedJson).join(",")}]`;
-  if (isRecord(value)) {
-    const entries = Object.keys(value)
-      .filter((key) => value[key] !== undefined)
-      .sort()
-      .map((key) => `${JSON.stringify(key)}:${sortedJson(value[key])}`);
-    return `{${entries.join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
+  return `${canonicalKey(message)}|${stableJson(message.provider_data ?? null)}`;
 }
