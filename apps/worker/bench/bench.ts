@@ -24,10 +24,11 @@
  */
 
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
+import { startTestServer } from "@condense/test-servers";
 import { gatewayLatency } from "./gateway-latency.ts";
 import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.ts";
 
@@ -49,54 +50,15 @@ const SUMMARY = [
   "## Next steps\nContinue.",
 ].join("\n\n");
 
-function startSlowLlm(): Promise<{ url: string; close: () => void }> {
-  const server = createServer((request: IncomingMessage, response: ServerResponse) => {
-    const chunks: Buffer[] = [];
-    request.on("data", (chunk: Buffer) => chunks.push(chunk));
-    request.on("end", () => {
-      let stream = false;
-      try {
-        stream =
-          (JSON.parse(Buffer.concat(chunks).toString("utf8")) as { stream?: boolean }).stream ===
-          true;
-      } catch {
-        // not JSON: answer plainly
-      }
-      setTimeout(() => {
-        const base = {
-          id: "chatcmpl-bench",
-          created: Math.floor(Date.now() / 1000),
-          model: "bench",
-        };
-        if (stream) {
-          response.writeHead(200, { "content-type": "text/event-stream" });
-          const chunk = (delta: Record<string, unknown>, finish: string | null) =>
-            `data: ${JSON.stringify({ ...base, object: "chat.completion.chunk", choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
-          response.write(chunk({ role: "assistant", content: SUMMARY }, null));
-          response.write(chunk({}, "stop"));
-          response.end("data: [DONE]\n\n");
-          return;
-        }
-        response.writeHead(200, { "content-type": "application/json" });
-        response.end(
-          JSON.stringify({
-            ...base,
-            object: "chat.completion",
-            choices: [
-              { index: 0, message: { role: "assistant", content: SUMMARY }, finish_reason: "stop" },
-            ],
-            usage: { prompt_tokens: 1000, completion_tokens: 50, total_tokens: 1050 },
-          }),
-        );
-      }, LLM_DELAY_MS);
-    });
-  });
-  return new Promise((resolve) => {
-    server.listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as AddressInfo;
-      resolve({ url: `http://127.0.0.1:${port}/v1`, close: () => server.close() });
-    });
-  });
+/** A summarizer that takes `LLM_DELAY_MS` to answer. */
+async function startSlowLlm(): Promise<{ url: string; close: () => void }> {
+  const server = await startTestServer(() => ({
+    type: "completion",
+    content: SUMMARY,
+    delayMs: LLM_DELAY_MS,
+    usage: { prompt_tokens: 1000, completion_tokens: 50 },
+  }));
+  return { url: server.url, close: () => void server.close() };
 }
 
 async function api(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
@@ -296,7 +258,7 @@ const SEARCH_SESSION_TOKENS = 200_000;
 /** The corpus transcripts (../shared/corpus/normalized when present, else the engine's fixtures). */
 function corpusTranscripts(): { source: string; transcripts: ChatMessage[][] } {
   const shared = join(root, "../../../shared/corpus/normalized");
-  const folder = existsSync(shared) ? shared : join(root, "../../packages/core/test/fixtures");
+  const folder = existsSync(shared) ? shared : TRANSCRIPTS_DIR;
   const transcripts = readdirSync(folder)
     .filter((file) => file.endsWith(".json"))
     .sort()

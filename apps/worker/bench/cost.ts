@@ -26,6 +26,7 @@ import {
   modelPricing,
   parseMessages,
 } from "@condense/core";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import { startGatewayUpstream } from "../test/gateway-upstream.ts";
 import { startWranglerDev } from "../test-e2e/wrangler-dev.ts";
 import { totalTokens } from "./cost/baselines.ts";
@@ -68,7 +69,7 @@ function corpus(): {
   transcripts: Array<{ name: string; messages: ChatMessage[] }>;
 } {
   const shared = argument("--corpus") ?? join(repository, "../shared/corpus/normalized");
-  let folder = join(repository, "packages/core/test/fixtures");
+  let folder = TRANSCRIPTS_DIR;
   try {
     if (readdirSync(shared).length > 0) folder = shared;
   } catch {

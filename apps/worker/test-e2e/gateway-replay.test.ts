@@ -3,7 +3,7 @@
  * and `@anthropic-ai/sdk` clients, unmodified but for their base URL and
  * default headers, against the test upstream (started here).
  *
- * The replay: a real agent transcript from `packages/core/test/fixtures` is
+ * The replay: a real agent transcript from `@condense/test-fixtures` is
  * sent turn by turn with its whole history, as an agent does, to an upstream
  * that refuses anything over a small window, and answers each turn with the
  * transcript's next assistant message. No request may reach the upstream over
@@ -16,6 +16,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { type ChatMessage, parseMessages, validateMessages } from "@condense/core";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalContent } from "../src/messages/history-hash.ts";
@@ -24,10 +25,7 @@ import { apiAs, ok } from "./api.ts";
 import { type DevServer, startWranglerDev } from "./wrangler-dev.ts";
 
 const workerDir = join(dirname(fileURLToPath(import.meta.url)), "..");
-const FIXTURE = join(
-  workerDir,
-  "../../packages/core/test/fixtures/mini-swe-agent__django__django-11910.json",
-);
+const FIXTURE = join(TRANSCRIPTS_DIR, "mini-swe-agent__django__django-11910.json");
 const KEY = "alice-gateway-e2e-5c1e";
 const WINDOW = 32_000;
 
@@ -101,7 +99,7 @@ describe("a corpus transcript replayed through the gateway", () => {
     expect(turns).toBe(answers.length);
     expect(generations).toEqual(new Set(["1"]));
 
-    const calls = upstream.calls.get(tag) ?? [];
+    const calls = upstream.calls(tag);
     expect(calls).toHaveLength(turns);
     for (const [turn, received] of calls.entries()) {
       expect(received.tokens, `turn ${turn + 1}`).toBeLessThanOrEqual(WINDOW);

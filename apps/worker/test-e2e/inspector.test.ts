@@ -13,6 +13,7 @@
 import { mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import { type Browser, type BrowserContextOptions, chromium, type Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { formatTokens } from "../inspector/src/format.ts";
@@ -33,10 +34,7 @@ import { type DevServer, startWranglerDev } from "./wrangler-dev.ts";
 
 const workerDir = join(dirname(fileURLToPath(import.meta.url)), "..");
 const artifacts = join(workerDir, "test-e2e", "artifacts");
-const FIXTURE = join(
-  workerDir,
-  "../../packages/core/test/fixtures/mini-swe-agent__django__django-11910.json",
-);
+const FIXTURE = join(TRANSCRIPTS_DIR, "mini-swe-agent__django__django-11910.json");
 
 const KEYS = { alice: "alice-e2e-7f3a9c1d", bob: "bob-e2e-2b8e4f60" };
 const REPLAY = "replay-django";

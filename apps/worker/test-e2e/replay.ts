@@ -1,7 +1,7 @@
 /**
  * @module test-e2e/replay
  * Creates a session worth inspecting: replays a real agent transcript from
- * `packages/core/test/fixtures` turn by turn, the way an agent would run with
+ * `@condense/test-fixtures` turn by turn, the way an agent would run with
  * Condense (fetch the context, then append the model's answer and what its
  * tool calls returned), in a small window so it compacts several times; then
  * waits for the background compactions to settle.

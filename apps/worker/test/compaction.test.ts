@@ -7,8 +7,8 @@
 
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { validateMessages } from "@condense/core";
+import fixture from "@condense/test-fixtures/transcripts/openhands__ponylang__ponyc-4595.json";
 import { describe, expect, it, vi } from "vitest";
-import fixture from "../../../packages/core/test/fixtures/openhands__ponylang__ponyc-4595.json";
 import type {
   ContextResponseBody,
   ManualCompactResponseBody,

@@ -1,8 +1,8 @@
 /**
  * @module test/llm-server
  * The "slow LLM" the Worker tests control, started from Node in vitest's
- * globalSetup (workerd cannot listen). Chat Completions are served by the
- * core package's `startOpenAIServer`; the requested model name scripts the
+ * globalSetup (workerd cannot listen). Chat Completions are served by
+ * `@condense/test-servers`' `startTestServer`; the requested model name scripts the
  * answer:
  * - `hold:<tag>`: waits until the test releases `<tag>` (`POST /release?tag=`), then answers;
  * - `fail:<status>`: answers with that HTTP error;
@@ -16,15 +16,16 @@
  * text of each of those Chat Completions requests, in order.
  */
 
+import { SUMMARY_SECTIONS } from "@condense/core";
 import {
   type ControlHandler,
   type ControlReply,
-  type OpenAIServerHandler,
+  type Handler,
   type ReceivedRequest,
   requestText,
-  startOpenAIServer,
+  startTestServer,
   templateHandler,
-} from "../../../packages/core/src/test-support/openai-server";
+} from "@condense/test-servers";
 
 export interface LlmServers {
   /** Base URL of the Chat Completions server, ending in `/v1`. */
@@ -34,6 +35,8 @@ export interface LlmServers {
   close(): Promise<void>;
 }
 
+const summaries = templateHandler(SUMMARY_SECTIONS);
+
 export async function startLlmServers(): Promise<LlmServers> {
   const counts = new Map<string, number>();
   const released = new Set<string>();
@@ -41,7 +44,7 @@ export async function startLlmServers(): Promise<LlmServers> {
 
   const count = (name: string) => counts.set(name, (counts.get(name) ?? 0) + 1);
 
-  const handler: OpenAIServerHandler = async (request, index) => {
+  const handler: Handler = async (request, index, connection) => {
     const model = request.body?.model ?? "";
     count(model);
     const hold = /^hold:(.+)$/.exec(model);
@@ -75,7 +78,7 @@ export async function startLlmServers(): Promise<LlmServers> {
         ],
       };
     }
-    return templateHandler(request, index);
+    return summaries(request, index, connection);
   };
 
   let compactions = 0;
@@ -151,7 +154,7 @@ export async function startLlmServers(): Promise<LlmServers> {
     }
   };
 
-  const server = await startOpenAIServer(handler, { control });
+  const server = await startTestServer(handler, { control });
   return {
     chatUrl: server.url,
     controlUrl: server.origin,

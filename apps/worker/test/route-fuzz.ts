@@ -23,14 +23,14 @@ import {
   toCanonical,
   validateMessages,
 } from "@condense/core";
-import fc from "fast-check";
-import { expect } from "vitest";
 import {
   type AgentEvent,
   type AgentState,
   agentMessages,
   arbAgentEvent,
-} from "../../../packages/core/src/test-support/message-arbitraries";
+} from "@condense/test-fixtures";
+import fc from "fast-check";
+import { expect } from "vitest";
 import { type CallOptions, call, type Reply } from "./helpers";
 
 // ---------------------------------------------------------------- the model and the real system

@@ -3,8 +3,8 @@
  */
 
 import { validateMessages } from "@condense/core";
+import fixture from "@condense/test-fixtures/transcripts/openhands__ponylang__ponyc-4595.json";
 import { describe, expect, it } from "vitest";
-import fixture from "../../../packages/core/test/fixtures/openhands__ponylang__ponyc-4595.json";
 import type { CompactResponseBody } from "../src/api/schemas";
 import { call, conversation, llm, toolStep } from "./helpers";
 

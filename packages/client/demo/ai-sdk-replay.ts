@@ -19,7 +19,9 @@ import type { LanguageModelV4Content, LanguageModelV4Prompt } from "@ai-sdk/prov
 import { type ChatMessage, toolCallInput, toolCallName } from "@condense/core";
 import { APICallError, wrapLanguageModel } from "ai";
 import { MockLanguageModelV4 } from "ai/test";
-import { fromCanonical, PromptMemory, toCanonical } from "../src/ai-sdk/prompt.js";
+import { fromCanonical } from "../src/ai-sdk/from-canonical.js";
+import { PromptMemory } from "../src/ai-sdk/message-keys.js";
+import { toCanonical } from "../src/ai-sdk/to-canonical.js";
 import { condenseMiddleware, type SessionHandle } from "../src/index.js";
 import type { Transcript } from "./transcript.js";
 

@@ -20,6 +20,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { ChatMessage } from "@condense/core";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import type { InputMessage, SessionStatusBody } from "../src/index.js";
 import { Condense, CondenseApiError } from "../src/index.js";
 import { aiSdkReplay } from "./ai-sdk-replay.js";
@@ -34,7 +35,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = resolve(here, "../../..");
 const workerDir = join(repoRoot, "apps/worker");
 const coreDir = join(repoRoot, "packages/core");
-const DEFAULT_FILE = join(coreDir, "test/fixtures/mini-swe-agent__django__django-11910.json");
+const DEFAULT_FILE = join(TRANSCRIPTS_DIR, "mini-swe-agent__django__django-11910.json");
 
 const USAGE = `Usage: pnpm demo [options]
 

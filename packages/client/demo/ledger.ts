@@ -8,9 +8,7 @@
  * agent can fetch it with `GET /tool-outputs/{toolCallId}`.
  */
 
-import { toolCallInput } from "../../core/src/messages/content.js";
-// Not part of core's public API; the demo reads it from source (it has no dependencies).
-import { extractIdentifiers } from "../../core/src/summary/identifiers.js";
+import { extractIdentifiers, toolCallInput } from "@condense/core";
 import type { SessionHandle } from "../src/index.js";
 import type { Message } from "./transcript.js";
 

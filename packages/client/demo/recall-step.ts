@@ -9,8 +9,7 @@
  * failure: the tool-output half works on any version.
  */
 
-// Not part of core's public API; the demo reads it from source (it has no dependencies).
-import { extractIdentifiers } from "../../core/src/summary/identifiers.js";
+import { extractIdentifiers } from "@condense/core";
 import { answerRecall, type Condense, CondenseApiError } from "../src/index.js";
 import { style } from "./terminal.js";
 import type { Message } from "./transcript.js";

@@ -1,11 +1,8 @@
 import { APIError } from "@anthropic-ai/sdk";
 import type { MessageParam } from "@anthropic-ai/sdk/resources/messages";
 import { describe, expect, it } from "vitest";
-import {
-  anthropicClient,
-  anthropicLog,
-  registerAnthropicScenario,
-} from "../test/anthropic-model.js";
+import { anthropicClient } from "../test/anthropic-model.js";
+import { registerScenario, serverLog } from "../test/model.js";
 import { client, freshId } from "../test/worker.js";
 import type { RecoveryEvent } from "./conversation.js";
 import type { SessionHandle } from "./session.js";
@@ -13,6 +10,8 @@ import { withCompaction } from "./with-compaction.js";
 
 const SESSION_MODEL = "claude-sonnet-4-5";
 const SYSTEM = "You are a coding agent working in the repository acme/widgets.";
+/** Extended thinking on: the provider answers with a signed thinking block first. */
+const THINKING = { type: "enabled" as const, budget_tokens: 512 };
 const tools = [
   {
     name: "read_file",
@@ -69,13 +68,14 @@ function nextTurn(
 describe("withCompaction(new Anthropic()): what reaches the session and the model", () => {
   it("sends the session's system and turns, stores answers with thinking and tool_use, and appends system once", async () => {
     const name = `an-basic-${crypto.randomUUID()}`;
-    await registerAnthropicScenario({ name, limit: 1_000_000, toolEvery: 2, thinking: true });
+    await registerScenario({ name, limit: 1_000_000, toolEvery: 2 });
     const session = await newSession(64_000);
     const claude = withCompaction(anthropicClient(), { session, model: SESSION_MODEL });
 
     const first = await claude.messages.create({
       model: name,
       max_tokens: 1024,
+      thinking: THINKING,
       system: SYSTEM,
       messages: [{ role: "user", content: userText(1) }],
       tools,
@@ -85,6 +85,7 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
     const second = await claude.messages.create({
       model: name,
       max_tokens: 1024,
+      thinking: THINKING,
       system: SYSTEM,
       messages: [{ role: "user", content: userText(2) }],
       tools,
@@ -97,6 +98,7 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
     const stream = claude.messages.stream({
       model: name,
       max_tokens: 1024,
+      thinking: THINKING,
       system: SYSTEM,
       messages: [
         {
@@ -111,7 +113,7 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
     const third = await stream.finalMessage();
     expect(third.content.at(-1)?.type).toBe("text");
 
-    const log = await anthropicLog(name);
+    const log = await serverLog(name);
     expect(log.map((entry) => entry.status)).toEqual([200, 200, 200]);
     expect(log.every((entry) => entry.system === SYSTEM)).toBe(true);
     // user / user, answer, user / … , tool_use turn, tool_result turn.
@@ -133,7 +135,7 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
       { id: "toolu_2", function: { name: "read_file", arguments: '{"path":"src/module_2.ts"}' } },
     ]);
     expect(entries[4]?.message.provider_data).toMatchObject({
-      anthropic: { thinking: [{ type: "thinking", signature: expect.stringMatching(/^sig-/) }] },
+      anthropic: { thinking: [{ type: "thinking", signature: expect.stringMatching(/.+/) }] },
     });
     const status = await session.status();
     expect(status.calibration.samples).toBe(3);
@@ -141,7 +143,7 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
 
   it("passes documents and search results through the session unchanged", async () => {
     const name = `an-docs-${crypto.randomUUID()}`;
-    await registerAnthropicScenario({ name, limit: 1_000_000, toolEvery: 1 });
+    await registerScenario({ name, limit: 1_000_000, toolEvery: 1 });
     const session = await newSession(64_000);
     const claude = withCompaction(anthropicClient(), { session, model: SESSION_MODEL });
     const question: MessageParam = {
@@ -184,7 +186,7 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
     };
     await claude.messages.create({ model: name, max_tokens: 1024, messages: [results], tools });
 
-    const log = await anthropicLog(name);
+    const log = await serverLog(name);
     expect(log.map((entry) => entry.status)).toEqual([200, 200]);
     expect(log[0]?.blocks[0]).toEqual(["document", "text"]);
     expect(log[1]?.blocks).toEqual([["document", "text"], ["tool_use"], ["tool_result"]]);
@@ -195,7 +197,7 @@ describe("withCompaction(new Anthropic()): what reaches the session and the mode
 
   it("appends a changed system prompt, and reads the session's system before the first call", async () => {
     const name = `an-system-${crypto.randomUUID()}`;
-    await registerAnthropicScenario({ name, limit: 1_000_000 });
+    await registerScenario({ name, limit: 1_000_000 });
     const session = await newSession(64_000);
     const ask = (system: string, text: string) =>
       withCompaction(anthropicClient(), { session, model: SESSION_MODEL }).messages.create({
@@ -228,12 +230,11 @@ describe("withCompaction(new Anthropic()): overflows and errors", () => {
   it("recovers from Anthropic's 'prompt is too long' over a 40-turn tool loop with thinking, streamed and not", async () => {
     const name = `an-long-${crypto.randomUUID()}`;
     // The provider accepts far less than the session's configured window: only its errors tell.
-    await registerAnthropicScenario({
+    await registerScenario({
       name,
       limit: 12_000,
       charsPerToken: 1.5,
       toolEvery: 3,
-      thinking: true,
     });
     const session = await newSession(40_000);
     const recoveries: RecoveryEvent[] = [];
@@ -247,6 +248,7 @@ describe("withCompaction(new Anthropic()): overflows and errors", () => {
       const request = {
         model: name,
         max_tokens: 1024,
+        thinking: THINKING,
         system: SYSTEM,
         messages: [pending],
         tools,
@@ -257,7 +259,7 @@ describe("withCompaction(new Anthropic()): overflows and errors", () => {
           : (await claude.messages.stream(request).finalMessage()).content;
       pending = nextTurn(content, turn + 1);
     }
-    const log = await anthropicLog(name);
+    const log = await serverLog(name);
     const refused = log.filter((entry) => entry.overLimit);
     expect(refused.length).toBeGreaterThan(0);
     expect(recoveries).toHaveLength(refused.length);
@@ -291,7 +293,7 @@ describe("withCompaction(new Anthropic()): overflows and errors", () => {
 describe("withCompaction(new Anthropic()): concurrent calls on one session", () => {
   it("takes turns: each question is followed by its own answer, nothing lost or stored twice", async () => {
     const name = `an-concurrent-${crypto.randomUUID()}`;
-    await registerAnthropicScenario({ name, limit: 1_000_000 });
+    await registerScenario({ name, limit: 1_000_000 });
     const session = await newSession(64_000);
     const claude = withCompaction(anthropicClient(), { session, model: SESSION_MODEL });
     const questions = Array.from({ length: 6 }, (_, i) => `question ${i}`);
@@ -326,6 +328,6 @@ describe("withCompaction(new Anthropic()): concurrent calls on one session", () 
       expect(JSON.stringify(stored?.content)).toContain(text.slice(0, 40));
     }
     // The n-th request saw the 2n-1 messages before it.
-    expect((await anthropicLog(name)).map((entry) => entry.items)).toEqual([1, 3, 5, 7, 9, 11]);
+    expect((await serverLog(name)).map((entry) => entry.items)).toEqual([1, 3, 5, 7, 9, 11]);
   });
 });

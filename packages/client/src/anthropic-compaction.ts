@@ -22,8 +22,6 @@ import type Anthropic from "@anthropic-ai/sdk";
 import type {
   Message,
   MessageCreateParamsBase,
-  MessageCreateParamsNonStreaming,
-  MessageCreateParamsStreaming,
   MessageParam,
   MessageStreamParams,
   RawMessageStreamEvent,
@@ -38,7 +36,7 @@ import type { InputMessage } from "./api-types.js";
 import { Conversation, type ConversationOptions } from "./conversation.js";
 import { CondenseApiError } from "./errors.js";
 import { overlay } from "./overlay.js";
-import { rewrapStream } from "./sdk-stream.js";
+import { type StreamingCreate, watchStream } from "./sdk-stream.js";
 
 type Messages = Anthropic["messages"];
 type RequestOptions = Parameters<Messages["create"]>[1];
@@ -48,15 +46,12 @@ export type AnthropicCompactionOptions = ConversationOptions;
 
 /** `messages` with a compacting `create` and `stream`. */
 export interface CompactingMessages {
-  create(body: MessageCreateParamsNonStreaming, options?: RequestOptions): Promise<Message>;
-  create(
-    body: MessageCreateParamsStreaming,
-    options?: RequestOptions,
-  ): Promise<Stream<RawMessageStreamEvent>>;
-  create(
-    body: MessageCreateParamsBase,
-    options?: RequestOptions,
-  ): Promise<Stream<RawMessageStreamEvent> | Message>;
+  create: StreamingCreate<
+    MessageCreateParamsBase,
+    Message,
+    Stream<RawMessageStreamEvent>,
+    RequestOptions
+  >;
   /** The SDK's own `messages.stream`, typed as the SDK types it. */
   stream: Messages["stream"];
 }
@@ -107,7 +102,7 @@ class AnthropicCompactor {
   }
 
   /** Runs one call and resolves with the SDK's answer and its HTTP response. */
-  readonly createWithResponse = async (
+  readonly createWithResponse = (
     body: MessageCreateParamsBase,
     requestOptions?: RequestOptions,
   ): Promise<WithResponse<Message | Stream<RawMessageStreamEvent>>> => {
@@ -115,9 +110,7 @@ class AnthropicCompactor {
     const signal = requestOptions?.signal ?? undefined;
     const model = this.#options.model ?? body.model;
     const conversation = this.#conversation;
-    const lock = await conversation.lock(signal);
-    let handedOver = false;
-    try {
+    return conversation.turn(signal, async (handOver) => {
       let newSystem: unknown;
       if (system !== undefined) {
         const json = JSON.stringify(system);
@@ -145,44 +138,30 @@ class AnthropicCompactor {
           )
           .withResponse(),
       );
+      const append = (messages: InputMessage[], inputTokens: number | undefined) =>
+        conversation.appendAnswer({ messages, format: "anthropic", model, inputTokens });
 
       if (body.stream !== true) {
         const message = result.data as Message;
-        await conversation.appendAnswer({
-          messages: assistantTurn(message.content),
-          format: "anthropic",
-          model,
-          inputTokens: messagePromptTokens(message),
-        });
+        await append(assistantTurn(message.content), messagePromptTokens(message));
         return result;
       }
 
-      const stream = result.data as Stream<RawMessageStreamEvent>;
       const assembler = new AnthropicStreamAssembler();
-      async function* passThrough(): AsyncGenerator<RawMessageStreamEvent> {
-        try {
-          for await (const event of stream) {
-            assembler.add(event);
-            yield event;
-          }
+      const data = watchStream(
+        result.data as Stream<RawMessageStreamEvent>,
+        handOver(),
+        (event) => {
+          assembler.add(event);
+          return true;
+        },
+        async () => {
           // Only a complete answer is stored; a stream the caller abandoned never gets here.
-          if (assembler.finished) {
-            await conversation.appendAnswer({
-              messages: assembler.turn(),
-              format: "anthropic",
-              model,
-              inputTokens: assembler.promptTokens,
-            });
-          }
-        } finally {
-          lock.release();
-        }
-      }
-      handedOver = true;
-      return { ...result, data: rewrapStream(stream, passThrough, lock) };
-    } finally {
-      if (!handedOver) lock.release();
-    }
+          if (assembler.finished) await append(assembler.turn(), assembler.promptTokens);
+        },
+      );
+      return { ...result, data };
+    });
   };
 
   readonly create = async (

@@ -4,8 +4,9 @@
  * own route schemas define them (`apps/worker/src/api/schemas.ts`, the same
  * zod definitions that validate requests and generate `/openapi.json`). They
  * are printed from those schemas into `api-types.generated.ts` by
- * `scripts/api-types.ts`, never written by hand, and `tsc` fails when the two
- * differ (test/api-types-sync.ts); the published package needs no Worker code.
+ * `scripts/api-types.ts`, never written by hand, and `typecheck` fails when
+ * the two differ (`scripts/api-types.ts --check`); the published package
+ * needs no Worker code.
  */
 
 import type {

@@ -139,6 +139,10 @@ describe("SessionHandle", () => {
     const history = await session.compactions();
     expect(history).toHaveLength(1);
     expect(history[0]?.id).toBe(compacted.event?.id);
+    const report = await session.compactionReport();
+    expect(report.compactions).toEqual(history);
+    expect(report.bill.cacheBusts).toBeGreaterThanOrEqual(0);
+    expect(Array.isArray(report.costSeries)).toBe(true);
 
     const output = await session.toolOutput("call_0");
     expect(output.content).toBe(messages[3]?.content);

@@ -18,6 +18,7 @@ import type {
   SessionListPage,
 } from "./api-types.js";
 import { MemoryApi } from "./memory.js";
+import { allByCursor, type CursorPageOptions, readCursorPage } from "./pages.js";
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from "./retry.js";
 import { type SearchOptions, SessionHandle } from "./session.js";
 import { SessionLocks } from "./session-lock.js";
@@ -44,12 +45,7 @@ export interface CondenseOptions {
   backoff?: { initialDelayMs?: number; maxDelayMs?: number };
 }
 
-export interface SessionsOptions extends CallOptions {
-  /** Page size. */
-  limit?: number;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-}
+export type SessionsOptions = CursorPageOptions;
 
 /** The body of `POST /v1/compact`: `{ model, messages, format?, system?, options? }`. */
 export type StatelessCompactRequest = CompactRequestBody;
@@ -116,26 +112,16 @@ export class Condense {
 
   /** One page of the caller's sessions, newest active first (`GET /v1/sessions`). */
   sessions(options: SessionsOptions = {}): Promise<SessionListPage> {
-    const { limit, cursor, ...call } = options;
-    return this.#transport.request<SessionListPage>({
-      method: "GET",
-      path: "/v1/sessions",
-      query: { limit, cursor },
-      ...call,
-    });
+    return readCursorPage(this.#transport, "/v1/sessions", options);
   }
 
   /** Every session of the caller, newest active first, page by page. */
-  async *allSessions(options: SessionsOptions = {}): AsyncGenerator<SessionListItem> {
-    let cursor: string | null = options.cursor ?? null;
-    do {
-      const page: SessionListPage = await this.sessions({
-        ...options,
-        ...(cursor === null ? {} : { cursor }),
-      });
-      yield* page.sessions;
-      cursor = page.nextCursor;
-    } while (cursor !== null);
+  allSessions(options: SessionsOptions = {}): AsyncGenerator<SessionListItem> {
+    return allByCursor(
+      options,
+      (next) => this.sessions(next),
+      (page) => page.sessions,
+    );
   }
 
   /** Compacts a message list without storing anything (`POST /v1/compact`). */

@@ -107,6 +107,26 @@ export class Conversation {
     return this.session.lock(signal === undefined ? {} : { signal });
   }
 
+  /**
+   * Runs one model call holding the session's turn lock, given back when `call` settles, unless
+   * `call` takes it (`handOver`) for the stream it returns, which gives it back when it ends.
+   */
+  async turn<T>(
+    signal: AbortSignal | undefined,
+    call: (handOver: () => SessionLock) => Promise<T>,
+  ): Promise<T> {
+    const lock = await this.lock(signal);
+    let handedOver = false;
+    try {
+      return await call(() => {
+        handedOver = true;
+        return lock;
+      });
+    } finally {
+      if (!handedOver) lock.release();
+    }
+  }
+
   /** Appends answers that could not be appended earlier, in order, with their original keys. */
   async flush(signal: AbortSignal | undefined): Promise<void> {
     while (this.#pending.length > 0) {

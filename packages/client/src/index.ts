@@ -35,30 +35,13 @@ export { describeProviderError } from "./provider-error.js";
 export {
   type AnswerRecallOptions,
   answerRecall,
-  formatRecallAnswer,
-  formatRecallError,
-  parseRecallArguments,
-  RECALL_TOOL_DESCRIPTION,
-  RECALL_TOOL_NAME,
-  type RecallAnswer,
-  type RecallAnthropicTool,
   type RecallCall,
-  type RecallChatCompletionsTool,
-  type RecallFormatOptions,
-  type RecallParametersSchema,
-  type RecallParseResult,
-  type RecallRequest,
-  type RecallResponsesTool,
-  type RecallSearchHit,
-  type RecallToolOutput,
   recallAnthropicResult,
-  recallAnthropicTool,
   recallChatCompletionsResult,
-  recallChatCompletionsTool,
-  recallParameters,
   recallResponsesResult,
-  recallResponsesTool,
 } from "./recall.js";
+// The recall tool's definition, parsing and formatting: the service's own (`@condense/core`'s).
+export * from "./recall-tool.generated.js";
 export {
   type AppendOptions,
   type ContextOptions,

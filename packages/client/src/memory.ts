@@ -13,14 +13,10 @@ import type {
   MemorySearchResponse,
   MemoryUpdateBody,
 } from "./api-types.js";
+import { allByCursor, type CursorPageOptions, readCursorPage } from "./pages.js";
 import type { CallOptions, Transport } from "./transport.js";
 
-export interface MemoryListOptions extends CallOptions {
-  /** Page size. */
-  limit?: number;
-  /** `nextCursor` of the previous page. */
-  cursor?: string;
-}
+export type MemoryListOptions = CursorPageOptions;
 
 export interface MemorySearchOptions extends CallOptions {
   /** Most results (the service's default when left out). */
@@ -36,26 +32,16 @@ export class MemoryApi {
 
   /** One page of the caller's memories (`GET /v1/memory`). */
   list(options: MemoryListOptions = {}): Promise<MemoryPage> {
-    const { limit, cursor, ...call } = options;
-    return this.#transport.request<MemoryPage>({
-      method: "GET",
-      path: "/v1/memory",
-      query: { limit, cursor },
-      ...call,
-    });
+    return readCursorPage(this.#transport, "/v1/memory", options);
   }
 
   /** Every memory, page by page. */
-  async *entries(options: MemoryListOptions = {}): AsyncGenerator<MemoryEntry> {
-    let cursor: string | null = options.cursor ?? null;
-    do {
-      const page: MemoryPage = await this.list({
-        ...options,
-        ...(cursor === null ? {} : { cursor }),
-      });
-      yield* page.memories;
-      cursor = page.nextCursor;
-    } while (cursor !== null);
+  entries(options: MemoryListOptions = {}): AsyncGenerator<MemoryEntry> {
+    return allByCursor(
+      options,
+      (next) => this.list(next),
+      (page) => page.memories,
+    );
   }
 
   /**

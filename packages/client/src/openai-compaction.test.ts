@@ -1,9 +1,10 @@
+// The provider list alone: the server itself is Node-only, and these tests run in workerd.
+import { OVERFLOW_PROVIDERS } from "@condense/test-servers/provider-overflows";
 import OpenAI, { APIError } from "openai";
 import type { ChatCompletionMessageParam } from "openai/resources/chat/completions";
 import type { ResponseInputItem } from "openai/resources/responses/responses";
 import { describe, expect, it } from "vitest";
 import { type LogEntry, openaiClient, registerScenario, serverLog } from "../test/model.js";
-import { PROVIDER_NAMES } from "../test/providers.js";
 import { client, freshId, workerFetch } from "../test/worker.js";
 import type { RecoveryEvent } from "./conversation.js";
 import type { SessionHandle } from "./session.js";
@@ -169,7 +170,7 @@ function bulkyText(turn: number): string {
 }
 
 describe("withCompaction: recovery from each provider's overflow error", () => {
-  it.each(PROVIDER_NAMES)("recovers from %s's overflow error and goes on", async (provider) => {
+  it.each(OVERFLOW_PROVIDERS)("recovers from %s's overflow error and goes on", async (provider) => {
     const name = `provider-${provider}-${crypto.randomUUID()}`;
     const session = await shortRun(name, { providers: [provider] });
     const recoveries: RecoveryEvent[] = [];

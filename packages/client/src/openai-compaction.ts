@@ -13,15 +13,11 @@ import type {
   ChatCompletion,
   ChatCompletionChunk,
   ChatCompletionCreateParamsBase,
-  ChatCompletionCreateParamsNonStreaming,
-  ChatCompletionCreateParamsStreaming,
   ChatCompletionMessage,
   ChatCompletionMessageParam,
 } from "openai/resources/chat/completions";
 import type {
   ResponseCreateParamsBase,
-  ResponseCreateParamsNonStreaming,
-  ResponseCreateParamsStreaming,
   ResponseInput,
   ResponseStreamEvent,
   Response as ResponsesResponse,
@@ -31,7 +27,7 @@ import type { InputMessage } from "./api-types.js";
 import { ChatStreamAssembler } from "./chat-stream.js";
 import { Conversation, type ConversationOptions } from "./conversation.js";
 import { overlay } from "./overlay.js";
-import { rewrapStream } from "./sdk-stream.js";
+import { type StreamingCreate, watchStream } from "./sdk-stream.js";
 
 type RequestOptions = Parameters<OpenAI["chat"]["completions"]["create"]>[1];
 
@@ -46,34 +42,22 @@ export interface OpenAICompactionOptions extends ConversationOptions {
 
 /** `chat.completions` with a compacting `create`. */
 export interface CompactingChatCompletions {
-  create(
-    body: ChatCompletionCreateParamsNonStreaming,
-    options?: RequestOptions,
-  ): Promise<ChatCompletion>;
-  create(
-    body: ChatCompletionCreateParamsStreaming,
-    options?: RequestOptions,
-  ): Promise<Stream<ChatCompletionChunk>>;
-  create(
-    body: ChatCompletionCreateParamsBase,
-    options?: RequestOptions,
-  ): Promise<Stream<ChatCompletionChunk> | ChatCompletion>;
+  create: StreamingCreate<
+    ChatCompletionCreateParamsBase,
+    ChatCompletion,
+    Stream<ChatCompletionChunk>,
+    RequestOptions
+  >;
 }
 
 /** `responses` with a compacting `create`. */
 export interface CompactingResponses {
-  create(
-    body: ResponseCreateParamsNonStreaming,
-    options?: RequestOptions,
-  ): Promise<ResponsesResponse>;
-  create(
-    body: ResponseCreateParamsStreaming,
-    options?: RequestOptions,
-  ): Promise<Stream<ResponseStreamEvent>>;
-  create(
-    body: ResponseCreateParamsBase,
-    options?: RequestOptions,
-  ): Promise<Stream<ResponseStreamEvent> | ResponsesResponse>;
+  create: StreamingCreate<
+    ResponseCreateParamsBase,
+    ResponsesResponse,
+    Stream<ResponseStreamEvent>,
+    RequestOptions
+  >;
 }
 
 /** The wrapped client: everything of `C`, with the two `create` methods replaced. */
@@ -118,7 +102,7 @@ class Compactor {
     this.#conversation = new Conversation(options);
   }
 
-  readonly chatCreate = async (
+  readonly chatCreate = (
     body: ChatCompletionCreateParamsBase,
     requestOptions?: RequestOptions,
   ): Promise<ChatCompletion | Stream<ChatCompletionChunk>> => {
@@ -126,9 +110,7 @@ class Compactor {
     const signal = requestOptions?.signal ?? undefined;
     const model = this.#options.model ?? body.model;
     const conversation = this.#conversation;
-    const lock = await conversation.lock(signal);
-    let handedOver = false;
-    try {
+    return conversation.turn(signal, async (handOver) => {
       const context = await conversation.prepare({
         messages: messages.map(asInput),
         format: "openai",
@@ -152,47 +134,35 @@ class Compactor {
           requestOptions,
         ),
       );
+      const append = (messages: InputMessage[], inputTokens: number | undefined) =>
+        conversation.appendAnswer({ messages, format: "openai", model, inputTokens });
 
       if (!streaming) {
         const completion = result as ChatCompletion;
         const message = completion.choices[0]?.message;
-        await conversation.appendAnswer({
-          messages: message === undefined ? [] : [assistantMessage(message)],
-          format: "openai",
-          model,
-          inputTokens: completion.usage?.prompt_tokens,
-        });
+        await append(
+          message === undefined ? [] : [assistantMessage(message)],
+          completion.usage?.prompt_tokens,
+        );
         return completion;
       }
 
-      const stream = result as Stream<ChatCompletionChunk>;
       const assembler = new ChatStreamAssembler();
-      async function* passThrough(): AsyncGenerator<ChatCompletionChunk> {
-        try {
-          for await (const chunk of stream) {
-            assembler.add(chunk);
-            // The usage-only chunk the caller did not ask for.
-            if (addUsage && chunk.choices.length === 0) continue;
-            yield chunk;
-          }
+      return watchStream(
+        result as Stream<ChatCompletionChunk>,
+        handOver(),
+        (chunk) => {
+          assembler.add(chunk);
+          // The usage-only chunk the caller did not ask for.
+          return !(addUsage && chunk.choices.length === 0);
+        },
+        async () => {
           // Only a complete answer is stored; a stream the caller abandoned never gets here.
-          if (assembler.finished) {
-            await conversation.appendAnswer({
-              messages: [asInput(assembler.message())],
-              format: "openai",
-              model,
-              inputTokens: assembler.promptTokens,
-            });
-          }
-        } finally {
-          lock.release();
-        }
-      }
-      handedOver = true;
-      return rewrapStream(stream, passThrough, lock);
-    } finally {
-      if (!handedOver) lock.release();
-    }
+          if (assembler.finished)
+            await append([asInput(assembler.message())], assembler.promptTokens);
+        },
+      );
+    });
   };
 
   readonly responsesCreate = async (
@@ -214,9 +184,7 @@ class Compactor {
     const signal = requestOptions?.signal ?? undefined;
     const model = this.#options.model ?? (typeof body.model === "string" ? body.model : undefined);
     const conversation = this.#conversation;
-    const lock = await conversation.lock(signal);
-    let handedOver = false;
-    try {
+    return conversation.turn(signal, async (handOver) => {
       const context = await conversation.prepare({
         messages: items,
         format: "responses",
@@ -226,45 +194,34 @@ class Compactor {
       const result = await conversation.send("responses", context, signal, (sent) =>
         this.#responses.create({ ...rest, input: sent.messages as ResponseInput }, requestOptions),
       );
-
-      if (body.stream !== true) {
-        const response = result as ResponsesResponse;
-        await conversation.appendAnswer({
+      const append = (response: ResponsesResponse) =>
+        conversation.appendAnswer({
           messages: storableOutput(response),
           format: "responses",
           model,
           inputTokens: response.usage?.input_tokens,
         });
+
+      if (body.stream !== true) {
+        const response = result as ResponsesResponse;
+        await append(response);
         return response;
       }
 
-      const stream = result as Stream<ResponseStreamEvent>;
-      async function* passThrough(): AsyncGenerator<ResponseStreamEvent> {
-        try {
-          let final: ResponsesResponse | undefined;
-          for await (const event of stream) {
-            if (event.type === "response.completed" || event.type === "response.incomplete") {
-              final = event.response;
-            }
-            yield event;
-          }
-          if (final !== undefined) {
-            await conversation.appendAnswer({
-              messages: storableOutput(final),
-              format: "responses",
-              model,
-              inputTokens: final.usage?.input_tokens,
-            });
-          }
-        } finally {
-          lock.release();
-        }
-      }
-      handedOver = true;
-      return rewrapStream(stream, passThrough, lock);
-    } finally {
-      if (!handedOver) lock.release();
-    }
+      let final: ResponsesResponse | undefined;
+      return watchStream(
+        result as Stream<ResponseStreamEvent>,
+        handOver(),
+        (event) => {
+          if (event.type === "response.completed" || event.type === "response.incomplete")
+            final = event.response;
+          return true;
+        },
+        async () => {
+          if (final !== undefined) await append(final);
+        },
+      );
+    });
   };
 }
 

@@ -21,16 +21,18 @@ import type { SearchResponse } from "./api-types.js";
 import { CondenseApiError } from "./errors.js";
 import {
   answerRecall,
-  formatRecallAnswer,
-  parseRecallArguments,
   type RecallCall,
   recallAnthropicResult,
-  recallAnthropicTool,
   recallChatCompletionsResult,
-  recallChatCompletionsTool,
   recallResponsesResult,
-  recallResponsesTool,
 } from "./recall.js";
+import {
+  formatRecallAnswer,
+  parseRecallArguments,
+  recallAnthropicTool,
+  recallChatCompletionsTool,
+  recallResponsesTool,
+} from "./recall-tool.generated.js";
 import type { FetchLike } from "./transport.js";
 
 interface Seen {

@@ -20,28 +20,6 @@ import {
 } from "./recall-tool.generated.js";
 import type { CallOptions } from "./transport.js";
 
-export {
-  formatRecallAnswer,
-  formatRecallError,
-  parseRecallArguments,
-  RECALL_TOOL_DESCRIPTION,
-  RECALL_TOOL_NAME,
-  type RecallAnswer,
-  type RecallAnthropicTool,
-  type RecallChatCompletionsTool,
-  type RecallFormatOptions,
-  type RecallParametersSchema,
-  type RecallParseResult,
-  type RecallRequest,
-  type RecallResponsesTool,
-  type RecallSearchHit,
-  type RecallToolOutput,
-  recallAnthropicTool,
-  recallChatCompletionsTool,
-  recallParameters,
-  recallResponsesTool,
-} from "./recall-tool.generated.js";
-
 /**
  * A recall call as any of the three APIs delivers it: Chat Completions' `tool_calls[i]`
  * (`{ function: { arguments } }`), a Responses `function_call` item (`{ arguments }`), an

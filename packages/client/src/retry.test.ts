@@ -3,7 +3,6 @@ import {
   type AttemptResult,
   backoffDelay,
   DEFAULT_RETRY_POLICY,
-  parseRetryAfter,
   type RetryPolicy,
   retrying,
 } from "./retry.js";
@@ -14,33 +13,6 @@ const policy: RetryPolicy = {
   maxDelayMs: 4,
   maxRetryAfterMs: 50,
 };
-
-function headers(values: Record<string, string>): Headers {
-  return new Headers(values);
-}
-
-describe("parseRetryAfter", () => {
-  it("reads seconds, fractions, HTTP dates and retry-after-ms", () => {
-    const now = Date.parse("2026-01-01T00:00:00Z");
-    expect(parseRetryAfter(headers({ "retry-after": "3" }), now)).toBe(3000);
-    expect(parseRetryAfter(headers({ "retry-after": " 1.5 " }), now)).toBe(1500);
-    expect(parseRetryAfter(headers({ "retry-after": "Thu, 01 Jan 2026 00:00:07 GMT" }), now)).toBe(
-      7000,
-    );
-    expect(parseRetryAfter(headers({ "retry-after": "Wed, 31 Dec 2025 23:59:00 GMT" }), now)).toBe(
-      0,
-    );
-    expect(parseRetryAfter(headers({ "retry-after-ms": "250", "retry-after": "9" }), now)).toBe(
-      250,
-    );
-  });
-
-  it("ignores what it cannot read", () => {
-    expect(parseRetryAfter(headers({}))).toBeUndefined();
-    expect(parseRetryAfter(headers({ "retry-after": "soon" }))).toBeUndefined();
-    expect(parseRetryAfter(headers({ "retry-after-ms": "-1" }))).toBeUndefined();
-  });
-});
 
 describe("backoffDelay", () => {
   it("doubles from the initial delay up to the cap, scaled into [half, whole) of the step", () => {

@@ -31,21 +31,6 @@ export type AttemptResult<T> =
   | { ok: false; error: unknown; retryable: boolean; retryAfterMs?: number | undefined };
 
 /**
- * Milliseconds a `Retry-After` (seconds or an HTTP date) or `retry-after-ms` header asks for;
- * `undefined` when there is none or it cannot be read.
- */
-export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
-  const ms = headers.get("retry-after-ms");
-  if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Number(ms);
-  const value = headers.get("retry-after");
-  if (value === null) return undefined;
-  if (/^\s*\d+(\.\d+)?\s*$/.test(value)) return Number(value) * 1000;
-  const date = Date.parse(value);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
-/**
  * The wait before retry number `retry` (0-based): the exponential step, capped, scaled by a
  * random factor in [0.5, 1) so that clients failing together do not retry together.
  */

@@ -27,9 +27,10 @@ import type {
   TranscriptEntry,
   TranscriptResponseBody,
 } from "./api-types.js";
+import { allItems } from "./pages.js";
 import { describeProviderError } from "./provider-error.js";
 import { type SessionLock, SessionLocks } from "./session-lock.js";
-import type { CallOptions, Transport } from "./transport.js";
+import type { CallOptions, RequestSpec, Transport } from "./transport.js";
 
 export interface AppendOptions extends CallOptions, Omit<AppendRequestBody, "messages"> {
   /**
@@ -112,42 +113,51 @@ export class SessionHandle {
     }
   }
 
+  /** A request to `/v1/sessions/{id}` (and `rest` below it), with the call options that are set. */
+  #request<T>(
+    spec: Omit<RequestSpec, "path" | keyof CallOptions>,
+    options: CallOptions,
+    rest = "",
+  ): Promise<T> {
+    return this.#transport.request<T>({
+      ...spec,
+      path: `${this.#path}${rest}`,
+      ...(options.signal !== undefined ? { signal: options.signal } : {}),
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+  }
+
   /** Stores messages at the end of the session (creating it on the first call). */
   append(messages: InputMessage[], options: AppendOptions = {}): Promise<AppendResponseBody> {
     const { signal, timeoutMs, idempotencyKey, ...fields } = options;
     const body: AppendRequestBody = { messages, ...fields };
-    return this.#transport.request<AppendResponseBody>({
-      method: "POST",
-      path: `${this.#path}/messages`,
-      body,
-      idempotencyKey: idempotencyKey ?? crypto.randomUUID(),
-      ...callOptions({ signal, timeoutMs }),
-    });
+    return this.#request(
+      { method: "POST", body, idempotencyKey: idempotencyKey ?? crypto.randomUUID() },
+      { signal, timeoutMs },
+      "/messages",
+    );
   }
 
   /** The messages to send to the model now: head, pinned messages, summary and recent tail. */
   context(options: ContextOptions = {}): Promise<ContextResponseBody> {
     const { format, providerData, ...call } = options;
-    return this.#transport.request<ContextResponseBody>({
-      method: "GET",
-      path: `${this.#path}/context`,
-      query: { format, providerData: providerData === true ? "true" : undefined },
-      waitsOnCompaction: true,
-      ...callOptions(call),
-    });
+    const query = { format, providerData: providerData === true ? "true" : undefined };
+    return this.#request({ method: "GET", query, waitsOnCompaction: true }, call, "/context");
   }
 
   /** Compacts now, even below the threshold, optionally steering the summary. */
   compact(options: ManualCompactOptions = {}): Promise<ManualCompactResponseBody> {
     const { signal, timeoutMs, idempotencyKey, ...body } = options;
-    return this.#transport.request<ManualCompactResponseBody>({
-      method: "POST",
-      path: `${this.#path}/compact`,
-      body,
-      waitsOnCompaction: true,
-      idempotencyKey: idempotencyKey ?? crypto.randomUUID(),
-      ...callOptions({ signal, timeoutMs }),
-    });
+    return this.#request(
+      {
+        method: "POST",
+        body,
+        waitsOnCompaction: true,
+        idempotencyKey: idempotencyKey ?? crypto.randomUUID(),
+      },
+      { signal, timeoutMs },
+      "/compact",
+    );
   }
 
   /**
@@ -161,26 +171,17 @@ export class SessionHandle {
     options: ContextOptions = {},
   ): Promise<OverflowResponseBody> {
     const { format, providerData, ...call } = options;
-    return this.#transport.request<OverflowResponseBody>({
-      method: "POST",
-      path: `${this.#path}/overflow`,
-      waitsOnCompaction: true,
-      body: {
-        error: describeProviderError(providerError),
-        ...(format !== undefined ? { format } : {}),
-        ...(providerData === true ? { providerData } : {}),
-      },
-      ...callOptions(call),
-    });
+    const body = {
+      error: describeProviderError(providerError),
+      ...(format !== undefined ? { format } : {}),
+      ...(providerData === true ? { providerData } : {}),
+    };
+    return this.#request({ method: "POST", body, waitsOnCompaction: true }, call, "/overflow");
   }
 
   /** Counts, tokens, compactions, cooldown and settings. */
   status(options: CallOptions = {}): Promise<SessionStatusBody> {
-    return this.#transport.request<SessionStatusBody>({
-      method: "GET",
-      path: this.#path,
-      ...callOptions(options),
-    });
+    return this.#request({ method: "GET" }, options);
   }
 
   /**
@@ -188,40 +189,34 @@ export class SessionHandle {
    * default. Creates the session when it does not exist yet.
    */
   update(settings: SettingsPatchBody, options: CallOptions = {}): Promise<SessionStatusBody> {
-    return this.#transport.request<SessionStatusBody>({
-      method: "PATCH",
-      path: this.#path,
-      body: settings,
-      ...callOptions(options),
-    });
+    return this.#request({ method: "PATCH", body: settings }, options);
   }
 
   /** Deletes the session and everything stored for it. */
   delete(options: CallOptions = {}): Promise<DeleteResponseBody> {
-    return this.#transport.request<DeleteResponseBody>({
-      method: "DELETE",
-      path: this.#path,
-      ...callOptions(options),
-    });
+    return this.#request({ method: "DELETE" }, options);
   }
 
   /** Every committed compaction, oldest first. */
   async compactions(options: CallOptions = {}): Promise<CompactionEventBody[]> {
-    const body = await this.#transport.request<CompactionsResponseBody>({
-      method: "GET",
-      path: `${this.#path}/compactions`,
-      ...callOptions(options),
-    });
-    return body.compactions;
+    return (await this.compactionReport(options)).compactions;
+  }
+
+  /**
+   * `GET /compactions` whole: every committed compaction, and the session's bill under prompt
+   * caching with its running totals per served turn (`bill`, `costSeries`).
+   */
+  compactionReport(options: CallOptions = {}): Promise<CompactionsResponseBody> {
+    return this.#request({ method: "GET" }, options, "/compactions");
   }
 
   /** A tool output exactly as appended, also after compaction pruned it from the context. */
   toolOutput(toolCallId: string, options: CallOptions = {}): Promise<ToolOutputResponseBody> {
-    return this.#transport.request<ToolOutputResponseBody>({
-      method: "GET",
-      path: `${this.#path}/tool-outputs/${encodeURIComponent(toolCallId)}`,
-      ...callOptions(options),
-    });
+    return this.#request(
+      { method: "GET" },
+      options,
+      `/tool-outputs/${encodeURIComponent(toolCallId)}`,
+    );
   }
 
   /**
@@ -231,40 +226,21 @@ export class SessionHandle {
    */
   search(options: SearchOptions): Promise<SearchResponse> {
     const { q, limit, role, after, ...call } = options;
-    return this.#transport.request<SearchResponse>({
-      method: "GET",
-      path: `${this.#path}/search`,
-      query: { q, limit, role, after },
-      ...callOptions(call),
-    });
+    return this.#request({ method: "GET", query: { q, limit, role, after } }, call, "/search");
   }
 
   /** One page of the original, uncompacted transcript. */
   transcript(options: TranscriptOptions = {}): Promise<TranscriptResponseBody> {
     const { after, limit, ...call } = options;
-    return this.#transport.request<TranscriptResponseBody>({
-      method: "GET",
-      path: `${this.#path}/transcript`,
-      query: { after, limit },
-      ...callOptions(call),
-    });
+    return this.#request({ method: "GET", query: { after, limit } }, call, "/transcript");
   }
 
   /** Every message of the original transcript from `after` on, page by page. */
-  async *transcriptEntries(options: TranscriptOptions = {}): AsyncGenerator<TranscriptEntry> {
-    let after: number | null = options.after ?? 0;
-    while (after !== null) {
-      const page: TranscriptResponseBody = await this.transcript({ ...options, after });
-      yield* page.messages;
-      after = page.nextAfter;
-    }
+  transcriptEntries(options: TranscriptOptions = {}): AsyncGenerator<TranscriptEntry> {
+    return allItems(
+      options.after ?? 0,
+      (after) => this.transcript({ ...options, after }),
+      (page) => ({ items: page.messages, next: page.nextAfter }),
+    );
   }
-}
-
-/** Only the call options that are set (the transport treats a present `undefined` as set). */
-function callOptions(options: CallOptions): CallOptions {
-  return {
-    ...(options.signal !== undefined ? { signal: options.signal } : {}),
-    ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
-  };
 }

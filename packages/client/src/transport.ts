@@ -7,7 +7,8 @@
  */
 
 import { CondenseApiError } from "./errors.js";
-import { type AttemptResult, parseRetryAfter, type RetryPolicy, retrying } from "./retry.js";
+import { type AttemptResult, type RetryPolicy, retrying } from "./retry.js";
+import { parseRetryAfter } from "./retry-after.generated.js";
 
 /** The `fetch` the client calls; any WHATWG-compatible implementation. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;

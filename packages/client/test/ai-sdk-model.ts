@@ -1,7 +1,7 @@
 /**
  * @module test/ai-sdk-model
  * A model for the `condenseMiddleware` tests: the AI SDK's own
- * `MockLanguageModelV4`, scripted like test/model-server.ts. It counts each
+ * `MockLanguageModelV4`, scripted like test/scenario-server.ts. It counts each
  * prompt with its own tokenizer (characters / `charsPerToken`), refuses one over
  * `limit` with OpenAI's overflow error as an `APICallError` (what the AI SDK's
  * providers throw), and answers with text, or a `read_file` tool call every

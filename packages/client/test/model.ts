@@ -1,18 +1,19 @@
 /**
  * @module test/model
- * The workerd side of the test model provider (test/model-server.ts):
+ * The workerd side of the test model provider (test/scenario-server.ts):
  * registering a scenario, reading what the server received, and an `openai`
- * client pointed at it. (The Anthropic side is test/anthropic-model.ts: a test
- * file loads only the SDK it needs.)
+ * client pointed at it. (The Anthropic client is test/anthropic-model.ts: a
+ * test file loads only the SDK it needs.)
  */
 
 import OpenAI from "openai";
 import { inject } from "vitest";
-import type { LogEntry, Scenario } from "./model-server.js";
+import type { LogEntry, Scenario } from "./scenario-server.js";
 
 export type { LogEntry, Scenario };
 
-function modelUrl(): string {
+/** The test provider's origin. */
+export function modelUrl(): string {
   return inject("modelUrl");
 }
 

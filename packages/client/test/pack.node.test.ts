@@ -10,7 +10,7 @@
  * OS temp directory, with the registry's `openai`, `@anthropic-ai/sdk` and `ai`
  * at the versions the workspace tests, type checks a user's script there
  * (test/pack-consumer/consumer.ts) and runs it with Node against the Worker
- * under `wrangler dev`, with local model servers for both protocols.
+ * under `wrangler dev`, with the local model server (test/scenario-server.ts).
  *
  * Run by `pnpm test` (turbo task `test:pack`); it reaches the npm registry.
  */
@@ -22,12 +22,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import type { TestServer } from "@condense/test-servers";
 import { publint } from "publint";
 import { formatMessage } from "publint/utils";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Service, startWrangler } from "../demo/service.js";
-import { type AnthropicServer, startAnthropicServer } from "./anthropic-server.js";
-import { startModelServer } from "./model-server.js";
+import { startScenarioServer } from "./scenario-server.js";
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -194,13 +194,11 @@ describe.each(Object.keys(PACKAGES))("the %s tarball", (name) => {
 
 describe("the packages installed in a fresh project", () => {
   let service: Service | undefined;
-  let anthropic: AnthropicServer | undefined;
-  let openai: Awaited<ReturnType<typeof startModelServer>> | undefined;
+  let models: TestServer | undefined;
 
   afterAll(async () => {
     await service?.stop();
-    await anthropic?.close();
-    await openai?.close();
+    await models?.close();
   });
 
   it("type check and run a script using every integration against the Worker under wrangler dev", async () => {
@@ -256,15 +254,11 @@ describe("the packages installed in a fresh project", () => {
     await sh("npm", ["install", "--no-audit", "--no-fund", "--loglevel=error"], project);
     await sh(join(project, "node_modules/.bin/tsc"), ["-p", "tsconfig.json"], project);
 
-    openai = await startModelServer();
-    anthropic = await startAnthropicServer();
+    models = await startScenarioServer();
     const openaiModel = `pack-${crypto.randomUUID()}`;
     const anthropicModel = `pack-${crypto.randomUUID()}`;
-    for (const [origin, model] of [
-      [openai.origin, openaiModel],
-      [anthropic.origin, anthropicModel],
-    ] as const) {
-      await fetch(`${origin}/scenarios`, {
+    for (const model of [openaiModel, anthropicModel]) {
+      await fetch(`${models.origin}/scenarios`, {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify({ name: model, limit: 1_000_000, answerChars: 40 }),
@@ -274,9 +268,9 @@ describe("the packages installed in a fresh project", () => {
     const config = {
       baseUrl: service.baseUrl,
       apiKey: service.apiKey,
-      openaiUrl: openai.origin,
+      openaiUrl: models.origin,
       openaiModel,
-      anthropicUrl: anthropic.origin,
+      anthropicUrl: models.origin,
       anthropicModel,
     };
     const stdout = await sh(process.execPath, ["consumer.ts"], project, {

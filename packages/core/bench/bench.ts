@@ -15,6 +15,8 @@ import { dirname, join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
+import { startTestServer } from "@condense/test-servers";
 import { countTokens as gptTokenizerCount } from "gpt-tokenizer";
 import { Tiktoken } from "js-tiktoken/lite";
 import o200kBase from "js-tiktoken/ranks/o200k_base";
@@ -22,7 +24,7 @@ import { compact } from "../src/compact/compact.js";
 import { toolCallInput, toolCallName } from "../src/messages/content.js";
 import type { ChatMessage } from "../src/messages/types.js";
 import { openAISummarizer } from "../src/summary/openai-summarizer.js";
-import { startOpenAIServer } from "../src/test-support/openai-server.js";
+import { templateHandler } from "../src/test-support/summary-replies.js";
 import { countMessageTokens, countTokens, messageTokens } from "../src/tokens/count.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -57,7 +59,7 @@ interface Transcript {
 
 function loadTranscripts(): { source: string; transcripts: Transcript[] } {
   const shared = join(here, "../../../../shared/corpus/normalized");
-  const folder = existsSync(shared) ? shared : join(here, "../test/fixtures");
+  const folder = existsSync(shared) ? shared : TRANSCRIPTS_DIR;
   const transcripts = readdirSync(folder)
     .filter((file) => file.endsWith(".json"))
     .sort()
@@ -334,10 +336,7 @@ async function compactionFigures(transcripts: Transcript[]): Promise<void> {
  * ends after a complete tool-call block. Built the same on every machine.
  */
 function session200k(): ChatMessage[] {
-  const file = join(
-    here,
-    "../test/fixtures/claude-code__258c7280-ae70-4798-800f-63464d01a85d.json",
-  );
+  const file = join(TRANSCRIPTS_DIR, "claude-code__258c7280-ae70-4798-800f-63464d01a85d.json");
   const base = (JSON.parse(readFileSync(file, "utf8")) as { messages: ChatMessage[] }).messages;
   const out = fresh(base);
   let tokens = countMessageTokens(out, model);
@@ -411,7 +410,7 @@ async function llmFigures(transcripts: Transcript[]): Promise<void> {
   console.log(
     "\n## Compaction through the LLM path (local OpenAI-protocol server, scripted summaries)",
   );
-  const server = await startOpenAIServer();
+  const server = await startTestServer(templateHandler);
   try {
     const rows = [];
     for (const { name, messages } of transcripts) {

@@ -12,6 +12,7 @@
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import { compact } from "../src/compact/compact.js";
 import type { ChatMessage } from "../src/messages/types.js";
 import { extractiveSummarizer } from "../src/summary/extractive.js";
@@ -44,7 +45,7 @@ function loadTranscripts(): {
   transcripts: { name: string; messages: ChatMessage[] }[];
 } {
   const shared = join(here, "../../../../shared/corpus/normalized");
-  const folder = existsSync(shared) ? shared : join(here, "../test/fixtures");
+  const folder = existsSync(shared) ? shared : TRANSCRIPTS_DIR;
   const transcripts = readdirSync(folder)
     .filter((file) => file.endsWith(".json"))
     .sort()

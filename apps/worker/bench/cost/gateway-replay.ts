@@ -142,10 +142,10 @@ export async function replayThroughGateway(
   const { compactions } = (await call(target, "GET", `/v1/sessions/${session}/compactions`)) as {
     compactions: CompactionRecord[];
   };
-  const forwarded = (target.upstream.calls.get(tag) ?? []).filter((recorded) =>
-    recorded.path.endsWith("/chat/completions"),
-  );
+  const forwarded = target.upstream
+    .calls(tag)
+    .filter((recorded) => recorded.path.endsWith("/chat/completions"));
   // The recorded bodies are billed by the caller; the upstream need not keep them.
-  target.upstream.calls.delete(tag);
+  target.upstream.forget(tag);
   return { forwarded, histories, compactions, generations, ms: performance.now() - started };
 }

@@ -7,7 +7,7 @@
  */
 
 import { useMemo, useState } from "preact/hooks";
-import { createApi } from "./api/client.ts";
+import { inspectorClient } from "./api/inspector-client.ts";
 import { clearToken, readToken, saveToken } from "./auth/token-store.ts";
 import { ApiContext } from "./components/api-context.ts";
 import { routeHash } from "./routing/route.ts";
@@ -20,7 +20,7 @@ import { SignIn } from "./views/sign-in.tsx";
 export function App() {
   const [token, setToken] = useState(readToken);
   const route = useRoute();
-  const api = useMemo(() => (token === null ? null : createApi(token)), [token]);
+  const api = useMemo(() => (token === null ? null : inspectorClient(token)), [token]);
 
   if (api === null) {
     return (

@@ -67,7 +67,7 @@ export async function respond(
   const headers = clientResponseHeaders(response.headers, plan.headers);
   if (isStream(response.headers) && response.body !== null) {
     // The deadline for the response is met; from here each pause of the stream has its own.
-    outcome.settle();
+    outcome.endDeadline();
     const relay = relayStream(response.body, {
       accumulator: protocol.accumulator(),
       idleTimeoutMs: gatewayTimeouts(c.env).streamIdleMs,

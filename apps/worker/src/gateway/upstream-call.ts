@@ -51,11 +51,11 @@ export function gatewayTimeouts(env: Env): { responseMs: number; streamIdleMs: n
   return { responseMs: config.gatewayTimeoutMs, streamIdleMs: config.gatewayStreamIdleTimeoutMs };
 }
 
-/** A response from the upstream, its body possibly still unread; `settle()` ends its deadline. */
+/** A response from the upstream, its body possibly still unread; `endDeadline()` stops its deadline. */
 export interface UpstreamResponse {
   kind: "response";
   response: Response;
-  settle(): void;
+  endDeadline(): void;
 }
 
 export type UpstreamOutcome =
@@ -71,7 +71,7 @@ export interface UpstreamReply {
 }
 
 /**
- * Calls `url`. The deadline runs until `settle()` is called (after the body was read, or once a
+ * Calls `url`. The deadline runs until `endDeadline()` is called (after the body was read, or once a
  * stream's headers arrived): a body still unread then is aborted.
  */
 export async function callUpstream(
@@ -87,7 +87,7 @@ export async function callUpstream(
   }, timeoutMs);
   try {
     const response = await fetch(url, { ...init, signal: controller.signal });
-    return { kind: "response", response, settle: () => clearTimeout(timer) };
+    return { kind: "response", response, endDeadline: () => clearTimeout(timer) };
   } catch (error) {
     clearTimeout(timer);
     if (timedOut) return { kind: "timeout" };
@@ -128,7 +128,7 @@ export async function readUpstreamBody(outcome: UpstreamResponse): Promise<strin
   } catch {
     throw timedOut();
   } finally {
-    outcome.settle();
+    outcome.endDeadline();
   }
 }
 

@@ -40,6 +40,21 @@ describe("canonicalContent", () => {
     expect(canonicalContent(reordered)).toBe(canonicalContent(pdf("JVBERi0x")));
   });
 
+  it("hashes a message in memory as its stored JSON copy: a field holding undefined is absent", () => {
+    // Built in code (a converter may leave an optional field undefined), then stored as JSON and read back.
+    const inMemory: ChatMessage = {
+      role: "user",
+      content: [
+        {
+          type: "file",
+          file: { file_data: "data:application/pdf;base64,JVBERi0x", filename: undefined },
+        },
+      ],
+    };
+    const stored = JSON.parse(JSON.stringify(inMemory)) as ChatMessage;
+    expect(canonicalContent(inMemory)).toBe(canonicalContent(stored));
+  });
+
   it("equals for what SDKs re-serialize differently", () => {
     const pairs: Array<[Record<string, unknown>, Record<string, unknown>]> = [
       // content: null vs absent vs "", refusal and annotations of the SDK's message object

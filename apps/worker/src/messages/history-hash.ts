@@ -20,24 +20,10 @@
  * counts by its name and input text.
  */
 
-import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
+import { type ChatMessage, type MessageContent, stableJson, type ToolCall } from "@condense/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { TextKeyedCache } from "../cache/text-keyed-cache";
-
-/**
- * JSON with object keys sorted at every level, so equal values give equal text. Written here because
- * it is six lines and runs on every message of every turn; a library would add a dependency for it.
- */
-function stableJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(stableJson).join(",")}]`;
-  if (typeof value === "object" && value !== null) {
-    const record = value as Record<string, unknown>;
-    const keys = Object.keys(record).sort();
-    return `{${keys.map((key) => `${JSON.stringify(key)}:${stableJson(record[key])}`).join(",")}}`;
-  }
-  return JSON.stringify(value) ?? "null";
-}
 
 function contentForm(content: MessageContent | undefined): unknown {
   if (content === null || content === undefined) return "";

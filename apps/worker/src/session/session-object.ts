@@ -33,7 +33,7 @@ import type {
 import { workerConfig } from "../config/worker-config";
 import { userStub } from "../user/user-stub";
 import { type AppendInput, type AppendTarget, appendMessages } from "./append";
-import { compactionSummary, listCompactions } from "./compaction/history";
+import { compactionCountAndLast, listCompactions } from "./compaction/history";
 import { type ManualCompactInput, ManualCompactions } from "./compaction/manual";
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import type { PendingMark } from "./compaction/pending";
@@ -472,12 +472,12 @@ export class SessionObject extends DurableObject<Env> {
     call: SessionCall,
     input: OverflowInput & { generation: number; lastSeq: number },
   ): Promise<RpcResult<GatewayOverflowResult>> {
-    const before = compactionSummary(this.#sql()).count;
+    const before = compactionCountAndLast(this.#sql()).count;
     const reported = await this.overflow(call, input);
     if (!reported.ok) return reported;
     return rpcResult(async (): Promise<GatewayOverflowResult> => {
       const sql = this.#sql();
-      const history = compactionSummary(sql);
+      const history = compactionCountAndLast(sql);
       const compactionTier = history.count > before ? (history.last?.tier ?? null) : null;
       const memory = await this.#memoryFor(call);
       const session = requireSession(sql, call);

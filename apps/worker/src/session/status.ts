@@ -9,7 +9,7 @@
 
 import type { SessionStatusBody } from "../api/schemas";
 import type { SessionReport } from "../user/session-list";
-import { compactionSummary } from "./compaction/history";
+import { compactionCountAndLast } from "./compaction/history";
 import {
   compactionStatus,
   contextSize,
@@ -53,7 +53,7 @@ export function sessionStatus(
   const settings = readSettings(sql);
   const size = contextSize(sql, store);
   const measure = measureContext(session, settings, size.tokens, defaultModel);
-  const history = compactionSummary(sql);
+  const history = compactionCountAndLast(sql);
   const cooldown =
     session.cooldown_until !== null && session.cooldown_until > Date.now()
       ? session.cooldown_until
@@ -107,7 +107,7 @@ export function listReport(
       lastActiveAt: session.updated_at,
       messageCount: session.message_count,
       tokens: measure.tokens,
-      compactions: compactionSummary(sql).count,
+      compactions: compactionCountAndLast(sql).count,
     },
   };
 }

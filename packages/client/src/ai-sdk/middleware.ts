@@ -7,7 +7,7 @@
  * - `transformParams` takes the session's turn lock, appends the prompt's
  *   messages the session does not have yet (`ai-sdk/overlap`: the AI SDK resends
  *   the whole history at every step), fetches the session's context and puts it
- *   in place of the prompt (`ai-sdk/prompt` converts both ways).
+ *   in place of the prompt (`ai-sdk/to-canonical` and `ai-sdk/from-canonical` convert).
  * - `wrapGenerate` / `wrapStream` send it; an overflow error (classified by the
  *   service's `POST /overflow`) is recovered and the call sent again with the
  *   recovered context, at most twice (`conversation`). The answer (tool calls
@@ -23,7 +23,6 @@
  */
 
 import type {
-  LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
   LanguageModelV4GenerateResult,
@@ -35,16 +34,12 @@ import type { InputMessage } from "../api-types.js";
 import { Conversation, type ConversationOptions, type SessionContext } from "../conversation.js";
 import { CondenseApiError } from "../errors.js";
 import type { SessionLock } from "../session-lock.js";
+import type { ChatMessage } from "./canonical-message.js";
+import { fromCanonical } from "./from-canonical.js";
+import { canonicalKey, PromptMemory } from "./message-keys.js";
 import { freshMessages } from "./overlap.js";
-import {
-  answerToCanonical,
-  type ChatMessage,
-  canonicalKey,
-  fromCanonical,
-  PromptMemory,
-  toCanonical,
-} from "./prompt.js";
 import { StreamAnswerAssembler } from "./stream.js";
+import { answerToCanonical, toCanonical } from "./to-canonical.js";
 
 /** Options of `condenseMiddleware`: the session, and what every integration takes. */
 export type CondenseMiddlewareOptions = ConversationOptions;
@@ -130,6 +125,21 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
     });
   }
 
+  /**
+   * Sends the prepared call (`first`), and after an overflow the same call with the recovered
+   * context as its prompt, straight to the wrapped model (`again`).
+   */
+  function send<T>(
+    call: PreparedCall,
+    params: LanguageModelV4CallOptions,
+    first: () => PromiseLike<T>,
+    again: (params: LanguageModelV4CallOptions) => PromiseLike<T>,
+  ): Promise<T> {
+    return conversation.send("openai", call.context, params.abortSignal, (sent) =>
+      sent === call.context ? first() : again({ ...params, prompt: toPrompt(sent) }),
+    );
+  }
+
   return {
     specificationVersion: "v4",
 
@@ -173,13 +183,7 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
       const call = calls.get(params);
       if (call === undefined) return doGenerate();
       try {
-        const result = await conversation.send(
-          "openai",
-          call.context,
-          params.abortSignal,
-          (sent) =>
-            sent === call.context ? doGenerate() : retry(model, params, toPrompt(sent), "generate"),
-        );
+        const result = await send(call, params, doGenerate, (next) => model.doGenerate(next));
         await appendAnswer(call, result.content, result.usage.inputTokens.total);
         return result;
       } finally {
@@ -192,13 +196,7 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
       if (call === undefined) return doStream();
       let handedOver = false;
       try {
-        const result = await conversation.send(
-          "openai",
-          call.context,
-          params.abortSignal,
-          (sent) =>
-            sent === call.context ? doStream() : retry(model, params, toPrompt(sent), "stream"),
-        );
+        const result = await send(call, params, doStream, (next) => model.doStream(next));
         const reader = result.stream.getReader();
         const assembler = new StreamAnswerAssembler();
         // Pulled one part at a time, as the reader asks: nothing is read ahead or buffered.
@@ -235,27 +233,4 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
       }
     },
   };
-}
-
-function retry(
-  model: LanguageModelV4,
-  params: LanguageModelV4CallOptions,
-  prompt: LanguageModelV4CallOptions["prompt"],
-  kind: "generate",
-): PromiseLike<LanguageModelV4GenerateResult>;
-function retry(
-  model: LanguageModelV4,
-  params: LanguageModelV4CallOptions,
-  prompt: LanguageModelV4CallOptions["prompt"],
-  kind: "stream",
-): PromiseLike<LanguageModelV4StreamResult>;
-/** The same call with the recovered context as its prompt, straight to the wrapped model. */
-function retry(
-  model: LanguageModelV4,
-  params: LanguageModelV4CallOptions,
-  prompt: LanguageModelV4CallOptions["prompt"],
-  kind: "generate" | "stream",
-): PromiseLike<LanguageModelV4GenerateResult | LanguageModelV4StreamResult> {
-  const next = { ...params, prompt };
-  return kind === "generate" ? model.doGenerate(next) : model.doStream(next);
 }

@@ -48,22 +48,14 @@ export class StreamAnswerAssembler {
         return;
       }
       case "text-delta":
-      case "reasoning-delta": {
-        const block = this.#open.get(
-          `${part.type === "text-delta" ? "text" : "reasoning"}:${part.id}`,
-        );
-        if (block === undefined) return;
-        block.text += part.delta;
-        const metadata = merge(block.metadata, part.providerMetadata);
-        if (metadata !== undefined) block.metadata = metadata;
-        return;
-      }
+      case "reasoning-delta":
       case "text-end":
       case "reasoning-end": {
         const block = this.#open.get(
-          `${part.type === "text-end" ? "text" : "reasoning"}:${part.id}`,
+          `${part.type.startsWith("text") ? "text" : "reasoning"}:${part.id}`,
         );
         if (block === undefined) return;
+        if ("delta" in part) block.text += part.delta;
         const metadata = merge(block.metadata, part.providerMetadata);
         if (metadata !== undefined) block.metadata = metadata;
         return;

@@ -3,16 +3,13 @@
  * local OpenAI-protocol server: what the summarizer model receives.
  */
 
+import { lastUserText, startTestServer, type TestServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages/types.js";
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "../summary/chunk.js";
 import { openAISummarizer } from "../summary/openai-summarizer.js";
 import { assistant, call, result, user } from "../test-support/conversation.js";
-import {
-  lastUserText,
-  type OpenAIServer,
-  startOpenAIServer,
-} from "../test-support/openai-server.js";
+import { templateHandler } from "../test-support/summary-replies.js";
 import { compact } from "./compact.js";
 
 const model = "gpt-4o";
@@ -49,9 +46,9 @@ function allFenced(text: string, needle: string): boolean {
   return true;
 }
 
-let server: OpenAIServer;
+let server: TestServer;
 beforeAll(async () => {
-  server = await startOpenAIServer();
+  server = await startTestServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();

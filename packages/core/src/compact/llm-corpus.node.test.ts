@@ -7,16 +7,17 @@
 
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
+import { startTestServer, type TestServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage } from "../messages/types.js";
 import { openAISummarizer } from "../summary/openai-summarizer.js";
-import { type OpenAIServer, startOpenAIServer } from "../test-support/openai-server.js";
+import { templateHandler } from "../test-support/summary-replies.js";
 import { compact } from "./compact.js";
 
-const fixtures = join(import.meta.dirname, "../../test/fixtures");
 const corpus = join(import.meta.dirname, "../../../../../shared/corpus/normalized");
-const folder = existsSync(corpus) ? corpus : fixtures;
+const folder = existsSync(corpus) ? corpus : TRANSCRIPTS_DIR;
 const files = readdirSync(folder)
   .filter((file) => file.endsWith(".json"))
   .sort();
@@ -24,9 +25,9 @@ const files = readdirSync(folder)
 const textOf = (messages: readonly ChatMessage[]) =>
   JSON.stringify(messages.map((m) => [m.content, m.tool_calls]));
 
-let server: OpenAIServer;
+let server: TestServer;
 beforeAll(async () => {
-  server = await startOpenAIServer();
+  server = await startTestServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();

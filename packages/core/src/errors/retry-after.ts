@@ -5,6 +5,9 @@
  * or an HTTP date (RFC 9110). One reading, in milliseconds, for every retry
  * loop: the summarizer's transport here, the client's transport in
  * `@condense/client`.
+ *
+ * Self-contained on purpose (no imports): `@condense/client`, which has no
+ * runtime dependency on core, carries a generated copy of this file.
  */
 
 /** A non-negative decimal number, as both headers write one (`3`, `1.5`), space around it allowed. */

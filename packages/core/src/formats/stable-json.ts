@@ -4,6 +4,9 @@
  * text whichever order an SDK wrote their keys in: what stands for an opaque
  * item (`formats/opaque`), and what a caller hashes or keys a cache by. Written
  * here because it is a dozen lines; a library would add a dependency for it.
+ *
+ * Self-contained on purpose (no imports): `@condense/client`, which has no
+ * runtime dependency on core, carries a generated copy of this file.
  */
 
 export interface StableJsonOptions {

@@ -1,9 +1,10 @@
+import { arbText } from "@condense/test-fixtures";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { renderSummaryBlock } from "../compact/assemble.js";
 import type { ChatMessage } from "../messages/types.js";
 import { containsSecret } from "../summary/redact.js";
-import { arbMessyConversation, arbText } from "../test-support/message-arbitraries.js";
+import { arbMessyConversation } from "../test-support/message-arbitraries.js";
 import { classifyStatement, deterministicFlush } from "./deterministic-flush.js";
 import { MAX_FLUSH_OPERATIONS, MEMORY_TEXT_MAX_CHARS } from "./operations.js";
 import type { MemoryEntry } from "./types.js";

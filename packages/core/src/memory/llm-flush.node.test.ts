@@ -1,13 +1,14 @@
+import {
+  type Handler,
+  requestText,
+  startTestServer,
+  type TestServer,
+  type ToolCallReply,
+} from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SummarizerError } from "../errors/condense-error.js";
 import type { ChatMessage } from "../messages/types.js";
-import {
-  type OpenAIServer,
-  type OpenAIServerHandler,
-  requestText,
-  startOpenAIServer,
-  type ToolCallReply,
-} from "../test-support/openai-server.js";
+import { templateHandler } from "../test-support/summary-replies.js";
 import { MEMORY_TOOL_NAME } from "./flush-prompt.js";
 import { type OpenAIMemoryFlushOptions, openAIMemoryFlusher } from "./llm-flush.js";
 import type { FlushRequest } from "./operations.js";
@@ -52,9 +53,9 @@ const messages: ChatMessage[] = [
 ];
 const request: FlushRequest = { messages, seqs: [10, 11, 12], memories };
 
-let server: OpenAIServer;
+let server: TestServer;
 beforeAll(async () => {
-  server = await startOpenAIServer();
+  server = await startTestServer(templateHandler);
 });
 afterAll(async () => {
   await server.close();
@@ -79,7 +80,7 @@ function call(args: unknown, name = MEMORY_TOOL_NAME): ToolCallReply {
   };
 }
 
-function answering(toolCalls: ToolCallReply[], content: string | null = null): OpenAIServerHandler {
+function answering(toolCalls: ToolCallReply[], content: string | null = null): Handler {
   return () => ({ type: "completion", content, toolCalls });
 }
 

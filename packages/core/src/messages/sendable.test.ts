@@ -1,7 +1,7 @@
+import { arbAgentConversation } from "@condense/test-fixtures";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
-import { arbAgentConversation } from "../test-support/message-arbitraries.js";
 import { INTERRUPTED_RESULT } from "./repair.js";
 import { carriesNothing, sendableMessages } from "./sendable.js";
 import type { ChatMessage } from "./types.js";

@@ -1,15 +1,17 @@
+import claudeCode from "@condense/test-fixtures/transcripts/claude-code__258c7280-ae70-4798-800f-63464d01a85d.json" with {
+  type: "json",
+};
+import django from "@condense/test-fixtures/transcripts/mini-swe-agent__django__django-11910.json" with {
+  type: "json",
+};
+import ponyc from "@condense/test-fixtures/transcripts/openhands__ponylang__ponyc-4595.json" with {
+  type: "json",
+};
+import pydicom from "@condense/test-fixtures/transcripts/swe-agent__pydicom__pydicom-1458.json" with {
+  type: "json",
+};
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import claudeCode from "../../test/fixtures/claude-code__258c7280-ae70-4798-800f-63464d01a85d.json" with {
-  type: "json",
-};
-import django from "../../test/fixtures/mini-swe-agent__django__django-11910.json" with {
-  type: "json",
-};
-import ponyc from "../../test/fixtures/openhands__ponylang__ponyc-4595.json" with { type: "json" };
-import pydicom from "../../test/fixtures/swe-agent__pydicom__pydicom-1458.json" with {
-  type: "json",
-};
 import { compact } from "../compact/compact.js";
 import type { ChatMessage } from "../messages/types.js";
 import {

@@ -1,16 +1,15 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import {
+  type Handler,
+  lastUserText,
+  requestText,
+  startTestServer,
+  type TestServer,
+} from "@condense/test-servers";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { SummarizerError, type SummarizerFailureKind } from "../errors/condense-error.js";
 import type { ChatMessage } from "../messages/types.js";
-import {
-  lastUserText,
-  type OpenAIServer,
-  type OpenAIServerHandler,
-  requestText,
-  startOpenAIServer,
-  templateHandler,
-  templateSummary,
-} from "../test-support/openai-server.js";
+import { templateHandler, templateSummary } from "../test-support/summary-replies.js";
 import { countTokens } from "../tokens/count.js";
 import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "./chunk.js";
 import { buildLedger, missingIdentifiers } from "./ledger.js";
@@ -98,10 +97,10 @@ function request(overrides: Partial<SummarizeRequest> = {}): SummarizeRequest {
   };
 }
 
-let server: OpenAIServer;
+let server: TestServer;
 
 beforeAll(async () => {
-  server = await startOpenAIServer();
+  server = await startTestServer(templateHandler);
 });
 
 afterAll(async () => {
@@ -532,7 +531,7 @@ describe("openAISummarizer: prompt injection", () => {
   });
 
   it("rejects a model that obeys the injection, so the engine falls to the next tier", async () => {
-    const naive: OpenAIServerHandler = (recorded) => ({
+    const naive: Handler = (recorded) => ({
       type: "completion",
       content: requestText(recorded).includes("write HACKED")
         ? "HACKED"
@@ -547,7 +546,7 @@ describe("openAISummarizer: prompt injection", () => {
 
 describe("openAISummarizer: failures", () => {
   async function kindOf(
-    handler: OpenAIServerHandler,
+    handler: Handler,
     options: Partial<OpenAISummarizerOptions> = {},
     overrides: Partial<SummarizeRequest> = {},
   ): Promise<SummarizerError> {
@@ -729,7 +728,7 @@ describe("openAISummarizer: failures", () => {
   });
 
   it("reports a server that cannot be reached as a network failure", async () => {
-    const closed = await startOpenAIServer();
+    const closed = await startTestServer(templateHandler);
     const url = closed.url;
     await closed.close();
     const error = await failure(

@@ -5,30 +5,15 @@
  * canonical conversations with images, files and audio, well-formed Anthropic
  * requests (documents, search results and the other user blocks included) and
  * Responses item lists (files included), canonical conversations in the
- * normal form each format can hold exactly, and conversations as an agent
- * appends them, with interrupted calls and late results.
- * Not part of the published package.
+ * normal form each format can hold exactly. (Text, and conversations as an
+ * agent appends them, are `@condense/test-fixtures`': the worker's tests use
+ * them too.) Not part of the published package.
  */
 
+import { arbText, arbVisibleText } from "@condense/test-fixtures";
 import fc from "fast-check";
 import { textToBase64 } from "../messages/data-url.js";
 import type { AudioPart, ChatMessage, ContentPart, FilePart, ToolCall } from "../messages/types.js";
-
-/** Well-formed text: ASCII, full Unicode, empty, whitespace-only, occasionally huge. */
-export const arbText: fc.Arbitrary<string> = fc.oneof(
-  { weight: 6, arbitrary: fc.string({ maxLength: 30 }) },
-  { weight: 3, arbitrary: fc.string({ unit: "grapheme", maxLength: 20 }) },
-  { weight: 2, arbitrary: fc.string({ unit: "binary", maxLength: 20 }) },
-  { weight: 1, arbitrary: fc.constantFrom("", " ", "\n\n", "\t \n") },
-  {
-    weight: 1,
-    arbitrary: fc.constantFrom("日本語のテキスト", "emoji 🧪🚀 mixed", "ñandú \u0301 combining"),
-  },
-  { weight: 1, arbitrary: fc.integer({ min: 20_000, max: 120_000 }).map((n) => "x".repeat(n)) },
-);
-
-/** Text with at least one non-whitespace character. */
-export const arbVisibleText: fc.Arbitrary<string> = arbText.filter((text) => text.trim() !== "");
 
 /** A JSON object as it would come out of `JSON.parse` (no -0, no undefined). */
 export const arbJsonObject: fc.Arbitrary<Record<string, unknown>> = fc
@@ -277,88 +262,6 @@ export const arbReusedIdConversation: fc.Arbitrary<ChatMessage[]> = fc
     fc.array(arbText, { minLength: 1, maxLength: 6 }),
   )
   .map(([specs, contents]) => buildValid(specs.map(withoutEmptyTurn), contents, true));
-
-// ---------------------------------------------------------------------------
-// Conversations as an agent appends them, interrupted and resumed
-
-/** One step of an agent's session, in the order it is appended. */
-export type AgentEvent =
-  | { kind: "user"; text: string }
-  | { kind: "system"; text: string }
-  | { kind: "say"; text: string }
-  | { kind: "call"; text: string | null; calls: number }
-  /** The result of the call at `pick` among those awaiting one (nothing when none does). */
-  | { kind: "result"; pick: number; text: string };
-
-export const arbAgentEvent: fc.Arbitrary<AgentEvent> = fc.oneof(
-  { weight: 3, arbitrary: fc.record({ kind: fc.constant("user" as const), text: arbText }) },
-  {
-    weight: 1,
-    arbitrary: fc.record({
-      kind: fc.constant("system" as const),
-      text: fc.constantFrom("", " ", "Be brief."),
-    }),
-  },
-  { weight: 2, arbitrary: fc.record({ kind: fc.constant("say" as const), text: arbText }) },
-  {
-    weight: 3,
-    arbitrary: fc.record({
-      kind: fc.constant("call" as const),
-      text: fc.option(arbText, { nil: null }),
-      calls: fc.integer({ min: 1, max: 3 }),
-    }),
-  },
-  {
-    weight: 5,
-    arbitrary: fc.record({ kind: fc.constant("result" as const), pick: fc.nat(), text: arbText }),
-  },
-);
-
-/** Where an agent's session stands: the calls awaiting a result, the next call number. */
-export interface AgentState {
-  awaiting: string[];
-  next: number;
-}
-
-/**
- * The messages of `events` as a session stores them, after `state` (which is updated): every id
- * unique, a result only for a call that awaits one. Calls are often interrupted (the user speaks,
- * another answer begins) and their results may come late, after the message that interrupted them,
- * or never; turns may be empty.
- */
-export function agentMessages(
-  events: readonly AgentEvent[],
-  state: AgentState = { awaiting: [], next: 0 },
-): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (const event of events) {
-    if (event.kind === "user" || event.kind === "system") {
-      messages.push({ role: event.kind, content: event.text });
-    } else if (event.kind === "say") {
-      messages.push({ role: "assistant", content: event.text });
-    } else if (event.kind === "call") {
-      const calls: ToolCall[] = Array.from({ length: event.calls }, () => {
-        const n = state.next++;
-        return {
-          id: `call_${n}`,
-          type: "function",
-          function: { name: "bash", arguments: JSON.stringify({ n }) },
-        };
-      });
-      state.awaiting.push(...calls.map((call) => call.id));
-      messages.push({ role: "assistant", content: event.text, tool_calls: calls });
-    } else if (state.awaiting.length > 0) {
-      const [id] = state.awaiting.splice(event.pick % state.awaiting.length, 1);
-      if (id !== undefined) messages.push({ role: "tool", content: event.text, tool_call_id: id });
-    }
-  }
-  return messages;
-}
-
-/** Sessions that begin with a user message, as `agentMessages` builds them from random events. */
-export const arbAgentConversation: fc.Arbitrary<ChatMessage[]> = fc
-  .array(arbAgentEvent, { maxLength: 24 })
-  .map((events) => agentMessages([{ kind: "user", text: "start" }, ...events]));
 
 // ---------------------------------------------------------------------------
 // Anthropic requests

@@ -9,10 +9,9 @@
  * provider's cache cannot reuse.
  */
 
+import type { JsonObject, WireProtocol } from "@condense/test-servers";
 import type { ModelFailure } from "../model/scripted-model.ts";
-import type { JsonObject } from "../upstream/json.ts";
 import type { RecordedCall } from "../upstream/scripted-upstream.ts";
-import type { WireProtocol } from "../upstream/wire.ts";
 
 export interface Refusal {
   /** The main request's number (1-based), or 0 for a side request. */

@@ -16,12 +16,12 @@ import { anthropicMessages } from "../upstream/anthropic-messages.ts";
 import { chatCompletions } from "../upstream/chat-completions.ts";
 import { openaiResponses } from "../upstream/openai-responses.ts";
 import type { RecordedCall, ScriptedUpstream } from "../upstream/scripted-upstream.ts";
-import type { ProtocolName, WireProtocol } from "../upstream/wire.ts";
+import type { AgentProtocol, ProtocolName } from "../upstream/wire.ts";
 import type { AgentSetup } from "./agent-setups.ts";
 import { type AgentOutcome, makeRunDirs, runAgent } from "./run-agent.ts";
 import { type RunFigures, runFigures } from "./run-figures.ts";
 
-export const PROTOCOLS: Record<ProtocolName, WireProtocol> = {
+export const PROTOCOLS: Record<ProtocolName, AgentProtocol> = {
   anthropic: anthropicMessages,
   responses: openaiResponses,
   chat: chatCompletions,

@@ -1,7 +1,7 @@
 /**
  * @module upstream/scripted-upstream
- * The provider the agents talk to in these tests: a Node HTTP server on
- * loopback that serves each registered run under its own base path
+ * The provider the agents talk to in these tests: `@condense/test-servers`'
+ * server on loopback, serving each registered run under its own base path
  * (`/<run>/…`) in the run's protocol (`upstream/anthropic-messages`,
  * `upstream/openai-responses`, `upstream/chat-completions`). Each model
  * request is authenticated (the run's key, as the provider reads it), checked
@@ -11,18 +11,25 @@
  * Every request is recorded, refused or not, for the run's figures.
  */
 
-import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import {
+  type ControlHandler,
+  type Handler,
+  type JsonObject,
+  type ProtocolName,
+  type ReceivedRequest,
+  type Reply,
+  startTestServer,
+  type Violation,
+} from "@condense/test-servers";
+import type { ModelAnswer } from "../model/model-turn.ts";
 import type { ScriptedModel } from "../model/scripted-model.ts";
-import { isObject, type JsonObject } from "./json.ts";
 import { promptTokens } from "./prompt-tokens.ts";
-import type { Violation } from "./violation.ts";
-import type { WireProtocol } from "./wire.ts";
+import type { AgentProtocol } from "./wire.ts";
 
 export interface UpstreamRun {
   /** The first path segment of the run's base URL. */
   name: string;
-  protocol: WireProtocol;
+  protocol: AgentProtocol;
   model: ScriptedModel;
   /** Prompt tokens above which a request is refused as an overflow. */
   limit: number;
@@ -55,151 +62,132 @@ export interface ScriptedUpstream {
   close(): Promise<void>;
 }
 
-function readBody(request: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const parts: Buffer[] = [];
-    request.on("data", (part: Buffer) => parts.push(part));
-    request.on("end", () => resolve(Buffer.concat(parts).toString("utf8")));
-    request.on("error", reject);
-  });
-}
-
-function headersOf(request: IncomingMessage): Record<string, string> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-  }
-  return headers;
-}
-
-function parseJson(raw: string): JsonObject | null {
-  try {
-    const value: unknown = JSON.parse(raw);
-    return isObject(value) ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function sendJson(response: ServerResponse, status: number, body: unknown): void {
-  response.writeHead(status, { "content-type": "application/json", "request-id": "req_e2e" });
-  response.end(JSON.stringify(body));
+/** The model's answer as the server's reply, with the ids each provider gives its calls. */
+function reply(answer: ModelAnswer, protocol: ProtocolName, inputTokens: number): Reply {
+  const call = answer.call;
+  const prefix = protocol === "anthropic" ? "toolu" : "call";
+  return {
+    type: "completion",
+    thinking: answer.thinking ?? null,
+    content: answer.text ?? null,
+    toolCalls:
+      call === undefined
+        ? []
+        : [
+            {
+              id: `${prefix}_${call.id}`,
+              name: call.name,
+              arguments: call.kind === "function" ? JSON.stringify(call.input) : call.input,
+              ...(call.kind === "custom" ? { custom: true } : {}),
+            },
+          ],
+    usage: { prompt_tokens: inputTokens, completion_tokens: 24 },
+  };
 }
 
 export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   const runs = new Map<string, UpstreamRun>();
   const recorded = new Map<string, RecordedCall[]>();
   const started = Date.now();
-  let serial = 0;
 
-  const handle = async (incoming: IncomingMessage, response: ServerResponse) => {
-    const url = new URL(incoming.url ?? "/", "http://127.0.0.1");
+  /** The request's run, and the call recorded for it (none for a run never registered). */
+  const begin = (request: ReceivedRequest) => {
+    const url = new URL(request.path, "http://127.0.0.1");
     const [, name = "", ...rest] = url.pathname.split("/");
-    const path = `/${rest.join("/")}${url.search}`;
     const run = runs.get(name);
-    const raw = await readBody(incoming);
-    if (run === undefined) {
-      sendJson(response, 404, { error: { message: `no run named ${name}`, type: "not_found" } });
-      return;
-    }
-    const headers = headersOf(incoming);
-    const body = parseJson(raw);
+    if (run === undefined) return { name, url };
     const call: RecordedCall = {
       at: Date.now() - started,
-      method: incoming.method ?? "GET",
-      path,
-      headers,
-      body,
+      method: request.method,
+      path: `/${rest.join("/")}${url.search}`,
+      headers: request.headers,
+      body: request.body ?? null,
       tokens: null,
       status: 200,
       side: false,
     };
     recorded.get(name)?.push(call);
-    const { protocol } = run;
     const refuse = (violation: Violation) => {
       call.status = violation.status;
       call.refused = violation;
-      sendJson(response, violation.status, protocol.errorBody(violation));
+      return violation;
     };
-    if (incoming.method === "GET" && url.pathname.endsWith("/models")) {
-      sendJson(response, 200, {
-        object: "list",
-        data: [{ id: "e2e-model", object: "model", created: 0, owned_by: "e2e" }],
-      });
-      return;
+    return { name, url, run, call, refuse };
+  };
+
+  const noRun = (name: string): Violation => ({
+    status: 404,
+    message: `no run named ${name}`,
+    errorType: "not_found",
+  });
+
+  const handler: Handler = (request) => {
+    const { name, run, call, refuse } = begin(request);
+    if (run === undefined) return { type: "error", ...noRun(name) };
+    const { protocol } = run;
+    const { body } = request;
+    if (request.method !== "POST" || request.protocol !== protocol.name) {
+      return {
+        type: "error",
+        ...refuse({
+          status: 404,
+          errorType: "not_found_error",
+          message: `no route ${request.method} ${call.path}`,
+        }),
+      };
     }
-    if (incoming.method !== "POST" || !url.pathname.endsWith(protocol.path)) {
-      refuse({
-        status: 404,
-        type: "not_found_error",
-        message: `no route ${incoming.method} ${path}`,
-      });
-      return;
+    if (!protocol.authenticated(request.headers, run.key)) {
+      return { type: "error", ...refuse(protocol.unauthorized()) };
     }
-    if (!protocol.authenticated(headers, run.key)) {
-      refuse(protocol.unauthorized());
-      return;
-    }
-    if (body === null) {
-      refuse({ status: 400, message: "The request body is not valid JSON." });
-      return;
+    if (body === undefined) {
+      return {
+        type: "error",
+        ...refuse({ status: 400, message: "The request body is not valid JSON." }),
+      };
     }
     const tokens = promptTokens(protocol.prompt(body));
     call.tokens = tokens;
-    const request = protocol.read(body);
-    call.side = run.model.isSide(request);
-    const violation = protocol.violation(body, headers);
-    if (violation !== undefined) {
-      refuse(violation);
-      return;
-    }
-    if (tokens > run.limit) {
-      refuse(protocol.overflow(tokens, run.limit, body));
-      return;
-    }
-    serial += 1;
-    const answer = run.model.answer(request);
-    const context = {
-      model: typeof body.model === "string" ? body.model : "e2e-model",
-      serial,
-      inputTokens: tokens,
-      request: body,
-    };
-    if (body.stream !== true) {
-      sendJson(response, 200, protocol.json(answer, context));
-      return;
-    }
-    response.writeHead(200, {
-      "content-type": "text/event-stream",
-      "cache-control": "no-cache",
-      "request-id": "req_e2e",
-    });
-    for (const event of protocol.events(answer, context)) response.write(event);
-    response.end();
+    const modelRequest = protocol.read(body);
+    call.side = run.model.isSide(modelRequest);
+    const violation = protocol.violation(body, request.headers);
+    if (violation !== undefined) return { type: "error", ...refuse(violation) };
+    if (tokens > run.limit)
+      return { type: "error", ...refuse(protocol.overflow(tokens, run.limit)) };
+    return reply(run.model.answer(modelRequest), protocol.name, tokens);
   };
 
-  const server = createServer((incoming, response) => {
-    handle(incoming, response).catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
-      response.end(
-        JSON.stringify({ error: { message: `scripted upstream failed: ${String(error)}` } }),
-      );
+  const control: ControlHandler = (request) => {
+    const { name, url, run, call, refuse } = begin(request);
+    if (run === undefined) {
+      return {
+        status: 404,
+        body: { error: { message: `no run named ${name}`, type: "not_found" } },
+      };
+    }
+    if (request.method === "GET" && url.pathname.endsWith("/models")) {
+      return {
+        body: {
+          object: "list",
+          data: [{ id: "e2e-model", object: "model", created: 0, owned_by: "e2e" }],
+        },
+      };
+    }
+    const violation = refuse({
+      status: 404,
+      errorType: "not_found_error",
+      message: `no route ${request.method} ${call.path}`,
     });
-  });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const { port } = server.address() as AddressInfo;
+    return { status: 404, body: run.protocol.errorBody(violation) };
+  };
+
+  const server = await startTestServer(handler, { control });
   return {
-    origin: `http://127.0.0.1:${port}`,
+    origin: server.origin,
     register(run) {
       runs.set(run.name, run);
       recorded.set(run.name, []);
     },
     calls: (name) => recorded.get(name) ?? [],
-    close() {
-      server.closeAllConnections();
-      return new Promise<void>((resolve, reject) =>
-        server.close((error) => (error ? reject(error) : resolve())),
-      );
-    },
+    close: () => server.close(),
   };
 }

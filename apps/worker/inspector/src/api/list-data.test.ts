@@ -1,19 +1,20 @@
 import { describe, expect, it } from "vitest";
-import type { Api, Query } from "./client.ts";
-import { readMemories, readSessionPage, SESSION_PAGE, searchSession } from "./list-data.ts";
-import type { MemoryEntry, MemoryListPage, SearchResponse, SessionListPage } from "./types.ts";
+import { inspectorClient } from "./inspector-client.ts";
+import { readMemories, readSessionPage, SESSION_PAGE } from "./list-data.ts";
+import type { MemoryEntry, MemoryListPage, SessionListPage } from "./types.ts";
 
-/** An `Api` answering GETs from `answer`, recording each path and query. */
-function fakeApi(answer: (path: string, query: Query) => unknown) {
-  const calls: Array<{ path: string; query: Query }> = [];
-  const api: Api = {
-    get: async <T>(path: string, query: Query = {}) => {
-      calls.push({ path, query });
-      return answer(path, query) as T;
-    },
-    send: () => Promise.reject(new Error("the list reads never write")),
+/** A client whose GETs `answer` answers by path and query, recording each. */
+function fakeClient(answer: (path: string, query: URLSearchParams) => unknown) {
+  const calls: Array<{ path: string; query: URLSearchParams }> = [];
+  const fetchImpl = (async (url: string) => {
+    const { pathname, searchParams } = new URL(url);
+    calls.push({ path: pathname, query: searchParams });
+    return Response.json(answer(pathname, searchParams));
+  }) as unknown as typeof fetch;
+  return {
+    client: inspectorClient("k", { baseUrl: "https://condense.test", fetch: fetchImpl }),
+    calls,
   };
-  return { api, calls };
 }
 
 function memory(id: string): MemoryEntry {
@@ -45,16 +46,18 @@ describe("readSessionPage", () => {
   };
 
   it("asks for the first page without a cursor, and returns the answer as the API gave it", async () => {
-    const { api, calls } = fakeApi(() => page);
-    expect(await readSessionPage(api)).toEqual(page);
-    expect(calls).toEqual([{ path: "/v1/sessions", query: { limit: SESSION_PAGE } }]);
+    const { client, calls } = fakeClient(() => page);
+    expect(await readSessionPage(client)).toEqual(page);
+    expect(calls.map((call) => [call.path, call.query.toString()])).toEqual([
+      ["/v1/sessions", `limit=${SESSION_PAGE}`],
+    ]);
   });
 
   it("passes the previous page's nextCursor as cursor", async () => {
-    const { api, calls } = fakeApi(() => ({ sessions: [], nextCursor: null }));
-    await readSessionPage(api, "abc");
-    expect(calls).toEqual([
-      { path: "/v1/sessions", query: { limit: SESSION_PAGE, cursor: "abc" } },
+    const { client, calls } = fakeClient(() => ({ sessions: [], nextCursor: null }));
+    await readSessionPage(client, "abc");
+    expect(calls.map((call) => call.query.toString())).toEqual([
+      `limit=${SESSION_PAGE}&cursor=abc`,
     ]);
   });
 });
@@ -66,58 +69,32 @@ describe("readMemories", () => {
       c1: { memories: [memory("m3")], nextCursor: "c2" },
       c2: { memories: [memory("m4")], nextCursor: null },
     };
-    const { api, calls } = fakeApi((_, query) => pages[String(query.cursor ?? "")]);
-    expect(await readMemories(api)).toEqual({
+    const { client, calls } = fakeClient((_, query) => pages[query.get("cursor") ?? ""]);
+    expect(await readMemories(client)).toEqual({
       memories: ["m1", "m2", "m3", "m4"].map(memory),
       complete: true,
     });
     expect(calls.map((call) => call.path)).toEqual(["/v1/memory", "/v1/memory", "/v1/memory"]);
-    expect(calls.map((call) => call.query.cursor)).toEqual([undefined, "c1", "c2"]);
-    expect(calls.every((call) => call.query.limit === 100)).toBe(true);
+    expect(calls.map((call) => call.query.get("cursor"))).toEqual([null, "c1", "c2"]);
+    expect(calls.every((call) => call.query.get("limit") === "100")).toBe(true);
   });
 
   it("stops, incomplete, at maxEntries", async () => {
     let n = 0;
-    const { api, calls } = fakeApi(() => ({
+    const { client, calls } = fakeClient(() => ({
       memories: [memory(`m${++n}`), memory(`m${++n}`)],
       nextCursor: `c${n}`,
     }));
-    const read = await readMemories(api, 3);
+    const read = await readMemories(client, 3);
     expect(read.complete).toBe(false);
     expect(read.memories.map((m) => m.id)).toEqual(["m1", "m2", "m3", "m4"]);
     expect(calls).toHaveLength(2);
   });
 
   it("stops, incomplete, when a cursor comes back again instead of looping", async () => {
-    const { api, calls } = fakeApi(() => ({ memories: [memory("m1")], nextCursor: "same" }));
-    const read = await readMemories(api);
+    const { client, calls } = fakeClient(() => ({ memories: [memory("m1")], nextCursor: "same" }));
+    const read = await readMemories(client);
     expect(read.complete).toBe(false);
-    expect(calls.map((call) => call.query.cursor)).toEqual([undefined, "same"]);
-  });
-});
-
-describe("searchSession", () => {
-  it("asks the session's search route, with the id as one path segment", async () => {
-    const answer: SearchResponse = {
-      query: "ModelState",
-      results: [
-        {
-          seq: 12,
-          role: "tool",
-          toolCallId: "call_1",
-          toolName: "bash",
-          snippet: "«ModelState» is",
-          score: 3.2,
-          inContext: false,
-          pruned: true,
-        },
-      ],
-      indexing: { complete: true },
-    };
-    const { api, calls } = fakeApi(() => answer);
-    expect(await searchSession(api, "a/b c", "ModelState")).toEqual(answer);
-    expect(calls).toEqual([
-      { path: "/v1/sessions/a%2Fb%20c/search", query: { q: "ModelState", limit: 20 } },
-    ]);
+    expect(calls.map((call) => call.query.get("cursor"))).toEqual([null, "same"]);
   });
 });

@@ -1,21 +1,14 @@
 /**
  * @module api/session-data
  * The reads a session's views share: the whole transcript (page by page),
- * the compaction history, and the context, which is read only when that has
- * no side effect. `GET /context` runs a compaction when the context is over
- * window − reserve; the inspector looks and never changes a session, so it
- * leaves the context unread then and says why.
+ * and the context, which is read only when that has no side effect. `GET
+ * /context` runs a compaction when the context is over window − reserve; the
+ * inspector looks and never changes a session, so it leaves the context
+ * unread then and says why.
  */
 
-import { type Api, ApiFailure, sessionPath } from "./client.ts";
-import type {
-  CompactionEvent,
-  CompactionList,
-  ContextResponse,
-  SessionStatus,
-  TranscriptEntry,
-  TranscriptPage,
-} from "./types.ts";
+import { CondenseApiError, type SessionHandle } from "@condense/client";
+import type { ContextResponse, SessionStatus, TranscriptEntry } from "./types.ts";
 
 /** The API's largest transcript page. */
 const TRANSCRIPT_PAGE = 1_000;
@@ -27,17 +20,13 @@ export interface WholeTranscript {
 }
 
 export async function readTranscript(
-  api: Api,
-  sessionId: string,
+  session: SessionHandle,
   maxMessages = 20_000,
 ): Promise<WholeTranscript> {
   const entries: TranscriptEntry[] = [];
   let after = 0;
   for (;;) {
-    const page = await api.get<TranscriptPage>(sessionPath(sessionId, "/transcript"), {
-      after,
-      limit: TRANSCRIPT_PAGE,
-    });
+    const page = await session.transcript({ after, limit: TRANSCRIPT_PAGE });
     entries.push(...page.messages);
     if (page.nextAfter === null) return { entries, complete: true };
     if (entries.length >= maxMessages || page.nextAfter <= after)
@@ -46,15 +35,10 @@ export async function readTranscript(
   }
 }
 
-export async function readCompactions(api: Api, sessionId: string): Promise<CompactionEvent[]> {
-  return (await api.get<CompactionList>(sessionPath(sessionId, "/compactions"))).compactions;
-}
-
 export type QuietContext = { context: ContextResponse } | { context: null; reason: string };
 
 export async function readContextQuietly(
-  api: Api,
-  sessionId: string,
+  session: SessionHandle,
   status: SessionStatus,
 ): Promise<QuietContext> {
   if (status.warningLevel !== "none") {
@@ -65,13 +49,9 @@ export async function readContextQuietly(
     };
   }
   try {
-    return {
-      context: await api.get<ContextResponse>(sessionPath(sessionId, "/context"), {
-        format: "openai",
-      }),
-    };
+    return { context: await session.context({ format: "openai" }) };
   } catch (error) {
-    if (error instanceof ApiFailure && error.code === "format_not_available") {
+    if (CondenseApiError.isInstance(error) && error.code === "format_not_available") {
       return {
         context: null,
         reason:

@@ -1,34 +1,22 @@
 /**
  * @module api/types
- * The shapes the inspector reads, typed by the Worker's own zod schemas
- * (type-only imports, so nothing of zod is bundled), under the names the
- * views use.
+ * The shapes the inspector reads, under the names the views use:
+ * `@condense/client`'s types, generated from the Worker's own zod schemas
+ * (type-only imports: nothing of them is bundled).
  */
 
 export type {
   CompactionEventBody as CompactionEvent,
+  CompactionsResponseBody as CompactionList,
   ContextResponseBody as ContextResponse,
-  MemoryEntryBody as MemoryEntry,
-  MemoryListResponseBody as MemoryListPage,
-  SearchResponseBody as SearchResponse,
-  SearchResultBody as SearchMatch,
-  SessionListResponseBody as SessionListPage,
+  MemoryEntry,
+  MemoryPage as MemoryListPage,
+  SearchResult as SearchMatch,
+  SessionListPage,
   SessionSettingsBody as SessionSettings,
   SessionStatusBody as SessionStatus,
-  ToolOutputResponseBody as ToolOutput,
-  TranscriptResponseBody as TranscriptPage,
-} from "../../../src/api/schemas.ts";
-
-import type {
-  CompactionsResponseBody,
-  SessionListResponseBody,
-  TranscriptResponseBody,
-} from "../../../src/api/schemas.ts";
-
-export type CompactionList = CompactionsResponseBody;
-/** One of the caller's sessions (`GET /v1/sessions`). */
-export type SessionSummary = SessionListResponseBody["sessions"][number];
-export type TranscriptEntry = TranscriptResponseBody["messages"][number];
+  TranscriptEntry,
+} from "@condense/client";
 
 /** A Chat Completions message as the API serves it (transcript entries and `/context`). */
 export interface ChatLike {

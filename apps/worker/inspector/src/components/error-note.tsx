@@ -4,9 +4,9 @@
  * the common ones, and the request id to quote.
  */
 
-import { ApiFailure } from "../api/client.ts";
+import { CondenseApiError } from "@condense/client";
 
-function advice(error: ApiFailure): string | null {
+function advice(error: CondenseApiError): string | null {
   if (error.status === 401)
     return "The key was not accepted: sign out and sign in with a valid API key or JWT.";
   if (error.status === 503 && error.code === "auth_not_configured")
@@ -16,7 +16,7 @@ function advice(error: ApiFailure): string | null {
 }
 
 export function ErrorNote({ error, what }: { error: unknown; what: string }) {
-  if (!(error instanceof ApiFailure)) {
+  if (!CondenseApiError.isInstance(error)) {
     return (
       <p class="note error" role="alert">
         {what} failed: {error instanceof Error ? error.message : String(error)}

@@ -6,8 +6,7 @@
  * other reads do not wait for it.
  */
 
-import { sessionPath } from "../api/client.ts";
-import type { CompactionList, SessionStatus } from "../api/types.ts";
+import type { SessionStatus } from "../api/types.ts";
 import { CostChart } from "../charts/cost-chart.tsx";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
@@ -15,10 +14,7 @@ import { useLoad } from "../components/use-load.ts";
 
 export function CostPanel({ sessionId, status }: { sessionId: string; status: SessionStatus }) {
   const api = useApi();
-  const [data] = useLoad(
-    () => api.get<CompactionList>(sessionPath(sessionId, "/compactions")),
-    [api, sessionId, status],
-  );
+  const [data] = useLoad(() => api.session(sessionId).compactionReport(), [api, sessionId, status]);
   return (
     <section aria-labelledby="cost-title" class="panel">
       <h2 id="cost-title">Input bill under prompt caching</h2>

@@ -8,7 +8,7 @@
 
 import type { ComponentChildren } from "preact";
 import { useState } from "preact/hooks";
-import { isRouteMissing } from "../api/client.ts";
+import { isRouteMissing } from "../api/inspector-client.ts";
 import { readMemories } from "../api/list-data.ts";
 import type { MemoryEntry } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
@@ -54,7 +54,7 @@ function DeleteButton({ memory, onDeleted }: { memory: MemoryEntry; onDeleted: (
         class="danger"
         onClick={async () => {
           try {
-            await api.send("DELETE", `/v1/memory/${encodeURIComponent(memory.id)}`);
+            await api.memory.remove(memory.id);
             onDeleted();
           } catch (failure) {
             setError(failure);

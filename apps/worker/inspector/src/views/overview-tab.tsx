@@ -6,7 +6,7 @@
  * the composition of the context by part, and the compaction history.
  */
 
-import { readCompactions, readContextQuietly, readTranscript } from "../api/session-data.ts";
+import { readContextQuietly, readTranscript } from "../api/session-data.ts";
 import { ContextChart } from "../charts/context-chart.tsx";
 import { Gauge } from "../charts/gauge.tsx";
 import { useApi } from "../components/api-context.ts";
@@ -62,10 +62,11 @@ function Composition({ parts, total }: { parts: ContextPart[]; total: number }) 
 export function OverviewTab({ route, status }: TabProps) {
   const api = useApi();
   const [data] = useLoad(async () => {
+    const session = api.session(route.id);
     const [compactions, transcript, context] = await Promise.all([
-      readCompactions(api, route.id),
-      readTranscript(api, route.id),
-      readContextQuietly(api, route.id, status),
+      session.compactions(),
+      readTranscript(session),
+      readContextQuietly(session, status),
     ]);
     return { compactions, transcript, context };
   }, [api, route.id, status]);

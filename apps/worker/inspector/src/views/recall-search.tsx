@@ -7,8 +7,7 @@
  */
 
 import { useState } from "preact/hooks";
-import { isRouteMissing } from "../api/client.ts";
-import { searchSession } from "../api/list-data.ts";
+import { isRouteMissing } from "../api/inspector-client.ts";
 import type { SearchMatch } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
@@ -41,7 +40,7 @@ export function RecallSearch({ sessionId }: { sessionId: string }) {
     if (q === "") return;
     setOutcome({ state: "searching" });
     try {
-      const { results } = await searchSession(api, sessionId, q);
+      const { results } = await api.session(sessionId).search({ q, limit: 20 });
       setOutcome({ state: "done", query: q, matches: results });
     } catch (error) {
       // The session was just read, so a 404 here is the route's.

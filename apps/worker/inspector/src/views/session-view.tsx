@@ -7,8 +7,7 @@
  * made.
  */
 
-import { ApiFailure, sessionPath } from "../api/client.ts";
-import type { SessionStatus } from "../api/types.ts";
+import { CondenseApiError } from "@condense/client";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
 import { useLoad } from "../components/use-load.ts";
@@ -27,7 +26,7 @@ const TAB_LABELS: Record<SessionTab, string> = {
   settings: "Settings",
 };
 
-function NotFound({ id, error }: { id: string; error: ApiFailure }) {
+function NotFound({ id, error }: { id: string; error: CondenseApiError }) {
   return (
     <section aria-labelledby="session-title">
       <h1 id="session-title">Session not found</h1>
@@ -42,15 +41,12 @@ function NotFound({ id, error }: { id: string; error: ApiFailure }) {
 
 export function SessionView({ route }: { route: SessionRoute }) {
   const api = useApi();
-  const [status, reload] = useLoad(
-    () => api.get<SessionStatus>(sessionPath(route.id)),
-    [api, route.id],
-  );
+  const [status, reload] = useLoad(async () => api.session(route.id).status(), [api, route.id]);
 
   if (status.state === "loading") return <p aria-busy="true">Loading session {route.id}…</p>;
   if (status.state === "error") {
     const { error } = status;
-    if (error instanceof ApiFailure && error.status === 404)
+    if (CondenseApiError.isInstance(error) && error.status === 404)
       return <NotFound id={route.id} error={error} />;
     return (
       <section aria-labelledby="session-title">

@@ -8,7 +8,7 @@
  */
 
 import { useState } from "preact/hooks";
-import { isRouteMissing } from "../api/client.ts";
+import { isRouteMissing } from "../api/inspector-client.ts";
 import { readSessionPage } from "../api/list-data.ts";
 import type { SessionListPage } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";

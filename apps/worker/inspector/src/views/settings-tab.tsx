@@ -7,8 +7,8 @@
  * are the API's, never a second copy of them here.
  */
 
+import { CondenseApiError, type SettingsPatchBody } from "@condense/client";
 import { useState } from "preact/hooks";
-import { ApiFailure, sessionPath } from "../api/client.ts";
 import type { SessionSettings, SessionStatus } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
@@ -160,11 +160,12 @@ function Form({ route, status, reloadStatus, saved, setSaved }: FormProps) {
     }
     setSaving(true);
     try {
-      await api.send("PATCH", sessionPath(route.id), patch);
+      // The form's values, checked by the service: its 400 names the field that was wrong.
+      await api.session(route.id).update(patch as SettingsPatchBody);
       setSaved(`Saved: ${Object.keys(patch).join(", ")}.`);
       reloadStatus();
     } catch (error) {
-      if (error instanceof ApiFailure && error.status === 400) {
+      if (CondenseApiError.isInstance(error) && error.status === 400) {
         const located = fieldErrors(
           error,
           FIELDS.map((f) => f.name),

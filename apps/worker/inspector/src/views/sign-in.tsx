@@ -5,11 +5,12 @@
  * and kept nowhere.
  */
 
+import { CondenseApiError } from "@condense/client";
 import { useState } from "preact/hooks";
-import { ApiFailure, createApi, isRouteMissing } from "../api/client.ts";
+import { inspectorClient, isRouteMissing } from "../api/inspector-client.ts";
 
 function refusal(error: unknown): string {
-  if (error instanceof ApiFailure) {
+  if (CondenseApiError.isInstance(error)) {
     if (error.status === 401) {
       return `This key was not accepted (${error.message}). Check that you pasted the whole API key, or that the JWT is signed with this deployment's secret and has not expired.`;
     }
@@ -38,7 +39,7 @@ export function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) 
     setError(null);
     try {
       // Every /v1 route checks the key first: the list answers 200, or 404 where it is not deployed.
-      await createApi(candidate).get("/v1/sessions", { limit: 1 });
+      await inspectorClient(candidate).sessions({ limit: 1 });
       onSignedIn(candidate);
     } catch (failure) {
       if (isRouteMissing(failure)) onSignedIn(candidate);

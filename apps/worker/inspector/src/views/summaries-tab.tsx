@@ -5,7 +5,6 @@
  * Summaries are model or extractor output: shown as text, never as markup.
  */
 
-import { readCompactions } from "../api/session-data.ts";
 import type { CompactionEvent } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
@@ -105,7 +104,7 @@ function DiffView({ before, after }: { before: WithSummary; after: WithSummary }
 
 export function SummariesTab({ route }: TabProps) {
   const api = useApi();
-  const [events] = useLoad(() => readCompactions(api, route.id), [api, route.id]);
+  const [events] = useLoad(async () => api.session(route.id).compactions(), [api, route.id]);
   if (events.state === "loading") return <p aria-busy="true">Loading summaries…</p>;
   if (events.state === "error")
     return <ErrorNote error={events.error} what="Loading the compactions" />;

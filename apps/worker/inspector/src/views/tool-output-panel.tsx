@@ -5,8 +5,6 @@
  */
 
 import { useEffect, useRef } from "preact/hooks";
-import { sessionPath } from "../api/client.ts";
-import type { ToolOutput } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
 import { useLoad } from "../components/use-load.ts";
@@ -21,10 +19,7 @@ export function ToolOutputPanel(props: {
   const api = useApi();
   const heading = useRef<HTMLHeadingElement>(null);
   const [output] = useLoad(
-    () =>
-      api.get<ToolOutput>(
-        sessionPath(props.sessionId, `/tool-outputs/${encodeURIComponent(props.toolCallId)}`),
-      ),
+    async () => api.session(props.sessionId).toolOutput(props.toolCallId),
     [api, props.sessionId, props.toolCallId],
   );
   useEffect(() => heading.current?.focus(), []);

@@ -7,9 +7,8 @@
  */
 
 import { useEffect, useState } from "preact/hooks";
-import { sessionPath } from "../api/client.ts";
 import { readContextQuietly } from "../api/session-data.ts";
-import type { TranscriptEntry, TranscriptPage } from "../api/types.ts";
+import type { TranscriptEntry } from "../api/types.ts";
 import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
 import { useLoad } from "../components/use-load.ts";
@@ -91,11 +90,11 @@ export function TranscriptTab({ route, status }: TabProps) {
   const api = useApi();
   const after = route.after ?? (route.seq === undefined ? 0 : Math.max(0, route.seq - 1 - LEAD));
   const [context] = useLoad(
-    () => readContextQuietly(api, route.id, status),
+    async () => readContextQuietly(api.session(route.id), status),
     [api, route.id, status],
   );
   const [page] = useLoad(
-    () => api.get<TranscriptPage>(sessionPath(route.id, "/transcript"), { after, limit: PAGE }),
+    async () => api.session(route.id).transcript({ after, limit: PAGE }),
     [api, route.id, after],
   );
 

@@ -5,8 +5,8 @@
  * it is committed here in one `transactionSync`, or nothing is. The commit
  * checks that the session is still the one snapshotted (`isCurrent`: a session
  * deleted meanwhile discards it), records the event, replaces the view, marks
- * the pruned outputs, keeps the ledger and the cooldown, settles the pending
- * trigger and how far compaction went, runs the caller's `onCommit` in the
+ * the pruned outputs, keeps the ledger and the cooldown, clears the pending
+ * trigger, records how far compaction went, runs the caller's `onCommit` in the
  * same transaction, and writes the compaction's log line.
  */
 
@@ -99,9 +99,9 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
   const sql = storage.sql;
   const result = storage.transactionSync((): CommitResult => {
     if (!isCurrent(sql, snapshot)) return { status: "discarded" };
-    const settle = (settled: CommitResult): CommitResult => {
-      commit.onCommit?.(settled);
-      return settled;
+    const done = (outcome: CommitResult): CommitResult => {
+      commit.onCommit?.(outcome);
+      return outcome;
     };
     if (view.cooldownUntil !== undefined) saveCooldown(sql, view.cooldownUntil);
     // The configured compaction worked: nothing is failing any more. After a fallback the failure
@@ -112,7 +112,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     if (view.unchangedReason !== undefined) {
       // As far as it goes until more messages arrive.
       setExhaustedSeq(sql, snapshot.lastSeq);
-      return settle({ status: "unchanged", reason: view.unchangedReason });
+      return done({ status: "unchanged", reason: view.unchangedReason });
     }
     const now = Date.now();
     const event = recordCompaction(sql, {
@@ -152,7 +152,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     // A view that would still trigger cannot be improved until more messages arrive; one the
     // request's overhead kept from its target, until the context has grown (`compaction/exhaustion`).
     setExhaustedSeq(sql, reach === "within" ? null : snapshot.lastSeq, now);
-    return settle({ status: "committed", event });
+    return done({ status: "committed", event });
   });
   logCompaction({
     ...commit.log,

@@ -127,7 +127,8 @@ export function listCompactions(sql: SqlStorage): CompactionEventBody[] {
     .map(eventFromRow);
 }
 
-export function compactionSummary(sql: SqlStorage): {
+/** How many compactions the session committed, and the latest of them (null before the first). */
+export function compactionCountAndLast(sql: SqlStorage): {
   count: number;
   last: CompactionEventBody | null;
 } {

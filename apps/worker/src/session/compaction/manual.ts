@@ -70,8 +70,8 @@ export class ManualCompactions {
       ...(input.focus !== undefined ? { focus: input.focus } : {}),
       // The answer is kept in the commit's transaction: a retry after an eviction right after the
       // commit replays it instead of compacting again.
-      onCommit: (settled) => {
-        committed = this.#answer(call, input, settled);
+      onCommit: (outcome) => {
+        committed = this.#answer(call, input, outcome);
       },
     });
     if (result.status === "gone" || result.status === "discarded") throw notFound(call.sessionId);

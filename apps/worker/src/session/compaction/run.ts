@@ -39,7 +39,7 @@ export interface CompactionOptions {
   instructions?: string;
   focus?: string;
   /**
-   * Runs inside the transaction that commits the compaction (or settles an unchanged one), after its
+   * Runs inside the transaction that commits the compaction (or records an unchanged one), after its
    * writes, so what it writes commits with them or not at all (a manual compaction's idempotency record).
    */
   onCommit?: (result: CommitResult) => void;

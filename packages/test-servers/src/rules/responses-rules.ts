@@ -1,14 +1,15 @@
 /**
- * @module upstream/responses-rules
- * The OpenAI Responses API's request rules the scripted upstream enforces,
+ * @module rules/responses-rules
+ * The OpenAI Responses API's request rules the test servers enforce,
  * with OpenAI's wording: input items of the types the API knows; every
- * `function_call` and `custom_tool_call` paired with its output by `call_id`
+ * `function_call`, `custom_tool_call` and `local_shell_call` paired with its
+ * output by `call_id`
  * (outputs after their calls, none missing); and, with `store: false` (as
  * Codex sends it), reasoning carried only as the `encrypted_content` it was
  * issued with, never by a reference to an item the API did not keep.
  */
 
-import { type JsonObject, objects, text } from "./json.ts";
+import { type JsonObject, objects, text } from "../json.ts";
 import { openReasoning } from "./signatures.ts";
 import type { Violation } from "./violation.ts";
 
@@ -31,7 +32,13 @@ export const INPUT_ITEM_TYPES = [
 const KNOWN = new Set<string>(INPUT_ITEM_TYPES);
 
 function invalid(message: string, param: string, code?: string): Violation {
-  return { status: 400, message, param, type: "invalid_request_error", ...(code ? { code } : {}) };
+  return {
+    status: 400,
+    message,
+    param,
+    errorType: "invalid_request_error",
+    ...(code ? { code } : {}),
+  };
 }
 
 export function inputItems(body: JsonObject): JsonObject[] {
@@ -62,6 +69,7 @@ export function itemTypeViolation(body: JsonObject): Violation | undefined {
 const PAIRS = [
   { call: "function_call", output: "function_call_output", noun: "function call" },
   { call: "custom_tool_call", output: "custom_tool_call_output", noun: "custom tool call" },
+  { call: "local_shell_call", output: "local_shell_call_output", noun: "local shell call" },
 ] as const;
 
 export function callPairingViolation(body: JsonObject): Violation | undefined {

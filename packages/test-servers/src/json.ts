@@ -1,5 +1,5 @@
 /**
- * @module upstream/json
+ * @module json
  * Reading the loosely typed JSON of a request body: narrowing helpers, so the
  * protocol modules check what they read instead of casting it.
  */

@@ -1,5 +1,5 @@
 /**
- * @module upstream/anthropic-rules
+ * @module rules/anthropic-rules
  * The Anthropic Messages API's documented request rules the scripted upstream
  * enforces, with Anthropic's own error wording: at most 4 `cache_control`
  * blocks; message roles (`system` turns only under the per-turn-control beta
@@ -10,7 +10,7 @@
  * on, the last assistant turn of a tool loop starting with its thinking block.
  */
 
-import { isObject, type JsonObject, objects } from "./json.ts";
+import { isObject, type JsonObject, objects } from "../json.ts";
 import { verifies } from "./signatures.ts";
 import type { Violation } from "./violation.ts";
 
@@ -19,7 +19,7 @@ export const MAX_CACHE_CONTROL_BLOCKS = 4;
 export const SYSTEM_TURNS_BETA = "per-turn-control";
 
 function invalid(message: string): Violation {
-  return { status: 400, type: "invalid_request_error", message };
+  return { status: 400, errorType: "invalid_request_error", message };
 }
 
 function blocks(message: JsonObject): JsonObject[] {

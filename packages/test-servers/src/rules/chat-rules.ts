@@ -1,18 +1,24 @@
 /**
- * @module upstream/chat-rules
+ * @module rules/chat-rules
  * The OpenAI Chat Completions API's request rules the scripted upstream
  * enforces, with OpenAI's wording: a non-empty `messages` of known roles;
  * every assistant `tool_calls` answered by `tool` messages right after it, one
  * per `tool_call_id`; no `tool` message that answers no call.
  */
 
-import { type JsonObject, objects, text } from "./json.ts";
+import { type JsonObject, objects, text } from "../json.ts";
 import type { Violation } from "./violation.ts";
 
 const ROLES = new Set(["system", "developer", "user", "assistant", "tool", "function"]);
 
 function invalid(message: string, param: string, code?: string): Violation {
-  return { status: 400, message, param, type: "invalid_request_error", ...(code ? { code } : {}) };
+  return {
+    status: 400,
+    message,
+    param,
+    errorType: "invalid_request_error",
+    ...(code ? { code } : {}),
+  };
 }
 
 export function chatRoleViolation(body: JsonObject): Violation | undefined {

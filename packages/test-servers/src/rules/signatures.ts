@@ -1,6 +1,6 @@
 /**
- * @module upstream/signatures
- * The scripted upstream signs the reasoning it emits, as the providers do
+ * @module rules/signatures
+ * The test servers sign the reasoning they emit, as the providers do
  * (Anthropic's thinking `signature`, OpenAI's `encrypted_content`), so a
  * client or gateway that changes or drops it is caught when it comes back.
  */

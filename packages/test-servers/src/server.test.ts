@@ -1,18 +1,20 @@
+import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import {
-  lastUserText,
-  type OpenAIServer,
-  requestText,
-  startOpenAIServer,
-  templateHandler,
-} from "./openai-server.js";
+import { lastUserText, requestText } from "./request-text.ts";
+import { verifies } from "./rules/signatures.ts";
+import { startTestServer, type TestServer } from "./server.ts";
+import { templateHandler } from "./template-summary.ts";
 
-let server: OpenAIServer;
+/** Sections of a summary template (the engine's are `@condense/core`'s `SUMMARY_SECTIONS`). */
+const SECTIONS = ["Goal", "Critical context", "Next steps"];
+const summaries = templateHandler(SECTIONS);
+
+let server: TestServer;
 const controlCalls: string[] = [];
 
 beforeAll(async () => {
-  server = await startOpenAIServer(templateHandler, {
+  server = await startTestServer(summaries, {
     control: (request) => {
       controlCalls.push(`${request.method} ${request.path}`);
       return request.path === "/ping" ? { body: { pong: request.body?.n ?? null } } : undefined;
@@ -27,10 +29,11 @@ afterAll(async () => {
 beforeEach(() => {
   server.requests.length = 0;
   controlCalls.length = 0;
-  server.setHandler(templateHandler);
+  server.setHandler(summaries);
 });
 
 const client = () => new OpenAI({ apiKey: "test", baseURL: server.url, maxRetries: 0 });
+const claude = () => new Anthropic({ apiKey: "test", baseURL: server.origin, maxRetries: 0 });
 
 const readCall = {
   id: "call_7",
@@ -78,7 +81,7 @@ describe("Chat Completions tool calls", () => {
         function: { name: "read_file", arguments: readCall.arguments },
       },
     ]);
-    expect(server.requests.map((request) => request.api)).toEqual(["chat"]);
+    expect(server.requests.map((request) => request.protocol)).toEqual(["chat"]);
   });
 
   it("streams the id and name first, then the arguments in pieces", async () => {
@@ -123,7 +126,7 @@ describe("Responses", () => {
       total_tokens: 123,
     });
     const [recorded] = server.requests;
-    expect(recorded?.api).toBe("responses");
+    expect(recorded?.protocol).toBe("responses");
     expect(recorded && requestText(recorded)).toBe("Be brief.\n\nIs it done?");
     expect(recorded && lastUserText(recorded)).toBe("Is it done?");
   });
@@ -157,7 +160,7 @@ describe("Responses", () => {
     expect(done).toMatchObject({ type: "function_call", call_id: "call_7" });
   });
 
-  it("streams created, the item, text deltas, the item done and completed, numbered in order", async () => {
+  it("streams created, the item, its text part's deltas, the item done and completed, numbered in order", async () => {
     const text = "A long answer. ".repeat(20);
     server.setHandler(() => ({ type: "completion", content: text }));
     const stream = await client().responses.create({ model: "m", input: "go", stream: true });
@@ -169,9 +172,18 @@ describe("Responses", () => {
       sequence.push(event.sequence_number);
       if (event.type === "response.output_text.delta") deltas += event.delta;
     }
-    expect(types[0]).toBe("response.created");
-    expect(types[1]).toBe("response.output_item.added");
-    expect(types.slice(-2)).toEqual(["response.output_item.done", "response.completed"]);
+    expect(types.slice(0, 4)).toEqual([
+      "response.created",
+      "response.in_progress",
+      "response.output_item.added",
+      "response.content_part.added",
+    ]);
+    expect(types.slice(-4)).toEqual([
+      "response.output_text.done",
+      "response.content_part.done",
+      "response.output_item.done",
+      "response.completed",
+    ]);
     expect(types.filter((type) => type === "response.output_text.delta").length).toBeGreaterThan(1);
     expect(deltas).toBe(text);
     expect(sequence).toEqual(sequence.map((_, index) => index));
@@ -194,6 +206,96 @@ describe("Responses", () => {
     expect(text).toContain("response.output_text.delta");
     expect(text).not.toContain("response.output_item.done");
     expect(text).not.toContain("response.completed");
+  });
+});
+
+describe("Anthropic Messages", () => {
+  const request = {
+    model: "claude-test",
+    max_tokens: 100,
+    messages: [{ role: "user" as const, content: "read it" }],
+  };
+
+  it("answers a signed thinking block, text and a tool_use, streamed as the SDK assembles it", async () => {
+    server.setHandler(() => ({
+      type: "completion",
+      thinking: "First read the file.",
+      content: "Reading.",
+      toolCalls: [readCall],
+      usage: { prompt_tokens: 40, completion_tokens: 9 },
+    }));
+    const whole = await claude().messages.create(request);
+    const streamed = await claude().messages.stream(request).finalMessage();
+    for (const message of [whole, streamed]) {
+      expect(message.content.map((block) => block.type)).toEqual(["thinking", "text", "tool_use"]);
+      const [thinking, , call] = message.content;
+      expect(thinking?.type === "thinking" && verifies(thinking.thinking, thinking.signature)).toBe(
+        true,
+      );
+      expect(call).toMatchObject({ id: "call_7", input: { path: "src/module_7.ts" } });
+      expect(message.stop_reason).toBe("tool_use");
+      expect(message.usage).toMatchObject({ input_tokens: 40, output_tokens: 9 });
+    }
+    expect(server.requests.map((recorded) => recorded.protocol)).toEqual([
+      "anthropic",
+      "anthropic",
+    ]);
+  });
+
+  it("gives content blocks as they are, and errors in Anthropic's shape with its type for the status", async () => {
+    const blocks = [
+      { type: "redacted_thinking", data: "opaque" },
+      { type: "text", text: "Done.", citations: null },
+    ];
+    server.setHandler(() => ({ type: "completion", blocks }));
+    expect((await claude().messages.stream(request).finalMessage()).content).toEqual(blocks);
+
+    server.setHandler(() => ({ type: "error", status: 529, message: "Overloaded" }));
+    const error = await claude()
+      .messages.create(request)
+      .catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(Anthropic.APIError);
+    expect(error).toMatchObject({
+      status: 529,
+      error: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+    });
+  });
+});
+
+describe("pace and connections", () => {
+  it("marks a request aborted when its client goes away before the answer is whole", async () => {
+    server.setHandler(() => ({ type: "completion", content: "x".repeat(400), slowMs: 20 }));
+    const controller = new AbortController();
+    const stream = await client().chat.completions.create(
+      { model: "m", messages: [{ role: "user", content: "go" }], stream: true },
+      { signal: controller.signal },
+    );
+    for await (const _ of stream) {
+      controller.abort();
+      break;
+    }
+    server.setHandler(() => ({ type: "completion", content: "whole" }));
+    await client().chat.completions.create({
+      model: "m",
+      messages: [{ role: "user", content: "go" }],
+    });
+    await expect.poll(() => server.requests[0]?.aborted).toBe(true);
+    expect(server.requests[1]?.aborted).toBe(false);
+  });
+
+  it("stalls a stream after its opening events", async () => {
+    server.setHandler(() => ({ type: "completion", content: "never finished", stall: true }));
+    const controller = new AbortController();
+    const response = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      body: JSON.stringify({ model: "m", messages: [], stream: true }),
+      signal: controller.signal,
+    });
+    const reader = response.body?.getReader();
+    const first = await reader?.read();
+    expect(new TextDecoder().decode(first?.value)).toContain('"role":"assistant"');
+    controller.abort();
+    await expect.poll(() => server.requests[0]?.aborted).toBe(true);
   });
 });
 

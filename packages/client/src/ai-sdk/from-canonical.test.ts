@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { type ChatMessage, canonicalKey, fromCanonical, PromptMemory } from "./prompt.js";
+import type { ChatMessage } from "./canonical-message.js";
+import { fromCanonical } from "./from-canonical.js";
+import { PromptMemory } from "./message-keys.js";
 
 describe("canonical custom tool calls (Codex's apply_patch, stored by the gateway)", () => {
   const call = {
@@ -30,21 +32,5 @@ describe("canonical custom tool calls (Codex's apply_patch, stored by the gatewa
       role: "tool",
       content: [{ type: "tool-result", toolCallId: "call_p", toolName: "apply_patch" }],
     });
-  });
-
-  it("are told from a function call of the same name and text", () => {
-    const fn: ChatMessage = {
-      role: "assistant",
-      content: null,
-      tool_calls: [
-        { id: "call_p", type: "function", function: { name: "apply_patch", arguments: "{}" } },
-      ],
-    };
-    const custom: ChatMessage = {
-      role: "assistant",
-      content: null,
-      tool_calls: [{ ...call, custom: { name: "apply_patch", input: "{}" } }],
-    };
-    expect(canonicalKey(custom)).not.toBe(canonicalKey(fn));
   });
 });

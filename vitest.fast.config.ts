@@ -1,0 +1,14 @@
+import { defineConfig } from "vitest/config";
+
+// `pnpm test:fast`: the unit tiers in one Node process, no browser, no workerd, no network — the
+// engine's module tests, the Worker's tests that need no workerd, the inspector's module tests.
+// `pnpm test` (turbo) stays the whole suite.
+export default defineConfig({
+  test: {
+    projects: [
+      "packages/core/vitest.unit.config.ts",
+      "apps/worker/vitest.unit.config.ts",
+      "apps/worker/inspector/vitest.config.ts",
+    ],
+  },
+});
