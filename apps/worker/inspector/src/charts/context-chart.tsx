@@ -14,9 +14,10 @@
  */
 
 import { useRef, useState } from "preact/hooks";
-import { formatShort, formatTokens } from "../format.ts";
+import { formatTokens } from "../format.ts";
 import type { CompactionMark, Timeline } from "../model/timeline.ts";
 import { routeHash } from "../routing/route.ts";
+import { Axes, MARGIN } from "./axes.tsx";
 import { ticks } from "./scale.ts";
 import { useWidth } from "./use-width.ts";
 
@@ -29,8 +30,6 @@ export interface ContextChartProps {
   budget: number;
   lastSeq: number;
 }
-
-const MARGIN = { left: 56, right: 16, top: 14, bottom: 34 };
 
 function describe(mark: CompactionMark): string {
   const saved =
@@ -75,28 +74,15 @@ export function ContextChart(props: ContextChartProps) {
           data-raw-total={rawTotal}
           data-last-seq={lastSeq}
         >
-          {yTicks.map((t) => (
-            <g key={`y${t}`} class="axis">
-              <line x1={MARGIN.left} x2={width - MARGIN.right} y1={y(t)} y2={y(t)} class="grid" />
-              <text x={MARGIN.left - 6} y={y(t) + 4} text-anchor="end">
-                {formatShort(t)}
-              </text>
-            </g>
-          ))}
-          {xTicks.map((t) => (
-            <text
-              key={`x${t}`}
-              class="axis"
-              x={x(t)}
-              y={height - MARGIN.bottom + 16}
-              text-anchor="middle"
-            >
-              {formatShort(t)}
-            </text>
-          ))}
-          <text class="axis" x={width - MARGIN.right} y={height - 4} text-anchor="end">
-            message (seq)
-          </text>
+          <Axes
+            width={width}
+            height={height}
+            yTicks={yTicks}
+            xTicks={xTicks}
+            x={x}
+            y={y}
+            xTitle="message (seq)"
+          />
           {rule(props.contextWindow, "window")}
           {rule(props.trigger, "threshold")}
           {rule(props.budget, "budget")}

@@ -10,7 +10,7 @@
 
 import { useRef } from "preact/hooks";
 import type { CompactionList } from "../api/types.ts";
-import { formatShort } from "../format.ts";
+import { Axes, MARGIN } from "./axes.tsx";
 import { ticks } from "./scale.ts";
 import { useWidth } from "./use-width.ts";
 
@@ -19,8 +19,6 @@ export interface CostChartProps {
   bill: CompactionList["bill"];
   lastSeq: number;
 }
-
-const MARGIN = { left: 56, right: 16, top: 14, bottom: 34 };
 
 function money(value: number | null): string {
   return value === null ? "—" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
@@ -59,28 +57,15 @@ export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
           data-turns={series.length}
           data-ratio={bill.ratio ?? ""}
         >
-          {yTicks.map((t) => (
-            <g key={`y${t}`} class="axis">
-              <line x1={MARGIN.left} x2={width - MARGIN.right} y1={y(t)} y2={y(t)} class="grid" />
-              <text x={MARGIN.left - 6} y={y(t) + 4} text-anchor="end">
-                {formatShort(t)}
-              </text>
-            </g>
-          ))}
-          {xTicks.map((t) => (
-            <text
-              key={`x${t}`}
-              class="axis"
-              x={x(t)}
-              y={height - MARGIN.bottom + 16}
-              text-anchor="middle"
-            >
-              {formatShort(t)}
-            </text>
-          ))}
-          <text class="axis" x={width - MARGIN.right} y={height - 4} text-anchor="end">
-            message (seq)
-          </text>
+          <Axes
+            width={width}
+            height={height}
+            yTicks={yTicks}
+            xTicks={xTicks}
+            x={x}
+            y={y}
+            xTitle="message (seq)"
+          />
           <polyline class="series raw" points={line((p) => p.wholeHistoryCostTokens)} />
           <polyline class="series context" points={line((p) => p.costTokens)} />
         </svg>
