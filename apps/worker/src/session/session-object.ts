@@ -6,7 +6,8 @@
  * search backfill, the list reporter, whether the schema is migrated) and the
  * alarm; its RPC methods delegate to the modules that own the work and the
  * data: `append` (the append transaction), `compaction/scheduler` (when
- * compactions run: the queue, the alarm, retries), `compaction/manual`,
+ * compactions run: the queue, the alarm, retries), `session-alarm` (what the
+ * alarm does: retention, background compaction), `compaction/manual`,
  * `overflow`, `served-context` (the context served whole), `gateway-turn` and
  * `gateway-context` (a gateway request's history and its context by
  * reference), `status`, `settings-update`, `tombstone` (what a deleted
@@ -60,7 +61,6 @@ import { ListReporter } from "./list-reporter";
 import { type MemoryInsert, memoryFor } from "./memory-context";
 import { MessageStore } from "./message-store";
 import { compactOverflow, learnFromOverflow, type OverflowInput } from "./overflow";
-import { armSessionAlarm, isPastRetention } from "./retention";
 import { migrate } from "./schema";
 import {
   matchExpressions,
@@ -73,6 +73,7 @@ import { type SessionVectors, sessionVectorsFor } from "./semantic-recall";
 import { takeServedCompaction } from "./served-compaction";
 import { serveContext } from "./served-context";
 import { billWithSeries } from "./served-turns";
+import { type AlarmTarget, armAlarm, runAlarm } from "./session-alarm";
 import {
   notFound,
   readSession,
@@ -85,7 +86,7 @@ import type { SessionStorage } from "./session-storage";
 import { modelFor, readSettings, type SettingsUpdate } from "./settings";
 import { updateSettings } from "./settings-update";
 import { listReport, sessionStatus } from "./status";
-import { dropTombstone, expireTombstone, tombstoneAnswer } from "./tombstone";
+import { tombstoneAnswer } from "./tombstone";
 import { readToolOutput } from "./tool-outputs";
 import { type TranscriptPage, transcriptPage } from "./transcript-page";
 
@@ -170,15 +171,22 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<void> {
     if (appended !== undefined) this.#embedAppended(appended.firstSeq, appended.lastSeq);
     if (pending !== undefined) await this.#scheduler.arm(pending);
-    await this.#armAlarm();
+    await armAlarm(this.#alarmTarget());
     await this.#reportWrite(created);
   }
 
-  /** The alarm at the next retry or retention deadline, unless an earlier one is set (`retention`). */
-  async #armAlarm(): Promise<void> {
-    const session = readSession(this.#sql());
-    const retentionMs = workerConfig(this.env).sessionRetentionMs;
-    if (session !== undefined) await armSessionAlarm(this.ctx.storage, session, retentionMs);
+  /** What the alarm and the alarm's setting work on (`session-alarm`). */
+  #alarmTarget(): AlarmTarget {
+    return {
+      storage: this.ctx.storage,
+      env: this.env,
+      sql: () => this.#sql(),
+      scheduler: this.#scheduler,
+      erase: (key, options) => this.#erase(key, options),
+      tablesDropped: () => {
+        this.#migrated = false;
+      },
+    };
   }
 
   /** Deletes the session (`deletion`): by DELETE with its `answer`, by retention without. */
@@ -229,28 +237,9 @@ export class SessionObject extends DurableObject<Env> {
     return memoryFor(this.#sql(), this.#store, key, source, this.env.DEFAULT_MODEL);
   }
 
-  /**
-   * The alarm deletes a session idle past its retention (`retention`), else runs the background
-   * compaction an append scheduled when it is due (`compaction/scheduler`) and sets the next alarm;
-   * or it expires a deleted session's tombstone.
-   */
+  /** The session's one alarm: retention, background compaction, tombstone (`session-alarm`). */
   override async alarm(): Promise<void> {
-    const session = readSession(this.#sql());
-    if (session === undefined) {
-      // The object is empty, its tables gone: they are created again on the next use.
-      if (await expireTombstone(this.ctx.storage)) this.#migrated = false;
-      return;
-    }
-    await dropTombstone(this.ctx.storage);
-    const now = Date.now();
-    const retentionMs = workerConfig(this.env).sessionRetentionMs;
-    if (isPastRetention(session, retentionMs, now)) {
-      const key = { userId: session.user_id, sessionId: session.session_id };
-      await this.#erase(key, { expiredAfterMs: now - session.updated_at });
-      return;
-    }
-    if (this.#scheduler.isBackgroundPending(session)) await this.#scheduler.runBackground(session);
-    await this.#armAlarm();
+    await runAlarm(this.#alarmTarget());
   }
 
   // ------------------------------------------------------------ RPC
@@ -326,7 +315,7 @@ export class SessionObject extends DurableObject<Env> {
     const result = await rpcResult(() => updateSettings(this.#storage, key, update, this.env));
     if (!result.ok) return result;
     await this.#scheduler.scheduleIfNeeded("settings");
-    await this.#armAlarm();
+    await armAlarm(this.#alarmTarget());
     await this.#reportWrite(created);
     return this.status(key);
   }
