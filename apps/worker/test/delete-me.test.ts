@@ -8,24 +8,18 @@ import { describe, expect, it } from "vitest";
 import { userStub } from "../src/user/user-stub";
 import { call, freshSession, stubFor, waitFor } from "./helpers";
 import { FakeAi, FakeIndex } from "./semantic-fakes";
-import { addMemory, freshUser } from "./user-helpers";
-
-/** The `sub` of a test token (its user id, as the Worker authenticates it). */
-function userOf(token: string): string {
-  const payload = token.split(".")[1] ?? "";
-  return (JSON.parse(atob(payload.replace(/-/g, "+").replace(/_/g, "/"))) as { sub: string }).sub;
-}
+import { addMemory, freshUser, userIdOf } from "./user-helpers";
 
 /** A user with two sessions and two memories, all of them embedded into `index`. */
 async function populatedUser(index: FakeIndex) {
   const token = await freshUser("me");
   const fakes = { AI: new FakeAi(), VECTORIZE: index };
   const sessions = [freshSession("me"), freshSession("me")];
-  await runInDurableObject(userStub(env, userOf(token)), (instance) => {
+  await runInDurableObject(userStub(env, userIdOf(token)), (instance) => {
     Object.assign(instance, { env: { ...env, ...fakes } });
   });
   for (const id of sessions) {
-    await runInDurableObject(stubFor(userOf(token), id), (instance) => {
+    await runInDurableObject(stubFor(userIdOf(token), id), (instance) => {
       Object.assign(instance, { env: { ...env, ...fakes } });
     });
     const appended = await call("POST", `/v1/sessions/${id}/messages`, {
