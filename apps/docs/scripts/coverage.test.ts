@@ -97,9 +97,13 @@ describe("coverage of the docs", () => {
     const vars = Object.keys((config.vars ?? {}) as Record<string, unknown>);
     const shown = JSON.stringify(config);
     const secrets = new Set(
-      ["API_KEYS", "JWT_SECRET", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "SUMMARIZER_API_KEY"].concat(
-        ["SUMMARIZER_BASE_URL", "BENCH_NO_SEARCH_INDEX"],
-      ),
+      [
+        "API_KEYS",
+        "JWT_SECRET",
+        "OPENAI_API_KEY",
+        "ANTHROPIC_API_KEY",
+        "SUMMARIZER_API_KEY",
+      ].concat(["SUMMARIZER_BASE_URL", "BENCH_NO_SEARCH_INDEX"]),
     );
     const missingRows = workerSettingNames().filter((name) => !text.includes(`\`${name}\``));
     assert.deepEqual(missingRows, [], "each needs a mention on operations/production.md");
