@@ -65,7 +65,7 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
   },
   auth_not_configured: {
     status: "503",
-    when: "neither `API_KEYS` nor `JWT_SECRET` is set: the deployment fails closed",
+    when: "none of `API_KEYS`, `JWT_SECRET` and `JWT_JWKS_URL` is set: the deployment fails closed",
   },
   not_found: { status: "404", when: "unknown route, session (or someone else's), or tool output" },
   method_not_allowed: {
