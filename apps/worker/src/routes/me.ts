@@ -44,7 +44,7 @@ export function meRoutes(app: OpenAPIHono<AppEnv>): void {
       summary: "Delete all of the caller's data",
       description:
         "Deletes every session of the caller (transcripts, compactions, tool outputs, their vectors), every memory (and its vectors) and the session list, and answers how many sessions and memories were deleted. Another user's data is never touched. Repeating the call is safe: what is already gone counts 0.",
-      tags: ["sessions", "memory"],
+      tags: ["account"],
       responses: {
         200: { description: "Deleted", schema: UserDataDeleteResponse },
       },
