@@ -16,7 +16,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { findProvider, type ModelInfo, type ModelPrice } from "@pydantic/genai-prices";
-import type { CatalogMatch, CatalogModel } from "../src/models/catalog.ts";
+import type { CatalogMatch, CatalogModel } from "../src/models/catalog-model.ts";
 
 /** Providers in lookup order: makers first, so a resold model is priced as its maker sells it. */
 export const CATALOG_PROVIDERS = [
@@ -99,7 +99,7 @@ function moduleSource(models: readonly CatalogModel[], version: string): string 
  * Corrections belong in models/context-window and models/pricing.
  */
 
-import type { CatalogModel } from "./catalog.js";
+import type { CatalogModel } from "./catalog-model.js";
 
 export const CATALOG_SOURCE = { package: "@pydantic/genai-prices", version: ${JSON.stringify(version)} } as const;
 

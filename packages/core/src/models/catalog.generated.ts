@@ -4,7 +4,7 @@
  * Corrections belong in models/context-window and models/pricing.
  */
 
-import type { CatalogModel } from "./catalog.js";
+import type { CatalogModel } from "./catalog-model.js";
 
 export const CATALOG_SOURCE = { package: "@pydantic/genai-prices", version: "0.1.8" } as const;
 

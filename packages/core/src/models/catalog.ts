@@ -2,40 +2,18 @@
  * @module models/catalog
  * The model catalog: each model's context window and per-token prices (input, output, cache
  * read and cache write), as the maintained `@pydantic/genai-prices` data states them, taken
- * into `catalog.generated.ts` by `scripts/build-model-catalog.ts`. Here: its types, and the
- * lookup of a model by the catalog's own match rules.
+ * into `catalog.generated.ts` by `scripts/build-model-catalog.ts`. Here: the lookup of a model
+ * by the catalog's own match rules (its types are `models/catalog-model`).
  *
  * The catalog is data to read, not the last word: `models/context-window` and
  * `models/pricing` put the project's corrections on top of it.
  */
 
 import { CATALOG_MODELS } from "./catalog.generated.js";
+import type { CatalogMatch, CatalogModel } from "./catalog-model.js";
 import { normalizeModelName } from "./model-name.js";
 
-/** How the catalog says which model names an entry covers (genai-prices' match logic). */
-export type CatalogMatch =
-  | { equals: string }
-  | { starts_with: string }
-  | { ends_with: string }
-  | { contains: string }
-  | { regex: string }
-  | { or: readonly CatalogMatch[] }
-  | { and: readonly CatalogMatch[] };
-
-/** One model of the catalog. Prices are dollars per million tokens, at the base tier. */
-export interface CatalogModel {
-  /** The provider that serves it (`openai`, `anthropic`, `google`, …). */
-  provider: string;
-  /** The catalog's id for it. */
-  id: string;
-  match: CatalogMatch;
-  /** Tokens of context (input and output together, as the catalog gives it), when known. */
-  contextWindow?: number;
-  input?: number;
-  output?: number;
-  cacheRead?: number;
-  cacheWrite?: number;
-}
+export type { CatalogMatch, CatalogModel } from "./catalog-model.js";
 
 /** Patterns compiled once; a pattern this runtime cannot compile matches nothing. */
 const patterns = new Map<string, RegExp | null>();
