@@ -24,6 +24,7 @@ import type { ChatMessage, MessageContent, ToolCall } from "@condense/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { TextKeyedCache } from "../cache/text-keyed-cache";
+import { messageKey } from "./message-key";
 
 /**
  * JSON with object keys sorted at every level, so equal values give equal text. Written here because
@@ -81,30 +82,12 @@ export function canonicalContent(message: ChatMessage): string {
 const encoder = new TextEncoder();
 
 /**
- * Hashes this isolate computed, by the message's cache key (about 8 MB of one-byte text): an agent
- * resends its whole history every turn and an isolate serves many turns, so the earlier turns'
- * messages are looked up, not digested again (a digest per message cost more than the whole lookup).
+ * Hashes this isolate computed, by message key (`messages/message-key`; about 8 MB of one-byte
+ * text): an agent resends its whole history every turn and an isolate serves many turns, so the
+ * earlier turns' messages are looked up, not digested again (a digest per message cost more than
+ * the whole lookup), and `canonicalContent` is built only for the messages not found.
  */
 const hashCache = new TextKeyedCache<string>(8_000_000);
-
-/**
- * The key of `message` in the hash cache: exactly what `canonicalContent` reads, so equal keys give
- * equal hashes. The small fields go in as the runtime's JSON (which never holds a raw line break),
- * then a line break, then the content: a string as it is, anything else as JSON. Escaping the whole
- * message as JSON cost more than the lookups themselves (a tool output is full of quotes and line
- * breaks), and `canonicalContent` itself is needed only for the messages not found.
- */
-function cacheKey(message: ChatMessage): string {
-  const { content } = message;
-  const isText = typeof content === "string";
-  const head = JSON.stringify([
-    message.role,
-    message.tool_calls ?? null,
-    message.tool_call_id ?? null,
-    isText,
-  ]);
-  return `${head}\n${isText ? content : JSON.stringify(content ?? null)}`;
-}
 
 /**
  * The hex SHA-256 of each message's canonical content, in order: what the Worker computes for a
@@ -112,7 +95,7 @@ function cacheKey(message: ChatMessage): string {
  * not hashed before.
  */
 export async function messageHashes(messages: readonly ChatMessage[]): Promise<string[]> {
-  const keys = messages.map(cacheKey);
+  const keys = messages.map(messageKey);
   const hashes = keys.map((key) => hashCache.get(key));
   const missing = hashes.flatMap((hash, index) => (hash === undefined ? [index] : []));
   const digests = await Promise.all(
