@@ -21,6 +21,7 @@ import {
 } from "@condense/core";
 import { renderMessages } from "../api/formats";
 import { messageHashes } from "../messages/history-hash";
+import { knownTokenCounts } from "../messages/token-counts";
 import { cacheMarkerPlacement, carriesCacheMarkers } from "./cache-markers";
 import { GATEWAY_HEADERS } from "./condense-headers";
 import { type ForwardPlan, nothingToStore } from "./forward-plan";
@@ -59,9 +60,10 @@ export async function fitStateless(
   // At least one token: an overhead as large as the window leaves the messages compacted as far as
   // they go, and the upstream says whether the request fits.
   const room = Math.max(1, contextWindow - (options.overheadTokens ?? 0));
+  const known = knownTokenCounts(messages, model);
   try {
     const result = await compact(
-      { model, messages },
+      { model, messages, tokenCounts: known.counts },
       {
         contextWindow: room,
         // The engine counts it for at most a quarter of the window (an allowance, not a use).
@@ -71,6 +73,7 @@ export async function fitStateless(
         ...(options.force === true ? { force: true } : {}),
       },
     );
+    known.record();
     return {
       messages: result.messages,
       tokens: result.finalTokens,

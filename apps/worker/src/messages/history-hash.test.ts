@@ -178,16 +178,27 @@ describe("messageHashes", () => {
 
   it("answers from the cache what it would compute, for messages written any way (property)", async () => {
     const part = fc.oneof(
-      fc.record({ type: fc.constant("text"), text: fc.string({ maxLength: 12 }) }),
+      fc.record({
+        type: fc.constant("text"),
+        text: fc.oneof(fc.string({ maxLength: 12 }), fc.constant("a")),
+      }),
       fc.record({
         type: fc.constant("image_url"),
         image_url: fc.record({ url: fc.constantFrom("https://a.example/x.png", "data:,1") }),
       }),
     );
+    // Texts that look like the cache key's other parts: JSON, line breaks, a serialized part.
+    const keyLike = fc.constantFrom(
+      "null",
+      "a\nb",
+      '["user",null,null,true]\nx',
+      '[{"type":"text","text":"a"}]',
+    );
+    const text = fc.oneof(fc.string({ maxLength: 12 }), keyLike);
     const content = fc.oneof(
       fc.constant(null),
       fc.constant(""),
-      fc.string({ maxLength: 12 }),
+      text,
       fc.array(part, { maxLength: 3 }),
     );
     const args = fc
@@ -213,7 +224,7 @@ describe("messageHashes", () => {
       fc.record({
         role: fc.constant("tool"),
         tool_call_id: fc.constantFrom("call_1", "call_2"),
-        content: fc.string({ maxLength: 12 }),
+        content: text,
       }),
     );
     await fc.assert(

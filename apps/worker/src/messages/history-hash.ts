@@ -24,6 +24,7 @@ import { type ChatMessage, type MessageContent, stableJson, type ToolCall } from
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
 import { TextKeyedCache } from "../cache/text-keyed-cache";
+import { messageKey } from "./message-key";
 
 function contentForm(content: MessageContent | undefined): unknown {
   if (content === null || content === undefined) return "";
@@ -67,12 +68,10 @@ export function canonicalContent(message: ChatMessage): string {
 const encoder = new TextEncoder();
 
 /**
- * Hashes this isolate computed, by the message's JSON (about 8 MB of one-byte text): an agent resends
- * its whole history every turn and an isolate serves many turns, so the earlier turns' messages are
- * looked up, not digested again (a digest per message cost more than the whole lookup). The key is
- * the runtime's own `JSON.stringify` of the canonical message, not its canonical content: a message's
- * JSON determines its canonical content, and writing it natively costs a fraction of building the
- * canonical text in JavaScript, which only the messages not found need.
+ * Hashes this isolate computed, by message key (`messages/message-key`; about 8 MB of one-byte
+ * text): an agent resends its whole history every turn and an isolate serves many turns, so the
+ * earlier turns' messages are looked up, not digested again (a digest per message cost more than
+ * the whole lookup), and `canonicalContent` is built only for the messages not found.
  */
 const hashCache = new TextKeyedCache<string>(8_000_000);
 
@@ -82,7 +81,7 @@ const hashCache = new TextKeyedCache<string>(8_000_000);
  * not hashed before.
  */
 export async function messageHashes(messages: readonly ChatMessage[]): Promise<string[]> {
-  const keys = messages.map((message) => JSON.stringify(message));
+  const keys = messages.map(messageKey);
   const hashes = keys.map((key) => hashCache.get(key));
   const missing = hashes.flatMap((hash, index) => (hash === undefined ? [index] : []));
   const digests = await Promise.all(

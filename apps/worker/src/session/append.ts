@@ -12,7 +12,7 @@ import { type ChatMessage, messageTokens } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { IdempotencyInput } from "../api/idempotency-key";
 import type { AppendResponseBody } from "../api/schemas";
-import { markPending, type PendingMark } from "./compaction/pending";
+import { decidePending, type PendingMark } from "./compaction/pending";
 import { compactionStatus, measureCommitted } from "./context-view";
 import { remember, replay } from "./idempotency";
 import { calibrateWithProviderCount } from "./provider-counts";
@@ -138,9 +138,13 @@ export function appendMessages(
     }
     countAppended(sql, seq, addedTokens, now);
 
-    const pending = markPending(sql, storage.store, env.DEFAULT_MODEL, "append");
+    const decision = decidePending(sql, storage.store, env.DEFAULT_MODEL, "append");
+    const pending = decision.mark;
     const after = requireSession(sql, key);
-    const measure = measureCommitted(sql, storage.store, after, settings, env.DEFAULT_MODEL);
+    // Measured by the decision when it wrote nothing (the same session and settings, measured again,
+    // give the same): every append took it twice.
+    const measure =
+      decision.measure ?? measureCommitted(sql, storage.store, after, settings, env.DEFAULT_MODEL);
     const answer: AppendResponseBody = {
       sessionId: key.sessionId,
       appended: input.messages.length,

@@ -32,6 +32,23 @@ describe("nesting limits", () => {
     );
   });
 
+  it("agrees with the text's depth for values with shared parts, small and large (property)", () => {
+    fc.assert(
+      fc.property(
+        fc.jsonValue({ maxDepth: 4 }),
+        fc.integer({ min: 0, max: 14 }),
+        fc.integer({ min: 1, max: 20 }),
+        (leaf, levels, limit) => {
+          // Each level refers to the one below twice: 2^levels paths, past the plain walk's budget.
+          let value: unknown = leaf;
+          for (let level = 0; level < levels; level++) value = [value, { again: value }];
+          const depth = jsonTextNestsTooDeep(JSON.stringify(nestedLeaf(leaf, levels)), limit);
+          expect(valueNestsTooDeep(value, limit)).toBe(depth);
+        },
+      ),
+    );
+  });
+
   it("measures values without recursion, flags cycles, and measures shared parts once", () => {
     expect(valueNestsTooDeep(JSON.parse(nested(MAX_NESTING)))).toBe(false);
     expect(valueNestsTooDeep(JSON.parse(nested(100_000)))).toBe(true);
@@ -46,6 +63,13 @@ describe("nesting limits", () => {
     expect(valueNestsTooDeep("text")).toBe(false);
   });
 });
+
+/** As deep as `levels` levels of `[value, { again: value }]` over `leaf`, without the sharing. */
+function nestedLeaf(leaf: unknown, levels: number): unknown {
+  let value = leaf;
+  for (let level = 0; level < levels; level++) value = { again: [value] };
+  return value;
+}
 
 /** A JSON value nesting `depth` levels of arrays and objects (the value itself is level 1). */
 function nested(depth: number): unknown {

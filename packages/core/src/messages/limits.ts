@@ -61,13 +61,46 @@ interface NestingFrame {
   height: number;
 }
 
+/** Objects and arrays the plain walk visits before it leaves a value to the measured walk. */
+const PLAIN_WALK_NODES = 4096;
+/** Deepest limit the plain walk (recursive) is used for: its stack stays this shallow. */
+const PLAIN_WALK_MAX_LIMIT = 1024;
+
+/**
+ * The answer of {@link valueNestsTooDeep} for a small value, walked plainly: no bookkeeping of
+ * paths or heights, which cost more than the walk itself for the small blocks of a message.
+ * Undefined once it has visited {@link PLAIN_WALK_NODES} objects (a large value, or shared parts
+ * walked again). A cycle nests past any limit, so it is found as a value too deep. Recursion stays
+ * within `limit` levels.
+ */
+function plainWalk(value: object, limit: number): boolean | undefined {
+  let budget = PLAIN_WALK_NODES;
+  const tooDeep = (node: object, level: number): boolean | undefined => {
+    if (level > limit) return true;
+    if (--budget < 0) return undefined;
+    const children: unknown[] = Array.isArray(node) ? node : Object.values(node);
+    for (const child of children) {
+      if (typeof child !== "object" || child === null) continue;
+      const answer = tooDeep(child, level + 1);
+      if (answer !== false) return answer;
+    }
+    return false;
+  };
+  return tooDeep(value, 1);
+}
+
 /**
  * True when `value` nests objects/arrays deeper than `limit` (the value itself
- * is level 1) or contains a cycle. Iterative, so hostile input cannot overflow
- * the stack here; shared sub-objects are measured once.
+ * is level 1) or contains a cycle. A small value is walked plainly; any other
+ * iteratively, so hostile input cannot overflow the stack here, with shared
+ * sub-objects measured once.
  */
 export function valueNestsTooDeep(value: unknown, limit: number = MAX_NESTING): boolean {
   if (typeof value !== "object" || value === null) return false;
+  if (limit <= PLAIN_WALK_MAX_LIMIT) {
+    const answer = plainWalk(value, limit);
+    if (answer !== undefined) return answer;
+  }
   const heights = new Map<object, number>();
   const onPath = new Set<object>([value]);
   const childrenOf = (node: object): unknown[] =>

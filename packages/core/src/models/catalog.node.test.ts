@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { catalogVersion, extractCatalog } from "../../scripts/build-model-catalog.js";
 import { CATALOG_MODELS, CATALOG_SOURCE } from "./catalog.generated.js";
 import { catalogMatches, catalogModel } from "./catalog.js";
+import { normalizeModelName } from "./model-name.js";
 
 describe("the generated catalog", () => {
   it("is what the installed @pydantic/genai-prices holds (else run scripts/build-model-catalog.ts)", () => {
@@ -22,6 +23,22 @@ describe("catalogModel", () => {
 
   it("prefers the maker to a reseller listing the same model", () => {
     expect(catalogModel("claude-3-5-sonnet-20241022")?.provider).toBe("anthropic");
+  });
+
+  it("answers a name asked again as the catalog's search does, before and after its memory fills", () => {
+    const names = ["gpt-4o-2024-11-20", "claude-sonnet-4-5", "no-such-model", " "];
+    const search = (model: string) => {
+      const name = normalizeModelName(model);
+      return name === ""
+        ? undefined
+        : CATALOG_MODELS.find((entry) => catalogMatches(entry.match, name))?.id;
+    };
+    for (const round of [1, 2]) {
+      for (const name of names)
+        expect(catalogModel(name)?.id, `${name} ${round}`).toBe(search(name));
+      // More names than it keeps: it starts over, and answers the same.
+      for (let i = 0; i < 1100; i++) catalogModel(`unknown-model-${round}-${i}`);
+    }
   });
 });
 

@@ -43,12 +43,25 @@ export function catalogMatches(match: CatalogMatch, name: string): boolean {
 }
 
 /**
+ * The entry found for each name asked (null for none): the catalog does not change, a search
+ * through it costs tens of microseconds, and a gateway turn asks for its model's several times.
+ * Cleared when full, as the names come from requests.
+ */
+const found = new Map<string, CatalogModel | null>();
+const FOUND_LIMIT = 1024;
+
+/**
  * The catalog's entry for `model` (any spelling `normalizeModelName` reduces), or undefined. The
  * providers are searched in the catalog's order, first-party ones first, so a model a cloud also
  * resells is priced as its maker sells it.
  */
 export function catalogModel(model: string): CatalogModel | undefined {
+  const known = found.get(model);
+  if (known !== undefined) return known ?? undefined;
   const name = normalizeModelName(model);
-  if (name === "") return undefined;
-  return CATALOG_MODELS.find((entry) => catalogMatches(entry.match, name));
+  const entry =
+    name === "" ? undefined : CATALOG_MODELS.find((entry) => catalogMatches(entry.match, name));
+  if (found.size >= FOUND_LIMIT) found.clear();
+  found.set(model, entry ?? null);
+  return entry;
 }

@@ -6,7 +6,7 @@
  * sets the alarm that runs it once that transaction committed.
  */
 
-import { measureCommitted } from "../context-view";
+import { type ContextMeasure, measureCommitted } from "../context-view";
 import type { MessageStore } from "../message-store";
 import { readSession, setPendingTrigger } from "../session-record";
 import { readSettings } from "../settings";
@@ -14,6 +14,34 @@ import { isCompactionExhausted } from "./exhaustion";
 
 /** A background compaction marked pending by this call (`new`) or before it (`pending`). */
 export type PendingMark = "new" | "pending";
+
+/**
+ * What {@link markPending} decided, and the committed context's measure when it took one and wrote
+ * nothing: the context is then as measured, and a caller in the same transaction need not measure it
+ * again.
+ */
+export interface PendingDecision {
+  mark: PendingMark | undefined;
+  measure?: ContextMeasure;
+}
+
+/** {@link markPending}, with the measure it took (see {@link PendingDecision}). */
+export function decidePending(
+  sql: SqlStorage,
+  store: MessageStore,
+  defaultModel: string | undefined,
+  trigger: string,
+): PendingDecision {
+  const session = readSession(sql);
+  if (session === undefined) return { mark: undefined };
+  if (session.pending_trigger !== null) return { mark: "pending" };
+  const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
+  if (!measure.compactionDue || isCompactionExhausted(store, session, measure)) {
+    return { mark: undefined, measure };
+  }
+  setPendingTrigger(sql, trigger);
+  return { mark: "new" };
+}
 
 /**
  * Marks a background compaction as pending (started by `trigger`) when the context is over the
@@ -25,11 +53,5 @@ export function markPending(
   defaultModel: string | undefined,
   trigger: string,
 ): PendingMark | undefined {
-  const session = readSession(sql);
-  if (session === undefined) return undefined;
-  if (session.pending_trigger !== null) return "pending";
-  const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
-  if (!measure.compactionDue || isCompactionExhausted(store, session, measure)) return undefined;
-  setPendingTrigger(sql, trigger);
-  return "new";
+  return decidePending(sql, store, defaultModel, trigger).mark;
 }
