@@ -24,7 +24,6 @@
  */
 
 import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
 import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
