@@ -10,7 +10,8 @@
  *
  * Secrets (`API_KEYS`, `JWT_SECRET`, the provider keys, the gateway's
  * per-upstream keys `GATEWAY_KEY_<NAME>`, read by name) are read where they
- * are used; every other variable is read here.
+ * are used, and so is `DEFAULT_MODEL` (a plain string, read in many places);
+ * every other variable is read here.
  */
 
 import { z } from "zod";
