@@ -14,7 +14,7 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -93,8 +93,18 @@ const windows = (argument("--windows") ?? "32000,128000").split(",").map(Number)
 const { source, transcripts } = corpus();
 const KEY = "cost-bench-key";
 const upstream = await startGatewayUpstream();
+// The replay sends a session's turns (and its status polls) as fast as the Worker answers, far
+// above the deployment's per-user RATE_LIMITER: wrangler dev runs a copy of the configuration
+// whose limit no replay reaches (as the workerd tests raise it), beside the original so its
+// relative paths still hold.
+const benchConfig = join(root, "wrangler.bench.jsonc");
+const configured = readFileSync(join(root, "wrangler.jsonc"), "utf8");
+const unlimited = configured.replace(/("simple":\s*\{\s*"limit":\s*)\d+/, "$11000000000");
+if (unlimited === configured) throw new Error("wrangler.jsonc: no RATE_LIMITER limit to raise");
+writeFileSync(benchConfig, unlimited);
 const server = await startWranglerDev({
   workerDir: root,
+  config: benchConfig,
   vars: {
     API_KEYS: `bench:${KEY}`,
     COMPACTION_DELAY_MS: "0",
@@ -161,6 +171,7 @@ try {
 } finally {
   await server.stop();
   await upstream.close();
+  rmSync(benchConfig, { force: true });
 }
 
 const machine = `${cpus()[0]?.model ?? "unknown CPU"} (${cpus().length} cores, ${Math.round(totalmem() / 2 ** 30)} GiB), Node ${process.version}`;

@@ -42,6 +42,8 @@ export async function startWranglerDev(options: {
   workerDir: string;
   vars: Record<string, string>;
   timeoutMs?: number;
+  /** A wrangler configuration other than the Worker's own `wrangler.jsonc`, in `workerDir`. */
+  config?: string;
 }): Promise<DevServer> {
   const port = await freePort();
   const state = mkdtempSync(join(tmpdir(), "condense-e2e-"));
@@ -66,6 +68,7 @@ export async function startWranglerDev(options: {
       "--env-file",
       envFile,
       "--show-interactive-dev-session=false",
+      ...(options.config !== undefined ? ["--config", options.config] : []),
     ],
     {
       cwd: options.workerDir,
