@@ -347,12 +347,7 @@ async function pnpmDemo(dir: string, env: NodeJS.ProcessEnv, port: number): Prom
   }
   await stop(demo);
   if (code !== 0) throw new CheckFailure(`pnpm demo exited ${code}:\n${tail(demo)}`);
-  log(
-    `  ${demo.output
-      .filter((line) => line.trim() !== "")
-      .slice(-8)
-      .join("\n  ")}`,
-  );
+  for (const line of demo.output.filter((text) => text.trim() !== "").slice(-6)) log(`  ${line}`);
 }
 
 /** Fails on any process still running in the clone that was not there before; kills it. */
