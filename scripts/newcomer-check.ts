@@ -173,7 +173,13 @@ function notFresh(dir: string): string[] {
 function installedStore(dir: string): string | undefined {
   const modules = join(dir, "node_modules", ".modules.yaml");
   if (!existsSync(modules)) return undefined;
-  return /^storeDir: (.+)$/m.exec(readFileSync(modules, "utf8"))?.[1]?.trim();
+  try {
+    // pnpm writes this YAML file in YAML's JSON form; if it ever does not, the install downloads.
+    const { storeDir } = JSON.parse(readFileSync(modules, "utf8")) as { storeDir?: unknown };
+    return typeof storeDir === "string" ? storeDir : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Processes whose command line or working directory is inside `dir` (Linux; else none). */
