@@ -346,7 +346,12 @@ async function inspector(pageUrl: string): Promise<void> {
 
 async function pnpmDemo(dir: string, env: NodeJS.ProcessEnv, port: number): Promise<void> {
   const demo = start("pnpm demo", ["demo", "--port", String(port)], dir, env);
-  const code = await Promise.race([demo.exit, sleep(DEMO_TIMEOUT_MS).then(() => "timeout")]);
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<"timeout">((done) => {
+    timer = setTimeout(() => done("timeout"), DEMO_TIMEOUT_MS);
+  });
+  // The timer is cleared, or it would keep this process alive for the whole timeout.
+  const code = await Promise.race([demo.exit, timeout]).finally(() => clearTimeout(timer));
   if (code === "timeout") {
     await stop(demo);
     throw new CheckFailure(`pnpm demo ran over ${DEMO_TIMEOUT_MS / 60_000} min:\n${tail(demo)}`);
@@ -438,4 +443,5 @@ async function main(): Promise<number> {
   }
 }
 
-process.exitCode = await main();
+// Everything it started is stopped by now; nothing left should keep it waiting.
+process.exit(await main());
