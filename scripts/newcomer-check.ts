@@ -157,13 +157,13 @@ function newcomerEnv(home: string): NodeJS.ProcessEnv {
 
 /** Build outputs and local state a fresh clone does not have (node_modules and .tools/ aside). */
 function notFresh(dir: string): string[] {
-  const status = spawnSync("git", ["status", "--porcelain", "--ignored"], {
+  const status = spawnSync("git", ["status", "--porcelain", "-z", "--ignored"], {
     cwd: dir,
     encoding: "utf8",
   });
   if (status.status !== 0) throw new CheckFailure(`git status failed in ${dir}: ${status.stderr}`);
   return status.stdout
-    .split("\n")
+    .split("\0")
     .filter((line) => line.startsWith("!! "))
     .map((line) => line.slice(3))
     .filter((path) => !/(^|\/)node_modules\/$/.test(path) && path !== ".tools/");
@@ -379,6 +379,20 @@ function noStrays(dir: string, before: Map<number, string>): void {
   }
 }
 
+/** Set once the tree is known fresh: what is left in it afterwards is the check's to remove. */
+let checkedTree: string | undefined;
+
+/**
+ * Removes what the commands left in a tree that was fresh (builds, `.dev.vars`, wrangler's state, the
+ * demo's report; node_modules stays), so `pnpm test` after it in CI starts from the clone as it was.
+ */
+function removeLeftovers(): void {
+  if (checkedTree === undefined) return;
+  const leftovers = notFresh(checkedTree);
+  for (const path of leftovers) rmSync(join(checkedTree, path), { recursive: true, force: true });
+  if (leftovers.length > 0) log(`removed what the commands left: ${leftovers.join(", ")}`);
+}
+
 async function check(dir: string, home: string): Promise<void> {
   const leftovers = notFresh(dir);
   if (leftovers.length > 0) {
@@ -386,6 +400,7 @@ async function check(dir: string, home: string): Promise<void> {
       `${dir} is not a fresh clone (${leftovers.slice(0, 8).join(", ")}): what a newcomer lacks would go unnoticed. Run it with --clone.`,
     );
   }
+  checkedTree = dir;
   const env = newcomerEnv(home);
   const before = processesIn(dir);
   log(`in ${dir}, HOME=${home}`);
@@ -416,6 +431,7 @@ async function main(): Promise<number> {
   let dir = repo;
   const cleanUp = async () => {
     for (const started of [...running]) await stop(started);
+    removeLeftovers();
     rmSync(scratch, { recursive: true, force: true });
   };
   for (const signal of ["SIGINT", "SIGTERM"] as const) {
