@@ -28,9 +28,16 @@ import { emptyLedger, mergeLedgers } from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";
+import { fitContext } from "./fit-context.js";
 import { findLatestUser } from "./latest-user.js";
 import { DEFAULTS, resolveOptions } from "./options.js";
-import { type PassContext, type PassResult, prune, throwIfAborted } from "./pass-context.js";
+import {
+  namingFor,
+  type PassContext,
+  type PassResult,
+  prune,
+  throwIfAborted,
+} from "./pass-context.js";
 import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
 import { summarizePass } from "./summarize-pass.js";
@@ -41,6 +48,7 @@ import type {
   CompactInput,
   CompactOptions,
   CompactResult,
+  CutToolOutput,
   PrunedToolOutput,
   Tier,
 } from "./types.js";
@@ -132,6 +140,30 @@ async function runPass(
     pruned: outcome.pruned,
     summary: undefined,
   };
+}
+
+/**
+ * What is left over the budget once the tiers did what they could is made to fit it
+ * (`compact/fit-context`): seen outputs pruned, then the newest outputs, which no tier touches,
+ * cut to their head and tail. Undefined when the messages fit, or when nothing could be cut.
+ */
+async function fitBudget(
+  messages: ChatMessage[],
+  context: PassContext,
+): Promise<
+  { messages: ChatMessage[]; pruned: PrunedToolOutput[]; cut: CutToolOutput[] } | undefined
+> {
+  const { model, options } = context;
+  if (countMessageTokens(messages, model) <= options.budget) return undefined;
+  const fit = fitContext(messages, {
+    model,
+    limit: options.budget,
+    unseenFrom: protectedFrom(messages, await locateSummary(messages, context.anchor)),
+    naming: namingFor(context, messages),
+    ...(options.recallTool === undefined ? {} : { recallTool: options.recallTool }),
+  });
+  if (fit.pruned.length === 0 && fit.cut.length === 0) return undefined;
+  return fit;
 }
 
 /** Why a compaction changed nothing: too little to compact, or only the newest messages left. */
@@ -226,6 +258,7 @@ export async function compact(
   const carriedLedger =
     resolved.ledger === undefined ? emptyLedger() : withholdInLedger(resolved.ledger);
 
+  let cut: CutToolOutput[] = [];
   const finalize = async (
     messages: ChatMessage[],
     fields: { compacted: boolean; tier: Tier; passes: number; ledger: Ledger; reason?: string },
@@ -248,6 +281,7 @@ export async function compact(
     const failure = context.failure;
     const summary = await currentSummary(messages, context.anchor);
     const { summarySha256: _previous, ...ledger } = fields.ledger;
+    const cutToolOutputs = fields.compacted ? cut : [];
     return {
       compacted: fields.compacted,
       messages: converted.messages,
@@ -262,6 +296,7 @@ export async function compact(
       budget: resolved.budget,
       warningLevel: warningLevelFor(finalTokens, resolved),
       prunedToolOutputs: fields.compacted ? [...context.pruned.values()] : [],
+      cutToolOutputs,
       ledger:
         summary === null ? ledger : { ...ledger, summarySha256: await summaryDigest(summary) },
       passes: fields.passes,
@@ -347,6 +382,12 @@ export async function compact(
 
   if (passes === 0 || tokens >= originalTokens) {
     context.anchor = anchor;
+    const fitted = await fitBudget(repaired, context);
+    if (fitted !== undefined) {
+      recordPruned(context, fitted.pruned);
+      cut = fitted.cut;
+      return finalize(fitted.messages, { compacted: true, tier: 1, passes, ledger: carriedLedger });
+    }
     return finalize(repaired, {
       compacted: false,
       tier: 0,
@@ -354,6 +395,12 @@ export async function compact(
       ledger: carriedLedger,
       reason: await nothingCompactedReason(repaired, anchor, originalTokens, resolved.limit, model),
     });
+  }
+  const fitted = await fitBudget(messages, context);
+  if (fitted !== undefined) {
+    recordPruned(context, fitted.pruned);
+    cut = fitted.cut;
+    messages = fitted.messages;
   }
   return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });
 }

@@ -161,6 +161,17 @@ export interface PrunedToolOutput {
   tokens: number;
 }
 
+/**
+ * A tool output the model had not seen yet, cut to its head and tail (a marker between them says
+ * how much was cut and how to fetch it) because the context could not fit otherwise.
+ */
+export interface CutToolOutput extends PrunedToolOutput {
+  /** Tokens of the cut message now in the context (`tokens`: of the output as it was). */
+  keptTokens: number;
+  /** Tokens of the output's text the cut left out. */
+  cutTokens: number;
+}
+
 export interface SummarizerFailure {
   kind: SummarizerFailureKind;
   message: string;
@@ -187,6 +198,12 @@ export interface CompactResult<M = ChatMessage> {
   warningLevel: WarningLevel;
   /** The tool outputs that left the context, so a store can serve them back by call id. */
   prunedToolOutputs: PrunedToolOutput[];
+  /**
+   * Outputs after the last assistant turn (never compacted) that alone did not fit: cut to their
+   * head and tail rather than dropped or sent whole (`warningLevel` stays `none` when the cut made
+   * the context fit its budget).
+   */
+  cutToolOutputs: CutToolOutput[];
   /**
    * `identifiers`, `files: { read, modified }`, `userRequests` and `summarySha256` (the anchor of
    * `summary`): hand it back as `options.ledger` at the next compaction. A result that wrote no
