@@ -7,7 +7,8 @@
  * that fits wins. A failing summarizer degrades to the next tier; no message is
  * ever dropped without being summarized or handed back in `prunedToolOutputs`.
  * The messages after the last assistant turn are never touched by any tier
- * (`compact/protected-tail`).
+ * (`compact/protected-tail`); when they alone are over the budget, their tool
+ * outputs are cut to head and tail (`compact/fit-context`).
  *
  * Here: the input checked and made canonical, the pass loop and the result.
  * A pass's summary is `compact/summarize-pass`, what the passes share
