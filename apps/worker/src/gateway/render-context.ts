@@ -50,6 +50,10 @@ export function renderReference(
   markersFor: MarkersFor,
 ): RequestHistory | undefined {
   const history = canonical.slice(reference.historyFrom);
+  // Outputs the session fitted so the context fits its window (`session/fit-served`).
+  for (const { index, message } of reference.fitted ?? []) {
+    if (index < history.length) history[index] = message;
+  }
   if (reference.openaiItems !== undefined) {
     const rest = sendableMessages([...reference.pinned, ...history]).messages;
     const items = { messages: rest, responsesItems: reference.openaiItems, rest };
@@ -60,6 +64,7 @@ export function renderReference(
     reference.view.length === 0 &&
     reference.pinned.length === 0 &&
     reference.historyFrom === 0 &&
+    reference.fitted === undefined &&
     !sent.changed;
   if (unchanged) return undefined;
   const context = sent.messages;

@@ -94,6 +94,8 @@ export interface ContextMeasure {
   engineTrigger: number;
   /** Engine-unit size a compaction aims at (under the trigger, so the next turns do not trigger it). */
   engineTarget: number;
+  /** Engine-unit size the context may hold and keep the reserve free: what a served context fits. */
+  engineBudget: number;
   /** Whether the context is over the trigger (the engine's `shouldCompact`). */
   compactionDue: boolean;
   /** Reported figures, in calibrated tokens. */
@@ -388,6 +390,7 @@ export function measureContext(
     engineTokens: estimate,
     engineTrigger: Math.min(decision.budget, decision.triggerTokens),
     engineTarget: resolveOptions(model, options(engineWindow)).target,
+    engineBudget: decision.budget,
     compactionDue: decision.compact,
     tokens: real(estimate),
     contextWindow,

@@ -144,9 +144,11 @@ async function runPass(
 }
 
 /**
- * What is left over the budget once the tiers did what they could is made to fit it
+ * What is left over the window once the tiers did what they could is made to fit its budget
  * (`compact/fit-context`): seen outputs pruned, then the newest outputs, which no tier touches,
- * cut to their head and tail. Undefined when the messages fit, or when nothing could be cut.
+ * cut to their head and tail. The newest messages stay whole while they fit the window (the model
+ * sees what it asked for, at the cost of the reserve); once cut, the cut leaves the reserve free.
+ * Undefined when the messages fit the window, or when nothing could be cut.
  */
 async function fitBudget(
   messages: ChatMessage[],
@@ -155,12 +157,15 @@ async function fitBudget(
   { messages: ChatMessage[]; pruned: PrunedToolOutput[]; cut: CutToolOutput[] } | undefined
 > {
   const { model, options } = context;
-  if (countMessageTokens(messages, model) <= options.budget) return undefined;
+  if (countMessageTokens(messages, model) <= options.contextWindow) return undefined;
   const fit = fitContext(messages, {
     model,
     limit: options.budget,
     unseenFrom: protectedFrom(messages, await locateSummary(messages, context.anchor)),
     naming: namingFor(context, messages),
+    ...(options.cutOutputReference === undefined
+      ? {}
+      : { cutReference: options.cutOutputReference }),
     ...(options.recallTool === undefined ? {} : { recallTool: options.recallTool }),
   });
   if (fit.pruned.length === 0 && fit.cut.length === 0) return undefined;

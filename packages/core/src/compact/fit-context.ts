@@ -12,10 +12,13 @@
  *    small result is never cut to make room for a large one).
  * When even that is not enough (system prompt, user messages, summaries and
  * outputs cut to their markers are over by themselves), the result says it
- * does not fit: the caller refuses rather than send it.
+ * does not fit: the caller refuses rather than send it. Callers fit a context
+ * once it is over its window, to its budget: the newest outputs are whole
+ * while they fit, and once cut, the cut leaves room for the answer.
  */
 
 import { isOpaqueMessage } from "../formats/opaque.js";
+import type { ToolOutputKey } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
@@ -37,6 +40,8 @@ export interface FitOptions {
   unseenFrom?: number;
   /** Which call each output answers and how a marker names it (default: read from `messages`). */
   naming?: OutputNaming;
+  /** How a cut marker names the whole output (default: as the placeholders name it, `naming`). */
+  cutReference?: (key: ToolOutputKey) => string;
   /** The recall tool the agent has, named in the cut marker as a way to fetch the whole output. */
   recallTool?: string;
 }
@@ -107,7 +112,7 @@ function cutUnseen(
   candidates.sort((a, b) => b.tokens - a.tokens);
   const markerFor = (message: ChatMessage, index: number) => (figures: CutFigures) => {
     const key = naming.callOf(message, index);
-    const reference = naming.reference(key);
+    const reference = (options.cutReference ?? naming.reference)(key);
     const via =
       options.recallTool === undefined
         ? reference

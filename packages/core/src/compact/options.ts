@@ -93,6 +93,8 @@ export interface ResolvedOptions {
    */
   summaryAnchor: string | undefined;
   toolOutputReference: ((output: ToolOutputKey) => string) | undefined;
+  /** How a cut marker names the whole output (default: as placeholders name it). */
+  cutOutputReference: ((output: ToolOutputKey) => string) | undefined;
   /** The recall tool the summary block names, if any. */
   recallTool: string | undefined;
 }
@@ -344,6 +346,10 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     ledger: resolveLedger(options.ledger),
     summaryAnchor: resolveSummaryAnchor(options.ledger),
     toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
+    cutOutputReference: resolveToolOutputReference(
+      options.cutOutputReference,
+      "cutOutputReference",
+    ),
     recallTool: resolveRecallTool(options.recallTool),
   };
 }
@@ -407,11 +413,14 @@ function resolveRecallTool(value: unknown): string | undefined {
   return value;
 }
 
-function resolveToolOutputReference(value: unknown): ResolvedOptions["toolOutputReference"] {
+function resolveToolOutputReference(
+  value: unknown,
+  name = "toolOutputReference",
+): ResolvedOptions["toolOutputReference"] {
   if (value === undefined) return undefined;
   if (typeof value !== "function") {
     throw new InvalidOptionsError(
-      "toolOutputReference",
+      name,
       "expected a function ({ toolCallId, occurrence }) => string naming an output, or nothing",
     );
   }

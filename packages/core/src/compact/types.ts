@@ -137,6 +137,11 @@ export interface CompactOptions {
    */
   toolOutputReference?: (output: ToolOutputKey) => string;
   /**
+   * How the marker of a newest output cut to its head and tail (because it alone did not fit)
+   * names the whole output, e.g. with the route that serves it. Default: `toolOutputReference`'s.
+   */
+  cutOutputReference?: (output: ToolOutputKey) => string;
+  /**
    * The name of a tool the agent has for recalling compacted history (e.g. `recall`): the summary
    * block then says, in one line, that earlier details can be recalled with it by query or by
    * tool-call id. Letters, digits, `_`, `-` and `.`, at most 64. Default: no such line.
@@ -199,9 +204,8 @@ export interface CompactResult<M = ChatMessage> {
   /** The tool outputs that left the context, so a store can serve them back by call id. */
   prunedToolOutputs: PrunedToolOutput[];
   /**
-   * Outputs after the last assistant turn (never compacted) that alone did not fit: cut to their
-   * head and tail rather than dropped or sent whole (`warningLevel` stays `none` when the cut made
-   * the context fit its budget).
+   * Outputs after the last assistant turn (never compacted) that did not fit the window: cut to
+   * their head and tail, so that the context fits its budget, rather than dropped or sent whole.
    */
   cutToolOutputs: CutToolOutput[];
   /**

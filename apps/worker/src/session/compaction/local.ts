@@ -24,7 +24,7 @@ import type { ContextMeasure } from "../context-view";
 import { ledgerOf, type SessionRow } from "../session-record";
 import { type SessionSettings, settingsOptions } from "../settings";
 import { summarizerFor } from "../summarizer-config";
-import { type OutputSeqs, outputReference } from "../tool-outputs";
+import { cutOutputReference, type OutputSeqs, outputReference } from "../tool-outputs";
 import type { NewView } from "./commit";
 import type { CompactionSnapshot } from "./open-calls";
 
@@ -84,6 +84,7 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     ...settingsOptions(settings),
     // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
     toolOutputReference: outputReference(compaction.outputSeqs),
+    cutOutputReference: cutOutputReference(compaction.outputSeqs, session.session_id),
     summarizer: summarizerFor(env, settings.summarizerModel),
     ...(session.cooldown_until !== null ? { cooldownUntil: session.cooldown_until } : {}),
     cooldownSeconds: workerConfig(env).cooldownSeconds,
@@ -126,6 +127,7 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
     ...(accepted ? sizes : {}),
     summarizer: extractiveSummarizer(),
     toolOutputReference: outputReference(compaction.outputSeqs),
+    cutOutputReference: cutOutputReference(compaction.outputSeqs, compaction.session.session_id),
     ...(anchor !== undefined
       ? {
           ledger: {
