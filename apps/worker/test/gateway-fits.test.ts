@@ -138,3 +138,30 @@ describe("a sub-agent's replay at a 32k window (issue 33)", () => {
     });
   }
 });
+
+describe("a session whose newest messages cannot fit even cut (issue 33)", () => {
+  it("is refused (context_over_window) in the protocol's shape, the upstream never called", async () => {
+    const tag = freshTag();
+    const pasted = fileText(2_000, "pasted");
+    const reply = await sendAgentRequest(
+      "anthropic",
+      request([{ role: "user", content: `Review this file:\n${pasted}` }]),
+      {
+        tag,
+        session: freshSession("gw-fits"),
+        headers: { "X-Condense-Context-Window": "32000" },
+      },
+    );
+    expect(reply.status).toBe(422);
+    const body = JSON.parse(reply.text) as {
+      type: string;
+      error: { type: string; message: string };
+    };
+    // Anthropic's shape has no code: its type, and the message that says what to do.
+    expect(body.type).toBe("error");
+    expect(body.error.type).toBe("invalid_request_error");
+    expect(body.error.message).toMatch(/cannot fit the window of 32000 tokens/);
+    expect(body.error.message).toMatch(/larger window/);
+    expect(await upstreamCalls(tag)).toHaveLength(0);
+  });
+});

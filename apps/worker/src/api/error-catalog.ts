@@ -81,8 +81,8 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     when: "`/overflow` got an error that is not a context overflow",
   },
   context_over_window: {
-    status: "422 (gateway: 400)",
-    when: "a context cannot fit its window even with every tool output the model has seen pruned and every newer one cut to its head and tail: what is never cut (system prompt, user messages, pinned messages, the summary) is over by itself (`details`: the window, the tokens left, what fits). Use a larger `contextWindow`, shorter user messages, or unpin messages",
+    status: "422",
+    when: "a session's context cannot fit its window even with every tool output the model has seen pruned and every newer one cut to its head and tail: what is never cut (system prompt, user messages, pinned messages, the summary) is over by itself (`details`: the window, the tokens left, what fits); `GET /context`, `/overflow` and gateway turns with a session (in the protocol's shape). Use a larger `contextWindow`, shorter user messages, or unpin messages",
   },
   format_not_available: {
     status: "409",

@@ -96,6 +96,11 @@ export interface ContextMeasure {
   engineTarget: number;
   /** Engine-unit size the context may hold and keep the reserve free: what a served context fits. */
   engineBudget: number;
+  /**
+   * The request's fixed overhead (its tool definitions) takes the whole window by itself: no
+   * message fits beside it, whatever is compacted or cut.
+   */
+  overheadFillsWindow: boolean;
   /** Whether the context is over the trigger (the engine's `shouldCompact`). */
   compactionDue: boolean;
   /** Reported figures, in calibrated tokens. */
@@ -391,6 +396,7 @@ export function measureContext(
     engineTrigger: Math.min(decision.budget, decision.triggerTokens),
     engineTarget: resolveOptions(model, options(engineWindow)).target,
     engineBudget: decision.budget,
+    overheadFillsWindow: overheadTokens > 0 && room - overheadTokens <= 0,
     compactionDue: decision.compact,
     tokens: real(estimate),
     contextWindow,

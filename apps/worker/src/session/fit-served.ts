@@ -40,7 +40,11 @@ export function fitServed(
   settings: SessionSettings,
   sessionId: string,
 ): FittedSnapshot {
-  if (snapshot.tokens <= measure.engineWindow) return { snapshot, replaced: [] };
+  // Tool definitions that fill the window alone are the request's: cutting the messages to nothing
+  // would not make it fit, the upstream says whether it does (`compaction/exhaustion` warns).
+  if (snapshot.tokens <= measure.engineWindow || measure.overheadFillsWindow) {
+    return { snapshot, replaced: [] };
+  }
   const viewLength = snapshot.messages.length - snapshot.tail.length;
   // A view of OpenAI compaction items is sent as it is: only the messages after it may change.
   const fixed = snapshot.openaiItems === undefined ? 0 : viewLength;
