@@ -94,6 +94,26 @@ async function runPass(
     newestFrom,
   });
 
+  if (options.pruneLargestOutputs) {
+    // What refills a thrashing context: its largest outputs, the tail's too, before any summary.
+    const outcome = prune(messages, context, {
+      from: 0,
+      to: newestFrom,
+      needToSave: current - options.target,
+      order: "largest",
+    });
+    if (outcome.saved > 0) {
+      return {
+        messages: outcome.messages,
+        tokens: countMessageTokens(outcome.messages, model),
+        tier: 1,
+        ledger: undefined,
+        pruned: outcome.pruned,
+        summary: undefined,
+      };
+    }
+  }
+
   if (!summarizeOnly) {
     const outcome = prune(messages, context, {
       from: 0,

@@ -97,6 +97,8 @@ export interface ResolvedOptions {
   cutOutputReference: ((output: ToolOutputKey) => string) | undefined;
   /** The recall tool the summary block names, if any. */
   recallTool: string | undefined;
+  /** Prune the largest seen outputs, the tail's too, before any summary (thrashing). */
+  pruneLargestOutputs: boolean;
 }
 
 function resolveNow(value: unknown): number {
@@ -351,7 +353,16 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
       "cutOutputReference",
     ),
     recallTool: resolveRecallTool(options.recallTool),
+    pruneLargestOutputs: resolvePruneLargest(options.pruneLargestOutputs),
   };
+}
+
+function resolvePruneLargest(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") {
+    throw new InvalidOptionsError("pruneLargestOutputs", "expected true or false");
+  }
+  return value;
 }
 
 function nonNegativeNumber(name: string, value: unknown): number {

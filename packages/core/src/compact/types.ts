@@ -142,6 +142,14 @@ export interface CompactOptions {
    */
   cutOutputReference?: (output: ToolOutputKey) => string;
   /**
+   * Before any summary, replace the largest tool outputs the model has already seen, the verbatim
+   * tail's included, by placeholders (the whole outputs come back in `prunedToolOutputs`, for a
+   * store to serve them by call id), largest first, until the context reaches its aim. For a
+   * conversation whose context refills within a few turns of each compaction (thrashing): what
+   * refills it is its largest outputs, and a new summary every few turns buys little. Default false.
+   */
+  pruneLargestOutputs?: boolean;
+  /**
    * The name of a tool the agent has for recalling compacted history (e.g. `recall`): the summary
    * block then says, in one line, that earlier details can be recalled with it by query or by
    * tool-call id. Letters, digits, `_`, `-` and `.`, at most 64. Default: no such line.
