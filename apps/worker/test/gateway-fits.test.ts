@@ -7,10 +7,12 @@
  * dropped.
  */
 
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
+import type { SessionObject } from "../src/session/session-object";
 import { sendAgentRequest } from "./agent-requests";
 import { freshTag, queueAnswers, upstreamCalls } from "./gateway-helpers";
-import { freshSession } from "./helpers";
+import { freshSession, stubFor } from "./helpers";
 
 type Block = Record<string, unknown>;
 type Turn = { role: "user" | "assistant"; content: string | Block[] };
@@ -163,5 +165,43 @@ describe("a session whose newest messages cannot fit even cut (issue 33)", () =>
     expect(body.error.message).toMatch(/cannot fit the window of 32000 tokens/);
     expect(body.error.message).toMatch(/larger window/);
     expect(await upstreamCalls(tag)).toHaveLength(0);
+  });
+});
+
+describe("a session's context fitted when it is served (issue 33)", () => {
+  it("is cut by reference to the request's history when no compaction can run", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-fits");
+    const reads = answers()[2] as Record<string, unknown>;
+    // The model's first answer: the six Reads.
+    await queueAnswers(tag, [reads]);
+    const headers = { "X-Condense-Context-Window": "32000", "x-test-upstream": "limit=32000" };
+    const history: Turn[] = [{ role: "user", content: "Read the six parts." }];
+    const first = await sendAgentRequest("anthropic", request(history), { tag, session, headers });
+    expect(first.status).toBe(200);
+    // Compaction went as far as it goes, as far as the session knows: none runs at the next turn.
+    await runInDurableObject(stubFor("alice", session), (_object: SessionObject, state) => {
+      state.storage.sql.exec("UPDATE condense_session SET exhausted_seq = 1000000 WHERE id = 1");
+    });
+    history.push(asBlocks(reads), resultsFor(reads, 265));
+    const second = await sendAgentRequest("anthropic", request(history), { tag, session, headers });
+    expect(second.status, second.text.slice(0, 300)).toBe(200);
+    expect(second.headers.get("X-Condense-Generation")).toBe("1");
+    expect(second.headers.get("X-Condense-Compaction")).toBe("none");
+    const calls = await upstreamCalls(tag);
+    expect(calls).toHaveLength(2);
+    expect(calls[1]?.tokens ?? 0).toBeLessThanOrEqual(32_000);
+    const sent = calls[1]?.body?.messages as Turn[];
+    const results = ((sent.at(-1)?.content ?? []) as Block[]).filter(
+      (block) => block.type === "tool_result",
+    );
+    expect(results).toHaveLength(6);
+    for (const block of results) {
+      const text = String(block.content);
+      expect(text).toMatch(/\[Condense cut \d+ tokens \(lines \d+–\d+ of 265\)/);
+      expect(text).toContain(
+        `/v1/sessions/${session}/tool-outputs/${String(block.tool_use_id)}?seq=`,
+      );
+    }
   });
 });

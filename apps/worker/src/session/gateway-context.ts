@@ -124,11 +124,17 @@ export function gatewayContextAt(
     Date.now(),
   );
   const stored = view === undefined ? [] : store.readView().map((row) => row.message);
-  // The fitted view's messages, and the history's that the fit replaced.
-  const rows = fit === undefined ? stored : fit.snapshot.messages.slice(0, stored.length);
+  // The fitted view's messages (a view of OpenAI items is never fitted), and the history's that
+  // the fit replaced, by index after the view's canonical messages.
+  const viewLength =
+    fit === undefined ? stored.length : fit.snapshot.messages.length - fit.snapshot.tail.length;
+  const rows =
+    fit === undefined || view?.strategy === "openai"
+      ? stored
+      : fit.snapshot.messages.slice(0, viewLength);
   const fitted = (fit?.replaced ?? [])
-    .filter(({ index }) => index >= stored.length)
-    .map(({ index, message }) => ({ index: index - stored.length, message }));
+    .filter(({ index }) => index >= viewLength)
+    .map(({ index, message }) => ({ index: index - viewLength, message }));
   const byReference: GatewayContextByReference =
     view?.strategy === "openai"
       ? { view: [], openaiItems: stored, pinned: measure.pinned, historyFrom }
