@@ -19,7 +19,11 @@
  *   after it pass at once), then answers as scripted;
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
  * - `tool=NAME`: answers with a call of tool NAME;
- * - `cached=R;written=W`: the usage reports R prompt tokens read from the prompt cache, W written.
+ * - `cached=R;written=W`: the usage reports R prompt tokens read from the prompt cache, W written;
+ * - `scale=R`: the provider counts a prompt as R times the engine's count (another tokenizer,
+ *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
+ * - `inject=N/L`: the tag's first request is refused with OpenAI's overflow error saying N tokens
+ *   over a window of L, whatever its size (a soak's injected fault); later ones pass as scripted.
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
  * (tools, system and messages counted), and Responses input whose outputs do
@@ -99,6 +103,10 @@ interface Script {
   tool?: string;
   /** `cached=R;written=W`: the answer's usage says R prompt tokens were read from the cache, W written. */
   cache?: CacheUsage;
+  /** `scale=R`: the provider's count is R times the engine's. */
+  scale: number;
+  /** `inject=N/L`: the tag's first request is refused as N tokens over a window of L. */
+  inject?: { tokens: number; limit: number };
 }
 
 interface CacheUsage {
@@ -114,6 +122,7 @@ function parseScript(header: string | undefined): Script {
     stall: false,
     delayMs: 0,
     slowMs: 0,
+    scale: 1,
   };
   for (const part of (header ?? "").split(";")) {
     const [name, value = ""] = part.trim().split("=");
@@ -128,7 +137,11 @@ function parseScript(header: string | undefined): Script {
     else if (name === "tool") script.tool = value;
     else if (name === "cached")
       script.cache = { read: Number(value), write: script.cache?.write ?? 0 };
-    else if (name === "written")
+    else if (name === "scale") script.scale = Number(value);
+    else if (name === "inject") {
+      const [tokens = "", limit = ""] = value.split("/");
+      script.inject = { tokens: Number(tokens), limit: Number(limit) };
+    } else if (name === "written")
       script.cache = { read: script.cache?.read ?? 0, write: Number(value) };
   }
   return script;
@@ -263,6 +276,8 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
   const calls = new Map<string, Array<() => RecordedCall>>();
   const answers = new Map<string, ChatMessage[]>();
   const releases = new Releases();
+  /** Tags whose first request was refused by `inject`. */
+  const injected = new Set<string>();
   let answered = 0;
 
   /** Records a call; `tokens` and `aborted` are read when the records are asked for. */
@@ -319,8 +334,17 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
         ...(script.fail === 400 ? { param: "messages" } : {}),
       };
     }
-    if (script.limit !== undefined && tokens > script.limit) {
-      return { type: "error", ...overflow(protocol, tokens, script.limit, script, body) };
+    if (script.inject !== undefined && !injected.has(tag)) {
+      injected.add(tag);
+      return {
+        type: "error",
+        ...PROTOCOLS.chat.overflow(script.inject.tokens, script.inject.limit),
+      };
+    }
+    // What the provider counts: the engine's count, scaled by `scale`.
+    const counted = Math.round(tokens * script.scale);
+    if (script.limit !== undefined && counted > script.limit) {
+      return { type: "error", ...overflow(protocol, counted, script.limit, script, body) };
     }
     return answerFor(answers.get(tag)?.shift(), script, n, tokens);
   };

@@ -46,6 +46,15 @@ export type CompactResponseBody = {
     content: string;
     tokens: number;
   }[];
+  cutToolOutputs: {
+    toolCallId: string;
+    occurrence: number;
+    toolName: string;
+    content: string;
+    tokens: number;
+    keptTokens: number;
+    cutTokens: number;
+  }[];
   ledger: {
     identifiers: string[];
     files: { read: string[]; modified: string[] };
@@ -241,6 +250,13 @@ export type SessionStatusBody = {
       failedAttempts: number;
       nextAttemptAt: string | null;
     } | null;
+    thrashing: { since: string; refills: number; turnsApart: number[] } | null;
+    summarizer: {
+      breaker: "closed" | "open" | "half-open";
+      consecutiveFailures: number;
+      openUntil: string | null;
+      lastFailure: { at: string; kind: string; message: string } | null;
+    };
   };
   generation: number;
   overheadTokens: number;

@@ -20,6 +20,10 @@ export const GATEWAY_HEADERS = {
   stateless: "X-Condense-Stateless",
   passthrough: "X-Condense-Passthrough",
   retries: "X-Condense-Overflow-Retries",
+  /** `passed-through` when the upstream's overflow error goes back as it came (`gateway/overflow-count`). */
+  overflow: "X-Condense-Overflow",
+  /** Why the overflow was passed through. */
+  overflowReason: "X-Condense-Overflow-Reason",
   recallRounds: "X-Condense-Recall-Rounds",
 } as const;
 

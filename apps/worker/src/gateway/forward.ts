@@ -13,6 +13,7 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { GATEWAY_HEADERS } from "./condense-headers";
 import type { ForwardPlan } from "./forward-plan";
+import { markRetriesSpent } from "./overflow-count";
 import type { GatewayProtocol, RequestBody } from "./protocol";
 import { respond, respondAfterRecall } from "./respond";
 import {
@@ -57,6 +58,7 @@ export async function forward(
       return respondAfterRecall(c, protocol, outcome, plan, plan.recall, sent, send);
     }
     if (outcome.response.ok || retries >= MAX_OVERFLOW_RETRIES) {
+      if (!outcome.response.ok && retries > 0) markRetriesSpent(plan.headers, retries);
       return respond(c, protocol, outcome, plan);
     }
     const text = await readUpstreamBody(outcome);

@@ -303,7 +303,14 @@ export class SessionObject extends DurableObject<Env> {
 
   async status(key: SessionKey): Promise<RpcResult<SessionStatusBody>> {
     return rpcResult(() =>
-      sessionStatus(this.#sql(), this.#store, key, this.#scheduler.running, this.env.DEFAULT_MODEL),
+      sessionStatus(
+        this.#sql(),
+        this.#store,
+        key,
+        this.#scheduler.running,
+        this.env.DEFAULT_MODEL,
+        workerConfig(this.env).cooldownSeconds,
+      ),
     );
   }
 

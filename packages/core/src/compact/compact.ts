@@ -7,7 +7,8 @@
  * that fits wins. A failing summarizer degrades to the next tier; no message is
  * ever dropped without being summarized or handed back in `prunedToolOutputs`.
  * The messages after the last assistant turn are never touched by any tier
- * (`compact/protected-tail`).
+ * (`compact/protected-tail`); when they alone are over the budget, their tool
+ * outputs are cut to head and tail (`compact/fit-context`).
  *
  * Here: the input checked and made canonical, the pass loop and the result.
  * A pass's summary is `compact/summarize-pass`, what the passes share
@@ -28,9 +29,16 @@ import { emptyLedger, mergeLedgers } from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";
+import { fitContext } from "./fit-context.js";
 import { findLatestUser } from "./latest-user.js";
 import { DEFAULTS, resolveOptions } from "./options.js";
-import { type PassContext, type PassResult, prune, throwIfAborted } from "./pass-context.js";
+import {
+  namingFor,
+  type PassContext,
+  type PassResult,
+  prune,
+  throwIfAborted,
+} from "./pass-context.js";
 import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
 import { summarizePass } from "./summarize-pass.js";
@@ -41,6 +49,7 @@ import type {
   CompactInput,
   CompactOptions,
   CompactResult,
+  CutToolOutput,
   PrunedToolOutput,
   Tier,
 } from "./types.js";
@@ -84,6 +93,26 @@ async function runPass(
     summaryAt,
     newestFrom,
   });
+
+  if (options.pruneLargestOutputs) {
+    // What refills a thrashing context: its largest outputs, the tail's too, before any summary.
+    const outcome = prune(messages, context, {
+      from: 0,
+      to: newestFrom,
+      needToSave: current - options.target,
+      order: "largest",
+    });
+    if (outcome.saved > 0) {
+      return {
+        messages: outcome.messages,
+        tokens: countMessageTokens(outcome.messages, model),
+        tier: 1,
+        ledger: undefined,
+        pruned: outcome.pruned,
+        summary: undefined,
+      };
+    }
+  }
 
   if (!summarizeOnly) {
     const outcome = prune(messages, context, {
@@ -132,6 +161,35 @@ async function runPass(
     pruned: outcome.pruned,
     summary: undefined,
   };
+}
+
+/**
+ * What is left over the window once the tiers did what they could is made to fit its budget
+ * (`compact/fit-context`): seen outputs pruned, then the newest outputs, which no tier touches,
+ * cut to their head and tail. The newest messages stay whole while they fit the window (the model
+ * sees what it asked for, at the cost of the reserve); once cut, the cut leaves the reserve free.
+ * Undefined when the messages fit the window, or when nothing could be cut.
+ */
+async function fitBudget(
+  messages: ChatMessage[],
+  context: PassContext,
+): Promise<
+  { messages: ChatMessage[]; pruned: PrunedToolOutput[]; cut: CutToolOutput[] } | undefined
+> {
+  const { model, options } = context;
+  if (countMessageTokens(messages, model) <= options.contextWindow) return undefined;
+  const fit = fitContext(messages, {
+    model,
+    limit: options.budget,
+    unseenFrom: protectedFrom(messages, await locateSummary(messages, context.anchor)),
+    naming: namingFor(context, messages),
+    ...(options.cutOutputReference === undefined
+      ? {}
+      : { cutReference: options.cutOutputReference }),
+    ...(options.recallTool === undefined ? {} : { recallTool: options.recallTool }),
+  });
+  if (fit.pruned.length === 0 && fit.cut.length === 0) return undefined;
+  return fit;
 }
 
 /** Why a compaction changed nothing: too little to compact, or only the newest messages left. */
@@ -226,6 +284,7 @@ export async function compact(
   const carriedLedger =
     resolved.ledger === undefined ? emptyLedger() : withholdInLedger(resolved.ledger);
 
+  let cut: CutToolOutput[] = [];
   const finalize = async (
     messages: ChatMessage[],
     fields: { compacted: boolean; tier: Tier; passes: number; ledger: Ledger; reason?: string },
@@ -248,6 +307,7 @@ export async function compact(
     const failure = context.failure;
     const summary = await currentSummary(messages, context.anchor);
     const { summarySha256: _previous, ...ledger } = fields.ledger;
+    const cutToolOutputs = fields.compacted ? cut : [];
     return {
       compacted: fields.compacted,
       messages: converted.messages,
@@ -262,6 +322,7 @@ export async function compact(
       budget: resolved.budget,
       warningLevel: warningLevelFor(finalTokens, resolved),
       prunedToolOutputs: fields.compacted ? [...context.pruned.values()] : [],
+      cutToolOutputs,
       ledger:
         summary === null ? ledger : { ...ledger, summarySha256: await summaryDigest(summary) },
       passes: fields.passes,
@@ -347,6 +408,12 @@ export async function compact(
 
   if (passes === 0 || tokens >= originalTokens) {
     context.anchor = anchor;
+    const fitted = await fitBudget(repaired, context);
+    if (fitted !== undefined) {
+      recordPruned(context, fitted.pruned);
+      cut = fitted.cut;
+      return finalize(fitted.messages, { compacted: true, tier: 1, passes, ledger: carriedLedger });
+    }
     return finalize(repaired, {
       compacted: false,
       tier: 0,
@@ -354,6 +421,12 @@ export async function compact(
       ledger: carriedLedger,
       reason: await nothingCompactedReason(repaired, anchor, originalTokens, resolved.limit, model),
     });
+  }
+  const fitted = await fitBudget(messages, context);
+  if (fitted !== undefined) {
+    recordPruned(context, fitted.pruned);
+    cut = fitted.cut;
+    messages = fitted.messages;
   }
   return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });
 }

@@ -93,8 +93,12 @@ export interface ResolvedOptions {
    */
   summaryAnchor: string | undefined;
   toolOutputReference: ((output: ToolOutputKey) => string) | undefined;
+  /** How a cut marker names the whole output (default: as placeholders name it). */
+  cutOutputReference: ((output: ToolOutputKey) => string) | undefined;
   /** The recall tool the summary block names, if any. */
   recallTool: string | undefined;
+  /** Prune the largest seen outputs, the tail's too, before any summary (thrashing). */
+  pruneLargestOutputs: boolean;
 }
 
 function resolveNow(value: unknown): number {
@@ -344,8 +348,21 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     ledger: resolveLedger(options.ledger),
     summaryAnchor: resolveSummaryAnchor(options.ledger),
     toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
+    cutOutputReference: resolveToolOutputReference(
+      options.cutOutputReference,
+      "cutOutputReference",
+    ),
     recallTool: resolveRecallTool(options.recallTool),
+    pruneLargestOutputs: resolvePruneLargest(options.pruneLargestOutputs),
   };
+}
+
+function resolvePruneLargest(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") {
+    throw new InvalidOptionsError("pruneLargestOutputs", "expected true or false");
+  }
+  return value;
 }
 
 function nonNegativeNumber(name: string, value: unknown): number {
@@ -407,11 +424,14 @@ function resolveRecallTool(value: unknown): string | undefined {
   return value;
 }
 
-function resolveToolOutputReference(value: unknown): ResolvedOptions["toolOutputReference"] {
+function resolveToolOutputReference(
+  value: unknown,
+  name = "toolOutputReference",
+): ResolvedOptions["toolOutputReference"] {
   if (value === undefined) return undefined;
   if (typeof value !== "function") {
     throw new InvalidOptionsError(
-      "toolOutputReference",
+      name,
       "expected a function ({ toolCallId, occurrence }) => string naming an output, or nothing",
     );
   }

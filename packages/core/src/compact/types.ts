@@ -137,6 +137,19 @@ export interface CompactOptions {
    */
   toolOutputReference?: (output: ToolOutputKey) => string;
   /**
+   * How the marker of a newest output cut to its head and tail (because it alone did not fit)
+   * names the whole output, e.g. with the route that serves it. Default: `toolOutputReference`'s.
+   */
+  cutOutputReference?: (output: ToolOutputKey) => string;
+  /**
+   * Before any summary, replace the largest tool outputs the model has already seen, the verbatim
+   * tail's included, by placeholders (the whole outputs come back in `prunedToolOutputs`, for a
+   * store to serve them by call id), largest first, until the context reaches its aim. For a
+   * conversation whose context refills within a few turns of each compaction (thrashing): what
+   * refills it is its largest outputs, and a new summary every few turns buys little. Default false.
+   */
+  pruneLargestOutputs?: boolean;
+  /**
    * The name of a tool the agent has for recalling compacted history (e.g. `recall`): the summary
    * block then says, in one line, that earlier details can be recalled with it by query or by
    * tool-call id. Letters, digits, `_`, `-` and `.`, at most 64. Default: no such line.
@@ -159,6 +172,17 @@ export interface PrunedToolOutput {
   /** The output exactly as it was in the input. */
   content: string;
   tokens: number;
+}
+
+/**
+ * A tool output the model had not seen yet, cut to its head and tail (a marker between them says
+ * how much was cut and how to fetch it) because the context could not fit otherwise.
+ */
+export interface CutToolOutput extends PrunedToolOutput {
+  /** Tokens of the cut message now in the context (`tokens`: of the output as it was). */
+  keptTokens: number;
+  /** Tokens of the output's text the cut left out. */
+  cutTokens: number;
 }
 
 export interface SummarizerFailure {
@@ -187,6 +211,11 @@ export interface CompactResult<M = ChatMessage> {
   warningLevel: WarningLevel;
   /** The tool outputs that left the context, so a store can serve them back by call id. */
   prunedToolOutputs: PrunedToolOutput[];
+  /**
+   * Outputs after the last assistant turn (never compacted) that did not fit the window: cut to
+   * their head and tail, so that the context fits its budget, rather than dropped or sent whole.
+   */
+  cutToolOutputs: CutToolOutput[];
   /**
    * `identifiers`, `files: { read, modified }`, `userRequests` and `summarySha256` (the anchor of
    * `summary`): hand it back as `options.ledger` at the next compaction. A result that wrote no

@@ -79,6 +79,20 @@ export const CompactResponse = z
     finalTokens: z.number().int(),
     ...fields.contextLimits,
     prunedToolOutputs: z.array(PrunedToolOutput),
+    cutToolOutputs: z
+      .array(
+        PrunedToolOutput.extend({
+          keptTokens: z.number().int().openapi({ description: "Tokens of the cut message sent" }),
+          cutTokens: z
+            .number()
+            .int()
+            .openapi({ description: "Tokens of the text the cut left out" }),
+        }),
+      )
+      .openapi({
+        description:
+          "Tool outputs after the last assistant turn (which no tier compacts) that alone did not fit: cut to their head and tail, with a marker saying what was cut and how to fetch it; `content` is the whole output",
+      }),
     ledger: Ledger,
     passes: z.number().int(),
     reason: z.string().optional(),

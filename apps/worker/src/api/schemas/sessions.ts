@@ -331,6 +331,44 @@ export const SessionStatus = z
           description:
             "The configured compaction keeps throwing (compactions fall back to the deterministic tier); null while it works. Cleared by the next compaction that works, or by a PATCH",
         }),
+      thrashing: z
+        .object({
+          since: z.string().openapi({ description: "ISO time the run of quick refills began" }),
+          refills: z.number().int().openapi({
+            description: "Compactions in a row that came within 3 model turns of the one before",
+          }),
+          turnsApart: z.array(z.number().int()).openapi({
+            description:
+              "Model turns between each compaction of the run and the one before, newest first",
+          }),
+        })
+        .nullable()
+        .openapi({
+          description:
+            "Set while the context refills within 3 model turns of each compaction, 3 times in a row (thrashing): compactions then move the largest tool outputs (the verbatim tail's too) to recall, placeholders naming their call, before and usually instead of a new summary, and their log lines warn `thrashing`. Null otherwise",
+        }),
+      summarizer: z
+        .object({
+          breaker: z.enum(["closed", "open", "half-open"]).openapi({
+            description:
+              "closed: the LLM summarizer is called; open: skipped until `openUntil` (3 failures in a row open it, for twice the cooldown, doubling with each further failure up to 6 hours); half-open: the next compaction tries it once",
+          }),
+          consecutiveFailures: z.number().int().openapi({
+            description:
+              "Compactions in a row whose LLM summary failed (they fell back to the next tier)",
+          }),
+          openUntil: z
+            .string()
+            .nullable()
+            .openapi({ description: "ISO time the breaker opened until" }),
+          lastFailure: z
+            .object({ at: z.string(), kind: z.string(), message: z.string() })
+            .nullable(),
+        })
+        .openapi({
+          description:
+            "The LLM summarizer's circuit breaker, beside `cooldownUntil` (which skips it after any one failure)",
+        }),
     }),
     generation: z.number().int().openapi({
       description:

@@ -28,6 +28,7 @@ import { markPruned, type OutputSeqs } from "../tool-outputs";
 import { compactionReach } from "./exhaustion";
 import { type CompactionFallback, recordCompaction } from "./history";
 import type { CompactionSnapshot } from "./open-calls";
+import type { Thrashing } from "./thrashing";
 
 /** What a strategy made of a snapshot: the view it proposes, and what the event records of it. */
 export interface NewView {
@@ -80,6 +81,8 @@ export interface CompactionCommit {
   started: number;
   /** Runs in the commit's transaction after its writes, so what it writes commits with them or not at all. */
   onCommit: ((result: CommitResult) => void) | undefined;
+  /** Set when the session was thrashing as the compaction ran (`compaction/thrashing`): its log line warns. */
+  thrashing?: Thrashing | undefined;
 }
 
 function logOutcome(status: CommitResult["status"]): CompactionLogLine["outcome"] {
@@ -168,7 +171,9 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     ...(commit.measure.overheadTokens > 0 ? { overheadTokens: commit.measure.overheadTokens } : {}),
     ...(result.status === "committed" && reach === "crowded-by-overhead"
       ? { warning: "crowded_by_overhead" as const }
-      : {}),
+      : commit.thrashing !== undefined
+        ? { warning: "thrashing" as const, thrashTurnsApart: commit.thrashing.turnsApart }
+        : {}),
   });
   return result;
 }

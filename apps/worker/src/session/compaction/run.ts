@@ -18,6 +18,7 @@
 
 import { CondenseError, sendableMessages } from "@condense/core";
 import { writeDataPoint } from "../../analytics/data-points";
+import { workerConfig } from "../../config/worker-config";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
 import { measureContext, readSnapshot } from "../context-view";
 import { clearPendingTrigger, readSession, recordFailure } from "../session-record";
@@ -31,6 +32,8 @@ import { fallbackView, type LocalCompaction, localView } from "./local";
 import { flushMemory, type MemorySinkFactory, noMemorySink } from "./memory-flush";
 import { withoutOpenCalls } from "./open-calls";
 import { openAIView } from "./openai";
+import { summarizerBreakerOf } from "./summarizer-breaker";
+import { thrashingOf } from "./thrashing";
 
 export interface CompactionOptions {
   requestId?: string;
@@ -127,12 +130,16 @@ export async function runCompaction(
     };
   }
 
+  // Read from the history as it stands before this compaction commits.
+  const thrashing = thrashingOf(sql);
   const local: LocalCompaction = {
     env,
     session,
     settings,
     snapshot,
     measure,
+    ...(thrashing !== undefined ? { thrashing } : {}),
+    breaker: summarizerBreakerOf(sql, started, workerConfig(env).cooldownSeconds),
     // Which transcript row each tool output of the snapshot is: the engine names outputs by call id
     // and occurrence, and an id may be reused across turns.
     outputSeqs: outputSeqs(sql, snapshot),
@@ -215,6 +222,7 @@ async function compactSnapshot(
     snapshot,
     measure,
     view,
+    thrashing: local.thrashing,
     outputSeqs: local.outputSeqs,
     fallback,
     log,
