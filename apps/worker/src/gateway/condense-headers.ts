@@ -18,6 +18,7 @@ export const GATEWAY_HEADERS = {
   compaction: "X-Condense-Compaction",
   contextWindow: "X-Condense-Context-Window",
   stateless: "X-Condense-Stateless",
+  sideRequest: "X-Condense-Side-Request",
   passthrough: "X-Condense-Passthrough",
   retries: "X-Condense-Overflow-Retries",
   recallRounds: "X-Condense-Recall-Rounds",

@@ -29,6 +29,10 @@ import {
   SessionIdParam,
   SessionStatus,
   SettingsPatch,
+  SideRequestParams,
+  SideRequestResponse,
+  SideRequestsQuery,
+  SideRequestsResponse,
   ToolOutputParams,
   ToolOutputQuery,
   ToolOutputResponse,
@@ -42,6 +46,7 @@ import { matchExpressions } from "../session/search";
 import type { SessionCall } from "../session/session-record";
 import { type SessionStub, sessionStub } from "../session/session-stub";
 import { settingsUpdate } from "../session/settings-patch";
+import type { SideRequestRecord } from "../session/side-requests";
 import type { TranscriptPage } from "../session/transcript-page";
 
 const TAGS = ["sessions"];
@@ -351,5 +356,40 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       );
       return { sessionId: call.sessionId, ...page };
     },
+  );
+
+  sessionRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/side-requests",
+      summary: "The gateway requests the session answered without taking them in, paginated",
+      description:
+        "A gateway request the session does not take into its transcript (a side request: another conversation under the same session header, such as a title or a sub-agent; or a history it cannot take) is forwarded statelessly, and its response says so (`X-Condense-Stateless`, `X-Condense-Side-Request`). It is kept here with its answer, oldest first: the latest 200, within 64 MiB.",
+      params: SessionIdParam,
+      query: SideRequestsQuery,
+      responses: { 200: { description: "A page of side requests", schema: SideRequestsResponse } },
+    },
+    async ({ call, stub }, { query }) => ({
+      sessionId: call.sessionId,
+      ...unwrap(await stub.sideRequests(call, query.after ?? 0, query.limit ?? 50)),
+    }),
+  );
+
+  sessionRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/side-requests/{sideRequestId}",
+      summary: "One side request, with its history and answer",
+      description:
+        "The history the request sent and the model's answer, canonical, as `X-Condense-Side-Request` named it.",
+      params: SideRequestParams,
+      responses: { 200: { description: "The side request", schema: SideRequestResponse } },
+    },
+    async ({ call, stub }, { params }) => ({
+      sessionId: call.sessionId,
+      ...unwrap<SideRequestRecord>(await stub.sideRequest(call, params.sideRequestId)),
+    }),
   );
 }

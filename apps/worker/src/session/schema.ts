@@ -83,6 +83,11 @@
  * size, the prefix an earlier request sent unchanged, the whole history's size beside it and the
  * provider's reported usage (cached tokens read and written) once an answer or append carries it:
  * the session's bill (`session/served-turns`). Empty in sessions from before.
+ *
+ * v13 (side requests, issue 33): `condense_side_requests`, the gateway requests the session answered
+ * without taking them into its transcript (`session/side-requests`): why, the generation then, the
+ * model, and when the answer came; their history and answer are JSON in `condense_chunks` (owners
+ * `s` and `a`). Empty in sessions from before.
  */
 
 import { type Migration, runMigrations } from "../sqlite/migrations";
@@ -296,6 +301,22 @@ const migrations: Migration[] = [
         input_tokens INTEGER,
         cache_read_tokens INTEGER,
         cache_write_tokens INTEGER
+      )`,
+    ],
+  },
+  // ---- side requests (v13): what the session answered without taking it into its transcript
+  {
+    version: 13,
+    statements: [
+      `CREATE TABLE condense_side_requests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        model TEXT,
+        message_count INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL,
+        answered_at INTEGER
       )`,
     ],
   },

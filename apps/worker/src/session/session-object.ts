@@ -20,7 +20,7 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import type { MessageFormat } from "@condense/core";
+import type { ChatMessage, MessageFormat } from "@condense/core";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
 import type {
   AppendResponseBody,
@@ -57,6 +57,7 @@ import {
   type GatewayTurnResult,
   matchAndAppend,
 } from "./gateway-turn";
+import { currentGeneration } from "./generations";
 import { ListReporter } from "./list-reporter";
 import { type MemoryInsert, memoryFor } from "./memory-context";
 import { MessageStore } from "./message-store";
@@ -76,15 +77,25 @@ import { billWithSeries } from "./served-turns";
 import { type AlarmTarget, armAlarm, runAlarm } from "./session-alarm";
 import {
   notFound,
+  openSession,
   readSession,
   requireSession,
   type SessionCall,
   type SessionKey,
   type SessionRow,
 } from "./session-record";
-import type { SessionStorage } from "./session-storage";
+import { inTransaction, type SessionStorage } from "./session-storage";
 import { modelFor, readSettings, type SettingsUpdate } from "./settings";
 import { updateSettings } from "./settings-update";
+import {
+  listSideRequests,
+  readSideRequest,
+  type SideReason,
+  type SideRequestRecord,
+  type SideRequestSummary,
+  saveSideAnswer,
+  saveSideRequest,
+} from "./side-requests";
 import { listReport, sessionStatus } from "./status";
 import { tombstoneAnswer } from "./tombstone";
 import { readToolOutput } from "./tool-outputs";
@@ -478,6 +489,60 @@ export class SessionObject extends DurableObject<Env> {
       const { contextWindow } = measureCommitted(sql, this.#store, session, settings, defaultModel);
       return { kind: "moved-on", compactionTier, contextWindow };
     });
+  }
+
+  /**
+   * Keeps a gateway request the session answers without taking it into its transcript
+   * (`side-requests`), creating the session on its first request; returns its id and the session's
+   * current generation.
+   */
+  async gatewaySideRequest(
+    call: SessionCall,
+    input: { messages: ChatMessage[]; reason: SideReason; model?: string },
+  ): Promise<RpcResult<{ id: number; generation: number }>> {
+    return rpcResult(async () => {
+      const created = this.#isNew();
+      const kept = inTransaction(this.#storage, (sql) => {
+        openSession(sql, call, Date.now());
+        return saveSideRequest(sql, input, Date.now());
+      });
+      await this.#reportWrite(created);
+      return kept;
+    });
+  }
+
+  /** The answer of side request `id`, kept with it. */
+  async gatewaySideAnswer(
+    key: SessionKey,
+    input: { id: number; messages: ChatMessage[] },
+  ): Promise<RpcResult<{ kept: boolean }>> {
+    return this.#read(key, (sql) => ({
+      kept: saveSideAnswer(sql, input.id, input.messages, Date.now()),
+    }));
+  }
+
+  /**
+   * The session's current generation, for a response that names it without touching the session
+   * (a request forwarded unchanged); 1 for a session not created yet.
+   */
+  async gatewayGeneration(key: SessionKey): Promise<RpcResult<{ generation: number }>> {
+    return rpcResult(() => {
+      const sql = this.#sql();
+      if (readSession(sql) !== undefined) requireSession(sql, key);
+      return { generation: currentGeneration(sql).generation };
+    });
+  }
+
+  async sideRequests(
+    key: SessionKey,
+    after: number,
+    limit: number,
+  ): Promise<RpcResult<{ sideRequests: SideRequestSummary[]; nextAfter: number | null }>> {
+    return this.#read(key, (sql) => listSideRequests(sql, after, limit));
+  }
+
+  async sideRequest(key: SessionKey, id: number): Promise<RpcResult<SideRequestRecord>> {
+    return this.#read(key, (sql) => readSideRequest(sql, key.sessionId, id));
   }
 
   /** The model's answer to a gateway turn, appended after it unless the session moved on. */

@@ -452,3 +452,66 @@ export const TranscriptResponse = z
       .openapi({ description: "Pass as `after` for the next page; null at the end" }),
   })
   .openapi("TranscriptResponse");
+
+// ---------------------------------------------------------------- side requests (issue 33)
+
+export const SideRequestParams = SessionIdParam.extend({
+  sideRequestId: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "sideRequestId", in: "path" }, example: 1 }),
+});
+
+export const SideRequestsQuery = z.object({
+  after: queryParam("after", z.coerce.number().int().nonnegative().optional(), {
+    description: "Return side requests with id > after",
+  }),
+  limit: queryParam("limit", z.coerce.number().int().min(1).max(200).optional(), {
+    description: "Default 50",
+  }),
+});
+
+const SideRequestFields = {
+  id: z.number().int().openapi({ description: "What `X-Condense-Side-Request` named" }),
+  at: z.string().openapi({ description: "When the request came (ISO 8601)" }),
+  reason: z.enum(["other-conversation", "tool-call-rules", "busy"]).openapi({
+    description:
+      "Why the session did not take it (`X-Condense-Stateless`): another conversation than the one the session follows (a title, a topic check, a sub-agent), a history that breaks the tool-call rules even as a generation of its own, or one that came while the session was busy",
+  }),
+  generation: z
+    .number()
+    .int()
+    .openapi({ description: "The session's generation when it came, which it left as it was" }),
+  model: z.string().nullable(),
+  messageCount: z.number().int().openapi({ description: "Messages in the request's history" }),
+  answered: z.boolean().openapi({ description: "Whether the model's whole answer is kept" }),
+};
+
+export const SideRequestSummary = z.object(SideRequestFields).openapi("SideRequestSummary");
+
+export const SideRequestsResponse = z
+  .object({
+    sessionId: z.string(),
+    sideRequests: z.array(SideRequestSummary),
+    nextAfter: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Pass as `after` for the next page; null at the end" }),
+  })
+  .openapi("SideRequestsResponse");
+
+export const SideRequestResponse = z
+  .object({
+    sessionId: z.string(),
+    ...SideRequestFields,
+    messages: z
+      .array(ChatMessage)
+      .openapi({ description: "The request's history, canonical (OpenAI Chat Completions)" }),
+    answer: z.array(ChatMessage).nullable().openapi({
+      description:
+        "The model's answer, canonical, once it was complete; null before, or when the upstream gave none (an error)",
+    }),
+  })
+  .openapi("SideRequestResponse");
