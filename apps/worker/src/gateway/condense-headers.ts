@@ -22,6 +22,7 @@ export const GATEWAY_HEADERS = {
   passthrough: "X-Condense-Passthrough",
   retries: "X-Condense-Overflow-Retries",
   recallRounds: "X-Condense-Recall-Rounds",
+  keepAlive: "X-Condense-Keep-Alive",
 } as const;
 
 /** What a request asks of the gateway in its headers. */
