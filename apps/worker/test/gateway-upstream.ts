@@ -33,6 +33,9 @@
  * items as they are); otherwise the answer is `Answer N` (N counts every model
  * request). `GET /control/requests?tag=` returns what the tag's requests carried.
  *
+ * It also plays a session's webhook (`POST /webhook?tag=T&fail=N`): each POST is recorded under
+ * tag T, and the first N of the tag are answered 500, the others 200.
+ *
  * A prompt's tokens are what providers bill as input: its messages (the
  * engine's count for the request's model) and its tool definitions (and a
  * Responses request's `instructions`), counted as the JSON they came in. The
@@ -262,6 +265,7 @@ class Releases {
 export async function startGatewayUpstream(): Promise<GatewayUpstream> {
   const calls = new Map<string, Array<() => RecordedCall>>();
   const answers = new Map<string, ChatMessage[]>();
+  const webhookPosts = new Map<string, number>();
   const releases = new Releases();
   let answered = 0;
 
@@ -339,6 +343,15 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
       return { body: { released: true } };
     }
     if (url.pathname === "/control/requests") return { body: callsOf(tag) };
+    if (url.pathname === "/webhook" && request.method === "POST") {
+      const posts = (webhookPosts.get(tag) ?? 0) + 1;
+      webhookPosts.set(tag, posts);
+      record({ ...request, headers: { ...request.headers, "x-test-tag": tag } }, null);
+      const failures = Number(url.searchParams.get("fail") ?? 0);
+      return posts <= failures
+        ? { status: 500, body: { error: "scripted webhook failure" } }
+        : { body: { received: true } };
+    }
     record(request, null);
     if (url.pathname.endsWith("/models")) {
       return {

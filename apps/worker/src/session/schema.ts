@@ -88,6 +88,11 @@
  * without taking them into its transcript (`session/side-requests`): why, the generation then, the
  * model, and when the answer came; their history and answer are JSON in `condense_chunks` (owners
  * `s` and `a`). Empty in sessions from before.
+ *
+ * v14 (compaction events, issue 33): `condense_events`, the session's compaction events
+ * (`session/compaction-events`): the event's JSON, and its delivery to the session's webhook
+ * (`none` without one, `pending`, `delivered`, `failed`), attempts, when the next is due, and the
+ * last failure. Empty in sessions from before.
  */
 
 import { type Migration, runMigrations } from "../sqlite/migrations";
@@ -318,6 +323,23 @@ const migrations: Migration[] = [
         byte_length INTEGER NOT NULL,
         answered_at INTEGER
       )`,
+    ],
+  },
+  // ---- compaction events (v14): the event log and the webhook's deliveries
+  {
+    version: 14,
+    statements: [
+      `CREATE TABLE condense_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        delivery TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        next_attempt_at INTEGER,
+        last_error TEXT
+      )`,
+      "CREATE INDEX condense_events_due ON condense_events (delivery, next_attempt_at)",
     ],
   },
 ];

@@ -26,12 +26,14 @@ import type {
   AppendResponseBody,
   CompactionsResponseBody,
   DeleteResponseBody,
+  EventsResponseBody,
   ManualCompactResponseBody,
   SearchResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
 } from "../api/schemas";
 import { workerConfig } from "../config/worker-config";
+import { logLine } from "../log/log-lines";
 import { userStub } from "../user/user-stub";
 import { type AppendInput, type AppendTarget, appendMessages } from "./append";
 import { compactionCountAndLast, listCompactions } from "./compaction/history";
@@ -39,6 +41,7 @@ import { type ManualCompactInput, ManualCompactions } from "./compaction/manual"
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import type { PendingMark } from "./compaction/pending";
 import { CompactionScheduler } from "./compaction/scheduler";
+import { deliverDueEvents, eventsPage } from "./compaction-events";
 import {
   type ContextData,
   checkFormatAvailable,
@@ -135,6 +138,7 @@ export class SessionObject extends DurableObject<Env> {
       env,
       memorySinks: () => this.memorySinks,
       committed: () => this.#reporter.changed(),
+      eventsRecorded: () => this.#deliverEvents(),
     });
     this.#manual = new ManualCompactions(this.#storage, this.#scheduler, env.DEFAULT_MODEL);
   }
@@ -153,6 +157,27 @@ export class SessionObject extends DurableObject<Env> {
 
   #sql(): SqlStorage {
     return this.#migratedStorage().sql;
+  }
+
+  /** Deliveries of compaction events, one run at a time (`compaction-events`). */
+  #delivery: Promise<void> = Promise.resolve();
+
+  /**
+   * Delivers the compaction events that are due to the session's webhook, off every request's path,
+   * then sets the alarm for the next retry; runs after the deliveries already queued.
+   */
+  #deliverEvents(): void {
+    const open = () => (this.#migrated ? this.ctx.storage.sql : undefined);
+    this.#delivery = this.#delivery
+      .then(async () => {
+        // A batch at a time; the alarm takes over from a webhook that keeps failing.
+        for (let batch = 0; batch < 4 && (await deliverDueEvents(open)) > 0; batch++) {}
+        if (this.#migrated) await armAlarm(this.#alarmTarget());
+      })
+      .catch((error: unknown) => {
+        logLine({ type: "event_delivery_error", level: "warn", error: String(error) });
+      });
+    this.ctx.waitUntil(this.#delivery);
   }
 
   /** Whether no session exists yet (the next write creates it, and the list must learn of it at once). */
@@ -197,6 +222,8 @@ export class SessionObject extends DurableObject<Env> {
       tablesDropped: () => {
         this.#migrated = false;
       },
+      deliverEvents: () =>
+        deliverDueEvents(() => (this.#migrated ? this.ctx.storage.sql : undefined)),
     };
   }
 
@@ -531,6 +558,14 @@ export class SessionObject extends DurableObject<Env> {
       if (readSession(sql) !== undefined) requireSession(sql, key);
       return { generation: currentGeneration(sql).generation };
     });
+  }
+
+  async events(
+    key: SessionKey,
+    after: number,
+    limit: number,
+  ): Promise<RpcResult<Omit<EventsResponseBody, "sessionId">>> {
+    return this.#read(key, (sql) => eventsPage(sql, after, limit));
   }
 
   async sideRequests(

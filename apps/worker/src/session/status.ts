@@ -10,6 +10,7 @@
 import type { SessionStatusBody } from "../api/schemas";
 import type { SessionReport } from "../user/session-list";
 import { compactionCountAndLast } from "./compaction/history";
+import { webhookStatus } from "./compaction-events";
 import {
   compactionStatus,
   contextSize,
@@ -85,6 +86,7 @@ export function sessionStatus(
     calibration: calibrationOf(session),
     // Copies, because the API's loose message type wants the index signature a core interface lacks.
     settings: { ...settings, pinned: settings.pinned.map((message) => ({ ...message })) },
+    webhook: webhookStatus(sql),
     bill: sessionBillBody(sql, measure.model),
   };
 }
