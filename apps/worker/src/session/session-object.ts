@@ -41,7 +41,7 @@ import { type ManualCompactInput, ManualCompactions } from "./compaction/manual"
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import type { PendingMark } from "./compaction/pending";
 import { CompactionScheduler } from "./compaction/scheduler";
-import { deliverDueEvents, eventsPage } from "./compaction-events";
+import { deliverDueEvents, eventsPage, nextDeliveryAt } from "./compaction-events";
 import {
   type ContextData,
   checkFormatAvailable,
@@ -172,7 +172,12 @@ export class SessionObject extends DurableObject<Env> {
       .then(async () => {
         // A batch at a time; the alarm takes over from a webhook that keeps failing.
         for (let batch = 0; batch < 4 && (await deliverDueEvents(open)) > 0; batch++) {}
-        if (this.#migrated) await armAlarm(this.#alarmTarget());
+        // Only the delivery's own retry: the alarm's other work arms it where it is decided.
+        const sql = open();
+        const next = sql === undefined ? undefined : nextDeliveryAt(sql);
+        if (next === undefined) return;
+        const current = await this.ctx.storage.getAlarm();
+        if (current === null || current > next) await this.ctx.storage.setAlarm(next);
       })
       .catch((error: unknown) => {
         logLine({ type: "event_delivery_error", level: "warn", error: String(error) });
