@@ -14,7 +14,8 @@
  *   N tokens > M maximum`, or with `sum` Anthropic's `input length and
  *   max_tokens exceed context limit: N + M > L`;
  * - `fail=STATUS`: an error of that status in the protocol's shape;
- * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing;
+ * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing; `drop`:
+ *   hangs up partway through the answer (JSON or stream);
  * - `hold`: waits until `POST /control/release?tag=` releases the tag's requests (those
  *   after it pass at once), then answers as scripted;
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
@@ -95,6 +96,7 @@ interface Script {
   sum: boolean;
   fail?: number;
   hang: boolean;
+  drop: boolean;
   hold: boolean;
   stall: boolean;
   delayMs: number;
@@ -113,6 +115,7 @@ function parseScript(header: string | undefined): Script {
   const script: Script = {
     sum: false,
     hang: false,
+    drop: false,
     hold: false,
     stall: false,
     delayMs: 0,
@@ -124,6 +127,7 @@ function parseScript(header: string | undefined): Script {
     else if (name === "sum") script.sum = true;
     else if (name === "fail") script.fail = Number(value);
     else if (name === "hang") script.hang = true;
+    else if (name === "drop") script.drop = true;
     else if (name === "hold") script.hold = true;
     else if (name === "stall") script.stall = true;
     else if (name === "delay") script.delayMs = Number(value);
@@ -315,6 +319,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     }
     if (script.hold) await Promise.race([releases.of(tag).released, closed]);
     if (script.hang) return { type: "hang" };
+    if (script.drop) return { type: "truncated", content: `Answer ${n} was cut` };
     if (script.fail !== undefined) {
       return {
         type: "error",

@@ -52,6 +52,9 @@ export interface FuzzReal {
   as: string;
 }
 
+/** What a run did, for its summary line: calls made (each with its oracles), contexts checked. */
+export const fuzzCounts = { calls: 0, contextsChecked: 0, refusals: 0 };
+
 export function initialModel(): FuzzModel {
   return { agent: { awaiting: [], next: 0 }, answered: [], memories: [], lastSeq: 0 };
 }
@@ -163,6 +166,7 @@ export async function expectValidContexts(real: FuzzReal): Promise<void> {
   });
   expectDocumentedReply(canonical, "GET /context");
   if (canonical.status === 404) return;
+  fuzzCounts.contextsChecked++;
   expect(canonical.status, JSON.stringify(canonical.body)).toBe(200);
   const messages = canonical.body.messages as ChatMessage[];
   expect(providerProblems(messages, "openai"), "openai").toEqual([]);
@@ -215,6 +219,8 @@ export async function step(
   const writes = method !== "GET";
   const before = writes ? await snapshot(real) : undefined;
   const reply = await call<unknown>(method, path, { as: real.as, ...options });
+  fuzzCounts.calls++;
+  if (reply.status >= 400) fuzzCounts.refusals++;
   expectDocumentedReply(reply, what);
   if (before !== undefined && reply.status >= 400) {
     expect(await snapshot(real), `${what} was refused (${reply.status}) but changed state`).toEqual(
