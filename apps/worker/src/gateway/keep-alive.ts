@@ -84,8 +84,8 @@ export async function withKeepAlive(
   const { intervalMs, streamed } = options;
   if (intervalMs <= 0) return produce((work) => work);
 
-  const stream = new TransformStream<Uint8Array, Uint8Array>();
-  const writer = stream.writable.getWriter();
+  /** The committed response's body, made only when the response is committed. */
+  let channel: Channel | undefined;
   const keepAliveBytes = streamed ? SSE_COMMENT : JSON_WHITESPACE;
   let settled = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -97,8 +97,8 @@ export async function withKeepAlive(
   let commitment: Promise<void> | undefined;
 
   const beat = (): void => {
-    if (settled) return;
-    writer.write(keepAliveBytes).catch(() => {
+    if (settled || channel === undefined) return;
+    channel.writer.write(keepAliveBytes).catch(() => {
       // The client went away: nothing more to keep alive.
       settled = true;
     });
@@ -110,6 +110,8 @@ export async function withKeepAlive(
     headers.set("content-type", streamed ? "text/event-stream; charset=utf-8" : "application/json");
     headers.set("cache-control", "no-cache");
     headers.set(GATEWAY_HEADERS.keepAlive, String(intervalMs));
+    const stream = new TransformStream<Uint8Array, Uint8Array>();
+    channel = { stream, writer: stream.writable.getWriter() };
     resolveCommitted(new Response(stream.readable, { status: 200, headers }));
     beat();
   };
@@ -147,21 +149,27 @@ export async function withKeepAlive(
 
   const first = await Promise.race([answer, committed]);
   if (commitment === undefined) return first;
-  afterResponse(c, writeAnswer(options.protocol, streamed, commitment, answer, writer, stream));
+  const written = commitment.then(async () => {
+    if (channel !== undefined) await writeAnswer(options.protocol, streamed, answer, channel);
+  });
+  afterResponse(c, written);
   return await committed;
+}
+
+/** The body of a committed response, and its writer. */
+interface Channel {
+  stream: TransformStream<Uint8Array, Uint8Array>;
+  writer: WritableStreamDefaultWriter<Uint8Array>;
 }
 
 /** Writes the answer after the keep-alive bytes: a success piped as it comes, an error in-band. */
 async function writeAnswer(
   protocol: GatewayProtocol,
   streamed: boolean,
-  commitment: Promise<void>,
   answer: Promise<Response>,
-  writer: WritableStreamDefaultWriter<Uint8Array>,
-  stream: TransformStream<Uint8Array, Uint8Array>,
+  { stream, writer }: Channel,
 ): Promise<void> {
   const response = await answer;
-  await commitment;
   try {
     if (isSuccess(response) && response.body !== null) {
       writer.releaseLock();
