@@ -52,7 +52,9 @@ const MINUTES = argument("--minutes", 4);
 const KILLS = argument("--kills", 3);
 const SEED = argument("--seed", 33);
 const KEY = "soak-key";
-const DEADLINE = Date.now() + MINUTES * 60_000;
+/** When the agents started (the Worker up), and when they stop. */
+let started = 0;
+let DEADLINE = Number.POSITIVE_INFINITY;
 
 /** mulberry32: small, seeded, good enough to draw faults and sizes. */
 function random(seed: number): () => number {
@@ -205,6 +207,8 @@ const figures = {
   gatewayTurns: 0,
   contextsChecked: 0,
   overWindow: [] as string[],
+  /** Of those, contexts whose newest output alone was larger than the window. */
+  overWindowByNewest: 0,
   invalidContexts: [] as string[],
   overflowsInjected: 0,
   overflowsRecovered: 0,
@@ -242,6 +246,17 @@ interface Agent {
   draw: () => number;
   /** Markers of everything acknowledged (API) or sent in the last history (gateway), by role. */
   keys: string[];
+  /** Tokens of the newest tool output the agent sent (the messages after the last answer). */
+  newestOutput: number;
+}
+
+/** Records a context over its window, and whether the agent's newest output alone was over it. */
+function overWindow(agent: Agent, what: string, tokens: number): void {
+  const newest = agent.newestOutput > agent.window;
+  if (newest) figures.overWindowByNewest++;
+  figures.overWindow.push(
+    `${agent.id} ${what} ${tokens} > ${agent.window}${newest ? ` (its newest output alone ~${agent.newestOutput})` : ""}`,
+  );
 }
 
 const FILLER = "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima ";
@@ -259,9 +274,14 @@ function text(marker: string, tokens: number): string {
 /** A tool output's size: mostly small, sometimes most of the window, rarely more than all of it. */
 function outputTokens(agent: Agent): number {
   const r = agent.draw();
-  if (r < 0.03) return Math.round(agent.window * (1.1 + agent.draw() * 0.4));
-  if (r < 0.12) return Math.round(agent.window * (0.3 + agent.draw() * 0.4));
-  return Math.round(80 + agent.draw() * agent.window * 0.08);
+  const tokens =
+    r < 0.03
+      ? Math.round(agent.window * (1.1 + agent.draw() * 0.4))
+      : r < 0.12
+        ? Math.round(agent.window * (0.3 + agent.draw() * 0.4))
+        : Math.round(80 + agent.draw() * agent.window * 0.08);
+  agent.newestOutput = tokens;
+  return tokens;
 }
 
 async function api(
@@ -302,11 +322,13 @@ function countError(
   start: number,
   end: number,
 ): void {
-  if (status === 0 || worker.duringKill(start, end)) {
+  if (worker.duringKill(start, end)) {
     figures.killErrors++;
     return;
   }
-  if (status >= 500) figures.fivexxOutsideKills.push(`${what}: ${status}`);
+  if (status === 0)
+    bump(figures.otherErrors, `${what}: no answer (connection failed or 60 s passed)`);
+  else if (status >= 500) figures.fivexxOutsideKills.push(`${what}: ${status}`);
   else bump(figures.otherErrors, `${what}: ${status}`);
 }
 
@@ -345,9 +367,7 @@ async function checkContext(worker: Worker, agent: Agent): Promise<void> {
   }
   const context = reply.body as ContextBody;
   figures.contextsChecked++;
-  if (context.tokens > context.contextWindow) {
-    figures.overWindow.push(`${agent.id} /context ${context.tokens} > ${context.contextWindow}`);
-  }
+  if (context.tokens > context.contextWindow) overWindow(agent, "/context", context.tokens);
   const valid = validateMessages(context.messages as never, "openai");
   if (!valid.ok) {
     figures.invalidContexts.push(
@@ -442,6 +462,36 @@ const TOOLS: Record<Exclude<Route, "api">, unknown[]> = {
 
 const PROMPT = "You are a coding agent. Use read_file to look at the code.";
 
+/**
+ * An error that came in a 200's body: the gateway committed the response to keep the connection
+ * alive (`X-Condense-Keep-Alive`), then the upstream or the gateway failed. `status` is the one the
+ * error would have had, read from its code or message.
+ */
+class InBandError extends Error {
+  readonly status: number;
+  constructor(body: unknown) {
+    const error = (body as { error?: { message?: unknown; code?: unknown; type?: unknown } }).error;
+    const message = typeof error?.message === "string" ? error.message : JSON.stringify(body);
+    super(message);
+    const scripted = /scripted failure (\d{3})/.exec(message)?.[1];
+    const code = String(error?.code ?? error?.type ?? "");
+    this.status =
+      scripted !== undefined
+        ? Number(scripted)
+        : code === "upstream_timeout"
+          ? 504
+          : code === "upstream_unreachable"
+            ? 502
+            : 400;
+  }
+}
+
+/** `value` as the SDK returned it, or the in-band error it is (`InBandError`). */
+function answered<T>(value: T, shaped: (value: T) => boolean): T {
+  if (!shaped(value)) throw new InBandError(value);
+  return value;
+}
+
 function clients(worker: Worker, agent: Agent, script: string) {
   const headers = {
     "X-Condense-Key": KEY,
@@ -490,7 +540,9 @@ async function gatewayCall(
     };
     const message = agent.stream
       ? (await openai.chat.completions.stream(body).finalChatCompletion()).choices[0]?.message
-      : (await openai.chat.completions.create(body)).choices[0]?.message;
+      : answered(await openai.chat.completions.create(body), (value) =>
+          Array.isArray(value.choices),
+        ).choices[0]?.message;
     if (message === undefined) throw new Error("no choice");
     const call = message.tool_calls?.[0];
     const kept = {
@@ -511,7 +563,7 @@ async function gatewayCall(
     const body = { model: "gpt-4o", instructions: system, input: history as never, ...tools };
     const response = agent.stream
       ? await openai.responses.stream(body).finalResponse()
-      : await openai.responses.create(body);
+      : answered(await openai.responses.create(body), (value) => Array.isArray(value.output));
     const call = response.output.find((item) => item.type === "function_call");
     const said = response.output_text;
     return {
@@ -530,7 +582,7 @@ async function gatewayCall(
   };
   const message = agent.stream
     ? await anthropic.messages.stream(body).finalMessage()
-    : await anthropic.messages.create(body);
+    : answered(await anthropic.messages.create(body), (value) => Array.isArray(value.content));
   const call = message.content.find((block) => block.type === "tool_use");
   const said = message.content.map((block) => (block.type === "text" ? block.text : "")).join("");
   return {
@@ -566,9 +618,7 @@ function checkHeaders(agent: Agent, headers: Headers, what: string): void {
   const tokens = Number(headers.get("X-Condense-Tokens"));
   if (headers.get("X-Condense-Tokens") !== null) {
     figures.contextsChecked++;
-    if (tokens > agent.window) {
-      figures.overWindow.push(`${agent.id} ${what} X-Condense-Tokens ${tokens} > ${agent.window}`);
-    }
+    if (tokens > agent.window) overWindow(agent, `${what} X-Condense-Tokens`, tokens);
   }
   if (Number(headers.get("X-Condense-Overflow-Retries") ?? 0) > 0) figures.overflowsRecovered++;
   if (headers.get("X-Condense-Keep-Alive") !== null) figures.keepAliveCommits++;
@@ -592,16 +642,18 @@ function classify(
   drawn: ReturnType<typeof drawScript>,
 ): void {
   const end = Date.now();
+  const message = error instanceof Error ? error.message : String(error);
+  // An error event in a stream has no status of its own: the gateway's says it (`502: …`).
+  const inStream = Number(/^(\d{3}):/.exec(message)?.[1] ?? -1);
   const status =
     error instanceof OpenAI.APIError || error instanceof Anthropic.APIError
-      ? (error.status ?? -1)
-      : 0;
-  const message = error instanceof Error ? error.message : String(error);
-  if (status === 0 || worker.duringKill(start, end)) {
-    if (worker.duringKill(start, end)) {
-      figures.killErrors++;
-      return;
-    }
+      ? (error.status ?? inStream)
+      : error instanceof InBandError
+        ? error.status
+        : 0;
+  if (worker.duringKill(start, end)) {
+    figures.killErrors++;
+    return;
   }
   if (drawn.overflow && /context length|too long|maximum/i.test(message)) {
     const headers =
@@ -666,9 +718,7 @@ function checkReceived(
     const limit = /limit=(\d+)/.exec(call.headers["x-test-upstream"] ?? "")?.[1];
     if (limit !== undefined && call.tokens > Number(limit)) figures.overflowsInjected++;
     figures.contextsChecked++;
-    if (call.tokens > agent.window) {
-      figures.overWindow.push(`${agent.id} upstream received ${call.tokens} > ${agent.window}`);
-    }
+    if (call.tokens > agent.window) overWindow(agent, "upstream received", call.tokens);
   }
   seen.n = calls.length;
 }
@@ -701,6 +751,7 @@ async function gatewayAgent(
     } else {
       history.push({ role: "user", content: `${marker} go on` });
       keys.push(`user:${marker}`);
+      agent.newestOutput = 0;
     }
   }
   agent.keys = keys;
@@ -844,7 +895,12 @@ async function checkSession(worker: Worker, agent: Agent): Promise<void> {
 
 // ------------------------------------------------------------------ the run
 
-const upstream = await startGatewayUpstream();
+// Providers keep idle connections a minute or more; Node's default of 5 s makes workerd reuse a
+// connection the upstream is closing now and then, and the gateway answers 502 for it
+// (`--upstream-keep-alive-ms 5000` shows it).
+const upstream = await startGatewayUpstream({
+  keepAliveTimeoutMs: argument("--upstream-keep-alive-ms", 65_000),
+});
 const summarizer = await startTestServer(async (request) => {
   // A summarizer that takes seconds: longer than the keep-alive interval below.
   await sleep(3_000);
@@ -869,10 +925,11 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
   });
 }
 
-const started = Date.now();
 let exitCode = 0;
 try {
   await worker.start();
+  started = Date.now();
+  DEADLINE = started + MINUTES * 60_000;
   const routes: Route[] = ["api", "chat", "responses", "anthropic"];
   const agents: Agent[] = Array.from({ length: AGENTS }, (_, n) => {
     const draw = random(SEED * 1_000_003 + n);
@@ -885,6 +942,7 @@ try {
       window: [8_000, 12_000, 16_000, 32_000][Math.floor(draw() * 4)] ?? 16_000,
       draw,
       keys: [],
+      newestOutput: 0,
     };
   });
   const kills = (async () => {
@@ -929,7 +987,10 @@ try {
       `${figures.acknowledgedAppends} / ${figures.gatewayTurns}`,
     ],
     ["contexts checked", String(figures.contextsChecked)],
-    ["contexts over their window", String(figures.overWindow.length)],
+    [
+      "contexts over their window",
+      `${figures.overWindow.length} (${figures.overWindowByNewest} where the newest output alone was over it)`,
+    ],
     ["contexts invalid (openai)", String(figures.invalidContexts.length)],
     ["overflows (the upstream refused as too long)", String(figures.overflowsInjected)],
     ["  recovered", String(figures.overflowsRecovered)],

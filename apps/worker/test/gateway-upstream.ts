@@ -266,7 +266,9 @@ class Releases {
   }
 }
 
-export async function startGatewayUpstream(): Promise<GatewayUpstream> {
+export async function startGatewayUpstream(
+  options: { keepAliveTimeoutMs?: number } = {},
+): Promise<GatewayUpstream> {
   const calls = new Map<string, Array<() => RecordedCall>>();
   const answers = new Map<string, ChatMessage[]>();
   const webhookPosts = new Map<string, number>();
@@ -369,7 +371,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     return undefined;
   };
 
-  const server = await startTestServer(handler, { control });
+  const server = await startTestServer(handler, { control, ...options });
   return {
     origin: server.origin,
     calls: callsOf,
