@@ -1038,7 +1038,14 @@ try {
   for (const [what, cases] of failures) {
     if (cases.length === 0) continue;
     exitCode = 1;
-    console.log(`\nFAILED: ${what} (${cases.length}), e.g.:\n  ${cases.slice(0, 8).join("\n  ")}`);
+    // Those the newest output does not explain first: they are the ones to look at.
+    const ordered = [
+      ...cases.filter((line) => !line.includes("newest output alone")),
+      ...cases.filter((line) => line.includes("newest output alone")),
+    ];
+    console.log(
+      `\nFAILED: ${what} (${cases.length}), e.g.:\n  ${ordered.slice(0, 8).join("\n  ")}`,
+    );
   }
   if (exitCode === 0) console.log("\nevery invariant held");
 } finally {
