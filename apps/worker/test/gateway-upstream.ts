@@ -14,7 +14,8 @@
  *   N tokens > M maximum`, or with `sum` Anthropic's `input length and
  *   max_tokens exceed context limit: N + M > L`;
  * - `fail=STATUS`: an error of that status in the protocol's shape;
- * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing;
+ * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing; `drop`:
+ *   hangs up partway through the answer (JSON or stream);
  * - `hold`: waits until `POST /control/release?tag=` releases the tag's requests (those
  *   after it pass at once), then answers as scripted;
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
@@ -36,6 +37,9 @@
  * `provider_data.responses.items` are given as the answer's blocks and output
  * items as they are); otherwise the answer is `Answer N` (N counts every model
  * request). `GET /control/requests?tag=` returns what the tag's requests carried.
+ *
+ * It also plays a session's webhook (`POST /webhook?tag=T&fail=N`): each POST is recorded under
+ * tag T, and the first N of the tag are answered 500, the others 200.
  *
  * A prompt's tokens are what providers bill as input: its messages (the
  * engine's count for the request's model) and its tool definitions (and a
@@ -96,6 +100,7 @@ interface Script {
   sum: boolean;
   fail?: number;
   hang: boolean;
+  drop: boolean;
   hold: boolean;
   stall: boolean;
   delayMs: number;
@@ -118,6 +123,7 @@ function parseScript(header: string | undefined): Script {
   const script: Script = {
     sum: false,
     hang: false,
+    drop: false,
     hold: false,
     stall: false,
     delayMs: 0,
@@ -130,6 +136,7 @@ function parseScript(header: string | undefined): Script {
     else if (name === "sum") script.sum = true;
     else if (name === "fail") script.fail = Number(value);
     else if (name === "hang") script.hang = true;
+    else if (name === "drop") script.drop = true;
     else if (name === "hold") script.hold = true;
     else if (name === "stall") script.stall = true;
     else if (name === "delay") script.delayMs = Number(value);
@@ -272,9 +279,12 @@ class Releases {
   }
 }
 
-export async function startGatewayUpstream(): Promise<GatewayUpstream> {
+export async function startGatewayUpstream(
+  options: { keepAliveTimeoutMs?: number } = {},
+): Promise<GatewayUpstream> {
   const calls = new Map<string, Array<() => RecordedCall>>();
   const answers = new Map<string, ChatMessage[]>();
+  const webhookPosts = new Map<string, number>();
   const releases = new Releases();
   /** Tags whose first request was refused by `inject`. */
   const injected = new Set<string>();
@@ -326,6 +336,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     }
     if (script.hold) await Promise.race([releases.of(tag).released, closed]);
     if (script.hang) return { type: "hang" };
+    if (script.drop) return { type: "truncated", content: `Answer ${n} was cut` };
     if (script.fail !== undefined) {
       return {
         type: "error",
@@ -363,6 +374,15 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
       return { body: { released: true } };
     }
     if (url.pathname === "/control/requests") return { body: callsOf(tag) };
+    if (url.pathname === "/webhook" && request.method === "POST") {
+      const posts = (webhookPosts.get(tag) ?? 0) + 1;
+      webhookPosts.set(tag, posts);
+      record({ ...request, headers: { ...request.headers, "x-test-tag": tag } }, null);
+      const failures = Number(url.searchParams.get("fail") ?? 0);
+      return posts <= failures
+        ? { status: 500, body: { error: "scripted webhook failure" } }
+        : { body: { received: true } };
+    }
     record(request, null);
     if (url.pathname.endsWith("/models")) {
       return {
@@ -375,7 +395,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     return undefined;
   };
 
-  const server = await startTestServer(handler, { control });
+  const server = await startTestServer(handler, { control, ...options });
   return {
     origin: server.origin,
     calls: callsOf,

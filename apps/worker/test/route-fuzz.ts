@@ -52,6 +52,9 @@ export interface FuzzReal {
   as: string;
 }
 
+/** What a run did, for its summary line: calls made (each with its oracles), contexts checked. */
+export const fuzzCounts = { calls: 0, contextsChecked: 0, refusals: 0 };
+
 export function initialModel(): FuzzModel {
   return { agent: { awaiting: [], next: 0 }, answered: [], memories: [], lastSeq: 0 };
 }
@@ -169,6 +172,7 @@ export async function expectValidContexts(real: FuzzReal): Promise<void> {
   if (canonical.status === 404) return;
   // What is never cut is over the window by itself: refused rather than served over it (issue 33).
   if (canonical.status === 422 && errorCode(canonical.body) === "context_over_window") return;
+  fuzzCounts.contextsChecked++;
   expect(canonical.status, JSON.stringify(canonical.body)).toBe(200);
   const messages = canonical.body.messages as ChatMessage[];
   expect(providerProblems(messages, "openai"), "openai").toEqual([]);
@@ -221,6 +225,8 @@ export async function step(
   const writes = method !== "GET";
   const before = writes ? await snapshot(real) : undefined;
   const reply = await call<unknown>(method, path, { as: real.as, ...options });
+  fuzzCounts.calls++;
+  if (reply.status >= 400) fuzzCounts.refusals++;
   expectDocumentedReply(reply, what);
   if (before !== undefined && reply.status >= 400) {
     expect(await snapshot(real), `${what} was refused (${reply.status}) but changed state`).toEqual(

@@ -203,6 +203,7 @@ export type SessionSettingsBody = {
   recall: boolean;
   memory: boolean;
   memoryTokens: number;
+  webhookUrl: string | null;
 };
 
 export type SettingsPatchBody = {
@@ -219,6 +220,8 @@ export type SettingsPatchBody = {
   recall?: boolean | null | undefined;
   memory?: boolean | null | undefined;
   memoryTokens?: number | null | undefined;
+  webhookUrl?: string | null | undefined;
+  webhookSecret?: string | null | undefined;
 };
 
 export type SessionStatusBody = {
@@ -284,6 +287,14 @@ export type SessionStatusBody = {
     recall: boolean;
     memory: boolean;
     memoryTokens: number;
+    webhookUrl: string | null;
+  };
+  webhook: {
+    pending: number;
+    delivered: number;
+    failed: number;
+    lastError: string | null;
+    nextAttemptAt: string | null;
   };
   bill: {
     reported: {
@@ -428,6 +439,79 @@ export type TranscriptResponseBody = {
   }[];
   nextAfter: number | null;
   generation?: number | undefined;
+};
+
+export type SideRequestsResponseBody = {
+  sessionId: string;
+  sideRequests: {
+    id: number;
+    at: string;
+    reason: "other-conversation" | "tool-call-rules" | "busy";
+    generation: number;
+    model: string | null;
+    messageCount: number;
+    answered: boolean;
+  }[];
+  nextAfter: number | null;
+};
+
+export type SessionEventBody = {
+  id: number;
+  type:
+    | "compaction.started"
+    | "compaction.committed"
+    | "compaction.unchanged"
+    | "compaction.failed";
+  at: string;
+  sessionId: string;
+  run: string;
+  data: Record<string, unknown>;
+};
+
+export type EventsResponseBody = {
+  sessionId: string;
+  events: {
+    id: number;
+    type:
+      | "compaction.started"
+      | "compaction.committed"
+      | "compaction.unchanged"
+      | "compaction.failed";
+    at: string;
+    sessionId: string;
+    run: string;
+    data: Record<string, unknown>;
+  }[];
+  nextAfter: number | null;
+};
+
+export type SideRequestResponseBody = {
+  messages: {
+    [x: string]: unknown;
+    role: "system" | "developer" | "user" | "assistant" | "tool";
+    content: unknown;
+    name?: string | undefined;
+    tool_calls?: unknown[] | undefined;
+    tool_call_id?: string | undefined;
+  }[];
+  answer:
+    | {
+        [x: string]: unknown;
+        role: "system" | "developer" | "user" | "assistant" | "tool";
+        content: unknown;
+        name?: string | undefined;
+        tool_calls?: unknown[] | undefined;
+        tool_call_id?: string | undefined;
+      }[]
+    | null;
+  id: number;
+  at: string;
+  reason: "other-conversation" | "tool-call-rules" | "busy";
+  generation: number;
+  model: string | null;
+  messageCount: number;
+  answered: boolean;
+  sessionId: string;
 };
 
 export type SearchQueryParams = {

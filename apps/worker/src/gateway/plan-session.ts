@@ -88,12 +88,19 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
   if (turn.kind !== "context") {
     // Another conversation under the same header, or a history that breaks the tool-call rules even
     // as a generation of its own (or messages asked for twice): it is forwarded as it is, compacted
-    // in place if it must be, and nothing is stored.
+    // in place if it must be, and kept as a side request with its answer, out of the transcript.
     const reason = turn.kind === "refused" ? turn.reason : "busy";
-    return statelessPlan(protocol, body, text, canonical, {
-      contextWindow,
-      headers: { ...base, [GATEWAY_HEADERS.stateless]: reason },
-    });
+    const [plan, kept] = await Promise.all([
+      statelessPlan(protocol, body, text, canonical, {
+        contextWindow,
+        headers: { ...base, [GATEWAY_HEADERS.stateless]: reason },
+      }),
+      stub.gatewaySideRequest(key, { messages: canonical, reason, model }),
+    ]);
+    const side = unwrap(kept);
+    plan.headers[GATEWAY_HEADERS.generation] = String(side.generation);
+    plan.headers[GATEWAY_HEADERS.sideRequest] = String(side.id);
+    return { ...plan, answered: (answer) => storeSideAnswer(stub, key, protocol, side.id, answer) };
   }
   const served = turn;
   request.log.tokensAfter = served.tokens;
@@ -226,6 +233,31 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
         model,
       }),
   };
+}
+
+/** Keeps the complete answer with side request `id`; never rejects (a failure is logged). */
+async function storeSideAnswer(
+  stub: SessionStub,
+  key: SessionCall,
+  protocol: GatewayProtocol,
+  id: number,
+  answer: ProtocolAnswer,
+): Promise<void> {
+  try {
+    const messages = canonicalMessages(answer.messages, protocol.format);
+    const result = await stub.gatewaySideAnswer(key, { id, messages });
+    if (result.ok && !result.value.kept) {
+      logLine({ type: "side_answer_not_kept", requestId: key.requestId, sideRequest: id });
+    }
+  } catch (error) {
+    logLine({
+      type: "side_answer_not_kept",
+      level: "warn",
+      requestId: key.requestId,
+      sideRequest: id,
+      error: error instanceof ApiError ? error.code : error instanceof Error ? error.name : "error",
+    });
+  }
 }
 
 /** Appends the complete answer to the session; never rejects (a failure is logged). */

@@ -13,6 +13,7 @@ import type { SessionReport } from "../user/session-list";
 import { compactionCountAndLast } from "./compaction/history";
 import { type SummarizerBreaker, summarizerBreakerOf } from "./compaction/summarizer-breaker";
 import { type Thrashing, thrashingOf } from "./compaction/thrashing";
+import { webhookStatus } from "./compaction-events";
 import {
   compactionStatus,
   contextSize,
@@ -122,6 +123,7 @@ export function sessionStatus(
     calibration: calibrationOf(session),
     // Copies, because the API's loose message type wants the index signature a core interface lacks.
     settings: { ...settings, pinned: settings.pinned.map((message) => ({ ...message })) },
+    webhook: webhookStatus(sql),
     bill: sessionBillBody(sql, measure.model),
   };
 }

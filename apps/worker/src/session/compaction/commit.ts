@@ -14,7 +14,9 @@ import type { ChatMessage, Ledger, PrunedToolOutput } from "@condense/core";
 import type { CompactionEventBody } from "../../api/schemas";
 import { type CompactionLogBase, type CompactionLogLine, logCompaction } from "../../log/log-lines";
 import { saveCacheState } from "../cache-state";
+import { recordCompactionEvent } from "../compaction-events";
 import { type ContextMeasure, commitView, isCurrent } from "../context-view";
+import { sessionBillBody } from "../served-turns";
 import {
   clearFailure,
   clearPendingTrigger,
@@ -83,6 +85,8 @@ export interface CompactionCommit {
   onCommit: ((result: CommitResult) => void) | undefined;
   /** Set when the session was thrashing as the compaction ran (`compaction/thrashing`): its log line warns. */
   thrashing?: Thrashing | undefined;
+  /** The run's id, which its events carry (`compaction-events`). */
+  run: string;
 }
 
 function logOutcome(status: CommitResult["status"]): CompactionLogLine["outcome"] {
@@ -101,7 +105,13 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
   const storage = commit.storage.open();
   const sql = storage.sql;
   const result = storage.transactionSync((): CommitResult => {
-    if (!isCurrent(sql, snapshot)) return { status: "discarded" };
+    if (!isCurrent(sql, snapshot)) {
+      recordCompactionEvent(sql, "compaction.unchanged", commit.run, {
+        trigger: commit.log.trigger,
+        reason: "the session changed identity meanwhile (deleted, or a new generation started)",
+      });
+      return { status: "discarded" };
+    }
     const done = (outcome: CommitResult): CommitResult => {
       commit.onCommit?.(outcome);
       return outcome;
@@ -115,6 +125,10 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     if (view.unchangedReason !== undefined) {
       // As far as it goes until more messages arrive.
       setExhaustedSeq(sql, snapshot.lastSeq);
+      recordCompactionEvent(sql, "compaction.unchanged", commit.run, {
+        trigger: commit.log.trigger,
+        reason: view.unchangedReason,
+      });
       return done({ status: "unchanged", reason: view.unchangedReason });
     }
     const now = Date.now();
@@ -155,6 +169,19 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     // A view that would still trigger cannot be improved until more messages arrive; one the
     // request's overhead kept from its target, until the context has grown (`compaction/exhaustion`).
     setExhaustedSeq(sql, reach === "within" ? null : snapshot.lastSeq, now);
+    // In the commit's transaction: the event is never lost, nor told of a compaction that was not.
+    recordCompactionEvent(sql, "compaction.committed", commit.run, {
+      trigger: event.trigger,
+      compactionId: event.id,
+      tier: event.tier,
+      tokensBefore,
+      tokensAfter,
+      summarizer: view.summarizer,
+      summarizerFailure: view.summarizerFailure?.kind ?? null,
+      fallback: fallback !== undefined,
+      durationMs: event.durationMs,
+      bill: sessionBillBody(sql, commit.measure.model),
+    });
     return done({ status: "committed", event });
   });
   logCompaction({
