@@ -37,7 +37,7 @@ import {
   billForwarded,
   type PolicyBill,
 } from "./cost/bills.ts";
-import { type GatewayTarget, replayThroughGateway } from "./cost/gateway-replay.ts";
+import { type GatewayTarget, replayThroughGateway } from "./replay/gateway-replay.ts";
 import { formatReport, type ReplayRecord } from "./cost/report.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");

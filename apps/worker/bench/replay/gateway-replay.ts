@@ -1,5 +1,5 @@
 /**
- * @module bench/cost/gateway-replay
+ * @module bench/replay/gateway-replay
  * Replays a transcript through the gateway as an agent runs it: before each assistant message,
  * the whole history so far goes to `/v1/gateway/{upstream}/chat/completions` with a session
  * header and the window to use, marked for caching as Claude Code marks its prompts (the end of
