@@ -64,7 +64,7 @@ try {
         bills[pricing.name] = {
           condense,
           "condense + head mark": headMarked,
-          ...billBaselines(replay.histories, window, pricing),
+          ...(await billBaselines(replay.histories, window, pricing)),
         };
       }
       records.push({
