@@ -185,11 +185,11 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
       `expected "cost" (compact when it pays for the prompt cache it breaks) or "window" (at the threshold), got ${JSON.stringify(policy)}`,
     );
   }
-  const floor = options.floor ?? DEFAULTS.floor;
-  if (typeof floor !== "number" || !(floor >= 0 && floor <= 1)) {
+  const requestedFloor = options.floor ?? DEFAULTS.floor;
+  if (typeof requestedFloor !== "number" || !(requestedFloor >= 0 && requestedFloor <= 1)) {
     throw new InvalidOptionsError(
       "floor",
-      `expected a fraction of the window in [0, 1], e.g. 0.5, got ${JSON.stringify(floor)}`,
+      `expected a fraction of the window in [0, 1], e.g. 0.5, got ${JSON.stringify(requestedFloor)}`,
     );
   }
   const pricing = modelPricing(model, resolvePricing(options.pricing));
@@ -201,6 +201,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
       `expected a fraction in (0, 1], got ${JSON.stringify(threshold)}`,
     );
   }
+  const floor = costFloor(policy, requestedFloor, options);
 
   const maxOutputTokens = nonNegativeInteger("maxOutputTokens", options.maxOutputTokens, 0);
   const requestedReserve = nonNegativeInteger(
@@ -346,6 +347,23 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
     recallTool: resolveRecallTool(options.recallTool),
   };
+}
+
+/**
+ * The cost policy's floor. A caller that sets `threshold` says when to compact (Hermes asks at
+ * 50,000 of 100,000 with 0.85 and expects nothing): the cost policy then never compacts below it,
+ * so its floor is at least the threshold; an explicit floor under an explicit threshold says
+ * both, and is refused.
+ */
+function costFloor(policy: CompactionPolicy, floor: number, options: CompactOptions): number {
+  if (policy !== "cost" || options.threshold === undefined) return floor;
+  if (options.floor !== undefined && options.floor < options.threshold) {
+    throw new InvalidOptionsError(
+      "floor",
+      `floor ${options.floor} is under threshold ${options.threshold}: with an explicit threshold the cost policy never compacts below it; leave floor out (the threshold is then the floor), raise it to at least ${options.threshold}, or leave threshold out to let the cost policy compact from the floor`,
+    );
+  }
+  return Math.max(floor, options.threshold);
 }
 
 function nonNegativeNumber(name: string, value: unknown): number {

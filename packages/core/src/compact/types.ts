@@ -52,6 +52,8 @@ export interface CompactOptions {
    * Policy `cost`: the fraction of the window under which the context is left alone, however
    * cheap a compaction would be. Default 0.5: a deep compaction then leaves the model a quarter
    * or less of what it had, at a bill well under compacting at the limit (docs/notes/cost-model.md).
+   * With an explicit `threshold` the floor is at least that threshold (the policy never compacts
+   * below a threshold the caller set), and an explicit floor under it is refused.
    */
   floor?: number;
   /**
@@ -73,7 +75,8 @@ export interface CompactOptions {
   summarizerCostTokens?: number;
   /**
    * Fraction of the window over which a compaction is forced (policy `window`: the trigger).
-   * Default 0.75.
+   * Default 0.75. Set explicitly, it is also where policy `cost` starts: it never compacts below
+   * it (its `floor` rises to it).
    */
   threshold?: number;
   /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
