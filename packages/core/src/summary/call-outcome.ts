@@ -8,6 +8,8 @@
  * deterministic summary quotes the error line as the command's output.
  */
 
+import { errorSignatures } from "./error-signatures.js";
+
 const MAX_ERROR_LINE = 200;
 
 /** `text` on one line, at most MAX_ERROR_LINE characters. */
@@ -78,8 +80,14 @@ const ERROR_WORDS =
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure)\b/;
 const NOISE_LINE = /^(?:Exit code:? -?\d+|<\/?(?:returncode|output|tool_use_error)>.*|-+|=+)$/;
 
-/** The most useful line of an error: a traceback's exception line, else the first line that names an error. */
+/**
+ * The most useful line of an error: its first signature (`summary/error-signatures`: the
+ * `** (RuntimeError)` line of an ExUnit failure, a traceback's exception line, a compiler code),
+ * else the first line that names an error.
+ */
 function errorLine(text: string): string | undefined {
+  const signature = errorSignatures(text)[0];
+  if (signature !== undefined) return oneLine(signature);
   const lines = text
     .split("\n", 2000)
     .map((line) =>

@@ -710,7 +710,7 @@ describe("extractiveSummary on the fixture transcripts, compacted at 32k, 64k an
   it("gives test runs their counts and says which failures a later run resolved", async () => {
     const commands = section(await claudeCodeSummary(64_000), "Commands & errors");
     expect(commands).toContain(
-      "- $ mix test test/spotter_web/live/project_review_live_test.exs 2>&1 (×3) → exit 2 (5 tests, 5 failures), output: `1) test mount handles invalid project id gracefully (SpotterWeb.ProjectReviewLiveTest)`; resolved by a later run",
+      "- $ mix test test/spotter_web/live/project_review_live_test.exs 2>&1 (×3) → exit 2 (5 tests, 5 failures), output: `** (RuntimeError) Phoenix LiveView requires lazy_html as a test dependency.`; resolved by a later run",
     );
     expect(commands).toContain("- $ mix test 2>&1 → ok (76 tests, 0 failures)");
     // An unresolved failure keeps its error line.
