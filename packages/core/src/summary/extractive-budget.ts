@@ -12,7 +12,7 @@ import { countTokens } from "../tokens/count.js";
 import type { Plan } from "./extractive-plan.js";
 import { packIdentifiers, verbatimIn } from "./ledger.js";
 import type { SummarizeRequest } from "./summarizer.js";
-import { type Item, NONE, type Pick, TRIMMED } from "./summary-lines.js";
+import { type Item, NONE, overflowLine, type Pick, TRIMMED } from "./summary-lines.js";
 import {
   REQUIRED_SECTIONS,
   renderSections,
@@ -26,6 +26,10 @@ function render(plan: Plan): string {
     const blocks: string[] = [];
     for (const group of groups) {
       const lines = group.lists.flat().map((item) => item.text);
+      const left =
+        group.overflow === undefined ? 0 : group.overflow.total - group.overflow.list.length;
+      if (group.overflow !== undefined && left > 0)
+        lines.push(overflowLine(left, group.overflow.noun));
       if (lines.length === 0) continue;
       blocks.push(
         group.heading === undefined ? lines.join("\n") : `${group.heading}\n${lines.join("\n")}`,

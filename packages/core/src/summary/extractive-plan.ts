@@ -13,6 +13,7 @@ import { files } from "./file-lines.js";
 import { identifierPlaces, previousIdentifierLines, toolOutputs } from "./identifier-lines.js";
 import { buildLedger, trimUserRequest } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
+import { ERRORS_HEADING, errorLine, RUNS_HEADING, runLine } from "./outcome-lines.js";
 import { nextSteps, progress } from "./progress-lines.js";
 import { analyze } from "./range-reading.js";
 import { CONSTRAINT, DECISION, matching, SPECULATION, withoutCutSentence } from "./sentences.js";
@@ -165,9 +166,30 @@ export function plan(request: SummarizeRequest): Plan {
     { heading: "### Read", lists: [read] },
   ]);
 
-  // Commands & errors.
+  // Commands & errors: the ledger's runs and errors (failing ones and failed runs kept longest),
+  // then the range's commands.
   const { previousCommands, recent, countLine } = commands(analysis, previous);
-  sections.set("Commands & errors", [{ lists: [countLine, previousCommands, recent] }]);
+  const runs: Item[] = (ledger.commands ?? []).map((run) => ({
+    text: runLine(run),
+    keep: run.failed,
+  }));
+  const errors: Item[] = (ledger.errors ?? []).map((error) => ({
+    text: errorLine(error),
+    keep: error.state === "failing",
+  }));
+  sections.set("Commands & errors", [
+    { lists: [countLine, previousCommands, recent] },
+    {
+      heading: RUNS_HEADING,
+      lists: [runs],
+      overflow: { list: runs, total: runs.length, noun: "runs (passing ones first)" },
+    },
+    {
+      heading: ERRORS_HEADING,
+      lists: [errors],
+      overflow: { list: errors, total: errors.length, noun: "errors (fixed ones first)" },
+    },
+  ]);
 
   // Exact identifiers: where each was named, and the tool outputs worth fetching back.
   const policyOff = request.identifierPolicy === "off";
@@ -207,6 +229,8 @@ export function plan(request: SummarizeRequest): Plan {
     { items: context, pick: "first" },
     { items: decisions, pick: "first" },
     { items: resolved, pick: "first" },
+    { items: errors, pick: "first-unkept" },
+    { items: runs, pick: "first-unkept" },
     { items: constraints, pick: "last" },
     { items: modified, pick: "first" },
     { items: blocked, pick: "first" },
