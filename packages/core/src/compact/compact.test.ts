@@ -1670,3 +1670,106 @@ describe("compact: secrets stay in the transcript", () => {
     expect(second.summary).toContain("Old note: the token is");
   });
 });
+
+describe("compact: errors and runs carried by the ledger", () => {
+  const failingRun = (id: string, test: string): ChatMessage[] => [
+    assistant(`Running ${test}.`, [
+      call(id, "bash", { command: `cd /repo && python -m pytest ${test}` }),
+    ]),
+    result(
+      id,
+      `<returncode>1</returncode>\nFAILED ${test}::test_case - KeyError: 'header_rows'\n1 failed, 3 passed\n${"x".repeat(2_000)}`,
+    ),
+  ];
+  const session = (): ChatMessage[] => {
+    const messages: ChatMessage[] = [user("Make the parser tests pass.")];
+    for (let i = 0; i < 6; i++) messages.push(...failingRun(`call_${i}`, `tests/test_${i}.py`));
+    messages.push(assistant("Looking at the parser next."), user("Go on."));
+    return messages;
+  };
+  const options = {
+    contextWindow: 8_000,
+    force: true,
+    headMessages: 1,
+    tailTokens: 1,
+    minTailMessages: 2,
+  } as const;
+
+  it("hands back a caller's errors and runs unchanged when nothing is compacted, secrets withheld", async () => {
+    const ledger = {
+      identifiers: [],
+      files: { read: [], modified: [] },
+      userRequests: [],
+      errors: [
+        {
+          signature: "Error: token sk-proj-abcdefghijklmnopqrstuvwxyz0123456789 rejected",
+          step: "$ make deploy",
+          state: "failing" as const,
+        },
+      ],
+      commands: [
+        { step: "make test", kind: "test" as const, outcome: "ok (3 passed)", failed: false },
+      ],
+    };
+    const result = await compact({ model, messages: [user("hi")] }, { ledger });
+    expect(result.compacted).toBe(false);
+    expect(result.ledger.commands).toEqual(ledger.commands);
+    expect(result.ledger.errors?.[0]?.signature).toMatch(/^Error: token .* rejected$/);
+    expect(result.ledger.errors?.[0]?.signature).not.toContain("sk-proj-");
+  });
+
+  it("refuses a ledger whose errors are not the ones a result gave, naming the field", async () => {
+    await expect(
+      compact(
+        { model, messages: [user("hi")] },
+        {
+          ledger: {
+            identifiers: [],
+            files: { read: [], modified: [] },
+            userRequests: [],
+            errors: [{ signature: 3 }],
+          } as never,
+        },
+      ),
+    ).rejects.toMatchObject({ code: "invalid_options", option: "ledger.errors" });
+  });
+
+  it("keeps an earlier compaction's failing error in the next summary, from the stored ledger", async () => {
+    const first = await compact({ model, messages: session() }, options);
+    expect(first.ledger.errors?.map((e) => e.signature)).toContain(
+      "FAILED tests/test_0.py::test_case - KeyError: 'header_rows'",
+    );
+    // The next compaction summarizes its previous summary: an LLM that drops the error loses nothing.
+    const forgetful: Summarizer = {
+      name: "forgetful",
+      kind: "llm",
+      async summarize(): Promise<SummarizeResult> {
+        return {
+          summary:
+            "## Goal\nParser.\n## Progress\nWorking.\n## Files\nNone\n## Exact identifiers\nNone\n## Next steps\nGo on.",
+          calls: 1,
+          inputTokens: 10,
+        };
+      },
+    };
+    const more = [
+      ...first.messages,
+      assistant("Next file.", [call("call_9", "bash", { command: "ls" })]),
+      result("call_9", "a.py"),
+      assistant("Done looking."),
+      user("Continue."),
+    ];
+    const second = await compact(
+      { model, messages: more },
+      { ...options, ledger: first.ledger, summarizer: forgetful },
+    );
+    expect(second.tier).toBeGreaterThanOrEqual(2);
+    expect(second.summary).toContain(
+      "- output: `FAILED tests/test_0.py::test_case - KeyError: 'header_rows'` — from `$ python -m pytest tests/test_0.py`, still failing",
+    );
+    expect(second.summary).toContain(
+      "- `$ python -m pytest tests/test_5.py` → exit 1 (1 failed, 3 passed)",
+    );
+    expect(second.ledger.errors).toEqual(first.ledger.errors);
+  });
+});

@@ -10,7 +10,7 @@ import type { ToolOutputKey } from "../messages/call-ids.js";
 import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
 import { type ModelPricing, modelPricing } from "../models/pricing.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
-import type { Ledger } from "../summary/ledger-types.js";
+import type { Ledger, LedgerCommand, LedgerError } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
 import type { CacheState } from "./cost-policy.js";
 import type { CompactionPolicy, CompactOptions } from "./types.js";
@@ -130,7 +130,43 @@ function resolveLedger(value: unknown): Ledger | undefined {
       modified: stringArray("ledger.files.modified", ledger.files?.modified ?? []),
     },
     userRequests: stringArray("ledger.userRequests", ledger.userRequests ?? []),
+    errors: recordArray("ledger.errors", ledger.errors ?? [], isLedgerError),
+    commands: recordArray("ledger.commands", ledger.commands ?? [], isLedgerCommand),
   };
+}
+
+function isLedgerError(value: unknown): value is LedgerError {
+  const error = value as Partial<Record<keyof LedgerError, unknown>>;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof error.signature === "string" &&
+    typeof error.step === "string" &&
+    (error.state === "failing" || error.state === "fixed")
+  );
+}
+
+function isLedgerCommand(value: unknown): value is LedgerCommand {
+  const command = value as Partial<Record<keyof LedgerCommand, unknown>>;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof command.step === "string" &&
+    (command.kind === "test" || command.kind === "build") &&
+    typeof command.outcome === "string" &&
+    typeof command.failed === "boolean"
+  );
+}
+
+/** A ledger list of records, each checked: the caller hands back what a result gave. */
+function recordArray<T>(name: string, value: unknown, valid: (entry: unknown) => entry is T): T[] {
+  if (!Array.isArray(value) || !value.every(valid)) {
+    throw new InvalidOptionsError(
+      name,
+      "expected the list a previous result's `ledger` has; pass that ledger back unchanged",
+    );
+  }
+  return value.map((entry) => ({ ...entry }));
 }
 
 const DIGEST = /^[0-9a-f]{64}$/;

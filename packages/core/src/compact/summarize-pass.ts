@@ -23,6 +23,7 @@ import {
   retireToolCallIds,
 } from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
+import { appendMissingOutcomes } from "../summary/outcome-lines.js";
 import { withholdSecrets } from "../summary/redact.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
 import { neutralizeSummaryMarkers } from "../summary/template.js";
@@ -117,8 +118,9 @@ async function summarizeWith(
   // it read had its secrets withheld already; this also covers text it made up).
   const clean = withholdSecrets(neutralizeSummaryMarkers(summary));
   // The ledger guarantee must not depend on the summarizer obeying: check and complete it here.
-  const missing = missingIdentifiers(clean, request.ledger);
-  return missing.length === 0 ? clean : appendMissingIdentifiers(clean, missing);
+  const withOutcomes = appendMissingOutcomes(clean, request.ledger);
+  const missing = missingIdentifiers(withOutcomes, request.ledger);
+  return missing.length === 0 ? withOutcomes : appendMissingIdentifiers(withOutcomes, missing);
 }
 
 /** What a failed summarizer call is reported as. */

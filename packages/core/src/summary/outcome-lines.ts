@@ -106,3 +106,43 @@ export function outcomesInSummary(summary: string): {
   }
   return { errors, commands };
 }
+
+/** Whether a line of `summary` names the error (its signature, and that it was fixed when it was). */
+function shown(lines: readonly string[], error: LedgerError): boolean {
+  return lines.some(
+    (line) =>
+      line.includes(error.signature) && (error.state === "failing" || /\bfixed\b/i.test(line)),
+  );
+}
+
+/**
+ * `summary` with the ledger's errors and runs that no line of it shows added under `## Commands &
+ * errors` (the section created before `## Exact identifiers`, or at the end): the guarantee does
+ * not depend on a summarizer obeying.
+ */
+export function appendMissingOutcomes(
+  summary: string,
+  outcomes: { errors?: readonly LedgerError[]; commands?: readonly LedgerCommand[] },
+): string {
+  const lines = summary.split("\n");
+  const runs = (outcomes.commands ?? []).filter(
+    (command) =>
+      !lines.some((line) => line.includes(`$ ${command.step}`) && line.includes(command.outcome)),
+  );
+  const errors = (outcomes.errors ?? []).filter((error) => !shown(lines, error));
+  if (runs.length === 0 && errors.length === 0) return summary;
+  const blocks = [
+    ...(runs.length > 0 ? [`${RUNS_HEADING}\n${runs.map(runLine).join("\n")}`] : []),
+    ...(errors.length > 0 ? [`${ERRORS_HEADING}\n${errors.map(errorLine).join("\n")}`] : []),
+  ].join("\n\n");
+  const section = locateSection(summary, "Commands & errors");
+  if (section !== undefined) {
+    const before = summary.slice(0, section.end).trimEnd();
+    const after = summary.slice(section.end);
+    return `${before}\n\n${blocks}\n${after === "" ? "" : `\n${after}`}`;
+  }
+  const identifiers = locateSection(summary, "Exact identifiers");
+  const block = `## Commands & errors\n${blocks}\n`;
+  if (identifiers === undefined) return `${summary.trimEnd()}\n\n${block}`;
+  return `${summary.slice(0, identifiers.start)}${block}\n${summary.slice(identifiers.start)}`;
+}
