@@ -45,6 +45,15 @@ export interface Plan {
   trimOrder: { items: Item[]; pick: Pick }[];
   /** Sections that lost items to the budget. */
   trimmed: Set<SummarySection>;
+  /**
+   * The last resort of the budget (`summary/extractive-budget`): the files lists, cut from the
+   * oldest, and how many of the identifiers no other line shows are listed (the newest), the
+   * others counted with a pointer to recall. Undefined: all of them.
+   */
+  files: { read: Item[]; modified: Item[] };
+  identifierCap?: number;
+  /** Where the essentials start in `trimOrder`: they are trimmed only after the last resort. */
+  essentialsFrom: number;
 }
 
 /**
@@ -162,8 +171,16 @@ export function plan(request: SummarizeRequest): Plan {
   // Files: a line per modified file (shortened, then cut to its path, when space is short).
   const { modified, read } = files(analysis, ledger, previous.get("Files"));
   sections.set("Files", [
-    { heading: "### Modified", lists: [modified] },
-    { heading: "### Read", lists: [read] },
+    {
+      heading: "### Modified",
+      lists: [modified],
+      overflow: { list: modified, total: modified.length, noun: "modified files" },
+    },
+    {
+      heading: "### Read",
+      lists: [read],
+      overflow: { list: read, total: read.length, noun: "files read" },
+    },
   ]);
 
   // Commands & errors: the ledger's runs and errors (failing ones and failed runs kept longest),
@@ -247,5 +264,7 @@ export function plan(request: SummarizeRequest): Plan {
     outputsTotal: outputs.total,
     trimOrder,
     trimmed: new Set(),
+    files: { read, modified },
+    essentialsFrom: trimOrder.findIndex((entry) => entry.items === blocked),
   };
 }
