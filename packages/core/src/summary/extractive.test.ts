@@ -167,7 +167,7 @@ describe("extractiveSummary on a mini-swe-agent range", () => {
     expect(section(summary, "Files")).toBe(
       [
         "### Modified",
-        "- test_rst_issue.py — written; +1 line; then `$ python -m pytest astropy/io/ascii/tests/test_rst.py -q` → exit 1 (1 failed, 9 passed)",
+        "- test_rst_issue.py — written; +1 line; starting `print(1)`; then `$ python -m pytest astropy/io/ascii/tests/test_rst.py -q` → exit 1 (1 failed, 9 passed)",
         "- astropy/io/ascii/rst.py — 1 edit; last `def __init__(self):` → `def __init__(self, header_rows=None):`; then `$ python -m pytest astropy/io/ascii/tests/test_rst.py -q` → exit 1 (1 failed, 9 passed)",
         "",
         "### Read",
@@ -460,7 +460,7 @@ describe("extractiveSummary with a previous summary", () => {
     expect(progress).toContain("- (earlier, was in progress) Porting payments.go");
     expect(progress).toContain("- I've ported payments.go.");
     expect(section(summary, "Files")).toBe(
-      "### Modified\n- internal/invoices.go — changed in earlier turns\n- internal/payments.go — written; +1 line; not tested since\n\n### Read\n- legacy/billing.py",
+      "### Modified\n- internal/invoices.go — changed in earlier turns\n- internal/payments.go — written; +1 line; starting `package billing`; not tested since\n\n### Read\n- legacy/billing.py",
     );
   });
 
