@@ -37,6 +37,7 @@ import {
   replayPolicy,
 } from "./cost/bills.ts";
 import { PRICINGS } from "./cost/pricings.ts";
+import { identifiersKept, namedIdentifiers } from "./probes/identifier-count.ts";
 import { answers, haystackOf } from "./probes/probe-check.ts";
 import {
   type Missed,
@@ -142,6 +143,15 @@ try {
       const turns = transcript.messages.filter((m, i) => m.role === "assistant" && i > 0).length;
       const checkpoint = (turn: number) => (turn + 1) % every === 0 || turn === turns - 1;
       const asked = new Map<number, Probe[]>();
+      const named = new Map<number, string[]>();
+      const identifiers: ProbeRecord["identifiers"] = {};
+      const countIdentifiers = (policy: string, turn: number, context: readonly ChatMessage[]) => {
+        const ids = named.get(turn) ?? [];
+        const tally = identifiers[policy] ?? { named: 0, kept: 0 };
+        tally.named += ids.length;
+        tally.kept += identifiersKept(ids, context);
+        identifiers[policy] = tally;
+      };
       const condense: PolicyScore = tally();
       const searched: Array<{
         turn: number;
@@ -158,7 +168,9 @@ try {
           if (!checkpoint(turn)) return;
           const probes = buildProbes(history);
           asked.set(turn, probes);
+          named.set(turn, namedIdentifiers(history));
           const context = forwardedMessages(forwarded?.body);
+          countIdentifiers("condense", turn, context);
           const haystack = haystackOf(context);
           for (const probe of probes) {
             const found = answers(probe, haystack);
@@ -212,10 +224,10 @@ try {
           observe: (turn, context) => {
             const probes = asked.get(turn);
             if (probes === undefined) return;
-            const haystack = haystackOf(
-              context.map((entry) => entry.message).filter((m) => m !== undefined),
-            );
-            for (const probe of probes) score.count(probe.kind, answers(probe, haystack));
+            const messages = context.map((entry) => entry.message).filter((m) => m !== undefined);
+            for (const probe of probes)
+              score.count(probe.kind, answers(probe, haystackOf(messages)));
+            countIdentifiers(policy.name, turn, messages);
           },
         });
         scores[policy.name] = score;
@@ -235,6 +247,7 @@ try {
           Object.entries(scores).map(([name, score]) => [name, score.counts]),
         ),
         searchAway: searchAway.counts,
+        identifiers,
         bills,
         missed,
       });

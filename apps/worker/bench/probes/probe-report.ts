@@ -52,6 +52,8 @@ export interface ProbeRecord {
   scores: Record<string, KindCounts>;
   /** Of the probes Condense's context missed, those one search answered. */
   searchAway: KindCounts;
+  /** By policy: the identifiers named so far at each checkpoint, and those its context kept. */
+  identifiers: Record<string, { named: number; kept: number }>;
   /** By pricing name, then policy. */
   bills: Record<string, Record<string, PolicyBill>>;
   missed: Missed[];
@@ -97,6 +99,20 @@ export function totals(records: readonly ProbeRecord[], policy: string): KindCou
     } else add(out, record.scores[policy]);
   }
   return out;
+}
+
+/** Identifiers named and kept over `records`, for `policy`. */
+export function identifierTotals(
+  records: readonly ProbeRecord[],
+  policy: string,
+): { named: number; kept: number } {
+  let named = 0;
+  let kept = 0;
+  for (const record of records) {
+    named += record.identifiers[policy]?.named ?? 0;
+    kept += record.identifiers[policy]?.kept ?? 0;
+  }
+  return { named, kept };
 }
 
 /** Total bill of `policy` over `records` ÷ the whole history's. */
@@ -157,16 +173,19 @@ export function probeReport(input: ProbeReportInput): string {
       "",
       `${records.length} replays, ${records.reduce((n, r) => n + r.checkpoints, 0)} checkpoints, ${sum(asked, "asked")} probes (${PROBE_KINDS.map((kind) => `${kind} ${asked[kind].asked}`).join(", ")}).`,
       "",
-      `| policy | all probes | ${PROBE_KINDS.join(" | ")} | ${pricingNames.map((name) => `bill ÷ whole (${name})`).join(" | ")} |`,
-      `|---|---|${PROBE_KINDS.map(() => "---|").join("")}${pricingNames.map(() => "---|").join("")}`,
+      `| policy | all probes | ${PROBE_KINDS.join(" | ")} | identifiers kept | ${pricingNames.map((name) => `bill ÷ whole (${name})`).join(" | ")} |`,
+      `|---|---|${PROBE_KINDS.map(() => "---|").join("")}---|${pricingNames.map(() => "---|").join("")}`,
     );
     for (const [policy, title] of POLICIES) {
       const counts = totals(records, policy);
       const bills = pricingNames.map((name) =>
         policy === SEARCH_AWAY ? "" : fixed(billRatio(records, name, policy)),
       );
+      const ids = identifierTotals(records, policy);
+      const kept =
+        ids.named === 0 ? "" : `${percent(ids.kept, ids.named)} (${ids.named - ids.kept} lost)`;
       lines.push(
-        `| ${title} | ${percent(sum(counts, "answered"), sum(counts, "asked"))} | ${PROBE_KINDS.map((kind) => percent(counts[kind].answered, counts[kind].asked)).join(" | ")} | ${bills.join(" | ")} |`,
+        `| ${title} | ${percent(sum(counts, "answered"), sum(counts, "asked"))} | ${PROBE_KINDS.map((kind) => percent(counts[kind].answered, counts[kind].asked)).join(" | ")} | ${kept} | ${bills.join(" | ")} |`,
       );
     }
     const condense = totals(records, "condense");
