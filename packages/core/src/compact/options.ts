@@ -72,6 +72,11 @@ export interface ResolvedOptions {
   headMessages: number;
   tailTokens: number;
   minTailMessages: number;
+  /**
+   * Whether a compaction keeps the outputs of the last turns whole (`compact/recent-reads`): unless
+   * the caller sets `tailTokens`, which says how much of the end stays verbatim.
+   */
+  keepRecentReads: boolean;
   summarizer: Summarizer;
   identifierPolicy: IdentifierPolicy;
   identifierInstructions: string | undefined;
@@ -357,6 +362,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     minSummarizableTokens: Math.min(DEFAULTS.minSummarizableTokens, Math.floor(contextWindow / 32)),
     headMessages: nonNegativeInteger("headMessages", options.headMessages, DEFAULTS.headMessages),
     tailTokens,
+    keepRecentReads: options.tailTokens === undefined,
     minTailMessages: nonNegativeInteger(
       "minTailMessages",
       options.minTailMessages,
