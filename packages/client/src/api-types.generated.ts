@@ -31,6 +31,12 @@ export type CompactRequestBody = {
               identifiers: string[];
               files: { read: string[]; modified: string[] };
               userRequests: string[];
+              errors?:
+                | { signature: string; step: string; state: "failing" | "fixed" }[]
+                | undefined;
+              commands?:
+                | { step: string; kind: "test" | "build"; outcome: string; failed: boolean }[]
+                | undefined;
               summarySha256?: string | undefined;
             }
           | undefined;
@@ -59,6 +65,10 @@ export type CompactResponseBody = {
     identifiers: string[];
     files: { read: string[]; modified: string[] };
     userRequests: string[];
+    errors?: { signature: string; step: string; state: "failing" | "fixed" }[] | undefined;
+    commands?:
+      | { step: string; kind: "test" | "build"; outcome: string; failed: boolean }[]
+      | undefined;
     summarySha256?: string | undefined;
   };
   passes: number;

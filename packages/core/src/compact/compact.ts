@@ -7,8 +7,10 @@
  * that fits wins. A failing summarizer degrades to the next tier; no message is
  * ever dropped without being summarized or handed back in `prunedToolOutputs`.
  * The messages after the last assistant turn are never touched by any tier
- * (`compact/protected-tail`); when they alone are over the budget, their tool
- * outputs are cut to head and tail (`compact/fit-context`).
+ * (`compact/protected-tail`); the outputs of the last few turns stay whole
+ * within a share of the aim (`compact/recent-reads`); when the newest messages
+ * alone are over the budget, their tool outputs are cut to head and tail
+ * (`compact/fit-context`).
  *
  * Here: the input checked and made canonical, the pass loop and the result.
  * A pass's summary is `compact/summarize-pass`, what the passes share
@@ -41,6 +43,7 @@ import {
 } from "./pass-context.js";
 import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
+import { RECENT_READ_SHARE, recentReadsFrom } from "./recent-reads.js";
 import { summarizePass } from "./summarize-pass.js";
 import { currentSummary, locateSummary, summaryDigest } from "./summary-anchor.js";
 import { seedTokenCounts } from "./token-counts.js";
@@ -80,18 +83,29 @@ async function runPass(
   tailTokens: number,
   summarizeOnly: boolean,
   context: PassContext,
+  keepRecent: boolean,
 ): Promise<PassResult | undefined> {
   const { model, options } = context;
   const tokens = perMessageTokens(messages, model);
   const current = countMessageTokens(messages, model);
   const summaryAt = await locateSummary(messages, context.anchor);
   const newestFrom = protectedFrom(messages, summaryAt);
+  // The outputs of the last few turns stay whole too, within their share (`compact/recent-reads`).
+  const keepFrom = keepRecent
+    ? recentReadsFrom(
+        messages,
+        tokens,
+        newestFrom,
+        Math.floor(options.target * RECENT_READ_SHARE),
+        summaryAt,
+      )
+    : newestFrom;
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,
     tailTokens,
     minTailMessages: options.minTailMessages,
     summaryAt,
-    newestFrom,
+    newestFrom: keepFrom,
   });
 
   if (options.pruneLargestOutputs) {
@@ -118,7 +132,7 @@ async function runPass(
     const outcome = prune(messages, context, {
       from: 0,
       // The head may reach the newest messages (a short conversation): they stay untouched there too.
-      to: Math.min(tailStart, newestFrom),
+      to: Math.min(tailStart, keepFrom),
       needToSave: current - options.target,
     });
     const after = countMessageTokens(outcome.messages, model);
@@ -137,7 +151,7 @@ async function runPass(
 
   const summarized = await summarizePass(
     messages,
-    { headEnd, tailStart, newest: messages.length - newestFrom },
+    { headEnd, tailStart, newest: messages.length - keepFrom },
     summaryAt,
     context,
   );
@@ -377,7 +391,12 @@ export async function compact(
     // compaction, and its cache bust, comes a few turns later. Tier 1 stays the fallback when
     // nothing can be summarized (`runPass`).
     const summarizeOnly = resolved.force || passes > 0 || resolved.policy === "cost";
-    let pass = await runPass(messages, tailTokens, summarizeOnly, context);
+    // The first pass keeps the recent reads; a pass after it (the context still over its limit),
+    // or one that could not make the context smaller with them, goes without.
+    const keepRecent = passes === 0 && resolved.keepRecentReads;
+    let pass = await runPass(messages, tailTokens, summarizeOnly, context, keepRecent);
+    if (keepRecent && (pass === undefined || pass.tokens >= tokens))
+      pass = await runPass(messages, tailTokens, summarizeOnly, context, false);
     // A pass that saved nothing may have failed for want of a middle: the tail held nearly
     // everything the head did not. Retry with a smaller tail before giving up.
     for (let retry = 0; retry < DEFAULTS.maxTailRetries; retry++) {
@@ -391,7 +410,7 @@ export async function compact(
       if (smaller === undefined) break;
       throwIfAborted(resolved.signal);
       tailTokens = smaller;
-      pass = await runPass(messages, tailTokens, summarizeOnly, context);
+      pass = await runPass(messages, tailTokens, summarizeOnly, context, false);
     }
     if (pass === undefined || pass.tokens >= tokens) break;
     const saving = (tokens - pass.tokens) / tokens;

@@ -52,6 +52,8 @@ export interface CompactOptions {
    * Policy `cost`: the fraction of the window under which the context is left alone, however
    * cheap a compaction would be. Default 0.5: a deep compaction then leaves the model a quarter
    * or less of what it had, at a bill well under compacting at the limit (docs/notes/cost-model.md).
+   * With an explicit `threshold` the floor is at least that threshold (the policy never compacts
+   * below a threshold the caller set), and an explicit floor under it is refused.
    */
   floor?: number;
   /**
@@ -73,7 +75,8 @@ export interface CompactOptions {
   summarizerCostTokens?: number;
   /**
    * Fraction of the window over which a compaction is forced (policy `window`: the trigger).
-   * Default 0.75.
+   * Default 0.75. Set explicitly, it is also where policy `cost` starts: it never compacts below
+   * it (its `floor` rises to it).
    */
   threshold?: number;
   /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
@@ -88,7 +91,8 @@ export interface CompactOptions {
   /**
    * Token budget of the verbatim tail. Default: policy `cost`, 5% of the window and at least
    * 2,000; policy `window`, 20,000 (a quarter of small windows). Default or explicit, at most
-   * half the aim.
+   * half the aim. Left out, the tail also keeps the outputs of the model's last two turns whole,
+   * within half the aim; set, it is the whole of what stays verbatim (with the newest messages).
    */
   tailTokens?: number;
   /** Messages the tail keeps at least. Default 4. */
