@@ -13,8 +13,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { GATEWAY_HEADERS } from "./condense-headers";
 import type { ForwardPlan } from "./forward-plan";
-import { markRetriesSpent } from "./overflow-count";
 import type { GatewayWait } from "./keep-alive";
+import { markRetriesSpent } from "./overflow-count";
 import type { GatewayProtocol, RequestBody } from "./protocol";
 import { respond, respondAfterRecall } from "./respond";
 import {
