@@ -9,7 +9,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventsResponseBody, SessionStatusBody } from "../src/api/schemas";
-import { signature } from "../src/session/compaction-events";
+import { signature } from "../src/session/compaction/compaction-events";
 import { freshTag, upstreamCalls } from "./gateway-helpers";
 import {
   append,

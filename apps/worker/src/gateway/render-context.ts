@@ -13,8 +13,13 @@ import {
   sendableMessages,
 } from "@condense/core";
 import { renderMessages } from "../api/formats";
-import { type ContextData, renderContext, stableCount, withPinned } from "../session/context-view";
-import type { GatewayContextByReference } from "../session/gateway-context";
+import {
+  type ContextData,
+  renderContext,
+  stableCount,
+  withPinned,
+} from "../session/context/context-view";
+import type { GatewayContextByReference } from "../session/turns/gateway-context";
 import type { RequestHistory } from "./protocol";
 
 /** Where a request's cache markers go on a context (`gateway/cache-markers`). */

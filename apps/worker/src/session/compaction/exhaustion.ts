@@ -16,9 +16,9 @@
  * overflow the upstream reports still compacts at once.
  */
 
-import type { ContextMeasure } from "../context-view";
-import type { MessageStore } from "../message-store";
-import { isExhausted, type SessionRow } from "../session-record";
+import type { ContextMeasure } from "../context/context-view";
+import type { MessageStore } from "../store/message-store";
+import { isExhausted, type SessionRow } from "../store/session-record";
 
 /** How a compaction that ended with `tokensAfter` (engine units) left the session. */
 export type CompactionReach =

@@ -6,10 +6,10 @@
  * sets the alarm that runs it once that transaction committed.
  */
 
-import { type ContextMeasure, measureCommitted } from "../context-view";
-import type { MessageStore } from "../message-store";
-import { readSession, setPendingTrigger } from "../session-record";
-import { readSettings } from "../settings";
+import { type ContextMeasure, measureCommitted } from "../context/context-view";
+import type { MessageStore } from "../store/message-store";
+import { readSession, setPendingTrigger } from "../store/session-record";
+import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 
 /** A background compaction marked pending by this call (`new`) or before it (`pending`). */

@@ -16,7 +16,7 @@
  */
 
 import { workerConfig } from "../../config/worker-config";
-import { measureCommitted } from "../context-view";
+import { measureCommitted } from "../context/context-view";
 import {
   clearPendingTrigger,
   readSession,
@@ -24,9 +24,9 @@ import {
   type SessionRow,
   setExhaustedSeq,
   setRetryAt,
-} from "../session-record";
-import type { SessionStorage } from "../session-storage";
-import { readSettings } from "../settings";
+} from "../store/session-record";
+import type { SessionStorage } from "../store/session-storage";
+import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 import type { MemorySinkFactory } from "./memory-flush";
 import { markPending, type PendingMark } from "./pending";
