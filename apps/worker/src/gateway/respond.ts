@@ -11,11 +11,11 @@
 import { createParser } from "eventsource-parser";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { GATEWAY_HEADERS } from "./condense-headers";
-import type { ForwardPlan } from "./forward-plan";
-import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocol";
-import { runRecallRounds } from "./recall-rounds";
-import type { RecallSource } from "./recall-source";
+import type { ForwardPlan } from "./plans/forward-plan";
+import { GATEWAY_HEADERS } from "./protocols/condense-headers";
+import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocols/protocol";
+import { runRecallRounds } from "./recall/recall-rounds";
+import type { RecallSource } from "./recall/recall-source";
 import { relayStream } from "./stream-relay";
 import {
   clientResponseHeaders,
@@ -24,7 +24,7 @@ import {
   readUpstreamReply,
   type UpstreamReply,
   type UpstreamResponse,
-} from "./upstream-call";
+} from "./upstream/upstream-call";
 
 /** Waits for `promise` after the response (the answer's append), where the runtime allows it. */
 export function afterResponse(c: Context<AppEnv>, promise: Promise<void>): void {

@@ -36,24 +36,24 @@ import {
   GatewayUpstreamParam,
 } from "../api/schemas";
 import { workerConfig } from "../config/worker-config";
-import { anthropicProtocol } from "../gateway/anthropic-protocol";
-import { chatProtocol } from "../gateway/chat-protocol";
-import { condenseRequest, GATEWAY_HEADERS } from "../gateway/condense-headers";
-import { gatewayAuth } from "../gateway/credentials";
 import { forward } from "../gateway/forward";
-import type { ForwardPlan } from "../gateway/forward-plan";
 import { withKeepAlive } from "../gateway/keep-alive";
-import { planRequest } from "../gateway/plan-request";
-import type { GatewayProtocol, RequestBody } from "../gateway/protocol";
-import { responsesProtocol } from "../gateway/responses-protocol";
+import type { ForwardPlan } from "../gateway/plans/forward-plan";
+import { planRequest } from "../gateway/plans/plan-request";
+import { anthropicProtocol } from "../gateway/protocols/anthropic-protocol";
+import { chatProtocol } from "../gateway/protocols/chat-protocol";
+import { condenseRequest, GATEWAY_HEADERS } from "../gateway/protocols/condense-headers";
+import type { GatewayProtocol, RequestBody } from "../gateway/protocols/protocol";
+import { responsesProtocol } from "../gateway/protocols/responses-protocol";
 import { meteredPlan, spendingGuard } from "../gateway/spending-guard";
+import { gatewayAuth } from "../gateway/upstream/credentials";
 import {
   clientResponseHeaders,
   gatewayTimeouts,
   reachUpstream,
   readUpstreamBody,
   upstreamRequestHeaders,
-} from "../gateway/upstream-call";
+} from "../gateway/upstream/upstream-call";
 import type { AppEnv } from "../http/app-env";
 import { rateLimit } from "../http/rate-limit";
 import { defineRoute } from "../http/route";

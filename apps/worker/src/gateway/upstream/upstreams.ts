@@ -8,8 +8,8 @@
  * `_`), and for the built-in names `OPENAI_API_KEY` and `ANTHROPIC_API_KEY`.
  */
 
-import { ApiError } from "../api/errors";
-import { workerConfig } from "../config/worker-config";
+import { ApiError } from "../../api/errors";
+import { workerConfig } from "../../config/worker-config";
 
 export interface Upstream {
   name: string;

@@ -9,8 +9,8 @@
  * 504. The upstream's response headers reach the client less the hop's own.
  */
 
-import { ApiError } from "../api/errors";
-import { workerConfig } from "../config/worker-config";
+import { ApiError } from "../../api/errors";
+import { workerConfig } from "../../config/worker-config";
 
 const DROPPED_REQUEST_HEADERS =
   /^(?:host|content-length|connection|keep-alive|transfer-encoding|upgrade|te|trailer|expect|proxy-.*|cf-.*|x-forwarded-.*|x-real-ip|forwarded|cookie|authorization|x-api-key|accept-encoding|x-condense-.*|x-request-id)$/i;

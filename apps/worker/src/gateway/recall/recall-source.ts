@@ -7,10 +7,10 @@
  */
 
 import type { RecallSearchHit, RecallToolOutput } from "@condense/core";
-import { unwrap } from "../api/rpc-result";
-import type { SearchResponseBody, ToolOutputResponseBody } from "../api/schemas";
-import type { SessionStub } from "../session/session-stub";
-import type { SessionKey } from "../session/store/session-record";
+import { unwrap } from "../../api/rpc-result";
+import type { SearchResponseBody, ToolOutputResponseBody } from "../../api/schemas";
+import type { SessionStub } from "../../session/session-stub";
+import type { SessionKey } from "../../session/store/session-record";
 
 /** What a recall call is answered from; a failure is thrown (an `ApiError`'s message reaches the model). */
 export interface RecallSource {

@@ -11,17 +11,17 @@
  */
 
 import { formatRecallAnswer, formatRecallError, parseRecallArguments } from "@condense/core";
-import { ApiError } from "../api/errors";
-import { logLine } from "../log/log-lines";
+import { ApiError } from "../../api/errors";
+import { logLine } from "../../log/log-lines";
 import type {
   AnswerToolCall,
   GatewayProtocol,
   ProtocolAnswer,
   RequestBody,
   ToolResult,
-} from "./protocol";
+} from "../protocols/protocol";
+import type { UpstreamReply } from "../upstream/upstream-call";
 import type { RecallSource } from "./recall-source";
-import type { UpstreamReply } from "./upstream-call";
 
 /**
  * Rounds of recall calls answered per client request. Three lets a model search, then read an

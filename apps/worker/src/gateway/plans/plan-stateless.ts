@@ -20,14 +20,14 @@ import {
   contextWindowFor,
   countMessageTokens,
 } from "@condense/core";
-import { renderMessages } from "../api/formats";
-import { messageHashes } from "../messages/history-hash";
-import { knownTokenCounts } from "../messages/token-counts";
+import { renderMessages } from "../../api/formats";
+import { messageHashes } from "../../messages/history-hash";
+import { knownTokenCounts } from "../../messages/token-counts";
+import { GATEWAY_HEADERS } from "../protocols/condense-headers";
+import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
 import { cacheMarkerPlacement, carriesCacheMarkers } from "./cache-markers";
-import { GATEWAY_HEADERS } from "./condense-headers";
 import { type ForwardPlan, nothingToStore } from "./forward-plan";
 import { markPassedThrough, upstreamCount } from "./overflow-count";
-import type { GatewayProtocol, RequestBody } from "./protocol";
 import { requestOverhead } from "./request-overhead";
 
 export interface StatelessFit {

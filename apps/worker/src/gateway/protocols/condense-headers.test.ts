@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../api/errors";
+import { ApiError } from "../../api/errors";
 import { condenseRequest } from "./condense-headers";
 
 function refusal(headers: Record<string, string>): ApiError {

@@ -11,8 +11,8 @@
  */
 
 import { countTokens } from "@condense/core";
-import { TextKeyedCache } from "../cache/text-keyed-cache";
-import type { GatewayProtocol, RequestBody } from "./protocol";
+import { TextKeyedCache } from "../../cache/text-keyed-cache";
+import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
 
 /** Counts by model and field text (about 2 MB of one-byte text: a few agents' tool sets). */
 const countCache = new TextKeyedCache<number>(2_000_000);

@@ -6,9 +6,9 @@
  */
 
 import { parseContextWindow } from "@condense/core";
-import { invalidRequest } from "../api/errors";
-import { SessionIdParam } from "../api/schemas";
-import { validate } from "../http/route";
+import { invalidRequest } from "../../api/errors";
+import { SessionIdParam } from "../../api/schemas";
+import { validate } from "../../http/route";
 
 /** The gateway's headers: the request's session and context window, echoed or added to the response. */
 export const GATEWAY_HEADERS = {

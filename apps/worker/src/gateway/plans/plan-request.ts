@@ -11,16 +11,16 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import { ApiError } from "../api/errors";
-import { canonicalMessages } from "../api/formats";
-import { unwrap } from "../api/rpc-result";
-import type { LogFields } from "../http/app-env";
-import { sessionStub } from "../session/session-stub";
-import { type CondenseRequest, GATEWAY_HEADERS } from "./condense-headers";
+import { ApiError } from "../../api/errors";
+import { canonicalMessages } from "../../api/formats";
+import { unwrap } from "../../api/rpc-result";
+import type { LogFields } from "../../http/app-env";
+import { sessionStub } from "../../session/session-stub";
+import { type CondenseRequest, GATEWAY_HEADERS } from "../protocols/condense-headers";
+import type { GatewayProtocol, RequestBody, RequestHistory } from "../protocols/protocol";
 import { type ForwardPlan, unchangedPlan } from "./forward-plan";
 import { sessionPlan } from "./plan-session";
 import { statelessPlan } from "./plan-stateless";
-import type { GatewayProtocol, RequestBody, RequestHistory } from "./protocol";
 
 /** A gateway request, validated and authenticated. */
 export interface GatewayRequest extends CondenseRequest {

@@ -6,8 +6,8 @@
  * overflow, and what it does with the complete answer (a session stores it).
  */
 
-import type { ProtocolAnswer, RequestBody } from "./protocol";
-import type { RecallSource } from "./recall-source";
+import type { ProtocolAnswer, RequestBody } from "../protocols/protocol";
+import type { RecallSource } from "../recall/recall-source";
 
 /** What a request sends upstream, and what happens to an overflow and to the answer. */
 export interface ForwardPlan {

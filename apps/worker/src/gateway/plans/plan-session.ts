@@ -16,24 +16,24 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import { ApiError } from "../api/errors";
-import { canonicalMessages, renderMessages } from "../api/formats";
-import { unwrap } from "../api/rpc-result";
-import type { LogFields } from "../http/app-env";
-import { logLine } from "../log/log-lines";
-import { messageHashes } from "../messages/history-hash";
-import { type SessionStub, sessionStub } from "../session/session-stub";
-import type { SessionCall } from "../session/store/session-record";
-import type { GatewayOverflowResult, GatewayTurnResult } from "../session/turns/gateway-turn";
-import { requestThread } from "../session/turns/threads";
+import { ApiError } from "../../api/errors";
+import { canonicalMessages, renderMessages } from "../../api/formats";
+import { unwrap } from "../../api/rpc-result";
+import type { LogFields } from "../../http/app-env";
+import { logLine } from "../../log/log-lines";
+import { messageHashes } from "../../messages/history-hash";
+import { type SessionStub, sessionStub } from "../../session/session-stub";
+import type { SessionCall } from "../../session/store/session-record";
+import type { GatewayOverflowResult, GatewayTurnResult } from "../../session/turns/gateway-turn";
+import { requestThread } from "../../session/turns/threads";
+import { GATEWAY_HEADERS } from "../protocols/condense-headers";
+import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "../protocols/protocol";
+import { RECALL_TOOL } from "../recall/recall-rounds";
+import { sessionRecallSource } from "../recall/recall-source";
 import { cacheMarkerPlacement } from "./cache-markers";
-import { GATEWAY_HEADERS } from "./condense-headers";
 import type { ForwardPlan } from "./forward-plan";
 import { markNoFit, markPassedThrough, upstreamCount } from "./overflow-count";
 import { fitStateless, statelessPlan } from "./plan-stateless";
-import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocol";
-import { RECALL_TOOL } from "./recall-rounds";
-import { sessionRecallSource } from "./recall-source";
 import { type MarkersFor, referenceMessages, renderReference, renderWhole } from "./render-context";
 import { requestOverhead } from "./request-overhead";
 

@@ -1,9 +1,9 @@
 import { countTokens } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { anthropicProtocol } from "./anthropic-protocol";
-import { chatProtocol } from "./chat-protocol";
+import { anthropicProtocol } from "../protocols/anthropic-protocol";
+import { chatProtocol } from "../protocols/chat-protocol";
+import { responsesProtocol } from "../protocols/responses-protocol";
 import { requestOverhead } from "./request-overhead";
-import { responsesProtocol } from "./responses-protocol";
 
 const readTool = {
   name: "Read",

@@ -33,8 +33,8 @@ import {
   type MarkerPlacement,
   openaiCacheMarkers,
 } from "@condense/core";
-import { messageHashesSync } from "../messages/history-hash";
-import type { GatewayProtocol, RequestBody } from "./protocol";
+import { messageHashesSync } from "../../messages/history-hash";
+import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
 
 /** A block index past any message's last: a moved marker lands on its message's last block. */
 const LAST_BLOCK = Number.MAX_SAFE_INTEGER;

@@ -12,15 +12,15 @@ import {
   type MessageFormat,
   sendableMessages,
 } from "@condense/core";
-import { renderMessages } from "../api/formats";
+import { renderMessages } from "../../api/formats";
 import {
   type ContextData,
   renderContext,
   stableCount,
   withPinned,
-} from "../session/context/context-view";
-import type { GatewayContextByReference } from "../session/turns/gateway-context";
-import type { RequestHistory } from "./protocol";
+} from "../../session/context/context-view";
+import type { GatewayContextByReference } from "../../session/turns/gateway-context";
+import type { RequestHistory } from "../protocols/protocol";
 
 /** Where a request's cache markers go on a context (`gateway/cache-markers`). */
 export type MarkersFor = (

@@ -13,7 +13,7 @@
  */
 
 import { parseOverflowTokens } from "@condense/core";
-import { GATEWAY_HEADERS } from "./condense-headers";
+import { GATEWAY_HEADERS } from "../protocols/condense-headers";
 
 /** What an overflow error states of the request it refused, beside the gateway's own count. */
 export interface UpstreamCount {

@@ -1,9 +1,11 @@
 import { RECALL_FENCE_CLOSE, RECALL_FENCE_OPEN } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { ApiError } from "../api/errors";
-import { anthropicProtocol } from "./anthropic-protocol";
-import { chatProtocol } from "./chat-protocol";
-import type { GatewayProtocol, RequestBody } from "./protocol";
+import { ApiError } from "../../api/errors";
+import { anthropicProtocol } from "../protocols/anthropic-protocol";
+import { chatProtocol } from "../protocols/chat-protocol";
+import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
+import { responsesProtocol } from "../protocols/responses-protocol";
+import type { UpstreamReply } from "../upstream/upstream-call";
 import {
   answerRecallCall,
   MAX_RECALL_ROUNDS,
@@ -12,8 +14,6 @@ import {
   runRecallRounds,
 } from "./recall-rounds";
 import type { RecallSource } from "./recall-source";
-import { responsesProtocol } from "./responses-protocol";
-import type { UpstreamReply } from "./upstream-call";
 
 interface Call {
   id: string;
