@@ -161,8 +161,8 @@ export {
   recallParameters,
   recallResponsesTool,
 } from "./recall/recall-tool.js";
-export { extractiveSummarizer } from "./summary/extractive.js";
-export { extractIdentifiers } from "./summary/identifiers.js";
+export { extractiveSummarizer } from "./summary/extractive/extractive.js";
+export { extractIdentifiers } from "./summary/ledger/identifiers.js";
 
 export type { Ledger } from "./summary/ledger-types.js";
 export { containsSecret, withholdSecrets } from "./summary/redact.js";
