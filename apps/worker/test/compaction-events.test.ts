@@ -1,5 +1,5 @@
 /**
- * Compaction events (issue 33, `session/compaction-events`): each compaction's
+ * Compaction events (issue 33, `session/compaction/compaction-events`): each compaction's
  * `compaction.started` and its outcome, with tier, tokens and the bill, kept
  * in `/events` and POSTed to the session's webhook, signed; a delivery that
  * fails is retried from the alarm with backoff until it is delivered, and

@@ -5,10 +5,10 @@
  * Messages (`/v1/messages`), so an agent points its SDK's base URL here and
  * changes nothing else; `/models` and `/v1/models` pass the upstream's list
  * through. `{upstream}` is a name the deployment configures
- * (`gateway/upstreams`); the caller authenticates its own way
- * (`gateway/credentials`).
+ * (`gateway/upstream/upstreams`); the caller authenticates its own way
+ * (`gateway/upstream/credentials`).
  *
- * A request is planned (`gateway/plan-request`: with its session, stateless,
+ * A request is planned (`gateway/plans/plan-request`: with its session, stateless,
  * or unchanged) and forwarded (`gateway/forward`: overflows compacted away and
  * retried; `gateway/respond`: streams relayed, answers stored). Each request
  * counts against its user's rate limit (`http/rate-limit`), and a model

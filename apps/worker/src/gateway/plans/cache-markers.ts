@@ -1,5 +1,5 @@
 /**
- * @module gateway/cache-markers
+ * @module gateway/plans/cache-markers
  * Prompt-cache markers (`cache_control`) belong to the request, not to
  * storage. Core leaves them out of canonical messages; when the gateway sends
  * a context in place of a request's history, this decides where the markers

@@ -1,5 +1,5 @@
 /**
- * @module gateway/overflow-count
+ * @module gateway/plans/overflow-count
  * The upstream's count of a request it refused as too long is the truth for
  * that request (issue 33). Providers' tokenizers, images and tool definitions
  * make their count and the gateway's disagree, most of all near the limit:

@@ -1,13 +1,13 @@
 /**
- * @module gateway/plan-request
+ * @module gateway/plans/plan-request
  * Which plan a gateway request gets. A request that keeps its history on the
  * provider's side (`previous_response_id`, `conversation`) is forwarded
  * unchanged (X-Condense-Passthrough: server-state), and so is a history the
  * engine cannot read (malformed: items and blocks of types it does not know it
  * keeps opaque), for the provider to judge (X-Condense-Passthrough:
- * unreadable). Any other goes with its session (`gateway/plan-session`) or,
+ * unreadable). Any other goes with its session (`gateway/plans/plan-session`) or,
  * without `X-Condense-Session`, compacted in place when it does not fit
- * (`gateway/plan-stateless`).
+ * (`gateway/plans/plan-stateless`).
  */
 
 import type { ChatMessage } from "@condense/core";

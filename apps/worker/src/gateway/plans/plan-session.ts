@@ -1,18 +1,18 @@
 /**
- * @module gateway/plan-session
+ * @module gateway/plans/plan-session
  * The plan of a request with `X-Condense-Session`: its history is matched
- * with the session (`session/gateway-turn`), its new messages appended, and
+ * with the session (`session/turns/gateway-turn`), its new messages appended, and
  * the session's context goes upstream in place of the history, the request's
  * other fields untouched and its cache markers placed on the context; the
  * answer is appended once complete. An overflow compacts the session and the
  * request is retried with its own history compacted, and fitted further when
  * the upstream's count of what it refused says it must be
- * (`gateway/overflow-count`); nothing smaller to send, the error goes back
+ * (`gateway/plans/overflow-count`); nothing smaller to send, the error goes back
  * with a header that says why. A history the session
  * will not take (another conversation under the same header, or one it cannot
  * append) goes as a stateless request, nothing stored. A session whose
  * setting `recall` is on gets the recall tool added, and its calls answered
- * by the gateway (`gateway/recall-rounds`).
+ * by the gateway (`gateway/recall/recall-rounds`).
  */
 
 import type { ChatMessage } from "@condense/core";
@@ -141,7 +141,7 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     headers,
     ...(recall !== undefined ? { recall } : {}),
     async recover(error) {
-      // The upstream's count of what it refused, against the gateway's (`gateway/overflow-count`).
+      // The upstream's count of what it refused, against the gateway's (`gateway/plans/overflow-count`).
       const count = upstreamCount(error, sentTokens + overheadTokens);
       const maxOutputTokens = protocol.maxOutputTokens(body);
       /** `messages` fitted statelessly into `window` (the gateway's count, overhead included). */

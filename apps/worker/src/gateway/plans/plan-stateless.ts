@@ -1,12 +1,12 @@
 /**
- * @module gateway/plan-stateless
+ * @module gateway/plans/plan-stateless
  * A gateway request without a session: nothing is stored, and a history that
  * does not fit (threshold and reserve as for sessions, the model's window from
  * the table or `X-Condense-Context-Window` less the request's fixed overhead,
  * the request's output budget in the reserve) is compacted in place by the
  * deterministic tiers before it is forwarded. An overflow the upstream still
  * reports compacts again, against the window it stated, scaled by its count of
- * what it refused (`gateway/overflow-count`). The messages after the last
+ * what it refused (`gateway/plans/overflow-count`). The messages after the last
  * assistant turn are never compacted (the engine's rule): when they alone do
  * not fit the window, their tool outputs are cut to head and tail; when
  * nothing smaller can be sent, the upstream's overflow error goes back to the
@@ -45,7 +45,7 @@ export interface StatelessOptions {
   maxOutputTokens?: number;
   /**
    * Engine tokens the request sends beside its messages that the provider counts with them (its tool
-   * definitions: `gateway/request-overhead`): the messages fit in the window less these.
+   * definitions: `gateway/plans/request-overhead`): the messages fit in the window less these.
    */
   overheadTokens?: number;
   /** Compact even below the threshold (after an overflow). */
@@ -140,7 +140,7 @@ export async function statelessPlan(
     headers,
     async recover(error) {
       // The window the upstream stated, scaled into the gateway's count by the upstream's count of
-      // what it refused (`gateway/overflow-count`); when it states none, a fifth less than what it
+      // what it refused (`gateway/plans/overflow-count`); when it states none, a fifth less than what it
       // refused (its messages; the overhead beside them stays as it is).
       const count = upstreamCount(error, fit.tokens + overheadTokens);
       const limit = count?.window ?? Math.floor(fit.tokens * 0.8) + overheadTokens;

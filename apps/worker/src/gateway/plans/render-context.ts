@@ -1,9 +1,9 @@
 /**
- * @module gateway/render-context
+ * @module gateway/plans/render-context
  * The context a session serves a gateway request, in the request's protocol:
  * given whole, or by reference to the request's own history (the messages
  * the session holds of it are not shipped back), with the request's cache
- * markers placed on it (`gateway/cache-markers`).
+ * markers placed on it (`gateway/plans/cache-markers`).
  */
 
 import {
@@ -22,7 +22,7 @@ import {
 import type { GatewayContextByReference } from "../../session/turns/gateway-context";
 import type { RequestHistory } from "../protocols/protocol";
 
-/** Where a request's cache markers go on a context (`gateway/cache-markers`). */
+/** Where a request's cache markers go on a context (`gateway/plans/cache-markers`). */
 export type MarkersFor = (
   context: ChatMessage[],
   stablePrefix: number,
@@ -45,7 +45,7 @@ export function renderWhole(
 /** The request's history from where the view ends, with the messages the session fitted in place. */
 function historyOf(reference: GatewayContextByReference, canonical: ChatMessage[]): ChatMessage[] {
   const history = canonical.slice(reference.historyFrom);
-  // Outputs the session fitted so the context fits its window (`session/fit-served`).
+  // Outputs the session fitted so the context fits its window (`session/context/fit-served`).
   for (const { index, message } of reference.fitted ?? []) {
     if (index < history.length) history[index] = message;
   }

@@ -1,11 +1,11 @@
 /**
- * @module gateway/request-overhead
+ * @module gateway/plans/request-overhead
  * A request's fixed overhead: the tokens of what it sends beside its history
  * that the provider counts as input (`GatewayProtocol.overheadFields`: tool
  * definitions, Responses' `instructions`). Agents send it on every request
  * (Claude Code ~12k tokens of tools), so the session keeps room for it in the
- * window and leaves it out of its calibration (`session/context-view`,
- * `session/provider-counts`). Counted with the engine's tokenizer for the
+ * window and leaves it out of its calibration (`session/context/context-view`,
+ * `session/context/provider-counts`). Counted with the engine's tokenizer for the
  * request's model, as the JSON (or the text) the client sent; agents resend
  * the same tools every turn, so the counts are kept per isolate.
  */

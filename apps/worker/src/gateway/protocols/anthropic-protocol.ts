@@ -1,5 +1,5 @@
 /**
- * @module gateway/anthropic-protocol
+ * @module gateway/protocols/anthropic-protocol
  * Anthropic Messages through the gateway: the history is `system` and
  * `messages`, the answer is the response's `content` blocks as one assistant
  * message, a stream is `message_start`, content blocks built from their

@@ -1,5 +1,5 @@
 /**
- * @module gateway/chat-protocol
+ * @module gateway/protocols/chat-protocol
  * OpenAI Chat Completions through the gateway: the history is `messages`, the
  * answer is `choices[0].message` (function and custom tool calls), a stream is
  * `chat.completion.chunk` events ending with `[DONE]`, usage is `usage.prompt_tokens` (in the last chunk when

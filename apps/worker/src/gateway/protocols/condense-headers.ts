@@ -1,5 +1,5 @@
 /**
- * @module gateway/condense-headers
+ * @module gateway/protocols/condense-headers
  * The `X-Condense-*` headers of the gateway: those a request may send (its
  * session, the model's context window), read and checked, and those the
  * response carries (what was sent upstream, and how).
@@ -21,7 +21,7 @@ export const GATEWAY_HEADERS = {
   sideRequest: "X-Condense-Side-Request",
   passthrough: "X-Condense-Passthrough",
   retries: "X-Condense-Overflow-Retries",
-  /** `passed-through` when the upstream's overflow error goes back as it came (`gateway/overflow-count`). */
+  /** `passed-through` when the upstream's overflow error goes back as it came (`gateway/plans/overflow-count`). */
   overflow: "X-Condense-Overflow",
   /** Why the overflow was passed through. */
   overflowReason: "X-Condense-Overflow-Reason",

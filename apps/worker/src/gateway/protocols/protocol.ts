@@ -1,5 +1,5 @@
 /**
- * @module gateway/protocol
+ * @module gateway/protocols/protocol
  * What the gateway needs to know of a provider protocol (OpenAI Chat
  * Completions, OpenAI Responses, Anthropic Messages): where a request keeps
  * its history and how to put the compacted context in its place, the answer
@@ -55,7 +55,7 @@ export interface ToolResult {
 }
 
 /**
- * What the gateway needs to answer a tool's calls itself (`gateway/recall-rounds`): the tool
+ * What the gateway needs to answer a tool's calls itself (`gateway/recall/recall-rounds`): the tool
  * declared in the request, its calls read from a complete answer, and the request again with the
  * answer and the results appended to its history, in the protocol's own shapes.
  */
@@ -97,7 +97,7 @@ export interface GatewayProtocol {
   /**
    * The request's top-level fields besides its history that the provider counts as input tokens
    * (tool definitions, Responses' `instructions`): the request's fixed overhead
-   * (`gateway/request-overhead`).
+   * (`gateway/plans/request-overhead`).
    */
   overheadFields: readonly string[];
   /** The answer budget the request asks for, if it names one. */

@@ -1,5 +1,5 @@
 /**
- * @module gateway/responses-protocol
+ * @module gateway/protocols/responses-protocol
  * OpenAI Responses through the gateway: the history is `input` (a string is
  * one user message), the answer is the response's `output` items, of any type
  * (the engine keeps those it does not know opaque), a stream's last event

@@ -1,5 +1,5 @@
 /**
- * @module gateway/recall-rounds
+ * @module gateway/recall/recall-rounds
  * The gateway answers the `recall` tool itself, for a session whose setting
  * `recall` is on: the tool is added to the request, and while the upstream's
  * (complete) answer calls it, each call is answered here from the session

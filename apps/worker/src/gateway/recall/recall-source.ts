@@ -1,5 +1,5 @@
 /**
- * @module gateway/recall-source
+ * @module gateway/recall/recall-source
  * Where the gateway's recall rounds get their answers: an interface, so the
  * rounds are tested with a fake, and its implementation over a session's
  * Durable Object (its `search` RPC, which `/search` serves, and a tool

@@ -1,5 +1,5 @@
 /**
- * @module gateway/credentials
+ * @module gateway/upstream/credentials
  * Who a gateway request is, and which key goes upstream. With
  * `X-Condense-Key` (an API key or a JWT, as for the rest of the API) the
  * request's `Authorization` (or Anthropic's `x-api-key`) is the caller's

@@ -1,5 +1,5 @@
 /**
- * @module gateway/upstream-call
+ * @module gateway/upstream/upstream-call
  * One call to an upstream: the client's headers less those that belong to
  * this hop or to Condense (its key, its session header, cookies, Cloudflare's
  * and proxies' own), the upstream's authentication, and a deadline for the
@@ -31,7 +31,7 @@ export function upstreamRequestHeaders(incoming: Headers, auth: Record<string, s
 
 /**
  * The upstream's response headers the client gets (request ids, rate limits, content type…), with
- * the gateway's own (`gateway/condense-headers`) `added`.
+ * the gateway's own (`gateway/protocols/condense-headers`) `added`.
  */
 export function clientResponseHeaders(
   upstream: Headers,

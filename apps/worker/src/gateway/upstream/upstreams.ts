@@ -1,5 +1,5 @@
 /**
- * @module gateway/upstreams
+ * @module gateway/upstream/upstreams
  * The upstreams a deployment configures, by name: never a URL from a request.
  * `openai` (`OPENAI_BASE_URL`) and `anthropic` (`ANTHROPIC_BASE_URL`) are built
  * in; `GATEWAY_UPSTREAMS` adds more, or moves a built-in one, as comma- or

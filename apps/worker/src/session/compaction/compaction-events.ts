@@ -1,5 +1,5 @@
 /**
- * @module session/compaction-events
+ * @module session/compaction/compaction-events
  * A session's compaction events, for clients and operators who act before
  * and after a compaction (as agents' hooks do): `compaction.started`, then one
  * of `compaction.committed` (tier, tokens, the bill), `compaction.unchanged`

@@ -4,7 +4,7 @@
  * again for nothing. A compaction whose result still triggers cannot do
  * better until more messages arrive (`exhausted_seq`: the last seq it saw).
  *
- * A request's fixed overhead (`gateway/request-overhead`) can leave so little
+ * A request's fixed overhead (`gateway/plans/request-overhead`) can leave so little
  * of the window that no compaction reaches its target: the system prompt and
  * the newest messages, which are never compacted, fill what is left. Each new
  * turn would then be compacted again, the prompt's prefix changing on every

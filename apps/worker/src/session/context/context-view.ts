@@ -1,5 +1,5 @@
 /**
- * @module session/context-view
+ * @module session/context/context-view
  * What the model is sent now, and how it stands against its limits.
  *
  * Compaction is a view over the transcript, which is never rewritten: the
@@ -137,14 +137,14 @@ export interface ContextData {
   coveredSeq: number;
   lastSeq: number;
   compaction: { status: CompactionStatus; waited: boolean };
-  /** With the `memory` setting on: the memory block's figures (`session/memory-context`). */
+  /** With the `memory` setting on: the memory block's figures (`session/context/memory-context`). */
   memory?: { status: "included" | "unavailable"; entries: number; tokens: number };
 }
 
 export interface OverflowData extends ContextData {
   passes: number;
   reportedTokens: number | null;
-  /** The tier of the compaction this context comes from, when no context served before did (`session/served-compaction`). */
+  /** The tier of the compaction this context comes from, when no context served before did (`session/context/served-compaction`). */
   compactionTier: number | null;
 }
 

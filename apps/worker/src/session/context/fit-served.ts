@@ -1,5 +1,5 @@
 /**
- * @module session/fit-served
+ * @module session/context/fit-served
  * What is served always fits (issue 33): a context a session serves
  * (`GET /context`, `/overflow`, a gateway turn by reference or whole) that is
  * over its window when it is served is fitted then, to its budget (as core's

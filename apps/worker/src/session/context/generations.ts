@@ -1,5 +1,5 @@
 /**
- * @module session/generations
+ * @module session/context/generations
  * A session's generations. The transcript is append-only; when a gateway
  * request sends a history that does not extend the session's (the agent
  * rewound, edited or compacted it itself), its messages are appended as a new

@@ -1,5 +1,5 @@
 /**
- * @module session/memory-context
+ * @module session/context/memory-context
  * The user's memories in a session's context (setting `memory`): the entries
  * most relevant to the session's recent text, fetched from the user's object
  * by RPC, as one fenced message (`user/memory-block`) within `memoryTokens`

@@ -1,5 +1,5 @@
 /**
- * @module session/provider-counts
+ * @module session/context/provider-counts
  * A provider's own count of a prompt (an append's `usage.inputTokens`, the
  * count an overflow error states) folded into the session's calibration,
  * against our estimate of the same prompt: its messages and the fixed

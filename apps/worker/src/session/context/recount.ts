@@ -1,5 +1,5 @@
 /**
- * @module session/recount
+ * @module session/context/recount
  * Recounts a session's stored token counts when its model changes. Counts
  * depend on the model (o200k or cl100k, plus a safety margin for models whose
  * tokenizer is estimated), and every limit, trigger and compaction reads the

@@ -1,5 +1,5 @@
 /**
- * @module session/served-compaction
+ * @module session/context/served-compaction
  * Which compaction the context a gateway turn sends comes from, named once:
  * the turn that first sends a compaction's result says its tier in
  * `X-Condense-Compaction`, whether it ran in that turn, in an overflow retry

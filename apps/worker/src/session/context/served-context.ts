@@ -1,5 +1,5 @@
 /**
- * @module session/served-context
+ * @module session/context/served-context
  * The context the object serves whole: `GET /context`, `/overflow` once it
  * compacted, and a gateway turn whose session moved on while it compacted.
  * The committed snapshot is checked against the asked format, measured with
@@ -31,7 +31,7 @@ export interface ServeOptions {
   waited: boolean;
   /** The asked format, whose parts the context must be able to carry. */
   format?: MessageFormat | undefined;
-  /** The user's memories, when the `memory` setting is on (`session/memory-context`). */
+  /** The user's memories, when the `memory` setting is on (`session/context/memory-context`). */
   memory?: MemoryInsert | undefined;
   /** Whether the object is running a compaction (its queue is in memory). */
   compactionRunning: boolean;

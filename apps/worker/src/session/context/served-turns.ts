@@ -1,5 +1,5 @@
 /**
- * @module session/served-turns
+ * @module session/context/served-turns
  * The model requests a session served, and its bill (issue 19). Each time a context is served for
  * a request (`GET /context`, a gateway turn) a turn is recorded: its size, the prefix an earlier
  * request sent unchanged (all of the previous one between compactions, as the context only grows

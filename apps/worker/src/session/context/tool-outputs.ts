@@ -1,5 +1,5 @@
 /**
- * @module session/tool-outputs
+ * @module session/context/tool-outputs
  * The `condense_tool_outputs` index: one row per tool call, keyed by
  * (tool_call_id, occurrence), because several providers and local servers
  * number calls `call_0`, `call_1`… afresh every turn, so an id comes back once

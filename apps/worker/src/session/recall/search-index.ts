@@ -1,8 +1,8 @@
 /**
- * @module session/search-index
+ * @module session/recall/search-index
  * Recall's index: the session's whole transcript in SQLite FTS5
  * (`condense_search`, schema v9), so nothing a compaction summarized or
- * pruned is out of reach (`session/search` queries it). A message is indexed
+ * pruned is out of reach (`session/recall/search` queries it). A message is indexed
  * at append, in the append's transaction (an idempotent retry that appends
  * nothing indexes nothing), and its row is never removed: the transcript is
  * never rewritten. Messages appended before v9 are indexed by a backfill in

@@ -1,5 +1,5 @@
 /**
- * @module session/search
+ * @module session/recall/search
  * Recall: the best matches of a query in the session's whole transcript, as
  * `search-index` holds it, each with whether it is still in the context.
  *

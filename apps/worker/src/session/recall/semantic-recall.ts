@@ -1,5 +1,5 @@
 /**
- * @module session/semantic-recall
+ * @module session/recall/semantic-recall
  * Optional semantic recall for a session (`semantic/semantic-index`): with
  * the `AI` and `VECTORIZE` bindings, the pieces `search-index` indexes are
  * embedded in the background after their append commits (never in its

@@ -1,5 +1,5 @@
 /**
- * @module session/transcript-page
+ * @module session/recall/transcript-page
  * `GET /v1/sessions/{id}/transcript`: the transcript exactly as appended, a
  * page at a time (at most `limit` messages and about 8 MiB), after a seq. A
  * generation (the gateway starts one when a history does not extend the

@@ -1,5 +1,5 @@
 /**
- * @module session/cache-state
+ * @module session/store/cache-state
  * The cost policy's state of a session (core `CacheState`: the excess read from the prompt cache
  * since the last compaction, the context that compaction left, and the part of it no compaction
  * rewrites), kept on the session's row so that the policy decides across requests and restarts.

@@ -1,5 +1,5 @@
 /**
- * @module session/calibration
+ * @module session/store/calibration
  * Token-estimate calibration for models whose tokenizer the engine only
  * estimates. The provider's reported `usage.inputTokens` for a prompt, divided
  * by our estimate of that prompt, is folded into a per-session ratio (an

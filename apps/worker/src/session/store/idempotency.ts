@@ -1,5 +1,5 @@
 /**
- * @module session/idempotency
+ * @module session/store/idempotency
  * The `Idempotency-Key` records a session keeps for 24 hours in
  * `condense_idempotency`, per route and key (the key and body hash come from
  * `api/idempotency-key`). The same key with the same body gets the first

@@ -1,5 +1,5 @@
 /**
- * @module session/message-store
+ * @module session/store/message-store
  * Messages in SQLite: the append-only transcript and the compacted view. A
  * SQLite row holds at most 2 MB, so a message is stored as UTF-8 JSON cut into
  * 1 MiB chunks: the first inline in its row, the others in `condense_chunks`.

@@ -1,5 +1,5 @@
 /**
- * @module session/retention
+ * @module session/store/retention
  * How long an idle session is kept (`SESSION_RETENTION_DAYS`), and the one
  * alarm of a session's object shared with its background compactions
  * (`compaction/scheduler`): a Durable Object has a single alarm, so each

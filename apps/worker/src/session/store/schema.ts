@@ -1,5 +1,5 @@
 /**
- * @module session/schema
+ * @module session/store/schema
  * The SQLite schema of a session's Durable Object. Every table is namespaced
  * `condense_*`; `condense_schema_version` records which migrations ran, so a
  * deployed object upgrades itself the first time new code touches it.
@@ -55,7 +55,7 @@
  * v9 (recall): `condense_search`, an FTS5 table (tokenizer `porter unicode61`, diacritics removed) with
  * the text of every transcript message in pieces of 8 Ki characters, rowid = seq × 4096 + piece:
  * `body` (text parts, tool outputs, tool-call arguments) and `names` (tool names and tool-call ids)
- * are indexed; `role`, `tool_call_id` and `tool_name` are stored beside them (`session/search-index`). It keeps its own copy of the text, so
+ * are indexed; `role`, `tool_call_id` and `tool_name` are stored beside them (`session/recall/search-index`). It keeps its own copy of the text, so
  * snippets need no transcript read. Rows are written at append in the append's transaction, and never
  * removed (compaction and pruning change the context, not the transcript).
  * `condense_search_state`: the backfill of the messages appended before v9, `backfill_to` (the last
@@ -65,12 +65,12 @@
  * v10 (gateway headers): `condense_session.served_compaction`, the compaction whose view the context
  * last served came from (0: none), so that a gateway turn's `X-Condense-Compaction` names a
  * compaction, background ones included, the first time its result is sent
- * (`session/served-compaction`). NULL in sessions from before: the next context served names its
+ * (`session/context/served-compaction`). NULL in sessions from before: the next context served names its
  * view's compaction once.
  *
  * v11 (request overhead): `condense_session.overhead_tokens`, the engine tokens of what the latest
  * gateway request sent beside its messages that the provider counts as input (its tool
- * definitions: `gateway/request-overhead`). The window keeps room for it, background compactions
+ * definitions: `gateway/plans/request-overhead`). The window keeps room for it, background compactions
  * included, and the calibration leaves it out. 0 in sessions from before, and in sessions only
  * ever appended to through `/messages`.
  *
@@ -82,15 +82,15 @@
  * `condense_turns`: every model request the session served (`GET /context`, a gateway turn), with its
  * size, the prefix an earlier request sent unchanged, the whole history's size beside it and the
  * provider's reported usage (cached tokens read and written) once an answer or append carries it:
- * the session's bill (`session/served-turns`). Empty in sessions from before.
+ * the session's bill (`session/context/served-turns`). Empty in sessions from before.
  *
  * v13 (side requests, issue 33): `condense_side_requests`, the gateway requests the session answered
- * without taking them into its transcript (`session/side-requests`): why, the generation then, the
+ * without taking them into its transcript (`session/turns/side-requests`): why, the generation then, the
  * model, and when the answer came; their history and answer are JSON in `condense_chunks` (owners
  * `s` and `a`). Empty in sessions from before.
  *
  * v14 (compaction events, issue 33): `condense_events`, the session's compaction events
- * (`session/compaction-events`): the event's JSON, and its delivery to the session's webhook
+ * (`session/compaction/compaction-events`): the event's JSON, and its delivery to the session's webhook
  * (`none` without one, `pending`, `delivered`, `failed`), attempts, when the next is due, and the
  * last failure. Empty in sessions from before.
  */

@@ -1,5 +1,5 @@
 /**
- * @module session/session-record
+ * @module session/store/session-record
  * The one `condense_session` row of a session's object: its owner, epoch,
  * counters, summarizer cooldown, token calibration, the pending background
  * trigger, how far compaction has gone, the identifier ledger carried from
@@ -58,7 +58,7 @@ export type SessionRow = {
   retry_at: number | null;
   /**
    * Engine tokens the latest gateway request sent beside its messages that the provider counts as
-   * input, its tool definitions (`gateway/request-overhead`; schema v11): the window keeps room for them.
+   * input, its tool definitions (`gateway/plans/request-overhead`; schema v11): the window keeps room for them.
    */
   overhead_tokens: number;
   /** The cost policy's state (core `CacheState`), NULL before the first compaction (schema v12). */

@@ -1,5 +1,5 @@
 /**
- * @module session/session-storage
+ * @module session/store/session-storage
  * What the session object lends the modules that read and write its state
  * outside the class (the append transaction, compactions): its storage with
  * the schema in place, and the message store over it.

@@ -1,5 +1,5 @@
 /**
- * @module session/settings-patch
+ * @module session/store/settings-patch
  * The body of `PATCH /v1/sessions/{id}` as the change the session's object
  * applies (`settings-update`), converted in the Worker before the object is
  * reached: a context window as a number, pinned messages canonical and never

@@ -1,5 +1,5 @@
 /**
- * @module session/settings
+ * @module session/store/settings
  * Per-session settings, stored in `condense_settings` as one JSON value per
  * key (a missing key means the default), the model they select, the engine
  * options they set, and the check that the engine accepts those options:

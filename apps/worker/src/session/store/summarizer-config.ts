@@ -1,5 +1,5 @@
 /**
- * @module session/summarizer-config
+ * @module session/store/summarizer-config
  * Builds the summarizer and the memory flusher from the Worker's configuration
  * (`config/worker-config`): Workers AI with `SUMMARIZER=workers-ai` and the
  * `AI` binding (through `workers-ai/chat-completions`, no key), an

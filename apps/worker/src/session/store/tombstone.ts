@@ -1,5 +1,5 @@
 /**
- * @module session/tombstone
+ * @module session/store/tombstone
  * What a deleted session leaves for a while: the DELETE's answer, so that a
  * retry whose first answer was lost gets it again instead of a 404. It is kept
  * as long as `Idempotency-Key` records are; the object's alarm then drops it,

@@ -1,5 +1,5 @@
 /**
- * @module session/append
+ * @module session/turns/append
  * The append transaction: the messages (checked against the session's tool
  * calls, counted for its model), the counters, a recount when the append names
  * another model, the calibration from the provider's count of the last prompt,

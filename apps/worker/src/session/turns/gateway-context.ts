@@ -1,5 +1,5 @@
 /**
- * @module session/gateway-context
+ * @module session/turns/gateway-context
  * The context a gateway request is served, by reference to its own history: the
  * session's compacted view, then the request's history from where the view
  * ends, with the pinned messages inserted as `/context` inserts them. The

@@ -1,5 +1,5 @@
 /**
- * @module session/gateway-turn
+ * @module session/turns/gateway-turn
  * The session's side of a gateway request. An agent sends its whole history
  * every turn; the Worker hashes each message (`messages/history-hash`) and sends
  * the hashes with only the messages it expects to be new. Here the hashes are
@@ -13,7 +13,7 @@
  * refused even as a generation of its own is left unstored, and the Worker
  * forwards it statelessly. So is a side request: another thread sent with the
  * same session header (titles, command summaries, sub-agents), not a rewind
- * of the conversation the session follows (`session/threads` chooses). Then
+ * of the conversation the session follows (`session/turns/threads` chooses). Then
  * the model's answer is appended once its response is complete, unless the
  * session moved on meanwhile.
  */
@@ -53,14 +53,14 @@ export interface GatewayTurnInput {
   contextWindow?: number;
   /**
    * Engine tokens the request sends beside its history that the provider counts as input (its tool
-   * definitions: `gateway/request-overhead`): the session keeps room for them from now on.
+   * definitions: `gateway/plans/request-overhead`): the session keeps room for them from now on.
    */
   overheadTokens: number;
-  /** How many system/developer messages open the history (`session/threads`). */
+  /** How many system/developer messages open the history (`session/turns/threads`). */
   promptMessages: number;
-  /** Whether the request may lead the session (`session/threads`): it declares tools or holds an answer. */
+  /** Whether the request may lead the session (`session/turns/threads`): it declares tools or holds an answer. */
   mayLead: boolean;
-  /** Whether its prompt asks for a title (`session/threads`): it never takes a session's conversation. */
+  /** Whether its prompt asks for a title (`session/turns/threads`): it never takes a session's conversation. */
   asksForTitle: boolean;
 }
 
@@ -69,7 +69,7 @@ export type GatewayMatch =
   | { kind: "need"; from: number }
   /**
    * Not stored: even as a generation of its own the history breaks the tool-call rules, or it is
-   * another conversation than the one the session follows (a side request, `session/threads`).
+   * another conversation than the one the session follows (a side request, `session/turns/threads`).
    */
   | {
       kind: "refused";

@@ -1,5 +1,5 @@
 /**
- * @module session/message-hashes
+ * @module session/turns/message-hashes
  * `condense_message_hashes`: the canonical-content hash of each transcript
  * message (`messages/history-hash`), which the gateway compares with the
  * hashes of the history a request sends. A gateway append writes the hashes

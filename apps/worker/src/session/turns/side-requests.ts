@@ -1,8 +1,8 @@
 /**
- * @module session/side-requests
+ * @module session/turns/side-requests
  * The gateway requests a session answered without taking them into its
  * transcript: side requests (another conversation under the same session
- * header: titles, topic checks, sub-agents, `session/threads`), histories
+ * header: titles, topic checks, sub-agents, `session/turns/threads`), histories
  * refused even as a generation of their own, and histories that arrived while
  * the session was busy. Each is forwarded statelessly, and kept here with its
  * answer, so that nothing a session answered is lost: its response carries

@@ -1,5 +1,5 @@
 /**
- * @module session/threads
+ * @module session/turns/threads
  * Which conversation a gateway session follows. An agent sends more than its
  * main conversation under one session header: titles, summaries of a command,
  * quota checks, sub-agents and its own compaction requests, each a thread of

@@ -1,5 +1,5 @@
 /**
- * @module summary/command-lines
+ * @module summary/extractive/command-lines
  * What the shell commands of a range tell the extractive summary: the
  * Commands & errors section (commands other than read-only ones, and failed
  * calls, with their outcome; repeats collapsed; the previous summary's lines
@@ -21,7 +21,7 @@ import {
 
 /**
  * The previous summary's sections with the ledger's lists of runs and errors taken out of
- * Commands & errors: the ledger carries those (`summary/outcome-lines`), and writes them anew.
+ * Commands & errors: the ledger carries those (`summary/ledger/outcome-lines`), and writes them anew.
  */
 function withoutLedgerLists(previous: Map<string, string>): Map<string, string> {
   const body = previous.get("Commands & errors");
@@ -58,7 +58,7 @@ export function commands(
   const quiet = (call: CallRecord) =>
     call.command !== undefined && call.outcome.status === "ok" && isInspection(call.command);
   const relevant: { call: CallRecord; index: number }[] = [];
-  // Test and build runs are the ledger's (`summary/outcome-lines`): their latest outcome, and the
+  // Test and build runs are the ledger's (`summary/ledger/outcome-lines`): their latest outcome, and the
   // errors they met, are listed there.
   analysis.calls.forEach((call, index) => {
     if (call.run !== undefined && call.outcome.status !== "pending") return;

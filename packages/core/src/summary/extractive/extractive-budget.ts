@@ -1,6 +1,6 @@
 /**
- * @module summary/extractive-budget
- * Renders an extractive plan (`summary/extractive-plan`) and fits it to the
+ * @module summary/extractive/extractive-budget
+ * Renders an extractive plan (`summary/extractive/extractive-plan`) and fits it to the
  * token budget: each item of the plan's lists, in its trim order, is
  * shortened, cut to its floor, or dropped until the summary fits; a dropped
  * place line leaves its identifiers in a plain list. When the ledger alone is

@@ -1,9 +1,9 @@
 /**
- * @module summary/extractive-plan
+ * @module summary/extractive/extractive-plan
  * What the extractive summary will say, section by section, before it is
  * rendered: each section's lists of lines (`summary/summary-lines`), the
  * identifiers that must appear verbatim, where they were named, the tool
- * outputs worth fetching back, and the order in which `summary/extractive-budget`
+ * outputs worth fetching back, and the order in which `summary/extractive/extractive-budget`
  * trims the lists when the summary is over its token budget.
  */
 
@@ -46,7 +46,7 @@ export interface Plan {
   /** Sections that lost items to the budget. */
   trimmed: Set<SummarySection>;
   /**
-   * The last resort of the budget (`summary/extractive-budget`): the files lists, cut from the
+   * The last resort of the budget (`summary/extractive/extractive-budget`): the files lists, cut from the
    * oldest, and how many of the identifiers no other line shows are listed (the newest), the
    * others counted with a pointer to recall. Undefined: all of them.
    */

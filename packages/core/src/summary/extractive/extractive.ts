@@ -1,5 +1,5 @@
 /**
- * @module summary/extractive
+ * @module summary/extractive/extractive
  * The extractive summarizer (tier 4): a structured summary written by code,
  * without a model. Deterministic (same request, same summary), never throws,
  * and always carries every ledger identifier and file verbatim. It says what
@@ -20,20 +20,20 @@
  * - Key decisions: assistant sentences with decided/instead/because/will use/
  *   chose/rather than/switch to/root cause.
  * - Pending user asks: user requests after the assistant's last final reply.
- * - Files (`summary/file-lines`): `### Modified`, one line per file saying
+ * - Files (`summary/extractive/file-lines`): `### Modified`, one line per file saying
  *   what was done to it: the edits, writes or commands, failed ones counted,
  *   the definitions touched, lines added and removed, the last change as
  *   before → after, and the last test run after it with its outcome (or that
  *   none ran); `### Read`, the files only read.
  * - Commands & errors: shell commands other than read-only ones (`ls`, `cat`,
  *   `grep`: counted, not listed) and failed calls, with their outcome (see
- *   `summary/call-outcome`), the counts a test run printed (`9 passed, 1
+ *   `summary/ledger/call-outcome`), the counts a test run printed (`9 passed, 1
  *   failed`), the first useful error line, and which failures a later run of
  *   the same step resolved. The last 25 and the last 15 failures are listed
  *   (repeats collapsed as `(×n)`); the rest are counted. An error line is tool
  *   output, so it is quoted as data: `output:` and a code span, never as a
  *   statement or a heading of the summary.
- * - Exact identifiers (`summary/identifier-lines`): the ledger's identifiers
+ * - Exact identifiers (`summary/extractive/identifier-lines`): the ledger's identifiers
  *   that no other line shows, each beside where it was named (the call, or the
  *   sentence of the user or the assistant), then `### Tool outputs worth
  *   fetching back`: up to 8 recent large outputs that are still current, each
@@ -72,10 +72,10 @@
  * larger than `maxTokens` yields a summary over it. Operator
  * `instructions`/`focus` steer LLM summarizers only.
  *
- * Where each part lives: `summary/extractive-plan` plans the sections (from
- * `summary/sentences`, `summary/progress-lines`, `summary/file-lines`,
- * `summary/command-lines` and `summary/identifier-lines`), and
- * `summary/extractive-budget` renders the plan and fits it to `maxTokens`.
+ * Where each part lives: `summary/extractive/extractive-plan` plans the sections (from
+ * `summary/extractive/sentences`, `summary/extractive/progress-lines`, `summary/extractive/file-lines`,
+ * `summary/extractive/command-lines` and `summary/extractive/identifier-lines`), and
+ * `summary/extractive/extractive-budget` renders the plan and fits it to `maxTokens`.
  */
 
 import { packIdentifiers } from "../ledger/ledger.js";

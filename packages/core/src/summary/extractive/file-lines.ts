@@ -1,7 +1,7 @@
 /**
- * @module summary/file-lines
+ * @module summary/extractive/file-lines
  * The extractive summary's Files section: under `### Modified` one line per
- * file saying what was done to it (see `summary/file-changes`): the edits,
+ * file saying what was done to it (see `summary/ledger/file-changes`): the edits,
  * writes or commands, failed edits counted, the definitions touched, lines
  * added and removed, the last change as before → after, and the last test run
  * after it (else the last build or check) with its outcome, or that none ran;

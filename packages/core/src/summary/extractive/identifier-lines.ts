@@ -1,5 +1,5 @@
 /**
- * @module summary/identifier-lines
+ * @module summary/extractive/identifier-lines
  * The extractive summary's Exact identifiers section, for the ledger's
  * identifiers that no other line shows: each beside where it was named (the
  * call, the words around it in a script, or the user's or the assistant's

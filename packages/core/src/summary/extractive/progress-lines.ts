@@ -1,5 +1,5 @@
 /**
- * @module summary/progress-lines
+ * @module summary/extractive/progress-lines
  * The Progress and Next steps sections of the extractive summary: `### Done`
  * (the previous summary's progress, marked when it was not done; tool-call
  * counts per tool; assistant sentences reporting finished work; the final

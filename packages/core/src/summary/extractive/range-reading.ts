@@ -1,8 +1,8 @@
 /**
- * @module summary/range-reading
+ * @module summary/extractive/range-reading
  * What the compacted range did, read once for the extractive summary: the
  * user's requests, the assistant's texts, and every tool call with its result,
- * its outcome (see `summary/call-outcome`), the files it touched and, for a
+ * its outcome (see `summary/ledger/call-outcome`), the files it touched and, for a
  * test or build run, its counts; plus how a call is written in a line (its
  * command or tool and file, how it ended) and when a later run resolved a
  * failed one. Results are paired with calls by id and occurrence, since some

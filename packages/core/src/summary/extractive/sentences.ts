@@ -1,5 +1,5 @@
 /**
- * @module summary/sentences
+ * @module summary/extractive/sentences
  * The sentences the extractive summary quotes: the prose sentences of a
  * message (code fences, tables, tags and quotes left out), and the patterns
  * that pick them: constraints the user set, decisions the assistant made,

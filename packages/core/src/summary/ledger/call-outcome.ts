@@ -1,5 +1,5 @@
 /**
- * @module summary/call-outcome
+ * @module summary/ledger/call-outcome
  * How a tool call ended, read from its result: ok, failed or still pending,
  * the exit code where the output states one (`<returncode>`, `Exit code N`),
  * failure signals for commands without one (`Traceback`, Elixir's `** (Error)`, `FAILED`, `error:`),
@@ -81,7 +81,7 @@ const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failur
 const NOISE_LINE = /^(?:Exit code:? -?\d+|<\/?(?:returncode|output|tool_use_error)>.*|-+|=+)$/;
 
 /**
- * The most useful line of an error: its first signature (`summary/error-signatures`: the
+ * The most useful line of an error: its first signature (`summary/ledger/error-signatures`: the
  * `** (RuntimeError)` line of an ExUnit failure, a traceback's exception line, a compiler code),
  * else the first line that names an error.
  */

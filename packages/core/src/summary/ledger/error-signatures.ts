@@ -1,5 +1,5 @@
 /**
- * @module summary/error-signatures
+ * @module summary/ledger/error-signatures
  * The error signatures of a failed call's output: the lines that say what broke, as an engineer
  * would quote them. Elixir's `** (RuntimeError) message` (the outermost and the innermost of a
  * chain, not ExUnit's `1) test …` header), ExUnit's failing test (`test/x_test.exs:58`),

@@ -1,5 +1,5 @@
 /**
- * @module summary/file-changes
+ * @module summary/ledger/file-changes
  * What a tool call changed in a file it modified, read from its arguments
  * (never from its output): the definitions the change touches (`def parse`,
  * `class Rule_L036`), the lines it added and removed, and the first changed

@@ -1,6 +1,6 @@
 /**
- * @module summary/identifier-vocabulary
- * The word lists `summary/identifiers` decides with: file extensions and
+ * @module summary/ledger/identifier-vocabulary
+ * The word lists `summary/ledger/identifiers` decides with: file extensions and
  * extensionless file names, dotfiles, code receivers (`self.json` is no file),
  * top-level directories, library names spelled like files, top-level domains
  * for bare host names, ticket prefixes that are standards (`UTF-8`), and

@@ -1,5 +1,5 @@
 /**
- * @module summary/identifiers
+ * @module summary/ledger/identifiers
  * Finds the exact identifiers in free text that a summary must carry forward
  * verbatim: UUIDs, hex hashes, URLs, file paths, host names, IP addresses,
  * tool-call ids and other token-like ids.
@@ -37,8 +37,8 @@
  *   20-64 character alphanumeric runs that mix upper case, lower case and
  *   digits the way random ids do.
  *
- * The word lists these rules consult are `summary/identifier-vocabulary`'s;
- * trimming a token's ends and cutting it into pieces is `summary/token-edges`'.
+ * The word lists these rules consult are `summary/ledger/identifier-vocabulary`'s;
+ * trimming a token's ends and cutting it into pieces is `summary/ledger/token-edges`'.
  */
 
 import {

@@ -1,5 +1,5 @@
 /**
- * @module summary/ledger-guarantee
+ * @module summary/ledger/ledger-guarantee
  * What the engine checks of every summary, whichever summarizer wrote it: each of the ledger's
  * errors, runs and identifiers is in it, or, where adding them would take it over its size limit,
  * counted in a line pointing to recall (the ledger still carries them to the next compaction, and

@@ -1,7 +1,7 @@
 /**
- * @module summary/ledger-outcomes
+ * @module summary/ledger/ledger-outcomes
  * What went wrong and how the runs ended, carried by code as identifiers are: every distinct
- * error signature a failed call's output named (`summary/error-signatures`) with its state
+ * error signature a failed call's output named (`summary/ledger/error-signatures`) with its state
  * (failing, or fixed once a later run of the same step succeeded), and every test or build step
  * (`commandRun`) with the outcome of its latest run. A range is merged after what earlier
  * compactions carried: an entry the range meets again moves to the end (the lists run least

@@ -1,8 +1,8 @@
 /**
- * @module summary/ledger
+ * @module summary/ledger/ledger
  * What code remembers across compactions, independent of any model: the exact
  * identifiers of a range, the files it read and modified, the user's
- * requests verbatim, and the errors met and runs' outcomes (`summary/ledger-outcomes`);
+ * requests verbatim, and the errors met and runs' outcomes (`summary/ledger/ledger-outcomes`);
  * how ledgers merge, and what earlier compactions carry forward. Also the check that a summary carries every identifier, and the
  * repair that appends the missing ones.
  *
@@ -11,7 +11,7 @@
  * by their call id), nor from a `<compacted-context>` block quoted in a
  * message (not the engine's). Tool-call ids are not in the ledger: a summary
  * names the ones worth fetching back (see `retireToolCallIds`). Files come from
- * tool-call arguments only (see `summary/tool-calls`).
+ * tool-call arguments only (see `summary/ledger/tool-calls`).
  */
 
 import { messageText, toolCallInput } from "../../messages/content.js";

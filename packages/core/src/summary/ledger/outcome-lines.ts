@@ -1,6 +1,6 @@
 /**
- * @module summary/outcome-lines
- * How a summary writes the ledger's errors and runs (`summary/ledger-outcomes`), under `## Commands
+ * @module summary/ledger/outcome-lines
+ * How a summary writes the ledger's errors and runs (`summary/ledger/ledger-outcomes`), under `## Commands
  * & errors`, and how a later compaction reads them back:
  *
  *     ### Test and build runs (latest outcome)

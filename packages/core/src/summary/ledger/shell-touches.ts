@@ -1,5 +1,5 @@
 /**
- * @module summary/shell-touches
+ * @module summary/ledger/shell-touches
  * The files a shell command or a patch reads or modifies: `cat`, `head`,
  * `sed -i`, `tee`, `>`/`>>`, `cp`, `mv`, `rm`, `touch`, `git checkout --`,
  * `git diff` and the like, read with a small linear shell lexer (here-doc

@@ -1,9 +1,9 @@
 /**
- * @module summary/token-edges
+ * @module summary/ledger/token-edges
  * Where an identifier in a token of text starts and ends: Markdown emphasis,
  * sentence punctuation and brackets the token did not open are trimmed from its
  * ends (also from a URL's), and a token is split at code punctuation or at
- * `:`, `@` and `..` into the pieces `summary/identifiers` classifies.
+ * `:`, `@` and `..` into the pieces `summary/ledger/identifiers` classifies.
  */
 
 /** Drops trailing punctuation and closing brackets that the URL did not open. */

@@ -1,5 +1,5 @@
 /**
- * @module summary/tool-calls
+ * @module summary/ledger/tool-calls
  * What a tool call did, read from its name and arguments: the files it read
  * or modified, whether it ran a shell command and which. The ledger records
  * the files; the deterministic summary lists the commands and their outcomes.
@@ -8,7 +8,7 @@
  * `Write`, `MultiEdit`, `NotebookEdit`, `Bash`), OpenHands
  * (`str_replace_editor`, `execute_bash`), SWE-agent (`open`, `create`, `edit`
  * on the open file), mini-swe-agent and other shells (`bash`, `shell`, ...;
- * their commands are read by `summary/shell-touches`), Codex `apply_patch`
+ * their commands are read by `summary/ledger/shell-touches`), Codex `apply_patch`
  * (`*** Update File:`), and common `read_file`/`write_file`/`edit_file` tools
  * by name.
  */

@@ -1,5 +1,5 @@
 /**
- * @module summary/chunk
+ * @module summary/llm/chunk
  * Turns messages into the plain-text transcript a summarizer model reads, and
  * splits a transcript that does not fit the summarizer's window into chunks.
  *

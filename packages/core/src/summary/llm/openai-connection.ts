@@ -1,5 +1,5 @@
 /**
- * @module summary/openai-connection
+ * @module summary/llm/openai-connection
  * Reads how a caller asked to reach an OpenAI-compatible model
  * (`OpenAIConnectionOptions`) and opens the transport to it: the summarizer
  * and the memory flush are configured alike, each with its own defaults. Bad

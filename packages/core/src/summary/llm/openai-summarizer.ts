@@ -1,5 +1,5 @@
 /**
- * @module summary/openai-summarizer
+ * @module summary/llm/openai-summarizer
  * An LLM summarizer on the official `openai` SDK (Chat Completions), so it
  * works with OpenAI and every OpenAI-compatible server (vLLM, Ollama,
  * llama.cpp, OpenRouter, Together, Groq, Workers AI). No Node built-ins: it

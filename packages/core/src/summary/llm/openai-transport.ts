@@ -1,5 +1,5 @@
 /**
- * @module summary/openai-transport
+ * @module summary/llm/openai-transport
  * The HTTP side of the LLM summarizer: one Chat Completions call through the
  * official `openai` SDK, with a timeout per attempt, bounded retries with
  * backoff, and every failure turned into a `SummarizerError` with a kind

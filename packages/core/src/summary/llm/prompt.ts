@@ -1,5 +1,5 @@
 /**
- * @module summary/prompt
+ * @module summary/llm/prompt
  * The prompts an LLM summarizer sends: one system prompt (role, data rules,
  * template) and the user prompts for a single-call summary, an iterative
  * update, one chunk of a long range, the merge of partial summaries, and the
@@ -8,7 +8,7 @@
  * Everything taken from the conversation or the operator is wrapped in tags
  * and declared data, with look-alikes of the tags escaped inside it
  * (`escapeDataTags`); tool output and quoted `<compacted-context>` blocks are
- * additionally fenced as untrusted by the renderer (see `summary/chunk`).
+ * additionally fenced as untrusted by the renderer (see `summary/llm/chunk`).
  */
 
 import type { Ledger } from "../ledger-types.js";
