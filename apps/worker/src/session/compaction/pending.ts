@@ -6,6 +6,7 @@
  * sets the alarm that runs it once that transaction committed.
  */
 
+import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { type ContextMeasure, measureCommitted } from "../context/context-view";
 import type { MessageStore } from "../store/message-store";
 import { readSession, setPendingTrigger } from "../store/session-record";
@@ -30,7 +31,7 @@ export function decidePending(
   sql: SqlStorage,
   store: MessageStore,
   defaultModel: string | undefined,
-  trigger: string,
+  trigger: CompactionTrigger,
 ): PendingDecision {
   const session = readSession(sql);
   if (session === undefined) return { mark: undefined };
@@ -51,7 +52,7 @@ export function markPending(
   sql: SqlStorage,
   store: MessageStore,
   defaultModel: string | undefined,
-  trigger: string,
+  trigger: CompactionTrigger,
 ): PendingMark | undefined {
   return decidePending(sql, store, defaultModel, trigger).mark;
 }

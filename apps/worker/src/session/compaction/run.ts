@@ -18,6 +18,7 @@
 
 import { CondenseError, sendableMessages } from "@condense/core";
 import { writeDataPoint } from "../../analytics/data-points";
+import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { workerConfig } from "../../config/worker-config";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
 import { measureContext, readSnapshot } from "../context/context-view";
@@ -86,7 +87,7 @@ function failureCode(error: unknown): string {
 export async function runCompaction(
   storage: SessionStorage,
   env: Env,
-  trigger: string,
+  trigger: CompactionTrigger,
   options: CompactionOptions,
   memorySinks: MemorySinkFactory = noMemorySink,
 ): Promise<RunResult> {

@@ -11,6 +11,7 @@
  */
 
 import type { Ledger } from "@condense/core";
+import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { ApiError } from "../../api/errors";
 import type { Calibration } from "./calibration";
 
@@ -40,7 +41,7 @@ export type SessionRow = {
   cooldown_until: number | null;
   calibration_ratio: number;
   calibration_samples: number;
-  pending_trigger: string | null;
+  pending_trigger: CompactionTrigger | null;
   exhausted_seq: number | null;
   /** JSON of the `ledger` the last summarizing compaction returned (schema v2). */
   ledger: string | null;
@@ -131,7 +132,7 @@ export function calibrationOf(session: SessionRow): Calibration {
 }
 
 /** Marks a background compaction as wanted (the caller sets the alarm). */
-export function setPendingTrigger(sql: SqlStorage, trigger: string): void {
+export function setPendingTrigger(sql: SqlStorage, trigger: CompactionTrigger): void {
   sql.exec("UPDATE condense_session SET pending_trigger = ? WHERE id = 1", trigger);
 }
 
