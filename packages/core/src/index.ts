@@ -96,6 +96,7 @@ export {
   toolResultCalls,
 } from "./messages/call-ids.js";
 export { messageText, toolCallInput, toolCallName } from "./messages/content.js";
+export { isRecord } from "./messages/input-checks.js";
 export {
   itemNestsTooDeep,
   MAX_ITEM_NESTING,

@@ -113,9 +113,8 @@ export interface GatewayProtocol {
   streamError(code: string, message: string): string;
 }
 
-export function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
+/** The protocols' one test for a JSON object is the engine's (so they read input as it does). */
+export { isRecord } from "@condense/core";
 
 /** A whole non-negative number, or undefined. */
 export function count(value: unknown): number | undefined {
