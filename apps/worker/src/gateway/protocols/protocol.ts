@@ -8,6 +8,7 @@
  */
 
 import type { MessageFormat, ProviderUsage } from "@condense/core";
+import { isRecord } from "@condense/core";
 import type { EventSourceMessage } from "eventsource-parser";
 
 export type ProtocolName = "chat" | "responses" | "anthropic";
@@ -114,7 +115,7 @@ export interface GatewayProtocol {
 }
 
 /** The protocols' one test for a JSON object is the engine's (so they read input as it does). */
-export { isRecord } from "@condense/core";
+export { isRecord };
 
 /** A whole non-negative number, or undefined. */
 export function count(value: unknown): number | undefined {
