@@ -1,9 +1,28 @@
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { defineConfig } from "vitest/config";
 
+const root = dirname(fileURLToPath(import.meta.url));
+
 // Tests run inside workerd with the real Durable Object and SQLite storage. The LLM they talk to is a
 // local server started from Node by test/global-setup.ts; its URL reaches the Worker as a binding.
+// The engine and the client are read from their sources, as in vitest.unit.config.ts, so a change
+// there is tested here without rebuilding their dist/ first.
 export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@condense\/core$/, replacement: join(root, "../../packages/core/src/index.ts") },
+      {
+        find: /^@condense\/core\/openai$/,
+        replacement: join(root, "../../packages/core/src/openai.ts"),
+      },
+      {
+        find: /^@condense\/client$/,
+        replacement: join(root, "../../packages/client/src/index.ts"),
+      },
+    ],
+  },
   plugins: [
     cloudflareTest(({ inject }) => ({
       wrangler: { configPath: "./wrangler.jsonc" },

@@ -1,7 +1,10 @@
 /**
  * The Worker's folders form layers: no folder imports, through any chain of
  * files, a folder that imports it back (type-only imports included). A file at
- * the root of `src` is a layer of its own. The sources are read as text by
+ * the root of `src` is a layer of its own. The same holds for the rooms inside
+ * a folder (`session/store/`, `session/context/`, `gateway/plans/`…): each
+ * folder, at any depth, is a layer, and the files loose in a folder are one
+ * layer above its rooms (a room never imports them). The sources are read as text by
  * Vite's `import.meta.glob`, which the test runner resolves before the test
  * runs in workerd (no file system there).
  */
@@ -52,15 +55,23 @@ function layerOf(path: string): string {
   return parts.length > 1 ? `${parts[0]}/` : (parts[0] ?? path).replace(/\.ts$/, "");
 }
 
-/** Folder → folder → the imports behind the arrow (`file → specifier`). */
-function folderGraph(): Map<string, Map<string, string[]>> {
+/** The room of a file: the folder it stands in, at any depth, or the file itself at the root. */
+function roomOf(path: string): string {
+  const parts = path.replace(/^\.\//, "").split("/");
+  return parts.length > 1 ? `${parts.slice(0, -1).join("/")}/` : layerOf(path);
+}
+
+/** Layer → layer → the imports behind the arrow (`file → specifier`). */
+function folderGraph(
+  layer: (path: string) => string = layerOf,
+): Map<string, Map<string, string[]>> {
   const graph = new Map<string, Map<string, string[]>>();
   for (const [path, text] of Object.entries(sources)) {
-    const from = layerOf(path);
+    const from = layer(path);
     for (const specifier of specifiers(text)) {
       const target = resolve(path, specifier);
       if (target === undefined || !target.startsWith("./")) continue;
-      const to = layerOf(target);
+      const to = layer(target);
       if (to === from) continue;
       const edges = graph.get(from) ?? new Map<string, string[]>();
       graph.set(from, edges);
@@ -105,5 +116,14 @@ describe("the Worker's folders", () => {
 
   it("import one another without a cycle", () => {
     expect(cycles(folderGraph())).toEqual([]);
+  });
+
+  it("have rooms that import one another without a cycle", () => {
+    const rooms = folderGraph(roomOf);
+    // The rooms are read: the session's object composes its rooms, which stand on its store.
+    expect(rooms.get("session/")?.has("session/turns/")).toBe(true);
+    expect(rooms.get("session/context/")?.has("session/store/")).toBe(true);
+    expect(rooms.get("gateway/plans/")?.has("gateway/protocols/")).toBe(true);
+    expect(cycles(rooms)).toEqual([]);
   });
 });

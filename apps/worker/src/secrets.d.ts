@@ -27,7 +27,7 @@ interface WorkerSecrets {
    */
   ANTHROPIC_API_KEY?: string;
   /**
-   * Not a secret: the bench's seam. `1` appends without indexing for search (`session/search-index`),
+   * Not a secret: the bench's seam. `1` appends without indexing for search (`session/recall/search-index`),
    * so the bench can measure what indexing adds; such messages are never searchable. Never set it.
    */
   BENCH_NO_SEARCH_INDEX?: string;

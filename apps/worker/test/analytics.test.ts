@@ -7,7 +7,7 @@ import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { AnalyticsDataset } from "../src/analytics/data-points";
 import { runCompaction } from "../src/session/compaction/run";
-import { MessageStore } from "../src/session/message-store";
+import { MessageStore } from "../src/session/store/message-store";
 import {
   append,
   call,

@@ -1,5 +1,5 @@
 /**
- * Compaction events (issue 33, `session/compaction-events`): each compaction's
+ * Compaction events (issue 33, `session/compaction/compaction-events`): each compaction's
  * `compaction.started` and its outcome, with tier, tokens and the bill, kept
  * in `/events` and POSTed to the session's webhook, signed; a delivery that
  * fails is retried from the alarm with backoff until it is delivered, and
@@ -9,7 +9,7 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { EventsResponseBody, SessionStatusBody } from "../src/api/schemas";
-import { signature } from "../src/session/compaction-events";
+import { signature } from "../src/session/compaction/compaction-events";
 import { freshTag, upstreamCalls } from "./gateway-helpers";
 import {
   append,

@@ -11,7 +11,7 @@ import OpenAI from "openai";
 import { describe, expect, it, vi } from "vitest";
 import { messageHashes } from "../src/messages/history-hash";
 import type { SessionObject } from "../src/session/session-object";
-import { requestThread } from "../src/session/threads";
+import { requestThread } from "../src/session/turns/threads";
 import {
   anthropicClient,
   freshTag,

@@ -1,5 +1,5 @@
 /**
- * Which conversation a gateway session follows (`session/threads`), driven
+ * Which conversation a gateway session follows (`session/turns/threads`), driven
  * by agents' real request sequences (`agent-sequences`): side requests never
  * capture the session nor turn the main conversation into a side one, and a
  * rewind of the main conversation still starts a new generation.

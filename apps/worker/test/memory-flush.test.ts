@@ -12,8 +12,8 @@ import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, ManualCompactResponseBody } from "../src/api/schemas";
 import { type MemorySink, userMemorySink } from "../src/session/compaction/memory-flush";
 import { runCompaction } from "../src/session/compaction/run";
-import { MessageStore } from "../src/session/message-store";
 import type { SessionObject } from "../src/session/session-object";
+import { MessageStore } from "../src/session/store/message-store";
 import {
   append,
   call,

@@ -12,7 +12,7 @@
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { SearchResponseBody } from "../src/api/schemas";
-import { textSnippet } from "../src/session/search";
+import { textSnippet } from "../src/session/recall/search";
 import { append, call, freshSession, type Message, stubFor, waitFor } from "./helpers";
 import { FakeAi, FakeIndex } from "./semantic-fakes";
 

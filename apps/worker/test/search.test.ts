@@ -10,11 +10,11 @@ import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, SearchResponseBody } from "../src/api/schemas";
-import { MessageStore } from "../src/session/message-store";
-import { migrate } from "../src/session/schema";
-import { searchSession } from "../src/session/search";
-import { backfillStep, indexMessage, isBackfillComplete } from "../src/session/search-index";
-import { indexToolCalls } from "../src/session/tool-outputs";
+import { indexToolCalls } from "../src/session/context/tool-outputs";
+import { searchSession } from "../src/session/recall/search";
+import { backfillStep, indexMessage, isBackfillComplete } from "../src/session/recall/search-index";
+import { MessageStore } from "../src/session/store/message-store";
+import { migrate } from "../src/session/store/schema";
 import {
   append,
   call,

@@ -21,10 +21,10 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../src/api/schemas";
-import { readSnapshot } from "../src/session/context-view";
-import { MessageStore } from "../src/session/message-store";
-import { readSession } from "../src/session/session-record";
-import { modelFor, readSettings } from "../src/session/settings";
+import { readSnapshot } from "../src/session/context/context-view";
+import { MessageStore } from "../src/session/store/message-store";
+import { readSession } from "../src/session/store/session-record";
+import { modelFor, readSettings } from "../src/session/store/settings";
 import {
   append,
   call,

@@ -11,7 +11,7 @@ import { type MemoryOperation, SUMMARY_SECTIONS } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import type { MemorySink } from "../src/session/compaction/memory-flush";
 import { runCompaction } from "../src/session/compaction/run";
-import { MessageStore } from "../src/session/message-store";
+import { MessageStore } from "../src/session/store/message-store";
 import { append, createSmallSession, freshSession, llm, prose, stubFor } from "./helpers";
 
 /** A Workers AI fake for text generation: a template summary, or the flush's memory tool call. */

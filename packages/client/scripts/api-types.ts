@@ -1,6 +1,6 @@
 /**
  * @module scripts/api-types
- * Writes `src/api-types.generated.ts`: the request and response body types of
+ * Writes `src/generated/api-types.generated.ts`: the request and response body types of
  * the Worker's routes (`apps/worker/src/api/schemas.ts`, inferred from the zod
  * schemas that validate requests and generate `/openapi.json`), printed out in
  * full by the TypeScript checker. The published client thus carries the
@@ -19,7 +19,7 @@ import ts from "typescript";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const schemas = join(root, "../../apps/worker/src/api/schemas.ts");
-const output = join(root, "src/api-types.generated.ts");
+const output = join(root, "src/generated/api-types.generated.ts");
 
 const parsed = ts.getParsedCommandLineOfConfigFile(
   join(root, "tsconfig.json"),
@@ -73,7 +73,7 @@ if (process.argv.includes("--check")) {
   }
   if (current !== expected) {
     console.error(
-      "src/api-types.generated.ts no longer matches apps/worker/src/api/schemas.ts; run `node --import tsx scripts/api-types.ts` in packages/client",
+      "src/generated/api-types.generated.ts no longer matches apps/worker/src/api/schemas.ts; run `node --import tsx scripts/api-types.ts` in packages/client",
     );
     process.exit(1);
   }

@@ -23,7 +23,7 @@ import type {
   SearchResultBody,
   SessionListResponseBody,
   TranscriptResponseBody,
-} from "./api-types.generated.js";
+} from "./generated/api-types.generated.js";
 
 export type {
   AppendRequestBody,
@@ -49,7 +49,7 @@ export type {
   SettingsPatchBody,
   ToolOutputResponseBody,
   TranscriptResponseBody,
-} from "./api-types.generated.js";
+} from "./generated/api-types.generated.js";
 
 /** A message as sent to the service: Chat Completions, Anthropic or Responses, per `format`. */
 export type InputMessage = AppendRequestBody["messages"][number];

@@ -21,6 +21,8 @@ export {
 } from "./client.js";
 export type { RecoveryEvent } from "./conversation.js";
 export { type ClientErrorCode, CondenseApiError } from "./errors.js";
+// The recall tool's definition, parsing and formatting: the service's own (`@condense/core`'s).
+export * from "./generated/recall-tool.generated.js";
 export type {
   MemoryApi,
   MemoryListOptions,
@@ -40,8 +42,6 @@ export {
   recallChatCompletionsResult,
   recallResponsesResult,
 } from "./recall.js";
-// The recall tool's definition, parsing and formatting: the service's own (`@condense/core`'s).
-export * from "./recall-tool.generated.js";
 export {
   type AppendOptions,
   type ContextOptions,

@@ -20,19 +20,19 @@ import { client, freshId } from "../test/worker.js";
 import type { SearchResponse } from "./api-types.js";
 import { CondenseApiError } from "./errors.js";
 import {
+  formatRecallAnswer,
+  parseRecallArguments,
+  recallAnthropicTool,
+  recallChatCompletionsTool,
+  recallResponsesTool,
+} from "./generated/recall-tool.generated.js";
+import {
   answerRecall,
   type RecallCall,
   recallAnthropicResult,
   recallChatCompletionsResult,
   recallResponsesResult,
 } from "./recall.js";
-import {
-  formatRecallAnswer,
-  parseRecallArguments,
-  recallAnthropicTool,
-  recallChatCompletionsTool,
-  recallResponsesTool,
-} from "./recall-tool.generated.js";
 import type { FetchLike } from "./transport.js";
 
 interface Seen {

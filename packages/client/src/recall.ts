@@ -17,7 +17,7 @@ import {
   formatRecallError,
   parseRecallArguments,
   type RecallFormatOptions,
-} from "./recall-tool.generated.js";
+} from "./generated/recall-tool.generated.js";
 import type { CallOptions } from "./transport.js";
 
 /**

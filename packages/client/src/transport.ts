@@ -7,8 +7,8 @@
  */
 
 import { CondenseApiError } from "./errors.js";
+import { parseRetryAfter } from "./generated/retry-after.generated.js";
 import { type AttemptResult, type RetryPolicy, retrying } from "./retry.js";
-import { parseRetryAfter } from "./retry-after.generated.js";
 
 /** The `fetch` the client calls; any WHATWG-compatible implementation. */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>;

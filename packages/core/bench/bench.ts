@@ -23,7 +23,7 @@ import o200kBase from "js-tiktoken/ranks/o200k_base";
 import { compact } from "../src/compact/compact.js";
 import { toolCallInput, toolCallName } from "../src/messages/content.js";
 import type { ChatMessage } from "../src/messages/types.js";
-import { openAISummarizer } from "../src/summary/openai-summarizer.js";
+import { openAISummarizer } from "../src/summary/llm/openai-summarizer.js";
 import { templateHandler } from "../src/test-support/summary-replies.js";
 import { countMessageTokens, countTokens, messageTokens } from "../src/tokens/count.js";
 

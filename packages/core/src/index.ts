@@ -96,6 +96,7 @@ export {
   toolResultCalls,
 } from "./messages/call-ids.js";
 export { messageText, toolCallInput, toolCallName } from "./messages/content.js";
+export { isRecord } from "./messages/input-checks.js";
 export {
   itemNestsTooDeep,
   MAX_ITEM_NESTING,
@@ -161,8 +162,8 @@ export {
   recallParameters,
   recallResponsesTool,
 } from "./recall/recall-tool.js";
-export { extractiveSummarizer } from "./summary/extractive.js";
-export { extractIdentifiers } from "./summary/identifiers.js";
+export { extractiveSummarizer } from "./summary/extractive/extractive.js";
+export { extractIdentifiers } from "./summary/ledger/identifiers.js";
 
 export type { Ledger } from "./summary/ledger-types.js";
 export { containsSecret, withholdSecrets } from "./summary/redact.js";

@@ -11,5 +11,5 @@ export {
   type OpenAIMemoryFlushOptions,
   openAIMemoryFlusher,
 } from "./memory/llm-flush.js";
-export { type OpenAISummarizerOptions, openAISummarizer } from "./summary/openai-summarizer.js";
-export type { OpenAIConnectionOptions } from "./summary/openai-transport.js";
+export { type OpenAISummarizerOptions, openAISummarizer } from "./summary/llm/openai-summarizer.js";
+export type { OpenAIConnectionOptions } from "./summary/llm/openai-transport.js";

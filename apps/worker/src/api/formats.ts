@@ -104,7 +104,7 @@ export function checkPartsAvailable(messages: readonly ChatMessage[], format: Me
  * Canonical messages in `format`; Anthropic's system prompt comes back separately. With
  * `providerData`, the openai format keeps each message's `provider_data` (the canonical messages
  * as stored); the other formats always carry it in their own shape. `markers` places a request's
- * cache markers (`gateway/cache-markers`); no other marker is ever rendered.
+ * cache markers (`gateway/plans/cache-markers`); no other marker is ever rendered.
  */
 export function renderMessages(
   messages: ChatMessage[],

@@ -2,7 +2,7 @@
  * @module api/idempotency-key
  * The request side of `Idempotency-Key`: what a key may be, and the key with
  * the hash of the body as sent, which a session keeps its answers under
- * (`session/idempotency`).
+ * (`session/store/idempotency`).
  */
 
 import { sha256Hex } from "../digest";

@@ -11,11 +11,11 @@
 import { isContextOverflowError } from "@condense/core";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { GATEWAY_HEADERS } from "./condense-headers";
-import type { ForwardPlan } from "./forward-plan";
 import type { GatewayWait } from "./keep-alive";
-import { markRetriesSpent } from "./overflow-count";
-import type { GatewayProtocol, RequestBody } from "./protocol";
+import type { ForwardPlan } from "./plans/forward-plan";
+import { markRetriesSpent } from "./plans/overflow-count";
+import { GATEWAY_HEADERS } from "./protocols/condense-headers";
+import type { GatewayProtocol, RequestBody } from "./protocols/protocol";
 import { respond, respondAfterRecall } from "./respond";
 import {
   clientResponseHeaders,
@@ -23,7 +23,7 @@ import {
   reachUpstream,
   readUpstreamBody,
   readUpstreamReply,
-} from "./upstream-call";
+} from "./upstream/upstream-call";
 
 /** Overflows recovered (compacted and retried) per request before the upstream's error is returned. */
 const MAX_OVERFLOW_RETRIES = 2;

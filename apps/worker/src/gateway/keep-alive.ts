@@ -25,8 +25,8 @@
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { handleError } from "../http/error-handler";
-import { GATEWAY_HEADERS } from "./condense-headers";
-import type { GatewayProtocol } from "./protocol";
+import { GATEWAY_HEADERS } from "./protocols/condense-headers";
+import type { GatewayProtocol } from "./protocols/protocol";
 import { afterResponse } from "./respond";
 
 const encoder = new TextEncoder();

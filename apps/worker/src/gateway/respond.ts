@@ -3,7 +3,7 @@
  * The client's response to a forwarded request: a stream relayed as it comes
  * (`gateway/stream-relay`), a body read and returned, or, for a request whose
  * recall calls the gateway answers, the answer that follows the hidden rounds
- * (`gateway/recall-rounds`). The upstream's status and headers go with it, and
+ * (`gateway/recall/recall-rounds`). The upstream's status and headers go with it, and
  * the plan's (`X-Condense-*`); the complete answer goes to the plan (which
  * stores it) after the response, off the turn's path.
  */
@@ -11,11 +11,11 @@
 import { createParser } from "eventsource-parser";
 import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
-import { GATEWAY_HEADERS } from "./condense-headers";
-import type { ForwardPlan } from "./forward-plan";
-import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocol";
-import { runRecallRounds } from "./recall-rounds";
-import type { RecallSource } from "./recall-source";
+import type { ForwardPlan } from "./plans/forward-plan";
+import { GATEWAY_HEADERS } from "./protocols/condense-headers";
+import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocols/protocol";
+import { runRecallRounds } from "./recall/recall-rounds";
+import type { RecallSource } from "./recall/recall-source";
 import { relayStream } from "./stream-relay";
 import {
   clientResponseHeaders,
@@ -24,7 +24,7 @@ import {
   readUpstreamReply,
   type UpstreamReply,
   type UpstreamResponse,
-} from "./upstream-call";
+} from "./upstream/upstream-call";
 
 /** Waits for `promise` after the response (the answer's append), where the runtime allows it. */
 export function afterResponse(c: Context<AppEnv>, promise: Promise<void>): void {
@@ -93,7 +93,7 @@ export async function respond(
 
 /**
  * The client's answer to a request that declares the recall tool: recall calls answered inside the
- * gateway (`gateway/recall-rounds`), then the answer that calls no recall returned and stored. A
+ * gateway (`gateway/recall/recall-rounds`), then the answer that calls no recall returned and stored. A
  * stream is read whole before a byte of it is relayed (whether it calls recall is known only at its
  * end), then given to the client as it came; the response deadline covers the whole stream.
  */

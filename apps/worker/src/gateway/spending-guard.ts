@@ -22,8 +22,8 @@ import { workerConfig } from "../config/worker-config";
 import type { AppEnv } from "../http/app-env";
 import { logLine } from "../log/log-lines";
 import { userStub } from "../user/user-stub";
-import type { ForwardPlan } from "./forward-plan";
-import type { ProtocolAnswer } from "./protocol";
+import type { ForwardPlan } from "./plans/forward-plan";
+import type { ProtocolAnswer } from "./protocols/protocol";
 
 const DAY_MS = 86_400_000;
 

@@ -15,7 +15,7 @@
  */
 
 import { createParser } from "eventsource-parser";
-import type { ProtocolAnswer, StreamAccumulator } from "./protocol";
+import type { ProtocolAnswer, StreamAccumulator } from "./protocols/protocol";
 
 export interface RelayOptions {
   accumulator: StreamAccumulator;

@@ -32,7 +32,7 @@ export interface AppVariables {
   log: LogFields;
   /** The route's error shape when it is not the API's own (`http/route`'s `errorShape`). */
   errorShape?: ErrorShape;
-  /** A gateway request's upstream, set by the gateway's own authentication (`gateway/credentials`). */
+  /** A gateway request's upstream, set by the gateway's own authentication (`gateway/upstream/credentials`). */
   upstream: UpstreamTarget;
 }
 

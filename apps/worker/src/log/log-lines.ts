@@ -12,6 +12,7 @@
  */
 
 import { withholdSecrets } from "@condense/core";
+import type { CompactionTrigger } from "../api/compaction-trigger";
 
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -23,8 +24,8 @@ export interface CompactionLogLine {
   requestId?: string;
   user: string;
   session: string;
-  /** What started it: `append` (alarm), `context`, `manual`, `overflow`. */
-  trigger: string;
+  /** What started it. */
+  trigger: CompactionTrigger;
   outcome: "committed" | "not_needed" | "discarded" | "failed";
   tier?: number;
   tokensBefore?: number;

@@ -10,7 +10,7 @@ import { canonicalMessages, renderMessages, rethrowEngineError } from "../api/fo
 import { CompactRequest, CompactResponse } from "../api/schemas";
 import type { AppEnv } from "../http/app-env";
 import { defineRoute } from "../http/route";
-import { summarizerFor } from "../session/summarizer-config";
+import { summarizerFor } from "../session/store/summarizer-config";
 
 export function compactRoutes(app: OpenAPIHono<AppEnv>): void {
   defineRoute(

@@ -5,10 +5,10 @@
  * Messages (`/v1/messages`), so an agent points its SDK's base URL here and
  * changes nothing else; `/models` and `/v1/models` pass the upstream's list
  * through. `{upstream}` is a name the deployment configures
- * (`gateway/upstreams`); the caller authenticates its own way
- * (`gateway/credentials`).
+ * (`gateway/upstream/upstreams`); the caller authenticates its own way
+ * (`gateway/upstream/credentials`).
  *
- * A request is planned (`gateway/plan-request`: with its session, stateless,
+ * A request is planned (`gateway/plans/plan-request`: with its session, stateless,
  * or unchanged) and forwarded (`gateway/forward`: overflows compacted away and
  * retried; `gateway/respond`: streams relayed, answers stored). Each request
  * counts against its user's rate limit (`http/rate-limit`), and a model
@@ -36,24 +36,24 @@ import {
   GatewayUpstreamParam,
 } from "../api/schemas";
 import { workerConfig } from "../config/worker-config";
-import { anthropicProtocol } from "../gateway/anthropic-protocol";
-import { chatProtocol } from "../gateway/chat-protocol";
-import { condenseRequest, GATEWAY_HEADERS } from "../gateway/condense-headers";
-import { gatewayAuth } from "../gateway/credentials";
 import { forward } from "../gateway/forward";
-import type { ForwardPlan } from "../gateway/forward-plan";
 import { withKeepAlive } from "../gateway/keep-alive";
-import { planRequest } from "../gateway/plan-request";
-import type { GatewayProtocol, RequestBody } from "../gateway/protocol";
-import { responsesProtocol } from "../gateway/responses-protocol";
+import type { ForwardPlan } from "../gateway/plans/forward-plan";
+import { planRequest } from "../gateway/plans/plan-request";
+import { anthropicProtocol } from "../gateway/protocols/anthropic-protocol";
+import { chatProtocol } from "../gateway/protocols/chat-protocol";
+import { condenseRequest, GATEWAY_HEADERS } from "../gateway/protocols/condense-headers";
+import type { GatewayProtocol, RequestBody } from "../gateway/protocols/protocol";
+import { responsesProtocol } from "../gateway/protocols/responses-protocol";
 import { meteredPlan, spendingGuard } from "../gateway/spending-guard";
+import { gatewayAuth } from "../gateway/upstream/credentials";
 import {
   clientResponseHeaders,
   gatewayTimeouts,
   reachUpstream,
   readUpstreamBody,
   upstreamRequestHeaders,
-} from "../gateway/upstream-call";
+} from "../gateway/upstream/upstream-call";
 import type { AppEnv } from "../http/app-env";
 import { rateLimit } from "../http/rate-limit";
 import { defineRoute } from "../http/route";

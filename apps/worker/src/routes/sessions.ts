@@ -44,13 +44,17 @@ import {
 } from "../api/schemas";
 import type { AppEnv } from "../http/app-env";
 import { defineRoute, type RouteInputOf, type RouteSpec } from "../http/route";
-import { type ContextData, type OverflowData, renderContext } from "../session/context-view";
-import { matchExpressions } from "../session/search";
-import type { SessionCall } from "../session/session-record";
+import {
+  type ContextData,
+  type OverflowData,
+  renderContext,
+} from "../session/context/context-view";
+import { matchExpressions } from "../session/recall/search";
+import type { TranscriptPage } from "../session/recall/transcript-page";
 import { type SessionStub, sessionStub } from "../session/session-stub";
-import { settingsUpdate } from "../session/settings-patch";
-import type { SideRequestRecord } from "../session/side-requests";
-import type { TranscriptPage } from "../session/transcript-page";
+import type { SessionCall } from "../session/store/session-record";
+import { settingsUpdate } from "../session/store/settings-patch";
+import type { SideRequestRecord } from "../session/turns/side-requests";
 
 const TAGS = ["sessions"];
 

@@ -10,9 +10,9 @@
 import type { DeleteResponseBody } from "../api/schemas";
 import { logLine } from "../log/log-lines";
 import type { ListReporter } from "./list-reporter";
-import { indexedRowids, type SessionVectors } from "./semantic-recall";
-import type { SessionKey } from "./session-record";
-import { deleteLeavingTombstone } from "./tombstone";
+import { indexedRowids, type SessionVectors } from "./recall/semantic-recall";
+import type { SessionKey } from "./store/session-record";
+import { deleteLeavingTombstone } from "./store/tombstone";
 
 export interface DeletionTarget {
   ctx: DurableObjectState;

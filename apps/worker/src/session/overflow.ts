@@ -12,8 +12,12 @@
 import { isContextOverflowError, type MessageFormat, parseOverflowTokens } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { CompactionScheduler } from "./compaction/scheduler";
-import { checkFormatAvailable, checkPartsAvailableNow, measureCommitted } from "./context-view";
-import { calibrateWithProviderCount } from "./provider-counts";
+import {
+  checkFormatAvailable,
+  checkPartsAvailableNow,
+  measureCommitted,
+} from "./context/context-view";
+import { calibrateWithProviderCount } from "./context/provider-counts";
 import {
   requireSession,
   type SessionCall,
@@ -21,9 +25,9 @@ import {
   saveLearnedWindow,
   servedTokens,
   setExhaustedSeq,
-} from "./session-record";
-import { inTransaction, type SessionStorage } from "./session-storage";
-import { readSettings } from "./settings";
+} from "./store/session-record";
+import { inTransaction, type SessionStorage } from "./store/session-storage";
+import { readSettings } from "./store/settings";
 
 /** A reported provider error, and the format the context is asked for in. */
 export interface OverflowInput {

@@ -9,12 +9,12 @@
  */
 
 import { workerConfig } from "../config/worker-config";
+import { nextDeliveryAt } from "./compaction/compaction-events";
 import type { CompactionScheduler } from "./compaction/scheduler";
-import { nextDeliveryAt } from "./compaction-events";
 import type { DeletionOptions } from "./deletion";
-import { armSessionAlarm, isPastRetention } from "./retention";
-import { readSession, type SessionKey } from "./session-record";
-import { dropTombstone, expireTombstone } from "./tombstone";
+import { armSessionAlarm, isPastRetention } from "./store/retention";
+import { readSession, type SessionKey } from "./store/session-record";
+import { dropTombstone, expireTombstone } from "./store/tombstone";
 
 /** What the alarm works on: the object's storage and the parts of it that act. */
 export interface AlarmTarget {

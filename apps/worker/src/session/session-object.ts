@@ -35,49 +35,42 @@ import type {
 import { workerConfig } from "../config/worker-config";
 import { logLine } from "../log/log-lines";
 import { userStub } from "../user/user-stub";
-import { type AppendInput, type AppendTarget, appendMessages } from "./append";
+import { deliverDueEvents, eventsPage, nextDeliveryAt } from "./compaction/compaction-events";
 import { compactionCountAndLast, listCompactions } from "./compaction/history";
 import { type ManualCompactInput, ManualCompactions } from "./compaction/manual";
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import type { PendingMark } from "./compaction/pending";
 import { CompactionScheduler } from "./compaction/scheduler";
-import { deliverDueEvents, eventsPage, nextDeliveryAt } from "./compaction-events";
 import {
   type ContextData,
   checkFormatAvailable,
   checkPartsAvailableNow,
   measureCommitted,
   type OverflowData,
-} from "./context-view";
+} from "./context/context-view";
+import { currentGeneration } from "./context/generations";
+import { type MemoryInsert, memoryFor } from "./context/memory-context";
+import { takeServedCompaction } from "./context/served-compaction";
+import { serveContext } from "./context/served-context";
+import { billWithSeries } from "./context/served-turns";
+import { readToolOutput } from "./context/tool-outputs";
 import { type DeletionOptions, deleteSession } from "./deletion";
-import { gatewayContextAt } from "./gateway-context";
-import {
-  appendAnswer,
-  type GatewayAnswerInput,
-  type GatewayAnswerResult,
-  type GatewayOverflowResult,
-  type GatewayTurnInput,
-  type GatewayTurnResult,
-  matchAndAppend,
-} from "./gateway-turn";
-import { currentGeneration } from "./generations";
 import { ListReporter } from "./list-reporter";
-import { type MemoryInsert, memoryFor } from "./memory-context";
-import { MessageStore } from "./message-store";
 import { compactOverflow, learnFromOverflow, type OverflowInput } from "./overflow";
-import { migrate } from "./schema";
 import {
   matchExpressions,
   type SearchInput,
   searchSession,
   VECTOR_CANDIDATES_PER_RESULT,
-} from "./search";
-import { BackfillChain, backfillStep, isBackfillComplete } from "./search-index";
-import { type SessionVectors, sessionVectorsFor } from "./semantic-recall";
-import { takeServedCompaction } from "./served-compaction";
-import { serveContext } from "./served-context";
-import { billWithSeries } from "./served-turns";
+} from "./recall/search";
+import { BackfillChain, backfillStep, isBackfillComplete } from "./recall/search-index";
+import { type SessionVectors, sessionVectorsFor } from "./recall/semantic-recall";
+import { type TranscriptPage, transcriptPage } from "./recall/transcript-page";
 import { type AlarmTarget, armAlarm, runAlarm } from "./session-alarm";
+import { updateSettings } from "./settings-update";
+import { listReport, sessionStatus } from "./status";
+import { MessageStore } from "./store/message-store";
+import { migrate } from "./store/schema";
 import {
   notFound,
   openSession,
@@ -86,10 +79,21 @@ import {
   type SessionCall,
   type SessionKey,
   type SessionRow,
-} from "./session-record";
-import { inTransaction, type SessionStorage } from "./session-storage";
-import { modelFor, readSettings, type SettingsUpdate } from "./settings";
-import { updateSettings } from "./settings-update";
+} from "./store/session-record";
+import { inTransaction, type SessionStorage } from "./store/session-storage";
+import { modelFor, readSettings, type SettingsUpdate } from "./store/settings";
+import { tombstoneAnswer } from "./store/tombstone";
+import { type AppendInput, type AppendTarget, appendMessages } from "./turns/append";
+import { gatewayContextAt } from "./turns/gateway-context";
+import {
+  appendAnswer,
+  type GatewayAnswerInput,
+  type GatewayAnswerResult,
+  type GatewayOverflowResult,
+  type GatewayTurnInput,
+  type GatewayTurnResult,
+  matchAndAppend,
+} from "./turns/gateway-turn";
 import {
   listSideRequests,
   readSideRequest,
@@ -98,11 +102,7 @@ import {
   type SideRequestSummary,
   saveSideAnswer,
   saveSideRequest,
-} from "./side-requests";
-import { listReport, sessionStatus } from "./status";
-import { tombstoneAnswer } from "./tombstone";
-import { readToolOutput } from "./tool-outputs";
-import { type TranscriptPage, transcriptPage } from "./transcript-page";
+} from "./turns/side-requests";
 
 export class SessionObject extends DurableObject<Env> {
   readonly #store: MessageStore;

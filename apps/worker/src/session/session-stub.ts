@@ -7,7 +7,7 @@
  */
 
 import type { SessionObject } from "./session-object";
-import type { SessionKey } from "./session-record";
+import type { SessionKey } from "./store/session-record";
 
 /** A session's Durable Object, as the Worker calls it. */
 export type SessionStub = DurableObjectStub<SessionObject>;

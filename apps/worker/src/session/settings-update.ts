@@ -10,16 +10,16 @@
  */
 
 import { ApiError } from "../api/errors";
-import { readWebhookSecret, writeWebhookSecret } from "./compaction-events";
-import { recountIfModelChanged } from "./recount";
+import { readWebhookSecret, writeWebhookSecret } from "./compaction/compaction-events";
+import { recountIfModelChanged } from "./context/recount";
 import {
   clearFailure,
   openSession,
   readSession,
   type SessionKey,
   setExhaustedSeq,
-} from "./session-record";
-import { inTransaction, type SessionStorage } from "./session-storage";
+} from "./store/session-record";
+import { inTransaction, type SessionStorage } from "./store/session-storage";
 import {
   checkSettings,
   mergeSettings,
@@ -27,7 +27,7 @@ import {
   readSettings,
   type SettingsUpdate,
   writeSettings,
-} from "./settings";
+} from "./store/settings";
 
 /** Applies `update` to the settings of the session of `key` (created if there is none). */
 export function updateSettings(

@@ -10,20 +10,20 @@
 
 import type { SessionStatusBody } from "../api/schemas";
 import type { SessionReport } from "../user/session-list";
+import { webhookStatus } from "./compaction/compaction-events";
 import { compactionCountAndLast } from "./compaction/history";
 import { type SummarizerBreaker, summarizerBreakerOf } from "./compaction/summarizer-breaker";
 import { type Thrashing, thrashingOf } from "./compaction/thrashing";
-import { webhookStatus } from "./compaction-events";
 import {
   compactionStatus,
   contextSize,
   measureCommitted,
   measureContext,
   readViewState,
-} from "./context-view";
-import { currentGeneration } from "./generations";
-import type { MessageStore } from "./message-store";
-import { sessionBillBody } from "./served-turns";
+} from "./context/context-view";
+import { currentGeneration } from "./context/generations";
+import { sessionBillBody } from "./context/served-turns";
+import type { MessageStore } from "./store/message-store";
 import {
   calibrationOf,
   learnedWindowOf,
@@ -31,8 +31,8 @@ import {
   requireSession,
   type SessionKey,
   type SessionRow,
-} from "./session-record";
-import { readSettings } from "./settings";
+} from "./store/session-record";
+import { readSettings } from "./store/settings";
 
 /** The configured compaction's failures in a row, when it keeps throwing (null while it works). */
 function failureOf(session: SessionRow): SessionStatusBody["compaction"]["failure"] {

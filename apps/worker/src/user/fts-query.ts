@@ -1,7 +1,7 @@
 /**
  * @module user/fts-query
  * User text as an FTS5 query that can only mean "these words", for memory
- * search and session search (`session/search-index`) alike: every word is
+ * search and session search (`session/recall/search-index`) alike: every word is
  * quoted as a string (a `"` inside doubled), so operators (AND, OR, NOT, NEAR,
  * `*`, `^`, column filters, parentheses) are matched as words or dropped, never
  * obeyed. Words are cut at whitespace and at control characters: the tokenizer

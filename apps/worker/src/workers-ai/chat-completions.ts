@@ -15,6 +15,8 @@
  * 502, which the summarizer retries and then reports as a server error.
  */
 
+import { isRecord } from "@condense/core";
+
 /** The part of a Workers AI binding this module calls (a real `Ai` binding has it). */
 export interface ChatRunner {
   run(model: string, input: Record<string, unknown>): Promise<unknown>;
@@ -25,9 +27,6 @@ interface ToolCallOut {
   type: "function";
   function: { name: string; arguments: string };
 }
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** OpenAI's `tools` as Workers AI's function-calling models take them: name, description, parameters. */
 function toolsOf(tools: unknown): Array<Record<string, unknown>> | undefined {

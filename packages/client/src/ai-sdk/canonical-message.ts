@@ -58,6 +58,7 @@ export function textOf(content: ChatMessage["content"]): string {
   return content.map((part) => (part.type === "text" ? part.text : "")).join("");
 }
 
+/** A plain object (not null, not an array); the client depends on no package, so not core's own. */
 export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

@@ -10,7 +10,7 @@
  * output kind of a tool result, so nothing of them is lost within a process).
  */
 
-import { stableJson } from "../stable-json.generated.js";
+import { stableJson } from "../generated/stable-json.generated.js";
 import { type ChatMessage, type Original, textOf } from "./canonical-message.js";
 
 /**

@@ -6,8 +6,8 @@
 import { lastUserText, startTestServer, type TestServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages/types.js";
-import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "../summary/chunk.js";
-import { openAISummarizer } from "../summary/openai-summarizer.js";
+import { UNTRUSTED_CLOSE, UNTRUSTED_OPEN } from "../summary/llm/chunk.js";
+import { openAISummarizer } from "../summary/llm/openai-summarizer.js";
 import { assistant, call, result, user } from "../test-support/conversation.js";
 import { templateHandler } from "../test-support/summary-replies.js";
 import { compact } from "./compact.js";

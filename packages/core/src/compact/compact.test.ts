@@ -18,8 +18,8 @@ import { KNOWN_ITEM_TYPES } from "../formats/responses/types.js";
 import { validateMessages } from "../formats/validate.js";
 import { toolCallInput } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
-import { extractiveSummarizer } from "../summary/extractive.js";
-import { extractIdentifiers } from "../summary/identifiers.js";
+import { extractiveSummarizer } from "../summary/extractive/extractive.js";
+import { extractIdentifiers } from "../summary/ledger/identifiers.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "../summary/summarizer.js";
 import { parseSections } from "../summary/template.js";
 import {

@@ -27,7 +27,7 @@ import { validateMessages } from "../formats/validate.js";
 import { reusedCallIds, type ToolResultCall, toolResultCalls } from "../messages/call-ids.js";
 import { repairMessages } from "../messages/repair.js";
 import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
-import { emptyLedger, mergeLedgers } from "../summary/ledger.js";
+import { emptyLedger, mergeLedgers } from "../summary/ledger/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";

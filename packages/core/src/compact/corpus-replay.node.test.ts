@@ -10,8 +10,8 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { ChatMessage } from "../messages/types.js";
-import { isToolCallId } from "../summary/identifiers.js";
-import { buildLedger } from "../summary/ledger.js";
+import { isToolCallId } from "../summary/ledger/identifiers.js";
+import { buildLedger } from "../summary/ledger/ledger.js";
 import { replaySession } from "../test-support/session-replay.js";
 import { countTokens } from "../tokens/count.js";
 

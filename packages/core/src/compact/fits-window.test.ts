@@ -14,7 +14,7 @@ import { fromResponses, toResponses } from "../formats/responses/convert.js";
 import { validateMessages } from "../formats/validate.js";
 import { messageText } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
-import { extractiveSummarizer } from "../summary/extractive.js";
+import { extractiveSummarizer } from "../summary/extractive/extractive.js";
 import type { Summarizer } from "../summary/summarizer.js";
 import {
   arbConversation,

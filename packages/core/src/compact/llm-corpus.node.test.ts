@@ -12,7 +12,7 @@ import { startTestServer, type TestServer } from "@condense/test-servers";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
 import type { ChatMessage } from "../messages/types.js";
-import { openAISummarizer } from "../summary/openai-summarizer.js";
+import { openAISummarizer } from "../summary/llm/openai-summarizer.js";
 import { templateHandler } from "../test-support/summary-replies.js";
 import { compact } from "./compact.js";
 

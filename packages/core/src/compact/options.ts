@@ -9,7 +9,7 @@ import { nonNegativeInteger, optionalString } from "../errors/option-checks.js";
 import type { ToolOutputKey } from "../messages/call-ids.js";
 import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
 import { type ModelPricing, modelPricing } from "../models/pricing.js";
-import { extractiveSummarizer } from "../summary/extractive.js";
+import { extractiveSummarizer } from "../summary/extractive/extractive.js";
 import type { Ledger, LedgerCommand, LedgerError } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
 import type { CacheState } from "./cost-policy.js";

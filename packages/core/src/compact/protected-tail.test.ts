@@ -4,7 +4,7 @@ import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.j
 import { validateMessages } from "../formats/validate.js";
 import { messageText } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
-import { extractiveSummarizer } from "../summary/extractive.js";
+import { extractiveSummarizer } from "../summary/extractive/extractive.js";
 import type { Summarizer } from "../summary/summarizer.js";
 import { SUMMARY_OPEN } from "../summary/template.js";
 import {

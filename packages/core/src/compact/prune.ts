@@ -17,7 +17,7 @@ import {
 } from "../messages/call-ids.js";
 import { messageText, toolCallInput } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
-import { extractIdentifiers } from "../summary/identifiers.js";
+import { extractIdentifiers } from "../summary/ledger/identifiers.js";
 import { messageTokens } from "../tokens/count.js";
 import { DEFAULTS } from "./options.js";
 import type { PrunedToolOutput } from "./types.js";

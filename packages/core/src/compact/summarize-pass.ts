@@ -14,9 +14,9 @@
 
 import { SummarizerError } from "../errors/condense-error.js";
 import type { ChatMessage } from "../messages/types.js";
-import { extractiveSummarizer } from "../summary/extractive.js";
-import { buildLedger, carriedLedger, retireToolCallIds } from "../summary/ledger.js";
-import { completeSummary } from "../summary/ledger-guarantee.js";
+import { extractiveSummarizer } from "../summary/extractive/extractive.js";
+import { buildLedger, carriedLedger, retireToolCallIds } from "../summary/ledger/ledger.js";
+import { completeSummary } from "../summary/ledger/ledger-guarantee.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { withholdSecrets } from "../summary/redact.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";

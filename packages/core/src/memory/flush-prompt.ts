@@ -14,7 +14,7 @@ import {
   renderMessage,
   UNTRUSTED_CLOSE,
   UNTRUSTED_OPEN,
-} from "../summary/chunk.js";
+} from "../summary/llm/chunk.js";
 import { MEMORY_TEXT_MAX_CHARS } from "./operations.js";
 import { MEMORY_KINDS, type MemoryEntry } from "./types.js";
 

@@ -14,14 +14,14 @@
 
 import { SummarizerError } from "../errors/condense-error.js";
 import { toolNamesById } from "../messages/content.js";
-import { openConnection } from "../summary/openai-connection.js";
+import { openConnection } from "../summary/llm/openai-connection.js";
 import {
   abortedError,
   type OpenAIConnectionOptions,
   type OpenAITransport,
   type Tally,
   type ToolOffer,
-} from "../summary/openai-transport.js";
+} from "../summary/llm/openai-transport.js";
 import { withholdSecrets } from "../summary/redact.js";
 import { countTokens } from "../tokens/count.js";
 import {

@@ -152,6 +152,8 @@ function refuse(problem: string): RecallParseResult {
   };
 }
 
+// Its own copy of `messages/input-checks`' isRecord: this module is copied verbatim into the client
+// (scripts/core-copies.ts), so it imports nothing.
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }

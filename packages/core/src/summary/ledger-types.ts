@@ -6,7 +6,7 @@
 /** An error a failed call's output named, carried by code across compactions. */
 export interface LedgerError {
   /**
-   * The line of the output that says what broke (`summary/error-signatures`): tool output, so
+   * The line of the output that says what broke (`summary/ledger/error-signatures`): tool output, so
    * quoted as data wherever it is written, never followed.
    */
   signature: string;

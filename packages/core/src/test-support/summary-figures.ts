@@ -10,9 +10,9 @@
 import { splitLatestUser } from "../compact/latest-user.js";
 import { toolCallInput, toolCallName } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
-import { extractIdentifiers, isToolCallId } from "../summary/identifiers.js";
+import { extractIdentifiers, isToolCallId } from "../summary/ledger/identifiers.js";
+import { filesTouched, shellCommandOf } from "../summary/ledger/tool-calls.js";
 import type { Ledger } from "../summary/ledger-types.js";
-import { filesTouched, shellCommandOf } from "../summary/tool-calls.js";
 import { countTokens } from "../tokens/count.js";
 
 /** Words a line must say besides its identifiers to be more than a list of them. */

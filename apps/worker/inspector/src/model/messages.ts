@@ -6,16 +6,13 @@
  * appended, so a message kept verbatim has the same key in both).
  */
 
+import { isRecord } from "@condense/core";
 import type { ChatLike } from "../api/types.ts";
 
 export interface ToolCallView {
   id: string;
   name: string;
   arguments: string;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null;
 }
 
 /** The message's text: a string content, or its text parts joined; other parts are named in brackets. */

@@ -13,10 +13,10 @@
 import type { ChatMessage, Ledger, PrunedToolOutput } from "@condense/core";
 import type { CompactionEventBody } from "../../api/schemas";
 import { type CompactionLogBase, type CompactionLogLine, logCompaction } from "../../log/log-lines";
-import { saveCacheState } from "../cache-state";
-import { recordCompactionEvent } from "../compaction-events";
-import { type ContextMeasure, commitView, isCurrent } from "../context-view";
-import { sessionBillBody } from "../served-turns";
+import { type ContextMeasure, commitView, isCurrent } from "../context/context-view";
+import { sessionBillBody } from "../context/served-turns";
+import { markPruned, type OutputSeqs } from "../context/tool-outputs";
+import { saveCacheState } from "../store/cache-state";
 import {
   clearFailure,
   clearPendingTrigger,
@@ -24,9 +24,9 @@ import {
   saveLedger,
   setExhaustedSeq,
   setRetryAt,
-} from "../session-record";
-import type { SessionStorage } from "../session-storage";
-import { markPruned, type OutputSeqs } from "../tool-outputs";
+} from "../store/session-record";
+import type { SessionStorage } from "../store/session-storage";
+import { recordCompactionEvent } from "./compaction-events";
 import { compactionReach } from "./exhaustion";
 import { type CompactionFallback, recordCompaction } from "./history";
 import type { CompactionSnapshot } from "./open-calls";

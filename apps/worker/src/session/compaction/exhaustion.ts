@@ -4,7 +4,7 @@
  * again for nothing. A compaction whose result still triggers cannot do
  * better until more messages arrive (`exhausted_seq`: the last seq it saw).
  *
- * A request's fixed overhead (`gateway/request-overhead`) can leave so little
+ * A request's fixed overhead (`gateway/plans/request-overhead`) can leave so little
  * of the window that no compaction reaches its target: the system prompt and
  * the newest messages, which are never compacted, fill what is left. Each new
  * turn would then be compacted again, the prompt's prefix changing on every
@@ -16,9 +16,9 @@
  * overflow the upstream reports still compacts at once.
  */
 
-import type { ContextMeasure } from "../context-view";
-import type { MessageStore } from "../message-store";
-import { isExhausted, type SessionRow } from "../session-record";
+import type { ContextMeasure } from "../context/context-view";
+import type { MessageStore } from "../store/message-store";
+import { isExhausted, type SessionRow } from "../store/session-record";
 
 /** How a compaction that ended with `tokensAfter` (engine units) left the session. */
 export type CompactionReach =

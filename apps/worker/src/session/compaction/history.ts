@@ -6,13 +6,14 @@
  * fallback of a configured compaction that threw), and its API shape.
  */
 
+import type { CompactionTrigger } from "../../api/compaction-trigger";
 import type { CompactionEventBody } from "../../api/schemas";
 import { insertRow } from "../../sqlite/insert-row";
 
 type CompactionRow = {
   id: number;
   at: number;
-  trigger: string;
+  trigger: CompactionTrigger;
   strategy: string;
   tier: number;
   tokens_before: number;
@@ -41,7 +42,7 @@ export interface CompactionFallback {
 /** What a commit records; the id and the API shape come back from `recordCompaction`. */
 export interface CompactionRecord {
   at: number;
-  trigger: string;
+  trigger: CompactionTrigger;
   strategy: "local" | "openai";
   tier: number;
   tokensBefore: number;

@@ -21,12 +21,12 @@ import {
   summaryDigest,
 } from "@condense/core";
 import { workerConfig } from "../../config/worker-config";
-import { cacheStateOf } from "../cache-state";
-import type { ContextMeasure } from "../context-view";
-import { ledgerOf, type SessionRow } from "../session-record";
-import { type SessionSettings, settingsOptions } from "../settings";
-import { summarizerFor } from "../summarizer-config";
-import { cutOutputReference, type OutputSeqs, outputReference } from "../tool-outputs";
+import type { ContextMeasure } from "../context/context-view";
+import { cutOutputReference, type OutputSeqs, outputReference } from "../context/tool-outputs";
+import { cacheStateOf } from "../store/cache-state";
+import { ledgerOf, type SessionRow } from "../store/session-record";
+import { type SessionSettings, settingsOptions } from "../store/settings";
+import { summarizerFor } from "../store/summarizer-config";
 import type { NewView } from "./commit";
 import type { CompactionSnapshot } from "./open-calls";
 import { llmSkippedUntil, type SummarizerBreaker } from "./summarizer-breaker";

@@ -11,11 +11,11 @@
 
 import type { IdempotencyInput } from "../../api/idempotency-key";
 import type { ManualCompactResponseBody } from "../../api/schemas";
-import { measureCommitted } from "../context-view";
-import { inflightKey, remember, replay } from "../idempotency";
-import { notFound, requireSession, type SessionCall } from "../session-record";
-import type { SessionStorage } from "../session-storage";
-import { readSettings } from "../settings";
+import { measureCommitted } from "../context/context-view";
+import { inflightKey, remember, replay } from "../store/idempotency";
+import { notFound, requireSession, type SessionCall } from "../store/session-record";
+import type { SessionStorage } from "../store/session-storage";
+import { readSettings } from "../store/settings";
 import type { RunResult } from "./run";
 import type { CompactionScheduler } from "./scheduler";
 

@@ -21,8 +21,8 @@ import {
 } from "@condense/core";
 import { type CompactionLogBase, logLine } from "../../log/log-lines";
 import { userStub } from "../../user/user-stub";
-import type { SessionSettings } from "../settings";
-import { memoryFlusherFor } from "../summarizer-config";
+import type { SessionSettings } from "../store/settings";
+import { memoryFlusherFor } from "../store/summarizer-config";
 import type { CompactionSnapshot } from "./open-calls";
 
 /**

@@ -6,10 +6,11 @@
  * sets the alarm that runs it once that transaction committed.
  */
 
-import { type ContextMeasure, measureCommitted } from "../context-view";
-import type { MessageStore } from "../message-store";
-import { readSession, setPendingTrigger } from "../session-record";
-import { readSettings } from "../settings";
+import type { CompactionTrigger } from "../../api/compaction-trigger";
+import { type ContextMeasure, measureCommitted } from "../context/context-view";
+import type { MessageStore } from "../store/message-store";
+import { readSession, setPendingTrigger } from "../store/session-record";
+import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 
 /** A background compaction marked pending by this call (`new`) or before it (`pending`). */
@@ -30,7 +31,7 @@ export function decidePending(
   sql: SqlStorage,
   store: MessageStore,
   defaultModel: string | undefined,
-  trigger: string,
+  trigger: CompactionTrigger,
 ): PendingDecision {
   const session = readSession(sql);
   if (session === undefined) return { mark: undefined };
@@ -51,7 +52,7 @@ export function markPending(
   sql: SqlStorage,
   store: MessageStore,
   defaultModel: string | undefined,
-  trigger: string,
+  trigger: CompactionTrigger,
 ): PendingMark | undefined {
   return decidePending(sql, store, defaultModel, trigger).mark;
 }

@@ -18,15 +18,16 @@
 
 import { CondenseError, sendableMessages } from "@condense/core";
 import { writeDataPoint } from "../../analytics/data-points";
+import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { workerConfig } from "../../config/worker-config";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
-import { recordCompactionEvent } from "../compaction-events";
-import { measureContext, readSnapshot } from "../context-view";
-import { clearPendingTrigger, readSession, recordFailure } from "../session-record";
-import type { SessionStorage } from "../session-storage";
-import { readSettings } from "../settings";
-import { outputSeqs } from "../tool-outputs";
+import { measureContext, readSnapshot } from "../context/context-view";
+import { outputSeqs } from "../context/tool-outputs";
+import { clearPendingTrigger, readSession, recordFailure } from "../store/session-record";
+import type { SessionStorage } from "../store/session-storage";
+import { readSettings } from "../store/settings";
 import { type CommitResult, commitCompaction, type NewView } from "./commit";
+import { recordCompactionEvent } from "./compaction-events";
 import { isCompactionExhausted } from "./exhaustion";
 import type { CompactionFallback } from "./history";
 import { fallbackView, type LocalCompaction, localView } from "./local";
@@ -86,7 +87,7 @@ function failureCode(error: unknown): string {
 export async function runCompaction(
   storage: SessionStorage,
   env: Env,
-  trigger: string,
+  trigger: CompactionTrigger,
   options: CompactionOptions,
   memorySinks: MemorySinkFactory = noMemorySink,
 ): Promise<RunResult> {

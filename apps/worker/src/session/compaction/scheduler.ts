@@ -15,8 +15,9 @@
  * scheduled if one is due.
  */
 
+import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { workerConfig } from "../../config/worker-config";
-import { measureCommitted } from "../context-view";
+import { measureCommitted } from "../context/context-view";
 import {
   clearPendingTrigger,
   readSession,
@@ -24,9 +25,9 @@ import {
   type SessionRow,
   setExhaustedSeq,
   setRetryAt,
-} from "../session-record";
-import type { SessionStorage } from "../session-storage";
-import { readSettings } from "../settings";
+} from "../store/session-record";
+import type { SessionStorage } from "../store/session-storage";
+import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 import type { MemorySinkFactory } from "./memory-flush";
 import { markPending, type PendingMark } from "./pending";
@@ -73,7 +74,7 @@ export class CompactionScheduler {
   }
 
   /** Runs a compaction after those queued before it, then schedules the next if one is due. */
-  run(trigger: string, options: CompactionOptions): Promise<RunResult> {
+  run(trigger: CompactionTrigger, options: CompactionOptions): Promise<RunResult> {
     return this.#queue.run(() => this.#compact(trigger, options));
   }
 
@@ -103,7 +104,7 @@ export class CompactionScheduler {
    * when none was needed.
    */
   async compactIfOverBudget(
-    trigger: string,
+    trigger: CompactionTrigger,
     requestId: string | undefined,
   ): Promise<RunResult | undefined> {
     if (!this.isOverBudget()) return undefined;
@@ -147,7 +148,7 @@ export class CompactionScheduler {
   }
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
-  async scheduleIfNeeded(trigger: string): Promise<boolean> {
+  async scheduleIfNeeded(trigger: CompactionTrigger): Promise<boolean> {
     const { storage, env } = this.deps;
     const mark = markPending(storage.open().sql, storage.store, env.DEFAULT_MODEL, trigger);
     if (mark === undefined) return false;
@@ -198,7 +199,7 @@ export class CompactionScheduler {
   }
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
-  async #compact(trigger: string, options: CompactionOptions): Promise<RunResult> {
+  async #compact(trigger: CompactionTrigger, options: CompactionOptions): Promise<RunResult> {
     const { storage, env } = this.deps;
     const onStarted = () => this.deps.eventsRecorded();
     try {

@@ -1,0 +1,176 @@
+import { type ChatMessage, contextWindowFor, messageTokens } from "@condense/core";
+import { describe, expect, it } from "vitest";
+import type { SessionRow } from "../store/session-record";
+import { DEFAULT_SETTINGS, type SessionSettings } from "../store/settings";
+import { measureContext, renderContext, withPinned } from "./context-view";
+
+const system: ChatMessage = { role: "system", content: "rules" };
+const developer: ChatMessage = { role: "developer", content: "more rules" };
+const user: ChatMessage = { role: "user", content: "hello" };
+const assistant: ChatMessage = { role: "assistant", content: "hi" };
+const pin: ChatMessage = { role: "user", content: "Always answer in French." };
+
+function session(overrides: Partial<SessionRow> = {}): SessionRow {
+  return {
+    user_id: "u",
+    session_id: "s",
+    epoch: "e",
+    created_at: 0,
+    updated_at: 0,
+    last_model: null,
+    message_count: 0,
+    transcript_tokens: 0,
+    cooldown_until: null,
+    calibration_ratio: 1,
+    calibration_samples: 0,
+    pending_trigger: null,
+    exhausted_seq: null,
+    ledger: null,
+    learned_window: null,
+    learned_window_model: null,
+    served_tokens: null,
+    served_seq: null,
+    failed_attempts: 0,
+    last_failure_at: null,
+    last_failure: null,
+    retry_at: null,
+    overhead_tokens: 0,
+    cache_excess_tokens: null,
+    cache_compacted_tokens: null,
+    cache_stable_tokens: null,
+    memory_block: null,
+    memory_block_compaction: null,
+    ...overrides,
+  };
+}
+
+function settings(overrides: Partial<SessionSettings> = {}): SessionSettings {
+  return { ...DEFAULT_SETTINGS, ...overrides };
+}
+
+describe("withPinned", () => {
+  it("puts pinned messages after the leading system and developer messages", () => {
+    expect(withPinned([system, developer, user, assistant], [pin])).toEqual([
+      system,
+      developer,
+      pin,
+      user,
+      assistant,
+    ]);
+  });
+
+  it("puts them first when there is no leading system message, and changes nothing without any", () => {
+    expect(withPinned([user, system], [pin])).toEqual([pin, user, system]);
+    const messages = [system, user];
+    expect(withPinned(messages, [])).toBe(messages);
+  });
+});
+
+describe("measureContext", () => {
+  it("hands the engine the calibrated window minus the pinned messages, and reports calibrated figures", () => {
+    const model = "claude-sonnet-4";
+    const pinnedTokens = messageTokens(pin, model);
+    const measure = measureContext(
+      session({ last_model: model, calibration_ratio: 1.5 }),
+      settings({ contextWindow: 90_000, pinned: [pin] }),
+      10_000,
+      undefined,
+    );
+    expect(measure.model).toBe(model);
+    expect(measure.calibrationRatio).toBe(1.5);
+    expect(measure.pinnedTokens).toBe(pinnedTokens);
+    expect(measure.engineWindow).toBe(60_000 - pinnedTokens);
+    expect(measure.tokens).toBe(Math.round((10_000 + pinnedTokens) * 1.5));
+    expect(measure.contextWindow).toBe(90_000);
+  });
+
+  it("keeps room for the request's overhead as for pinned messages, and knows the target it costs", () => {
+    const base = settings({ contextWindow: 32_000 });
+    const without = measureContext(session(), base, 5_000, "gpt-4o");
+    const tools = measureContext(session({ overhead_tokens: 12_000 }), base, 5_000, "gpt-4o");
+    expect(without.overhead).toBeUndefined();
+    expect(tools.overheadTokens).toBe(12_000);
+    expect(tools.engineWindow).toBe(20_000);
+    // The reported window is still the whole one; what the messages may hold is smaller.
+    expect(tools.contextWindow).toBe(32_000);
+    expect(tools.budget).toBeLessThan(without.budget);
+    expect(tools.engineTarget).toBeLessThan(without.engineTarget);
+    expect(tools.overhead).toEqual({ targetWithout: without.engineTarget, regrowthTokens: 8_000 });
+    // An overhead over the window leaves the engine one token, and the context critical.
+    const over = measureContext(session({ overhead_tokens: 40_000 }), base, 5_000, "gpt-4o");
+    expect(over.engineWindow).toBe(1);
+    expect(over.warningLevel).toBe("critical");
+  });
+
+  it("never calibrates OpenAI models, whose tokens are counted exactly", () => {
+    const measure = measureContext(
+      session({ calibration_ratio: 1.5 }),
+      settings(),
+      1_000,
+      "gpt-4o",
+    );
+    expect(measure.model).toBe("gpt-4o");
+    expect(measure.calibrationRatio).toBe(1);
+    expect(measure.tokens).toBe(1_000);
+    expect(measure.contextWindow).toBe(contextWindowFor("gpt-4o"));
+  });
+
+  it("asks for a compaction above threshold × window, and warns above window − reserve", () => {
+    const base = settings({ contextWindow: 100_000, threshold: 0.5, reserveTokens: 30_000 });
+    const below = measureContext(session(), base, 49_000, "gpt-4o");
+    const above = measureContext(session(), base, 51_000, "gpt-4o");
+    const over = measureContext(session(), base, 75_000, "gpt-4o");
+    expect([below.compactionDue, above.compactionDue, over.compactionDue]).toEqual([
+      false,
+      true,
+      true,
+    ]);
+    expect(below.triggerTokens).toBe(50_000);
+    expect(over.budget).toBe(70_000);
+    expect([below.warningLevel, over.warningLevel]).toEqual(["none", "warning"]);
+  });
+  it("uses a window a provider stated for the model when it is below the configured one", () => {
+    const learned = session({ learned_window: 8_192, learned_window_model: "gpt-4o" });
+    expect(measureContext(learned, settings(), 1_000, "gpt-4o").contextWindow).toBe(8_192);
+    // The engine caps the reserve at half a small window.
+    expect(measureContext(learned, settings(), 1_000, "gpt-4o").budget).toBe(4_096);
+    expect(
+      measureContext(learned, settings({ contextWindow: 6_000 }), 1_000, "gpt-4o").contextWindow,
+    ).toBe(6_000);
+    // Learned for another model: not this one's.
+    expect(measureContext(learned, settings(), 1_000, "gpt-4.1").contextWindow).toBe(
+      contextWindowFor("gpt-4.1"),
+    );
+  });
+});
+
+describe("renderContext", () => {
+  const compaction = { type: "compaction", encrypted_content: "gAAAA-opaque" };
+
+  it("renders the messages in the format asked for", () => {
+    const rendered = renderContext({ messages: [system, user] }, "anthropic");
+    expect(rendered).toEqual({ system: "rules", messages: [{ role: "user", content: "hello" }] });
+  });
+
+  it("sends OpenAI compaction items as they are, then the messages after them, in Responses", () => {
+    const rendered = renderContext(
+      { messages: [user], responsesItems: [compaction], rest: [user] },
+      "responses",
+    );
+    expect(rendered.messages[0]).toBe(compaction);
+    expect(rendered.messages).toHaveLength(2);
+    expect(JSON.stringify(rendered.messages[1])).toContain("hello");
+  });
+
+  it("refuses OpenAI compaction items in another format, saying how to ask for Responses", () => {
+    const items = { messages: [user], responsesItems: [compaction], rest: [user] };
+    expect(() => renderContext(items, "openai")).toThrow(/ask for format=responses or set/);
+    expect(() => renderContext(items, "anthropic", { askFor: "use /responses" })).toThrow(
+      expect.objectContaining({
+        status: 409,
+        code: "format_not_available",
+        message: expect.stringContaining("use /responses or set the session's strategy to local"),
+      }),
+    );
+  });
+});

@@ -1,0 +1,44 @@
+/**
+ * @module session/context/provider-counts
+ * A provider's own count of a prompt (an append's `usage.inputTokens`, the
+ * count an overflow error states) folded into the session's calibration,
+ * against our estimate of the same prompt: its messages and the fixed
+ * overhead a gateway request sent beside them.
+ */
+
+import { calibrate, isExactlyCounted } from "../store/calibration";
+import type { MessageStore } from "../store/message-store";
+import { calibrationOf, type SessionRow, saveCalibration } from "../store/session-record";
+import { modelFor, type SessionSettings } from "../store/settings";
+import { contextSize, messagesTokens } from "./context-view";
+
+/** A provider's count of a prompt, and our estimate of that prompt in engine tokens. */
+export interface ProviderCount {
+  reportedTokens: number;
+  /** Of the messages: by default the committed context, pinned messages included. */
+  estimate?: number;
+}
+
+/**
+ * Calibrates the session with a provider's count (OpenAI models are counted exactly and keep their
+ * ratio); returns the session as it now is. Run it in the caller's transaction.
+ */
+export function calibrateWithProviderCount(
+  sql: SqlStorage,
+  store: MessageStore,
+  session: SessionRow,
+  settings: SessionSettings,
+  defaultModel: string | undefined,
+  count: ProviderCount,
+): SessionRow {
+  const model = modelFor(settings, session.last_model, defaultModel);
+  if (isExactlyCounted(model)) return session;
+  // The provider counted the request's fixed overhead (its tool definitions) too: left out, it would
+  // pass for a larger count per message.
+  const ours =
+    (count.estimate ?? contextSize(sql, store).tokens + messagesTokens(settings.pinned, model)) +
+    session.overhead_tokens;
+  const next = calibrate(calibrationOf(session), ours, count.reportedTokens);
+  saveCalibration(sql, next);
+  return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
+}

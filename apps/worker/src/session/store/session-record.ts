@@ -1,0 +1,261 @@
+/**
+ * @module session/store/session-record
+ * The one `condense_session` row of a session's object: its owner, epoch,
+ * counters, summarizer cooldown, token calibration, the pending background
+ * trigger, how far compaction has gone, the identifier ledger carried from
+ * one compaction to the next, the window a provider's overflow error stated,
+ * the size of the context last served, the compactions failing in a row and
+ * the latest gateway request's fixed overhead. The epoch changes when a session
+ * is deleted and created again, so a compaction that started before can tell
+ * that its snapshot belongs to a session that no longer exists.
+ */
+
+import type { Ledger } from "@condense/core";
+import type { CompactionTrigger } from "../../api/compaction-trigger";
+import { ApiError } from "../../api/errors";
+import type { Calibration } from "./calibration";
+
+/** Which session: the authenticated user and the session id (the object's name encodes both). */
+export interface SessionKey {
+  userId: string;
+  sessionId: string;
+}
+
+/**
+ * A call on a session's object: the session's key, and the id of the Worker's request that makes
+ * it, which the log lines of a compaction the call runs carry (it names the request, not the session).
+ */
+export interface SessionCall extends SessionKey {
+  requestId?: string;
+}
+
+export type SessionRow = {
+  user_id: string;
+  session_id: string;
+  epoch: string;
+  created_at: number;
+  updated_at: number;
+  last_model: string | null;
+  message_count: number;
+  transcript_tokens: number;
+  cooldown_until: number | null;
+  calibration_ratio: number;
+  calibration_samples: number;
+  pending_trigger: CompactionTrigger | null;
+  exhausted_seq: number | null;
+  /** JSON of the `ledger` the last summarizing compaction returned (schema v2). */
+  ledger: string | null;
+  /** The context window a provider's overflow error stated for `learned_window_model` (schema v4). */
+  learned_window: number | null;
+  learned_window_model: string | null;
+  /** Engine tokens (pinned included) and last seq of the context last served to the client (schema v4). */
+  served_tokens: number | null;
+  served_seq: number | null;
+  /** Configured compactions that threw in a row, what went wrong last and when (schema v6). */
+  failed_attempts: number;
+  last_failure_at: number | null;
+  last_failure: string | null;
+  /** When the alarm tries a failed background compaction again (schema v6). */
+  retry_at: number | null;
+  /**
+   * Engine tokens the latest gateway request sent beside its messages that the provider counts as
+   * input, its tool definitions (`gateway/plans/request-overhead`; schema v11): the window keeps room for them.
+   */
+  overhead_tokens: number;
+  /** The cost policy's state (core `CacheState`), NULL before the first compaction (schema v12). */
+  cache_excess_tokens: number | null;
+  cache_compacted_tokens: number | null;
+  cache_stable_tokens: number | null;
+  /** JSON of the memory block frozen for the view of `memory_block_compaction` (schema v12). */
+  memory_block: string | null;
+  memory_block_compaction: number | null;
+};
+
+export function notFound(sessionId: string): ApiError {
+  return new ApiError(
+    404,
+    "not_found",
+    `session ${JSON.stringify(sessionId)} not found; a session exists once a message has been appended to it or its settings were set with PATCH`,
+  );
+}
+
+export function readSession(sql: SqlStorage): SessionRow | undefined {
+  return sql.exec<SessionRow>("SELECT * FROM condense_session WHERE id = 1").toArray()[0];
+}
+
+/** The session `key` names, or the 404 for a session that does not exist or is not the caller's. */
+export function requireSession(sql: SqlStorage, key: SessionKey): SessionRow {
+  const row = readSession(sql);
+  // The object's name already encodes the user; the stored owner is checked as defence in depth.
+  if (row === undefined || row.user_id !== key.userId || row.session_id !== key.sessionId) {
+    throw notFound(key.sessionId);
+  }
+  return row;
+}
+
+/** The session of `key`, created (empty, with a new epoch) if this object holds none. */
+export function openSession(sql: SqlStorage, key: SessionKey, now: number): SessionRow {
+  if (readSession(sql) === undefined) {
+    sql.exec(
+      `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at)
+       VALUES (1, ?, ?, ?, ?, ?)`,
+      key.userId,
+      key.sessionId,
+      crypto.randomUUID(),
+      now,
+      now,
+    );
+  }
+  return requireSession(sql, key);
+}
+
+/** Whether compaction already went as far as it can for the transcript up to `lastSeq`. */
+export function isExhausted(session: SessionRow, lastSeq = session.message_count): boolean {
+  return session.exhausted_seq !== null && session.exhausted_seq >= lastSeq;
+}
+
+export function saveCalibration(sql: SqlStorage, calibration: Calibration): void {
+  sql.exec(
+    "UPDATE condense_session SET calibration_ratio = ?, calibration_samples = ? WHERE id = 1",
+    calibration.ratio,
+    calibration.samples,
+  );
+}
+
+/** Until when the LLM summarizer is skipped after a failure; run it inside the commit's transaction. */
+export function saveCooldown(sql: SqlStorage, cooldownUntil: number): void {
+  sql.exec("UPDATE condense_session SET cooldown_until = ? WHERE id = 1", cooldownUntil);
+}
+
+export function calibrationOf(session: SessionRow): Calibration {
+  return { ratio: session.calibration_ratio, samples: session.calibration_samples };
+}
+
+/** Marks a background compaction as wanted (the caller sets the alarm). */
+export function setPendingTrigger(sql: SqlStorage, trigger: CompactionTrigger): void {
+  sql.exec("UPDATE condense_session SET pending_trigger = ? WHERE id = 1", trigger);
+}
+
+/** A compaction ran (or found nothing to do): no background compaction is pending any more. */
+export function clearPendingTrigger(sql: SqlStorage): void {
+  sql.exec("UPDATE condense_session SET pending_trigger = NULL WHERE id = 1");
+}
+
+/**
+ * Up to which transcript seq compaction already went as far as it can (null: it may get further: new
+ * limits, a new strategy, a provider's refusal). With `updatedAt`, the session's `updated_at` too.
+ */
+export function setExhaustedSeq(
+  sql: SqlStorage,
+  exhaustedSeq: number | null,
+  updatedAt?: number,
+): void {
+  sql.exec(
+    "UPDATE condense_session SET exhausted_seq = ?, updated_at = COALESCE(?, updated_at) WHERE id = 1",
+    exhaustedSeq,
+    updatedAt ?? null,
+  );
+}
+
+export function setLastModel(sql: SqlStorage, model: string): void {
+  sql.exec("UPDATE condense_session SET last_model = ? WHERE id = 1", model);
+}
+
+/** Counts appended messages in; run it in the append's transaction. */
+export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, now: number): void {
+  sql.exec(
+    `UPDATE condense_session SET message_count = ?, transcript_tokens = transcript_tokens + ?, updated_at = ?
+     WHERE id = 1`,
+    lastSeq,
+    tokens,
+    now,
+  );
+}
+
+/**
+ * Sets the transcript's token total after a recount for another model, and forgets the size of the
+ * context last served: it was counted for the old model, so a later overflow report compares with
+ * the current context instead.
+ */
+export function saveRecountedTokens(sql: SqlStorage, transcriptTokens: number): void {
+  sql.exec(
+    "UPDATE condense_session SET transcript_tokens = ?, served_tokens = NULL, served_seq = NULL WHERE id = 1",
+    transcriptTokens,
+  );
+}
+
+/** The ledger the last summarizing compaction returned, for the next one. */
+export function ledgerOf(session: SessionRow): Ledger | undefined {
+  return session.ledger === null ? undefined : (JSON.parse(session.ledger) as Ledger);
+}
+
+/** Stores a compaction's ledger; run it inside the commit's transaction. */
+export function saveLedger(sql: SqlStorage, ledger: Ledger): void {
+  sql.exec("UPDATE condense_session SET ledger = ? WHERE id = 1", JSON.stringify(ledger));
+}
+
+/** The window a provider stated for `model`, if one was learned for that model. */
+export function learnedWindowOf(session: SessionRow, model: string): number | undefined {
+  return session.learned_window !== null && session.learned_window_model === model
+    ? session.learned_window
+    : undefined;
+}
+
+/** Remembers the window a provider's overflow error stated for `model`. */
+export function saveLearnedWindow(sql: SqlStorage, window: number, model: string): void {
+  sql.exec(
+    "UPDATE condense_session SET learned_window = ?, learned_window_model = ? WHERE id = 1",
+    window,
+    model,
+  );
+}
+
+/** Records the latest gateway request's fixed overhead (engine tokens). */
+export function saveOverhead(sql: SqlStorage, tokens: number): void {
+  sql.exec("UPDATE condense_session SET overhead_tokens = ? WHERE id = 1", tokens);
+}
+
+/** Records the size of the context just served, which a later overflow report's count refers to. */
+export function saveServed(sql: SqlStorage, tokens: number, lastSeq: number): void {
+  sql.exec(
+    "UPDATE condense_session SET served_tokens = ?, served_seq = ? WHERE id = 1",
+    tokens,
+    lastSeq,
+  );
+}
+
+/**
+ * The engine tokens of the context the client last fetched, if it is still the one it would send: no
+ * message was appended since (a compaction since does not matter, the client still holds the old one).
+ */
+export function servedTokens(session: SessionRow): number | undefined {
+  return session.served_tokens !== null && session.served_seq === session.message_count
+    ? session.served_tokens
+    : undefined;
+}
+
+/** A configured compaction threw: one more failed attempt in a row, and what went wrong. Returns the count. */
+export function recordFailure(sql: SqlStorage, message: string, at: number): number {
+  const row = sql
+    .exec<{ failed_attempts: number }>(
+      `UPDATE condense_session SET failed_attempts = failed_attempts + 1, last_failure_at = ?, last_failure = ?
+       WHERE id = 1 RETURNING failed_attempts`,
+      at,
+      message,
+    )
+    .toArray()[0];
+  return row?.failed_attempts ?? 0;
+}
+
+/** When the alarm tries again after a failure, or null when it does not. */
+export function setRetryAt(sql: SqlStorage, retryAt: number | null): void {
+  sql.exec("UPDATE condense_session SET retry_at = ? WHERE id = 1", retryAt);
+}
+
+/** The configured compaction works (again), or new settings deserve a fresh start: no failure to show. */
+export function clearFailure(sql: SqlStorage): void {
+  sql.exec(
+    `UPDATE condense_session SET failed_attempts = 0, last_failure_at = NULL, last_failure = NULL,
+       retry_at = NULL WHERE id = 1`,
+  );
+}
