@@ -36,6 +36,7 @@ import {
   GatewayUpstreamParam,
 } from "../api/schemas";
 import { workerConfig } from "../config/worker-config";
+import { type AgentSession, requestSession } from "../gateway/agent-identity";
 import { anthropicProtocol } from "../gateway/anthropic-protocol";
 import { chatProtocol } from "../gateway/chat-protocol";
 import { condenseRequest, GATEWAY_HEADERS } from "../gateway/condense-headers";
@@ -151,14 +152,16 @@ async function serveModelRequest(
   text: string,
 ): Promise<Response> {
   const { protocol } = route;
-  const condense = condenseRequest(c.req.raw.headers);
+  const explicit = condenseRequest(c.req.raw.headers);
+  const session = await requestSession(explicit.sessionId, c.req.raw.headers, body);
+  const condense = { ...explicit, sessionId: session?.id };
   const upstream = c.get("upstream");
   let planned: ForwardPlan | undefined;
   const keepAlive = {
     intervalMs: workerConfig(c.env).gatewayKeepAliveMs,
     streamed: body.stream === true,
     protocol,
-    headers: async () => planned?.headers ?? (await waitingHeaders(c, condense.sessionId)),
+    headers: async () => planned?.headers ?? (await waitingHeaders(c, session)),
   };
   return withKeepAlive(c, keepAlive, async (gatewayWait) => {
     const plan = await gatewayWait(
@@ -173,9 +176,9 @@ async function serveModelRequest(
         requestId: c.get("requestId"),
       }),
     );
-    planned = plan;
+    planned = withSessionSource(plan, session);
     const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
-    const counted = countedTurn(c, meteredPlan(c, plan), c.req.param("upstream") ?? "", body);
+    const counted = countedTurn(c, meteredPlan(c, planned), c.req.param("upstream") ?? "", body);
     const target = { url: `${upstream.baseUrl}${route.path}`, headers };
     return forward(c, protocol, target, counted, gatewayWait);
   });
@@ -187,15 +190,23 @@ async function serveModelRequest(
  */
 async function waitingHeaders(
   c: Context<AppEnv>,
-  sessionId: string | undefined,
+  session: AgentSession | undefined,
 ): Promise<Record<string, string>> {
-  if (sessionId === undefined) return {};
-  const key = { userId: c.get("userId"), sessionId, requestId: c.get("requestId") };
+  if (session === undefined) return {};
+  const key = { userId: c.get("userId"), sessionId: session.id, requestId: c.get("requestId") };
   const { generation } = unwrap(await sessionStub(c.env, key).gatewayGeneration(key));
   return {
-    [GATEWAY_HEADERS.session]: sessionId,
+    [GATEWAY_HEADERS.session]: session.id,
+    [GATEWAY_HEADERS.sessionSource]: session.source,
     [GATEWAY_HEADERS.generation]: String(generation),
   };
+}
+
+/** The plan, its response also naming the field the session came from. */
+function withSessionSource(plan: ForwardPlan, session: AgentSession | undefined): ForwardPlan {
+  if (session === undefined) return plan;
+  plan.headers[GATEWAY_HEADERS.sessionSource] = session.source;
+  return plan;
 }
 
 /**
