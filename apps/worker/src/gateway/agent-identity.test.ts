@@ -36,6 +36,17 @@ describe("agentSession", () => {
     });
   });
 
+  it("names opencode's session by x-session-id", async () => {
+    const headers = new Headers({
+      "x-session-id": "ses_ddb8a909dffefoco0yMbWDdWCq",
+      "x-session-affinity": "ses_ddb8a909dffefoco0yMbWDdWCq",
+    });
+    expect(await agentSession(headers, {})).toEqual({
+      id: "session:ses_ddb8a909dffefoco0yMbWDdWCq",
+      source: "x-session-id",
+    });
+  });
+
   it("falls back on a generic prompt_cache_key or metadata.session_id", async () => {
     expect(await agentSession(new Headers(), { prompt_cache_key: "ses_01ABC" })).toEqual({
       id: "cache-key:ses_01ABC",

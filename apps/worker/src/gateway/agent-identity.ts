@@ -3,7 +3,7 @@
  * The session a gateway request belongs to when it names none: agents already
  * say which conversation a request is part of (Claude Code in
  * `x-claude-code-session-id` and `metadata.user_id`, Codex in `session-id` and
- * `prompt_cache_key`, opencode and pi in their own fields), so an agent that
+ * `prompt_cache_key`, opencode in `x-session-id`), so an agent that
  * only changes its base URL still gets a session. The id is kept per user like
  * every session (the caller's credential picks the user), prefixed by the
  * agent family so two agents' ids never meet, and reported in
@@ -30,6 +30,7 @@ export type SessionSource =
   | "session-id"
   | "session_id"
   | "thread-id"
+  | "x-session-id"
   | "x-session-affinity"
   | "prompt_cache_key"
   | "metadata.session_id";
@@ -94,6 +95,8 @@ const FIELDS: readonly IdentityField[] = [
   { source: "session-id", family: "codex", read: header("session-id") },
   { source: "session_id", family: "session", read: header("session_id") },
   { source: "thread-id", family: "codex", read: header("thread-id") },
+  // opencode sends its session (`ses_…`) in both.
+  { source: "x-session-id", family: "session", read: header("x-session-id") },
   { source: "x-session-affinity", family: "session", read: header("x-session-affinity") },
   {
     source: "metadata.session_id",
