@@ -124,24 +124,33 @@ function save(
   writeFileSync(join(dir, "cli-stderr.txt"), outcome.stderr);
 }
 
+/** The headers an agent may name its session in, in the order the gateway reads them. */
+const IDENTITY_HEADERS = [
+  "x-claude-code-session-id",
+  "session-id",
+  "session_id",
+  "thread-id",
+  "x-session-id",
+  "x-session-affinity",
+];
+
 /**
  * Which field of the agent's requests holds the value its session is named by (`<family>:<value>`):
- * a header the gateway forwarded, or a body field. Read from what the upstream received, so it
- * checks the gateway's choice against what the agent actually sent.
+ * a header the gateway forwarded, or a body field, in the gateway's order. Read from what the
+ * upstream received, so it checks the gateway's choice against what the agent actually sent.
  */
 function identityField(calls: readonly RecordedCall[], session: string): string | undefined {
   const value = session.slice(session.indexOf(":") + 1);
   for (const call of calls) {
-    for (const [name, sent] of Object.entries(call.headers)) {
-      if (sent === value) return name;
-    }
+    const header = IDENTITY_HEADERS.find((name) => call.headers[name] === value);
+    if (header !== undefined) return header;
     const body = call.body ?? {};
-    if (body.prompt_cache_key === value) return "prompt_cache_key";
     const metadata = body.metadata;
     if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
       const userId = (metadata as Record<string, unknown>).user_id;
       if (typeof userId === "string" && userId.includes(value)) return "metadata.user_id";
     }
+    if (body.prompt_cache_key === value) return "prompt_cache_key";
   }
   return undefined;
 }
