@@ -17,6 +17,7 @@ export default defineConfig({
       sidebar: [
         { label: "Start", items: [{ autogenerate: { directory: "start" } }] },
         { label: "Guides", items: [{ autogenerate: { directory: "guides" } }] },
+        { label: "Agents", items: [{ autogenerate: { directory: "agents" } }] },
         { label: "Concepts", items: [{ autogenerate: { directory: "concepts" } }] },
         {
           label: "Reference",

@@ -12,6 +12,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { AGENTS_DIR, agentPages } from "./agent-pages.ts";
 import { benchmarksSection } from "./benchmarks.ts";
 import { configurationTable } from "./configuration.ts";
 import { engineInterfaceTable } from "./engine-options.ts";
@@ -48,6 +49,7 @@ const worker = await loadWorkerSources();
 const pages = new Map<string, string>([
   ...httpApiPages(worker.openApi),
   ...notesPages(),
+  ...agentPages(worker.agentRecipes),
   [
     `${HTTP_API_DIR}/index.md`,
     fromTemplate("http-api.md", "the Worker's OpenAPI document", {
@@ -88,7 +90,7 @@ for (const path of [...markdownFiles(docsRoot, "src/content/docs"), "../../READM
 }
 
 /** Folders whose every page is generated: a page there that no source makes is stale too. */
-const GENERATED_DIRS = [HTTP_API_DIR, NOTES_DIR];
+const GENERATED_DIRS = [HTTP_API_DIR, NOTES_DIR, AGENTS_DIR];
 const orphans = GENERATED_DIRS.flatMap((dir) =>
   existsSync(join(docsRoot, dir))
     ? readdirSync(join(docsRoot, dir))

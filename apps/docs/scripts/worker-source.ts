@@ -74,20 +74,38 @@ export interface ErrorCodeEntry {
   when: string;
 }
 
+/** An agent's recipe through the gateway (`apps/worker/scripts/agent-recipes`). */
+export interface AgentRecipe {
+  agent: string;
+  title: string;
+  env: Record<string, string>;
+  keyVariable: string;
+  files: { path: string; content: string }[];
+  identity: string;
+}
+
 export interface WorkerSources {
   openApi: OpenApiDocument;
   errorCatalog: Record<string, ErrorCodeEntry>;
+  /** The recipes `pnpm start` prints for a local gateway, and their shell lines. */
+  agentRecipes: { recipe: AgentRecipe; lines: string[] }[];
 }
 
 interface BundledEntry {
   openApiDocument: () => Promise<OpenApiDocument>;
   errorCatalog: Record<string, ErrorCodeEntry>;
+  agentRecipes: { recipe: AgentRecipe; lines: string[] }[];
 }
 
 const ENTRY = `
 import { createApp } from "./src/app.ts";
 import { ERROR_CATALOG } from "./src/api/error-catalog.ts";
+import { localRecipes, recipeLines } from "./scripts/agent-recipes.ts";
 export const errorCatalog = ERROR_CATALOG;
+export const agentRecipes = localRecipes("http://localhost:8787").map((recipe) => ({
+  recipe,
+  lines: recipeLines(recipe),
+}));
 export async function openApiDocument() {
   // An empty environment: the configuration's defaults (the document depends on no variable).
   const response = await createApp().request("/openapi.json", {}, {});
@@ -130,7 +148,11 @@ export async function loadWorkerSources(): Promise<WorkerSources> {
   try {
     const url = `data:text/javascript;base64,${Buffer.from(bundled.text).toString("base64")}`;
     const loaded = (await import(url)) as BundledEntry;
-    return { openApi: await loaded.openApiDocument(), errorCatalog: loaded.errorCatalog };
+    return {
+      openApi: await loaded.openApiDocument(),
+      errorCatalog: loaded.errorCatalog,
+      agentRecipes: loaded.agentRecipes,
+    };
   } finally {
     console.log = log;
   }

@@ -5,14 +5,26 @@
  * kept), prints it with the API's and the inspector's URLs and an example
  * call, then runs `wrangler dev` with any extra arguments (which builds the
  * inspector first). The key exists only on this machine.
+ *
+ * The gateway: `ANTHROPIC_API_KEY`, `OPENAI_API_KEY` and `GEMINI_API_KEY` of
+ * this shell become the local deployment's upstream keys, and
+ * `GATEWAY_LOCAL_USER` makes an agent's own provider key, sent to localhost,
+ * the development user's request (`gateway/local-user`): exporting the base URL
+ * is all an agent needs. They reach `wrangler dev` in a temporary env file
+ * (with `.dev.vars`), never on its command line, and the file is removed when
+ * it exits. The lines that run each agent through the gateway are printed
+ * (`scripts/agent-recipes`).
  */
 
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { localRecipes, recipeLines } from "./agent-recipes.ts";
 import { devPort, wranglerDevArgs } from "./dev-port.ts";
+import { localGatewayVars } from "./local-gateway-vars.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const varsPath = join(root, ".dev.vars");
@@ -51,9 +63,35 @@ console.log(
   `Try: curl -s -X POST ${base}/v1/sessions/demo/messages -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{"messages":[{"role":"user","content":"hello"}]}'\n`,
 );
 
-const child = spawn("wrangler", ["dev", ...args], { cwd: root, stdio: "inherit" });
+const gateway = localGatewayVars(process.env, user);
+console.log(
+  `Gateway: ${base}/v1/gateway/{anthropic,openai}, upstream keys from this shell: ${gateway.keys.length > 0 ? gateway.keys.join(", ") : "none (each agent's own key is passed upstream)"}.`,
+);
+console.log("Run an agent through it (sessions are named by the agents themselves):\n");
+for (const recipe of localRecipes(base)) console.log(`${recipeLines(recipe).join("\n")}\n`);
+
+// `.dev.vars` and the gateway's variables in one env file of this run (wrangler dev reads no
+// `.dev.vars` once given an env file), so provider keys never appear on a command line.
+const envDir = mkdtempSync(join(tmpdir(), "condense-dev-"));
+const envFile = join(envDir, ".env");
+writeFileSync(
+  envFile,
+  `${vars.endsWith("\n") || vars === "" ? vars : `${vars}\n`}${gateway.lines}`,
+  {
+    mode: 0o600,
+  },
+);
+const removeEnvFile = () => rmSync(envDir, { recursive: true, force: true });
+
+const child = spawn("wrangler", ["dev", "--env-file", envFile, ...args], {
+  cwd: root,
+  stdio: "inherit",
+});
 for (const signal of ["SIGINT", "SIGTERM"] as const) process.on(signal, () => child.kill(signal));
-child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
+child.on("exit", (code, signal) => {
+  removeEnvFile();
+  process.exit(code ?? (signal ? 1 : 0));
+});
 child.on("error", (error) => {
   console.error(`could not start wrangler: ${error.message}`);
   process.exit(1);

@@ -27,6 +27,11 @@ interface WorkerSecrets {
    */
   ANTHROPIC_API_KEY?: string;
   /**
+   * Not a secret, and only for a local deployment (`pnpm start` sets it): the user a gateway request
+   * to a loopback host is when its credential is not a Condense key (`gateway/local-user`).
+   */
+  GATEWAY_LOCAL_USER?: string;
+  /**
    * Not a secret: the bench's seam. `1` appends without indexing for search (`session/recall/search-index`),
    * so the bench can measure what indexing adds; such messages are never searchable. Never set it.
    */

@@ -1,9 +1,11 @@
 /**
  * The real agent CLIs, unmodified, on the scripted 64-turn task (`src/model/task`):
  * each once straight at the scripted upstream, whose rules must accept the real
- * client, and once through the gateway under `wrangler dev` with a session and a
- * 32k window (`X-Condense-Session`, `X-Condense-Context-Window`) in front of an
- * upstream that refuses prompts over 48k tokens. A run passes when the CLI exits
+ * client, and once through the gateway under `wrangler dev` as `pnpm start`
+ * runs it (the agent keeps its own provider key: `GATEWAY_LOCAL_USER`) with the
+ * recipes it prints, a 32k window (`X-Condense-Context-Window`) and no
+ * `X-Condense-Session` for an agent that names its session itself, in front of
+ * an upstream that refuses prompts over 48k tokens. A run passes when the CLI exits
  * 0, every turn is answered (no refusal), every tool output reached the model
  * whole, and the report is written; through the gateway the session must also
  * have compacted. The figures of every run are printed at the end.
@@ -49,6 +51,7 @@ beforeAll(async () => {
   upstream = await startScriptedUpstream();
   const vars: Record<string, string> = {
     API_KEYS: `agents:${CONDENSE_KEY}`,
+    GATEWAY_LOCAL_USER: "agents",
     COMPACTION_DELAY_MS: "0",
     GATEWAY_UPSTREAMS: AGENT_SETUPS.map(
       (setup) => `${setup.name}=${gatewayUpstreamBase(setup, upstream, gatewayRun(setup))}`,
@@ -70,6 +73,7 @@ afterAll(async () => {
     turns: report.turns,
     lastStep: report.lastStep,
     compactions: report.compactions ?? "-",
+    session: report.identity ?? "-",
     largest: `${report.largestContext}/${report.limit}`,
     prefixChanges: report.prefixChanges,
     side: report.sideRequests,
@@ -94,6 +98,10 @@ afterAll(async () => {
     );
   }
 });
+
+function context(report: TaskRunReport): string {
+  return JSON.stringify({ ...report, tail: undefined }, null, 1).slice(0, 4000);
+}
 
 function expectFinished(report: TaskRunReport): void {
   const context = JSON.stringify({ ...report, tail: undefined }, null, 1).slice(0, 4000);
@@ -150,6 +158,9 @@ describe.each(AGENT_SETUPS.map((setup) => [setup.name, setup] as const))("%s", (
       expect(report.compactions ?? 0).toBeGreaterThanOrEqual(2);
       expect(report.prefixChanges).toBeLessThanOrEqual(report.compactions ?? 0);
       expect(report.largestContext).toBeLessThanOrEqual(GATEWAY_LIMIT);
+      // One session for the run, named by the agent itself where it identifies itself.
+      expect(report.sessions, context(report)).toBe(1);
+      if (setup.identifies) expect(report.identity).not.toBe("X-Condense-Session");
     },
   );
 });

@@ -36,6 +36,7 @@ import {
   GatewayUpstreamParam,
 } from "../api/schemas";
 import { workerConfig } from "../config/worker-config";
+import { type AgentSession, requestSession } from "../gateway/agent-identity";
 import { forward } from "../gateway/forward";
 import { withKeepAlive } from "../gateway/keep-alive";
 import type { ForwardPlan } from "../gateway/plans/forward-plan";
@@ -114,7 +115,7 @@ const ROUTES: GatewayRoute[] = [
 ];
 
 const DESCRIPTION =
-  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation, and one the session does not take (a side request: a title, a sub-agent) is forwarded statelessly and kept apart with its answer (`/v1/sessions/{id}/side-requests`). Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation (on every response under a session: the generation the context comes from, or the session's current one when the request did not touch it), X-Condense-Stateless and X-Condense-Side-Request (the id a side request is kept under), X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none), X-Condense-Keep-Alive (the response was committed after GATEWAY_KEEPALIVE_MS of waiting on a compaction, and kept alive with SSE comments or spaces before the JSON; an error after that comes in the body). A context over its window has the newest tool outputs cut to head and tail (never dropped), a marker naming where the whole output is; a session's context that cannot fit even so is refused (422, context_over_window). An upstream overflow is compacted away and retried (X-Condense-Overflow-Retries), against the window it states scaled by its own count of what it refused; when nothing smaller can be sent, its error passes through with X-Condense-Overflow: passed-through and X-Condense-Overflow-Reason. Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
+  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation, and one the session does not take (a side request: a title, a sub-agent) is forwarded statelessly and kept apart with its answer (`/v1/sessions/{id}/side-requests`). Without it, the session is the one the agent names itself (Claude Code's x-claude-code-session-id or metadata.user_id, Codex's session-id, opencode's x-session-id, a prompt_cache_key, …; see the header's description); `X-Condense-Session: none`, or no identity at all, leaves the request stateless: a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Session-Source (the field that named the session: X-Condense-Session or the agent's own), X-Condense-Generation (on every response under a session: the generation the context comes from, or the session's current one when the request did not touch it), X-Condense-Stateless and X-Condense-Side-Request (the id a side request is kept under), X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none), X-Condense-Keep-Alive (the response was committed after GATEWAY_KEEPALIVE_MS of waiting on a compaction, and kept alive with SSE comments or spaces before the JSON; an error after that comes in the body). A context over its window has the newest tool outputs cut to head and tail (never dropped), a marker naming where the whole output is; a session's context that cannot fit even so is refused (422, context_over_window). An upstream overflow is compacted away and retried (X-Condense-Overflow-Retries), against the window it states scaled by its own count of what it refused; when nothing smaller can be sent, its error passes through with X-Condense-Overflow: passed-through and X-Condense-Overflow-Reason. Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
 
 const ERRORS = {
   401: "No valid Condense credential, or no provider key",
@@ -151,14 +152,16 @@ async function serveModelRequest(
   text: string,
 ): Promise<Response> {
   const { protocol } = route;
-  const condense = condenseRequest(c.req.raw.headers);
+  const explicit = condenseRequest(c.req.raw.headers);
+  const session = await requestSession(explicit.sessionId, c.req.raw.headers, body);
+  const condense = { ...explicit, sessionId: session?.id };
   const upstream = c.get("upstream");
   let planned: ForwardPlan | undefined;
   const keepAlive = {
     intervalMs: workerConfig(c.env).gatewayKeepAliveMs,
     streamed: body.stream === true,
     protocol,
-    headers: async () => planned?.headers ?? (await waitingHeaders(c, condense.sessionId)),
+    headers: async () => planned?.headers ?? (await waitingHeaders(c, session)),
   };
   return withKeepAlive(c, keepAlive, async (gatewayWait) => {
     const plan = await gatewayWait(
@@ -173,9 +176,9 @@ async function serveModelRequest(
         requestId: c.get("requestId"),
       }),
     );
-    planned = plan;
+    planned = withSessionSource(plan, session);
     const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
-    const counted = countedTurn(c, meteredPlan(c, plan), c.req.param("upstream") ?? "", body);
+    const counted = countedTurn(c, meteredPlan(c, planned), c.req.param("upstream") ?? "", body);
     const target = { url: `${upstream.baseUrl}${route.path}`, headers };
     return forward(c, protocol, target, counted, gatewayWait);
   });
@@ -187,15 +190,23 @@ async function serveModelRequest(
  */
 async function waitingHeaders(
   c: Context<AppEnv>,
-  sessionId: string | undefined,
+  session: AgentSession | undefined,
 ): Promise<Record<string, string>> {
-  if (sessionId === undefined) return {};
-  const key = { userId: c.get("userId"), sessionId, requestId: c.get("requestId") };
+  if (session === undefined) return {};
+  const key = { userId: c.get("userId"), sessionId: session.id, requestId: c.get("requestId") };
   const { generation } = unwrap(await sessionStub(c.env, key).gatewayGeneration(key));
   return {
-    [GATEWAY_HEADERS.session]: sessionId,
+    [GATEWAY_HEADERS.session]: session.id,
+    [GATEWAY_HEADERS.sessionSource]: session.source,
     [GATEWAY_HEADERS.generation]: String(generation),
   };
+}
+
+/** The plan, its response also naming the field the session came from. */
+function withSessionSource(plan: ForwardPlan, session: AgentSession | undefined): ForwardPlan {
+  if (session === undefined) return plan;
+  plan.headers[GATEWAY_HEADERS.sessionSource] = session.source;
+  return plan;
 }
 
 /**

@@ -4,12 +4,21 @@
  * and config files it needs (written into its own temporary HOME), and its
  * headless command line. Everything else of the machine's environment is left
  * out (no provider key, proxy or config of the developer's leaks in), and each
- * CLI's telemetry, update checks and auto-updaters are off. These are the
- * settings `docs/notes/agents.md` documents for users.
+ * CLI's telemetry, update checks and auto-updaters are off. The gateway
+ * settings are the recipes `pnpm start` prints (`@condense/worker/agent-recipes`),
+ * with the agent's own provider key variable: only the test settings are added
+ * here.
  */
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
+import {
+  claudeCodeRecipe,
+  codexRecipe,
+  opencodeRecipe,
+  piRecipe,
+  type RecipeFile,
+} from "@condense/worker/agent-recipes";
 import type { AgentName } from "../model/dialects.ts";
 import type { ProtocolName } from "../upstream/wire.ts";
 import { agentBin } from "./agent-clis.ts";
@@ -21,7 +30,7 @@ export interface LaunchOptions {
   /** The API base URL in the form the agent expects (see each setup's `baseUrl`). */
   baseUrl: string;
   apiKey: string;
-  /** Extra request headers (X-Condense-Session, X-Condense-Context-Window). */
+  /** Extra request headers (X-Condense-Context-Window; X-Condense-Session for an agent that names no session). */
   headers: Record<string, string>;
   prompt: string;
 }
@@ -42,6 +51,8 @@ export interface AgentSetup {
   protocol: ProtocolName;
   /** The base URL for an origin and path prefix: what the CLI appends its request path to. */
   baseUrl(root: string): string;
+  /** Whether the CLI names its session itself, so that no X-Condense-Session is configured for it. */
+  identifies: boolean;
   launch(options: LaunchOptions): Launch;
 }
 
@@ -63,6 +74,16 @@ function prepareHome(home: string): void {
   mkdirSync(join(home, "tmp"), { recursive: true });
 }
 
+/** Writes a recipe's files into HOME; the path of each, in order. */
+function writeFiles(home: string, files: readonly RecipeFile[]): string[] {
+  return files.map((file) => {
+    const path = join(home, file.path);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, file.content);
+    return path;
+  });
+}
+
 export const claudeCode: AgentSetup = {
   name: "claude-code",
   dialect: "claude-code",
@@ -70,8 +91,14 @@ export const claudeCode: AgentSetup = {
   protocol: "anthropic",
   // The Anthropic SDK appends /v1/messages.
   baseUrl: (root) => root,
+  identifies: true,
   launch(options) {
     prepareHome(options.home);
+    const recipe = claudeCodeRecipe({
+      baseUrl: options.baseUrl,
+      model: "claude-sonnet-4-5",
+      headers: options.headers,
+    });
     return {
       command: agentBin("claude"),
       args: [
@@ -90,11 +117,8 @@ export const claudeCode: AgentSetup = {
       env: {
         ...baseEnv(options.home),
         CLAUDE_CONFIG_DIR: join(options.home, ".claude"),
-        ANTHROPIC_BASE_URL: options.baseUrl,
-        ANTHROPIC_API_KEY: options.apiKey,
-        ANTHROPIC_CUSTOM_HEADERS: Object.entries(options.headers)
-          .map(([name, value]) => `${name}: ${value}`)
-          .join("\n"),
+        ...recipe.env,
+        [recipe.keyVariable]: options.apiKey,
         CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
         DISABLE_AUTOUPDATER: "1",
         DISABLE_TELEMETRY: "1",
@@ -104,10 +128,6 @@ export const claudeCode: AgentSetup = {
   },
 };
 
-function tomlString(value: string): string {
-  return JSON.stringify(value);
-}
-
 export const codex: AgentSetup = {
   name: "codex",
   dialect: "codex",
@@ -115,34 +135,22 @@ export const codex: AgentSetup = {
   protocol: "responses",
   // Codex appends /responses.
   baseUrl: (root) => `${root}/v1`,
+  identifies: true,
   launch(options) {
     prepareHome(options.home);
     const codexHome = join(options.home, ".codex");
-    mkdirSync(codexHome, { recursive: true });
-    const headers = Object.entries(options.headers)
-      .map(([name, value]) => `${tomlString(name)} = ${tomlString(value)}`)
-      .join(", ");
-    writeFileSync(
-      join(codexHome, "config.toml"),
+    const recipe = codexRecipe(
+      { baseUrl: options.baseUrl, model: "gpt-5.5-codex", headers: options.headers },
       [
-        'model = "gpt-5.5-codex"',
-        'model_provider = "condense"',
         // Codex compacts by itself near the window it believes in; the gateway is the one to do it here.
         "model_context_window = 400000",
         "check_for_update_on_startup = false",
         "",
         "[analytics]",
         "enabled = false",
-        "",
-        "[model_providers.condense]",
-        'name = "Condense"',
-        `base_url = ${tomlString(options.baseUrl)}`,
-        'env_key = "CONDENSE_API_KEY"',
-        'wire_api = "responses"',
-        `http_headers = { ${headers} }`,
-        "",
-      ].join("\n"),
+      ],
     );
+    writeFiles(options.home, recipe.files);
     return {
       command: agentBin("codex"),
       args: [
@@ -157,7 +165,7 @@ export const codex: AgentSetup = {
       env: {
         ...baseEnv(options.home),
         CODEX_HOME: codexHome,
-        CONDENSE_API_KEY: options.apiKey,
+        [recipe.keyVariable]: options.apiKey,
       },
     };
   },
@@ -170,44 +178,27 @@ export const opencode: AgentSetup = {
   protocol: "chat",
   // @ai-sdk/openai-compatible appends /chat/completions.
   baseUrl: (root) => `${root}/v1`,
+  identifies: true,
   launch(options) {
     prepareHome(options.home);
-    const config = {
-      $schema: "https://opencode.ai/config.json",
-      autoupdate: false,
-      share: "disabled",
-      model: "condense/e2e-model",
-      small_model: "condense/e2e-model",
-      permission: { bash: "allow", edit: "allow", read: "allow", external_directory: "allow" },
-      provider: {
-        condense: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Condense",
-          options: {
-            baseURL: options.baseUrl,
-            apiKey: "{env:CONDENSE_API_KEY}",
-            headers: options.headers,
-          },
-          models: {
-            "e2e-model": {
-              name: "E2E model",
-              tool_call: true,
-              // opencode compacts by itself near this limit; the gateway is the one to do it here.
-              limit: { context: 400_000, output: 8192 },
-            },
-          },
-        },
+    const recipe = opencodeRecipe(
+      { baseUrl: options.baseUrl, model: "e2e-model", headers: options.headers },
+      {
+        autoupdate: false,
+        share: "disabled",
+        permission: { bash: "allow", edit: "allow", read: "allow", external_directory: "allow" },
       },
-    };
-    const configPath = join(options.home, "opencode.json");
-    writeFileSync(configPath, JSON.stringify(config, null, 2));
+      // opencode compacts by itself near this limit; the gateway is the one to do it here.
+      { context: 400_000, output: 8192 },
+    );
+    const [configPath = ""] = writeFiles(options.home, recipe.files);
     return {
       command: agentBin("opencode"),
       args: ["run", "--pure", "--format", "json", options.prompt],
       env: {
         ...baseEnv(options.home),
         OPENCODE_CONFIG: configPath,
-        CONDENSE_API_KEY: options.apiKey,
+        [recipe.keyVariable]: options.apiKey,
         OPENCODE_DISABLE_AUTOUPDATE: "1",
         OPENCODE_DISABLE_MODELS_FETCH: "1",
         OPENCODE_DISABLE_DEFAULT_PLUGINS: "1",
@@ -216,13 +207,6 @@ export const opencode: AgentSetup = {
       },
     };
   },
-};
-
-/** pi's API names for the three protocols (its models.json `api`). */
-const PI_APIS: Record<ProtocolName, string> = {
-  chat: "openai-completions",
-  responses: "openai-responses",
-  anthropic: "anthropic-messages",
 };
 
 /** pi on one protocol: a custom provider in its models.json, and its print mode. */
@@ -234,22 +218,18 @@ function piOn(name: string, protocol: ProtocolName, model: Record<string, unknow
     protocol,
     // pi's OpenAI APIs append /chat/completions or /responses; its Anthropic one, /v1/messages.
     baseUrl: (root) => (protocol === "anthropic" ? root : `${root}/v1`),
+    // pi sends `session_id` (and `prompt_cache_key`) on Responses only.
+    identifies: protocol === "responses",
     launch(options) {
       prepareHome(options.home);
       const agentDir = join(options.home, ".pi", "agent");
-      mkdirSync(agentDir, { recursive: true });
-      const provider = {
-        baseUrl: options.baseUrl,
-        api: PI_APIS[protocol],
-        apiKey: "CONDENSE_API_KEY",
-        headers: options.headers,
+      const recipe = piRecipe(
+        { baseUrl: options.baseUrl, model: String(model.id), headers: options.headers },
+        protocol,
         // pi compacts by itself near this window; the gateway is the one to do it here.
-        models: [{ contextWindow: 400_000, maxTokens: 8192, ...model }],
-      };
-      writeFileSync(
-        join(agentDir, "models.json"),
-        JSON.stringify({ providers: { condense: provider } }, null, 2),
+        { contextWindow: 400_000, maxTokens: 8192, ...model },
       );
+      writeFiles(options.home, recipe.files);
       writeFileSync(
         join(agentDir, "settings.json"),
         JSON.stringify({ enableInstallTelemetry: false }, null, 2),
@@ -269,7 +249,7 @@ function piOn(name: string, protocol: ProtocolName, model: Record<string, unknow
         env: {
           ...baseEnv(options.home),
           PI_CODING_AGENT_DIR: agentDir,
-          CONDENSE_API_KEY: options.apiKey,
+          [recipe.keyVariable]: options.apiKey,
           PI_OFFLINE: "1",
           PI_TELEMETRY: "0",
           PI_SKIP_VERSION_CHECK: "1",

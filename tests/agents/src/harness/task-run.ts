@@ -32,9 +32,12 @@ export interface GatewayRoute {
   origin: string;
   /** The gateway's upstream name that leads to this run (`/v1/gateway/<upstream>`). */
   upstream: string;
-  /** The Condense API key the agent sends as its provider key. */
+  /** The Condense API key of the gateway's local user (`GATEWAY_LOCAL_USER`), to read its sessions. */
   apiKey: string;
-  /** The key the gateway sends upstream (the deployment's key for that upstream). */
+  /**
+   * The agent's own provider key, as a user's shell holds it: the local gateway does not read it as
+   * a Condense key, and sends the deployment's key for the upstream (the same one here).
+   */
   upstreamKey: string;
   /** `X-Condense-Context-Window`. */
   contextWindow: string;
@@ -65,6 +68,10 @@ export interface TaskRunReport extends RunFigures {
   lastStep: number;
   limit: number;
   session?: string;
+  /** The field that named the session (`X-Condense-Session-Source`): the agent's own, or the header. */
+  identity?: string;
+  /** Sessions the run created (one, when every request of the agent is named alike). */
+  sessions?: number;
   compactions?: number;
   /** The last lines the CLI printed (for failure messages). */
   tail: string;
@@ -84,15 +91,18 @@ export function gatewayUpstreamBase(
   return setup.baseUrl(`${upstream.origin}/${run}`);
 }
 
-async function compactionsOf(gateway: GatewayRoute, session: string): Promise<number> {
-  const response = await fetch(`${gateway.origin}/v1/sessions/${session}/compactions`, {
+interface ListedSession {
+  id: string;
+  compactions: number;
+}
+
+/** The local user's sessions (the newest 100). */
+async function sessionsOf(gateway: GatewayRoute): Promise<ListedSession[]> {
+  const response = await fetch(`${gateway.origin}/v1/sessions?limit=100`, {
     headers: { authorization: `Bearer ${gateway.apiKey}` },
   });
-  if (response.status === 404) return 0;
-  if (!response.ok)
-    throw new Error(`compactions of ${session}: ${response.status} ${await response.text()}`);
-  const body = (await response.json()) as { compactions?: unknown[] };
-  return Array.isArray(body.compactions) ? body.compactions.length : 0;
+  if (!response.ok) throw new Error(`sessions: ${response.status} ${await response.text()}`);
+  return ((await response.json()) as { sessions: ListedSession[] }).sessions;
 }
 
 function save(
@@ -112,6 +122,37 @@ function save(
   });
   writeFileSync(join(dir, "cli-stdout.jsonl"), outcome.stdout);
   writeFileSync(join(dir, "cli-stderr.txt"), outcome.stderr);
+}
+
+/** The headers an agent may name its session in, in the order the gateway reads them. */
+const IDENTITY_HEADERS = [
+  "x-claude-code-session-id",
+  "session-id",
+  "session_id",
+  "thread-id",
+  "x-session-id",
+  "x-session-affinity",
+];
+
+/**
+ * Which field of the agent's requests holds the value its session is named by (`<family>:<value>`):
+ * a header the gateway forwarded, or a body field, in the gateway's order. Read from what the
+ * upstream received, so it checks the gateway's choice against what the agent actually sent.
+ */
+function identityField(calls: readonly RecordedCall[], session: string): string | undefined {
+  const value = session.slice(session.indexOf(":") + 1);
+  for (const call of calls) {
+    const header = IDENTITY_HEADERS.find((name) => call.headers[name] === value);
+    if (header !== undefined) return header;
+    const body = call.body ?? {};
+    const metadata = body.metadata;
+    if (typeof metadata === "object" && metadata !== null && !Array.isArray(metadata)) {
+      const userId = (metadata as Record<string, unknown>).user_id;
+      if (typeof userId === "string" && userId.includes(value)) return "metadata.user_id";
+    }
+    if (body.prompt_cache_key === value) return "prompt_cache_key";
+  }
+  return undefined;
 }
 
 /** An error's text inside a CLI's JSON event: pi's `errorMessage`, an `error`, Claude Code's `result`. */
@@ -166,11 +207,20 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
     limit: options.limit,
     key: gateway?.upstreamKey ?? DIRECT_KEY,
   });
-  const session = gateway === undefined ? undefined : `${options.name}-${Date.now()}`;
+  // Through the gateway, a session header only for an agent that names no session of its own.
+  const named =
+    gateway === undefined || setup.identifies ? undefined : `${options.name}-${Date.now()}`;
   const headers: Record<string, string> =
-    gateway === undefined || session === undefined
+    gateway === undefined
       ? {}
-      : { "X-Condense-Session": session, "X-Condense-Context-Window": gateway.contextWindow };
+      : {
+          "X-Condense-Context-Window": gateway.contextWindow,
+          ...(named === undefined ? {} : { "X-Condense-Session": named }),
+        };
+  const before =
+    gateway === undefined
+      ? new Set<string>()
+      : new Set((await sessionsOf(gateway)).map((s) => s.id));
   // Through the gateway, the CLI appends its protocol's path to the gateway's route, which the
   // gateway appends to the upstream's base (`gatewayUpstreamBase`).
   const baseUrl =
@@ -183,7 +233,7 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
       setup,
       dirs,
       baseUrl,
-      apiKey: gateway?.apiKey ?? DIRECT_KEY,
+      apiKey: gateway?.upstreamKey ?? DIRECT_KEY,
       headers,
       prompt: task.prompt,
       timeoutMs: options.timeoutMs,
@@ -198,10 +248,17 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
   const reportPath = join(dirs.workspace, task.report.path);
   const reportWritten =
     existsSync(reportPath) && readFileSync(reportPath, "utf8").includes(task.report.marker);
+  const created =
+    gateway === undefined ? [] : (await sessionsOf(gateway)).filter((s) => !before.has(s.id));
+  const session = created[0]?.id;
   const compactions =
-    gateway !== undefined && session !== undefined
-      ? await compactionsOf(gateway, session)
-      : undefined;
+    gateway === undefined ? undefined : created.reduce((sum, s) => sum + s.compactions, 0);
+  const identity =
+    session === undefined
+      ? undefined
+      : named !== undefined
+        ? "X-Condense-Session"
+        : identityField(calls, session);
   rmSync(dirs.root, { recursive: true, force: true });
   const cliError = model.finished() ? undefined : lastError(outcome.stdout, outcome.stderr);
   return {
@@ -215,6 +272,8 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
     limit: options.limit,
     ...figures,
     ...(session !== undefined ? { session } : {}),
+    ...(identity !== undefined ? { identity } : {}),
+    ...(gateway !== undefined ? { sessions: created.length } : {}),
     ...(compactions !== undefined ? { compactions } : {}),
     tail: `${outcome.stdout.slice(-1500)}\n${outcome.stderr.slice(-1500)}`,
     ...(cliError !== undefined ? { cliError } : {}),

@@ -68,7 +68,7 @@ export const GatewayHeaders = z.object({
   }),
   "X-Condense-Session": headerParam("X-Condense-Session", z.string().optional(), {
     description:
-      "The session (same ids and per-user isolation as /v1/sessions/{id}); without it the request is compacted in place when it does not fit, and nothing is stored",
+      "The session (same ids and per-user isolation as /v1/sessions/{id}). Without it, the session the agent names itself (x-claude-code-session-id, metadata.user_id, session-id, session_id, thread-id, x-session-id, x-session-affinity, metadata.session_id, prompt_cache_key: the first found, as `<family>:<value>`, hashed when the value is no plain id); without either, or with `none`, the request is compacted in place when it does not fit, and nothing is stored",
   }),
   "X-Condense-Context-Window": headerParam("X-Condense-Context-Window", z.string().optional(), {
     description:

@@ -13,6 +13,8 @@ import { validate } from "../../http/route";
 /** The gateway's headers: the request's session and context window, echoed or added to the response. */
 export const GATEWAY_HEADERS = {
   session: "X-Condense-Session",
+  /** Which field named the session: `X-Condense-Session`, or the agent's own (`gateway/agent-identity`). */
+  sessionSource: "X-Condense-Session-Source",
   generation: "X-Condense-Generation",
   tokens: "X-Condense-Tokens",
   compaction: "X-Condense-Compaction",

@@ -6,7 +6,8 @@
  * provider key and is passed upstream untouched. Without it, `Authorization`
  * (or, for an SDK that sends its key as `x-api-key`, that header) is the
  * Condense credential, and the upstream gets the deployment's own key for it.
- * A provider key is never stored, logged or echoed: it goes to the configured
+ * On a local deployment (`gateway/local-user`) a credential that is not a
+ * Condense key is the agent's provider key instead. A provider key is never stored, logged or echoed: it goes to the configured
  * upstream and nowhere else. Checked by the gateway routes' middleware, before
  * their body is read.
  */
@@ -16,6 +17,7 @@ import { ApiError } from "../../api/errors";
 import type { AppEnv } from "../../http/app-env";
 import { authenticate } from "../../http/auth";
 import type { ProtocolName } from "../protocols/protocol";
+import { localGatewayUser } from "../local-user";
 import {
   deploymentKey,
   keyVariable,
@@ -66,6 +68,7 @@ export async function gatewayCredentials(
   headers: Headers,
   upstream: Upstream,
   protocol: ProtocolName,
+  url: string,
 ): Promise<GatewayCredentials> {
   const authorization = headers.get("Authorization") ?? undefined;
   const apiKey = headers.get("x-api-key") ?? undefined;
@@ -83,6 +86,14 @@ export async function gatewayCredentials(
     return { userId, upstreamAuth: deploymentAuth(own, protocol), deploymentKey: true };
   }
   const token = bearerToken(authorization) ?? apiKey;
+  const local = localGatewayUser(env, url);
+  if (local !== undefined) {
+    const localCredentials = await localAgent(env, token, upstream, protocol, local, {
+      authorization,
+      apiKey,
+    });
+    if (localCredentials !== undefined) return localCredentials;
+  }
   const userId = await condenseUser(
     env,
     token,
@@ -91,6 +102,37 @@ export async function gatewayCredentials(
   const own = deploymentKey(env, upstream);
   if (own === undefined) throw noProviderKey(upstream);
   return { userId, upstreamAuth: deploymentAuth(own, protocol), deploymentKey: true };
+}
+
+/**
+ * A local deployment's request whose credential is not a Condense key: the local user's, sent
+ * upstream with the deployment's key, else with the agent's own. Undefined for a Condense key.
+ */
+async function localAgent(
+  env: Env,
+  token: string | undefined,
+  upstream: Upstream,
+  protocol: ProtocolName,
+  user: string,
+  sent: { authorization: string | undefined; apiKey: string | undefined },
+): Promise<GatewayCredentials | undefined> {
+  if (token !== undefined) {
+    try {
+      await authenticate(env, `Bearer ${token}`);
+      return undefined;
+    } catch (error) {
+      if (!(error instanceof ApiError && error.status === 401)) throw error;
+    }
+  }
+  const own = deploymentKey(env, upstream);
+  if (own !== undefined) {
+    return { userId: user, upstreamAuth: deploymentAuth(own, protocol), deploymentKey: true };
+  }
+  const passed: Record<string, string> = {};
+  if (sent.authorization !== undefined) passed.Authorization = sent.authorization;
+  if (sent.apiKey !== undefined) passed["x-api-key"] = sent.apiKey;
+  if (Object.keys(passed).length === 0) throw noProviderKey(upstream);
+  return { userId: user, upstreamAuth: passed, deploymentKey: false };
 }
 
 function noProviderKey(upstream: Upstream): ApiError {
@@ -111,7 +153,13 @@ export function gatewayAuth(protocol: ProtocolName): MiddlewareHandler<AppEnv> {
     const name = c.req.param("upstream") ?? "";
     const upstream = resolveUpstream(c.env, name);
     if (upstream === undefined) throw unknownUpstream(c.env, name);
-    const credentials = await gatewayCredentials(c.env, c.req.raw.headers, upstream, protocol);
+    const credentials = await gatewayCredentials(
+      c.env,
+      c.req.raw.headers,
+      upstream,
+      protocol,
+      c.req.url,
+    );
     c.set("userId", credentials.userId);
     c.get("log").user = credentials.userId;
     c.set("upstream", {

@@ -1,0 +1,40 @@
+/**
+ * @module scripts/local-gateway-vars
+ * The variables `pnpm start` gives the local gateway: the provider keys of the
+ * shell it runs in (the upstreams' keys) and `GATEWAY_LOCAL_USER`, as env-file
+ * lines.
+ */
+
+/** The shell variables read as upstream keys, with the gateway variable each sets. */
+const PROVIDER_KEYS = [
+  ["ANTHROPIC_API_KEY", "ANTHROPIC_API_KEY"],
+  ["OPENAI_API_KEY", "OPENAI_API_KEY"],
+  ["GEMINI_API_KEY", "GATEWAY_KEY_GEMINI"],
+] as const;
+
+export interface LocalGatewayVars {
+  /** The shell variables taken. */
+  keys: string[];
+  /** Env-file lines. */
+  lines: string;
+}
+
+/** Quoted for a dotenv file: a value with a quote or newline would end the line early. */
+function dotenvValue(value: string): string {
+  return JSON.stringify(value);
+}
+
+export function localGatewayVars(
+  shell: Record<string, string | undefined>,
+  user: string,
+): LocalGatewayVars {
+  const keys: string[] = [];
+  const lines = [`GATEWAY_LOCAL_USER=${dotenvValue(user)}`];
+  for (const [from, to] of PROVIDER_KEYS) {
+    const value = shell[from]?.trim();
+    if (value === undefined || value === "") continue;
+    keys.push(from);
+    lines.push(`${to}=${dotenvValue(value)}`);
+  }
+  return { keys, lines: `${lines.join("\n")}\n` };
+}
