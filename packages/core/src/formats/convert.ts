@@ -15,8 +15,8 @@ import { parseMessages } from "../messages/parse.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
 import { anthropicUnsupportedParts } from "./anthropic/unsupported-parts.js";
-import { fromGemini, geminiUnsupportedParts, toGemini } from "./gemini/convert.js";
 import { type MarkerPlacement, placeOpenAIMarkers } from "./cache-markers.js";
+import { fromGemini, geminiUnsupportedParts, toGemini } from "./gemini/convert.js";
 import { fromResponses, responsesUnsupportedParts, toResponses } from "./responses/convert.js";
 
 export interface CanonicalInput {
