@@ -11,7 +11,11 @@
 export { contentText, isObject, type JsonObject, objects, text } from "./json.ts";
 export { anthropicMessages } from "./protocols/anthropic-messages.ts";
 export { chatCompletions } from "./protocols/chat-completions.ts";
-export { geminiGenerateContent } from "./protocols/gemini-generate-content.ts";
+export {
+  type GeminiWireOptions,
+  geminiGenerateContent,
+  geminiWire,
+} from "./protocols/gemini-generate-content.ts";
 export { openaiResponses } from "./protocols/openai-responses.ts";
 export type {
   AnswerContext,

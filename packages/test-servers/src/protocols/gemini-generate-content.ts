@@ -22,7 +22,12 @@ const TEXT_PIECE = 16;
 
 type Part = Record<string, unknown>;
 
-function answerParts(answer: Answer): Part[] {
+/** How the server writes calls: without ids (as Gemini 2.5 does), or with the scripted ids. */
+export interface GeminiWireOptions {
+  callIds: boolean;
+}
+
+function answerParts(answer: Answer, options: GeminiWireOptions): Part[] {
   const parts: Part[] = [];
   if (answer.thinking !== null) parts.push({ text: answer.thinking, thought: true });
   const text = answer.refusal ?? answer.text ?? "";
@@ -31,7 +36,9 @@ function answerParts(answer: Answer): Part[] {
     const args = call.custom
       ? { input: call.arguments }
       : (JSON.parse(call.arguments === "" ? "{}" : call.arguments) as unknown);
-    const functionCall = { name: call.name, args };
+    const functionCall = options.callIds
+      ? { id: call.id, name: call.name, args }
+      : { name: call.name, args };
     parts.push(
       index === 0
         ? { functionCall, thoughtSignature: sign(callSignatureText(functionCall)) }
@@ -73,8 +80,12 @@ function event(data: object): string {
   return `data: ${JSON.stringify(data)}\r\n\r\n`;
 }
 
-function render(answer: Answer, context: AnswerContext): RenderedAnswer {
-  const parts = answerParts(answer);
+function render(
+  answer: Answer,
+  context: AnswerContext,
+  options: GeminiWireOptions,
+): RenderedAnswer {
+  const parts = answerParts(answer, options);
   const usage = usageMetadata(answer);
   const finish = { finishReason: finishReason(answer) };
   const json = { ...response(parts, finish, context), ...(usage ? { usageMetadata: usage } : {}) };
@@ -113,34 +124,40 @@ export function isGeminiGenerate(pathname: string): boolean {
   return /\/models\/[^/]+:(?:generateContent|streamGenerateContent)$/.test(pathname);
 }
 
-export const geminiGenerateContent: WireProtocol = {
-  name: "gemini",
-  path: ":generateContent",
-  matches: isGeminiGenerate,
-  streams: (path) => /:streamGenerateContent(?:\?|$)/.test(path),
-  render,
-  errorBody: (error: Violation) => ({
-    error: {
-      code: error.status,
-      message: error.message,
-      status: error.errorType ?? googleStatus(error.status),
-    },
-  }),
-  overflow: (tokens, limit) => ({
-    status: 400,
-    message: `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${limit}).`,
-  }),
-  unauthorized: () => ({
-    status: 400,
-    message: "API key not valid. Please pass a valid API key.",
-    errorType: "INVALID_ARGUMENT",
-  }),
-  authenticated: (headers, key) => headers["x-goog-api-key"] === key,
-  prompt: (body) => ({
-    systemInstruction: body.systemInstruction,
-    tools: body.tools,
-    contents: body.contents,
-  }),
-  items: (body) => objects(body.contents),
-  violation: (body) => geminiViolation(body),
-};
+/** Gemini's protocol, its calls with or without ids. */
+export function geminiWire(options: GeminiWireOptions): WireProtocol {
+  return {
+    name: "gemini",
+    path: ":generateContent",
+    matches: isGeminiGenerate,
+    streams: (path) => /:streamGenerateContent(?:\?|$)/.test(path),
+    render: (answer, context) => render(answer, context, options),
+    errorBody: (error: Violation) => ({
+      error: {
+        code: error.status,
+        message: error.message,
+        status: error.errorType ?? googleStatus(error.status),
+      },
+    }),
+    overflow: (tokens, limit) => ({
+      status: 400,
+      message: `The input token count (${tokens}) exceeds the maximum number of tokens allowed (${limit}).`,
+    }),
+    unauthorized: () => ({
+      status: 400,
+      message: "API key not valid. Please pass a valid API key.",
+      errorType: "INVALID_ARGUMENT",
+    }),
+    authenticated: (headers, key) => headers["x-goog-api-key"] === key,
+    prompt: (body) => ({
+      systemInstruction: body.systemInstruction,
+      tools: body.tools,
+      contents: body.contents,
+    }),
+    items: (body) => objects(body.contents),
+    violation: (body) => geminiViolation(body),
+  };
+}
+
+/** Gemini's protocol as Gemini 2.5 answers: calls without ids. */
+export const geminiGenerateContent: WireProtocol = geminiWire({ callIds: false });

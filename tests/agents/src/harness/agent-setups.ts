@@ -223,6 +223,7 @@ const PI_APIS: Record<ProtocolName, string> = {
   chat: "openai-completions",
   responses: "openai-responses",
   anthropic: "anthropic-messages",
+  gemini: "google-generative-ai",
 };
 
 /** pi on one protocol: a custom provider in its models.json, and its print mode. */
