@@ -61,6 +61,7 @@ import {
   type ControlHandler,
   cacheControlViolation,
   callPairingViolation,
+  geminiViolation,
   type Handler,
   PROTOCOLS,
   type ProtocolName,
@@ -158,6 +159,7 @@ const FORMATS: Record<ProtocolName, MessageFormat> = {
   chat: "openai",
   responses: "responses",
   anthropic: "anthropic",
+  gemini: "gemini",
 };
 
 function historyOf(protocol: ProtocolName, body: Record<string, unknown>): ChatMessage[] {
@@ -165,6 +167,13 @@ function historyOf(protocol: ProtocolName, body: Record<string, unknown>): ChatM
     const input =
       typeof body.input === "string" ? [{ role: "user", content: body.input }] : body.input;
     return toCanonical({ format: "responses", messages: Array.isArray(input) ? input : [] });
+  }
+  if (protocol === "gemini") {
+    return toCanonical({
+      format: "gemini",
+      messages: Array.isArray(body.contents) ? body.contents : [],
+      ...(body.systemInstruction !== undefined ? { system: body.systemInstruction } : {}),
+    });
   }
   const messages = Array.isArray(body.messages) ? body.messages : [];
   return toCanonical({
@@ -180,12 +189,18 @@ function providerRefusal(
   body: Record<string, unknown>,
 ): Violation | undefined {
   if (protocol === "anthropic") return cacheControlViolation(body);
+  if (protocol === "gemini") return geminiViolation(body);
   return protocol === "responses" ? callPairingViolation(body) : undefined;
 }
 
 /** Tokens a provider bills beside the messages: the tool definitions, and Responses' `instructions`. */
 function fieldTokens(protocol: ProtocolName, body: Record<string, unknown>, model: string): number {
-  const fields = protocol === "responses" ? ["tools", "instructions"] : ["tools"];
+  const fields =
+    protocol === "responses"
+      ? ["tools", "instructions"]
+      : protocol === "gemini"
+        ? ["tools", "toolConfig"]
+        : ["tools"];
   return fields.reduce(
     (sum, field) =>
       body[field] === undefined ? sum : sum + countTokens(JSON.stringify(body[field]), model),

@@ -66,6 +66,13 @@ export {
   openaiCacheMarkers,
 } from "./formats/cache-markers.js";
 export { fromCanonical, toCanonical, unsupportedParts } from "./formats/convert.js";
+export {
+  fromGemini,
+  GEMINI_PLACEHOLDER_SIGNATURE,
+  type GeminiContent,
+  type GeminiRequest,
+  toGemini,
+} from "./formats/gemini/convert.js";
 export { isOpaqueMessage } from "./formats/opaque.js";
 export { fromResponses, toResponses } from "./formats/responses/convert.js";
 export { type StableJsonOptions, stableJson } from "./formats/stable-json.js";

@@ -11,6 +11,11 @@
 export { contentText, isObject, type JsonObject, objects, text } from "./json.ts";
 export { anthropicMessages } from "./protocols/anthropic-messages.ts";
 export { chatCompletions } from "./protocols/chat-completions.ts";
+export {
+  type GeminiWireOptions,
+  geminiGenerateContent,
+  geminiWire,
+} from "./protocols/gemini-generate-content.ts";
 export { openaiResponses } from "./protocols/openai-responses.ts";
 export type {
   AnswerContext,
@@ -35,6 +40,7 @@ export {
 } from "./reply.ts";
 export { lastUserText, requestText } from "./request-text.ts";
 export { cacheControlViolation } from "./rules/anthropic-rules.ts";
+export { GEMINI_PLACEHOLDERS, geminiViolation } from "./rules/gemini-rules.ts";
 export { callPairingViolation, inputItems, itemType } from "./rules/responses-rules.ts";
 export { sealReasoning, sign } from "./rules/signatures.ts";
 export type { Violation } from "./rules/violation.ts";

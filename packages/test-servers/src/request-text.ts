@@ -13,12 +13,16 @@ export interface ConversationBody {
   input?: unknown;
   instructions?: unknown;
   system?: unknown;
+  /** Gemini. */
+  contents?: unknown;
+  systemInstruction?: unknown;
 }
 
 /** The conversation of a request: `messages`, or Responses `input` (a string is one user message). */
 function conversation(body: ConversationBody | undefined): unknown[] {
   if (body === undefined) return [];
   if (Array.isArray(body.messages)) return body.messages;
+  if (Array.isArray(body.contents)) return body.contents;
   if (typeof body.input === "string") return [{ role: "user", content: body.input }];
   return Array.isArray(body.input) ? body.input : [];
 }
@@ -26,7 +30,7 @@ function conversation(body: ConversationBody | undefined): unknown[] {
 /** The text of a message's `content` (a string or text parts), or of a Responses tool output. */
 function itemText(item: unknown): string {
   if (!isObject(item)) return "";
-  const content = item.content ?? item.output;
+  const content = item.content ?? item.output ?? item.parts;
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
   return content
@@ -37,7 +41,10 @@ function itemText(item: unknown): string {
 /** The text of every message of a request, joined (the system prompt or `instructions` first). */
 export function requestText(request: { body: ConversationBody | undefined }): string {
   const texts = conversation(request.body).map(itemText);
-  const system = request.body?.instructions ?? request.body?.system;
+  const system =
+    request.body?.instructions ??
+    request.body?.system ??
+    geminiSystem(request.body?.systemInstruction);
   const head = typeof system === "string" ? system : contentText(system);
   return (head === "" ? texts : [head, ...texts]).join("\n\n");
 }
@@ -47,4 +54,9 @@ export function lastUserText(request: { body: ConversationBody | undefined }): s
   const users = conversation(request.body).filter((item) => isObject(item) && item.role === "user");
   const last = users.at(-1);
   return isObject(last) && typeof last.content === "string" ? last.content : "";
+}
+
+/** The parts of Gemini's `systemInstruction`, read as a system prompt's content. */
+function geminiSystem(instruction: unknown): unknown {
+  return isObject(instruction) ? instruction.parts : instruction;
 }

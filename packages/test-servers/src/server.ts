@@ -3,7 +3,8 @@
  * A local HTTP server that answers model requests the way its handler
  * scripts them (`reply`), in the protocol each request speaks: OpenAI's Chat
  * Completions (`…/chat/completions`) and Responses (`…/responses`),
- * Anthropic's Messages (`…/v1/messages`), as JSON or as server-sent events
+ * Anthropic's Messages (`…/v1/messages`), Gemini's `…:generateContent` and
+ * `…:streamGenerateContent` (and `…:countTokens`), as JSON or as server-sent events
  * when the request streams (`protocols/*`). Node only (`node:http`): tests
  * that run in workerd start it from vitest's globalSetup, as workerd cannot
  * listen.
@@ -26,6 +27,7 @@ import type { AddressInfo } from "node:net";
 import { isObject } from "./json.ts";
 import { anthropicMessages } from "./protocols/anthropic-messages.ts";
 import { chatCompletions } from "./protocols/chat-completions.ts";
+import { geminiGenerateContent } from "./protocols/gemini-generate-content.ts";
 import { openaiResponses } from "./protocols/openai-responses.ts";
 import type { ProtocolName, WireProtocol } from "./protocols/wire.ts";
 import { answerOf, type Reply, type Usage } from "./reply.ts";
@@ -119,12 +121,15 @@ export const PROTOCOLS: Record<ProtocolName, WireProtocol> = {
   chat: chatCompletions,
   responses: openaiResponses,
   anthropic: anthropicMessages,
+  gemini: geminiGenerateContent,
 };
 
 /** Which protocol a path speaks, if any. */
 export function protocolOf(path: string): ProtocolName | undefined {
   const pathname = path.split("?")[0] ?? "";
-  return Object.values(PROTOCOLS).find((protocol) => pathname.endsWith(protocol.path))?.name;
+  return Object.values(PROTOCOLS).find((protocol) =>
+    protocol.matches === undefined ? pathname.endsWith(protocol.path) : protocol.matches(pathname),
+  )?.name;
 }
 
 function readBody(request: IncomingMessage): Promise<string> {
@@ -189,7 +194,7 @@ async function answer(
   }
   if (response.destroyed) return false;
   const protocol = PROTOCOLS[request.protocol];
-  const streaming = request.body?.stream === true;
+  const streaming = protocol.streams?.(request.path) ?? request.body?.stream === true;
   const context = {
     model: request.body?.model ?? "test-model",
     serial,
@@ -301,6 +306,13 @@ export async function startTestServer(
           body: parseBody(rawBody),
         };
         const protocol = protocolOf(received.path);
+        if (protocol === undefined && /:countTokens(?:\?|$)/.test(received.path)) {
+          // Gemini's count of a request: characters / 4, as answers count without a usage.
+          const reply = await options.control?.(received);
+          const count = { totalTokens: Math.ceil(requestText(received).length / 4) };
+          sendJson(response, reply?.status ?? 200, reply?.body ?? count);
+          return;
+        }
         if (protocol === undefined) {
           const reply = await options.control?.(received);
           if (reply === undefined) {

@@ -1,8 +1,9 @@
 /**
  * @module routes/gateway
  * The gateway: `/v1/gateway/{upstream}/…` speaks OpenAI Chat Completions
- * (`/chat/completions`), OpenAI Responses (`/responses`) and Anthropic
- * Messages (`/v1/messages`), so an agent points its SDK's base URL here and
+ * (`/chat/completions`), OpenAI Responses (`/responses`), Anthropic
+ * Messages (`/v1/messages`) and Gemini (`/v1beta/models/{model}:generateContent`,
+ * `:streamGenerateContent`, `:countTokens`, passed through), so an agent points its SDK's base URL here and
  * changes nothing else; `/models` and `/v1/models` pass the upstream's list
  * through. `{upstream}` is a name the deployment configures
  * (`gateway/upstream/upstreams`); the caller authenticates its own way
@@ -22,11 +23,14 @@
 import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { writeDataPoint } from "../analytics/data-points";
-import type { ErrorShape } from "../api/errors";
+import { ApiError, type ErrorShape } from "../api/errors";
 import { unwrap } from "../api/rpc-result";
 import {
   GatewayChatCompletion,
   GatewayChatRequest,
+  GatewayGeminiParams,
+  GatewayGenerateContentRequest,
+  GatewayGenerateContentResponse,
   GatewayHeaders,
   GatewayMessage,
   GatewayMessagesRequest,
@@ -38,6 +42,7 @@ import {
 import { workerConfig } from "../config/worker-config";
 import { type AgentSession, requestSession } from "../gateway/agent-identity";
 import { forward } from "../gateway/forward";
+import { geminiMethod, geminiProtocol, geminiUpstreamPath } from "../gateway/protocols/gemini-protocol";
 import { withKeepAlive } from "../gateway/keep-alive";
 import type { ForwardPlan } from "../gateway/plans/forward-plan";
 import { planRequest } from "../gateway/plans/plan-request";
@@ -68,9 +73,13 @@ interface GatewayRouteBase {
   summary: string;
 }
 
-/** A model request (`post`, its body checked by `request`), or the upstream's models (`get`). */
+/**
+ * A model request (`post`, its body checked by `request`), the upstream's models (`get`), or
+ * Gemini's methods of a model (`gemini`: the method is in the path).
+ */
 type GatewayRoute =
   | (GatewayRouteBase & { method: "post"; request: z.ZodType })
+  | (GatewayRouteBase & { method: "gemini"; request: z.ZodType })
   | (GatewayRouteBase & { method: "get" });
 
 const ROUTES: GatewayRoute[] = [
@@ -99,6 +108,14 @@ const ROUTES: GatewayRoute[] = [
     summary: "Anthropic Messages through Condense",
   },
   {
+    method: "gemini",
+    path: "/v1beta/models/{model}",
+    protocol: geminiProtocol,
+    request: GatewayGenerateContentRequest,
+    response: GatewayGenerateContentResponse,
+    summary: "Gemini generateContent through Condense",
+  },
+  {
     method: "get",
     path: "/models",
     protocol: chatProtocol,
@@ -116,6 +133,9 @@ const ROUTES: GatewayRoute[] = [
 
 const DESCRIPTION =
   "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation, and one the session does not take (a side request: a title, a sub-agent) is forwarded statelessly and kept apart with its answer (`/v1/sessions/{id}/side-requests`). Without it, the session is the one the agent names itself (Claude Code's x-claude-code-session-id or metadata.user_id, Codex's session-id, opencode's x-session-id, a prompt_cache_key, …; see the header's description); `X-Condense-Session: none`, or no identity at all, leaves the request stateless: a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Session-Source (the field that named the session: X-Condense-Session or the agent's own), X-Condense-Generation (on every response under a session: the generation the context comes from, or the session's current one when the request did not touch it), X-Condense-Stateless and X-Condense-Side-Request (the id a side request is kept under), X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none), X-Condense-Keep-Alive (the response was committed after GATEWAY_KEEPALIVE_MS of waiting on a compaction, and kept alive with SSE comments or spaces before the JSON; an error after that comes in the body). A context over its window has the newest tool outputs cut to head and tail (never dropped), a marker naming where the whole output is; a session's context that cannot fit even so is refused (422, context_over_window). An upstream overflow is compacted away and retried (X-Condense-Overflow-Retries), against the window it states scaled by its own count of what it refused; when nothing smaller can be sent, its error passes through with X-Condense-Overflow: passed-through and X-Condense-Overflow-Reason. Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
+
+const GEMINI_DESCRIPTION =
+  "Gemini's methods of a model: `{model}:generateContent`, `{model}:streamGenerateContent?alt=sse` (server-sent events) and `{model}:countTokens` (forwarded unchanged). The key goes in `x-goog-api-key` or `?key=`, as Gemini's clients send it; the usage is `usageMetadata` (`cachedContentTokenCount` read from the cache). Thought signatures go back as they came; a model turn compaction rewrote carries its call's signature, or Gemini's documented placeholder.";
 
 const ERRORS = {
   401: "No valid Condense credential, or no provider key",
@@ -137,7 +157,11 @@ export function gatewayErrorShape(path: string): ErrorShape | undefined {
   const rest = match[1] ?? "";
   const protocol =
     ROUTES.find((route) => route.path === rest)?.protocol ??
-    (rest.startsWith("/v1/") ? anthropicProtocol : chatProtocol);
+    (rest.startsWith("/v1beta/")
+      ? geminiProtocol
+      : rest.startsWith("/v1/")
+        ? anthropicProtocol
+        : chatProtocol);
   return protocol.errorBody;
 }
 
@@ -150,6 +174,8 @@ async function serveModelRequest(
   route: GatewayRoute,
   body: RequestBody,
   text: string,
+  upstreamPath = route.path,
+  streamed = body.stream === true,
 ): Promise<Response> {
   const { protocol } = route;
   const explicit = condenseRequest(c.req.raw.headers);
@@ -159,7 +185,7 @@ async function serveModelRequest(
   let planned: ForwardPlan | undefined;
   const keepAlive = {
     intervalMs: workerConfig(c.env).gatewayKeepAliveMs,
-    streamed: body.stream === true,
+    streamed,
     protocol,
     headers: async () => planned?.headers ?? (await waitingHeaders(c, session)),
   };
@@ -179,7 +205,7 @@ async function serveModelRequest(
     planned = withSessionSource(plan, session);
     const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
     const counted = countedTurn(c, meteredPlan(c, planned), c.req.param("upstream") ?? "", body);
-    const target = { url: `${upstream.baseUrl}${route.path}`, headers };
+    const target = { url: `${upstream.baseUrl}${upstreamPath}`, headers };
     return forward(c, protocol, target, counted, gatewayWait);
   });
 }
@@ -245,6 +271,54 @@ function countedTurn(
   };
 }
 
+/**
+ * A Gemini method of a model: `generateContent` and `streamGenerateContent` as model requests (the
+ * model, which Gemini reads from the path, put in the body for the gateway's own use),
+ * `countTokens` forwarded unchanged; any other method is refused in Gemini's shape.
+ */
+async function serveGemini(
+  c: Context<AppEnv>,
+  route: GatewayRoute,
+  body: RequestBody,
+  text: string,
+): Promise<Response> {
+  const method = geminiMethod(c.req.param("model") ?? "");
+  const upstreamPath = geminiUpstreamPath(new URL(c.req.url), route.path);
+  if (method === undefined) {
+    throw new ApiError(
+      404,
+      "not_found",
+      "the gateway serves a model's `:generateContent`, `:streamGenerateContent` and `:countTokens`; use one of them after the model's name",
+    );
+  }
+  if (method.name === "countTokens") return serveUnchanged(c, upstreamPath, text);
+  const streamed = method.name === "streamGenerateContent";
+  return serveModelRequest(
+    c,
+    route,
+    { ...body, model: method.model },
+    text,
+    upstreamPath,
+    streamed,
+  );
+}
+
+/** A request forwarded as it came, its answer passed back (nothing planned, nothing stored). */
+async function serveUnchanged(c: Context<AppEnv>, path: string, text: string): Promise<Response> {
+  const upstream = c.get("upstream");
+  const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
+  const outcome = await reachUpstream(
+    `${upstream.baseUrl}${path}`,
+    { method: "POST", headers, body: text },
+    gatewayTimeouts(c.env).responseMs,
+  );
+  const reply = await readUpstreamBody(outcome);
+  return new Response(reply, {
+    status: outcome.response.status,
+    headers: clientResponseHeaders(outcome.response.headers),
+  });
+}
+
 /** The upstream's models, passed through. */
 async function serveModels(c: Context<AppEnv>, route: GatewayRoute): Promise<Response> {
   const upstream = c.get("upstream");
@@ -284,6 +358,19 @@ export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
     };
     if (route.method === "get") {
       defineRoute(app, { ...spec, method: "get" }, (c) => serveModels(c, route));
+    } else if (route.method === "gemini") {
+      defineRoute(
+        app,
+        {
+          ...spec,
+          method: "post",
+          params: GatewayGeminiParams,
+          description: `${GEMINI_DESCRIPTION} ${DESCRIPTION}`,
+          body: route.request,
+          middleware: [...spec.middleware, spendingGuard()],
+        },
+        (c, input) => serveGemini(c, route, input.body as RequestBody, input.bodyText),
+      );
     } else {
       defineRoute(
         app,

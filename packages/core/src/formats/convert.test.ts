@@ -60,11 +60,11 @@ describe("toCanonical", () => {
   });
 
   it("rejects an unknown format with unknown_format", () => {
-    const error = caught(() => toCanonical({ format: "gemini" as MessageFormat, messages: [] }));
+    const error = caught(() => toCanonical({ format: "mistral" as MessageFormat, messages: [] }));
     expect(CondenseError.isInstance(error)).toBe(true);
     expect((error as CondenseError).code).toBe("unknown_format");
     expect((error as Error).message).toBe(
-      "format `gemini` is not supported; use openai, anthropic or responses",
+      "format `mistral` is not supported; use openai, anthropic, responses or gemini",
     );
   });
 });

@@ -16,19 +16,20 @@ import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { fromAnthropic, toAnthropic } from "./anthropic/convert.js";
 import { anthropicUnsupportedParts } from "./anthropic/unsupported-parts.js";
 import { type MarkerPlacement, placeOpenAIMarkers } from "./cache-markers.js";
+import { fromGemini, geminiUnsupportedParts, toGemini } from "./gemini/convert.js";
 import { fromResponses, responsesUnsupportedParts, toResponses } from "./responses/convert.js";
 
 export interface CanonicalInput {
   /** Default `openai`. */
   format?: MessageFormat;
   messages: readonly unknown[];
-  /** Anthropic top-level `system`; only with format `anthropic`. */
+  /** Anthropic top-level `system`, or Gemini's `systemInstruction`; only with those formats. */
   system?: unknown;
 }
 
 export interface FormattedMessages {
   messages: unknown[];
-  /** Anthropic top-level `system`, when the format is `anthropic` and there is one. */
+  /** Anthropic top-level `system` or Gemini's `systemInstruction`, when there is one. */
   system?: unknown;
 }
 
@@ -36,7 +37,7 @@ function unknownFormat(format: unknown): CondenseError {
   const shown = typeof format === "string" ? format : String(typeof format);
   return new CondenseError(
     "unknown_format",
-    `format \`${shown}\` is not supported; use openai, anthropic or responses`,
+    `format \`${shown}\` is not supported; use openai, anthropic, responses or gemini`,
     { details: { format: shown } },
   );
 }
@@ -73,6 +74,8 @@ export function toCanonical(input: CanonicalInput): ChatMessage[] {
     case "responses":
       rejectSystem(format, input.system);
       return fromResponses(input.messages);
+    case "gemini":
+      return fromGemini({ system: input.system, messages: input.messages });
     default:
       throw unknownFormat(format);
   }
@@ -114,6 +117,12 @@ export function fromCanonical(
     }
     case "responses":
       return { messages: toResponses(messages) };
+    case "gemini": {
+      const request = toGemini(messages);
+      return request.systemInstruction === undefined
+        ? { messages: request.contents }
+        : { messages: request.contents, system: request.systemInstruction };
+    }
     default:
       throw unknownFormat(requested);
   }
@@ -136,6 +145,8 @@ export function unsupportedParts(
       return anthropicUnsupportedParts(messages);
     case "responses":
       return responsesUnsupportedParts(messages);
+    case "gemini":
+      return geminiUnsupportedParts(messages);
     default:
       throw unknownFormat(requested);
   }

@@ -91,8 +91,10 @@ export interface ProviderData {
   };
   /** `items`: the original input items of this message, including opaque reasoning/compaction items. */
   responses?: { items?: unknown[]; id?: string; status?: string };
+  /** `parts`: the original Gemini parts of this message (thoughts and thought signatures included). */
+  gemini?: { parts?: Record<string, unknown>[] };
 }
 
 export type Provider = "openai" | "anthropic" | "gemini";
 
-export type MessageFormat = "openai" | "anthropic" | "responses";
+export type MessageFormat = "openai" | "anthropic" | "responses" | "gemini";

@@ -11,7 +11,7 @@ import type { JsonObject } from "../json.ts";
 import type { Answer } from "../reply.ts";
 import type { Violation } from "../rules/violation.ts";
 
-export type ProtocolName = "chat" | "responses" | "anthropic";
+export type ProtocolName = "chat" | "responses" | "anthropic" | "gemini";
 
 export interface AnswerContext {
   model: string;
@@ -33,6 +33,10 @@ export interface WireProtocol {
   name: ProtocolName;
   /** The path the protocol is served at: a request path that ends with it. */
   path: string;
+  /** Whether a request's path (without its query) is this protocol's, where `path` cannot say (Gemini's). */
+  matches?(pathname: string): boolean;
+  /** Whether a request streams, where its path says so (Gemini's); else its body's `stream`. */
+  streams?(path: string): boolean;
   render(answer: Answer, context: AnswerContext): RenderedAnswer;
   errorBody(error: Violation): unknown;
   /** The provider's own context-overflow error. */

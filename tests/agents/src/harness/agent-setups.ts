@@ -281,6 +281,79 @@ export const claudeCodeOpus46: AgentSetup = {
   },
 };
 
+/** Telemetry, usage statistics and update checks off, in Gemini CLI's and Qwen Code's settings. */
+const QUIET_SETTINGS = {
+  general: { disableAutoUpdate: true, disableUpdateNag: true, enableAutoUpdate: false },
+  privacy: { usageStatisticsEnabled: false },
+  telemetry: { enabled: false },
+};
+
+function writeSettings(dir: string, settings: Record<string, unknown>): void {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "settings.json"), JSON.stringify(settings, null, 2));
+}
+
+export const geminiCli: AgentSetup = {
+  name: "gemini-cli",
+  dialect: "gemini-cli",
+  packageName: "@google/gemini-cli",
+  protocol: "gemini",
+  // @google/genai appends /v1beta/models/{model}:{method}.
+  baseUrl: (root) => root,
+  launch(options) {
+    prepareHome(options.home);
+    writeSettings(join(options.home, ".gemini"), {
+      ...QUIET_SETTINGS,
+      security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+      model: { name: "gemini-2.5-pro" },
+    });
+    return {
+      command: agentBin("gemini"),
+      args: ["-p", options.prompt, "--approval-mode", "yolo", "--output-format", "json"],
+      env: {
+        ...baseEnv(options.home),
+        GEMINI_API_KEY: options.apiKey,
+        GOOGLE_GEMINI_BASE_URL: options.baseUrl,
+        GEMINI_CLI_CUSTOM_HEADERS: Object.entries(options.headers)
+          .map(([name, value]) => `${name}: ${value}`)
+          .join(", "),
+        // It would otherwise start itself again with a larger heap.
+        GEMINI_CLI_NO_RELAUNCH: "true",
+        GEMINI_TELEMETRY_ENABLED: "false",
+      },
+    };
+  },
+};
+
+export const qwenCode: AgentSetup = {
+  name: "qwen-code",
+  dialect: "qwen-code",
+  packageName: "@qwen-code/qwen-code",
+  protocol: "chat",
+  // The openai SDK appends /chat/completions.
+  baseUrl: (root) => `${root}/v1`,
+  launch(options) {
+    prepareHome(options.home);
+    writeSettings(join(options.home, ".qwen"), {
+      ...QUIET_SETTINGS,
+      security: { auth: { selectedType: "openai" }, folderTrust: { enabled: false } },
+      model: { name: "e2e-model", generationConfig: { customHeaders: options.headers } },
+    });
+    return {
+      command: agentBin("qwen"),
+      args: ["-p", options.prompt, "--approval-mode", "yolo", "--output-format", "json"],
+      env: {
+        ...baseEnv(options.home),
+        OPENAI_API_KEY: options.apiKey,
+        OPENAI_BASE_URL: options.baseUrl,
+        OPENAI_MODEL: "e2e-model",
+        QWEN_CODE_NO_RELAUNCH: "true",
+        QWEN_TELEMETRY_ENABLED: "false",
+      },
+    };
+  },
+};
+
 export const AGENT_SETUPS: readonly AgentSetup[] = [
   claudeCode,
   claudeCodeOpus46,
@@ -289,4 +362,8 @@ export const AGENT_SETUPS: readonly AgentSetup[] = [
   pi,
   piAnthropic,
   piResponses,
+  // Not yet in the suite (tried once, issue 34): Gemini CLI 0.61 answers calls with ids of its own
+  // (`run_shell_command_<ms>_0`), which the scripted model cannot read its step from; Qwen Code cuts
+  // long shell outputs itself, which the model's check of each output's middle mark refuses.
+  // geminiCli, qwenCode,
 ];

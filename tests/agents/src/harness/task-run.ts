@@ -14,6 +14,7 @@ import { type ModelFailure, scriptedModel } from "../model/scripted-model.ts";
 import { buildTask, prepareWorkspace } from "../model/task.ts";
 import { anthropicMessages } from "../upstream/anthropic-messages.ts";
 import { chatCompletions } from "../upstream/chat-completions.ts";
+import { geminiGenerateContent } from "../upstream/gemini-generate-content.ts";
 import { openaiResponses } from "../upstream/openai-responses.ts";
 import type { RecordedCall, ScriptedUpstream } from "../upstream/scripted-upstream.ts";
 import type { AgentProtocol, ProtocolName } from "../upstream/wire.ts";
@@ -25,6 +26,7 @@ export const PROTOCOLS: Record<ProtocolName, AgentProtocol> = {
   anthropic: anthropicMessages,
   responses: openaiResponses,
   chat: chatCompletions,
+  gemini: geminiGenerateContent,
 };
 
 export interface GatewayRoute {

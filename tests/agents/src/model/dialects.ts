@@ -9,7 +9,7 @@ import { join } from "node:path";
 import type { ToolCall } from "./model-turn.ts";
 import type { TaskAction } from "./task.ts";
 
-export type AgentName = "claude-code" | "codex" | "opencode" | "pi";
+export type AgentName = "claude-code" | "codex" | "opencode" | "pi" | "gemini-cli" | "qwen-code";
 
 /** The tool call that carries out `action` in `agent`'s tools, with the call id given. */
 export function toolCallFor(
@@ -51,6 +51,23 @@ export function toolCallFor(
         return call("write", { filePath: join(workspace, action.path), content: action.content });
       }
       return call("bash", { command: action.command, description: "Run a step of the task" });
+    case "gemini-cli":
+    case "qwen-code":
+      // Qwen Code is a fork of Gemini CLI: the same tools, its shell tool with `is_background`.
+      if (action.kind === "read")
+        return call("read_file", { file_path: join(workspace, action.path) });
+      if (action.kind === "write") {
+        return call("write_file", {
+          file_path: join(workspace, action.path),
+          content: action.content,
+        });
+      }
+      return agent === "gemini-cli"
+        ? call("run_shell_command", {
+            command: action.command,
+            description: "Run a step of the task",
+          })
+        : call("run_shell_command", { command: action.command, is_background: false });
     case "pi":
       if (action.kind === "read") return call("read", { path: action.path });
       if (action.kind === "write")

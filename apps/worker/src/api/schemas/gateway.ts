@@ -54,11 +54,34 @@ export const GatewayMessagesRequest = gatewayRequest(
   "An Anthropic Messages request: `system` and `messages` are the whole history; every other field is forwarded untouched",
 );
 
+export const GatewayGenerateContentRequest = z
+  .looseObject({
+    contents: z.array(z.unknown()).optional(),
+    systemInstruction: z.unknown().optional(),
+    cachedContent: z.string().optional(),
+  })
+  .openapi("GatewayGenerateContentRequest", {
+    description:
+      "A Gemini `generateContent` (or `countTokens`) request: `systemInstruction` and `contents` are the whole history; one naming `cachedContent` is forwarded unchanged (part of its history lives on Google's side); every other field is forwarded untouched",
+  });
+
 export const GatewayUpstreamParam = z.object({
   upstream: z
     .string()
     .openapi({ param: { name: "upstream", in: "path" }, example: "openai" })
     .describe("A name the deployment configures: openai, anthropic, or one of GATEWAY_UPSTREAMS"),
+});
+
+export const GatewayGeminiParams = GatewayUpstreamParam.extend({
+  model: z
+    .string()
+    .openapi({
+      param: { name: "model", in: "path" },
+      example: "gemini-2.5-pro:streamGenerateContent",
+    })
+    .describe(
+      "The model and the method, as Gemini's API writes them: `{model}:generateContent`, `{model}:streamGenerateContent` (with `?alt=sse`) or `{model}:countTokens`",
+    ),
 });
 
 export const GatewayHeaders = z.object({
@@ -90,6 +113,10 @@ export const GatewayChatCompletion = upstreamAnswer("GatewayChatCompletion", {
 export const GatewayResponse = upstreamAnswer("GatewayResponse", { output: z.array(z.unknown()) });
 
 export const GatewayMessage = upstreamAnswer("GatewayMessage", { content: z.array(z.unknown()) });
+
+export const GatewayGenerateContentResponse = upstreamAnswer("GatewayGenerateContentResponse", {
+  candidates: z.array(z.unknown()).optional(),
+});
 
 export const GatewayModels = z
   .looseObject({ data: z.array(z.unknown()) })

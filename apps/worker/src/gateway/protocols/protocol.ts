@@ -11,7 +11,7 @@ import type { MessageFormat, ProviderUsage } from "@condense/core";
 import { isRecord } from "@condense/core";
 import type { EventSourceMessage } from "eventsource-parser";
 
-export type ProtocolName = "chat" | "responses" | "anthropic";
+export type ProtocolName = "chat" | "responses" | "anthropic" | "gemini";
 
 /** A request body as the client sent it (already checked to be a JSON object with a model). */
 export type RequestBody = Record<string, unknown>;

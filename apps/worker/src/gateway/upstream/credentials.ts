@@ -2,7 +2,8 @@
  * @module gateway/upstream/credentials
  * Who a gateway request is, and which key goes upstream. With
  * `X-Condense-Key` (an API key or a JWT, as for the rest of the API) the
- * request's `Authorization` (or Anthropic's `x-api-key`) is the caller's
+ * request's `Authorization` (or Anthropic's `x-api-key`, Gemini's
+ * `x-goog-api-key` or `?key=`) is the caller's
  * provider key and is passed upstream untouched. Without it, `Authorization`
  * (or, for an SDK that sends its key as `x-api-key`, that header) is the
  * Condense credential, and the upstream gets the deployment's own key for it.
@@ -60,7 +61,16 @@ async function condenseUser(env: Env, token: string | undefined, where: string):
 }
 
 function deploymentAuth(key: string, protocol: ProtocolName): Record<string, string> {
+  if (protocol === "gemini") return { [GEMINI_KEY_HEADER]: key };
   return protocol === "anthropic" ? { "x-api-key": key } : { Authorization: `Bearer ${key}` };
+}
+
+/** The header Gemini's clients send their key in (or in the `key` query parameter). */
+const GEMINI_KEY_HEADER = "x-goog-api-key";
+
+/** The header a protocol's SDK sends its key in when not as `Authorization: Bearer`. */
+function apiKeyHeader(protocol: ProtocolName): string {
+  return protocol === "gemini" ? GEMINI_KEY_HEADER : "x-api-key";
 }
 
 export async function gatewayCredentials(
@@ -71,13 +81,14 @@ export async function gatewayCredentials(
   url: string,
 ): Promise<GatewayCredentials> {
   const authorization = headers.get("Authorization") ?? undefined;
-  const apiKey = headers.get("x-api-key") ?? undefined;
+  const keyHeader = apiKeyHeader(protocol);
+  const apiKey = headers.get(keyHeader) ?? undefined;
   const condenseKey = headers.get(CONDENSE_KEY_HEADER)?.trim();
   if (condenseKey !== undefined && condenseKey !== "") {
     const userId = await condenseUser(env, condenseKey, CONDENSE_KEY_HEADER);
     const passed: Record<string, string> = {};
     if (authorization !== undefined) passed.Authorization = authorization;
-    if (apiKey !== undefined) passed["x-api-key"] = apiKey;
+    if (apiKey !== undefined) passed[keyHeader] = apiKey;
     if (Object.keys(passed).length > 0) {
       return { userId, upstreamAuth: passed, deploymentKey: false };
     }
@@ -97,7 +108,7 @@ export async function gatewayCredentials(
   const userId = await condenseUser(
     env,
     token,
-    authorization !== undefined ? "Authorization" : "x-api-key",
+    authorization !== undefined ? "Authorization" : keyHeader,
   );
   const own = deploymentKey(env, upstream);
   if (own === undefined) throw noProviderKey(upstream);
@@ -153,13 +164,8 @@ export function gatewayAuth(protocol: ProtocolName): MiddlewareHandler<AppEnv> {
     const name = c.req.param("upstream") ?? "";
     const upstream = resolveUpstream(c.env, name);
     if (upstream === undefined) throw unknownUpstream(c.env, name);
-    const credentials = await gatewayCredentials(
-      c.env,
-      c.req.raw.headers,
-      upstream,
-      protocol,
-      c.req.url,
-    );
+    const headers = protocol === "gemini" ? withQueryKey(c.req.raw) : c.req.raw.headers;
+    const credentials = await gatewayCredentials(c.env, headers, upstream, protocol, c.req.url);
     c.set("userId", credentials.userId);
     c.get("log").user = credentials.userId;
     c.set("upstream", {
@@ -169,4 +175,13 @@ export function gatewayAuth(protocol: ProtocolName): MiddlewareHandler<AppEnv> {
     });
     await next();
   };
+}
+
+/** Gemini's clients may send their key as `?key=`: read as the `x-goog-api-key` header would be. */
+function withQueryKey(request: Request): Headers {
+  const key = new URL(request.url).searchParams.get("key");
+  if (key === null || request.headers.has(GEMINI_KEY_HEADER)) return request.headers;
+  const headers = new Headers(request.headers);
+  headers.set(GEMINI_KEY_HEADER, key);
+  return headers;
 }

@@ -13,7 +13,7 @@ import { ApiError } from "../../api/errors";
 import { workerConfig } from "../../config/worker-config";
 
 const DROPPED_REQUEST_HEADERS =
-  /^(?:host|content-length|connection|keep-alive|transfer-encoding|upgrade|te|trailer|expect|proxy-.*|cf-.*|x-forwarded-.*|x-real-ip|forwarded|cookie|authorization|x-api-key|accept-encoding|x-condense-.*|x-request-id)$/i;
+  /^(?:host|content-length|connection|keep-alive|transfer-encoding|upgrade|te|trailer|expect|proxy-.*|cf-.*|x-forwarded-.*|x-real-ip|forwarded|cookie|authorization|x-api-key|x-goog-api-key|accept-encoding|x-condense-.*|x-request-id)$/i;
 
 const DROPPED_RESPONSE_HEADERS =
   /^(?:content-length|content-encoding|transfer-encoding|connection|keep-alive|set-cookie|alt-svc|cf-.*|server|date|x-request-id)$/i;
