@@ -210,7 +210,11 @@ export const opencode: AgentSetup = {
 };
 
 /** pi on one protocol: a custom provider in its models.json, and its print mode. */
-function piOn(name: string, protocol: ProtocolName, model: Record<string, unknown>): AgentSetup {
+function piOn(
+  name: string,
+  protocol: Exclude<ProtocolName, "gemini">,
+  model: Record<string, unknown>,
+): AgentSetup {
   return {
     name,
     dialect: "pi",
@@ -296,6 +300,8 @@ function writeSettings(dir: string, settings: Record<string, unknown>): void {
 export const geminiCli: AgentSetup = {
   name: "gemini-cli",
   dialect: "gemini-cli",
+  // Not in the suite yet; its identity fields are not read.
+  identifies: false,
   packageName: "@google/gemini-cli",
   protocol: "gemini",
   // @google/genai appends /v1beta/models/{model}:{method}.
@@ -328,6 +334,7 @@ export const geminiCli: AgentSetup = {
 export const qwenCode: AgentSetup = {
   name: "qwen-code",
   dialect: "qwen-code",
+  identifies: false,
   packageName: "@qwen-code/qwen-code",
   protocol: "chat",
   // The openai SDK appends /chat/completions.
