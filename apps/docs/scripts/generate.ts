@@ -17,6 +17,7 @@ import { configurationTable } from "./configuration.ts";
 import { engineInterfaceTable } from "./engine-options.ts";
 import { errorCodesTable } from "./error-codes.ts";
 import { HTTP_API_DIR, httpApiIndex, httpApiPages } from "./http-api-pages.ts";
+import { loadHttpExamples } from "./http-examples.ts";
 import { generatedBanner } from "./markdown.ts";
 import { NOTES_DIR, notesPages } from "./notes-pages.ts";
 import { markdownFiles, withSnippets } from "./snippets.ts";
@@ -46,7 +47,7 @@ function fromTemplate(template: string, source: string, parts: Record<string, st
 
 const worker = await loadWorkerSources();
 const pages = new Map<string, string>([
-  ...httpApiPages(worker.openApi),
+  ...httpApiPages(worker.openApi, loadHttpExamples(docsRoot)),
   ...notesPages(),
   [
     `${HTTP_API_DIR}/index.md`,
