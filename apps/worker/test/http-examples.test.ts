@@ -219,7 +219,11 @@ describe("the HTTP API's recorded examples", () => {
     ok(await record("POST /v1/sessions/{id}/compact", "POST", `${s}/compact`, { body: {} }));
     ok(await record("GET /v1/sessions/{id}/compactions", "GET", `${s}/compactions`));
     ok(
-      await record("GET /v1/sessions/{id}/tool-outputs/{toolCallId}", "GET", `${s}/tool-outputs/call_1`),
+      await record(
+        "GET /v1/sessions/{id}/tool-outputs/{toolCallId}",
+        "GET",
+        `${s}/tool-outputs/call_1`,
+      ),
     );
     ok(
       await record("POST /v1/sessions/{id}/overflow", "POST", `${s}/overflow`, {
@@ -348,14 +352,19 @@ describe("the HTTP API's recorded examples", () => {
       }),
     );
     ok(
-      await record("GET /v1/gateway/{upstream}/v1/models", "GET", "/v1/gateway/anthropic/v1/models", {
-        headers: {
-          "x-api-key": "sk-ant-your-provider-key",
-          "anthropic-version": "2023-06-01",
-          "X-Condense-Key": KEY,
+      await record(
+        "GET /v1/gateway/{upstream}/v1/models",
+        "GET",
+        "/v1/gateway/anthropic/v1/models",
+        {
+          headers: {
+            "x-api-key": "sk-ant-your-provider-key",
+            "anthropic-version": "2023-06-01",
+            "X-Condense-Key": KEY,
+          },
+          auth: false,
         },
-        auth: false,
-      }),
+      ),
     );
 
     ok(await record("DELETE /v1/sessions/{id}", "DELETE", s));
