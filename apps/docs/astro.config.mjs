@@ -24,6 +24,7 @@ export default defineConfig({
             "reference/configuration",
             "reference/error-codes",
             "reference/engine-options",
+            "reference/client",
             {
               label: "HTTP API",
               collapsed: true,

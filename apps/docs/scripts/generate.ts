@@ -13,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { benchmarksSection } from "./benchmarks.ts";
+import { clientReferenceParts } from "./client-reference.ts";
 import { configurationTable } from "./configuration.ts";
 import { engineInterfaceTable } from "./engine-options.ts";
 import { errorCodesTable } from "./error-codes.ts";
@@ -61,6 +62,14 @@ const pages = new Map<string, string>([
     fromTemplate("error-codes.md", "apps/worker/src/api/error-catalog.ts", {
       codes: errorCodesTable(worker.errorCatalog),
     }),
+  ],
+  [
+    "src/content/docs/reference/client.md",
+    fromTemplate(
+      "client-reference.md",
+      "packages/client/src (types and JSDoc)",
+      clientReferenceParts(),
+    ),
   ],
   [
     "src/content/docs/start/troubleshooting.md",

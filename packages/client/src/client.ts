@@ -29,19 +29,32 @@ export interface CondenseOptions {
   baseUrl: string;
   /** A key from the service's `API_KEYS` (or an HS256 JWT whose `sub` is the user). */
   apiKey: string;
-  /** The `fetch` to call (default: the global one). Useful for service bindings and tests. */
+  /**
+   * The `fetch` to call. Useful for service bindings and tests.
+   * @default globalThis.fetch
+   */
   fetch?: FetchLike;
-  /** Milliseconds each attempt may take, answer body included (default 60 000). */
+  /**
+   * Milliseconds each attempt may take, answer body included.
+   * @default 60000
+   */
   timeoutMs?: number;
   /**
    * The same for calls that may wait on a compaction: `context`, `compact`,
-   * `reportOverflow` and the stateless `compact` (default 300 000, since an LLM
-   * summary of a long session can take minutes).
+   * `reportOverflow` and the stateless `compact` (an LLM summary of a long session can take
+   * minutes).
+   * @default 300000
    */
   compactionTimeoutMs?: number;
-  /** Retries of network failures, timeouts, 408, 429 and 5xx (default 2). */
+  /**
+   * Retries of network failures, timeouts, 408, 429 and 5xx.
+   * @default 2
+   */
   maxRetries?: number;
-  /** Backoff before the first retry, doubling up to `maxDelayMs` (defaults 500 and 8 000 ms). */
+  /**
+   * Backoff before the first retry, doubling up to `maxDelayMs`.
+   * @default { initialDelayMs: 500, maxDelayMs: 8000 }
+   */
   backoff?: { initialDelayMs?: number; maxDelayMs?: number };
 }
 

@@ -46,9 +46,15 @@ export interface RecoveryEvent {
 export interface ConversationOptions {
   /** The session that holds the conversation. */
   session: SessionHandle;
-  /** The model name the session counts tokens for (default: each request's model). */
+  /**
+   * The model name the session counts tokens for.
+   * @default the request's model
+   */
   model?: string;
-  /** Overflow recoveries per call before the provider's first error is thrown (default 2). */
+  /**
+   * Overflow recoveries per call before the provider's first error is thrown.
+   * @default 2
+   */
   maxRecoveries?: number;
   /** Called after each overflow recovery, before the request is sent again. */
   onRecovery?: (event: RecoveryEvent) => void;

@@ -34,8 +34,9 @@ type RequestOptions = Parameters<OpenAI["chat"]["completions"]["create"]>[1];
 export interface OpenAICompactionOptions extends ConversationOptions {
   /**
    * Ask streams for `usage` (`stream_options.include_usage`) so their prompt tokens calibrate the
-   * session; the extra usage chunk is hidden from callers that did not ask for it (default true).
-   * Turn off for servers that reject `stream_options`.
+   * session; the extra usage chunk is hidden from callers that did not ask for it. Turn off for
+   * servers that reject `stream_options`.
+   * @default true
    */
   streamUsage?: boolean;
 }
