@@ -16,6 +16,7 @@ export default defineConfig({
       plugins: [starlightLinksValidator({ errorOnRelativeLinks: false })],
       sidebar: [
         { label: "Start", items: [{ autogenerate: { directory: "start" } }] },
+        { label: "Tutorials", items: [{ autogenerate: { directory: "tutorials" } }] },
         { label: "Guides", items: [{ autogenerate: { directory: "guides" } }] },
         { label: "Concepts", items: [{ autogenerate: { directory: "concepts" } }] },
         {
