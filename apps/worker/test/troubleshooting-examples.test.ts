@@ -27,7 +27,7 @@ interface Failure {
 
 const SHOWN_HEADERS = /^(x-condense-.*|retry-after|x-should-retry)$/i;
 
-function appFetch(bindings: Partial<Env>): typeof fetch {
+function appFetch(bindings: Partial<Cloudflare.Env>): typeof fetch {
   const app = createApp();
   return async (input, init) => app.request(input, init, { ...env, ...bindings });
 }
