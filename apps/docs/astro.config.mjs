@@ -16,6 +16,7 @@ export default defineConfig({
       plugins: [starlightLinksValidator({ errorOnRelativeLinks: false })],
       sidebar: [
         { label: "Start", items: [{ autogenerate: { directory: "start" } }] },
+        { label: "Tutorials", items: [{ autogenerate: { directory: "tutorials" } }] },
         { label: "Guides", items: [{ autogenerate: { directory: "guides" } }] },
         { label: "Agents", items: [{ autogenerate: { directory: "agents" } }] },
         { label: "Concepts", items: [{ autogenerate: { directory: "concepts" } }] },
@@ -25,6 +26,7 @@ export default defineConfig({
             "reference/configuration",
             "reference/error-codes",
             "reference/engine-options",
+            "reference/client",
             {
               label: "HTTP API",
               collapsed: true,

@@ -99,6 +99,18 @@ function commentAbove(lines: readonly string[], key: string): string {
   return comment.join(" ");
 }
 
+/** The `//` comment lines right above the line that names binding `name` (`"name": "SESSIONS"`). */
+function commentAboveBinding(lines: readonly string[], name: string): string {
+  const at = lines.findIndex((line) => line.includes(`"name": "${name}"`));
+  const comment: string[] = [];
+  for (let i = at - 1; at > 0; i--) {
+    const note = /^\s*\/\/\s?(.*)$/.exec(lines[i] ?? "")?.[1];
+    if (note === undefined) break;
+    comment.unshift(note);
+  }
+  return comment.join(" ");
+}
+
 interface WranglerConfig {
   assets?: { binding?: string };
   durable_objects?: { bindings?: { name: string; class_name: string }[] };
@@ -120,7 +132,8 @@ export function workerBindings(): Setting[] {
       name: object.name,
       kind: "binding (Durable Object)",
       defaultValue: code(object.class_name),
-      what: commentAbove(lines, "durable_objects"),
+      // Each binding's own comment; the block's when it has none.
+      what: commentAboveBinding(lines, object.name) || commentAbove(lines, "durable_objects"),
     });
   }
   if (config.assets?.binding !== undefined) {

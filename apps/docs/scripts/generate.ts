@@ -14,13 +14,16 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AGENTS_DIR, agentPages } from "./agent-pages.ts";
 import { benchmarksSection } from "./benchmarks.ts";
+import { clientReferenceParts } from "./client-reference.ts";
 import { configurationTable } from "./configuration.ts";
 import { engineInterfaceTable } from "./engine-options.ts";
 import { errorCodesTable } from "./error-codes.ts";
 import { HTTP_API_DIR, httpApiIndex, httpApiPages } from "./http-api-pages.ts";
+import { loadHttpExamples } from "./http-examples.ts";
 import { generatedBanner } from "./markdown.ts";
 import { NOTES_DIR, notesPages } from "./notes-pages.ts";
 import { markdownFiles, withSnippets } from "./snippets.ts";
+import { troubleshootingParts } from "./troubleshooting.ts";
 import { loadWorkerSources } from "./worker-source.ts";
 
 const docsRoot = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -37,7 +40,7 @@ function fromTemplate(template: string, source: string, parts: Record<string, st
   if (!text.startsWith("---\n") || end < 0)
     throw new Error(`templates/${template} has no front matter`);
   const head = text.slice(0, end + 5);
-  const body = text.slice(end + 5).replace(/\{\{(\w+)\}\}/g, (marker, name: string) => {
+  const body = text.slice(end + 5).replace(/\{\{([\w-]+)\}\}/g, (marker, name: string) => {
     const part = parts[name];
     if (part === undefined) throw new Error(`templates/${template}: no generated part ${marker}`);
     return part.trimEnd();
@@ -47,7 +50,7 @@ function fromTemplate(template: string, source: string, parts: Record<string, st
 
 const worker = await loadWorkerSources();
 const pages = new Map<string, string>([
-  ...httpApiPages(worker.openApi),
+  ...httpApiPages(worker.openApi, loadHttpExamples(docsRoot)),
   ...notesPages(),
   ...agentPages(worker.agentRecipes),
   [
@@ -61,6 +64,22 @@ const pages = new Map<string, string>([
     fromTemplate("error-codes.md", "apps/worker/src/api/error-catalog.ts", {
       codes: errorCodesTable(worker.errorCatalog),
     }),
+  ],
+  [
+    "src/content/docs/reference/client.md",
+    fromTemplate(
+      "client-reference.md",
+      "packages/client/src (types and JSDoc)",
+      clientReferenceParts(),
+    ),
+  ],
+  [
+    "src/content/docs/start/troubleshooting.md",
+    fromTemplate(
+      "troubleshooting.md",
+      "troubleshooting-examples.json and apps/worker/src/api/error-catalog.ts",
+      { ...troubleshootingParts(docsRoot), codes: errorCodesTable(worker.errorCatalog) },
+    ),
   ],
   [
     "src/content/docs/reference/configuration.md",

@@ -4,6 +4,7 @@
  * at `/openapi.json`), with its parameters, request body and responses, and an index of them all.
  */
 
+import { exampleSection, type HttpExample } from "./http-examples.ts";
 import { code, frontMatter, generatedBanner, table } from "./markdown.ts";
 import type { JsonSchema, OpenApiDocument, OpenApiOperation } from "./worker-source.ts";
 
@@ -105,7 +106,12 @@ function jsonBlock(document: OpenApiDocument, schema: JsonSchema | undefined): s
   return `<details>\n<summary>JSON Schema</summary>\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`\n\n</details>\n`;
 }
 
-function operationPage(document: OpenApiDocument, op: Operation, order: number): string {
+function operationPage(
+  document: OpenApiDocument,
+  op: Operation,
+  order: number,
+  example: HttpExample,
+): string {
   const { method, path, operation } = op;
   const title = operation.summary ?? `${method.toUpperCase()} ${path}`;
   const out: string[] = [
@@ -115,7 +121,7 @@ function operationPage(document: OpenApiDocument, op: Operation, order: number):
       sidebarLabel: `${method.toUpperCase()} ${path.replace(/^\/v1/, "")}`,
       order,
     }),
-    generatedBanner("the Worker's OpenAPI document (GET /openapi.json)"),
+    generatedBanner("the Worker's OpenAPI document (GET /openapi.json) and http-examples.json"),
     "```http",
     `${method.toUpperCase()} ${path}`,
     "```",
@@ -137,6 +143,7 @@ function operationPage(document: OpenApiDocument, op: Operation, order: number):
   if (operation.tags !== undefined && operation.tags.length > 0) {
     out.push(`**Tags:** ${operation.tags.map(code).join(", ")}`, "");
   }
+  out.push(exampleSection(example));
   const parameters = operation.parameters ?? [];
   if (parameters.length > 0) {
     out.push(
@@ -199,10 +206,20 @@ function indexTable(operations: readonly Operation[]): string {
 }
 
 /** The page of each operation, by path relative to apps/docs. */
-export function httpApiPages(document: OpenApiDocument): Map<string, string> {
+export function httpApiPages(
+  document: OpenApiDocument,
+  examples: ReadonlyMap<string, HttpExample>,
+): Map<string, string> {
   const pages = new Map<string, string>();
   operationsOf(document).forEach((op, index) => {
-    pages.set(`${HTTP_API_DIR}/${op.slug}.md`, operationPage(document, op, index + 10));
+    const name = `${op.method.toUpperCase()} ${op.path}`;
+    const example = examples.get(name);
+    if (example === undefined) {
+      throw new Error(
+        `${name} has no example in http-examples.json: add a request to apps/worker/test/http-examples.test.ts and re-record it (npx vitest run test/http-examples.test.ts -u)`,
+      );
+    }
+    pages.set(`${HTTP_API_DIR}/${op.slug}.md`, operationPage(document, op, index + 10, example));
   });
   return pages;
 }

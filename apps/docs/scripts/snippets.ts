@@ -11,22 +11,32 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 
-const REGION_START = "// #region snippet\n";
-const REGION_END = "// #endregion";
+/** The region's markers: `// #region snippet` in TypeScript, `# #region snippet` in shell. */
+function markers(file: string): { start: string; end: string } {
+  const comment = file.endsWith(".sh") ? "#" : "//";
+  return { start: `${comment} #region snippet\n`, end: `${comment} #endregion` };
+}
 
 /** The code a page shows from one snippet file. */
 export function snippetText(snippetsDir: string, file: string): string {
-  if (!/^[a-z0-9-]+\.ts$/.test(file)) {
-    throw new Error(`snippet=${file}: name a .ts file of apps/docs/snippets`);
+  if (!/^[a-z0-9-]+\.ts$/.test(file) && !/^journeys\/[a-z0-9-]+\.sh$/.test(file)) {
+    throw new Error(
+      `snippet=${file}: name a .ts file of apps/docs/snippets or a journeys/<name>.sh script`,
+    );
   }
-  const text = readFileSync(join(snippetsDir, file), "utf8");
-  const start = text.indexOf(REGION_START);
+  const { start: regionStart, end: regionEnd } = markers(file);
+  // A journey's script lives beside the snippets' folder, where its test runs it from.
+  const text = readFileSync(
+    file.startsWith("journeys/") ? join(snippetsDir, "..", file) : join(snippetsDir, file),
+    "utf8",
+  );
+  const start = text.indexOf(regionStart);
   if (start < 0) return text.trimEnd();
-  const end = text.indexOf(REGION_END, start);
-  if (end < 0) throw new Error(`snippets/${file}: "${REGION_START.trim()}" has no "${REGION_END}"`);
+  const end = text.indexOf(regionEnd, start);
+  if (end < 0) throw new Error(`snippets/${file}: "${regionStart.trim()}" has no "${regionEnd}"`);
   // Biome's import sorting may leave a blank line after the region's opening comment.
   return text
-    .slice(start + REGION_START.length, end)
+    .slice(start + regionStart.length, end)
     .replace(/^\n+/, "")
     .trimEnd();
 }

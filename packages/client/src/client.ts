@@ -36,14 +36,14 @@ export interface CondenseOptions {
   fetch?: FetchLike;
   /**
    * Milliseconds each attempt may take, answer body included.
-   * @default 60_000
+   * @default 60000
    */
   timeoutMs?: number;
   /**
    * The same for calls that may wait on a compaction: `context`, `compact`,
-   * `reportOverflow` and the stateless `compact` (longer, since an LLM summary of
-   * a long session can take minutes).
-   * @default 300_000
+   * `reportOverflow` and the stateless `compact` (an LLM summary of a long session can take
+   * minutes).
+   * @default 300000
    */
   compactionTimeoutMs?: number;
   /**
@@ -53,7 +53,7 @@ export interface CondenseOptions {
   maxRetries?: number;
   /**
    * Backoff before the first retry, doubling up to `maxDelayMs`.
-   * @default { initialDelayMs: 500, maxDelayMs: 8_000 }
+   * @default { initialDelayMs: 500, maxDelayMs: 8000 }
    */
   backoff?: { initialDelayMs?: number; maxDelayMs?: number };
 }

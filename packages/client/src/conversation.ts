@@ -48,7 +48,7 @@ export interface ConversationOptions {
   session: SessionHandle;
   /**
    * The model name the session counts tokens for.
-   * @default each request's model
+   * @default the request's model
    */
   model?: string;
   /**
