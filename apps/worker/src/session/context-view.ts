@@ -27,6 +27,7 @@ import { checkPartsAvailable, renderMessages } from "../api/formats";
 import { insertRow } from "../sqlite/insert-row";
 import { cacheStateOf } from "./cache-state";
 import { isExactlyCounted } from "./calibration";
+import { lastReadAt } from "./cold-cache";
 import type { MessageStore } from "./message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "./session-record";
 import { modelFor, readSettings, type SessionSettings } from "./settings";
@@ -103,6 +104,8 @@ export interface ContextMeasure {
   overheadFillsWindow: boolean;
   /** Whether the context is over the trigger (the engine's `shouldCompact`). */
   compactionDue: boolean;
+  /** When the provider's cache was last read, as the decision took it (`cold-cache`). */
+  cacheLastReadAt?: number;
   /** Reported figures, in calibrated tokens. */
   tokens: number;
   /** The configured (or the model's) window, or the one a provider stated if that is smaller. */
@@ -326,7 +329,13 @@ export function measureCommitted(
   settings: SessionSettings,
   defaultModel: string | undefined,
 ): ContextMeasure {
-  return measureContext(session, settings, contextSize(sql, store).tokens, defaultModel);
+  return measureContext(
+    session,
+    settings,
+    contextSize(sql, store).tokens,
+    defaultModel,
+    lastReadAt(sql),
+  );
 }
 
 /** The session's background compaction: running (`running`: the object's queue holds one), scheduled, or none. */
@@ -345,6 +354,8 @@ export function measureContext(
   settings: SessionSettings,
   estimate: number,
   defaultModel: string | undefined,
+  /** When the provider's cache was last read (`cold-cache`): past its lifetime the policy compacts. */
+  cacheLastReadAt?: number,
 ): ContextMeasure {
   const model = modelFor(settings, session.last_model, defaultModel);
   const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
@@ -373,7 +384,11 @@ export function measureContext(
   const cacheState = cacheStateOf(session);
   const decision = shouldCompact(
     { model, tokens: estimate },
-    { ...options(engineWindow), ...(cacheState !== undefined ? { cacheState } : {}) },
+    {
+      ...options(engineWindow),
+      ...(cacheState !== undefined ? { cacheState } : {}),
+      ...(cacheLastReadAt !== undefined ? { cacheLastReadAt } : {}),
+    },
   );
   const withoutOverhead = Math.max(1, room);
   const real = (engineTokens: number) => Math.round((engineTokens + pinnedTokens) * ratio);
@@ -398,6 +413,7 @@ export function measureContext(
     engineBudget: decision.budget,
     overheadFillsWindow: overheadTokens > 0 && room - overheadTokens <= 0,
     compactionDue: decision.compact,
+    ...(cacheLastReadAt !== undefined ? { cacheLastReadAt } : {}),
     tokens: real(estimate),
     contextWindow,
     triggerTokens: real(decision.triggerTokens),

@@ -109,6 +109,10 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     ...(compaction.focus !== undefined ? { focus: compaction.focus } : {}),
     force: compaction.force,
     ...(cacheState !== undefined ? { cacheState } : {}),
+    // The trigger's cold cache (`cold-cache`), so the engine decides as it did.
+    ...(compaction.measure.cacheLastReadAt !== undefined
+      ? { cacheLastReadAt: compaction.measure.cacheLastReadAt }
+      : {}),
     ...recallOption(settings),
     ...thrashOption(compaction),
   };

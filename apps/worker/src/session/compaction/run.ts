@@ -20,6 +20,7 @@ import { CondenseError, sendableMessages } from "@condense/core";
 import { writeDataPoint } from "../../analytics/data-points";
 import { workerConfig } from "../../config/worker-config";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
+import { lastReadAt } from "../cold-cache";
 import { recordCompactionEvent } from "../compaction-events";
 import { measureContext, readSnapshot } from "../context-view";
 import { clearPendingTrigger, readSession, recordFailure } from "../session-record";
@@ -97,7 +98,13 @@ export async function runCompaction(
   const settings = readSettings(sql);
   const whole = readSnapshot(sql, storage.store, session);
   // Whether to compact is a question about the whole context; what is folded in leaves out open calls.
-  const measure = measureContext(session, settings, whole.tokens, env.DEFAULT_MODEL);
+  const measure = measureContext(
+    session,
+    settings,
+    whole.tokens,
+    env.DEFAULT_MODEL,
+    lastReadAt(sql),
+  );
   const snapshot = withoutOpenCalls(whole);
   const log = {
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
