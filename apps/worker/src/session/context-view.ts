@@ -379,6 +379,8 @@ export function measureContext(
     contextWindow: window,
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
+    ...(settings.policy !== null ? { policy: settings.policy } : {}),
+    ...(settings.floor !== null ? { floor: settings.floor } : {}),
   });
   // The cost policy decides with what the session carried since its last compaction (`cache-state`).
   const cacheState = cacheStateOf(session);

@@ -133,6 +133,8 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
     ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
+    ...(settings.policy !== null ? { policy: settings.policy } : {}),
+    ...(settings.floor !== null ? { floor: settings.floor } : {}),
   };
   let accepted = true;
   try {
