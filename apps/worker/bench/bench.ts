@@ -334,6 +334,10 @@ async function searchFigures(): Promise<void> {
 }
 
 const sections = process.argv.slice(2);
+if (sections[0] === "compare") {
+  const { compare } = await import("./compare/compare.ts");
+  process.exit(await compare(sections.slice(1)));
+}
 const wanted = (name: string) => sections.length === 0 || sections.includes(name);
 if (wanted("compaction-cpu")) await compactionCpu();
 if (wanted("durable-object")) await durableObjectCompaction();

@@ -33,12 +33,14 @@ export async function freePort(): Promise<number> {
 /**
  * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
  * by default), so a second Worker started on the same `dir` finds the sessions of the first; the
- * Worker of `config` (a wrangler config file) rather than Condense's when given.
+ * Worker of `config` (a wrangler config file) rather than Condense's when given; the Worker of
+ * another checkout when `workerDir` (its apps/worker) is given (the comparison mode's base).
  */
 export async function startWorker(
   extraVars: Record<string, string>,
   dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
   config?: string,
+  workerDir = root,
 ): Promise<{ base: string; child: ChildProcess; dir: string }> {
   const port = await freePort();
   const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
@@ -48,8 +50,8 @@ export async function startWorker(
   args.push("--inspector-port", String(inspectorPort));
   if (config !== undefined) args.push("--config", config);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
-    cwd: root,
+  const child = spawn(join(workerDir, "node_modules/.bin/wrangler"), args, {
+    cwd: workerDir,
     stdio: ["ignore", "pipe", "pipe"],
   });
   // What it last printed, for the error should it not start (the pipes are read to their end).
