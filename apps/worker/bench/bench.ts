@@ -334,6 +334,11 @@ async function searchFigures(): Promise<void> {
 }
 
 const sections = process.argv.slice(2);
+if (sections[0] === "profile") {
+  const { profileWorker } = await import("./worker-profile.ts");
+  await profileWorker(sections.slice(1));
+  process.exit(0);
+}
 if (sections[0] === "compare") {
   const { compare } = await import("./compare/compare.ts");
   process.exit(await compare(sections.slice(1)));

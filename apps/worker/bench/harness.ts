@@ -41,7 +41,7 @@ export async function startWorker(
   dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
   config?: string,
   workerDir = root,
-): Promise<{ base: string; child: ChildProcess; dir: string }> {
+): Promise<{ base: string; child: ChildProcess; dir: string; inspectorPort: number }> {
   const port = await freePort();
   const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
   // An inspector port of its own: two Workers started at once would both ask for the default one.
@@ -69,7 +69,7 @@ export async function startWorker(
   // Three minutes: on a busy machine the inspector's build alone, before the Worker's, takes one.
   for (let i = 0; i < 720 && !exited; i++) {
     try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
+      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir, inspectorPort };
     } catch {
       // not up yet
     }

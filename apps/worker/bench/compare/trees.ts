@@ -42,7 +42,16 @@ function step(cwd: string, command: string, args: string[]): void {
  * the client, which the inspector's build does.
  */
 export function buildPackages(dir: string): void {
-  step(dir, "pnpm", ["--filter", "@condense/core", "--filter", "@condense/client", "build"]);
+  // Through turbo, whose cache (shared by git worktrees) skips a build it has made before.
+  step(dir, "pnpm", [
+    "exec",
+    "turbo",
+    "run",
+    "build",
+    "--filter=@condense/core",
+    "--filter=@condense/client",
+    "--output-logs=errors-only",
+  ]);
 }
 
 export function changeTree(repo: string): Tree {
