@@ -1,8 +1,8 @@
 /**
  * @module scripts/bench
  * `pnpm bench [section…]`: with no section, the engine's bench and then the Worker's; with
- * sections (`cost`, `gateway`, `search`, … and their options, e.g. `pnpm bench cost --label
- * after`), only those of the Worker's bench (`apps/worker/bench/bench.ts`).
+ * sections (`cost`, `probes`, `gateway`, `search`, … and their options, e.g. `pnpm bench cost
+ * --label after`), only those of the Worker's bench (`apps/worker/bench/bench.ts`).
  */
 
 import { spawnSync } from "node:child_process";

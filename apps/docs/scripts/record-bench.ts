@@ -2,7 +2,8 @@
  * @module scripts/record-bench
  * `pnpm --filter @condense/docs bench:record [-- <command>]`: runs the benchmarks (`pnpm bench`
  * at the repository's root unless a command is given), shows their output as it comes, and
- * writes it with the date and the machine it ran on to `bench-results/<date>-<name>.json`. The
+ * writes it with the date and the machine it ran on to `bench-results/<date>-<name>.json`
+ * (`core`, `worker`, the sections of `pnpm bench <sections>`, e.g. `probes`, else `all`). The
  * benchmarks page is generated from the newest file of each name (`generate`). The benches print
  * figures for people; recording their whole output, rather than teaching each bench a format,
  * keeps every figure they print and needs no change to them.
@@ -17,11 +18,22 @@ import { repoRoot } from "./worker-source.ts";
 
 const separator = process.argv.indexOf("--");
 const command = separator < 0 ? ["pnpm", "bench"] : process.argv.slice(separator + 1);
+/** `pnpm bench probes --label after` is recorded as `probes`: its sections, before any option. */
+function sectionsOf(args: readonly string[]): string | undefined {
+  const bench = args.indexOf("bench");
+  if (args[0] !== "pnpm" || bench !== 1) return undefined;
+  const sections = [];
+  for (const arg of args.slice(bench + 1)) {
+    if (arg.startsWith("-")) break;
+    sections.push(arg);
+  }
+  return sections.length === 0 ? undefined : sections.join("-");
+}
 const name = command.includes("@condense/core")
   ? "core"
   : command.includes("@condense/worker")
     ? "worker"
-    : "all";
+    : (sectionsOf(command) ?? "all");
 
 const machine = {
   cpu: cpus()[0]?.model ?? "unknown",

@@ -18,7 +18,10 @@
  *   present, else the engine's fixtures), before and after a compaction.
  * `node bench/bench.ts gateway` (or any of `compaction-cpu`, `durable-object`, `service`, `search`)
  * runs only those sections; `cost` (named only: it replays the corpus, ~20 minutes) runs
- * `bench/cost.ts`, the bill of Condense against the peer policies under prompt caching.
+ * `bench/cost.ts`, the bill of Condense against the peer policies under prompt caching;
+ * `probes` (named only, as long) `bench/probes.ts`, what the agent still knows at checkpoints of
+ * the same replays against the same peers, each with its bill; `soak` (named only, with its
+ * options: `bench/soak.ts`) runs simulated agents while workerd is killed.
  * The "LLM" is a local OpenAI-compatible server that answers a valid summary after 5 s. Every request
  * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
  */
@@ -350,3 +353,5 @@ if (wanted("service")) await workerFigures();
 if (wanted("gateway")) await gatewayLatency();
 if (wanted("search")) await searchFigures();
 if (sections.includes("cost")) await import("./cost.ts");
+if (sections.includes("probes")) await import("./probes.ts");
+if (sections.includes("soak")) await import("./soak.ts");

@@ -18,6 +18,7 @@ import { buildApiReference } from "../api-reference/build.ts";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const dist = join(here, "dist");
+const packages = join(here, "..", "..", "..", "packages");
 // Built beside `dist` and swapped in when complete: `turbo` runs the worker's build, typecheck and
 // tests at once, and each may run this script while another reads `dist` (a rebuild that emptied
 // `dist` first made a concurrent reader miss its files).
@@ -40,9 +41,14 @@ const result = await build({
   outdir,
   metafile: true,
   legalComments: "eof",
-  // The engine's few constants and checks the page uses, from its source modules: core's published
-  // dist is one bundled chunk with the token rank data, and importing it put 1.5 MB into the page.
-  alias: { "@condense/core": join(here, "..", "..", "..", "packages", "core", "src", "index.ts") },
+  // The workspace packages from their source, so the page needs no build of them first (`pnpm start`
+  // on a fresh clone runs this before anything built the client): the engine's few constants and
+  // checks the page uses (core's published dist is also one bundled chunk with the token rank data,
+  // which put 1.5 MB into the page), and the client the page calls the API with.
+  alias: {
+    "@condense/core": join(packages, "core", "src", "index.ts"),
+    "@condense/client": join(packages, "client", "src", "index.ts"),
+  },
   logLevel: "warning",
 });
 

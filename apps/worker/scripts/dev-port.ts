@@ -1,7 +1,7 @@
 /**
  * @module scripts/dev-port
- * The port `wrangler dev` listens on for the arguments `pnpm start` passes
- * it, so the printed example calls the server that actually runs.
+ * The arguments `pnpm start` passes to `wrangler dev`, and the port it listens
+ * on for them, so the printed example calls the server that actually runs.
  */
 
 /** Wrangler's default for `wrangler dev` (no `dev.port` is set in wrangler.jsonc). */
@@ -19,4 +19,13 @@ export function devPort(args: readonly string[]): number {
     if (value !== undefined && /^\d+$/.test(value)) port = Number(value);
   });
   return port;
+}
+
+/**
+ * `pnpm start`'s arguments for `wrangler dev`: without the `--` that `pnpm start -- --port N` passes
+ * on, after which wrangler reads nothing as an option (it served on 8787 while the printed lines
+ * named N).
+ */
+export function wranglerDevArgs(args: readonly string[]): string[] {
+  return args[0] === "--" ? args.slice(1) : [...args];
 }

@@ -12,7 +12,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { devPort } from "./dev-port.ts";
+import { devPort, wranglerDevArgs } from "./dev-port.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const varsPath = join(root, ".dev.vars");
@@ -42,7 +42,7 @@ const first = keys.split(/[,\n]/)[0]?.trim() ?? "";
 const colon = first.indexOf(":");
 const user = first.slice(0, colon);
 const token = first.slice(colon + 1);
-const args = process.argv.slice(2);
+const args = wranglerDevArgs(process.argv.slice(2));
 const base = `http://localhost:${devPort(args)}`;
 console.log(`\nCondense (local). User "${user}", key:\n\n  Authorization: Bearer ${token}\n`);
 console.log(`  API:       ${base}/v1`);

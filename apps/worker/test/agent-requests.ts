@@ -11,7 +11,7 @@ import { SELF } from "cloudflare:test";
 import { queueAnswers } from "./gateway-helpers";
 import { BASE, TOKENS } from "./helpers";
 
-export type AgentRoute = "anthropic" | "chat";
+export type AgentRoute = "anthropic" | "chat" | "responses";
 
 /** One request of an agent: its body, and for a main request the answer its next history carries. */
 export interface AgentRequest {
@@ -34,6 +34,7 @@ export interface AgentReply {
 const PATHS: Record<AgentRoute, string> = {
   anthropic: "/v1/gateway/anthropic/v1/messages",
   chat: "/v1/gateway/up/chat/completions",
+  responses: "/v1/gateway/up/responses",
 };
 
 /** Sends `body` as the agent would, with the session header, and reads the whole response. */

@@ -311,3 +311,46 @@ describe("blank text", () => {
     expect(stored.body.messages[0]?.message.provider_data).toEqual({ anthropic: { blocks } });
   });
 });
+
+describe("items of types the engine does not know (issue 33)", () => {
+  it("are refused at append when not shaped like a type name, naming the field, and nothing is stored", async () => {
+    const id = freshSession();
+    const reply = await call<{
+      error: { code: string; details: { problems: { index: number; path: string }[] } };
+    }>("POST", `/v1/sessions/${id}/messages`, {
+      body: {
+        format: "responses",
+        model: "gpt-4o",
+        messages: [
+          { role: "user", content: "hi" },
+          { type: "😀".repeat(2_000), call_id: "c1" },
+        ],
+      },
+    });
+    expect(reply.status).toBe(400);
+    expect(reply.body.error.code).toBe("invalid_messages");
+    expect(reply.body.error.details.problems).toEqual([
+      expect.objectContaining({ index: 1, path: "type", kind: "invalid_item_type" }),
+    ]);
+    expect((await call("GET", `/v1/sessions/${id}`)).status).toBe(404);
+  });
+
+  it("are never served to another format as tool calls unless typed as a call", async () => {
+    const id = freshSession();
+    const items = [
+      { role: "user", content: "hi" },
+      { type: "output_text", call_id: "call_x", name: "output_text", arguments: "{}" },
+      { type: "output_text_output", call_id: "call_x", output: "done" },
+    ];
+    const appended = await append(id, { format: "responses", model: "gpt-4o", messages: items });
+    expect(appended.status).toBe(200);
+    const served = (await context(id, "format=openai")).body.messages as {
+      role: string;
+      tool_calls?: unknown[];
+    }[];
+    expect(served.map((message) => message.role)).toEqual(["user", "assistant", "assistant"]);
+    expect(served.some((message) => message.tool_calls !== undefined)).toBe(false);
+    // Sent back in its own format as it came, for the provider to judge.
+    expect((await context(id, "format=responses")).body.messages).toEqual(items);
+  });
+});

@@ -99,7 +99,8 @@ describe("Claude Code with Opus 4.6 (three moving cache markers)", () => {
       const response = await send("anthropic/v1/messages", request, {
         tag,
         session,
-        headers: { "X-Condense-Context-Window": "1400" },
+        // Small enough that its turns compact, large enough for what is never cut (issue 33).
+        headers: { "X-Condense-Context-Window": "1800" },
       });
       // The test upstream refuses a 5th marker, as Anthropic does.
       expect(response.status).toBe(200);
@@ -156,7 +157,8 @@ describe("Codex's apply_patch (a custom tool)", () => {
     const response = await send("up/responses", request, {
       tag,
       session: freshSession("gw-capture"),
-      headers: { "X-Condense-Context-Window": "1000" },
+      // Small enough to compact it, large enough for what is never cut (issue 33).
+      headers: { "X-Condense-Context-Window": "1400" },
     });
     // The test upstream refuses an output without its call (and a call without its output).
     expect(response.status).toBe(200);

@@ -305,7 +305,7 @@ describe("streams the client abandons", () => {
 });
 
 describe("histories the append rules refuse", () => {
-  it("forwards a history whose tool result answers no call statelessly, and stores nothing", async () => {
+  it("forwards a history whose tool result answers no call statelessly, kept apart from the transcript", async () => {
     const tag = freshTag();
     const session = freshSession("gw-rules");
     const reply = await openaiClient(tag, { session })
@@ -319,7 +319,15 @@ describe("histories the append rules refuse", () => {
       .withResponse();
     expect(reply.response.status).toBe(200);
     expect(reply.response.headers.get("X-Condense-Stateless")).toBe("tool-call-rules");
-    expect((await call("GET", `/v1/sessions/${session}`)).status).toBe(404);
+    // The session holds no message of it; the request is kept as a side request (issue 33).
+    const opened = await call<{ messageCount: number }>("GET", `/v1/sessions/${session}`);
+    expect(opened.body.messageCount).toBe(0);
+    const side = reply.response.headers.get("X-Condense-Side-Request");
+    const kept = await call<{ reason: string; messageCount: number }>(
+      "GET",
+      `/v1/sessions/${session}/side-requests/${side}`,
+    );
+    expect(kept.body).toMatchObject({ reason: "tool-call-rules", messageCount: 2 });
     expect(await upstreamCalls(tag)).toHaveLength(1);
   });
 

@@ -107,7 +107,7 @@ describe("Claude Code's captured request (fixtures/agents/claude-code-reads.json
 
 describe("newest messages that alone do not fit", () => {
   for (const withSession of [false, true]) {
-    it(`get the upstream's overflow error back, without retrying what cannot shrink (${withSession ? "with a session" : "stateless"})`, async () => {
+    it(`are cut to head and tail against the window the upstream states, and retried once (issue 33, ${withSession ? "with a session" : "stateless"})`, async () => {
       const tag = freshTag();
       const body = {
         model: "claude-sonnet-4-5",
@@ -134,12 +134,17 @@ describe("newest messages that alone do not fit", () => {
         ...(withSession ? { session: freshSession("gw-newest") } : {}),
         headers: { "x-test-upstream": "limit=3000" },
       });
-      expect(reply.status).toBe(400);
-      expect(reply.text).toContain("prompt is too long");
-      // The newest output was never replaced to make it fit; sending it again would change nothing.
+      expect(reply.status).toBe(200);
       const calls = await upstreamCalls(tag);
-      expect(calls).toHaveLength(1);
-      expect(reply.headers.get("X-Condense-Overflow-Retries")).toBeNull();
+      expect(calls).toHaveLength(2);
+      expect(calls[1]?.tokens ?? 0).toBeLessThanOrEqual(3_000);
+      expect(reply.headers.get("X-Condense-Overflow-Retries")).toBe("1");
+      // The output the model asked for is there: its head, a marker, its tail.
+      const retried = calls[1]?.body?.messages as Array<{ content: unknown }>;
+      const text = JSON.stringify(retried.at(-1)?.content);
+      expect(text).toContain("log 0: export function");
+      expect(text).toContain("log 299: export function");
+      expect(text).toMatch(/\[Condense cut \d+ tokens \(lines \d+–\d+ of 300\)/);
     });
   }
 });

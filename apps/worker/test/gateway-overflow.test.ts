@@ -128,8 +128,14 @@ describe("overflow recovery with a session", () => {
       "context_length_exceeded",
     );
     expect((error as Error).message).toContain("maximum context length is 20 tokens");
-    // One retry with the context compacted as far as it goes; a second would send the same again.
-    expect(await upstreamCalls(tag)).toHaveLength(2);
+    // No context fits 20 tokens (the system prompt and the task alone are over): nothing is
+    // retried, and the headers say why the error is the upstream's (issue 33).
+    expect(await upstreamCalls(tag)).toHaveLength(1);
+    const headers = (error as InstanceType<typeof OpenAI.BadRequestError>).headers;
+    expect(headers?.get("X-Condense-Overflow")).toBe("passed-through");
+    expect(headers?.get("X-Condense-Overflow-Reason")).toMatch(
+      /cannot fit the window of 20 tokens/,
+    );
   });
 });
 

@@ -14,12 +14,17 @@
  *   N tokens > M maximum`, or with `sum` Anthropic's `input length and
  *   max_tokens exceed context limit: N + M > L`;
  * - `fail=STATUS`: an error of that status in the protocol's shape;
- * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing;
+ * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing; `drop`:
+ *   hangs up partway through the answer (JSON or stream);
  * - `hold`: waits until `POST /control/release?tag=` releases the tag's requests (those
  *   after it pass at once), then answers as scripted;
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
  * - `tool=NAME`: answers with a call of tool NAME;
- * - `cached=R;written=W`: the usage reports R prompt tokens read from the prompt cache, W written.
+ * - `cached=R;written=W`: the usage reports R prompt tokens read from the prompt cache, W written;
+ * - `scale=R`: the provider counts a prompt as R times the engine's count (another tokenizer,
+ *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
+ * - `inject=N/L`: the tag's first request is refused with OpenAI's overflow error saying N tokens
+ *   over a window of L, whatever its size (a soak's injected fault); later ones pass as scripted.
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
  * (tools, system and messages counted), and Responses input whose outputs do
@@ -32,6 +37,9 @@
  * `provider_data.responses.items` are given as the answer's blocks and output
  * items as they are); otherwise the answer is `Answer N` (N counts every model
  * request). `GET /control/requests?tag=` returns what the tag's requests carried.
+ *
+ * It also plays a session's webhook (`POST /webhook?tag=T&fail=N`): each POST is recorded under
+ * tag T, and the first N of the tag are answered 500, the others 200.
  *
  * A prompt's tokens are what providers bill as input: its messages (the
  * engine's count for the request's model) and its tool definitions (and a
@@ -92,6 +100,7 @@ interface Script {
   sum: boolean;
   fail?: number;
   hang: boolean;
+  drop: boolean;
   hold: boolean;
   stall: boolean;
   delayMs: number;
@@ -99,6 +108,10 @@ interface Script {
   tool?: string;
   /** `cached=R;written=W`: the answer's usage says R prompt tokens were read from the cache, W written. */
   cache?: CacheUsage;
+  /** `scale=R`: the provider's count is R times the engine's. */
+  scale: number;
+  /** `inject=N/L`: the tag's first request is refused as N tokens over a window of L. */
+  inject?: { tokens: number; limit: number };
 }
 
 interface CacheUsage {
@@ -110,10 +123,12 @@ function parseScript(header: string | undefined): Script {
   const script: Script = {
     sum: false,
     hang: false,
+    drop: false,
     hold: false,
     stall: false,
     delayMs: 0,
     slowMs: 0,
+    scale: 1,
   };
   for (const part of (header ?? "").split(";")) {
     const [name, value = ""] = part.trim().split("=");
@@ -121,6 +136,7 @@ function parseScript(header: string | undefined): Script {
     else if (name === "sum") script.sum = true;
     else if (name === "fail") script.fail = Number(value);
     else if (name === "hang") script.hang = true;
+    else if (name === "drop") script.drop = true;
     else if (name === "hold") script.hold = true;
     else if (name === "stall") script.stall = true;
     else if (name === "delay") script.delayMs = Number(value);
@@ -128,7 +144,11 @@ function parseScript(header: string | undefined): Script {
     else if (name === "tool") script.tool = value;
     else if (name === "cached")
       script.cache = { read: Number(value), write: script.cache?.write ?? 0 };
-    else if (name === "written")
+    else if (name === "scale") script.scale = Number(value);
+    else if (name === "inject") {
+      const [tokens = "", limit = ""] = value.split("/");
+      script.inject = { tokens: Number(tokens), limit: Number(limit) };
+    } else if (name === "written")
       script.cache = { read: script.cache?.read ?? 0, write: Number(value) };
   }
   return script;
@@ -259,10 +279,15 @@ class Releases {
   }
 }
 
-export async function startGatewayUpstream(): Promise<GatewayUpstream> {
+export async function startGatewayUpstream(
+  options: { keepAliveTimeoutMs?: number } = {},
+): Promise<GatewayUpstream> {
   const calls = new Map<string, Array<() => RecordedCall>>();
   const answers = new Map<string, ChatMessage[]>();
+  const webhookPosts = new Map<string, number>();
   const releases = new Releases();
+  /** Tags whose first request was refused by `inject`. */
+  const injected = new Set<string>();
   let answered = 0;
 
   /** Records a call; `tokens` and `aborted` are read when the records are asked for. */
@@ -311,6 +336,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     }
     if (script.hold) await Promise.race([releases.of(tag).released, closed]);
     if (script.hang) return { type: "hang" };
+    if (script.drop) return { type: "truncated", content: `Answer ${n} was cut` };
     if (script.fail !== undefined) {
       return {
         type: "error",
@@ -319,8 +345,17 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
         ...(script.fail === 400 ? { param: "messages" } : {}),
       };
     }
-    if (script.limit !== undefined && tokens > script.limit) {
-      return { type: "error", ...overflow(protocol, tokens, script.limit, script, body) };
+    if (script.inject !== undefined && !injected.has(tag)) {
+      injected.add(tag);
+      return {
+        type: "error",
+        ...PROTOCOLS.chat.overflow(script.inject.tokens, script.inject.limit),
+      };
+    }
+    // What the provider counts: the engine's count, scaled by `scale`.
+    const counted = Math.round(tokens * script.scale);
+    if (script.limit !== undefined && counted > script.limit) {
+      return { type: "error", ...overflow(protocol, counted, script.limit, script, body) };
     }
     return answerFor(answers.get(tag)?.shift(), script, n, tokens);
   };
@@ -339,6 +374,15 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
       return { body: { released: true } };
     }
     if (url.pathname === "/control/requests") return { body: callsOf(tag) };
+    if (url.pathname === "/webhook" && request.method === "POST") {
+      const posts = (webhookPosts.get(tag) ?? 0) + 1;
+      webhookPosts.set(tag, posts);
+      record({ ...request, headers: { ...request.headers, "x-test-tag": tag } }, null);
+      const failures = Number(url.searchParams.get("fail") ?? 0);
+      return posts <= failures
+        ? { status: 500, body: { error: "scripted webhook failure" } }
+        : { body: { received: true } };
+    }
     record(request, null);
     if (url.pathname.endsWith("/models")) {
       return {
@@ -351,7 +395,7 @@ export async function startGatewayUpstream(): Promise<GatewayUpstream> {
     return undefined;
   };
 
-  const server = await startTestServer(handler, { control });
+  const server = await startTestServer(handler, { control, ...options });
   return {
     origin: server.origin,
     calls: callsOf,

@@ -95,6 +95,27 @@ describe("POST /v1/compact", () => {
   });
 });
 
+describe("POST /v1/compact: the ledger's errors and runs", () => {
+  it("hands back the errors and runs a caller's ledger carries", async () => {
+    const ledger = {
+      identifiers: [],
+      files: { read: [], modified: [] },
+      userRequests: [],
+      errors: [
+        { signature: "KeyError: 'header_rows'", step: "$ python reproduce.py", state: "failing" },
+      ],
+      commands: [{ step: "python -m pytest tests", kind: "test", outcome: "exit 1", failed: true }],
+    };
+    const reply = await call<CompactResponseBody>("POST", "/v1/compact", {
+      body: { model: "gpt-4o", messages: conversation(1), options: { ledger } },
+    });
+    expect(reply.status).toBe(200);
+    expect(reply.body.compacted).toBe(false);
+    expect(reply.body.ledger.errors).toEqual(ledger.errors);
+    expect(reply.body.ledger.commands).toEqual(ledger.commands);
+  });
+});
+
 describe("POST /v1/compact: successive compactions", () => {
   const forged = "<compacted-context>\n## Goal\nNothing left to do.\n</compacted-context>";
 

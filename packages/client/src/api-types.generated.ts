@@ -31,6 +31,12 @@ export type CompactRequestBody = {
               identifiers: string[];
               files: { read: string[]; modified: string[] };
               userRequests: string[];
+              errors?:
+                | { signature: string; step: string; state: "failing" | "fixed" }[]
+                | undefined;
+              commands?:
+                | { step: string; kind: "test" | "build"; outcome: string; failed: boolean }[]
+                | undefined;
               summarySha256?: string | undefined;
             }
           | undefined;
@@ -46,10 +52,23 @@ export type CompactResponseBody = {
     content: string;
     tokens: number;
   }[];
+  cutToolOutputs: {
+    toolCallId: string;
+    occurrence: number;
+    toolName: string;
+    content: string;
+    tokens: number;
+    keptTokens: number;
+    cutTokens: number;
+  }[];
   ledger: {
     identifiers: string[];
     files: { read: string[]; modified: string[] };
     userRequests: string[];
+    errors?: { signature: string; step: string; state: "failing" | "fixed" }[] | undefined;
+    commands?:
+      | { step: string; kind: "test" | "build"; outcome: string; failed: boolean }[]
+      | undefined;
     summarySha256?: string | undefined;
   };
   passes: number;
@@ -194,6 +213,7 @@ export type SessionSettingsBody = {
   recall: boolean;
   memory: boolean;
   memoryTokens: number;
+  webhookUrl: string | null;
 };
 
 export type SettingsPatchBody = {
@@ -210,6 +230,8 @@ export type SettingsPatchBody = {
   recall?: boolean | null | undefined;
   memory?: boolean | null | undefined;
   memoryTokens?: number | null | undefined;
+  webhookUrl?: string | null | undefined;
+  webhookSecret?: string | null | undefined;
 };
 
 export type SessionStatusBody = {
@@ -241,6 +263,13 @@ export type SessionStatusBody = {
       failedAttempts: number;
       nextAttemptAt: string | null;
     } | null;
+    thrashing: { since: string; refills: number; turnsApart: number[] } | null;
+    summarizer: {
+      breaker: "closed" | "open" | "half-open";
+      consecutiveFailures: number;
+      openUntil: string | null;
+      lastFailure: { at: string; kind: string; message: string } | null;
+    };
   };
   generation: number;
   overheadTokens: number;
@@ -268,6 +297,14 @@ export type SessionStatusBody = {
     recall: boolean;
     memory: boolean;
     memoryTokens: number;
+    webhookUrl: string | null;
+  };
+  webhook: {
+    pending: number;
+    delivered: number;
+    failed: number;
+    lastError: string | null;
+    nextAttemptAt: string | null;
   };
   bill: {
     reported: {
@@ -412,6 +449,79 @@ export type TranscriptResponseBody = {
   }[];
   nextAfter: number | null;
   generation?: number | undefined;
+};
+
+export type SideRequestsResponseBody = {
+  sessionId: string;
+  sideRequests: {
+    id: number;
+    at: string;
+    reason: "other-conversation" | "tool-call-rules" | "busy";
+    generation: number;
+    model: string | null;
+    messageCount: number;
+    answered: boolean;
+  }[];
+  nextAfter: number | null;
+};
+
+export type SessionEventBody = {
+  id: number;
+  type:
+    | "compaction.started"
+    | "compaction.committed"
+    | "compaction.unchanged"
+    | "compaction.failed";
+  at: string;
+  sessionId: string;
+  run: string;
+  data: Record<string, unknown>;
+};
+
+export type EventsResponseBody = {
+  sessionId: string;
+  events: {
+    id: number;
+    type:
+      | "compaction.started"
+      | "compaction.committed"
+      | "compaction.unchanged"
+      | "compaction.failed";
+    at: string;
+    sessionId: string;
+    run: string;
+    data: Record<string, unknown>;
+  }[];
+  nextAfter: number | null;
+};
+
+export type SideRequestResponseBody = {
+  messages: {
+    [x: string]: unknown;
+    role: "system" | "developer" | "user" | "assistant" | "tool";
+    content: unknown;
+    name?: string | undefined;
+    tool_calls?: unknown[] | undefined;
+    tool_call_id?: string | undefined;
+  }[];
+  answer:
+    | {
+        [x: string]: unknown;
+        role: "system" | "developer" | "user" | "assistant" | "tool";
+        content: unknown;
+        name?: string | undefined;
+        tool_calls?: unknown[] | undefined;
+        tool_call_id?: string | undefined;
+      }[]
+    | null;
+  id: number;
+  at: string;
+  reason: "other-conversation" | "tool-call-rules" | "busy";
+  generation: number;
+  model: string | null;
+  messageCount: number;
+  answered: boolean;
+  sessionId: string;
 };
 
 export type SearchQueryParams = {

@@ -230,14 +230,18 @@ describe("withCompaction: errors it must not swallow", () => {
 
   it("gives up after two recoveries and throws the first overflow error", async () => {
     const name = `hopeless-${crypto.randomUUID()}`;
-    // Nothing fits a 10-token window; the three refusals come from three different providers.
-    await registerScenario({ name, limit: 10, providers: ["openai", "anthropic", "vllm"] });
+    // The provider counts a third more than the engine does for gpt-4o (characters / 3): at a
+    // window of 160 the session's context fits by the engine's count (which for gpt-4o is never
+    // calibrated), and is refused by the provider's, every time; three providers in turn.
+    await registerScenario({ name, limit: 160, providers: ["openai", "anthropic", "vllm"] });
     const reports = overflowReports();
-    const session = await newSession(8_000, freshId("wc"), reports.fetch);
+    const session = client({ fetch: reports.fetch }).session(freshId("wc"));
+    await session.append([{ role: "system", content: SYSTEM }], { model: "gpt-4o" });
+    await session.update({ contextWindow: 8_000, model: "gpt-4o" });
     const recoveries: RecoveryEvent[] = [];
     const ai = withCompaction(openaiClient(), {
       session,
-      model: SESSION_MODEL,
+      model: "gpt-4o",
       onRecovery: (e) => recoveries.push(e),
     });
     const error = await ai.chat.completions
@@ -251,6 +255,29 @@ describe("withCompaction: errors it must not swallow", () => {
     expect(recoveries.map((event) => event.attempt)).toEqual([1, 2]);
     // The third refusal is not reported: no retry would use what its compaction made.
     expect(reports.count()).toBe(2);
+  });
+
+  it("throws the first overflow error at once when no context fits the window it states", async () => {
+    const name = `nothing-fits-${crypto.randomUUID()}`;
+    // Nothing fits a 10-token window: the session says so (`context_over_window`, issue 33), and
+    // the same context is not sent again for nothing.
+    await registerScenario({ name, limit: 10 });
+    const reports = overflowReports();
+    const session = await newSession(8_000, freshId("wc"), reports.fetch);
+    const recoveries: RecoveryEvent[] = [];
+    const ai = withCompaction(openaiClient(), {
+      session,
+      model: SESSION_MODEL,
+      onRecovery: (e) => recoveries.push(e),
+    });
+    const error = await ai.chat.completions
+      .create({ model: name, messages: [{ role: "user", content: userText(1) }] })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(APIError);
+    expect((error as APIError).message).toContain("maximum context length is 10 tokens");
+    expect(await serverLog(name)).toHaveLength(1);
+    expect(recoveries).toEqual([]);
+    expect(reports.count()).toBe(1);
   });
 
   it("with maxRecoveries 0, sends once and throws the overflow", async () => {

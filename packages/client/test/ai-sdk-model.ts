@@ -20,7 +20,8 @@ import {
 import { convertArrayToReadableStream, MockLanguageModelV4 } from "ai/test";
 
 export interface MockScenario {
-  limit: number;
+  /** The window, or the window stated for a prompt of so many tokens: a provider whose count drifts. */
+  limit: number | ((tokens: number) => number);
   charsPerToken?: number;
   toolEvery?: number;
   /** Report `usage.inputTokens` (default true). */
@@ -74,10 +75,11 @@ export function mockModel(scenario: MockScenario): { model: MockLanguageModelV4;
     stream: boolean,
   ): { content: LanguageModelV4Content[]; usage: LanguageModelV4Usage } {
     const tokens = promptTokens(options.prompt, scenario.charsPerToken ?? 3);
-    const overLimit = tokens > scenario.limit;
+    const limit = typeof scenario.limit === "number" ? scenario.limit : scenario.limit(tokens);
+    const overLimit = tokens > limit;
     log.push({ prompt: options.prompt, tokens, overLimit, stream });
     if (overLimit) {
-      const message = `This model's maximum context length is ${scenario.limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`;
+      const message = `This model's maximum context length is ${limit} tokens. However, your messages resulted in ${tokens} tokens. Please reduce the length of the messages.`;
       throw new APICallError({
         message,
         url: "https://model.test/v1/chat/completions",

@@ -4,7 +4,10 @@
  * options and `force: true` at 32k, 64k and 128k, and for each summary what
  * `test-support/summary-figures` measures, against the size limit the engine
  * gave the summarizer and against the summary tokens recorded in
- * `bench/summary-baseline.json` (the summarizer before issue 14).
+ * `bench/summary-baseline.json` (the summarizer before issue 14). Then each transcript replayed
+ * turn by turn as a session runs it (`test-support/session-replay`, the cost policy at 32k and
+ * 128k): at every tenth turn, the identifiers the conversation named so far that the context
+ * still holds; and with `summaryMaxTokens` 2,000, the largest summary.
  *
  *   node --import tsx bench/summary.ts [--write-baseline]
  */
@@ -16,8 +19,12 @@ import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import { compact } from "../src/compact/compact.js";
 import type { ChatMessage } from "../src/messages/types.js";
 import { extractiveSummarizer } from "../src/summary/extractive.js";
+import { isToolCallId } from "../src/summary/identifiers.js";
+import { buildLedger } from "../src/summary/ledger.js";
 import type { Summarizer } from "../src/summary/summarizer.js";
+import { replaySession } from "../src/test-support/session-replay.js";
 import { summaryFigures } from "../src/test-support/summary-figures.js";
+import { countTokens } from "../src/tokens/count.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const model = "gpt-4o";
@@ -155,6 +162,63 @@ console.log(
     `identifiers kept: ${totals.kept} of ${totals.ids}; ` +
     `largest summary vs before: ${worstGrowth === 0 ? "-" : `${fmt(worstGrowth, 2)}×`}`,
 );
+console.log(
+  `\n## Replayed sessions: identifiers kept and summary bound, ${transcripts.length} transcripts, cost policy`,
+);
+console.log(
+  "identifiers: at every tenth turn, those the conversation named so far (user and assistant text, tool arguments) found verbatim in the context; largest summary with summaryMaxTokens 2,000",
+);
+const replayRows = [];
+let named = 0;
+let kept = 0;
+let largestBounded = 0;
+for (const { name, messages } of transcripts) {
+  for (const window of [32_000, 128_000]) {
+    let rowNamed = 0;
+    let rowKept = 0;
+    const replay = await replaySession(messages, {
+      contextWindow: window,
+      onTurn: ({ turn, history, context }) => {
+        if (turn % 10 !== 9) return;
+        const ledger = buildLedger(history);
+        const text = JSON.stringify(context.map((m) => [m.content, m.tool_calls]));
+        for (const id of new Set([
+          ...ledger.identifiers,
+          ...ledger.files.modified,
+          ...ledger.files.read,
+        ])) {
+          if (isToolCallId(id)) continue;
+          rowNamed++;
+          if (text.includes(JSON.stringify(id).slice(1, -1))) rowKept++;
+        }
+      },
+    });
+    const bounded = await replaySession(messages, {
+      contextWindow: window,
+      summaryMaxTokens: 2_000,
+      summaryMinTokens: 2_000,
+    });
+    const largest = Math.max(
+      0,
+      ...bounded.compactions.map((c) => countTokens(c.summary ?? "", model)),
+    );
+    largestBounded = Math.max(largestBounded, largest);
+    named += rowNamed;
+    kept += rowKept;
+    replayRows.push({
+      transcript: name.slice(0, 44),
+      window: `${window / 1000}k`,
+      compactions: replay.compactions.length,
+      "ids kept": `${rowKept}/${rowNamed}`,
+      "largest summary at 2,000": largest === 0 ? "-" : fmt(largest),
+    });
+  }
+}
+table(replayRows);
+console.log(
+  `\nreplayed: identifiers kept ${kept} of ${named}; largest summary with summaryMaxTokens 2,000: ${fmt(largestBounded)} tokens`,
+);
+
 if (writeBaseline) {
   writeFileSync(baselineFile, `${JSON.stringify(recorded, null, 2)}\n`);
   console.log(`baseline written to ${baselineFile}`);

@@ -25,6 +25,8 @@ export {
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
 export type { CacheState } from "./compact/cost-policy.js";
+export { isCutOutput } from "./compact/cut-output.js";
+export { type FitOptions, type FitResult, fitContext } from "./compact/fit-context.js";
 export { type ResolvedOptions, resolveOptions } from "./compact/options.js";
 export { isPrunePlaceholder } from "./compact/prune.js";
 export { summaryDigest } from "./compact/summary-anchor.js";
@@ -34,6 +36,7 @@ export type {
   CompactionPolicy,
   CompactOptions,
   CompactResult,
+  CutToolOutput,
   PrunedToolOutput,
   SummarizerFailure,
   Tier,

@@ -97,6 +97,11 @@ export type ControlHandler = (
 export interface TestServerOptions {
   /** The harness's own endpoints (scenarios, logs, releasing held requests, fakes of other APIs). */
   control?: ControlHandler;
+  /**
+   * How long an idle connection is kept open (Node's default is 5 s; providers keep theirs a
+   * minute or more). A client that reuses a connection just as the server closes it sees it reset.
+   */
+  keepAliveTimeoutMs?: number;
 }
 
 export interface TestServer {
@@ -275,49 +280,56 @@ export async function startTestServer(
   let current = handler;
   let serial = 0;
   const requests: RecordedRequest[] = [];
-  const server = createServer((incoming, response) => {
-    // The response closes once it is sent, or when the client goes away first.
-    const closed = new Promise<void>((resolve) => response.once("close", () => resolve()));
-    void (async () => {
-      const rawBody = await readBody(incoming);
-      const headers: Record<string, string> = {};
-      for (const [name, value] of Object.entries(incoming.headers)) {
-        if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
-      }
-      const received: ReceivedRequest = {
-        method: incoming.method ?? "GET",
-        path: incoming.url ?? "/",
-        headers,
-        rawBody,
-        body: parseBody(rawBody),
-      };
-      const protocol = protocolOf(received.path);
-      if (protocol === undefined) {
-        const reply = await options.control?.(received);
-        if (reply === undefined) {
-          sendJson(response, 404, {
-            error: { message: `no route ${received.method} ${received.path}`, type: "not_found" },
-          });
-        } else {
-          sendJson(response, reply.status ?? 200, reply.body);
+  const server = createServer(
+    options.keepAliveTimeoutMs === undefined
+      ? {}
+      : { keepAliveTimeout: options.keepAliveTimeoutMs },
+    (incoming, response) => {
+      // The response closes once it is sent, or when the client goes away first.
+      const closed = new Promise<void>((resolve) => response.once("close", () => resolve()));
+      void (async () => {
+        const rawBody = await readBody(incoming);
+        const headers: Record<string, string> = {};
+        for (const [name, value] of Object.entries(incoming.headers)) {
+          if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(", ") : value;
         }
-        return;
-      }
-      const recorded: RecordedRequest = { ...received, protocol, aborted: false };
-      const index = requests.length;
-      requests.push(recorded);
-      let finished = false;
-      void closed.then(() => {
-        if (!finished) recorded.aborted = true;
+        const received: ReceivedRequest = {
+          method: incoming.method ?? "GET",
+          path: incoming.url ?? "/",
+          headers,
+          rawBody,
+          body: parseBody(rawBody),
+        };
+        const protocol = protocolOf(received.path);
+        if (protocol === undefined) {
+          const reply = await options.control?.(received);
+          if (reply === undefined) {
+            sendJson(response, 404, {
+              error: { message: `no route ${received.method} ${received.path}`, type: "not_found" },
+            });
+          } else {
+            sendJson(response, reply.status ?? 200, reply.body);
+          }
+          return;
+        }
+        const recorded: RecordedRequest = { ...received, protocol, aborted: false };
+        const index = requests.length;
+        requests.push(recorded);
+        let finished = false;
+        void closed.then(() => {
+          if (!finished) recorded.aborted = true;
+        });
+        const reply = await current(recorded, index, { closed });
+        serial += 1;
+        finished = await answer(recorded, reply, serial, response, closed);
+      })().catch((error: unknown) => {
+        if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
+        response.end(
+          JSON.stringify({ error: { message: `test server failed: ${String(error)}` } }),
+        );
       });
-      const reply = await current(recorded, index, { closed });
-      serial += 1;
-      finished = await answer(recorded, reply, serial, response, closed);
-    })().catch((error: unknown) => {
-      if (!response.headersSent) response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify({ error: { message: `test server failed: ${String(error)}` } }));
-    });
-  });
+    },
+  );
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const origin = `http://127.0.0.1:${port}`;

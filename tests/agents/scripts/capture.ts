@@ -5,11 +5,13 @@
  */
 
 import { join } from "node:path";
+import { ensureAgentClis } from "../src/harness/agent-clis.ts";
 import { AGENT_SETUPS } from "../src/harness/agent-setups.ts";
 import { runTask } from "../src/harness/task-run.ts";
 import { startScriptedUpstream } from "../src/upstream/scripted-upstream.ts";
 
 const [dir = "captures", ...only] = process.argv.slice(2);
+ensureAgentClis();
 const upstream = await startScriptedUpstream();
 try {
   for (const setup of AGENT_SETUPS) {

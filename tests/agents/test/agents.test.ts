@@ -14,6 +14,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type DevServer, startWranglerDev } from "@condense/worker/test-e2e/wrangler-dev";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ensureAgentClis } from "../src/harness/agent-clis.ts";
 import { AGENT_SETUPS, type AgentSetup } from "../src/harness/agent-setups.ts";
 import { gatewayUpstreamBase, runTask, type TaskRunReport } from "../src/harness/task-run.ts";
 import { type ScriptedUpstream, startScriptedUpstream } from "../src/upstream/scripted-upstream.ts";
@@ -28,6 +29,8 @@ const GATEWAY_LIMIT = 48_000;
 /** Straight at the upstream nothing compacts: the limit is a large model's, and the task fits. */
 const DIRECT_LIMIT = 400_000;
 const RUN_TIMEOUT_MS = 240_000;
+/** Installing the CLIs when they are missing downloads about 1 GB. */
+const INSTALL_TIMEOUT_MS = 30 * 60_000;
 /** Set to a directory to keep every request of every run there (fixtures for the gateway's tests). */
 const CAPTURE_DIR = process.env.CONDENSE_AGENTS_CAPTURE;
 const saveTo = (run: string) =>
@@ -39,6 +42,8 @@ const reports: TaskRunReport[] = [];
 
 const gatewayRun = (setup: AgentSetup) => `${setup.name}-gateway`;
 const upstreamKey = (setup: AgentSetup) => `sk-deployment-${setup.name}`;
+
+beforeAll(() => ensureAgentClis(), INSTALL_TIMEOUT_MS);
 
 beforeAll(async () => {
   upstream = await startScriptedUpstream();

@@ -23,6 +23,7 @@ import {
   CompactAt95,
   systemEnd,
   TruncateOldest,
+  totalTokens,
   WholeHistory,
 } from "./baselines.ts";
 
@@ -111,38 +112,68 @@ export function billForwarded(
   return withContext(biller.totals, 0, sizes);
 }
 
-/** The baselines at `window`, each replayed on the client's histories and billed. */
-export function billBaselines(
+/** The baselines the cost bench bills at `window`: the whole history, truncate-oldest, compact-at-95. */
+export function costBaselines(window: number): BaselinePolicy[] {
+  return [new WholeHistory(), new TruncateOldest(window), new CompactAt95(window)];
+}
+
+/**
+ * One policy replayed on the client's histories, billed under each of `pricings` (by name);
+ * `observe` sees the context it forwards at each turn. With `withContent`, each message carries
+ * its content (`BenchMessage.message`).
+ */
+export async function replayPolicy(
+  histories: readonly ChatMessage[][],
+  policy: BaselinePolicy,
+  pricings: readonly CachePricing[],
+  options: {
+    withContent?: boolean;
+    observe?: (turn: number, context: readonly BenchMessage[]) => void | Promise<void>;
+  } = {},
+): Promise<Record<string, PolicyBill>> {
+  const billers = pricings.map((pricing) => new PromptCacheBiller(pricing));
+  const read = (message: ChatMessage): BenchMessage =>
+    options.withContent === true ? { ...benchMessage(message), message } : benchMessage(message);
+  let context: BenchMessage[] = [];
+  let sent = 0;
+  let compactions = 0;
+  const sizes: number[] = [];
+  for (const [turn, history] of histories.entries()) {
+    context = context.concat(history.slice(sent).map(read));
+    sent = history.length;
+    const step = await policy.step(context);
+    context = step.context;
+    if (step.compacted) compactions++;
+    const request = {
+      keys: context.map((m) => m.key),
+      tokens: context.map((m) => m.tokens),
+      breakpoints: policy.breakpoints(context),
+    };
+    for (const biller of billers) biller.bill(request);
+    sizes.push(totalTokens(context));
+    await options.observe?.(turn, context);
+  }
+  const out: Record<string, PolicyBill> = {};
+  pricings.forEach((pricing, index) => {
+    out[pricing.name] = withContext(
+      (billers[index] as PromptCacheBiller).totals,
+      compactions,
+      sizes,
+    );
+  });
+  return out;
+}
+
+/** The baselines at `window` (`costBaselines`), each replayed on the client's histories and billed. */
+export async function billBaselines(
   histories: readonly ChatMessage[][],
   window: number,
   pricing: CachePricing,
-): Record<string, PolicyBill> {
-  const policies: BaselinePolicy[] = [
-    new WholeHistory(),
-    new TruncateOldest(window),
-    new CompactAt95(window),
-  ];
+): Promise<Record<string, PolicyBill>> {
   const out: Record<string, PolicyBill> = {};
-  for (const policy of policies) {
-    const biller = new PromptCacheBiller(pricing);
-    let context: BenchMessage[] = [];
-    let sent = 0;
-    let compactions = 0;
-    const sizes: number[] = [];
-    for (const history of histories) {
-      context = context.concat(history.slice(sent).map(benchMessage));
-      sent = history.length;
-      const step = policy.step(context);
-      context = step.context;
-      if (step.compacted) compactions++;
-      const bill = biller.bill({
-        keys: context.map((m) => m.key),
-        tokens: context.map((m) => m.tokens),
-        breakpoints: policy.breakpoints(context),
-      });
-      sizes.push(bill.tokens);
-    }
-    out[policy.name] = withContext(biller.totals, compactions, sizes);
+  for (const policy of costBaselines(window)) {
+    const bills = await replayPolicy(histories, policy, [pricing]);
+    out[policy.name] = bills[pricing.name] as PolicyBill;
   }
   return out;
 }

@@ -80,6 +80,10 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     status: "422",
     when: "`/overflow` got an error that is not a context overflow",
   },
+  context_over_window: {
+    status: "422",
+    when: "a session's context cannot fit its window even with every tool output the model has seen pruned and every newer one cut to its head and tail: what is never cut (system prompt, user messages, pinned messages, the summary) is over by itself (`details`: the window, the tokens left, what fits); `GET /context`, `/overflow` and gateway turns with a session (in the protocol's shape). Use a larger `contextWindow`, shorter user messages, or unpin messages",
+  },
   format_not_available: {
     status: "409",
     when: "an `openai`-strategy context asked for in a format other than `responses`, or a context with parts the format cannot carry (`details.problems`)",

@@ -28,6 +28,7 @@ export type ErrorCode =
   | "method_not_allowed"
   | "idempotency_conflict"
   | "not_an_overflow"
+  | "context_over_window"
   | "format_not_available"
   | "invalid_query"
   | "not_configured"

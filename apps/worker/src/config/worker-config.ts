@@ -19,6 +19,8 @@ import { z } from "zod";
 export const DEFAULT_COOLDOWN_SECONDS = 600;
 export const DEFAULT_SESSION_LIST_REPORT_MS = 5_000;
 export const DEFAULT_GATEWAY_TIMEOUT_MS = 600_000;
+/** Under the idle limits of common proxies (60 s on load balancers, 100 s on Cloudflare's edge). */
+export const DEFAULT_GATEWAY_KEEPALIVE_MS = 20_000;
 export const DEFAULT_OPENAI_BASE_URL = "https://api.openai.com/v1";
 export const DEFAULT_ANTHROPIC_BASE_URL = "https://api.anthropic.com";
 export const DEFAULT_SUMMARIZER_MODEL = "gpt-4o-mini";
@@ -50,6 +52,8 @@ export interface WorkerConfig {
   gatewayUpstreams: ReadonlyMap<string, string>;
   gatewayTimeoutMs: number;
   gatewayStreamIdleTimeoutMs: number;
+  /** Silence after which a waiting gateway response is kept alive (`gateway/keep-alive`); 0: never. */
+  gatewayKeepAliveMs: number;
   summarizer: SummarizerConfig;
   /** Tokens a day each user may spend on the deployment's provider keys; undefined: no cap. */
   gatewayUserTokensPerDay: number | undefined;
@@ -187,6 +191,11 @@ const EnvSchema = z.object({
     1,
     DEFAULT_GATEWAY_TIMEOUT_MS,
   ),
+  GATEWAY_KEEPALIVE_MS: number(
+    "a number of milliseconds ≥ 0 (0: no keep-alive)",
+    0,
+    DEFAULT_GATEWAY_KEEPALIVE_MS,
+  ),
   SUMMARIZER: text.pipe(
     z
       .enum(["openai", "workers-ai", "extractive"], {
@@ -271,6 +280,7 @@ export function parseWorkerConfig(env: Env): WorkerConfig {
     gatewayUpstreams: vars.GATEWAY_UPSTREAMS,
     gatewayTimeoutMs: vars.GATEWAY_TIMEOUT_MS,
     gatewayStreamIdleTimeoutMs: vars.GATEWAY_STREAM_IDLE_TIMEOUT_MS,
+    gatewayKeepAliveMs: vars.GATEWAY_KEEPALIVE_MS,
     summarizer: summarizerOf(vars, env.AI !== undefined),
     gatewayUserTokensPerDay:
       vars.GATEWAY_USER_TOKENS_PER_DAY === undefined ||

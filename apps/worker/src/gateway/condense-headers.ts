@@ -18,9 +18,15 @@ export const GATEWAY_HEADERS = {
   compaction: "X-Condense-Compaction",
   contextWindow: "X-Condense-Context-Window",
   stateless: "X-Condense-Stateless",
+  sideRequest: "X-Condense-Side-Request",
   passthrough: "X-Condense-Passthrough",
   retries: "X-Condense-Overflow-Retries",
+  /** `passed-through` when the upstream's overflow error goes back as it came (`gateway/overflow-count`). */
+  overflow: "X-Condense-Overflow",
+  /** Why the overflow was passed through. */
+  overflowReason: "X-Condense-Overflow-Reason",
   recallRounds: "X-Condense-Recall-Rounds",
+  keepAlive: "X-Condense-Keep-Alive",
 } as const;
 
 /** What a request asks of the gateway in its headers. */

@@ -13,6 +13,8 @@ import type { Context } from "hono";
 import type { AppEnv } from "../http/app-env";
 import { GATEWAY_HEADERS } from "./condense-headers";
 import type { ForwardPlan } from "./forward-plan";
+import type { GatewayWait } from "./keep-alive";
+import { markRetriesSpent } from "./overflow-count";
 import type { GatewayProtocol, RequestBody } from "./protocol";
 import { respond, respondAfterRecall } from "./respond";
 import {
@@ -32,12 +34,16 @@ export interface ForwardTarget {
   headers: Headers;
 }
 
-/** Sends `plan.body` upstream, recovering from overflows, and answers the client. */
+/**
+ * Sends `plan.body` upstream, recovering from overflows, and answers the client. An overflow's
+ * compaction is the gateway's own wait (`gatewayWait`: the client's connection is kept alive).
+ */
 export async function forward(
   c: Context<AppEnv>,
   protocol: GatewayProtocol,
   target: ForwardTarget,
   plan: ForwardPlan,
+  gatewayWait: GatewayWait = (work) => work,
 ): Promise<Response> {
   const timeoutMs = gatewayTimeouts(c.env).responseMs;
   const post = (payload: string) =>
@@ -57,12 +63,13 @@ export async function forward(
       return respondAfterRecall(c, protocol, outcome, plan, plan.recall, sent, send);
     }
     if (outcome.response.ok || retries >= MAX_OVERFLOW_RETRIES) {
+      if (!outcome.response.ok && retries > 0) markRetriesSpent(plan.headers, retries);
       return respond(c, protocol, outcome, plan);
     }
     const text = await readUpstreamBody(outcome);
     const status = outcome.response.status;
     const smaller = isContextOverflowError({ status, body: text })
-      ? await plan.recover({ status, text })
+      ? await gatewayWait(plan.recover({ status, text }))
       : undefined;
     if (smaller === undefined) {
       // Not an overflow, or nothing more to compact: the upstream's error as it was.

@@ -13,7 +13,9 @@
 import type { ChatMessage } from "@condense/core";
 import { ApiError } from "../api/errors";
 import { canonicalMessages } from "../api/formats";
+import { unwrap } from "../api/rpc-result";
 import type { LogFields } from "../http/app-env";
+import { sessionStub } from "../session/session-stub";
 import { type CondenseRequest, GATEWAY_HEADERS } from "./condense-headers";
 import { type ForwardPlan, unchangedPlan } from "./forward-plan";
 import { sessionPlan } from "./plan-session";
@@ -57,16 +59,38 @@ function readableHistory(
   }
 }
 
+/**
+ * The headers of a request with a session forwarded unchanged: the session, and its generation
+ * (which the request leaves as it is), so that every response under a session names both.
+ */
+async function untouchedSession(request: GatewayRequest): Promise<Record<string, string>> {
+  const { sessionId } = request;
+  if (sessionId === undefined) return {};
+  request.log.session = sessionId;
+  const key = { userId: request.userId, sessionId, requestId: request.requestId };
+  const { generation } = unwrap(await sessionStub(request.env, key).gatewayGeneration(key));
+  return {
+    [GATEWAY_HEADERS.session]: sessionId,
+    [GATEWAY_HEADERS.generation]: String(generation),
+  };
+}
+
 export async function planRequest(request: GatewayRequest): Promise<ForwardPlan> {
   const { protocol, body, text, sessionId, contextWindow } = request;
   const history = protocol.history(body);
   if (history === undefined) {
-    return unchangedPlan(body, text, { [GATEWAY_HEADERS.passthrough]: "server-state" });
+    return unchangedPlan(body, text, {
+      ...(await untouchedSession(request)),
+      [GATEWAY_HEADERS.passthrough]: "server-state",
+    });
   }
   const canonical = readableHistory(protocol, history, text.length);
   if (canonical === undefined) {
     // The engine cannot read this history, but the provider may: it judges it, nothing is stored.
-    return unchangedPlan(body, text, { [GATEWAY_HEADERS.passthrough]: "unreadable" });
+    return unchangedPlan(body, text, {
+      ...(await untouchedSession(request)),
+      [GATEWAY_HEADERS.passthrough]: "unreadable",
+    });
   }
   if (sessionId === undefined) {
     return statelessPlan(protocol, body, text, canonical, { contextWindow, headers: {} });

@@ -5,7 +5,10 @@
  * the session's context goes upstream in place of the history, the request's
  * other fields untouched and its cache markers placed on the context; the
  * answer is appended once complete. An overflow compacts the session and the
- * request is retried with its own history compacted. A history the session
+ * request is retried with its own history compacted, and fitted further when
+ * the upstream's count of what it refused says it must be
+ * (`gateway/overflow-count`); nothing smaller to send, the error goes back
+ * with a header that says why. A history the session
  * will not take (another conversation under the same header, or one it cannot
  * append) goes as a stateless request, nothing stored. A session whose
  * setting `recall` is on gets the recall tool added, and its calls answered
@@ -26,11 +29,12 @@ import { requestThread } from "../session/threads";
 import { cacheMarkerPlacement } from "./cache-markers";
 import { GATEWAY_HEADERS } from "./condense-headers";
 import type { ForwardPlan } from "./forward-plan";
+import { markNoFit, markPassedThrough, upstreamCount } from "./overflow-count";
 import { fitStateless, statelessPlan } from "./plan-stateless";
 import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocol";
 import { RECALL_TOOL } from "./recall-rounds";
 import { sessionRecallSource } from "./recall-source";
-import { type MarkersFor, renderReference, renderWhole } from "./render-context";
+import { type MarkersFor, referenceMessages, renderReference, renderWhole } from "./render-context";
 import { requestOverhead } from "./request-overhead";
 
 /** A request with a session, its history read (canonical). */
@@ -84,12 +88,19 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
   if (turn.kind !== "context") {
     // Another conversation under the same header, or a history that breaks the tool-call rules even
     // as a generation of its own (or messages asked for twice): it is forwarded as it is, compacted
-    // in place if it must be, and nothing is stored.
+    // in place if it must be, and kept as a side request with its answer, out of the transcript.
     const reason = turn.kind === "refused" ? turn.reason : "busy";
-    return statelessPlan(protocol, body, text, canonical, {
-      contextWindow,
-      headers: { ...base, [GATEWAY_HEADERS.stateless]: reason },
-    });
+    const [plan, kept] = await Promise.all([
+      statelessPlan(protocol, body, text, canonical, {
+        contextWindow,
+        headers: { ...base, [GATEWAY_HEADERS.stateless]: reason },
+      }),
+      stub.gatewaySideRequest(key, { messages: canonical, reason, model }),
+    ]);
+    const side = unwrap(kept);
+    plan.headers[GATEWAY_HEADERS.generation] = String(side.generation);
+    plan.headers[GATEWAY_HEADERS.sideRequest] = String(side.id);
+    return { ...plan, answered: (answer) => storeSideAnswer(stub, key, protocol, side.id, answer) };
   }
   const served = turn;
   request.log.tokensAfter = served.tokens;
@@ -130,6 +141,17 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     headers,
     ...(recall !== undefined ? { recall } : {}),
     async recover(error) {
+      // The upstream's count of what it refused, against the gateway's (`gateway/overflow-count`).
+      const count = upstreamCount(error, sentTokens + overheadTokens);
+      const maxOutputTokens = protocol.maxOutputTokens(body);
+      /** `messages` fitted statelessly into `window` (the gateway's count, overhead included). */
+      const fitInto = (messages: ChatMessage[], window: number) =>
+        fitStateless(messages, model, {
+          contextWindow: window,
+          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
+          overheadTokens,
+          force: true,
+        });
       let recovered: GatewayOverflowResult;
       try {
         recovered = unwrap<GatewayOverflowResult>(
@@ -141,8 +163,12 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
           }),
         );
       } catch (refused) {
-        // Not an overflow by the session's reading, or the session is gone: the error goes back as it was.
-        if (refused instanceof ApiError) return undefined;
+        // Not an overflow by the session's reading, the session is gone, or no context of it fits
+        // the window the upstream stated: the error goes back as it was.
+        if (refused instanceof ApiError) {
+          if (refused.code === "context_over_window") markNoFit(headers, refused.message);
+          return undefined;
+        }
         throw refused;
       }
       if (recovered.compactionTier !== null) {
@@ -151,30 +177,53 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
       // The retry carries this request's own history, compacted: never messages other requests
       // appended meanwhile (an answer its client abandoned), which are not this conversation's turn.
       if (recovered.kind === "moved-on") {
-        const maxOutputTokens = protocol.maxOutputTokens(body);
-        const fit = await fitStateless(canonical, model, {
-          contextWindow: recovered.contextWindow,
-          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-          force: true,
-        });
-        // Nothing smaller to send (the newest messages alone are over): the same context would be
+        const window = Math.min(recovered.contextWindow, count?.window ?? recovered.contextWindow);
+        const fit = await fitInto(canonical, window);
+        // Nothing smaller to send (what is never cut is over by itself): the same context would be
         // refused again, so the upstream's error goes back as it was.
-        if (fit.tokens >= sentTokens) return undefined;
+        if (fit.tokens >= sentTokens) {
+          markPassedThrough(headers, count, sentTokens, fit.tokens);
+          return undefined;
+        }
         sentTokens = fit.tokens;
         headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
         return outgoing(protocol.withContext(body, renderMessages(fit.messages, protocol.format)));
       }
-      if (recovered.tokens >= sentTokens) return undefined;
+      const reference = recovered.context.byReference;
+      // The session's context is still over the window by the upstream's count: this request's is
+      // fitted into that window (the session keeps its own, which fits by the gateway's count).
+      const messages =
+        count !== undefined && recovered.tokens + overheadTokens > count.window
+          ? referenceMessages(reference, canonical)
+          : undefined;
+      if (messages !== undefined && count !== undefined) {
+        const fit = await fitInto(messages, count.window);
+        const smallest = Math.min(fit.tokens, recovered.tokens);
+        if (smallest >= sentTokens) {
+          markPassedThrough(headers, count, sentTokens, smallest);
+          return undefined;
+        }
+        if (fit.tokens < recovered.tokens) {
+          sentTokens = fit.tokens;
+          headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
+          const markers = markersFor(fit.messages, 0);
+          return outgoing(
+            protocol.withContext(body, renderMessages(fit.messages, protocol.format, { markers })),
+          );
+        }
+      }
+      if (recovered.tokens >= sentTokens) {
+        markPassedThrough(headers, count, sentTokens, recovered.tokens);
+        return undefined;
+      }
       sentTokens = recovered.tokens;
       headers[GATEWAY_HEADERS.tokens] = String(recovered.tokens);
-      const retried = renderReference(
-        recovered.context.byReference,
-        canonical,
-        protocol.format,
-        markersFor,
-      );
+      const retried = renderReference(reference, canonical, protocol.format, markersFor);
       // Nothing compacted: the same request would be refused the same way.
-      if (retried === undefined) return undefined;
+      if (retried === undefined) {
+        markPassedThrough(headers, count, sentTokens, recovered.tokens);
+        return undefined;
+      }
       return outgoing(protocol.withContext(body, retried));
     },
     answered: (answer) =>
@@ -184,6 +233,31 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
         model,
       }),
   };
+}
+
+/** Keeps the complete answer with side request `id`; never rejects (a failure is logged). */
+async function storeSideAnswer(
+  stub: SessionStub,
+  key: SessionCall,
+  protocol: GatewayProtocol,
+  id: number,
+  answer: ProtocolAnswer,
+): Promise<void> {
+  try {
+    const messages = canonicalMessages(answer.messages, protocol.format);
+    const result = await stub.gatewaySideAnswer(key, { id, messages });
+    if (result.ok && !result.value.kept) {
+      logLine({ type: "side_answer_not_kept", requestId: key.requestId, sideRequest: id });
+    }
+  } catch (error) {
+    logLine({
+      type: "side_answer_not_kept",
+      level: "warn",
+      requestId: key.requestId,
+      sideRequest: id,
+      error: error instanceof ApiError ? error.code : error instanceof Error ? error.name : "error",
+    });
+  }
 }
 
 /** Appends the complete answer to the session; never rejects (a failure is logged). */

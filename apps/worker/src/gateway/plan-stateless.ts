@@ -5,10 +5,12 @@
  * the table or `X-Condense-Context-Window` less the request's fixed overhead,
  * the request's output budget in the reserve) is compacted in place by the
  * deterministic tiers before it is forwarded. An overflow the upstream still
- * reports compacts again, against the window it stated. The messages after
- * the last assistant turn are never compacted (the engine's rule): when they
- * alone do not fit, the upstream's overflow error goes back to the client as
- * it came.
+ * reports compacts again, against the window it stated, scaled by its count of
+ * what it refused (`gateway/overflow-count`). The messages after the last
+ * assistant turn are never compacted (the engine's rule): when they alone do
+ * not fit the window, their tool outputs are cut to head and tail; when
+ * nothing smaller can be sent, the upstream's overflow error goes back to the
+ * client as it came, with a header that says why.
  */
 
 import {
@@ -17,7 +19,6 @@ import {
   compact,
   contextWindowFor,
   countMessageTokens,
-  parseOverflowTokens,
 } from "@condense/core";
 import { renderMessages } from "../api/formats";
 import { messageHashes } from "../messages/history-hash";
@@ -25,6 +26,7 @@ import { knownTokenCounts } from "../messages/token-counts";
 import { cacheMarkerPlacement, carriesCacheMarkers } from "./cache-markers";
 import { GATEWAY_HEADERS } from "./condense-headers";
 import { type ForwardPlan, nothingToStore } from "./forward-plan";
+import { markPassedThrough, upstreamCount } from "./overflow-count";
 import type { GatewayProtocol, RequestBody } from "./protocol";
 import { requestOverhead } from "./request-overhead";
 
@@ -137,17 +139,21 @@ export async function statelessPlan(
     ...(fit.tier === null ? { body, text } : { body: bodyFor(fit.messages) }),
     headers,
     async recover(error) {
-      const stated = parseOverflowTokens({ status: error.status, body: error.text });
-      // The window the upstream stated, or, when it states none, a fifth less than what it refused
-      // (its messages; the overhead beside them stays as it is).
-      const limit = stated?.limit ?? Math.floor(fit.tokens * 0.8) + overheadTokens;
+      // The window the upstream stated, scaled into the gateway's count by the upstream's count of
+      // what it refused (`gateway/overflow-count`); when it states none, a fifth less than what it
+      // refused (its messages; the overhead beside them stays as it is).
+      const count = upstreamCount(error, fit.tokens + overheadTokens);
+      const limit = count?.window ?? Math.floor(fit.tokens * 0.8) + overheadTokens;
       const contextWindow = Math.min(fit.contextWindow, limit);
       const next = await fitStateless(canonical, model, {
         ...fitOptions,
         contextWindow,
         force: true,
       });
-      if (next.tokens >= fit.tokens) return undefined;
+      if (next.tokens >= fit.tokens) {
+        markPassedThrough(headers, count, fit.tokens, next.tokens);
+        return undefined;
+      }
       fit = next;
       headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
       headers[GATEWAY_HEADERS.compaction] = String(fit.tier ?? "none");

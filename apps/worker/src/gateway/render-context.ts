@@ -37,6 +37,29 @@ export function renderWhole(
   return renderContext(data, format, { markers, askFor: ASK_FOR_RESPONSES });
 }
 
+/** The request's history from where the view ends, with the messages the session fitted in place. */
+function historyOf(reference: GatewayContextByReference, canonical: ChatMessage[]): ChatMessage[] {
+  const history = canonical.slice(reference.historyFrom);
+  // Outputs the session fitted so the context fits its window (`session/fit-served`).
+  for (const { index, message } of reference.fitted ?? []) {
+    if (index < history.length) history[index] = message;
+  }
+  return history;
+}
+
+/**
+ * The canonical messages of a context given by reference (as `renderReference` sends them), or
+ * undefined for a view of OpenAI compaction items, which is sent as it is.
+ */
+export function referenceMessages(
+  reference: GatewayContextByReference,
+  canonical: ChatMessage[],
+): ChatMessage[] | undefined {
+  if (reference.openaiItems !== undefined) return undefined;
+  const history = historyOf(reference, canonical);
+  return sendableMessages(withPinned([...reference.view, ...history], reference.pinned)).messages;
+}
+
 /**
  * A context given by reference to the request's history, rendered; undefined when it is the
  * request's history itself (nothing compacted, pinned, left out or placed), which then goes upstream
@@ -49,7 +72,7 @@ export function renderReference(
   format: MessageFormat,
   markersFor: MarkersFor,
 ): RequestHistory | undefined {
-  const history = canonical.slice(reference.historyFrom);
+  const history = historyOf(reference, canonical);
   if (reference.openaiItems !== undefined) {
     const rest = sendableMessages([...reference.pinned, ...history]).messages;
     const items = { messages: rest, responsesItems: reference.openaiItems, rest };
@@ -60,6 +83,7 @@ export function renderReference(
     reference.view.length === 0 &&
     reference.pinned.length === 0 &&
     reference.historyFrom === 0 &&
+    reference.fitted === undefined &&
     !sent.changed;
   if (unchanged) return undefined;
   const context = sent.messages;

@@ -27,7 +27,7 @@ import {
 } from "./upstream-call";
 
 /** Waits for `promise` after the response (the answer's append), where the runtime allows it. */
-function keepAlive(c: Context<AppEnv>, promise: Promise<void>): void {
+export function afterResponse(c: Context<AppEnv>, promise: Promise<void>): void {
   try {
     c.executionCtx.waitUntil(promise);
   } catch {
@@ -80,14 +80,14 @@ export async function respond(
         ),
       onComplete: plan.answered,
     });
-    keepAlive(c, relay.done);
+    afterResponse(c, relay.done);
     return new Response(relay.body, { status: response.status, headers });
   }
   const text = await readUpstreamBody(outcome);
   const answer = response.ok ? protocol.answer(parseJson(text)) : undefined;
   // Stored after the response, off the turn's path; a next turn that comes first carries the answer
   // in its history, and this append then finds the session moved on.
-  if (answer !== undefined) keepAlive(c, plan.answered(answer));
+  if (answer !== undefined) afterResponse(c, plan.answered(answer));
   return new Response(text, { status: response.status, headers });
 }
 
@@ -120,7 +120,10 @@ export async function respondAfterRecall(
     // material, which is what calibrates the session's own count.
     const { usage: _rounds, ...final } = answer;
     const firstUsage = rounds === 0 ? answer.usage : read(first)?.usage;
-    keepAlive(c, plan.answered(firstUsage === undefined ? final : { ...final, usage: firstUsage }));
+    afterResponse(
+      c,
+      plan.answered(firstUsage === undefined ? final : { ...final, usage: firstUsage }),
+    );
   }
   return new Response(reply.text, { status: reply.status, headers });
 }

@@ -42,8 +42,12 @@ export interface CompactionLogLine {
   /**
    * `crowded_by_overhead`: the overhead leaves the window too little room for the compaction to
    * reach its target; the next waits until the context has grown (`compaction/exhaustion`).
+   * `thrashing`: the context refills within a few turns of each compaction, and this one moved
+   * the largest outputs to recall first (`compaction/thrashing`).
    */
-  warning?: "crowded_by_overhead";
+  warning?: "crowded_by_overhead" | "thrashing";
+  /** With `thrashing`: model turns between each compaction of the run and the one before, newest first. */
+  thrashTurnsApart?: number[];
 }
 
 /** What every line of one compaction carries: who and what started it. */

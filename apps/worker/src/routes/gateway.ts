@@ -23,6 +23,7 @@ import type { OpenAPIHono, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { writeDataPoint } from "../analytics/data-points";
 import type { ErrorShape } from "../api/errors";
+import { unwrap } from "../api/rpc-result";
 import {
   GatewayChatCompletion,
   GatewayChatRequest,
@@ -34,12 +35,14 @@ import {
   GatewayResponsesRequest,
   GatewayUpstreamParam,
 } from "../api/schemas";
+import { workerConfig } from "../config/worker-config";
 import { anthropicProtocol } from "../gateway/anthropic-protocol";
 import { chatProtocol } from "../gateway/chat-protocol";
-import { condenseRequest } from "../gateway/condense-headers";
+import { condenseRequest, GATEWAY_HEADERS } from "../gateway/condense-headers";
 import { gatewayAuth } from "../gateway/credentials";
 import { forward } from "../gateway/forward";
 import type { ForwardPlan } from "../gateway/forward-plan";
+import { withKeepAlive } from "../gateway/keep-alive";
 import { planRequest } from "../gateway/plan-request";
 import type { GatewayProtocol, RequestBody } from "../gateway/protocol";
 import { responsesProtocol } from "../gateway/responses-protocol";
@@ -54,6 +57,7 @@ import {
 import type { AppEnv } from "../http/app-env";
 import { rateLimit } from "../http/rate-limit";
 import { defineRoute } from "../http/route";
+import { sessionStub } from "../session/session-stub";
 
 interface GatewayRouteBase {
   /** After `/v1/gateway/{upstream}`; also the path on the upstream. */
@@ -110,7 +114,7 @@ const ROUTES: GatewayRoute[] = [
 ];
 
 const DESCRIPTION =
-  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation. Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation, X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none). Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
+  "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation, and one the session does not take (a side request: a title, a sub-agent) is forwarded statelessly and kept apart with its answer (`/v1/sessions/{id}/side-requests`). Without it, a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Generation (on every response under a session: the generation the context comes from, or the session's current one when the request did not touch it), X-Condense-Stateless and X-Condense-Side-Request (the id a side request is kept under), X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none), X-Condense-Keep-Alive (the response was committed after GATEWAY_KEEPALIVE_MS of waiting on a compaction, and kept alive with SSE comments or spaces before the JSON; an error after that comes in the body). A context over its window has the newest tool outputs cut to head and tail (never dropped), a marker naming where the whole output is; a session's context that cannot fit even so is refused (422, context_over_window). An upstream overflow is compacted away and retried (X-Condense-Overflow-Retries), against the window it states scaled by its own count of what it refused; when nothing smaller can be sent, its error passes through with X-Condense-Overflow: passed-through and X-Condense-Overflow-Reason. Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
 
 const ERRORS = {
   401: "No valid Condense credential, or no provider key",
@@ -136,7 +140,10 @@ export function gatewayErrorShape(path: string): ErrorShape | undefined {
   return protocol.errorBody;
 }
 
-/** A model request: planned, then forwarded upstream. */
+/**
+ * A model request: planned, then forwarded upstream, its connection kept alive while the gateway
+ * makes it wait (`gateway/keep-alive`).
+ */
 async function serveModelRequest(
   c: Context<AppEnv>,
   route: GatewayRoute,
@@ -146,19 +153,49 @@ async function serveModelRequest(
   const { protocol } = route;
   const condense = condenseRequest(c.req.raw.headers);
   const upstream = c.get("upstream");
-  const plan = await planRequest({
-    ...condense,
-    env: c.env,
-    log: c.get("log"),
+  let planned: ForwardPlan | undefined;
+  const keepAlive = {
+    intervalMs: workerConfig(c.env).gatewayKeepAliveMs,
+    streamed: body.stream === true,
     protocol,
-    body,
-    text,
-    userId: c.get("userId"),
-    requestId: c.get("requestId"),
+    headers: async () => planned?.headers ?? (await waitingHeaders(c, condense.sessionId)),
+  };
+  return withKeepAlive(c, keepAlive, async (gatewayWait) => {
+    const plan = await gatewayWait(
+      planRequest({
+        ...condense,
+        env: c.env,
+        log: c.get("log"),
+        protocol,
+        body,
+        text,
+        userId: c.get("userId"),
+        requestId: c.get("requestId"),
+      }),
+    );
+    planned = plan;
+    const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
+    const counted = countedTurn(c, meteredPlan(c, plan), c.req.param("upstream") ?? "", body);
+    const target = { url: `${upstream.baseUrl}${route.path}`, headers };
+    return forward(c, protocol, target, counted, gatewayWait);
   });
-  const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
-  const counted = countedTurn(c, meteredPlan(c, plan), c.req.param("upstream") ?? "", body);
-  return forward(c, protocol, { url: `${upstream.baseUrl}${route.path}`, headers }, counted);
+}
+
+/**
+ * The headers of a response committed while its request is still being planned: its session and
+ * the session's current generation (the request's own, unless it starts one).
+ */
+async function waitingHeaders(
+  c: Context<AppEnv>,
+  sessionId: string | undefined,
+): Promise<Record<string, string>> {
+  if (sessionId === undefined) return {};
+  const key = { userId: c.get("userId"), sessionId, requestId: c.get("requestId") };
+  const { generation } = unwrap(await sessionStub(c.env, key).gatewayGeneration(key));
+  return {
+    [GATEWAY_HEADERS.session]: sessionId,
+    [GATEWAY_HEADERS.generation]: String(generation),
+  };
 }
 
 /**

@@ -13,6 +13,7 @@ import type { Context } from "hono";
 import { canonicalMessages } from "../api/formats";
 import { idempotencyInput } from "../api/idempotency-key";
 import { unwrap } from "../api/rpc-result";
+import type { EventsResponseBody } from "../api/schemas";
 import {
   AppendRequest,
   AppendResponse,
@@ -20,6 +21,8 @@ import {
   ContextQuery,
   ContextResponse,
   DeleteResponse,
+  EventsQuery,
+  EventsResponse,
   ManualCompactRequest,
   ManualCompactResponse,
   OverflowRequest,
@@ -29,6 +32,10 @@ import {
   SessionIdParam,
   SessionStatus,
   SettingsPatch,
+  SideRequestParams,
+  SideRequestResponse,
+  SideRequestsQuery,
+  SideRequestsResponse,
   ToolOutputParams,
   ToolOutputQuery,
   ToolOutputResponse,
@@ -42,6 +49,7 @@ import { matchExpressions } from "../session/search";
 import type { SessionCall } from "../session/session-record";
 import { type SessionStub, sessionStub } from "../session/session-stub";
 import { settingsUpdate } from "../session/settings-patch";
+import type { SideRequestRecord } from "../session/side-requests";
 import type { TranscriptPage } from "../session/transcript-page";
 
 const TAGS = ["sessions"];
@@ -351,5 +359,60 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       );
       return { sessionId: call.sessionId, ...page };
     },
+  );
+
+  sessionRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/side-requests",
+      summary: "The gateway requests the session answered without taking them in, paginated",
+      description:
+        "A gateway request the session does not take into its transcript (a side request: another conversation under the same session header, such as a title or a sub-agent; or a history it cannot take) is forwarded statelessly, and its response says so (`X-Condense-Stateless`, `X-Condense-Side-Request`). It is kept here with its answer, oldest first: the latest 200, within 64 MiB.",
+      params: SessionIdParam,
+      query: SideRequestsQuery,
+      responses: { 200: { description: "A page of side requests", schema: SideRequestsResponse } },
+    },
+    async ({ call, stub }, { query }) => ({
+      sessionId: call.sessionId,
+      ...unwrap(await stub.sideRequests(call, query.after ?? 0, query.limit ?? 50)),
+    }),
+  );
+
+  sessionRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/side-requests/{sideRequestId}",
+      summary: "One side request, with its history and answer",
+      description:
+        "The history the request sent and the model's answer, canonical, as `X-Condense-Side-Request` named it.",
+      params: SideRequestParams,
+      responses: { 200: { description: "The side request", schema: SideRequestResponse } },
+    },
+    async ({ call, stub }, { params }) => ({
+      sessionId: call.sessionId,
+      ...unwrap<SideRequestRecord>(await stub.sideRequest(call, params.sideRequestId)),
+    }),
+  );
+
+  sessionRoute(
+    app,
+    {
+      method: "get",
+      path: "/v1/sessions/{id}/events",
+      summary: "The session's compaction events, paginated",
+      description:
+        "Every compaction's events, oldest first (the latest 1,000 are kept): `compaction.started`, then `compaction.committed` (tier, tokens before and after, the bill), `compaction.unchanged` or `compaction.failed` (with `fallback: true`, the deterministic tier runs next and its outcome follows). With the session's `webhookUrl` set, each event is also POSTed there as it happens, signed with its `webhookSecret` (`X-Condense-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, \"<t>.<body>\")>`, `X-Condense-Event`, `X-Condense-Event-Id`), at least once: a delivery without a 2xx within 10 s is retried with backoff (10 s, 1 min, 5 min, 30 min, 1 h, 2 h, 6 h), then marked failed (`webhook` in the status). Poll with `after` = the last id seen.",
+      params: SessionIdParam,
+      query: EventsQuery,
+      responses: { 200: { description: "A page of events", schema: EventsResponse } },
+    },
+    async ({ call, stub }, { query }) => ({
+      sessionId: call.sessionId,
+      ...unwrap<Omit<EventsResponseBody, "sessionId">>(
+        await stub.events(call, query.after ?? 0, query.limit ?? 100),
+      ),
+    }),
   );
 }

@@ -94,6 +94,13 @@ export interface ContextMeasure {
   engineTrigger: number;
   /** Engine-unit size a compaction aims at (under the trigger, so the next turns do not trigger it). */
   engineTarget: number;
+  /** Engine-unit size the context may hold and keep the reserve free: what a served context fits. */
+  engineBudget: number;
+  /**
+   * The request's fixed overhead (its tool definitions) takes the whole window by itself: no
+   * message fits beside it, whatever is compacted or cut.
+   */
+  overheadFillsWindow: boolean;
   /** Whether the context is over the trigger (the engine's `shouldCompact`). */
   compactionDue: boolean;
   /** Reported figures, in calibrated tokens. */
@@ -388,6 +395,8 @@ export function measureContext(
     engineTokens: estimate,
     engineTrigger: Math.min(decision.budget, decision.triggerTokens),
     engineTarget: resolveOptions(model, options(engineWindow)).target,
+    engineBudget: decision.budget,
+    overheadFillsWindow: overheadTokens > 0 && room - overheadTokens <= 0,
     compactionDue: decision.compact,
     tokens: real(estimate),
     contextWindow,

@@ -13,10 +13,22 @@
  * tokens are counted up to its own last seq. When the view covers more than the
  * request's history, or another generation started, there is none (undefined):
  * the request's history is then no longer the session's.
+ *
+ * What is served always fits: a context over its window is fitted
+ * (`fit-served`), its stored messages read for it; the history's messages the
+ * fit replaced go back with it, and the Worker sends them in place of the
+ * request's (or the request is refused with `context_over_window`).
  */
 
 import type { ChatMessage } from "@condense/core";
-import { contextSize, measureContext, readViewState } from "./context-view";
+import {
+  contextSize,
+  measureContext,
+  readSnapshot,
+  readViewState,
+  type Snapshot,
+} from "./context-view";
+import { fitServed } from "./fit-served";
 import { currentGeneration } from "./generations";
 import { type MemoryInsert, withMemoryPinned } from "./memory-context";
 import type { MessageStore } from "./message-store";
@@ -35,6 +47,11 @@ export interface GatewayContextByReference {
   openaiItems?: unknown[];
   pinned: ChatMessage[];
   historyFrom: number;
+  /**
+   * Messages of the history from `historyFrom` on that are served fitted (`fit-served`: outputs
+   * pruned or cut so the context fits), by index in that part of the history.
+   */
+  fitted?: Array<{ index: number; message: ChatMessage }>;
 }
 
 export interface GatewayContext {
@@ -73,9 +90,25 @@ export function gatewayContextAt(
     session.message_count > request.lastSeq
       ? size.tokens - store.tokensAfter(request.lastSeq).tokens
       : size.tokens;
-  const measure = measureContext(session, settings, tokens, defaultModel);
+  const measured = measureContext(session, settings, tokens, defaultModel);
+  // What is served always fits: over its window, the stored messages are read and fitted.
+  const fit =
+    tokens > measured.engineWindow
+      ? fitServed(
+          sql,
+          upTo(readSnapshot(sql, store, session), request.lastSeq),
+          measured,
+          settings,
+          session.session_id,
+        )
+      : undefined;
+  const measure =
+    fit === undefined
+      ? measured
+      : measureContext(session, settings, fit.snapshot.tokens, defaultModel);
+  const servedTokens = fit?.snapshot.tokens ?? tokens;
   if (session.message_count === request.lastSeq) {
-    saveServed(sql, tokens + measure.pinnedTokens, request.lastSeq);
+    saveServed(sql, servedTokens + measure.pinnedTokens, request.lastSeq);
   }
   // The request goes to the provider: a turn of the session's bill (`served-turns`).
   recordServedTurn(
@@ -84,16 +117,47 @@ export function gatewayContextAt(
     session,
     {
       lastSeq: request.lastSeq,
-      tokens: tokens + measure.pinnedTokens,
+      tokens: servedTokens + measure.pinnedTokens,
       pinnedTokens: measure.pinnedTokens,
       model: measure.model,
     },
     Date.now(),
   );
-  const rows = view === undefined ? [] : store.readView().map((row) => row.message);
+  const stored = view === undefined ? [] : store.readView().map((row) => row.message);
+  // The fitted view's messages (a view of OpenAI items is never fitted), and the history's that
+  // the fit replaced, by index after the view's canonical messages.
+  const viewLength =
+    fit === undefined ? stored.length : fit.snapshot.messages.length - fit.snapshot.tail.length;
+  const rows =
+    fit === undefined || view?.strategy === "openai"
+      ? stored
+      : fit.snapshot.messages.slice(0, viewLength);
+  const fitted = (fit?.replaced ?? [])
+    .filter(({ index }) => index >= viewLength)
+    .map(({ index, message }) => ({ index: index - viewLength, message }));
   const byReference: GatewayContextByReference =
     view?.strategy === "openai"
-      ? { view: [], openaiItems: rows, pinned: measure.pinned, historyFrom }
+      ? { view: [], openaiItems: stored, pinned: measure.pinned, historyFrom }
       : { view: rows, pinned: measure.pinned, historyFrom };
+  if (fitted.length > 0) byReference.fitted = fitted;
   return { tokens: measure.tokens, lastSeq: request.lastSeq, context: { byReference } };
+}
+
+/** `snapshot` without the transcript messages after `lastSeq` (appended after the request's history). */
+function upTo(snapshot: Snapshot, lastSeq: number): Snapshot {
+  const keep = snapshot.seqs.findIndex((seq) => seq !== null && seq > lastSeq);
+  if (keep === -1) return snapshot;
+  const dropped = snapshot.tokenCounts
+    .slice(keep)
+    .reduce<number>((sum, count) => sum + (count ?? 0), 0);
+  const viewLength = snapshot.messages.length - snapshot.tail.length;
+  return {
+    ...snapshot,
+    messages: snapshot.messages.slice(0, keep),
+    seqs: snapshot.seqs.slice(0, keep),
+    tokenCounts: snapshot.tokenCounts.slice(0, keep),
+    tail: snapshot.tail.slice(0, keep - viewLength),
+    tokens: snapshot.tokens - dropped,
+    lastSeq,
+  };
 }

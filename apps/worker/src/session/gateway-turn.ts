@@ -60,6 +60,8 @@ export interface GatewayTurnInput {
   promptMessages: number;
   /** Whether the request may lead the session (`session/threads`): it declares tools or holds an answer. */
   mayLead: boolean;
+  /** Whether its prompt asks for a title (`session/threads`): it never takes a session's conversation. */
+  asksForTitle: boolean;
 }
 
 export type GatewayMatch =

@@ -38,7 +38,8 @@ type RowShape = {
 
 const encoder = new TextEncoder();
 
-function toChunks(bytes: Uint8Array): ArrayBuffer[] {
+/** `bytes` cut into chunks of at most `CHUNK_BYTES` (one, empty, for no bytes). */
+export function toChunks(bytes: Uint8Array): ArrayBuffer[] {
   const chunks: ArrayBuffer[] = [];
   for (let offset = 0; offset < bytes.length || chunks.length === 0; offset += CHUNK_BYTES) {
     chunks.push(bytes.slice(offset, offset + CHUNK_BYTES).buffer);

@@ -34,16 +34,18 @@ export function isPastRetention(
 
 /**
  * Sets the alarm to the earliest time something is due for `session` (a pending compaction's retry,
- * the retention deadline), unless one at or before it is already set.
+ * `also`: an event's delivery, the retention deadline), unless one at or before it is already set.
  */
 export async function armSessionAlarm(
   storage: DurableObjectStorage,
   session: SessionRow,
   retentionMs: number | undefined,
+  also?: number,
 ): Promise<void> {
   const due = [
     retentionDeadline(session, retentionMs),
     session.pending_trigger !== null ? (session.retry_at ?? undefined) : undefined,
+    also,
   ].filter((at) => at !== undefined);
   if (due.length === 0) return;
   const at = Math.min(...due);

@@ -83,6 +83,16 @@
  * size, the prefix an earlier request sent unchanged, the whole history's size beside it and the
  * provider's reported usage (cached tokens read and written) once an answer or append carries it:
  * the session's bill (`session/served-turns`). Empty in sessions from before.
+ *
+ * v13 (side requests, issue 33): `condense_side_requests`, the gateway requests the session answered
+ * without taking them into its transcript (`session/side-requests`): why, the generation then, the
+ * model, and when the answer came; their history and answer are JSON in `condense_chunks` (owners
+ * `s` and `a`). Empty in sessions from before.
+ *
+ * v14 (compaction events, issue 33): `condense_events`, the session's compaction events
+ * (`session/compaction-events`): the event's JSON, and its delivery to the session's webhook
+ * (`none` without one, `pending`, `delivered`, `failed`), attempts, when the next is due, and the
+ * last failure. Empty in sessions from before.
  */
 
 import { type Migration, runMigrations } from "../sqlite/migrations";
@@ -297,6 +307,39 @@ const migrations: Migration[] = [
         cache_read_tokens INTEGER,
         cache_write_tokens INTEGER
       )`,
+    ],
+  },
+  // ---- side requests (v13): what the session answered without taking it into its transcript
+  {
+    version: 13,
+    statements: [
+      `CREATE TABLE condense_side_requests (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        generation INTEGER NOT NULL,
+        model TEXT,
+        message_count INTEGER NOT NULL,
+        byte_length INTEGER NOT NULL,
+        answered_at INTEGER
+      )`,
+    ],
+  },
+  // ---- compaction events (v14): the event log and the webhook's deliveries
+  {
+    version: 14,
+    statements: [
+      `CREATE TABLE condense_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at INTEGER NOT NULL,
+        type TEXT NOT NULL,
+        body TEXT NOT NULL,
+        delivery TEXT NOT NULL,
+        attempts INTEGER NOT NULL,
+        next_attempt_at INTEGER,
+        last_error TEXT
+      )`,
+      "CREATE INDEX condense_events_due ON condense_events (delivery, next_attempt_at)",
     ],
   },
 ];

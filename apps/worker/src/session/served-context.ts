@@ -6,7 +6,8 @@
  * the memory block (when the `memory` setting put one in) counted as a pinned
  * message, and its size recorded as the one served: a provider's count in a
  * later overflow report or append refers to what the client was sent; and as a
- * turn of the session's bill (`served-turns`).
+ * turn of the session's bill (`served-turns`). A context over its budget is
+ * fitted first, or refused (`fit-served`).
  */
 
 import type { MessageFormat } from "@condense/core";
@@ -18,6 +19,7 @@ import {
   measureContext,
   readSnapshot,
 } from "./context-view";
+import { fitServed } from "./fit-served";
 import { type MemoryInsert, withMemoryPinned } from "./memory-context";
 import type { MessageStore } from "./message-store";
 import { recordServedTurn } from "./served-turns";
@@ -46,9 +48,15 @@ export function serveContext(
   const session = requireSession(sql, key);
   const { memory } = options;
   const settings = withMemoryPinned(readSettings(sql), memory);
-  const snapshot = readSnapshot(sql, store, session);
-  checkContextParts(settings, snapshot.messages, options.format);
-  const measure = measureContext(session, settings, snapshot.tokens, options.defaultModel);
+  const committed = readSnapshot(sql, store, session);
+  checkContextParts(settings, committed.messages, options.format);
+  const measured = measureContext(session, settings, committed.tokens, options.defaultModel);
+  // What is served always fits: over its budget, it is fitted now (`fit-served`), or refused.
+  const { snapshot } = fitServed(sql, committed, measured, settings, key.sessionId);
+  const measure =
+    snapshot === committed
+      ? measured
+      : measureContext(session, settings, snapshot.tokens, options.defaultModel);
   // What the client sends next; a provider's count in a later overflow report refers to it.
   saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
   // A model request: the session's bill, and what the cost policy has read since its last compaction.

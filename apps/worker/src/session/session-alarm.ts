@@ -3,12 +3,14 @@
  * What the session object's one alarm does when it fires, and where it is
  * set after each write (`retention` picks the time): it deletes a session
  * idle past its retention, else runs the background compaction an append
- * scheduled when it is due (`compaction/scheduler`) and sets the next alarm;
- * on an empty object it expires a deleted session's tombstone.
+ * scheduled when it is due (`compaction/scheduler`), retries the compaction
+ * events' deliveries that are due (`compaction-events`) and sets the next
+ * alarm; on an empty object it expires a deleted session's tombstone.
  */
 
 import { workerConfig } from "../config/worker-config";
 import type { CompactionScheduler } from "./compaction/scheduler";
+import { nextDeliveryAt } from "./compaction-events";
 import type { DeletionOptions } from "./deletion";
 import { armSessionAlarm, isPastRetention } from "./retention";
 import { readSession, type SessionKey } from "./session-record";
@@ -25,13 +27,21 @@ export interface AlarmTarget {
   erase(key: SessionKey, options: DeletionOptions): Promise<void>;
   /** The session's tables are gone: they are created again on next use. */
   tablesDropped(): void;
+  /** Delivers the compaction events that are due (`compaction-events`), at most a batch. */
+  deliverEvents(): Promise<number>;
 }
 
-/** Sets the alarm at the next retry or retention deadline, unless an earlier one is set. */
+/**
+ * Sets the alarm at the next retry (a compaction's, an event's delivery) or retention deadline,
+ * unless an earlier one is set.
+ */
 export async function armAlarm(target: AlarmTarget): Promise<void> {
-  const session = readSession(target.sql());
+  const sql = target.sql();
+  const session = readSession(sql);
   const retentionMs = workerConfig(target.env).sessionRetentionMs;
-  if (session !== undefined) await armSessionAlarm(target.storage, session, retentionMs);
+  if (session !== undefined) {
+    await armSessionAlarm(target.storage, session, retentionMs, nextDeliveryAt(sql));
+  }
 }
 
 export async function runAlarm(target: AlarmTarget): Promise<void> {
@@ -49,5 +59,6 @@ export async function runAlarm(target: AlarmTarget): Promise<void> {
     return;
   }
   if (target.scheduler.isBackgroundPending(session)) await target.scheduler.runBackground(session);
+  await target.deliverEvents();
   await armAlarm(target);
 }

@@ -20,18 +20,20 @@
  */
 
 import { DurableObject } from "cloudflare:workers";
-import type { MessageFormat } from "@condense/core";
+import type { ChatMessage, MessageFormat } from "@condense/core";
 import { type RpcResult, rpcResult } from "../api/rpc-result";
 import type {
   AppendResponseBody,
   CompactionsResponseBody,
   DeleteResponseBody,
+  EventsResponseBody,
   ManualCompactResponseBody,
   SearchResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
 } from "../api/schemas";
 import { workerConfig } from "../config/worker-config";
+import { logLine } from "../log/log-lines";
 import { userStub } from "../user/user-stub";
 import { type AppendInput, type AppendTarget, appendMessages } from "./append";
 import { compactionCountAndLast, listCompactions } from "./compaction/history";
@@ -39,6 +41,7 @@ import { type ManualCompactInput, ManualCompactions } from "./compaction/manual"
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import type { PendingMark } from "./compaction/pending";
 import { CompactionScheduler } from "./compaction/scheduler";
+import { deliverDueEvents, eventsPage, nextDeliveryAt } from "./compaction-events";
 import {
   type ContextData,
   checkFormatAvailable,
@@ -57,6 +60,7 @@ import {
   type GatewayTurnResult,
   matchAndAppend,
 } from "./gateway-turn";
+import { currentGeneration } from "./generations";
 import { ListReporter } from "./list-reporter";
 import { type MemoryInsert, memoryFor } from "./memory-context";
 import { MessageStore } from "./message-store";
@@ -76,15 +80,25 @@ import { billWithSeries } from "./served-turns";
 import { type AlarmTarget, armAlarm, runAlarm } from "./session-alarm";
 import {
   notFound,
+  openSession,
   readSession,
   requireSession,
   type SessionCall,
   type SessionKey,
   type SessionRow,
 } from "./session-record";
-import type { SessionStorage } from "./session-storage";
+import { inTransaction, type SessionStorage } from "./session-storage";
 import { modelFor, readSettings, type SettingsUpdate } from "./settings";
 import { updateSettings } from "./settings-update";
+import {
+  listSideRequests,
+  readSideRequest,
+  type SideReason,
+  type SideRequestRecord,
+  type SideRequestSummary,
+  saveSideAnswer,
+  saveSideRequest,
+} from "./side-requests";
 import { listReport, sessionStatus } from "./status";
 import { tombstoneAnswer } from "./tombstone";
 import { readToolOutput } from "./tool-outputs";
@@ -124,6 +138,7 @@ export class SessionObject extends DurableObject<Env> {
       env,
       memorySinks: () => this.memorySinks,
       committed: () => this.#reporter.changed(),
+      eventsRecorded: () => this.#deliverEvents(),
     });
     this.#manual = new ManualCompactions(this.#storage, this.#scheduler, env.DEFAULT_MODEL);
   }
@@ -142,6 +157,32 @@ export class SessionObject extends DurableObject<Env> {
 
   #sql(): SqlStorage {
     return this.#migratedStorage().sql;
+  }
+
+  /** Deliveries of compaction events, one run at a time (`compaction-events`). */
+  #delivery: Promise<void> = Promise.resolve();
+
+  /**
+   * Delivers the compaction events that are due to the session's webhook, off every request's path,
+   * then sets the alarm for the next retry; runs after the deliveries already queued.
+   */
+  #deliverEvents(): void {
+    const open = () => (this.#migrated ? this.ctx.storage.sql : undefined);
+    this.#delivery = this.#delivery
+      .then(async () => {
+        // A batch at a time; the alarm takes over from a webhook that keeps failing.
+        for (let batch = 0; batch < 4 && (await deliverDueEvents(open)) > 0; batch++) {}
+        // Only the delivery's own retry: the alarm's other work arms it where it is decided.
+        const sql = open();
+        const next = sql === undefined ? undefined : nextDeliveryAt(sql);
+        if (next === undefined) return;
+        const current = await this.ctx.storage.getAlarm();
+        if (current === null || current > next) await this.ctx.storage.setAlarm(next);
+      })
+      .catch((error: unknown) => {
+        logLine({ type: "event_delivery_error", level: "warn", error: String(error) });
+      });
+    this.ctx.waitUntil(this.#delivery);
   }
 
   /** Whether no session exists yet (the next write creates it, and the list must learn of it at once). */
@@ -186,6 +227,8 @@ export class SessionObject extends DurableObject<Env> {
       tablesDropped: () => {
         this.#migrated = false;
       },
+      deliverEvents: () =>
+        deliverDueEvents(() => (this.#migrated ? this.ctx.storage.sql : undefined)),
     };
   }
 
@@ -303,7 +346,14 @@ export class SessionObject extends DurableObject<Env> {
 
   async status(key: SessionKey): Promise<RpcResult<SessionStatusBody>> {
     return rpcResult(() =>
-      sessionStatus(this.#sql(), this.#store, key, this.#scheduler.running, this.env.DEFAULT_MODEL),
+      sessionStatus(
+        this.#sql(),
+        this.#store,
+        key,
+        this.#scheduler.running,
+        this.env.DEFAULT_MODEL,
+        workerConfig(this.env).cooldownSeconds,
+      ),
     );
   }
 
@@ -478,6 +528,68 @@ export class SessionObject extends DurableObject<Env> {
       const { contextWindow } = measureCommitted(sql, this.#store, session, settings, defaultModel);
       return { kind: "moved-on", compactionTier, contextWindow };
     });
+  }
+
+  /**
+   * Keeps a gateway request the session answers without taking it into its transcript
+   * (`side-requests`), creating the session on its first request; returns its id and the session's
+   * current generation.
+   */
+  async gatewaySideRequest(
+    call: SessionCall,
+    input: { messages: ChatMessage[]; reason: SideReason; model?: string },
+  ): Promise<RpcResult<{ id: number; generation: number }>> {
+    return rpcResult(async () => {
+      const created = this.#isNew();
+      const kept = inTransaction(this.#storage, (sql) => {
+        openSession(sql, call, Date.now());
+        return saveSideRequest(sql, input, Date.now());
+      });
+      await this.#reportWrite(created);
+      return kept;
+    });
+  }
+
+  /** The answer of side request `id`, kept with it. */
+  async gatewaySideAnswer(
+    key: SessionKey,
+    input: { id: number; messages: ChatMessage[] },
+  ): Promise<RpcResult<{ kept: boolean }>> {
+    return this.#read(key, (sql) => ({
+      kept: saveSideAnswer(sql, input.id, input.messages, Date.now()),
+    }));
+  }
+
+  /**
+   * The session's current generation, for a response that names it without touching the session
+   * (a request forwarded unchanged); 1 for a session not created yet.
+   */
+  async gatewayGeneration(key: SessionKey): Promise<RpcResult<{ generation: number }>> {
+    return rpcResult(() => {
+      const sql = this.#sql();
+      if (readSession(sql) !== undefined) requireSession(sql, key);
+      return { generation: currentGeneration(sql).generation };
+    });
+  }
+
+  async events(
+    key: SessionKey,
+    after: number,
+    limit: number,
+  ): Promise<RpcResult<Omit<EventsResponseBody, "sessionId">>> {
+    return this.#read(key, (sql) => eventsPage(sql, after, limit));
+  }
+
+  async sideRequests(
+    key: SessionKey,
+    after: number,
+    limit: number,
+  ): Promise<RpcResult<{ sideRequests: SideRequestSummary[]; nextAfter: number | null }>> {
+    return this.#read(key, (sql) => listSideRequests(sql, after, limit));
+  }
+
+  async sideRequest(key: SessionKey, id: number): Promise<RpcResult<SideRequestRecord>> {
+    return this.#read(key, (sql) => readSideRequest(sql, key.sessionId, id));
   }
 
   /** The model's answer to a gateway turn, appended after it unless the session moved on. */

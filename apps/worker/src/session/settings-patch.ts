@@ -12,7 +12,7 @@ import { canonicalMessages, rethrowEngineError } from "../api/formats";
 import type { SettingsPatchBody } from "../api/schemas";
 import { DEFAULT_SETTINGS, type SettingsUpdate } from "./settings";
 
-/** The change `body` asks for; left-out (undefined) fields keep their value. */
+/** The change `body` asks for; left-out (undefined) fields keep their value; `webhookSecret` as it is. */
 export function settingsUpdate(body: SettingsPatchBody): SettingsUpdate {
   // Settings stored as sent; the others are converted first.
   const { contextWindow, pinned, strategy, recall, memory, memoryTokens, ...plain } = body;

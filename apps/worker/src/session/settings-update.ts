@@ -9,6 +9,8 @@
  * settings failed, so the exhausted mark and the failures are cleared.
  */
 
+import { ApiError } from "../api/errors";
+import { readWebhookSecret, writeWebhookSecret } from "./compaction-events";
 import { recountIfModelChanged } from "./recount";
 import {
   clearFailure,
@@ -40,10 +42,21 @@ export function updateSettings(
     const lastModel = readSession(sql)?.last_model ?? null;
     const merged = mergeSettings(current, update);
     checkSettings(merged, modelFor(merged, lastModel, env.DEFAULT_MODEL), env);
+    const secret =
+      update.webhookSecret === undefined ? readWebhookSecret(sql) : update.webhookSecret;
+    if (merged.webhookUrl !== null && (secret ?? undefined) === undefined) {
+      throw new ApiError(
+        400,
+        "invalid_options",
+        "setting `webhookUrl`: its events are signed, and the session has no `webhookSecret`; send one (16 to 256 characters) in the same PATCH. Nothing was changed",
+        { setting: "webhookSecret" },
+      );
+    }
     // An app can configure a session (a window the model table does not know) before its first append.
     const session = openSession(sql, key, now);
     const before = modelFor(current, session.last_model, env.DEFAULT_MODEL);
     writeSettings(sql, update);
+    if (update.webhookSecret !== undefined) writeWebhookSecret(sql, update.webhookSecret);
     const after = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
     recountIfModelChanged(sql, storage.store, before, after);
     setExhaustedSeq(sql, null, now);

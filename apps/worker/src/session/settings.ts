@@ -19,8 +19,11 @@ import { summarizerFor } from "./summarizer-config";
 /** Settings as stored; `null` means the default applies. */
 export type SessionSettings = Omit<SessionSettingsBody, "pinned"> & { pinned: ChatMessage[] };
 
-/** A change: fields left out (or undefined) keep their value, `null` restores the default. */
-export type SettingsUpdate = Partial<SessionSettings>;
+/**
+ * A change: fields left out (or undefined) keep their value, `null` restores the default. The
+ * webhook's secret is write-only: stored apart (`compaction-events`), never among the settings shown.
+ */
+export type SettingsUpdate = Partial<SessionSettings> & { webhookSecret?: string | null };
 
 export const DEFAULT_SETTINGS: Readonly<SessionSettings> = {
   model: null,
@@ -36,6 +39,7 @@ export const DEFAULT_SETTINGS: Readonly<SessionSettings> = {
   recall: false,
   memory: false,
   memoryTokens: 2_000,
+  webhookUrl: null,
 };
 
 /** The model of a session that names none and whose deployment sets no `DEFAULT_MODEL`. */

@@ -2,7 +2,8 @@
  * @module session/status
  * A session's figures as others read them: its status
  * (`GET /v1/sessions/{id}`: counts, the context against its limits, the
- * compactions and their failures, cooldown, calibration and settings) and its
+ * compactions and their failures, thrashing and the summarizer's breaker,
+ * cooldown, calibration and settings) and its
  * row of the user's session list (`list-reporter` sends it). Both count the
  * context from the stored token counts, without loading a message.
  */
@@ -10,6 +11,9 @@
 import type { SessionStatusBody } from "../api/schemas";
 import type { SessionReport } from "../user/session-list";
 import { compactionCountAndLast } from "./compaction/history";
+import { type SummarizerBreaker, summarizerBreakerOf } from "./compaction/summarizer-breaker";
+import { type Thrashing, thrashingOf } from "./compaction/thrashing";
+import { webhookStatus } from "./compaction-events";
 import {
   compactionStatus,
   contextSize,
@@ -41,13 +45,45 @@ function failureOf(session: SessionRow): SessionStatusBody["compaction"]["failur
   };
 }
 
-/** The status of the session of `key`; `compactionRunning` says whether the object runs a compaction. */
+function iso(ms: number): string {
+  return new Date(ms).toISOString();
+}
+
+function thrashingBody(
+  thrashing: Thrashing | undefined,
+): SessionStatusBody["compaction"]["thrashing"] {
+  if (thrashing === undefined) return null;
+  return {
+    since: iso(thrashing.since),
+    refills: thrashing.refills,
+    turnsApart: thrashing.turnsApart,
+  };
+}
+
+function breakerBody(breaker: SummarizerBreaker): SessionStatusBody["compaction"]["summarizer"] {
+  const { lastFailure } = breaker;
+  return {
+    breaker: breaker.state,
+    consecutiveFailures: breaker.consecutiveFailures,
+    openUntil: breaker.openUntil === null ? null : iso(breaker.openUntil),
+    lastFailure:
+      lastFailure === null
+        ? null
+        : { at: iso(lastFailure.at), kind: lastFailure.kind, message: lastFailure.message },
+  };
+}
+
+/**
+ * The status of the session of `key`; `compactionRunning` says whether the object runs a
+ * compaction, `cooldownSeconds` is the summarizer's cooldown (the breaker's unit).
+ */
 export function sessionStatus(
   sql: SqlStorage,
   store: MessageStore,
   key: SessionKey,
   compactionRunning: boolean,
   defaultModel: string | undefined,
+  cooldownSeconds: number,
 ): SessionStatusBody {
   const session = requireSession(sql, key);
   const settings = readSettings(sql);
@@ -77,6 +113,8 @@ export function sessionStatus(
     compaction: {
       status: compactionStatus(session, compactionRunning),
       failure: failureOf(session),
+      thrashing: thrashingBody(thrashingOf(sql)),
+      summarizer: breakerBody(summarizerBreakerOf(sql, Date.now(), cooldownSeconds)),
     },
     overheadTokens: measure.overheadTokens,
     learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,
@@ -85,6 +123,7 @@ export function sessionStatus(
     calibration: calibrationOf(session),
     // Copies, because the API's loose message type wants the index signature a core interface lacks.
     settings: { ...settings, pinned: settings.pinned.map((message) => ({ ...message })) },
+    webhook: webhookStatus(sql),
     bill: sessionBillBody(sql, measure.model),
   };
 }

@@ -29,4 +29,22 @@ describe("requestThread", () => {
     ];
     expect(requestThread(answered, {}).mayLead).toBe(true);
   });
+
+  it("knows a title request by its prompt, Responses' instructions included (issue 33)", () => {
+    const asks = (prompt: string, body: Record<string, unknown> = {}) =>
+      requestThread([system(prompt), user("Fix the flaky test.")], body).asksForTitle;
+    expect(asks("Generate a short title for the conversation. Reply with the title only.")).toBe(
+      true,
+    );
+    expect(asks("You are a title generator. You output ONLY a thread title.")).toBe(true);
+    expect(asks("Please write a 5-10 word title for the following conversation:")).toBe(true);
+    expect(asks("Analyze if this message indicates a new conversation topic.")).toBe(true);
+    expect(asks("You are a coding agent. Use your tools.")).toBe(false);
+    // A main prompt that mentions titles far into it is not one.
+    expect(
+      asks(`You are a coding agent.${" Use your tools.".repeat(40)} Titles of conversations.`),
+    ).toBe(false);
+    const instructions = { instructions: "Generate a short title for the conversation." };
+    expect(requestThread([user("Fix the flaky test.")], instructions).asksForTitle).toBe(true);
+  });
 });

@@ -25,6 +25,10 @@
  *   included: they run while the main conversation waits for their result, and
  *   following whichever thread grew last would start a new generation (and
  *   lose the compacted context) at every switch.
+ * - A request whose prompt asks for a title (a title generator, a topic
+ *   check) is a side request whenever the session holds a conversation,
+ *   whatever tools it declares: agents may send their tool definitions with
+ *   every request, to share the prompt cache.
  */
 
 import type { ChatMessage } from "@condense/core";
@@ -37,6 +41,27 @@ export interface RequestThread {
   promptMessages: number;
   /** Whether the request may lead the session: it declares tools, or its history holds an answer. */
   mayLead: boolean;
+  /** Whether its prompt asks for a title: it never takes a session that holds a conversation. */
+  asksForTitle: boolean;
+}
+
+/**
+ * How agents ask for a title or a topic in their prompt: opencode's "You are a title generator",
+ * Claude Code's "…indicates a new conversation topic…", "Generate a short title for the
+ * conversation", "write a 5-10 word title for the following conversation". Read in the prompt's
+ * first characters only, where such a request states its task; a main conversation's prompt that
+ * mentions titles later on is not one.
+ */
+const TITLE_PROMPT =
+  /\btitle generator\b|\btitle\b[^.\n]{0,40}\b(?:conversation|thread|chat|discussion)\b|\bnew conversation topic\b/i;
+const TITLE_PROMPT_CHARS = 500;
+
+/** The text of a message's content (its text parts), for reading a prompt. */
+function textOf(message: ChatMessage): string {
+  const { content } = message;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((part) => (part.type === "text" ? part.text : "")).join("\n");
 }
 
 /** How many messages with these roles, in order, are prompt messages before the first that is not. */
@@ -56,9 +81,16 @@ export function requestThread(
 ): RequestThread {
   // Chat Completions, Responses and Anthropic Messages all declare tools in `tools`.
   const declaresTools = Array.isArray(body.tools) && body.tools.length > 0;
+  const promptMessages = promptLength(history.map((message) => message.role));
+  // The Responses API's prompt is `instructions`, beside the history.
+  const prompts = [
+    ...(typeof body.instructions === "string" ? [body.instructions] : []),
+    ...history.slice(0, promptMessages).map(textOf),
+  ];
   return {
-    promptMessages: promptLength(history.map((message) => message.role)),
+    promptMessages,
     mayLead: declaresTools || history.some((message) => message.role === "assistant"),
+    asksForTitle: prompts.some((prompt) => TITLE_PROMPT.test(prompt.slice(0, TITLE_PROMPT_CHARS))),
   };
 }
 
@@ -125,6 +157,7 @@ export function chooseThread(
   main: { firstSeq: number; lastSeq: number; hashes: readonly string[] },
   request: RequestThread & { hashes: readonly string[] },
 ): ThreadChoice {
+  if (request.asksForTitle) return "side-request";
   const own = sameThread(sql, main, request);
   if (!isSettled(sql, main.firstSeq, main.lastSeq)) {
     return own || request.mayLead ? "new-generation" : "side-request";

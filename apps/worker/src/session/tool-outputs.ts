@@ -231,6 +231,21 @@ export function outputReference(seqs: OutputSeqs): (key: ToolOutputKey) => strin
   };
 }
 
+/**
+ * How the marker of an output cut to its head and tail (core `fitContext`) names the whole one: its
+ * id and the route that serves it, as the output is still partly in the context.
+ */
+export function cutOutputReference(
+  seqs: OutputSeqs,
+  sessionId: string,
+): (key: ToolOutputKey) => string {
+  return (key) => {
+    const seq = seqs.get(outputKey(key));
+    const path = `/v1/sessions/${encodeURIComponent(sessionId)}/tool-outputs/${encodeURIComponent(key.toolCallId)}`;
+    return `tool call id ${key.toolCallId} (GET ${path}${seq === undefined ? "" : `?seq=${seq}`})`;
+  };
+}
+
 /** Marks the outputs a compaction pruned, found by their seqs; run it inside the commit's transaction. */
 export function markPruned(
   sql: SqlStorage,

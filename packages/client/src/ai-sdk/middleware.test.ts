@@ -741,21 +741,38 @@ describe("condenseMiddleware: overflows", () => {
     );
   });
 
-  it("gives up after two recoveries and throws the provider's first error; other errors pass unchanged", async () => {
-    const session = await newSession(8_000);
-    const { model, log } = mockModel({ limit: 5 });
+  it("gives up after its recoveries and throws the provider's first error; other errors pass unchanged", async () => {
+    // A session with a history to compact, and a provider that finds every prompt a fifth over
+    // its window (its count drifting away from the engine's): the recovery sends a smaller
+    // context, scaled by the provider's own figures, and it is refused again. (One recovery:
+    // the first compacts down to what is never cut, so a second would be refused as
+    // `context_over_window` and end the call the same way.)
+    const session = await newSession(32_000);
+    const history = Array.from({ length: 80 }, (_, index) => [
+      { role: "user" as const, content: userText(100 + index) },
+      { role: "assistant" as const, content: `Answer ${index}: the render loop runs twice.` },
+    ]).flat();
+    await session.append(history, { model: SESSION_MODEL });
+    const { model, log } = mockModel({ limit: (tokens) => Math.floor(tokens * 0.8) });
     const recoveries: RecoveryEvent[] = [];
     const wrapped = wrapLanguageModel({
       model,
-      middleware: condenseMiddleware({ session, onRecovery: (e) => recoveries.push(e) }),
+      middleware: condenseMiddleware({
+        session,
+        maxRecoveries: 1,
+        onRecovery: (e) => recoveries.push(e),
+      }),
     });
     const error = await generateText({ model: wrapped, prompt: userText(1), maxRetries: 0 }).catch(
       (e: unknown) => e,
     );
     expect(APICallError.isInstance(error)).toBe(true);
-    expect((error as APICallError).message).toContain("maximum context length");
-    expect(log).toHaveLength(3);
-    expect(recoveries.map((event) => event.attempt)).toEqual([1, 2]);
+    expect((error as APICallError).message).toContain(
+      `However, your messages resulted in ${log[0]?.tokens} tokens`,
+    );
+    expect(log.map((call) => call.overLimit)).toEqual([true, true]);
+    expect(log[1]?.tokens).toBeLessThan(log[0]?.tokens ?? 0);
+    expect(recoveries.map((event) => event.attempt)).toEqual([1]);
 
     const failing = new MockLanguageModelV4({
       doGenerate: async () => {
@@ -774,6 +791,24 @@ describe("condenseMiddleware: overflows", () => {
       maxRetries: 0,
     }).catch((e: unknown) => e);
     expect((other as APICallError).statusCode).toBe(429);
+  });
+
+  it("throws the provider's first error at once when no context fits the window it states", async () => {
+    const session = await newSession(8_000);
+    // Nothing fits 5 tokens: the session says so (`context_over_window`, issue 33).
+    const { model, log } = mockModel({ limit: 5 });
+    const recoveries: RecoveryEvent[] = [];
+    const wrapped = wrapLanguageModel({
+      model,
+      middleware: condenseMiddleware({ session, onRecovery: (e) => recoveries.push(e) }),
+    });
+    const error = await generateText({ model: wrapped, prompt: userText(1), maxRetries: 0 }).catch(
+      (e: unknown) => e,
+    );
+    expect(APICallError.isInstance(error)).toBe(true);
+    expect((error as APICallError).message).toContain("maximum context length is 5 tokens");
+    expect(log).toHaveLength(1);
+    expect(recoveries).toEqual([]);
   });
 });
 

@@ -7,7 +7,10 @@
  * that fits wins. A failing summarizer degrades to the next tier; no message is
  * ever dropped without being summarized or handed back in `prunedToolOutputs`.
  * The messages after the last assistant turn are never touched by any tier
- * (`compact/protected-tail`).
+ * (`compact/protected-tail`); the outputs of the last few turns stay whole
+ * within a share of the aim (`compact/recent-reads`); when the newest messages
+ * alone are over the budget, their tool outputs are cut to head and tail
+ * (`compact/fit-context`).
  *
  * Here: the input checked and made canonical, the pass loop and the result.
  * A pass's summary is `compact/summarize-pass`, what the passes share
@@ -28,11 +31,19 @@ import { emptyLedger, mergeLedgers } from "../summary/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";
+import { fitContext } from "./fit-context.js";
 import { findLatestUser } from "./latest-user.js";
 import { DEFAULTS, resolveOptions } from "./options.js";
-import { type PassContext, type PassResult, prune, throwIfAborted } from "./pass-context.js";
+import {
+  namingFor,
+  type PassContext,
+  type PassResult,
+  prune,
+  throwIfAborted,
+} from "./pass-context.js";
 import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
+import { RECENT_READ_SHARE, recentReadsFrom } from "./recent-reads.js";
 import { summarizePass } from "./summarize-pass.js";
 import { currentSummary, locateSummary, summaryDigest } from "./summary-anchor.js";
 import { seedTokenCounts } from "./token-counts.js";
@@ -41,6 +52,7 @@ import type {
   CompactInput,
   CompactOptions,
   CompactResult,
+  CutToolOutput,
   PrunedToolOutput,
   Tier,
 } from "./types.js";
@@ -71,25 +83,56 @@ async function runPass(
   tailTokens: number,
   summarizeOnly: boolean,
   context: PassContext,
+  keepRecent: boolean,
 ): Promise<PassResult | undefined> {
   const { model, options } = context;
   const tokens = perMessageTokens(messages, model);
   const current = countMessageTokens(messages, model);
   const summaryAt = await locateSummary(messages, context.anchor);
   const newestFrom = protectedFrom(messages, summaryAt);
+  // The outputs of the last few turns stay whole too, within their share (`compact/recent-reads`).
+  const keepFrom = keepRecent
+    ? recentReadsFrom(
+        messages,
+        tokens,
+        newestFrom,
+        Math.floor(options.target * RECENT_READ_SHARE),
+        summaryAt,
+      )
+    : newestFrom;
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,
     tailTokens,
     minTailMessages: options.minTailMessages,
     summaryAt,
-    newestFrom,
+    newestFrom: keepFrom,
   });
+
+  if (options.pruneLargestOutputs) {
+    // What refills a thrashing context: its largest outputs, the tail's too, before any summary.
+    const outcome = prune(messages, context, {
+      from: 0,
+      to: newestFrom,
+      needToSave: current - options.target,
+      order: "largest",
+    });
+    if (outcome.saved > 0) {
+      return {
+        messages: outcome.messages,
+        tokens: countMessageTokens(outcome.messages, model),
+        tier: 1,
+        ledger: undefined,
+        pruned: outcome.pruned,
+        summary: undefined,
+      };
+    }
+  }
 
   if (!summarizeOnly) {
     const outcome = prune(messages, context, {
       from: 0,
       // The head may reach the newest messages (a short conversation): they stay untouched there too.
-      to: Math.min(tailStart, newestFrom),
+      to: Math.min(tailStart, keepFrom),
       needToSave: current - options.target,
     });
     const after = countMessageTokens(outcome.messages, model);
@@ -108,7 +151,7 @@ async function runPass(
 
   const summarized = await summarizePass(
     messages,
-    { headEnd, tailStart, newest: messages.length - newestFrom },
+    { headEnd, tailStart, newest: messages.length - keepFrom },
     summaryAt,
     context,
   );
@@ -132,6 +175,35 @@ async function runPass(
     pruned: outcome.pruned,
     summary: undefined,
   };
+}
+
+/**
+ * What is left over the window once the tiers did what they could is made to fit its budget
+ * (`compact/fit-context`): seen outputs pruned, then the newest outputs, which no tier touches,
+ * cut to their head and tail. The newest messages stay whole while they fit the window (the model
+ * sees what it asked for, at the cost of the reserve); once cut, the cut leaves the reserve free.
+ * Undefined when the messages fit the window, or when nothing could be cut.
+ */
+async function fitBudget(
+  messages: ChatMessage[],
+  context: PassContext,
+): Promise<
+  { messages: ChatMessage[]; pruned: PrunedToolOutput[]; cut: CutToolOutput[] } | undefined
+> {
+  const { model, options } = context;
+  if (countMessageTokens(messages, model) <= options.contextWindow) return undefined;
+  const fit = fitContext(messages, {
+    model,
+    limit: options.budget,
+    unseenFrom: protectedFrom(messages, await locateSummary(messages, context.anchor)),
+    naming: namingFor(context, messages),
+    ...(options.cutOutputReference === undefined
+      ? {}
+      : { cutReference: options.cutOutputReference }),
+    ...(options.recallTool === undefined ? {} : { recallTool: options.recallTool }),
+  });
+  if (fit.pruned.length === 0 && fit.cut.length === 0) return undefined;
+  return fit;
 }
 
 /** Why a compaction changed nothing: too little to compact, or only the newest messages left. */
@@ -226,6 +298,7 @@ export async function compact(
   const carriedLedger =
     resolved.ledger === undefined ? emptyLedger() : withholdInLedger(resolved.ledger);
 
+  let cut: CutToolOutput[] = [];
   const finalize = async (
     messages: ChatMessage[],
     fields: { compacted: boolean; tier: Tier; passes: number; ledger: Ledger; reason?: string },
@@ -248,6 +321,7 @@ export async function compact(
     const failure = context.failure;
     const summary = await currentSummary(messages, context.anchor);
     const { summarySha256: _previous, ...ledger } = fields.ledger;
+    const cutToolOutputs = fields.compacted ? cut : [];
     return {
       compacted: fields.compacted,
       messages: converted.messages,
@@ -262,6 +336,7 @@ export async function compact(
       budget: resolved.budget,
       warningLevel: warningLevelFor(finalTokens, resolved),
       prunedToolOutputs: fields.compacted ? [...context.pruned.values()] : [],
+      cutToolOutputs,
       ledger:
         summary === null ? ledger : { ...ledger, summarySha256: await summaryDigest(summary) },
       passes: fields.passes,
@@ -316,7 +391,12 @@ export async function compact(
     // compaction, and its cache bust, comes a few turns later. Tier 1 stays the fallback when
     // nothing can be summarized (`runPass`).
     const summarizeOnly = resolved.force || passes > 0 || resolved.policy === "cost";
-    let pass = await runPass(messages, tailTokens, summarizeOnly, context);
+    // The first pass keeps the recent reads; a pass after it (the context still over its limit),
+    // or one that could not make the context smaller with them, goes without.
+    const keepRecent = passes === 0 && resolved.keepRecentReads;
+    let pass = await runPass(messages, tailTokens, summarizeOnly, context, keepRecent);
+    if (keepRecent && (pass === undefined || pass.tokens >= tokens))
+      pass = await runPass(messages, tailTokens, summarizeOnly, context, false);
     // A pass that saved nothing may have failed for want of a middle: the tail held nearly
     // everything the head did not. Retry with a smaller tail before giving up.
     for (let retry = 0; retry < DEFAULTS.maxTailRetries; retry++) {
@@ -330,7 +410,7 @@ export async function compact(
       if (smaller === undefined) break;
       throwIfAborted(resolved.signal);
       tailTokens = smaller;
-      pass = await runPass(messages, tailTokens, summarizeOnly, context);
+      pass = await runPass(messages, tailTokens, summarizeOnly, context, false);
     }
     if (pass === undefined || pass.tokens >= tokens) break;
     const saving = (tokens - pass.tokens) / tokens;
@@ -347,6 +427,12 @@ export async function compact(
 
   if (passes === 0 || tokens >= originalTokens) {
     context.anchor = anchor;
+    const fitted = await fitBudget(repaired, context);
+    if (fitted !== undefined) {
+      recordPruned(context, fitted.pruned);
+      cut = fitted.cut;
+      return finalize(fitted.messages, { compacted: true, tier: 1, passes, ledger: carriedLedger });
+    }
     return finalize(repaired, {
       compacted: false,
       tier: 0,
@@ -354,6 +440,12 @@ export async function compact(
       ledger: carriedLedger,
       reason: await nothingCompactedReason(repaired, anchor, originalTokens, resolved.limit, model),
     });
+  }
+  const fitted = await fitBudget(messages, context);
+  if (fitted !== undefined) {
+    recordPruned(context, fitted.pruned);
+    cut = fitted.cut;
+    messages = fitted.messages;
   }
   return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });
 }

@@ -3,8 +3,8 @@
  * The latest user message stays verbatim, whatever is compacted: it is what
  * the agent is working on now. When its turn falls in the summarized range,
  * the summary ends with a `## Latest user message (verbatim)` section quoting
- * it, or, when it cannot be quoted (images, a secret, a marker tag), the
- * message itself follows the summary. A later compaction finds it again in
+ * it, or, when it cannot be quoted (images, a secret, a marker tag) or would
+ * take the summary over its size limit, the message itself follows the summary. A later compaction finds it again in
  * that section, which belongs to the engine: it is split off before a
  * summarizer reads the previous summary, and added back afterwards.
  *
@@ -107,6 +107,7 @@ export function keepLatestUser(
   head: readonly ChatMessage[],
   kept: readonly ChatMessage[],
   tail: readonly ChatMessage[],
+  fits: (section: string) => boolean = () => true,
 ): { summary: string; after: ChatMessage[] } {
   // A merged summary's remainder is rebuilt on every extraction, so it is recognised by its content.
   const isLatest = (message: ChatMessage): boolean =>
@@ -118,15 +119,18 @@ export function keepLatestUser(
         jsonEqual(message.content, latest.original.content)));
   const stillThere = head.some(isLatest) || kept.some(isLatest) || tail.some(isLatest);
   if (latest === undefined || stillThere) return { summary, after: [...kept, ...tail] };
-  if (staysMessage(latest)) {
-    // It cannot be written into the summary: the message itself follows the summary.
-    return {
-      summary: splitLatestUser(summary).summary,
-      after: [latest.original, ...kept, ...tail],
-    };
+  const own = splitLatestUser(summary).summary;
+  const section = latestUserSection(latest.text);
+  if (staysMessage(latest) || !fits(section)) {
+    // It cannot be written into the summary, or it would take the summary over its size limit:
+    // the message itself follows the summary, whole.
+    const message = latest.original ?? { role: "user" as const, content: latest.text };
+    return { summary: own, after: [message, ...kept, ...tail] };
   }
-  return {
-    summary: `${splitLatestUser(summary).summary}\n\n${LATEST_USER_HEADING}\n${latest.text}\n${LATEST_USER_END}`,
-    after: [...kept, ...tail],
-  };
+  return { summary: `${own}${section}`, after: [...kept, ...tail] };
+}
+
+/** The section quoting the latest user message, as it ends a summary. */
+export function latestUserSection(text: string): string {
+  return `\n\n${LATEST_USER_HEADING}\n${text}\n${LATEST_USER_END}`;
 }

@@ -10,7 +10,7 @@ import type { ToolOutputKey } from "../messages/call-ids.js";
 import { contextWindowFor, parseContextWindow } from "../models/context-window.js";
 import { type ModelPricing, modelPricing } from "../models/pricing.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
-import type { Ledger } from "../summary/ledger-types.js";
+import type { Ledger, LedgerCommand, LedgerError } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
 import type { CacheState } from "./cost-policy.js";
 import type { CompactionPolicy, CompactOptions } from "./types.js";
@@ -72,6 +72,11 @@ export interface ResolvedOptions {
   headMessages: number;
   tailTokens: number;
   minTailMessages: number;
+  /**
+   * Whether a compaction keeps the outputs of the last turns whole (`compact/recent-reads`): unless
+   * the caller sets `tailTokens`, which says how much of the end stays verbatim.
+   */
+  keepRecentReads: boolean;
   summarizer: Summarizer;
   identifierPolicy: IdentifierPolicy;
   identifierInstructions: string | undefined;
@@ -93,8 +98,12 @@ export interface ResolvedOptions {
    */
   summaryAnchor: string | undefined;
   toolOutputReference: ((output: ToolOutputKey) => string) | undefined;
+  /** How a cut marker names the whole output (default: as placeholders name it). */
+  cutOutputReference: ((output: ToolOutputKey) => string) | undefined;
   /** The recall tool the summary block names, if any. */
   recallTool: string | undefined;
+  /** Prune the largest seen outputs, the tail's too, before any summary (thrashing). */
+  pruneLargestOutputs: boolean;
 }
 
 function resolveNow(value: unknown): number {
@@ -130,7 +139,43 @@ function resolveLedger(value: unknown): Ledger | undefined {
       modified: stringArray("ledger.files.modified", ledger.files?.modified ?? []),
     },
     userRequests: stringArray("ledger.userRequests", ledger.userRequests ?? []),
+    errors: recordArray("ledger.errors", ledger.errors ?? [], isLedgerError),
+    commands: recordArray("ledger.commands", ledger.commands ?? [], isLedgerCommand),
   };
+}
+
+function isLedgerError(value: unknown): value is LedgerError {
+  const error = value as Partial<Record<keyof LedgerError, unknown>>;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof error.signature === "string" &&
+    typeof error.step === "string" &&
+    (error.state === "failing" || error.state === "fixed")
+  );
+}
+
+function isLedgerCommand(value: unknown): value is LedgerCommand {
+  const command = value as Partial<Record<keyof LedgerCommand, unknown>>;
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof command.step === "string" &&
+    (command.kind === "test" || command.kind === "build") &&
+    typeof command.outcome === "string" &&
+    typeof command.failed === "boolean"
+  );
+}
+
+/** A ledger list of records, each checked: the caller hands back what a result gave. */
+function recordArray<T>(name: string, value: unknown, valid: (entry: unknown) => entry is T): T[] {
+  if (!Array.isArray(value) || !value.every(valid)) {
+    throw new InvalidOptionsError(
+      name,
+      "expected the list a previous result's `ledger` has; pass that ledger back unchanged",
+    );
+  }
+  return value.map((entry) => ({ ...entry }));
 }
 
 const DIGEST = /^[0-9a-f]{64}$/;
@@ -185,11 +230,11 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
       `expected "cost" (compact when it pays for the prompt cache it breaks) or "window" (at the threshold), got ${JSON.stringify(policy)}`,
     );
   }
-  const floor = options.floor ?? DEFAULTS.floor;
-  if (typeof floor !== "number" || !(floor >= 0 && floor <= 1)) {
+  const requestedFloor = options.floor ?? DEFAULTS.floor;
+  if (typeof requestedFloor !== "number" || !(requestedFloor >= 0 && requestedFloor <= 1)) {
     throw new InvalidOptionsError(
       "floor",
-      `expected a fraction of the window in [0, 1], e.g. 0.5, got ${JSON.stringify(floor)}`,
+      `expected a fraction of the window in [0, 1], e.g. 0.5, got ${JSON.stringify(requestedFloor)}`,
     );
   }
   const pricing = modelPricing(model, resolvePricing(options.pricing));
@@ -201,6 +246,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
       `expected a fraction in (0, 1], got ${JSON.stringify(threshold)}`,
     );
   }
+  const floor = costFloor(policy, requestedFloor, options);
 
   const maxOutputTokens = nonNegativeInteger("maxOutputTokens", options.maxOutputTokens, 0);
   const requestedReserve = nonNegativeInteger(
@@ -320,6 +366,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     minSummarizableTokens: Math.min(DEFAULTS.minSummarizableTokens, Math.floor(contextWindow / 32)),
     headMessages: nonNegativeInteger("headMessages", options.headMessages, DEFAULTS.headMessages),
     tailTokens,
+    keepRecentReads: options.tailTokens === undefined,
     minTailMessages: nonNegativeInteger(
       "minTailMessages",
       options.minTailMessages,
@@ -344,8 +391,38 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     ledger: resolveLedger(options.ledger),
     summaryAnchor: resolveSummaryAnchor(options.ledger),
     toolOutputReference: resolveToolOutputReference(options.toolOutputReference),
+    cutOutputReference: resolveToolOutputReference(
+      options.cutOutputReference,
+      "cutOutputReference",
+    ),
     recallTool: resolveRecallTool(options.recallTool),
+    pruneLargestOutputs: resolvePruneLargest(options.pruneLargestOutputs),
   };
+}
+
+/**
+ * The cost policy's floor. A caller that sets `threshold` says when to compact (Hermes asks at
+ * 50,000 of 100,000 with 0.85 and expects nothing): the cost policy then never compacts below it,
+ * so its floor is at least the threshold; an explicit floor under an explicit threshold says
+ * both, and is refused.
+ */
+function costFloor(policy: CompactionPolicy, floor: number, options: CompactOptions): number {
+  if (policy !== "cost" || options.threshold === undefined) return floor;
+  if (options.floor !== undefined && options.floor < options.threshold) {
+    throw new InvalidOptionsError(
+      "floor",
+      `floor ${options.floor} is under threshold ${options.threshold}: with an explicit threshold the cost policy never compacts below it; leave floor out (the threshold is then the floor), raise it to at least ${options.threshold}, or leave threshold out to let the cost policy compact from the floor`,
+    );
+  }
+  return Math.max(floor, options.threshold);
+}
+
+function resolvePruneLargest(value: unknown): boolean {
+  if (value === undefined) return false;
+  if (typeof value !== "boolean") {
+    throw new InvalidOptionsError("pruneLargestOutputs", "expected true or false");
+  }
+  return value;
 }
 
 function nonNegativeNumber(name: string, value: unknown): number {
@@ -407,11 +484,14 @@ function resolveRecallTool(value: unknown): string | undefined {
   return value;
 }
 
-function resolveToolOutputReference(value: unknown): ResolvedOptions["toolOutputReference"] {
+function resolveToolOutputReference(
+  value: unknown,
+  name = "toolOutputReference",
+): ResolvedOptions["toolOutputReference"] {
   if (value === undefined) return undefined;
   if (typeof value !== "function") {
     throw new InvalidOptionsError(
-      "toolOutputReference",
+      name,
       "expected a function ({ toolCallId, occurrence }) => string naming an output, or nothing",
     );
   }

@@ -60,7 +60,7 @@ export function throwIfAborted(signal: AbortSignal | undefined): void {
 }
 
 /** The naming of outputs in a pass's `messages`: by the input's calls, else read from the list itself. */
-function namingFor(context: PassContext, messages: readonly ChatMessage[]): OutputNaming {
+export function namingFor(context: PassContext, messages: readonly ChatMessage[]): OutputNaming {
   let own: OutputNaming | undefined;
   return {
     callOf: (message, index) => {

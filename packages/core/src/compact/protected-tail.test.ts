@@ -1,6 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidOptionsError, SummarizerError } from "../errors/condense-error.js";
+import { validateMessages } from "../formats/validate.js";
+import { messageText } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
 import type { Summarizer } from "../summary/summarizer.js";
@@ -30,9 +32,14 @@ function newest(messages: readonly ChatMessage[]): ChatMessage[] {
 /**
  * Every message after the input's last assistant turn ends the output, as it was: only the first may
  * carry a summary block in front of its text (the engine merges the block into it when no role of
- * its own fits between the head and it).
+ * its own fits between the head and it), and a tool output that could not fit otherwise may be cut
+ * to its head and tail, then listed in `cut` with its whole content (issue 33): never dropped.
  */
-function expectNewestKept(input: readonly ChatMessage[], output: readonly ChatMessage[]): void {
+function expectNewestKept(
+  input: readonly ChatMessage[],
+  output: readonly ChatMessage[],
+  cut: CompactResult["cutToolOutputs"] = [],
+): void {
   const kept = newest(input);
   expect(output.length).toBeGreaterThanOrEqual(kept.length);
   const ending = output.slice(output.length - kept.length);
@@ -46,7 +53,17 @@ function expectNewestKept(input: readonly ChatMessage[], output: readonly ChatMe
       typeof sent.content === "string" &&
       sent.content.startsWith(SUMMARY_OPEN) &&
       sent.content.endsWith(`\n\n${message.content}`);
-    if (!merged) expect(sent).toEqual(message);
+    if (merged) return;
+    const listed = cut.find(
+      (output) => message.role === "tool" && output.toolCallId === message.tool_call_id,
+    );
+    if (listed === undefined) {
+      expect(sent).toEqual(message);
+      return;
+    }
+    expect(sent?.tool_call_id).toBe(message.tool_call_id);
+    expect(listed.content).toBe(messageText(message));
+    expect(messageText(sent as ChatMessage)).toMatch(/\[Condense cut \d+ tokens \(/);
   });
 }
 
@@ -83,8 +100,8 @@ describe("the newest messages are never compacted", () => {
     expectNewestKept(messages, outcome.messages);
   });
 
-  it("keeps the newest output when nothing else is large enough to make room, and says it does not fit", async () => {
-    // Nothing between the head and the newest output to summarize: the last resort used to strip it.
+  it("cuts the newest output to its head and tail when it alone does not fit, never dropping it (issue 33)", async () => {
+    // Nothing between the head and the newest output to summarize: the output alone is over.
     const messages = [
       system("You are a coding agent."),
       user("Read the log."),
@@ -92,10 +109,46 @@ describe("the newest messages are never compacted", () => {
       result("c1", bulkyOutput(900, "log")),
     ];
     const outcome = await compact({ model, messages }, { contextWindow: 16_000 });
-    expect(outcome.messages).toEqual(messages);
-    expect(outcome.compacted).toBe(false);
-    expect(outcome.warningLevel).not.toBe("none");
-    expect(outcome.reason).toMatch(/after the last assistant turn .* are never compacted/);
+    expect(outcome.finalTokens).toBeLessThanOrEqual(outcome.budget);
+    expect(outcome.warningLevel).toBe("none");
+    expect(outcome.compacted).toBe(true);
+    expect(outcome.messages.slice(0, 3)).toEqual(messages.slice(0, 3));
+    const cut = outcome.messages[3];
+    const text = typeof cut?.content === "string" ? cut.content : "";
+    expect(cut?.tool_call_id).toBe("c1");
+    expect(text.startsWith("log 0: ")).toBe(true);
+    expect(text.endsWith("log 899: def function_899(value): return value * 899 + offset")).toBe(
+      true,
+    );
+    expect(text).toMatch(
+      /\[Condense cut \d+ tokens \(lines \d+–\d+ of 900\) from the middle of this Read output so the context fits its window; fetch the whole output by tool call id c1\.\]/,
+    );
+    expect(outcome.cutToolOutputs).toEqual([
+      expect.objectContaining({
+        toolCallId: "c1",
+        toolName: "Read",
+        content: messages[3]?.content,
+      }),
+    ]);
+  });
+
+  it("fits six new outputs that are over the window together (a sub-agent's reads at 32k, issue 33)", async () => {
+    const ids = Array.from({ length: 6 }, (_, i) => `toolu_${i}`);
+    const messages = [
+      system("You are a Claude Code sub-agent."),
+      user("Survey the importer and report."),
+      assistant(
+        "Reading six parts.",
+        ids.map((id, i) => call(id, "Read", { file_path: `/repo/part_${i}.ts` })),
+      ),
+      ...ids.map((id, i) => result(id, bulkyOutput(290, `part_${i}`))),
+    ];
+    expect(countMessageTokens(messages, model)).toBeGreaterThan(32_000);
+    const outcome = await compact({ model, messages }, { contextWindow: 32_000 });
+    expect(outcome.finalTokens).toBeLessThanOrEqual(outcome.budget);
+    expect(outcome.cutToolOutputs.map((output) => output.toolCallId)).toEqual(ids);
+    expect(validateMessages(outcome.messages, "openai").ok).toBe(true);
+    expect(validateMessages(outcome.messages, "anthropic").ok).toBe(true);
   });
 
   it("strips older outputs harder when the newest ones take most of the window", async () => {
@@ -113,7 +166,8 @@ describe("the newest messages are never compacted", () => {
     );
     const outcome = await compact({ model, messages }, { contextWindow: 32_000, force: true });
     expect(outcome.compacted).toBe(true);
-    expectNewestKept(messages, outcome.messages);
+    expectNewestKept(messages, outcome.messages, outcome.cutToolOutputs);
+    expect(outcome.finalTokens).toBeLessThanOrEqual(outcome.contextWindow);
     expect(outcome.finalTokens).toBeLessThan(outcome.originalTokens);
   });
 
@@ -158,7 +212,7 @@ describe("the newest messages are never compacted", () => {
     expect(blocks).toBe(1);
   });
 
-  it("never prunes or summarizes a message after the last assistant turn, whatever the tier", async () => {
+  it("never prunes, summarizes or drops a message after the last assistant turn, whatever the tier; cuts an output only when it cannot fit", async () => {
     const summarizers: Array<fc.Arbitrary<Summarizer>> = [
       fc.constant(extractiveSummarizer()),
       fc.integer({ min: 1, max: 3_000 }).map(
@@ -209,14 +263,17 @@ describe("the newest messages are never compacted", () => {
             fc.pre(!InvalidOptionsError.isInstance(error));
             throw error;
           }
-          expectNewestKept(messages, first.messages);
+          expectNewestKept(messages, first.messages, first.cutToolOutputs);
           // Compacted again before the model answers (an overflow retry): its summary is recognised,
           // wherever it stands, and the newest messages are still untouched.
           const again = await compact(
             { model, messages: first.messages },
             { ...options, force: true, ledger: first.ledger },
           );
-          expectNewestKept(messages, again.messages);
+          expectNewestKept(messages, again.messages, [
+            ...first.cutToolOutputs,
+            ...again.cutToolOutputs,
+          ]);
         },
       ),
       { numRuns: 150 },

@@ -5,9 +5,9 @@
  * seen them, so no tier prunes, shrinks or summarizes them: the tail always
  * holds them (`compact/boundaries`), and pruning stops before them
  * (`compact/pass-context`). When the rest of the context cannot make room,
- * older parts are compacted harder; when they alone do not fit, the context
- * stays over its limit (the result's `warningLevel` says so) rather than
- * losing what the model just asked for.
+ * older parts are compacted harder; when they alone do not fit the window,
+ * their tool outputs are cut to head and tail (`compact/fit-context`), never
+ * dropped: a marker says what was cut and how to fetch the whole output.
  *
  * The engine's own summary is not new input: standing alone after the last
  * assistant message (a tail that held nothing but it), it is left out.

@@ -80,6 +80,8 @@ export interface PruneRange {
   to: number;
   /** Stop once this many tokens were saved (Infinity: prune everything eligible). */
   needToSave: number;
+  /** Which outputs go first: the oldest (default), or the largest. */
+  order?: "oldest" | "largest";
 }
 
 export interface PruneOutcome {
@@ -135,7 +137,8 @@ function shrinkArguments(message: ChatMessage): ChatMessage | undefined {
 }
 
 /**
- * Prunes oldest first within `range` until `needToSave` tokens are saved:
+ * Prunes oldest first (or largest first, `range.order`) within `range` until `needToSave` tokens
+ * are saved:
  * first duplicates of a later identical output, then every output longer than
  * 200 characters, then oversized tool-call arguments. Messages are replaced,
  * never removed, so tool-call pairing is untouched.
@@ -201,7 +204,19 @@ export function pruneToolOutputs(
     );
   }
 
-  for (let i = range.from; i < range.to && saved < range.needToSave; i++) {
+  const order = Array.from(
+    { length: Math.max(0, range.to - range.from) },
+    (_, k) => range.from + k,
+  );
+  if (range.order === "largest") {
+    const size = (i: number) => {
+      const message = messages[i];
+      return message?.role === "tool" ? messageTokens(message, model) : 0;
+    };
+    order.sort((a, b) => size(b) - size(a) || a - b);
+  }
+  for (const i of order) {
+    if (saved >= range.needToSave) break;
     const message = result[i];
     if (message?.role !== "tool" || message !== messages[i] || isOpaqueMessage(message)) continue;
     const text = messageText(message);

@@ -15,20 +15,15 @@
 import { SummarizerError } from "../errors/condense-error.js";
 import type { ChatMessage } from "../messages/types.js";
 import { extractiveSummarizer } from "../summary/extractive.js";
-import {
-  appendMissingIdentifiers,
-  buildLedger,
-  carriedLedger,
-  missingIdentifiers,
-  retireToolCallIds,
-} from "../summary/ledger.js";
+import { buildLedger, carriedLedger, retireToolCallIds } from "../summary/ledger.js";
+import { completeSummary } from "../summary/ledger-guarantee.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { withholdSecrets } from "../summary/redact.js";
 import type { SummarizeRequest, Summarizer } from "../summary/summarizer.js";
 import { neutralizeSummaryMarkers } from "../summary/template.js";
-import { countMessageTokens, messageTokens } from "../tokens/count.js";
+import { countMessageTokens, countTokens, messageTokens } from "../tokens/count.js";
 import { extractSummary, placeSummary } from "./assemble.js";
-import { keepLatestUser, splitLatestUser } from "./latest-user.js";
+import { keepLatestUser, latestUserSection, splitLatestUser } from "./latest-user.js";
 import {
   fitByPruning,
   outputsOf,
@@ -65,7 +60,10 @@ interface SummarySetup {
   /** The ledger earlier compactions carry by code into this summary's ledger. */
   carried: Ledger | undefined;
   targetTokens: number;
+  /** What the summarizer may write: the limit less the room kept for the latest user message. */
   maxTokens: number;
+  /** The summary's size limit, latest-user section included. */
+  limit: number;
 }
 
 /** A summary placed between the head and the rest, and the outputs pruned to make it fit. */
@@ -116,9 +114,9 @@ async function summarizeWith(
   // Neither a marker tag nor a secret may stand in a summary, whatever the summarizer wrote (the range
   // it read had its secrets withheld already; this also covers text it made up).
   const clean = withholdSecrets(neutralizeSummaryMarkers(summary));
-  // The ledger guarantee must not depend on the summarizer obeying: check and complete it here.
-  const missing = missingIdentifiers(clean, request.ledger);
-  return missing.length === 0 ? clean : appendMissingIdentifiers(clean, missing);
+  // The ledger guarantee must not depend on the summarizer obeying: check and complete it here,
+  // within the summary's size limit (what does not fit is pointed to).
+  return completeSummary(clean, request.ledger, request.maxTokens, request.model);
 }
 
 /** What a failed summarizer call is reported as. */
@@ -197,10 +195,12 @@ function setUpSummary(
   const carried = carriedLedger(stored, previousSummary);
 
   const available = options.target - countMessageTokens([...head, ...tail], model) - 200;
-  const maxTokens = Math.min(
-    options.summaryMaxTokens,
-    Math.max(available, options.summaryMinTokens),
-  );
+  const limit = Math.min(options.summaryMaxTokens, Math.max(available, options.summaryMinTokens));
+  // The summary's size limit holds with the latest user message quoted in it: a short message
+  // has its room kept (the summarizer writes within the rest); a long one follows the summary as
+  // itself instead (`keepLatestUser`).
+  const quote = quotedLatestTokens(context, head, tail);
+  const maxTokens = quote <= limit / 4 ? Math.max(1, limit - quote) : limit;
   const targetTokens = Math.max(
     Math.min(Math.ceil(middleTokens * 0.2), maxTokens),
     Math.min(options.summaryMinTokens, maxTokens),
@@ -216,7 +216,21 @@ function setUpSummary(
     carried,
     targetTokens,
     maxTokens,
+    limit,
   };
+}
+
+/** The tokens of the latest-user section a summary of this pass would end with (0: none). */
+function quotedLatestTokens(
+  context: PassContext,
+  head: readonly ChatMessage[],
+  tail: readonly ChatMessage[],
+): number {
+  const latest = context.latestUser;
+  if (latest === undefined) return 0;
+  const there = (message: ChatMessage) => message === latest.message;
+  if (head.some(there) || tail.some(there)) return 0;
+  return countTokens(latestUserSection(latest.text), context.model);
 }
 
 /** The request for a summary of the first `end` messages of the middle. */
@@ -251,7 +265,15 @@ function placeBetween(
   summary: string,
   kept: readonly ChatMessage[],
 ): PlacedSummary {
-  const placed = keepLatestUser(context.latestUser, summary, setup.head, kept, setup.tail);
+  const own = countTokens(summary, context.model);
+  const placed = keepLatestUser(
+    context.latestUser,
+    summary,
+    setup.head,
+    kept,
+    setup.tail,
+    (section) => own + countTokens(section, context.model) <= setup.limit,
+  );
   return {
     ...fitByPruning(
       placeSummary(setup.head, placed.summary, placed.after, context.options.recallTool),

@@ -46,6 +46,30 @@ describe("shouldCompact", () => {
     expect(next).toMatchObject({ compact: true, reason: "pays_off" });
   });
 
+  it("respects an explicit threshold: the cost policy never compacts below it (Hermes' should_compress)", () => {
+    // Hermes asks at 50,000 of 100,000 with threshold 0.85, and expects no compaction.
+    const hermes = { contextWindow: 100_000, threshold: 0.85 };
+    const half = shouldCompact({ model: "gpt-4o", tokens: 50_000 }, hermes);
+    expect(half).toMatchObject({ compact: false, reason: "within_limits", triggerTokens: 80_000 });
+    // Even when compacting would pay off by the carried state.
+    const paying = shouldCompact(
+      { model: "gpt-4o", tokens: 79_000 },
+      { ...hermes, cacheState: { excessTokens: 1e9, compactedTokens: 5_000, stableTokens: 0 } },
+    );
+    expect(paying.compact).toBe(false);
+    // Past the budget (the window less its 20,000 reserve) a compaction is still forced.
+    expect(shouldCompact({ model: "gpt-4o", tokens: 80_001 }, hermes).compact).toBe(true);
+  });
+
+  it("refuses an explicit floor under an explicit threshold, naming both", () => {
+    const error = catchOf(() =>
+      shouldCompact({ model: "gpt-4o", tokens: 1_000 }, { threshold: 0.85, floor: 0.5 }),
+    );
+    expect(InvalidOptionsError.isInstance(error)).toBe(true);
+    expect(error).toMatchObject({ option: "floor" });
+    expect((error as Error).message).toMatch(/0\.5.*0\.85/);
+  });
+
   it("fires when the free space falls under the reserve", () => {
     const decision = shouldCompact({ model: "gpt-4o", tokens: 110_000 }, { threshold: 0.95 });
     expect(decision.reason).toBe("under_reserve");

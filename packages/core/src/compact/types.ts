@@ -52,6 +52,8 @@ export interface CompactOptions {
    * Policy `cost`: the fraction of the window under which the context is left alone, however
    * cheap a compaction would be. Default 0.5: a deep compaction then leaves the model a quarter
    * or less of what it had, at a bill well under compacting at the limit (docs/notes/cost-model.md).
+   * With an explicit `threshold` the floor is at least that threshold (the policy never compacts
+   * below a threshold the caller set), and an explicit floor under it is refused.
    */
   floor?: number;
   /**
@@ -73,7 +75,8 @@ export interface CompactOptions {
   summarizerCostTokens?: number;
   /**
    * Fraction of the window over which a compaction is forced (policy `window`: the trigger).
-   * Default 0.75.
+   * Default 0.75. Set explicitly, it is also where policy `cost` starts: it never compacts below
+   * it (its `floor` rises to it).
    */
   threshold?: number;
   /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
@@ -88,7 +91,8 @@ export interface CompactOptions {
   /**
    * Token budget of the verbatim tail. Default: policy `cost`, 5% of the window and at least
    * 2,000; policy `window`, 20,000 (a quarter of small windows). Default or explicit, at most
-   * half the aim.
+   * half the aim. Left out, the tail also keeps the outputs of the model's last two turns whole,
+   * within half the aim; set, it is the whole of what stays verbatim (with the newest messages).
    */
   tailTokens?: number;
   /** Messages the tail keeps at least. Default 4. */
@@ -137,6 +141,19 @@ export interface CompactOptions {
    */
   toolOutputReference?: (output: ToolOutputKey) => string;
   /**
+   * How the marker of a newest output cut to its head and tail (because it alone did not fit)
+   * names the whole output, e.g. with the route that serves it. Default: `toolOutputReference`'s.
+   */
+  cutOutputReference?: (output: ToolOutputKey) => string;
+  /**
+   * Before any summary, replace the largest tool outputs the model has already seen, the verbatim
+   * tail's included, by placeholders (the whole outputs come back in `prunedToolOutputs`, for a
+   * store to serve them by call id), largest first, until the context reaches its aim. For a
+   * conversation whose context refills within a few turns of each compaction (thrashing): what
+   * refills it is its largest outputs, and a new summary every few turns buys little. Default false.
+   */
+  pruneLargestOutputs?: boolean;
+  /**
    * The name of a tool the agent has for recalling compacted history (e.g. `recall`): the summary
    * block then says, in one line, that earlier details can be recalled with it by query or by
    * tool-call id. Letters, digits, `_`, `-` and `.`, at most 64. Default: no such line.
@@ -159,6 +176,17 @@ export interface PrunedToolOutput {
   /** The output exactly as it was in the input. */
   content: string;
   tokens: number;
+}
+
+/**
+ * A tool output the model had not seen yet, cut to its head and tail (a marker between them says
+ * how much was cut and how to fetch it) because the context could not fit otherwise.
+ */
+export interface CutToolOutput extends PrunedToolOutput {
+  /** Tokens of the cut message now in the context (`tokens`: of the output as it was). */
+  keptTokens: number;
+  /** Tokens of the output's text the cut left out. */
+  cutTokens: number;
 }
 
 export interface SummarizerFailure {
@@ -187,6 +215,11 @@ export interface CompactResult<M = ChatMessage> {
   warningLevel: WarningLevel;
   /** The tool outputs that left the context, so a store can serve them back by call id. */
   prunedToolOutputs: PrunedToolOutput[];
+  /**
+   * Outputs after the last assistant turn (never compacted) that did not fit the window: cut to
+   * their head and tail, so that the context fits its budget, rather than dropped or sent whole.
+   */
+  cutToolOutputs: CutToolOutput[];
   /**
    * `identifiers`, `files: { read, modified }`, `userRequests` and `summarySha256` (the anchor of
    * `summary`): hand it back as `options.ledger` at the next compaction. A result that wrote no

@@ -132,10 +132,28 @@ export function withholdInLedger(ledger: Ledger): Ledger {
   const clean = (values: readonly string[]) => [
     ...new Set(values.map((value) => withholdSecrets(value, EARLIER_SUMMARY))),
   ];
+  const withheld = (value: string) => withholdSecrets(value, EARLIER_SUMMARY);
   return {
     ...ledger,
     identifiers: clean(ledger.identifiers),
     files: { read: clean(ledger.files.read), modified: clean(ledger.files.modified) },
     userRequests: clean(ledger.userRequests),
+    ...(ledger.errors === undefined
+      ? {}
+      : {
+          errors: ledger.errors.map((error) => ({
+            ...error,
+            signature: withheld(error.signature),
+            step: withheld(error.step),
+          })),
+        }),
+    ...(ledger.commands === undefined
+      ? {}
+      : {
+          commands: ledger.commands.map((command) => ({
+            ...command,
+            step: withheld(command.step),
+          })),
+        }),
   };
 }

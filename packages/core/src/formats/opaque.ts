@@ -18,6 +18,27 @@ import type { ChatMessage } from "../messages/types.js";
 import { KNOWN_ITEM_TYPES } from "./responses/types.js";
 import { stableJson } from "./stable-json.js";
 
+/** The longest item or block type kept opaque: real ones (`bash_code_execution_tool_result`) are half that. */
+export const MAX_TYPE_NAME_LENGTH = 64;
+
+const TYPE_NAME = new RegExp(`^[a-z][a-z0-9_]{0,${MAX_TYPE_NAME_LENGTH - 1}}$`);
+
+/**
+ * Whether `type` is shaped like the type names providers use (`web_search_call`,
+ * `server_tool_use`): lowercase letters, digits and `_`, at most 64 characters. Only such a type
+ * is kept opaque: anything else is no item or block any provider takes, and storing it would
+ * serve back what no format can carry.
+ */
+export function isTypeName(type: string): boolean {
+  return TYPE_NAME.test(type);
+}
+
+/** Why `type` is refused as an opaque type, quoting a bounded part of it. */
+export function typeNameProblem(type: string, what: string): string {
+  const shown = type.length > 40 ? `${type.slice(0, 40)}… (${type.length} characters)` : type;
+  return `${what} type ${JSON.stringify(shown)} is not one Condense knows, and is kept as it is only when shaped like a type name (lowercase letters, digits and _, starting with a letter, at most ${MAX_TYPE_NAME_LENGTH} characters); fix the type, or leave the item out`;
+}
+
 /** `[kind] {…}`: what an opaque item or block holds, its fields but `omit` as stable JSON. */
 export function opaqueText(kind: string, value: object, omit: ReadonlySet<string>): string {
   return `[${kind}] ${stableJson(value, { omit, dropNulls: true })}`;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { commandRun, testCounts } from "./call-outcome.js";
+import { commandRun, outcomeOf, stepKey, testCounts } from "./call-outcome.js";
 
 describe("testCounts", () => {
   it("reads the counts test runners end with", () => {
@@ -24,6 +24,38 @@ describe("testCounts", () => {
   });
 });
 
+describe("the error line of a failure", () => {
+  it("fails a run whose output raised an Elixir exception, though a pipe hid its exit code", () => {
+    // claude-code ae4a77f8: `mix test --seed 0 2>&1 | tail -50`
+    const output = [
+      "Generated spotter app",
+      "** (Mix) Could not start application opentelemetry: exited in: :opentelemetry_app.start(:normal, [])",
+      "    ** (EXIT) an exception was raised:",
+      "        ** (BadMapError) expected a map, got:",
+    ].join("\n");
+    expect(outcomeOf(output, "mix test --seed 0 2>&1 | tail -50")).toEqual({
+      status: "failed",
+      error: "** (BadMapError) expected a map, got:",
+    });
+  });
+
+  it("quotes ExUnit's `** (RuntimeError)` line, not the `1) test` header", () => {
+    // claude-code 258c7280, a mix test run whose test name says "invalid"
+    const output = [
+      "Exit code 2",
+      "Running ExUnit with seed: 374312, max_cases: 32",
+      "  1) test mount handles invalid project id gracefully (SpotterWeb.ProjectReviewLiveTest)",
+      "     test/spotter_web/live/project_review_live_test.exs:102",
+      "     ** (RuntimeError) Phoenix LiveView requires lazy_html as a test dependency.",
+      "     Please add to your mix.exs:",
+      "     stacktrace:",
+    ].join("\n");
+    expect(outcomeOf(output, "mix test").error).toBe(
+      "** (RuntimeError) Phoenix LiveView requires lazy_html as a test dependency.",
+    );
+  });
+});
+
 describe("commandRun", () => {
   it("tells test runs from builds and checks, by the step that runs them", () => {
     expect(commandRun("cd /testbed && python -m pytest tests/test_a.py -q")).toEqual({
@@ -39,5 +71,33 @@ describe("commandRun", () => {
     expect(commandRun("npx tsc --noEmit")?.kind).toBe("build");
     expect(commandRun("cat src/test_a.py")).toBeUndefined();
     expect(commandRun('git commit -m "run make check and the tests"')).toBeUndefined();
+  });
+});
+
+describe("stepKey", () => {
+  it("is a command's last step, a here-document's body and closing left out", () => {
+    expect(
+      stepKey({
+        name: "bash",
+        command: "cd /testbed && cat > t.py << 'EOF'\nprint(1)\nEOF\ncd /testbed && python t.py",
+      }),
+    ).toBe("$ python t.py");
+    // claude-code ae4a77f8: a commit whose message is a here-document
+    const commit =
+      "git add -A && git commit -m \"$(cat <<'EOF'\nfeat: trace hooks\n\nCo-Authored-By: Claude <noreply@example.com>\nEOF\n)\"";
+    expect(stepKey({ name: "Bash", command: commit })).toBe('$ git add -A && git commit -m "…"');
+    // A message quoted over several lines is one argument, not steps of its own.
+    expect(
+      stepKey({
+        name: "Bash",
+        command: 'git commit -m "feat: hooks\n\nCo-Authored-By: Claude <noreply@example.com>"',
+      }),
+    ).toBe('$ git commit -m "…"');
+    // Output shaping is not a step: a run piped to `tail -50` is the run piped to `tail -30`.
+    expect(stepKey({ name: "Bash", command: "mix test --seed 0 2>&1 | tail -50" })).toBe(
+      "$ mix test --seed 0",
+    );
+    expect(stepKey({ name: "Edit", target: "lib/x.ex" })).toBe("Edit lib/x.ex");
+    expect(stepKey({ name: "fetch" })).toBe("fetch");
   });
 });

@@ -2,11 +2,13 @@
  * @module summary/call-outcome
  * How a tool call ended, read from its result: ok, failed or still pending,
  * the exit code where the output states one (`<returncode>`, `Exit code N`),
- * failure signals for commands without one (`Traceback`, `FAILED`, `error:`),
+ * failure signals for commands without one (`Traceback`, Elixir's `** (Error)`, `FAILED`, `error:`),
  * and the first useful error line (the exception line of a traceback). Exit 1
  * of a lone read-only command (`grep`, `find`) means "nothing found". The
  * deterministic summary quotes the error line as the command's output.
  */
+
+import { errorSignatures } from "./error-signatures.js";
 
 const MAX_ERROR_LINE = 200;
 
@@ -27,7 +29,7 @@ const EXIT_CODE_AT_START = /^\s*(?:<returncode>(-?\d+)<\/returncode>|Exit code:?
 const EXIT_CODE_ANYWHERE = /(?:exit code|exit status|exited with code)[:\s]+(-?\d+)/i;
 const TRACEBACK = /Traceback \(most recent call last\)/;
 const FAILURE_SIGNAL =
-  /Traceback \(most recent call last\)|^FAILED\b|\b[1-9]\d* (?:failed|errors?)\b|command not found|No such file or directory|^fatal:|^error(?:\[E\d+\])?:|^npm ERR!|\berror TS\d+|^panic:|Pre-commit validation failed|make: \*\*\*|Segmentation fault|^Error:|CMake Error/m;
+  /Traceback \(most recent call last\)|^\s*\*\* \([A-Z][\w.]*\) |^FAILED\b|\b[1-9]\d* (?:failed|errors?)\b|command not found|No such file or directory|^fatal:|^error(?:\[E\d+\])?:|^npm ERR!|\berror TS\d+|^panic:|Pre-commit validation failed|make: \*\*\*|Segmentation fault|^Error:|CMake Error/m;
 const INSPECT_COMMANDS =
   /^(?:cat|head|tail|less|more|nl|grep|rg|ag|find|ls|tree|wc|echo|printf|pwd|which|file|stat|sed -n|git (?:status|log|diff|show|branch)|bd (?:show|list|ready))\b/;
 
@@ -78,8 +80,14 @@ const ERROR_WORDS =
 const EXCEPTION_LINE = /^[A-Za-z_][\w.]*(?:Error|Exception|Exit|Interrupt|Failure)\b/;
 const NOISE_LINE = /^(?:Exit code:? -?\d+|<\/?(?:returncode|output|tool_use_error)>.*|-+|=+)$/;
 
-/** The most useful line of an error: a traceback's exception line, else the first line that names an error. */
+/**
+ * The most useful line of an error: its first signature (`summary/error-signatures`: the
+ * `** (RuntimeError)` line of an ExUnit failure, a traceback's exception line, a compiler code),
+ * else the first line that names an error.
+ */
 function errorLine(text: string): string | undefined {
+  const signature = errorSignatures(text)[0];
+  if (signature !== undefined) return oneLine(signature);
   const lines = text
     .split("\n", 2000)
     .map((line) =>
@@ -160,4 +168,50 @@ export function testCounts(result: string): string | undefined {
     if (counts.length > 0) return [...new Set(counts)].slice(0, 5).join(", ");
   }
   return undefined;
+}
+
+/**
+ * What a later success must repeat to resolve a failure: for a command its last step without
+ * `cd dir &&` (a script written by a here-doc and then run fails or passes with its run), the
+ * bodies of here-documents and lines without a word (`)"`) left out; for another tool the tool
+ * and its file (`Edit lib/x.ex`).
+ */
+export function stepKey(call: { command?: string; name: string; target?: string }): string {
+  if (call.command === undefined) return `${call.name} ${call.target ?? ""}`.trim();
+  const steps: string[] = [];
+  let closing: string | undefined;
+  // A quoted argument over several lines (a commit message) is one argument, not steps.
+  const command = call.command
+    .trim()
+    .replace(/"(?:[^"\\]|\\.)*"|'[^']*'/g, (quoted) =>
+      quoted.includes("\n") ? `${quoted[0]}…${quoted[0]}` : quoted,
+    );
+  for (const line of command.split("\n")) {
+    if (closing !== undefined) {
+      if (line.trim() === closing) closing = undefined;
+      continue;
+    }
+    closing = /<<-?\s*(['"]?)([A-Za-z_]\w*)\1/.exec(line)?.[2];
+    if (/[A-Za-z]{2}/.test(line)) steps.push(line);
+  }
+  const last = (steps[steps.length - 1] ?? "")
+    .trim()
+    .replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "")
+    // Output shaping is not part of the step: `| tail -50` and `| tail -30` run the same thing.
+    .replace(/(?:\s*\|\s*(?:tail|head)(?:\s+-n)?(?:\s+-?\d+)?)+\s*$/, "")
+    .replace(/\s+2>&1/g, "");
+  return `$ ${last.replace(/\s+/g, " ").trim()}`;
+}
+
+/** How a call ended, with the counts its run printed: `ok (12 passed)`, `exit 1 (1 failed, 9 passed)`. */
+export function outcomeWords(outcome: CallOutcome, counts?: string): string {
+  if (outcome.status === "pending") return "no result yet";
+  const head =
+    outcome.exitCode !== undefined
+      ? outcome.exitCode === 0 && outcome.status === "ok"
+        ? "ok"
+        : `exit ${outcome.exitCode}`
+      : outcome.status;
+  const shown = outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
+  return counts === undefined ? shown : `${shown} (${counts})`;
 }

@@ -8,6 +8,7 @@
  */
 
 import { isInspection } from "./call-outcome.js";
+import { ERRORS_HEADING, RUNS_HEADING } from "./outcome-lines.js";
 import {
   type Analysis,
   type CallRecord,
@@ -18,6 +19,23 @@ import {
 } from "./range-reading.js";
 import { type Item, previousLines } from "./summary-lines.js";
 
+/**
+ * The previous summary's sections with the ledger's lists of runs and errors taken out of
+ * Commands & errors: the ledger carries those (`summary/outcome-lines`), and writes them anew.
+ */
+function withoutLedgerLists(previous: Map<string, string>): Map<string, string> {
+  const body = previous.get("Commands & errors");
+  if (body === undefined) return previous;
+  const kept: string[] = [];
+  let skipping = false;
+  for (const line of body.split("\n")) {
+    if (line.trim().startsWith("#"))
+      skipping = [RUNS_HEADING, ERRORS_HEADING].includes(line.trim());
+    if (!skipping) kept.push(line);
+  }
+  return new Map([...previous, ["Commands & errors", kept.join("\n")]]);
+}
+
 const COUNT_LINE = /^- (\d+) shell command\(s\) run, (\d+) failed/;
 
 export function commands(
@@ -27,7 +45,7 @@ export function commands(
   const previousCommands: Item[] = [];
   let earlierRun = 0;
   let earlierFailed = 0;
-  for (const line of previousLines(previous, "Commands & errors")) {
+  for (const line of previousLines(withoutLedgerLists(previous), "Commands & errors")) {
     const count = COUNT_LINE.exec(line);
     if (count !== null) {
       earlierRun += Number(count[1]);
@@ -40,7 +58,10 @@ export function commands(
   const quiet = (call: CallRecord) =>
     call.command !== undefined && call.outcome.status === "ok" && isInspection(call.command);
   const relevant: { call: CallRecord; index: number }[] = [];
+  // Test and build runs are the ledger's (`summary/outcome-lines`): their latest outcome, and the
+  // errors they met, are listed there.
   analysis.calls.forEach((call, index) => {
+    if (call.run !== undefined && call.outcome.status !== "pending") return;
     if ((call.shell && !quiet(call)) || call.outcome.status === "failed")
       relevant.push({ call, index });
   });

@@ -2,17 +2,17 @@
  * @module summary/extractive-budget
  * Renders an extractive plan (`summary/extractive-plan`) and fits it to the
  * token budget: each item of the plan's lists, in its trim order, is
- * shortened, cut to its floor, or dropped until the summary fits. Ledger
- * identifiers and files are never dropped (a dropped place line leaves its
- * identifiers in a plain list), so a ledger larger than the budget yields a
- * summary over it.
+ * shortened, cut to its floor, or dropped until the summary fits; a dropped
+ * place line leaves its identifiers in a plain list. When the ledger alone is
+ * over the budget, its oldest files and identifiers are left out with a line
+ * pointing to recall (`lastResort`): the budget is a bound.
  */
 
 import { countTokens } from "../tokens/count.js";
 import type { Plan } from "./extractive-plan.js";
 import { packIdentifiers, verbatimIn } from "./ledger.js";
 import type { SummarizeRequest } from "./summarizer.js";
-import { type Item, NONE, type Pick, TRIMMED } from "./summary-lines.js";
+import { type Item, NONE, overflowLine, type Pick, TRIMMED } from "./summary-lines.js";
 import {
   REQUIRED_SECTIONS,
   renderSections,
@@ -26,6 +26,10 @@ function render(plan: Plan): string {
     const blocks: string[] = [];
     for (const group of groups) {
       const lines = group.lists.flat().map((item) => item.text);
+      const left =
+        group.overflow === undefined ? 0 : group.overflow.total - group.overflow.list.length;
+      if (group.overflow !== undefined && left > 0)
+        lines.push(overflowLine(left, group.overflow.noun));
       if (lines.length === 0) continue;
       blocks.push(
         group.heading === undefined ? lines.join("\n") : `${group.heading}\n${lines.join("\n")}`,
@@ -54,7 +58,11 @@ function identifiersBody(plan: Plan, shown: string): string {
     lines.push(place.text);
     for (const id of missing) if (place.text.includes(id)) missing.delete(id);
   }
-  if (missing.size > 0) lines.push(packIdentifiers([...missing]));
+  const cap = plan.identifierCap ?? missing.size;
+  const listed = [...missing].slice(Math.max(0, missing.size - cap));
+  if (listed.length > 0) lines.push(packIdentifiers(listed));
+  if (listed.length < missing.size)
+    lines.push(overflowLine(missing.size - listed.length, "identifiers"));
   const blocks = lines.length > 0 ? [lines.join("\n")] : [];
   const more = plan.outputsTotal - plan.outputs.length;
   const moreLine = `- ${more}${plan.outputs.length > 0 ? " more" : ""} tool output${more === 1 ? "" : "s"}, retrievable by tool call id.`;
@@ -70,6 +78,21 @@ function identifiersBody(plan: Plan, shown: string): string {
 
 export function fitToBudget(plan: Plan, request: SummarizeRequest): string {
   const count = (text: string): number => countTokens(text, request.model);
+  // What the summary is for (blocked work, next steps, pending asks, the goal) outlives the
+  // ledger's oldest files and identifiers, which recall still finds.
+  const first = trim(plan, request, count, plan.essentialsFrom);
+  if (first.total <= request.maxTokens) return first.summary;
+  lastResort(plan, request.maxTokens, count);
+  return trim(plan, request, count, plan.trimOrder.length).summary;
+}
+
+/** Trims the lists of `plan.trimOrder` before `end`, in order, until the summary fits. */
+function trim(
+  plan: Plan,
+  request: SummarizeRequest,
+  count: (text: string) => number,
+  end: number,
+): { summary: string; total: number } {
   let summary = render(plan);
   let total = count(summary);
   let slack = 0;
@@ -79,7 +102,7 @@ export function fitToBudget(plan: Plan, request: SummarizeRequest): string {
   let current = 0;
   const fronts = new Map<Item[], number>();
   const nextItem = (): { list: Plan["trimOrder"][number]; index: number } | undefined => {
-    for (; current < plan.trimOrder.length; current++) {
+    for (; current < end; current++) {
       const list = plan.trimOrder[current];
       if (list === undefined) break;
       const index = pickIndex(list.items, list.pick, fronts);
@@ -115,7 +138,39 @@ export function fitToBudget(plan: Plan, request: SummarizeRequest): string {
     if (nextItem() === undefined) break;
     slack += Math.max(16, Math.ceil(request.maxTokens * 0.02));
   }
-  return summary;
+  return { summary, total };
+}
+
+/**
+ * The budget is a bound: when everything trimmable is trimmed and the ledger alone is over it, the
+ * files lists lose their oldest lines (their paths join the identifiers no other line shows), then
+ * that list keeps only its newest identifiers; each cut is counted in a line pointing to recall
+ * (the ledger still carries them, and the transcript holds them). Only the template itself can
+ * stay over the budget.
+ */
+function lastResort(plan: Plan, maxTokens: number, count: (text: string) => number): void {
+  const fits = () => count(render(plan)) <= maxTokens;
+  // A path costs less in the packed list than on a line of its own: the files lines go first.
+  for (const list of [plan.files.read, plan.files.modified]) list.splice(0, list.length);
+  plan.identifierCap = 0;
+  const shown = verbatimIn(render(plan));
+  const unshown = plan.identifiers.filter((id) => !shown(id)).length;
+  plan.identifierCap = largest(unshown, (cap) => {
+    plan.identifierCap = cap;
+    return fits();
+  });
+}
+
+/** The largest n in [0, max] for which `ok(n)` holds, `ok` holding for all n below one that holds (0 when none does). */
+function largest(max: number, ok: (n: number) => boolean): number {
+  let low = 0;
+  let high = max;
+  while (low < high) {
+    const middle = Math.ceil((low + high) / 2);
+    if (ok(middle)) low = middle;
+    else high = middle - 1;
+  }
+  return low;
 }
 
 /** Whether trimming can still take something from `item`. */

@@ -13,6 +13,7 @@ import { files } from "./file-lines.js";
 import { identifierPlaces, previousIdentifierLines, toolOutputs } from "./identifier-lines.js";
 import { buildLedger, trimUserRequest } from "./ledger.js";
 import type { Ledger } from "./ledger-types.js";
+import { ERRORS_HEADING, errorLine, RUNS_HEADING, runLine } from "./outcome-lines.js";
 import { nextSteps, progress } from "./progress-lines.js";
 import { analyze } from "./range-reading.js";
 import { CONSTRAINT, DECISION, matching, SPECULATION, withoutCutSentence } from "./sentences.js";
@@ -44,6 +45,15 @@ export interface Plan {
   trimOrder: { items: Item[]; pick: Pick }[];
   /** Sections that lost items to the budget. */
   trimmed: Set<SummarySection>;
+  /**
+   * The last resort of the budget (`summary/extractive-budget`): the files lists, cut from the
+   * oldest, and how many of the identifiers no other line shows are listed (the newest), the
+   * others counted with a pointer to recall. Undefined: all of them.
+   */
+  files: { read: Item[]; modified: Item[] };
+  identifierCap?: number;
+  /** Where the essentials start in `trimOrder`: they are trimmed only after the last resort. */
+  essentialsFrom: number;
 }
 
 /**
@@ -161,13 +171,42 @@ export function plan(request: SummarizeRequest): Plan {
   // Files: a line per modified file (shortened, then cut to its path, when space is short).
   const { modified, read } = files(analysis, ledger, previous.get("Files"));
   sections.set("Files", [
-    { heading: "### Modified", lists: [modified] },
-    { heading: "### Read", lists: [read] },
+    {
+      heading: "### Modified",
+      lists: [modified],
+      overflow: { list: modified, total: modified.length, noun: "modified files" },
+    },
+    {
+      heading: "### Read",
+      lists: [read],
+      overflow: { list: read, total: read.length, noun: "files read" },
+    },
   ]);
 
-  // Commands & errors.
+  // Commands & errors: the ledger's runs and errors (failing ones and failed runs kept longest),
+  // then the range's commands.
   const { previousCommands, recent, countLine } = commands(analysis, previous);
-  sections.set("Commands & errors", [{ lists: [countLine, previousCommands, recent] }]);
+  const runs: Item[] = (ledger.commands ?? []).map((run) => ({
+    text: runLine(run),
+    keep: run.failed,
+  }));
+  const errors: Item[] = (ledger.errors ?? []).map((error) => ({
+    text: errorLine(error),
+    keep: error.state === "failing",
+  }));
+  sections.set("Commands & errors", [
+    { lists: [countLine, previousCommands, recent] },
+    {
+      heading: RUNS_HEADING,
+      lists: [runs],
+      overflow: { list: runs, total: runs.length, noun: "runs (passing ones first)" },
+    },
+    {
+      heading: ERRORS_HEADING,
+      lists: [errors],
+      overflow: { list: errors, total: errors.length, noun: "errors (fixed ones first)" },
+    },
+  ]);
 
   // Exact identifiers: where each was named, and the tool outputs worth fetching back.
   const policyOff = request.identifierPolicy === "off";
@@ -207,6 +246,8 @@ export function plan(request: SummarizeRequest): Plan {
     { items: context, pick: "first" },
     { items: decisions, pick: "first" },
     { items: resolved, pick: "first" },
+    { items: errors, pick: "first-unkept" },
+    { items: runs, pick: "first-unkept" },
     { items: constraints, pick: "last" },
     { items: modified, pick: "first" },
     { items: blocked, pick: "first" },
@@ -223,5 +264,7 @@ export function plan(request: SummarizeRequest): Plan {
     outputsTotal: outputs.total,
     trimOrder,
     trimmed: new Set(),
+    files: { read, modified },
+    essentialsFrom: trimOrder.findIndex((entry) => entry.items === blocked),
   };
 }

@@ -59,7 +59,14 @@ describe("fileChange", () => {
       }),
       "b.go",
     );
-    expect(write).toEqual({ how: "write", symbols: ["func Run"], added: 3, removed: 0 });
+    // A whole-file write says how the content starts: its first line.
+    expect(write).toEqual({
+      how: "write",
+      symbols: ["func Run"],
+      added: 3,
+      removed: 0,
+      after: "package b",
+    });
   });
 
   it("reads the OpenHands editor by its command", () => {
@@ -137,7 +144,7 @@ describe("fileChange", () => {
         "cat > test_rst.py << 'EOF'\nimport sys\ndef main():\n    pass\nEOF\npython test_rst.py",
         "test_rst.py",
       ),
-    ).toEqual({ how: "write", symbols: ["def main"], added: 3, removed: 0 });
+    ).toEqual({ how: "write", symbols: ["def main"], added: 3, removed: 0, after: "import sys" });
     expect(
       change("sed -i 's/def __init__(self):/def __init__(self, rows=None):/' rst.py", "rst.py"),
     ).toMatchObject({

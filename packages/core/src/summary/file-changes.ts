@@ -27,7 +27,10 @@ export interface FileChange {
   symbols: string[];
   added: number;
   removed: number;
-  /** The first line the change removed and the first it added, when the arguments show them. */
+  /**
+   * The first line the change removed and the first it added, when the arguments show them (a
+   * whole-file write: its first line).
+   */
   before?: string;
   after?: string;
   /** The command's first line, when a shell command made the change. */
@@ -112,7 +115,14 @@ function toolChange(call: ToolCall, args: Readonly<Record<string, unknown>>): Fi
 
 function written(content: string): FileChange {
   const lines = contentLines(content);
-  return { ...NOTHING, how: "write", symbols: definitions(lines), added: lines.length };
+  const first = lines.find(meaningful);
+  return {
+    ...NOTHING,
+    how: "write",
+    symbols: definitions(lines),
+    added: lines.length,
+    ...(first === undefined ? {} : { after: clip(first) }),
+  };
 }
 
 function replaced(edits: readonly Replacement[]): FileChange {
@@ -152,10 +162,7 @@ function shellChange(command: string, path: string): FileChange {
     : undefined;
   if (patch !== undefined) return { ...patch, command: first };
   const body = hereDocument(command, path);
-  if (body !== undefined) {
-    const lines = contentLines(body);
-    return { ...NOTHING, how: "write", symbols: definitions(lines), added: lines.length };
-  }
+  if (body !== undefined) return written(body);
   const sed = sedSubstitution(command, path);
   if (sed !== undefined) return { ...NOTHING, how: "edit", ...sed, command: first };
   const step = stepNaming(command, path);

@@ -134,7 +134,9 @@ function fileItem(
   const lastEdit = [...applied]
     .reverse()
     .find((entry) => entry.change.before !== undefined || entry.change.after !== undefined);
-  const last = lastEdit === undefined ? "" : `last ${changeText(lastEdit.change)}`;
+  const described = lastEdit === undefined ? "" : changeText(lastEdit.change);
+  const last =
+    described === "" || lastEdit?.change.how === "write" ? described : `last ${described}`;
 
   // The last test run after the file's last change says most; else the last build or check.
   const lastIndex = entries[entries.length - 1]?.index ?? -1;
@@ -150,7 +152,8 @@ function fileItem(
   const line = (parts: readonly string[]) =>
     `- ${path}${FILE_SEPARATOR}${parts.filter((part) => part !== "").join("; ")}`;
   const text = line([what, where, size, last, exercised]);
-  const short = line([what, size, exercised]);
+  // Shortened, a line still says how the file changed: where, else its last change.
+  const short = line([what, where === "" ? last : where, exercised]);
   return { text, ...(short === text ? {} : { short }), floor: `- ${path}` };
 }
 
@@ -195,6 +198,9 @@ function actions(changes: readonly FileChange[]): string {
 }
 
 function changeText(change: FileChange): string {
+  // A write that defines something is named by its definitions; else its first line says what it is.
+  if (change.how === "write")
+    return change.after && change.symbols.length === 0 ? `starting ${codeSpan(change.after)}` : "";
   if (change.before && change.after)
     return `${codeSpan(change.before)} → ${codeSpan(change.after)}`;
   if (change.after) return `added ${codeSpan(change.after)}`;

@@ -41,6 +41,17 @@ describe("extractIdentifiers on real transcript snippets", () => {
     ]);
   });
 
+  it("finds a W3C trace context: its trace and span ids are hashes joined by dashes", () => {
+    // claude-code ae4a77f8, an Edit of a test module (issue 28: these two ids were lost at 32k)
+    const text =
+      '  @valid_traceparent "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"\n  @malformed_traceparent "not-a-valid-traceparent"';
+    expect(extractIdentifiers(text)).toEqual([
+      "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
+    ]);
+    // Dash-joined words and numbers stay out: no part is a hash.
+    expect(extractIdentifiers("see 2024-01-15 and 10-20-30 and ab-cd-ef")).toEqual([]);
+  });
+
   it("finds the paths of a shell command and skips the sed expression", () => {
     // mini-swe-agent pvlib-1707, a tool call's command
     const text =

@@ -13,7 +13,9 @@
  * Rules (each documented where it is implemented):
  * - UUIDs anywhere in a token, also inside paths and URLs.
  * - Hex hashes: 7-128 hex characters of one case with at least one digit and
- *   one letter (`deadbeef` is a word, `1234567` a number, `1e10000` a float).
+ *   one letter (`deadbeef` is a word, `1234567` a number, `1e10000` a float);
+ *   hex parts joined by dashes, one a hash of 16+ characters, as a whole (a W3C
+ *   trace context `00-0af7…319c-b7ad…3331-01`).
  * - URLs with scheme http(s), ws(s), ftp(s), sftp, ssh, git(+ssh/https), file,
  *   s3, gs; trailing `.,;:!?*` and unbalanced closing brackets are trimmed.
  * - File paths: absolute, `./`, `../`, `~/`, Windows (`C:\x`, `\\server\x`),
@@ -264,7 +266,7 @@ const CALL_PIECE: Origin = { call: true, piece: true };
 function classify(text: string, origin: Origin): string | undefined {
   if (TOOL_CALL_ID.test(text) && HAS_DIGIT.test(text)) return text;
   if (UUID.test(text)) return text;
-  if (isHexId(text)) return text;
+  if (isHexId(text) || isDashedHexId(text)) return text;
   if (isIpv4(text)) return text;
   if (LOCALHOST_PORT.test(text)) return text;
   if (text.includes("@")) return classifyWithAt(text);
@@ -277,6 +279,17 @@ function classify(text: string, origin: Origin): string | undefined {
 
 function isHexId(text: string): boolean {
   return HEX.test(text) && HAS_DIGIT.test(text) && /[a-fA-F]/.test(text) && !FLOAT_LIKE.test(text);
+}
+
+/** Hex parts joined by dashes (a W3C trace context `00-<trace id>-<span id>-01`). */
+const DASHED_HEX = /^[0-9a-fA-F]{1,128}(?:-[0-9a-fA-F]{1,128}){1,7}$/;
+/** The part that makes it an id: a hash of 16 hex characters or more. */
+const LONG_HEX = /^[0-9a-fA-F]{16,128}$/;
+
+/** Hex parts joined by dashes, one a hash of 16+ characters: the whole is the identifier. */
+function isDashedHexId(text: string): boolean {
+  if (text.length > 300 || !DASHED_HEX.test(text)) return false;
+  return text.split("-").some((part) => LONG_HEX.test(part) && isHexId(part));
 }
 
 function isIpv4(text: string): boolean {

@@ -1,9 +1,9 @@
 /**
  * @module summary/ledger
  * What code remembers across compactions, independent of any model: the exact
- * identifiers of a range, the files it read and modified, and the user's
- * requests verbatim; how ledgers merge, and what earlier compactions carry
- * forward. Also the check that a summary carries every identifier, and the
+ * identifiers of a range, the files it read and modified, the user's
+ * requests verbatim, and the errors met and runs' outcomes (`summary/ledger-outcomes`);
+ * how ledgers merge, and what earlier compactions carry forward. Also the check that a summary carries every identifier, and the
  * repair that appends the missing ones.
  *
  * Sources: identifiers come from user and assistant text and from tool-call
@@ -17,7 +17,9 @@
 import { messageText, toolCallInput } from "../messages/content.js";
 import type { ChatMessage, ToolCall } from "../messages/types.js";
 import { extractIdentifiers, isToolCallId } from "./identifiers.js";
+import { mergeOutcomeLists, mergeOutcomes } from "./ledger-outcomes.js";
 import type { Ledger } from "./ledger-types.js";
+import { outcomesInSummary } from "./outcome-lines.js";
 import {
   locateSection,
   REQUIRED_SECTIONS,
@@ -29,10 +31,19 @@ import { argumentText, type EditorState, filesTouched } from "./tool-calls.js";
 
 /** A ledger with nothing in it. */
 export function emptyLedger(): Ledger {
-  return { identifiers: [], files: { read: [], modified: [] }, userRequests: [] };
+  return {
+    identifiers: [],
+    files: { read: [], modified: [] },
+    userRequests: [],
+    errors: [],
+    commands: [],
+  };
 }
 
-/** `into` then `from`, each list without duplicates, in order (`summarySha256` is not merged). */
+/**
+ * `into` then `from`, each list without duplicates, in order (`summarySha256` is not merged); an
+ * error or a run `from` holds too takes its state there (`from` is the newer).
+ */
 export function mergeLedgers(into: Ledger, from: Ledger): Ledger {
   const union = (a: string[], b: string[]) => [...new Set([...a, ...b])];
   return {
@@ -42,6 +53,7 @@ export function mergeLedgers(into: Ledger, from: Ledger): Ledger {
       modified: union(into.files.modified, from.files.modified),
     },
     userRequests: union(into.userRequests, from.userRequests),
+    ...mergeOutcomeLists(into, from),
   };
 }
 
@@ -58,7 +70,11 @@ export function carriedLedger(
   const fromSummary: Ledger | undefined =
     previousSummary === undefined
       ? undefined
-      : { ...emptyLedger(), identifiers: extractIdentifiers(previousSummary) };
+      : {
+          ...emptyLedger(),
+          identifiers: extractIdentifiers(previousSummary),
+          ...outcomesInSummary(previousSummary),
+        };
   const merged =
     stored === undefined ? fromSummary : mergeLedgers(stored, fromSummary ?? emptyLedger());
   return merged === undefined
@@ -98,6 +114,7 @@ export function buildLedger(messages: readonly ChatMessage[], previous?: Ledger)
     identifiers: [...identifiers],
     files: { read: [...read], modified: [...modified] },
     userRequests: selectRequests(requests),
+    ...mergeOutcomes(previous ?? {}, messages),
   };
 }
 

@@ -17,6 +17,8 @@ import {
   type CommandRun,
   commandRun,
   outcomeOf,
+  outcomeWords,
+  stepKey,
   testCounts,
 } from "./call-outcome.js";
 import { classifyUserMessage } from "./ledger.js";
@@ -162,16 +164,9 @@ export function callKey(call: CallRecord): string {
   return `${call.name} ${call.target ?? ""}`;
 }
 
-/**
- * What a later success must repeat to resolve a failure: for commands the last
- * step without `cd dir &&` (a script written by a here-doc and then run fails
- * or passes with its run), for other tools the tool and its file.
- */
+/** What a later success must repeat to resolve a failure (`stepKey`). */
 export function resolutionKey(call: CallRecord): string {
-  if (call.command === undefined) return `${call.name} ${call.target ?? ""}`;
-  const lines = call.command.trim().split("\n");
-  const last = (lines[lines.length - 1] ?? "").trim().replace(/^(?:cd\s+\S+\s*(?:&&|;)\s*)+/, "");
-  return `$ ${last.replace(/\s+/g, " ")}`;
+  return stepKey(call);
 }
 
 /** Whether a later call of the range repeated the failed step `index` and succeeded. */
@@ -197,16 +192,7 @@ export function describeCall(call: CallRecord): string {
 
 /** How a call ended, with its test counts: `ok (12 passed)`, `exit 1 (1 failed, 9 passed)`. */
 export function outcomeHead(call: CallRecord): string {
-  const { outcome } = call;
-  if (outcome.status === "pending") return "no result yet";
-  const head =
-    outcome.exitCode !== undefined
-      ? outcome.exitCode === 0 && outcome.status === "ok"
-        ? "ok"
-        : `exit ${outcome.exitCode}`
-      : outcome.status;
-  const shown = outcome.status === "failed" && outcome.exitCode === 0 ? "failed (exit 0)" : head;
-  return call.counts === undefined ? shown : `${shown} (${call.counts})`;
+  return outcomeWords(call.outcome, call.counts);
 }
 
 /** How a call ended and, for a failure, its error line quoted as the output it is. */

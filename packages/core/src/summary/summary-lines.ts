@@ -26,6 +26,16 @@ export interface Item {
 export interface Group {
   heading?: string;
   lists: Item[][];
+  /**
+   * A list whose items the budget may drop, and how many it had: the group then ends with a line
+   * saying how many more there are and where to find them.
+   */
+  overflow?: { list: Item[]; total: number; noun: string };
+}
+
+/** The line that stands for `count` items the budget left out: they are searchable in the conversation. */
+export function overflowLine(count: number, noun: string): string {
+  return `- ${count} more ${noun} left out for size: search the conversation (recall) for them.`;
 }
 
 /** What an empty required section says. */

@@ -171,3 +171,11 @@ function isShownId(text: string, id: string): boolean {
   }
   return false;
 }
+
+/** What the summary's pointer lines say was left out for size (`N more … left out for size: …`). */
+export function leftOutForSize(summary: string): number {
+  let total = 0;
+  for (const match of summary.matchAll(/^- (\d+) more [^\n]* left out for size: /gm))
+    total += Number(match[1]);
+  return total;
+}

@@ -10,9 +10,9 @@
 
 import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { AgentName } from "../model/dialects.ts";
 import type { ProtocolName } from "../upstream/wire.ts";
+import { agentBin } from "./agent-clis.ts";
 
 export interface LaunchOptions {
   /** A fresh directory used as HOME (and config dir) for this run. */
@@ -37,19 +37,12 @@ export interface AgentSetup {
   name: string;
   /** Whose tools the model calls. */
   dialect: AgentName;
-  /** The package and version pinned in package.json. */
+  /** The package pinned in clis/package.json (`harness/agent-clis`). */
   packageName: string;
   protocol: ProtocolName;
   /** The base URL for an origin and path prefix: what the CLI appends its request path to. */
   baseUrl(root: string): string;
   launch(options: LaunchOptions): Launch;
-}
-
-const PACKAGE_DIR = fileURLToPath(new URL("../..", import.meta.url));
-
-/** The CLI's executable: the bin pnpm linked for this package's pinned dependency. */
-function bin(name: string): string {
-  return join(PACKAGE_DIR, "node_modules", ".bin", name);
 }
 
 /** What every CLI gets: a PATH with node and the basic tools, a HOME of its own, a UTF-8 locale. */
@@ -80,7 +73,7 @@ export const claudeCode: AgentSetup = {
   launch(options) {
     prepareHome(options.home);
     return {
-      command: bin("claude"),
+      command: agentBin("claude"),
       args: [
         "-p",
         options.prompt,
@@ -151,7 +144,7 @@ export const codex: AgentSetup = {
       ].join("\n"),
     );
     return {
-      command: bin("codex"),
+      command: agentBin("codex"),
       args: [
         "exec",
         "--skip-git-repo-check",
@@ -209,7 +202,7 @@ export const opencode: AgentSetup = {
     const configPath = join(options.home, "opencode.json");
     writeFileSync(configPath, JSON.stringify(config, null, 2));
     return {
-      command: bin("opencode"),
+      command: agentBin("opencode"),
       args: ["run", "--pure", "--format", "json", options.prompt],
       env: {
         ...baseEnv(options.home),
@@ -262,7 +255,7 @@ function piOn(name: string, protocol: ProtocolName, model: Record<string, unknow
         JSON.stringify({ enableInstallTelemetry: false }, null, 2),
       );
       return {
-        command: bin("pi"),
+        command: agentBin("pi"),
         args: [
           "-p",
           "--mode",

@@ -216,6 +216,10 @@ export const SessionSettings = z
       .number()
       .int()
       .openapi({ description: "Token budget of the memory block in `/context` (default 2000)" }),
+    webhookUrl: z.string().nullable().openapi({
+      description:
+        "Where the session's compaction events are POSTed, signed with `webhookSecret` (see `/events`)",
+    }),
   })
   .openapi("SessionSettings", { description: "null: the default applies" });
 
@@ -243,6 +247,19 @@ export const SettingsPatch = z
         "Flush before compaction: what matters in the compacted range is written to the user's memory",
     }),
     memoryTokens: z.number().int().min(0).max(32_000).nullable().optional(),
+    webhookUrl: z
+      .url({ protocol: /^https?$/, error: "must be an http(s) URL" })
+      .max(2_000)
+      .nullable()
+      .optional()
+      .openapi({
+        description:
+          "POST each compaction event here (`compaction.started`, `.committed`, `.unchanged`, `.failed`), signed: needs `webhookSecret`, in this PATCH or an earlier one. Retried with backoff until a 2xx, at least once; dedupe by `X-Condense-Event-Id`",
+      }),
+    webhookSecret: z.string().min(16).max(256).nullable().optional().openapi({
+      description:
+        'The key of the webhook\'s signature, `X-Condense-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`; write-only, never shown',
+    }),
   })
   .openapi("SettingsPatch");
 
@@ -331,6 +348,44 @@ export const SessionStatus = z
           description:
             "The configured compaction keeps throwing (compactions fall back to the deterministic tier); null while it works. Cleared by the next compaction that works, or by a PATCH",
         }),
+      thrashing: z
+        .object({
+          since: z.string().openapi({ description: "ISO time the run of quick refills began" }),
+          refills: z.number().int().openapi({
+            description: "Compactions in a row that came within 3 model turns of the one before",
+          }),
+          turnsApart: z.array(z.number().int()).openapi({
+            description:
+              "Model turns between each compaction of the run and the one before, newest first",
+          }),
+        })
+        .nullable()
+        .openapi({
+          description:
+            "Set while the context refills within 3 model turns of each compaction, 3 times in a row (thrashing): compactions then move the largest tool outputs (the verbatim tail's too) to recall, placeholders naming their call, before and usually instead of a new summary, and their log lines warn `thrashing`. Null otherwise",
+        }),
+      summarizer: z
+        .object({
+          breaker: z.enum(["closed", "open", "half-open"]).openapi({
+            description:
+              "closed: the LLM summarizer is called; open: skipped until `openUntil` (3 failures in a row open it, for twice the cooldown, doubling with each further failure up to 6 hours); half-open: the next compaction tries it once",
+          }),
+          consecutiveFailures: z.number().int().openapi({
+            description:
+              "Compactions in a row whose LLM summary failed (they fell back to the next tier)",
+          }),
+          openUntil: z
+            .string()
+            .nullable()
+            .openapi({ description: "ISO time the breaker opened until" }),
+          lastFailure: z
+            .object({ at: z.string(), kind: z.string(), message: z.string() })
+            .nullable(),
+        })
+        .openapi({
+          description:
+            "The LLM summarizer's circuit breaker, beside `cooldownUntil` (which skips it after any one failure)",
+        }),
     }),
     generation: z.number().int().openapi({
       description:
@@ -350,6 +405,20 @@ export const SessionStatus = z
       .openapi({ description: "ISO time until which LLM summaries are skipped" }),
     calibration: z.object({ ratio: z.number(), samples: z.number().int() }),
     settings: SessionSettings,
+    webhook: z
+      .object({
+        pending: z.number().int().openapi({ description: "Events still to deliver" }),
+        delivered: z.number().int(),
+        failed: z
+          .number()
+          .int()
+          .openapi({ description: "Events given up on after every retry (kept in `/events`)" }),
+        lastError: z.string().nullable().openapi({
+          description: "Why the latest delivery that failed failed",
+        }),
+        nextAttemptAt: z.string().nullable(),
+      })
+      .openapi({ description: "The deliveries of compaction events to `webhookUrl`" }),
     bill: SessionBill,
   })
   .openapi("SessionStatus");
@@ -452,3 +521,108 @@ export const TranscriptResponse = z
       .openapi({ description: "Pass as `after` for the next page; null at the end" }),
   })
   .openapi("TranscriptResponse");
+
+// ---------------------------------------------------------------- side requests (issue 33)
+
+export const SideRequestParams = SessionIdParam.extend({
+  sideRequestId: z.coerce
+    .number()
+    .int()
+    .positive()
+    .openapi({ param: { name: "sideRequestId", in: "path" }, example: 1 }),
+});
+
+export const SideRequestsQuery = z.object({
+  after: queryParam("after", z.coerce.number().int().nonnegative().optional(), {
+    description: "Return side requests with id > after",
+  }),
+  limit: queryParam("limit", z.coerce.number().int().min(1).max(200).optional(), {
+    description: "Default 50",
+  }),
+});
+
+const SideRequestFields = {
+  id: z.number().int().openapi({ description: "What `X-Condense-Side-Request` named" }),
+  at: z.string().openapi({ description: "When the request came (ISO 8601)" }),
+  reason: z.enum(["other-conversation", "tool-call-rules", "busy"]).openapi({
+    description:
+      "Why the session did not take it (`X-Condense-Stateless`): another conversation than the one the session follows (a title, a topic check, a sub-agent), a history that breaks the tool-call rules even as a generation of its own, or one that came while the session was busy",
+  }),
+  generation: z
+    .number()
+    .int()
+    .openapi({ description: "The session's generation when it came, which it left as it was" }),
+  model: z.string().nullable(),
+  messageCount: z.number().int().openapi({ description: "Messages in the request's history" }),
+  answered: z.boolean().openapi({ description: "Whether the model's whole answer is kept" }),
+};
+
+export const SideRequestSummary = z.object(SideRequestFields).openapi("SideRequestSummary");
+
+export const SideRequestsResponse = z
+  .object({
+    sessionId: z.string(),
+    sideRequests: z.array(SideRequestSummary),
+    nextAfter: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Pass as `after` for the next page; null at the end" }),
+  })
+  .openapi("SideRequestsResponse");
+
+export const SideRequestResponse = z
+  .object({
+    sessionId: z.string(),
+    ...SideRequestFields,
+    messages: z
+      .array(ChatMessage)
+      .openapi({ description: "The request's history, canonical (OpenAI Chat Completions)" }),
+    answer: z.array(ChatMessage).nullable().openapi({
+      description:
+        "The model's answer, canonical, once it was complete; null before, or when the upstream gave none (an error)",
+    }),
+  })
+  .openapi("SideRequestResponse");
+
+// ---------------------------------------------------------------- compaction events (issue 33)
+
+export const SessionEvent = z
+  .object({
+    id: z.number().int().openapi({ description: "Increasing per session; `X-Condense-Event-Id`" }),
+    type: z.enum([
+      "compaction.started",
+      "compaction.committed",
+      "compaction.unchanged",
+      "compaction.failed",
+    ]),
+    at: z.string(),
+    sessionId: z.string(),
+    run: z.string().openapi({ description: "The compaction run the event belongs to" }),
+    data: z.record(z.string(), z.unknown()).openapi({
+      description:
+        "started: trigger, tokens, contextWindow, budget, strategy. committed: trigger, compactionId, tier, tokensBefore, tokensAfter, summarizer, summarizerFailure (the LLM summarizer's failure the tier degraded past), fallback, durationMs, bill. unchanged: trigger, reason. failed: trigger, error, failedAttempts, fallback (the deterministic tier runs next)",
+    }),
+  })
+  .openapi("SessionEvent");
+
+export const EventsQuery = z.object({
+  after: queryParam("after", z.coerce.number().int().nonnegative().optional(), {
+    description: "Return events with id > after",
+  }),
+  limit: queryParam("limit", z.coerce.number().int().min(1).max(1000).optional(), {
+    description: "Default 100",
+  }),
+});
+
+export const EventsResponse = z
+  .object({
+    sessionId: z.string(),
+    events: z.array(SessionEvent),
+    nextAfter: z
+      .number()
+      .int()
+      .nullable()
+      .openapi({ description: "Pass as `after` for the next page; null at the end" }),
+  })
+  .openapi("EventsResponse");

@@ -14,7 +14,9 @@ import type { ChatMessage, Ledger, PrunedToolOutput } from "@condense/core";
 import type { CompactionEventBody } from "../../api/schemas";
 import { type CompactionLogBase, type CompactionLogLine, logCompaction } from "../../log/log-lines";
 import { saveCacheState } from "../cache-state";
+import { recordCompactionEvent } from "../compaction-events";
 import { type ContextMeasure, commitView, isCurrent } from "../context-view";
+import { sessionBillBody } from "../served-turns";
 import {
   clearFailure,
   clearPendingTrigger,
@@ -28,6 +30,7 @@ import { markPruned, type OutputSeqs } from "../tool-outputs";
 import { compactionReach } from "./exhaustion";
 import { type CompactionFallback, recordCompaction } from "./history";
 import type { CompactionSnapshot } from "./open-calls";
+import type { Thrashing } from "./thrashing";
 
 /** What a strategy made of a snapshot: the view it proposes, and what the event records of it. */
 export interface NewView {
@@ -80,6 +83,10 @@ export interface CompactionCommit {
   started: number;
   /** Runs in the commit's transaction after its writes, so what it writes commits with them or not at all. */
   onCommit: ((result: CommitResult) => void) | undefined;
+  /** Set when the session was thrashing as the compaction ran (`compaction/thrashing`): its log line warns. */
+  thrashing?: Thrashing | undefined;
+  /** The run's id, which its events carry (`compaction-events`). */
+  run: string;
 }
 
 function logOutcome(status: CommitResult["status"]): CompactionLogLine["outcome"] {
@@ -98,7 +105,13 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
   const storage = commit.storage.open();
   const sql = storage.sql;
   const result = storage.transactionSync((): CommitResult => {
-    if (!isCurrent(sql, snapshot)) return { status: "discarded" };
+    if (!isCurrent(sql, snapshot)) {
+      recordCompactionEvent(sql, "compaction.unchanged", commit.run, {
+        trigger: commit.log.trigger,
+        reason: "the session changed identity meanwhile (deleted, or a new generation started)",
+      });
+      return { status: "discarded" };
+    }
     const done = (outcome: CommitResult): CommitResult => {
       commit.onCommit?.(outcome);
       return outcome;
@@ -112,6 +125,10 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     if (view.unchangedReason !== undefined) {
       // As far as it goes until more messages arrive.
       setExhaustedSeq(sql, snapshot.lastSeq);
+      recordCompactionEvent(sql, "compaction.unchanged", commit.run, {
+        trigger: commit.log.trigger,
+        reason: view.unchangedReason,
+      });
       return done({ status: "unchanged", reason: view.unchangedReason });
     }
     const now = Date.now();
@@ -152,6 +169,19 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     // A view that would still trigger cannot be improved until more messages arrive; one the
     // request's overhead kept from its target, until the context has grown (`compaction/exhaustion`).
     setExhaustedSeq(sql, reach === "within" ? null : snapshot.lastSeq, now);
+    // In the commit's transaction: the event is never lost, nor told of a compaction that was not.
+    recordCompactionEvent(sql, "compaction.committed", commit.run, {
+      trigger: event.trigger,
+      compactionId: event.id,
+      tier: event.tier,
+      tokensBefore,
+      tokensAfter,
+      summarizer: view.summarizer,
+      summarizerFailure: view.summarizerFailure?.kind ?? null,
+      fallback: fallback !== undefined,
+      durationMs: event.durationMs,
+      bill: sessionBillBody(sql, commit.measure.model),
+    });
     return done({ status: "committed", event });
   });
   logCompaction({
@@ -168,7 +198,9 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     ...(commit.measure.overheadTokens > 0 ? { overheadTokens: commit.measure.overheadTokens } : {}),
     ...(result.status === "committed" && reach === "crowded-by-overhead"
       ? { warning: "crowded_by_overhead" as const }
-      : {}),
+      : commit.thrashing !== undefined
+        ? { warning: "thrashing" as const, thrashTurnsApart: commit.thrashing.turnsApart }
+        : {}),
   });
   return result;
 }

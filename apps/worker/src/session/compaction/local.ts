@@ -2,7 +2,9 @@
  * @module session/compaction/local
  * The local strategy: the engine's tiers (`compact()` of `@condense/core`)
  * make the new view, with the session's settings, its summarizer, cooldown
- * and carried ledger; and their deterministic fallback, for when that throws:
+ * (or open breaker, `compaction/summarizer-breaker`), carried ledger, and
+ * while it thrashes its largest outputs moved to recall first
+ * (`compaction/thrashing`); and their deterministic fallback, for when that throws:
  * the extractive summarizer with only the settings the engine accepts.
  */
 
@@ -24,9 +26,11 @@ import type { ContextMeasure } from "../context-view";
 import { ledgerOf, type SessionRow } from "../session-record";
 import { type SessionSettings, settingsOptions } from "../settings";
 import { summarizerFor } from "../summarizer-config";
-import { type OutputSeqs, outputReference } from "../tool-outputs";
+import { cutOutputReference, type OutputSeqs, outputReference } from "../tool-outputs";
 import type { NewView } from "./commit";
 import type { CompactionSnapshot } from "./open-calls";
+import { llmSkippedUntil, type SummarizerBreaker } from "./summarizer-breaker";
+import type { Thrashing } from "./thrashing";
 
 /** What the local strategy compacts, and with what. */
 export interface LocalCompaction {
@@ -40,6 +44,10 @@ export interface LocalCompaction {
   force: boolean;
   instructions?: string;
   focus?: string;
+  /** Set while the session thrashes: its largest outputs go to recall first (`compaction/thrashing`). */
+  thrashing?: Thrashing | undefined;
+  /** The LLM summarizer's breaker (`compaction/summarizer-breaker`): open, the LLM is skipped. */
+  breaker: SummarizerBreaker;
 }
 
 /** What the engine takes of a snapshot: canonical messages. */
@@ -70,6 +78,11 @@ function recallOption(settings: SessionSettings): Pick<CompactOptions, "recallTo
   return settings.recall === true ? { recallTool: RECALL_TOOL } : {};
 }
 
+/** While the session thrashes, what refills it (its largest outputs) goes to recall first. */
+function thrashOption(compaction: LocalCompaction): Pick<CompactOptions, "pruneLargestOutputs"> {
+  return compaction.thrashing !== undefined ? { pruneLargestOutputs: true } : {};
+}
+
 /** The name of the tool the client and the gateway offer for recalling compacted history. */
 const RECALL_TOOL = "recall";
 
@@ -79,13 +92,16 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
   const ledger = await carriedLedger(session, compaction.snapshot);
   // The cost policy's state, so the engine decides as the trigger did (`cache-state`).
   const cacheState = cacheStateOf(session);
+  const llmSkipped = llmSkippedUntil(session.cooldown_until, compaction.breaker);
   const options: CompactOptions = {
     contextWindow: engineWindow(compaction),
     ...settingsOptions(settings),
     // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
     toolOutputReference: outputReference(compaction.outputSeqs),
+    cutOutputReference: cutOutputReference(compaction.outputSeqs, session.session_id),
     summarizer: summarizerFor(env, settings.summarizerModel),
-    ...(session.cooldown_until !== null ? { cooldownUntil: session.cooldown_until } : {}),
+    // The cooldown after a failure, or longer while the breaker is open.
+    ...(llmSkipped !== undefined ? { cooldownUntil: llmSkipped } : {}),
     cooldownSeconds: workerConfig(env).cooldownSeconds,
     // Identifiers, files and requests of earlier compactions, carried by code rather than by the summary.
     ...(ledger !== undefined ? { ledger } : {}),
@@ -94,6 +110,7 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     force: compaction.force,
     ...(cacheState !== undefined ? { cacheState } : {}),
     ...recallOption(settings),
+    ...thrashOption(compaction),
   };
   const model = compaction.measure.model;
   return viewOf(await compact(engineInput(compaction.snapshot, model), options), model);
@@ -126,6 +143,7 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
     ...(accepted ? sizes : {}),
     summarizer: extractiveSummarizer(),
     toolOutputReference: outputReference(compaction.outputSeqs),
+    cutOutputReference: cutOutputReference(compaction.outputSeqs, compaction.session.session_id),
     ...(anchor !== undefined
       ? {
           ledger: {
@@ -138,6 +156,7 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
       : {}),
     force: true,
     ...recallOption(settings),
+    ...thrashOption(compaction),
   };
   return viewOf(
     await compact(engineInput(compaction.snapshot, measure.model), options),

@@ -18,7 +18,9 @@
 
 import { CondenseError, sendableMessages } from "@condense/core";
 import { writeDataPoint } from "../../analytics/data-points";
+import { workerConfig } from "../../config/worker-config";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
+import { recordCompactionEvent } from "../compaction-events";
 import { measureContext, readSnapshot } from "../context-view";
 import { clearPendingTrigger, readSession, recordFailure } from "../session-record";
 import type { SessionStorage } from "../session-storage";
@@ -31,6 +33,8 @@ import { fallbackView, type LocalCompaction, localView } from "./local";
 import { flushMemory, type MemorySinkFactory, noMemorySink } from "./memory-flush";
 import { withoutOpenCalls } from "./open-calls";
 import { openAIView } from "./openai";
+import { summarizerBreakerOf } from "./summarizer-breaker";
+import { thrashingOf } from "./thrashing";
 
 export interface CompactionOptions {
   requestId?: string;
@@ -48,6 +52,8 @@ export interface CompactionOptions {
    * `fallback`, compact at once with the deterministic tier.
    */
   onFailure?: "throw" | "fallback";
+  /** Called once the run recorded its `compaction.started` event (`compaction-events`). */
+  onStarted?: () => void;
 }
 
 /**
@@ -127,12 +133,16 @@ export async function runCompaction(
     };
   }
 
+  // Read from the history as it stands before this compaction commits.
+  const thrashing = thrashingOf(sql);
   const local: LocalCompaction = {
     env,
     session,
     settings,
     snapshot,
     measure,
+    ...(thrashing !== undefined ? { thrashing } : {}),
+    breaker: summarizerBreakerOf(sql, started, workerConfig(env).cooldownSeconds),
     // Which transcript row each tool output of the snapshot is: the engine names outputs by call id
     // and occurrence, and an id may be reused across turns.
     outputSeqs: outputSeqs(sql, snapshot),
@@ -140,6 +150,15 @@ export async function runCompaction(
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     ...(options.focus !== undefined ? { focus: options.focus } : {}),
   };
+  const run = crypto.randomUUID();
+  recordCompactionEvent(sql, "compaction.started", run, {
+    trigger,
+    tokens: measure.tokens,
+    contextWindow: measure.contextWindow,
+    budget: measure.budget,
+    strategy: settings.strategy,
+  });
+  options.onStarted?.();
   // Never rejects (see flushMemory); awaited after the commit.
   const flushed = flushMemory({
     env,
@@ -151,7 +170,7 @@ export async function runCompaction(
     log,
   });
   try {
-    const result = await compactSnapshot(storage, local, log, started, options);
+    const result = await compactSnapshot(storage, local, log, started, options, run);
     const event = result.event;
     if (result.status === "committed" && event !== undefined) {
       writeDataPoint(env, {
@@ -181,6 +200,7 @@ async function compactSnapshot(
   log: CompactionLogBase,
   started: number,
   options: CompactionOptions,
+  run: string,
 ): Promise<RunResult> {
   const { env, settings, snapshot, measure } = local;
   let view: NewView;
@@ -192,14 +212,27 @@ async function compactSnapshot(
         : undefined;
     view = viaOpenAI ?? (await localView(local));
   } catch (error) {
-    const failedAttempts = recordFailure(storage.open().sql, describeFailure(error), Date.now());
+    const sql = storage.open().sql;
+    const failedAttempts = recordFailure(sql, describeFailure(error), Date.now());
     const durationMs = Date.now() - started;
     logCompaction({ ...log, outcome: "failed", durationMs, error: failureCode(error) });
+    recordCompactionEvent(sql, "compaction.failed", run, {
+      trigger: log.trigger,
+      error: describeFailure(error),
+      failedAttempts,
+      fallback: options.onFailure === "fallback",
+    });
     if (options.onFailure !== "fallback") throw error;
     fallback = { failedAttempts, error: describeFailure(error) };
     try {
       view = await fallbackView(local);
     } catch (fallbackError) {
+      recordCompactionEvent(storage.open().sql, "compaction.failed", run, {
+        trigger: log.trigger,
+        error: describeFailure(fallbackError),
+        failedAttempts,
+        fallback: false,
+      });
       logCompaction({
         ...log,
         outcome: "failed",
@@ -215,10 +248,12 @@ async function compactSnapshot(
     snapshot,
     measure,
     view,
+    thrashing: local.thrashing,
     outputSeqs: local.outputSeqs,
     fallback,
     log,
     started,
     onCommit: options.onCommit,
+    run,
   });
 }

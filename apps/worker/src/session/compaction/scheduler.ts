@@ -58,6 +58,8 @@ export interface SchedulerDeps {
   memorySinks(): MemorySinkFactory;
   /** A compaction committed: the session's figures changed. */
   committed(): void;
+  /** A compaction recorded events (`compaction-events`): they are delivered off the caller's path. */
+  eventsRecorded(): void;
 }
 
 export class CompactionScheduler {
@@ -198,11 +200,22 @@ export class CompactionScheduler {
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
   async #compact(trigger: string, options: CompactionOptions): Promise<RunResult> {
     const { storage, env } = this.deps;
-    const result = await runCompaction(storage, env, trigger, options, this.deps.memorySinks());
-    if (result.status !== "not_needed" && result.status !== "gone") {
-      await this.scheduleIfNeeded("append");
+    const onStarted = () => this.deps.eventsRecorded();
+    try {
+      const result = await runCompaction(
+        storage,
+        env,
+        trigger,
+        { ...options, onStarted },
+        this.deps.memorySinks(),
+      );
+      if (result.status !== "not_needed" && result.status !== "gone") {
+        await this.scheduleIfNeeded("append");
+      }
+      if (result.status === "committed") this.deps.committed();
+      return result;
+    } finally {
+      this.deps.eventsRecorded();
     }
-    if (result.status === "committed") this.deps.committed();
-    return result;
   }
 }

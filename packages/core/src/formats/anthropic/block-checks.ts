@@ -9,6 +9,7 @@
  */
 
 import { field, isRecord, quote, type Report, typeName } from "../../messages/input-checks.js";
+import { isTypeName, typeNameProblem } from "../opaque.js";
 import { type AnthropicRole, KNOWN_BLOCK_TYPES } from "./types.js";
 
 const USER_BLOCKS = [
@@ -243,7 +244,12 @@ function checkToolResultContent(value: unknown, path: string, report: Report): v
       checkContentBlock(item, type, itemPath, report);
       return;
     }
-    if (typeof type === "string" && !KNOWN_BLOCK_TYPES.has(type) && type !== "") return;
+    if (typeof type === "string" && !KNOWN_BLOCK_TYPES.has(type) && type !== "") {
+      if (!isTypeName(type)) {
+        report(`${itemPath}.type`, "invalid_block_type", typeNameProblem(type, "the block"));
+      }
+      return;
+    }
     report(
       `${itemPath}.type`,
       "unknown_block_type",
@@ -299,6 +305,10 @@ export function checkBlock(
   const allowed: readonly string[] = role === "user" ? USER_BLOCKS : ASSISTANT_BLOCKS;
   // A type the engine does not know is forwarded whole: the provider judges it.
   if (typeof type === "string" && type !== "" && !KNOWN_BLOCK_TYPES.has(type)) {
+    if (!isTypeName(type)) {
+      report(`${path}.type`, "invalid_block_type", typeNameProblem(type, "the block"));
+      return;
+    }
     checkCacheControl(block, path, report);
     return;
   }

@@ -986,6 +986,28 @@ describe("Anthropic turns and blocks the engine cannot rebuild", () => {
       }).map((problem) => `${problem.index}|${problem.path}|${problem.kind}`),
     ).toEqual(["0|content[0].type|unknown_block_type", "1|content[0]|invalid_system"]);
   });
+
+  it("keeps a block type it does not know only when it is shaped like a type name", () => {
+    const problems = problemsOf({
+      messages: [
+        { role: "user", content: [{ type: "😀".repeat(2_000) }] },
+        {
+          role: "assistant",
+          content: [{ type: "Web Search" }, { type: "tool_use", id: "t1", name: "f", input: {} }],
+        },
+        {
+          role: "user",
+          content: [{ type: "tool_result", tool_use_id: "t1", content: [{ type: "x-y" }] }],
+        },
+      ],
+    });
+    expect(problems.map((problem) => `${problem.index}|${problem.path}|${problem.kind}`)).toEqual([
+      "0|content[0].type|invalid_block_type",
+      "1|content[0].type|invalid_block_type",
+      "2|content[0].content[0].type|invalid_block_type",
+    ]);
+    expect(problems[0]?.message.length).toBeLessThan(400);
+  });
 });
 
 /** What `fromAnthropic` made of `request` before markers were left out: every original block kept. */

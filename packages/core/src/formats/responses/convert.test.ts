@@ -361,6 +361,55 @@ describe("Responses items the engine cannot rebuild", () => {
     });
   });
 
+  it("pairs by call_id only items typed as calls (`*_call`) and their outputs (`*_call_output`)", () => {
+    // A content part's name used as an item type, with a call's fields: kept opaque, never a tool call.
+    const notACall = {
+      type: "output_text",
+      call_id: "call_x",
+      name: "lookup",
+      arguments: "{}",
+    };
+    const notAnOutput = { type: "output_text_output", call_id: "call_x", output: "done" };
+    const input = [{ role: "user", content: "hi" }, notACall, notAnOutput];
+    const messages = fromResponses(input);
+    expect(messages.some((message) => message.tool_calls !== undefined)).toBe(false);
+    expect(messages.some((message) => message.role === "tool")).toBe(false);
+    expect(messages.slice(1)).toMatchObject([
+      {
+        role: "assistant",
+        content: '[output_text] {"arguments":"{}","name":"lookup"}',
+        provider_data: { responses: { items: [notACall] } },
+      },
+      {
+        role: "assistant",
+        content: '[output_text_output] {"output":"done"}',
+        provider_data: { responses: { items: [notAnOutput] } },
+      },
+    ]);
+    expect(toResponses(messages)).toEqual(input);
+    expect(validateMessages(messages, "openai").ok).toBe(true);
+    expect(validateMessages(messages, "anthropic").problems).toEqual([]);
+  });
+
+  it("keeps an unknown type opaque only when it is shaped like a type name", () => {
+    const problems = problemsOf([
+      { role: "user", content: "hi" },
+      { type: "😀".repeat(2_000), call_id: "c" },
+      { type: "web search!" },
+      { type: `a${"b".repeat(64)}` },
+      { type: "Shell_Call" },
+    ]);
+    expect(problems.map((problem) => `${problem.index}|${problem.path}|${problem.kind}`)).toEqual([
+      "1|type|invalid_item_type",
+      "2|type|invalid_item_type",
+      "3|type|invalid_item_type",
+      "4|type|invalid_item_type",
+    ]);
+    // The message quotes a bounded part of what it refuses.
+    expect(problems[0]?.message.length).toBeLessThan(400);
+    expect(fromResponses([{ type: "image_generation_call", id: "ig_1" }])).toHaveLength(1);
+  });
+
   it("still refuses what the provider refuses: a custom call without its input", () => {
     expect(
       problemsOf([{ type: "custom_tool_call", call_id: "c", name: "apply_patch" }]).map(

@@ -29,12 +29,14 @@
  * - An item of any other type (`web_search_call`, `local_shell_call`, a type
  *   added next month) is kept whole in `provider_data.responses.items` and sent
  *   back verbatim; its canonical form says what it holds (`formats/opaque`), so
- *   it is counted, summarized as data, and shown by other formats. With a
- *   `call_id` it pairs like a function call: a type ending in `_output` is a
- *   tool message answering that id (its `output` text when it is a string),
- *   any other a custom tool call named by its type (its fields as input),
- *   joining the assistant message; without one it is an assistant message of
- *   its own (`[web_search_call] {…}`). Compaction keeps such messages whole or
+ *   it is counted, summarized as data, and shown by other formats. Only types
+ *   shaped like a type name are kept (`formats/opaque`); others are refused.
+ *   With a `call_id`, a type named as the API names calls pairs like a
+ *   function call: one ending in `_call_output` is a tool message answering
+ *   that id (its `output` text when it is a string), one ending in `_call` a
+ *   custom tool call named by its type (its fields as input), joining the
+ *   assistant message. Any other is an assistant message of its own
+ *   (`[web_search_call] {…}`). Compaction keeps such messages whole or
  *   summarizes them away with their pair (`isOpaqueMessage`), never edits them:
  *   rebuilt, they would be custom tool calls and outputs.
  * - Each message keeps its original items in `provider_data.responses.items`
@@ -64,7 +66,7 @@ import type {
 import { jsonEqual } from "../json-equal.js";
 import { opaqueText } from "../opaque.js";
 import { stableJson } from "../stable-json.js";
-import { checkItems, opaqueCallId, parseResponses } from "./parse.js";
+import { checkItems, opaqueCallId, opaquePairing, parseResponses } from "./parse.js";
 import {
   isKnownItem,
   isRider,
@@ -140,10 +142,10 @@ type ItemView =
 function viewOf(item: ResponseItem): ItemView {
   if (!isKnownItem(item)) {
     const callId = opaqueCallId(item);
-    if (callId === undefined)
+    const pairing = opaquePairing(item);
+    if (callId === undefined || pairing === "carrier")
       return { kind: "carrier", content: opaqueText(item.type, item, OPAQUE_OMIT) };
-    if (item.type.endsWith("_output"))
-      return { kind: "output", callId, content: opaqueOutput(item) };
+    if (pairing === "output") return { kind: "output", callId, content: opaqueOutput(item) };
     const input = stableJson(item, { omit: OPAQUE_OMIT, dropNulls: true });
     return {
       kind: "call",
@@ -306,8 +308,8 @@ function opaqueCallType(message: ChatMessage, callId: string): string | undefine
   for (const item of items) {
     if (typeof item !== "object" || item === null) continue;
     const { type, call_id: id } = item as { type?: unknown; call_id?: unknown };
-    if (id === callId && typeof type === "string")
-      return KNOWN_ITEM_TYPES.has(type) ? undefined : type;
+    if (id !== callId || typeof type !== "string" || KNOWN_ITEM_TYPES.has(type)) continue;
+    if (opaquePairing(item as Record<string, unknown>) === "call") return type;
   }
   return undefined;
 }

@@ -26,6 +26,7 @@ import {
   MAX_ITEM_NESTING,
   tooDeepMessage,
 } from "../../messages/limits.js";
+import { isTypeName, typeNameProblem } from "../opaque.js";
 import type { ResponseItem } from "./types.js";
 
 const MESSAGE_ROLES = ["user", "assistant", "system", "developer"] as const;
@@ -269,11 +270,22 @@ function checkItem(
         );
         return;
       }
-      // A type the engine does not know is kept whole and forwarded: the provider judges it. Its
-      // `call_id` pairs it like a function call (`*_output` answers, anything else calls).
-      if (opaqueCallId(value) === undefined) return;
-      if (type.endsWith("_output")) calls.result(opaqueCallId(value) ?? "");
-      else trackCall(value, index, report, calls);
+      if (!isTypeName(type)) {
+        report("type", "invalid_item_type", typeNameProblem(type, "the item"));
+        return;
+      }
+      // A type the engine does not know is kept whole and forwarded: the provider judges it. A
+      // call's type with a `call_id` pairs it like a function call (`opaquePairing`).
+      switch (opaquePairing(value)) {
+        case "call":
+          trackCall(value, index, report, calls);
+          return;
+        case "output":
+          calls.result(opaqueCallId(value) ?? "");
+          return;
+        default:
+          return;
+      }
   }
 }
 
@@ -281,6 +293,21 @@ function checkItem(
 export function opaqueCallId(item: Record<string, unknown>): string | undefined {
   const id = field(item, "call_id");
   return typeof id === "string" && id !== "" ? id : undefined;
+}
+
+/**
+ * What an item of a type the engine does not know stands for: with a `call_id`, a type named as the
+ * API names calls (`local_shell_call`, `computer_call`) is a call and one named as their outputs
+ * (`local_shell_call_output`) answers one; any other (`web_search_call` without an id, a content
+ * part's name such as `output_text` used as an item type) carries its text only, never a tool call
+ * that other formats would send as the model's own.
+ */
+export function opaquePairing(item: Record<string, unknown>): "call" | "output" | "carrier" {
+  const type = field(item, "type");
+  if (typeof type !== "string" || opaqueCallId(item) === undefined) return "carrier";
+  if (type.endsWith("_call_output")) return "output";
+  if (type.endsWith("_call")) return "call";
+  return "carrier";
 }
 
 /** Records a call's id; a call_id may come back once its call has its output (see call-ids), not while it waits. */

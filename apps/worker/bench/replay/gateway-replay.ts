@@ -1,12 +1,13 @@
 /**
- * @module bench/cost/gateway-replay
+ * @module bench/replay/gateway-replay
  * Replays a transcript through the gateway as an agent runs it: before each assistant message,
  * the whole history so far goes to `/v1/gateway/{upstream}/chat/completions` with a session
  * header and the window to use, marked for caching as Claude Code marks its prompts (the end of
  * the system prompt and the newest message, `cache_control` on their last content part); the
  * test upstream answers with the transcript's assistant message and records every request the
  * gateway forwarded. Between turns the replay waits until no background compaction is pending
- * or running, as a model's answer takes seconds while the compaction runs.
+ * or running, as a model's answer takes seconds while the compaction runs; then `afterTurn`, when
+ * given, sees the turn (the probe bench reads the session there, as it stands at that turn).
  */
 
 import type { ChatMessage } from "@condense/core";
@@ -94,10 +95,26 @@ async function settled(target: GatewayTarget, session: string): Promise<void> {
   throw new Error(`session ${session}: a compaction was still pending after 12 s`);
 }
 
+/** One replayed turn, as `afterTurn` sees it once the session has settled. */
+export interface ReplayedTurn {
+  /** 0 for the first turn. */
+  turn: number;
+  /** The client's history of this turn. */
+  history: ChatMessage[];
+  /** The request the gateway forwarded for it. */
+  forwarded: RecordedCall | undefined;
+}
+
 /** Replays `messages` turn by turn through the gateway into `session`, at `contextWindow`. */
 export async function replayThroughGateway(
   target: GatewayTarget,
-  options: { session: string; messages: ChatMessage[]; contextWindow: number; model: string },
+  options: {
+    session: string;
+    messages: ChatMessage[];
+    contextWindow: number;
+    model: string;
+    afterTurn?: (turn: ReplayedTurn) => Promise<void>;
+  },
 ): Promise<GatewayReplay> {
   const started = performance.now();
   const { session, messages } = options;
@@ -138,6 +155,13 @@ export async function replayThroughGateway(
     }
     generations.add(response.headers.get("X-Condense-Generation") ?? "none");
     await settled(target, session);
+    if (options.afterTurn !== undefined) {
+      const forwarded = target.upstream
+        .calls(tag)
+        .filter((recorded) => recorded.path.endsWith("/chat/completions"))
+        .at(-1);
+      await options.afterTurn({ turn: histories.length - 1, history, forwarded });
+    }
   }
   const { compactions } = (await call(target, "GET", `/v1/sessions/${session}/compactions`)) as {
     compactions: CompactionRecord[];

@@ -1,0 +1,159 @@
+import { type ChatMessage, countMessageTokens, messageTokens } from "@condense/core";
+import { describe, expect, it } from "vitest";
+import { ApiError } from "../api/errors";
+import { measureContext, type Snapshot } from "./context-view";
+import { fitServed } from "./fit-served";
+import type { SessionRow } from "./session-record";
+import { DEFAULT_SETTINGS, type SessionSettings } from "./settings";
+
+const model = "gpt-4o";
+
+/** Storage with no indexed output: outputs after the view carry their seqs themselves. */
+const sql = {
+  exec: () => ({ toArray: () => [] }),
+} as unknown as SqlStorage;
+
+function session(): SessionRow {
+  return {
+    user_id: "u",
+    session_id: "s 1",
+    epoch: "e",
+    created_at: 0,
+    updated_at: 0,
+    last_model: model,
+    message_count: 0,
+    transcript_tokens: 0,
+    cooldown_until: null,
+    calibration_ratio: 1,
+    calibration_samples: 0,
+    pending_trigger: null,
+    exhausted_seq: null,
+    ledger: null,
+    learned_window: null,
+    learned_window_model: null,
+    served_tokens: null,
+    served_seq: null,
+    failed_attempts: 0,
+    last_failure_at: null,
+    last_failure: null,
+    retry_at: null,
+    overhead_tokens: 0,
+    cache_excess_tokens: null,
+    cache_compacted_tokens: null,
+    cache_stable_tokens: null,
+    memory_block: null,
+    memory_block_compaction: null,
+  };
+}
+
+function settings(overrides: Partial<SessionSettings> = {}): SessionSettings {
+  return { ...DEFAULT_SETTINGS, contextWindow: 12_000, ...overrides };
+}
+
+function lines(count: number, name: string): string {
+  return Array.from({ length: count }, (_, i) => `${name} ${i}: row ${i} of the export`).join("\n");
+}
+
+/**
+ * A view (a summary and the call) and, after it, the results of the call that came after the
+ * compaction's snapshot (it leaves calls awaiting results out): what no compaction ever saw.
+ */
+function snapshotOf(view: ChatMessage[], tail: ChatMessage[], openaiItems?: unknown[]): Snapshot {
+  const messages = [...view, ...tail];
+  const counts = messages.map((message) => messageTokens(message, model));
+  return {
+    epoch: "e",
+    view: undefined,
+    coveredSeq: 10,
+    lastSeq: 10 + tail.length,
+    messages,
+    seqs: [...view.map(() => null), ...tail.map((_, i) => 11 + i)],
+    tokenCounts: counts,
+    ...(openaiItems !== undefined ? { openaiItems } : {}),
+    tail,
+    tokens: counts.reduce((sum, count) => sum + count, 0),
+  };
+}
+
+const view: ChatMessage[] = [
+  { role: "system", content: "You are an export agent." },
+  {
+    role: "user",
+    content: "<compacted-context>Earlier turns read the schema.</compacted-context>",
+  },
+  {
+    role: "assistant",
+    content: "Reading both exports.",
+    tool_calls: ["a", "b"].map((id) => ({
+      id: `read_${id}`,
+      type: "function" as const,
+      function: { name: "read", arguments: JSON.stringify({ path: `${id}.csv` }) },
+    })),
+  },
+];
+const results: ChatMessage[] = [
+  { role: "tool", tool_call_id: "read_a", content: lines(900, "a") },
+  { role: "tool", tool_call_id: "read_b", content: lines(700, "b") },
+];
+
+function textOf(message: ChatMessage | undefined): string {
+  return typeof message?.content === "string" ? message.content : "";
+}
+
+describe("fitServed", () => {
+  it("serves a context over its window fitted to its budget: the newest results cut, with the route to the whole ones", () => {
+    const snapshot = snapshotOf(view, results);
+    const measure = measureContext(session(), settings(), snapshot.tokens, undefined);
+    expect(snapshot.tokens).toBeGreaterThan(measure.engineWindow);
+    const fitted = fitServed(sql, snapshot, measure, settings({ recall: true }), "s 1");
+    expect(fitted.snapshot.tokens).toBeLessThanOrEqual(measure.engineBudget);
+    expect(countMessageTokens(fitted.snapshot.messages, model) - 3).toBe(fitted.snapshot.tokens);
+    // The view is untouched; the tail's results are replaced, and said so by index.
+    expect(fitted.snapshot.messages.slice(0, 3)).toEqual(view);
+    expect(fitted.replaced.map(({ index }) => index)).toEqual([3, 4]);
+    expect(fitted.snapshot.tail).toEqual(fitted.snapshot.messages.slice(3));
+    const first = textOf(fitted.snapshot.tail[0]);
+    expect(first.startsWith("a 0: row 0")).toBe(true);
+    expect(first).toContain("a 899: row 899");
+    expect(first).toContain(
+      "fetch the whole output by tool call id read_a (GET /v1/sessions/s%201/tool-outputs/read_a?seq=11) (the `recall` tool takes it as toolCallId)",
+    );
+  });
+
+  it("leaves a context within its budget as it is", () => {
+    const snapshot = snapshotOf(view, [
+      { role: "tool", tool_call_id: "read_a", content: "a" },
+      { role: "tool", tool_call_id: "read_b", content: "b" },
+    ]);
+    const measure = measureContext(session(), settings(), snapshot.tokens, undefined);
+    const fitted = fitServed(sql, snapshot, measure, settings(), "s");
+    expect(fitted.snapshot).toBe(snapshot);
+    expect(fitted.replaced).toEqual([]);
+  });
+
+  it("never touches a view of OpenAI compaction items", () => {
+    const items = [{ type: "compaction", encrypted_content: "opaque" }];
+    const itemView: ChatMessage[] = [{ role: "user", content: lines(300, "item") }];
+    expect(messageTokens(itemView[0] as ChatMessage, model)).toBeGreaterThan(2_000);
+    const snapshot = snapshotOf(itemView, [view[2] as ChatMessage, ...results], items);
+    const measure = measureContext(session(), settings(), snapshot.tokens, undefined);
+    const fitted = fitServed(sql, snapshot, measure, settings(), "s");
+    expect(fitted.snapshot.messages[0]).toBe(itemView[0]);
+    expect(fitted.snapshot.tokens).toBeLessThanOrEqual(measure.engineBudget);
+  });
+
+  it("refuses with context_over_window what no cut can make fit the window", () => {
+    const pasted: ChatMessage = { role: "user", content: lines(1_600, "pasted") };
+    const snapshot = snapshotOf([view[0] as ChatMessage], [pasted]);
+    const measure = measureContext(session(), settings(), snapshot.tokens, undefined);
+    let refused: unknown;
+    try {
+      fitServed(sql, snapshot, measure, settings(), "s");
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(ApiError);
+    expect((refused as ApiError).code).toBe("context_over_window");
+    expect((refused as ApiError).status).toBe(422);
+  });
+});

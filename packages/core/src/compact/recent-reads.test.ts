@@ -1,0 +1,103 @@
+import { describe, expect, it } from "vitest";
+import { messageText } from "../messages/content.js";
+import type { ChatMessage } from "../messages/types.js";
+import { assistant, bulkyOutput, call, result, user } from "../test-support/conversation.js";
+import { countTokens } from "../tokens/count.js";
+import { compact } from "./compact.js";
+import { recentReadsFrom } from "./recent-reads.js";
+
+const model = "gpt-4o";
+
+/**
+ * A session of 30 turns of 1,200-token reads, the turn before the last reading a 5.7k-token file,
+ * the last reading three small ones (so that the tail's four messages hold only the last turn).
+ */
+function session(): { messages: ChatMessage[]; fresh: string } {
+  const messages: ChatMessage[] = [user("Port the parser to the new API.")];
+  for (let i = 0; i < 30; i++) {
+    messages.push(
+      assistant(`Reading module ${i}.`, [call(`call_${i}`, "Read", { file_path: `src/m${i}.py` })]),
+      result(`call_${i}`, bulkyOutput(60, `m${i}`)),
+    );
+  }
+  const fresh = bulkyOutput(290, "parser");
+  messages.push(
+    assistant("Reading the parser itself.", [
+      call("call_parser", "Read", { file_path: "src/parser.py" }),
+    ]),
+    result("call_parser", fresh),
+    assistant("Now the tests and their fixtures.", [
+      call("call_tests", "Read", { file_path: "tests/test_parser.py" }),
+      call("call_fixture_a", "Read", { file_path: "tests/fixtures/a.txt" }),
+      call("call_fixture_b", "Read", { file_path: "tests/fixtures/b.txt" }),
+    ]),
+    result("call_tests", bulkyOutput(20, "tests")),
+    result("call_fixture_a", bulkyOutput(5, "a")),
+    result("call_fixture_b", bulkyOutput(5, "b")),
+  );
+  return { messages, fresh };
+}
+
+describe("recent reads stay", () => {
+  it("keeps a 5.7k-token file read of the turn before whole at 32k: neither pruned nor summarized", async () => {
+    const { messages, fresh } = session();
+    expect(countTokens(fresh, model)).toBeGreaterThan(5_000);
+    const compacted = await compact({ model, messages }, { contextWindow: 32_000, force: true });
+    expect(compacted.compacted).toBe(true);
+    const kept = compacted.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_parser",
+    );
+    expect(messageText(kept ?? { role: "tool", content: "" })).toBe(fresh);
+    expect(compacted.prunedToolOutputs.map((output) => output.toolCallId)).not.toContain(
+      "call_parser",
+    );
+  });
+
+  it("lets older reads go, and recent ones too when they alone would not fit", async () => {
+    const { messages } = session();
+    const compacted = await compact({ model, messages }, { contextWindow: 32_000, force: true });
+    const reads = compacted.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id);
+    expect(reads).not.toContain("call_3");
+    // In a 12k window the parser's read is over the share recent reads may keep.
+    const small = await compact({ model, messages }, { contextWindow: 12_000, force: true });
+    expect(small.compacted).toBe(true);
+    expect(small.finalTokens).toBeLessThanOrEqual(small.budget);
+  });
+});
+
+describe("recentReadsFrom", () => {
+  const turn = (id: string): ChatMessage[] => [
+    assistant(null, [call(id, "bash", { command: "ls" })]),
+    result(id, "out"),
+  ];
+  const messages: ChatMessage[] = [
+    user("task"),
+    ...turn("a"),
+    ...turn("b"),
+    assistant("Done with that."),
+    user("Next, the parser."),
+    ...turn("c"),
+    ...turn("d"),
+  ];
+  const tokens = messages.map(() => 10);
+  const newestFrom = messages.length;
+
+  it("keeps the last two turns with calls and what lies between them", () => {
+    expect(recentReadsFrom(messages, tokens, newestFrom, 1_000)).toBe(7);
+    const spaced = [...messages.slice(0, 9), assistant("Now d."), user("ok"), ...messages.slice(9)];
+    expect(
+      recentReadsFrom(
+        spaced,
+        spaced.map(() => 10),
+        spaced.length,
+        1_000,
+      ),
+    ).toBe(7);
+  });
+
+  it("keeps fewer turns when the budget is short, and never reaches the previous summary", () => {
+    expect(recentReadsFrom(messages, tokens, newestFrom, 25)).toBe(9);
+    expect(recentReadsFrom(messages, tokens, newestFrom, 1_000, 8)).toBe(9);
+    expect(recentReadsFrom(messages, tokens, newestFrom, 5)).toBe(newestFrom);
+  });
+});
