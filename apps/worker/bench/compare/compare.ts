@@ -1,11 +1,12 @@
 /**
  * @module bench/compare/compare
- * `pnpm bench compare [--base <ref>] [--rounds <n>] [--figures a,b] [--keep]`: the performance
+ * `pnpm bench compare [--base <ref> | --base-dir <checkout>] [--rounds <n>] [--figures a,b] [--keep]`: the performance
  * gate. Builds the base (by default the merge base with main) in a temporary git worktree, starts
  * a `wrangler dev` for each checkout, takes the same figures (`bench/compare/figures`) from both
  * in every round, interleaved, prints each metric's medians and the ratio change/base, and exits
  * with 1 when a gated metric is slower than its noise margin allows (`bench/compare/verdict`).
- * `--keep` keeps the base's worktree for the next run (it is found again by its commit).
+ * `--keep` keeps the base's worktree for the next run (it is found again by its commit);
+ * `--base-dir` takes another checkout, as it is on disk, for the base (built, never removed).
  */
 
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -39,7 +40,11 @@ export async function compare(args: string[]): Promise<number> {
   const wanted = option(args, "--figures")?.split(",");
   const keep = args.includes("--keep");
   const repo = join(root, "../..");
-  const { commit, how } = resolveBase(repo, option(args, "--base"));
+  const baseDir = option(args, "--base-dir");
+  const { commit, how } =
+    baseDir === undefined
+      ? resolveBase(repo, option(args, "--base"))
+      : { commit: changeTree(baseDir).commit, how: `the checkout at ${baseDir}, as it is` };
   const change = changeTree(repo);
   console.log(
     `# pnpm bench compare — base ${commit.slice(0, 10)} (${how}) vs change ${change.label}; ${rounds} rounds, interleaved`,
@@ -51,7 +56,11 @@ export async function compare(args: string[]): Promise<number> {
   );
   const started = performance.now();
   buildPackages(repo);
-  const base = baseTree(repo, commit);
+  if (baseDir !== undefined) buildPackages(baseDir);
+  const base =
+    baseDir === undefined
+      ? baseTree(repo, commit)
+      : { ...changeTree(baseDir), name: "base" as const, remove: () => {} };
   console.log(`both checkouts built (${((performance.now() - started) / 1000).toFixed(0)} s)`);
 
   const trees = [base, change];
