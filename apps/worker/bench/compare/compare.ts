@@ -114,7 +114,7 @@ export async function compare(args: string[]): Promise<number> {
     if (!keep) base.remove();
   }
 
-  const rows = verdicts(samples);
+  const rows = verdicts(samples, rounds);
   console.log(`\n${formatRows(rows)}`);
   console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s in all)`);
   const slower = rows.filter((row) => row.verdict === "slower");
