@@ -61,6 +61,8 @@ export async function compare(args: string[]): Promise<number> {
     baseDir === undefined
       ? baseTree(repo, commit)
       : { ...changeTree(baseDir), name: "base" as const, remove: () => {} };
+  // A base built before (--keep) is built again through the cache: its generated sources too.
+  if (baseDir === undefined) buildPackages(base.dir);
   console.log(`both checkouts built (${((performance.now() - started) / 1000).toFixed(0)} s)`);
 
   const trees = [base, change];
@@ -73,6 +75,23 @@ export async function compare(args: string[]): Promise<number> {
   if (wanted === undefined || wanted.includes("bundle"))
     for (const tree of trees) record("Worker bundle, gzipped (KiB)", tree.name, bundleKiB(tree));
 
+  // The cold import needs no Worker: with only it (and the bundle) asked for, none is started.
+  if (wanted?.every((name) => name === "cold-import" || name === "bundle") === true) {
+    const cold = FIGURES.find((figure) => figure.name === "cold-import");
+    if (wanted.includes("cold-import"))
+      for (let round = 0; round < rounds; round++) {
+        const order = round % 2 === 0 ? trees : [...trees].reverse();
+        const subjects = order.map((tree) => ({ tree, base: "", pid: undefined }));
+        await cold?.round?.(subjects, round, record);
+      }
+    if (!keep) base.remove();
+    return report(
+      samples,
+      rounds,
+      started,
+      commit === change.commit && !change.label.includes(" "),
+    );
+  }
   const upstream = await startInstantUpstream();
   const configs = trees.map(benchConfig);
   const vars = {
@@ -114,11 +133,21 @@ export async function compare(args: string[]): Promise<number> {
     if (!keep) base.remove();
   }
 
+  return report(samples, rounds, started, commit === change.commit && !change.label.includes(" "));
+}
+
+/** Prints the table and the verdict; the exit code: 1 when a gated metric is slower. */
+function report(
+  samples: ReadonlyMap<string, Samples>,
+  rounds: number,
+  started: number,
+  identical: boolean,
+): number {
   const rows = verdicts(samples, rounds);
   console.log(`\n${formatRows(rows)}`);
   console.log(`(${((performance.now() - started) / 1000).toFixed(0)} s in all)`);
   const slower = rows.filter((row) => row.verdict === "slower");
-  if (commit === change.commit && !change.label.includes(" "))
+  if (identical)
     console.log(
       "the base is the change's own commit: these ratios are the noise between identical checkouts",
     );

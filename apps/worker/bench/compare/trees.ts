@@ -42,6 +42,17 @@ function step(cwd: string, command: string, args: string[]): void {
  * the client, which the inspector's build does.
  */
 export function buildPackages(dir: string): void {
+  // The token tables' modules in core's src/, which turbo's cache does not restore and the
+  // inspector's build (run by wrangler) reads.
+  step(dir, "pnpm", [
+    "--filter",
+    "@condense/core",
+    "exec",
+    "node",
+    "--import",
+    "tsx",
+    "scripts/build-rank-data.ts",
+  ]);
   // Through turbo, whose cache (shared by git worktrees) skips a build it has made before.
   step(dir, "pnpm", [
     "exec",
