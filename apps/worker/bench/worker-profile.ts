@@ -149,8 +149,9 @@ export async function profileWorker(paths: string[]): Promise<void> {
   );
   const folder = join(root, "../../.bench/profiles");
   mkdirSync(folder, { recursive: true });
-  const devtools = await inspect(worker.inspectorPort);
+  let devtools: Awaited<ReturnType<typeof inspect>> | undefined;
   const profiled = async (name: string, work: () => Promise<void>) => {
+    devtools ??= await inspect(worker.inspectorPort);
     await devtools.send("Profiler.enable");
     await devtools.send("Profiler.setSamplingInterval", { interval: 100 });
     await devtools.send("Profiler.start");
@@ -228,7 +229,7 @@ export async function profileWorker(paths: string[]): Promise<void> {
       });
     }
   } finally {
-    devtools.close();
+    devtools?.close();
     worker.child.kill("SIGTERM");
     upstream.close();
     rmSync(worker.dir, { recursive: true, force: true });
