@@ -26,13 +26,22 @@
  * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
  */
 
-import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
-import { join } from "node:path";
-import { type ChatMessage, compact, countMessageTokens } from "@condense/core";
-import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
+import { rmSync } from "node:fs";
+import { compact, countMessageTokens } from "@condense/core";
 import { startTestServer } from "@condense/test-servers";
 import { gatewayLatency } from "./gateway-latency.ts";
-import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.ts";
+import {
+  APPEND_BATCH,
+  agentSession,
+  api,
+  appendAll,
+  corpusSession,
+  corpusTranscripts,
+  ms,
+  percentile,
+  searchQueries,
+  startWorker,
+} from "./harness.ts";
 
 const LLM_DELAY_MS = 5_000;
 const IDLE_APPENDS = 300;
@@ -41,8 +50,6 @@ const SESSIONS = 50;
 const CONCURRENCY = 16;
 /** Sessions compacted through the Durable Object, one compaction each. */
 const COMPACTED_SESSIONS = 9;
-/** Messages per append while a session is built. */
-const APPEND_BATCH = 150;
 
 const SUMMARY = [
   "## Goal\nBenchmark summary.",
@@ -61,17 +68,6 @@ async function startSlowLlm(): Promise<{ url: string; close: () => void }> {
     usage: { prompt_tokens: 1000, completion_tokens: 50 },
   }));
   return { url: server.url, close: () => void server.close() };
-}
-
-async function api(base: string, method: string, path: string, body?: unknown): Promise<unknown> {
-  const response = await fetch(`${base}${path}`, {
-    method,
-    headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
-  return JSON.parse(text) as unknown;
 }
 
 async function timedAppend(base: string, session: string, i: number): Promise<number> {
@@ -257,77 +253,6 @@ const SEARCH_APPENDS = 400;
 const SEARCHES = 300;
 const SEARCH_SESSION_TOKENS = 200_000;
 
-/** The corpus transcripts (../shared/corpus/normalized when present, else the engine's fixtures). */
-function corpusTranscripts(): { source: string; transcripts: ChatMessage[][] } {
-  const shared = join(root, "../../../shared/corpus/normalized");
-  const folder = existsSync(shared) ? shared : TRANSCRIPTS_DIR;
-  const transcripts = readdirSync(folder)
-    .filter((file) => file.endsWith(".json"))
-    .sort()
-    .map(
-      (file) =>
-        (JSON.parse(readFileSync(join(folder, file), "utf8")) as { messages: ChatMessage[] })
-          .messages,
-    );
-  return { source: folder, transcripts };
-}
-
-/** Messages of whole transcripts, in order, until they hold `tokens` (exact count for gpt-4o). */
-function corpusSession(transcripts: ChatMessage[][], tokens: number): ChatMessage[] {
-  const messages: ChatMessage[] = [];
-  for (let round = 0; countMessageTokens(messages, "gpt-4o") < tokens && round < 20; round++) {
-    for (const transcript of transcripts) {
-      messages.push(...transcript);
-      if (countMessageTokens(messages, "gpt-4o") >= tokens) break;
-    }
-  }
-  return messages;
-}
-
-/** Appends `messages` in requests of at most ~1 MB and `APPEND_BATCH` messages. */
-async function appendAll(base: string, session: string, messages: ChatMessage[]): Promise<void> {
-  let batch: ChatMessage[] = [];
-  let bytes = 0;
-  const flush = async () => {
-    if (batch.length === 0) return;
-    await api(base, "POST", `/v1/sessions/${session}/messages`, {
-      model: "gpt-4o",
-      messages: batch,
-    });
-    batch = [];
-    bytes = 0;
-  };
-  for (const message of messages) {
-    const size = JSON.stringify(message).length;
-    if (batch.length >= APPEND_BATCH || (bytes + size > 1_000_000 && batch.length > 0))
-      await flush();
-    batch.push(message);
-    bytes += size;
-  }
-  await flush();
-}
-
-/** Queries of 1-3 words drawn (deterministically) from the session's text, and some tool-call ids. */
-function searchQueries(messages: ChatMessage[], count: number): string[] {
-  const words: string[] = [];
-  const ids: string[] = [];
-  for (const message of messages) {
-    const text =
-      typeof message.content === "string" ? message.content : JSON.stringify(message.content);
-    for (const word of text.split(/[^A-Za-z0-9_]+/)) if (word.length >= 4) words.push(word);
-    for (const call of message.tool_calls ?? []) ids.push(call.id);
-  }
-  let state = 42;
-  const next = (n: number) => {
-    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
-    return state % n;
-  };
-  return Array.from({ length: count }, (_, i) => {
-    if (i % 10 === 9 && ids.length > 0) return ids[next(ids.length)] ?? "call";
-    return Array.from({ length: 1 + (i % 3) }, () => words[next(words.length)]).join(" ");
-  });
-}
-
 /**
  * Searches `queries` in turn, each paired with a request that reaches the same object and does almost
  * nothing there (`GET /compactions`, an empty list): the search's own cost is the difference.
@@ -412,6 +337,15 @@ async function searchFigures(): Promise<void> {
 }
 
 const sections = process.argv.slice(2);
+if (sections[0] === "profile") {
+  const { profileWorker } = await import("./worker-profile.ts");
+  await profileWorker(sections.slice(1));
+  process.exit(0);
+}
+if (sections[0] === "compare") {
+  const { compare } = await import("./compare/compare.ts");
+  process.exit(await compare(sections.slice(1)));
+}
 const wanted = (name: string) => sections.length === 0 || sections.includes(name);
 if (wanted("compaction-cpu")) await compactionCpu();
 if (wanted("durable-object")) await durableObjectCompaction();

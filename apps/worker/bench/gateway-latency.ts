@@ -31,12 +31,12 @@ import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.
 const TURNS = Number(process.env.BENCH_GATEWAY_TURNS ?? 300);
 const WARMUP_TURNS = 5;
 const STREAM_TURNS = 60;
-const HISTORY_TOKENS = 150_000;
+export const HISTORY_TOKENS = 150_000;
 /** Stated to the gateway so that no compaction runs: the turn measured is the steady one. */
-const CONTEXT_WINDOW = 1_000_000;
-const UPSTREAM_KEY = "sk-bench-upstream";
+export const CONTEXT_WINDOW = 1_000_000;
+export const UPSTREAM_KEY = "sk-bench-upstream";
 
-interface Protocol {
+export interface Protocol {
   name: string;
   /** The route after `/v1/gateway/{upstream}`, also the upstream's path. */
   path: string;
@@ -48,7 +48,7 @@ interface Protocol {
   auth(key: string): Record<string, string>;
 }
 
-const PROTOCOLS: Protocol[] = [
+export const PROTOCOLS: Protocol[] = [
   {
     name: "Chat Completions",
     path: "/chat/completions",
@@ -194,7 +194,7 @@ function answerFor(
   ]);
 }
 
-interface InstantUpstream {
+export interface InstantUpstream {
   url: string;
   /** What the model says next, the same to every path, so that the agent's next history holds it. */
   answer: string;
@@ -202,7 +202,7 @@ interface InstantUpstream {
 }
 
 /** An upstream speaking the three protocols, answering every request at once once it is read whole. */
-function startInstantUpstream(): Promise<InstantUpstream> {
+export function startInstantUpstream(): Promise<InstantUpstream> {
   let answers = 0;
   const upstream: InstantUpstream = { url: "", answer: "Noted.", close: () => server.close() };
   const server = createServer((request: IncomingMessage, response: ServerResponse) => {
@@ -225,7 +225,7 @@ function startInstantUpstream(): Promise<InstantUpstream> {
 }
 
 /** An agent's history of about `tokens` tokens: tool steps with long, distinct outputs. */
-function agentHistory(tokens: number): ChatMessage[] {
+export function agentHistory(tokens: number): ChatMessage[] {
   const steps = agentSession() as unknown as ChatMessage[];
   const messages = steps.slice(0, 2);
   for (let i = 2; i + 2 < steps.length; i += 3) {
@@ -255,7 +255,7 @@ function processTree(pid: number): number[] {
  * CPU milliseconds (user and system) `pid` and its descendants have used: the work done, which a
  * busy machine does not inflate as it inflates wall time. NaN where /proc cannot tell.
  */
-function cpuMs(pid: number | undefined): number {
+export function cpuMs(pid: number | undefined): number {
   if (pid === undefined) return Number.NaN;
   try {
     let ticks = 0;

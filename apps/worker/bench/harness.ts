@@ -6,15 +6,19 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type ChatMessage, countMessageTokens } from "@condense/core";
+import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 
 /** The Worker's folder (apps/worker). */
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** Messages per append while a session is built. */
+export const APPEND_BATCH = 150;
 /** The Condense key every bench Worker accepts. */
 export const KEY = "bench-key";
 
@@ -29,13 +33,15 @@ export async function freePort(): Promise<number> {
 /**
  * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
  * by default), so a second Worker started on the same `dir` finds the sessions of the first; the
- * Worker of `config` (a wrangler config file) rather than Condense's when given.
+ * Worker of `config` (a wrangler config file) rather than Condense's when given; the Worker of
+ * another checkout when `workerDir` (its apps/worker) is given (the comparison mode's base).
  */
 export async function startWorker(
   extraVars: Record<string, string>,
   dir = mkdtempSync(join(tmpdir(), "condense-bench-")),
   config?: string,
-): Promise<{ base: string; child: ChildProcess; dir: string }> {
+  workerDir = root,
+): Promise<{ base: string; child: ChildProcess; dir: string; inspectorPort: number }> {
   const port = await freePort();
   const vars = { API_KEYS: `bench:${KEY}`, ...extraVars };
   // An inspector port of its own: two Workers started at once would both ask for the default one.
@@ -44,8 +50,8 @@ export async function startWorker(
   args.push("--inspector-port", String(inspectorPort));
   if (config !== undefined) args.push("--config", config);
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
-  const child = spawn(join(root, "node_modules/.bin/wrangler"), args, {
-    cwd: root,
+  const child = spawn(join(workerDir, "node_modules/.bin/wrangler"), args, {
+    cwd: workerDir,
     stdio: ["ignore", "pipe", "pipe"],
   });
   // What it last printed, for the error should it not start (the pipes are read to their end).
@@ -63,7 +69,7 @@ export async function startWorker(
   // Three minutes: on a busy machine the inspector's build alone, before the Worker's, takes one.
   for (let i = 0; i < 720 && !exited; i++) {
     try {
-      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir };
+      if ((await fetch(`${base}/healthz`)).ok) return { base, child, dir, inspectorPort };
     } catch {
       // not up yet
     }
@@ -116,4 +122,95 @@ export function agentSession(salt = 0): Array<Record<string, unknown>> {
     chars += output.length + note.length + 40;
   }
   return messages;
+}
+
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<unknown> {
+  const response = await fetch(`${base}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${KEY}`, "Content-Type": "application/json" },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${text.slice(0, 300)}`);
+  return JSON.parse(text) as unknown;
+}
+
+/** The corpus transcripts (../shared/corpus/normalized when present, else the engine's fixtures). */
+export function corpusTranscripts(): { source: string; transcripts: ChatMessage[][] } {
+  const shared = join(root, "../../../shared/corpus/normalized");
+  const folder = existsSync(shared) ? shared : TRANSCRIPTS_DIR;
+  const transcripts = readdirSync(folder)
+    .filter((file) => file.endsWith(".json"))
+    .sort()
+    .map(
+      (file) =>
+        (JSON.parse(readFileSync(join(folder, file), "utf8")) as { messages: ChatMessage[] })
+          .messages,
+    );
+  return { source: folder, transcripts };
+}
+
+/** Messages of whole transcripts, in order, until they hold `tokens` (exact count for gpt-4o). */
+export function corpusSession(transcripts: ChatMessage[][], tokens: number): ChatMessage[] {
+  const messages: ChatMessage[] = [];
+  for (let round = 0; countMessageTokens(messages, "gpt-4o") < tokens && round < 20; round++) {
+    for (const transcript of transcripts) {
+      messages.push(...transcript);
+      if (countMessageTokens(messages, "gpt-4o") >= tokens) break;
+    }
+  }
+  return messages;
+}
+
+/** Appends `messages` in requests of at most ~1 MB and `APPEND_BATCH` messages. */
+export async function appendAll(
+  base: string,
+  session: string,
+  messages: ChatMessage[],
+): Promise<void> {
+  let batch: ChatMessage[] = [];
+  let bytes = 0;
+  const flush = async () => {
+    if (batch.length === 0) return;
+    await api(base, "POST", `/v1/sessions/${session}/messages`, {
+      model: "gpt-4o",
+      messages: batch,
+    });
+    batch = [];
+    bytes = 0;
+  };
+  for (const message of messages) {
+    const size = JSON.stringify(message).length;
+    if (batch.length >= APPEND_BATCH || (bytes + size > 1_000_000 && batch.length > 0))
+      await flush();
+    batch.push(message);
+    bytes += size;
+  }
+  await flush();
+}
+
+/** Queries of 1-3 words drawn (deterministically) from the session's text, and some tool-call ids. */
+export function searchQueries(messages: ChatMessage[], count: number): string[] {
+  const words: string[] = [];
+  const ids: string[] = [];
+  for (const message of messages) {
+    const text =
+      typeof message.content === "string" ? message.content : JSON.stringify(message.content);
+    for (const word of text.split(/[^A-Za-z0-9_]+/)) if (word.length >= 4) words.push(word);
+    for (const call of message.tool_calls ?? []) ids.push(call.id);
+  }
+  let state = 42;
+  const next = (n: number) => {
+    state = (state * 1_103_515_245 + 12_345) % 2_147_483_648;
+    return state % n;
+  };
+  return Array.from({ length: count }, (_, i) => {
+    if (i % 10 === 9 && ids.length > 0) return ids[next(ids.length)] ?? "call";
+    return Array.from({ length: 1 + (i % 3) }, () => words[next(words.length)]).join(" ");
+  });
 }

@@ -5,7 +5,7 @@
  * built package (`pnpm bench` builds it first) in a fresh Node process per sample;
  * the bundle row runs the Worker's `wrangler deploy --dry-run` into a temporary folder.
  *
- *   node --expose-gc --import tsx bench/bench.ts [--quick]
+ *   node --expose-gc --import tsx bench/bench.ts [--quick | --cold-start]
  */
 
 import { execFileSync, spawnSync } from "node:child_process";
@@ -451,6 +451,11 @@ async function llmFigures(transcripts: Transcript[]): Promise<void> {
   }
 }
 
+// `--cold-start`: only the cold-start rows (each a fresh process, the libraries alternated).
+if (process.argv.includes("--cold-start")) {
+  coldStartFigures();
+  process.exit(0);
+}
 const { source, transcripts } = loadTranscripts();
 console.log(
   `# @condense/core benchmark — Node ${process.version}, ${transcripts.length} transcripts from ${source}`,

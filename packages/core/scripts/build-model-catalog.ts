@@ -103,7 +103,19 @@ import type { CatalogModel } from "./catalog-model.js";
 
 export const CATALOG_SOURCE = { package: "@pydantic/genai-prices", version: ${JSON.stringify(version)} } as const;
 
-export const CATALOG_MODELS: readonly CatalogModel[] = ${JSON.stringify(models)};
+/**
+ * The catalog as JSON text, parsed on its first use: as an object literal its ~500 entries were
+ * parsed and built at every import of the engine, which most imports never look up (issue 29).
+ */
+const CATALOG_JSON = ${JSON.stringify(JSON.stringify(models))};
+
+let catalog: readonly CatalogModel[] | undefined;
+
+/** The catalog's models, in its order (first-party providers first). */
+export function catalogModels(): readonly CatalogModel[] {
+  catalog ??= JSON.parse(CATALOG_JSON) as CatalogModel[];
+  return catalog;
+}
 `;
 }
 

@@ -49,6 +49,21 @@ function digestsEqual(a: ArrayBuffer, b: ArrayBuffer): boolean {
   return diff === 0;
 }
 
+/**
+ * The digests of the configured keys, made once per isolate (per `API_KEYS` value): every request
+ * hashed every configured key again (issue 29).
+ */
+const keyDigests = new WeakMap<ApiKeyEntry, ArrayBuffer>();
+
+async function keyDigest(entry: ApiKeyEntry): Promise<ArrayBuffer> {
+  let digest = keyDigests.get(entry);
+  if (digest === undefined) {
+    digest = await sha256(entry.token);
+    keyDigests.set(entry, digest);
+  }
+  return digest;
+}
+
 /** The user whose API key is `token`, comparing against every entry. */
 export async function userForApiKey(
   entries: ApiKeyEntry[],
@@ -57,11 +72,25 @@ export async function userForApiKey(
   const presented = await sha256(token);
   let match: string | undefined;
   for (const entry of entries) {
-    // Every entry is hashed and compared, so the position of a match is not observable.
-    const equal = digestsEqual(presented, await sha256(entry.token));
+    // Every entry is compared, so the position of a match is not observable.
+    const equal = digestsEqual(presented, await keyDigest(entry));
     if (equal && match === undefined) match = entry.userId;
   }
   return match;
+}
+
+/** `API_KEYS` parsed once per isolate for each value it has had (a test may change it). */
+const parsedKeys = new Map<string, ApiKeyEntry[]>();
+
+function configuredKeys(raw: string | undefined): ApiKeyEntry[] {
+  if (raw === undefined) return [];
+  let entries = parsedKeys.get(raw);
+  if (entries === undefined) {
+    entries = parseApiKeys(raw);
+    if (parsedKeys.size >= 16) parsedKeys.clear();
+    parsedKeys.set(raw, entries);
+  }
+  return entries;
 }
 
 function unauthorized(message: string): ApiError {
@@ -72,7 +101,7 @@ function unauthorized(message: string): ApiError {
 
 /** Resolves the bearer token of a request to a user, or throws the right `ApiError`. */
 export async function authenticate(env: Env, authorization: string | undefined): Promise<string> {
-  const keys = parseApiKeys(env.API_KEYS);
+  const keys = configuredKeys(env.API_KEYS);
   const jwt = jwtSettings(env);
   if (keys.length === 0 && jwt === undefined) {
     throw new ApiError(

@@ -9,7 +9,7 @@
  * `models/pricing` put the project's corrections on top of it.
  */
 
-import { CATALOG_MODELS } from "./catalog.generated.js";
+import { catalogModels } from "./catalog.generated.js";
 import type { CatalogMatch, CatalogModel } from "./catalog-model.js";
 import { normalizeModelName } from "./model-name.js";
 
@@ -60,7 +60,7 @@ export function catalogModel(model: string): CatalogModel | undefined {
   if (known !== undefined) return known ?? undefined;
   const name = normalizeModelName(model);
   const entry =
-    name === "" ? undefined : CATALOG_MODELS.find((entry) => catalogMatches(entry.match, name));
+    name === "" ? undefined : catalogModels().find((entry) => catalogMatches(entry.match, name));
   if (found.size >= FOUND_LIMIT) found.clear();
   found.set(model, entry ?? null);
   return entry;
