@@ -711,12 +711,15 @@ describe("openAISummarizer: failures", () => {
   });
 
   it("stops when the caller aborts, and sends nothing when already aborted", async () => {
-    server.setHandler(() => ({ type: "hang" }));
     const controller = new AbortController();
+    // Abort once the server holds the request: a timer could fire before a loaded machine sends it.
+    server.setHandler(() => {
+      controller.abort();
+      return { type: "hang" };
+    });
     const pending = summarizer({ timeoutMs: 30_000 }).summarize(
       request({ signal: controller.signal }),
     );
-    setTimeout(() => controller.abort(), 100);
     const error = await failure(pending);
     expect(error.kind).toBe("aborted");
     expect(server.requests).toHaveLength(1);
