@@ -35,7 +35,11 @@ export interface SummarizeRequest {
 
 export interface SummarizeResult {
   summary: string;
-  /** Calls made to a model (0 for the extractive summarizer). */
+  /**
+   * Requests attempted to a model, retries included (0 for the extractive summarizer). An attempt
+   * that failed (a timeout, a connection dropped before the server read it) counts: the client
+   * cannot tell whether the provider received, and billed, it.
+   */
   calls: number;
   /** Tokens sent to the model across all calls. */
   inputTokens: number;

@@ -21,6 +21,14 @@ import {
 import type { Plan } from "./extractive-plan.js";
 
 function render(plan: Plan): string {
+  return renderWith(plan, sectionBodies(plan));
+}
+
+/** Every section's body but Exact identifiers: what the identifier cap does not change. */
+function sectionBodies(plan: Plan): {
+  bodies: Partial<Record<SummarySection, string>>;
+  places: IdentifierPlaces;
+} {
   const bodies: Partial<Record<SummarySection, string>> = {};
   for (const [section, groups] of plan.sections) {
     const blocks: string[] = [];
@@ -37,19 +45,28 @@ function render(plan: Plan): string {
     }
     bodies[section] = blocks.join("\n\n");
   }
-  bodies["Exact identifiers"] = identifiersBody(plan, Object.values(bodies).join("\n"));
+  return { bodies, places: identifierPlaces(plan, Object.values(bodies).join("\n")) };
+}
+
+function renderWith(
+  plan: Plan,
+  parts: { bodies: Partial<Record<SummarySection, string>>; places: IdentifierPlaces },
+): string {
+  const bodies = { ...parts.bodies };
+  bodies["Exact identifiers"] = identifiersBody(plan, parts.places);
   for (const section of REQUIRED_SECTIONS) {
     if (!bodies[section]?.trim()) bodies[section] = plan.trimmed.has(section) ? TRIMMED : NONE;
   }
   return renderSections(bodies);
 }
 
-/**
- * The identifiers the other sections do not show, each beside where it was
- * named while its place line is kept, else in a plain list; then the tool
- * outputs worth fetching back and how many more there are.
- */
-function identifiersBody(plan: Plan, shown: string): string {
+/** The place lines that show identifiers no other section shows, and the identifiers left for a plain list. */
+interface IdentifierPlaces {
+  lines: string[];
+  missing: string[];
+}
+
+function identifierPlaces(plan: Plan, shown: string): IdentifierPlaces {
   const isShown = verbatimIn(shown);
   const missing = new Set(plan.identifiers.filter((id) => !isShown(id)));
   const lines: string[] = [];
@@ -58,11 +75,22 @@ function identifiersBody(plan: Plan, shown: string): string {
     lines.push(place.text);
     for (const id of missing) if (place.text.includes(id)) missing.delete(id);
   }
-  const cap = plan.identifierCap ?? missing.size;
-  const listed = [...missing].slice(Math.max(0, missing.size - cap));
+  return { lines, missing: [...missing] };
+}
+
+/**
+ * The identifiers the other sections do not show, each beside where it was
+ * named while its place line is kept, else in a plain list; then the tool
+ * outputs worth fetching back and how many more there are.
+ */
+function identifiersBody(plan: Plan, places: IdentifierPlaces): string {
+  const { missing } = places;
+  const lines = [...places.lines];
+  const cap = plan.identifierCap ?? missing.length;
+  const listed = missing.slice(Math.max(0, missing.length - cap));
   if (listed.length > 0) lines.push(packIdentifiers(listed));
-  if (listed.length < missing.size)
-    lines.push(overflowLine(missing.size - listed.length, "identifiers"));
+  if (listed.length < missing.length)
+    lines.push(overflowLine(missing.length - listed.length, "identifiers"));
   const blocks = lines.length > 0 ? [lines.join("\n")] : [];
   const more = plan.outputsTotal - plan.outputs.length;
   const moreLine = `- ${more}${plan.outputs.length > 0 ? " more" : ""} tool output${more === 1 ? "" : "s"}, retrievable by tool call id.`;
@@ -77,7 +105,15 @@ function identifiersBody(plan: Plan, shown: string): string {
 }
 
 export function fitToBudget(plan: Plan, request: SummarizeRequest): string {
-  const count = (text: string): number => countTokens(text, request.model);
+  // The last resort's search counts the summary it settles on; the second trim starts from it.
+  const counted = new Map<string, number>();
+  const count = (text: string): number => {
+    const known = counted.get(text);
+    if (known !== undefined) return known;
+    const tokens = countTokens(text, request.model);
+    if (text.length > 10_000) counted.set(text, tokens);
+    return tokens;
+  };
   // What the summary is for (blocked work, next steps, pending asks, the goal) outlives the
   // ledger's oldest files and identifiers, which recall still finds.
   const first = trim(plan, request, count, plan.essentialsFrom);
@@ -149,15 +185,16 @@ function trim(
  * stay over the budget.
  */
 function lastResort(plan: Plan, maxTokens: number, count: (text: string) => number): void {
-  const fits = () => count(render(plan)) <= maxTokens;
   // A path costs less in the packed list than on a line of its own: the files lines go first.
   for (const list of [plan.files.read, plan.files.modified]) list.splice(0, list.length);
+  // Only the cap changes from here on: the other sections and the place lines are rendered once.
+  const parts = sectionBodies(plan);
   plan.identifierCap = 0;
-  const shown = verbatimIn(render(plan));
+  const shown = verbatimIn(renderWith(plan, parts));
   const unshown = plan.identifiers.filter((id) => !shown(id)).length;
   plan.identifierCap = largest(unshown, (cap) => {
     plan.identifierCap = cap;
-    return fits();
+    return count(renderWith(plan, parts)) <= maxTokens;
   });
 }
 

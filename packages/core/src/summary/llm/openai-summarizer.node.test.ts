@@ -1,4 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   type Handler,
   lastUserText,
@@ -100,7 +102,10 @@ function request(overrides: Partial<SummarizeRequest> = {}): SummarizeRequest {
 let server: TestServer;
 
 beforeAll(async () => {
-  server = await startTestServer(templateHandler);
+  // Idle connections stay open for the whole file: with Node's 5 s default, a loaded machine can
+  // reuse a connection just as the server closes it; the summarizer then retries (and counts) an
+  // attempt the server never recorded.
+  server = await startTestServer(templateHandler, { keepAliveTimeoutMs: 600_000 });
 });
 
 afterAll(async () => {
@@ -711,12 +716,15 @@ describe("openAISummarizer: failures", () => {
   });
 
   it("stops when the caller aborts, and sends nothing when already aborted", async () => {
-    server.setHandler(() => ({ type: "hang" }));
     const controller = new AbortController();
+    // Abort once the server holds the request: a timer could fire before a loaded machine sends it.
+    server.setHandler(() => {
+      controller.abort();
+      return { type: "hang" };
+    });
     const pending = summarizer({ timeoutMs: 30_000 }).summarize(
       request({ signal: controller.signal }),
     );
-    setTimeout(() => controller.abort(), 100);
     const error = await failure(pending);
     expect(error.kind).toBe("aborted");
     expect(server.requests).toHaveLength(1);
@@ -725,6 +733,21 @@ describe("openAISummarizer: failures", () => {
     const again = await failure(summarizer().summarize(request({ signal: AbortSignal.abort() })));
     expect(again.kind).toBe("aborted");
     expect(server.requests).toHaveLength(0);
+  });
+
+  it("counts every attempt as a call, also one whose connection failed before the server read it", async () => {
+    let attempts = 0;
+    // What a reused keep-alive connection that the server closes at that moment looks like to the client.
+    const resetOnce: typeof fetch = (input, init) => {
+      attempts += 1;
+      return attempts === 1
+        ? Promise.reject(new TypeError("fetch failed", { cause: new Error("other side closed") }))
+        : fetch(input, init);
+    };
+    const result = await summarizer({ fetch: resetOnce }).summarize(request());
+    expect(attempts).toBe(2);
+    expect(server.requests).toHaveLength(1);
+    expect(result.calls).toBe(2);
   });
 
   it("reports a server that cannot be reached as a network failure", async () => {
@@ -741,13 +764,18 @@ describe("openAISummarizer: failures", () => {
 });
 
 describe("openAISummarizer: corpus", () => {
-  const directory = "/work/shared/corpus/normalized";
-  const files = existsSync(directory)
-    ? readdirSync(directory).filter((name) => name.endsWith(".json"))
-    : [];
+  // Real transcripts live beside the repository (`../shared`), or beside the worktrees folder.
+  const root = fileURLToPath(new URL("../../../../", import.meta.url));
+  const directory =
+    [join(root, "../shared/corpus/normalized"), join(root, "../../shared/corpus/normalized")].find(
+      (candidate) => existsSync(candidate),
+    ) ?? "";
+  const files = directory ? readdirSync(directory).filter((name) => name.endsWith(".json")) : [];
 
+  // 26 summaries of real transcripts: tens of seconds on a loaded machine, so a timeout of its own.
   it.skipIf(files.length === 0)(
     "summarizes every real transcript through the server at 32k and 128k summarizer windows",
+    { timeout: 300_000 },
     async () => {
       for (const name of files) {
         const parsed = JSON.parse(readFileSync(`${directory}/${name}`, "utf8")) as {
