@@ -313,6 +313,26 @@ describe("the HTTP API's recorded examples", () => {
         },
       ),
     );
+    ok(
+      await record(
+        "POST /v1/gateway/{upstream}/v1beta/models/{model}",
+        "POST",
+        "/v1/gateway/up/v1beta/models/gemini-2.5-pro:generateContent",
+        {
+          headers: {
+            "x-goog-api-key": "your-gemini-key",
+            "X-Condense-Key": KEY,
+            "X-Condense-Session": "docs-gateway-gemini",
+            "x-test-tag": `${tag}-gemini`,
+          },
+          auth: false,
+          body: {
+            systemInstruction: { parts: [{ text: "You are a coding agent." }] },
+            contents: [{ role: "user", parts: [{ text: "Why does the CSV test fail?" }] }],
+          },
+        },
+      ),
+    );
     // A title request on the session: kept as a side request, not taken into the session.
     const title = await SELF.fetch(`${BASE}/v1/gateway/up/chat/completions`, {
       method: "POST",
