@@ -42,13 +42,17 @@ import {
 import { workerConfig } from "../config/worker-config";
 import { type AgentSession, requestSession } from "../gateway/agent-identity";
 import { forward } from "../gateway/forward";
-import { geminiMethod, geminiProtocol, geminiUpstreamPath } from "../gateway/protocols/gemini-protocol";
 import { withKeepAlive } from "../gateway/keep-alive";
 import type { ForwardPlan } from "../gateway/plans/forward-plan";
 import { planRequest } from "../gateway/plans/plan-request";
 import { anthropicProtocol } from "../gateway/protocols/anthropic-protocol";
 import { chatProtocol } from "../gateway/protocols/chat-protocol";
 import { condenseRequest, GATEWAY_HEADERS } from "../gateway/protocols/condense-headers";
+import {
+  geminiMethod,
+  geminiProtocol,
+  geminiUpstreamPath,
+} from "../gateway/protocols/gemini-protocol";
 import type { GatewayProtocol, RequestBody } from "../gateway/protocols/protocol";
 import { responsesProtocol } from "../gateway/protocols/responses-protocol";
 import { meteredPlan, spendingGuard } from "../gateway/spending-guard";
