@@ -107,6 +107,22 @@ async function sessionsOf(gateway: GatewayRoute): Promise<ListedSession[]> {
   return ((await response.json()) as { sessions: ListedSession[] }).sessions;
 }
 
+/**
+ * A session's compactions, read from the session itself: the listing's count is reported to the
+ * user's index after the fact, so on a fast machine it can lag the compactions a run just served.
+ */
+async function compactionsOf(gateway: GatewayRoute, session: string): Promise<number> {
+  const response = await fetch(
+    `${gateway.origin}/v1/sessions/${encodeURIComponent(session)}/compactions`,
+    { headers: { authorization: `Bearer ${gateway.apiKey}` } },
+  );
+  if (!response.ok) {
+    throw new Error(`compactions of ${session}: ${response.status} ${await response.text()}`);
+  }
+  const body = (await response.json()) as { compactions?: unknown[] };
+  return Array.isArray(body.compactions) ? body.compactions.length : 0;
+}
+
 function save(
   dir: string,
   calls: RecordedCall[],
@@ -253,8 +269,11 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
   const created =
     gateway === undefined ? [] : (await sessionsOf(gateway)).filter((s) => !before.has(s.id));
   const session = created[0]?.id;
-  const compactions =
-    gateway === undefined ? undefined : created.reduce((sum, s) => sum + s.compactions, 0);
+  let compactions: number | undefined;
+  if (gateway !== undefined) {
+    compactions = 0;
+    for (const listed of created) compactions += await compactionsOf(gateway, listed.id);
+  }
   const identity =
     session === undefined
       ? undefined
