@@ -33,7 +33,7 @@ export default defineConfig({
           RATE_LIMITER: { namespace_id: "2001", simple: { limit: 1_000_000, period: 60 } },
         },
         bindings: {
-          API_KEYS: "alice:alice-key, bob:bob-key\ncarol:carol-key",
+          API_KEYS: "alice:alice-key, bob:bob-key\ncarol:carol-key\ndocs:docs-key",
           JWT_SECRET: "test-jwt-secret",
           SUMMARIZER_BASE_URL: inject<string>("llmChatUrl"),
           SUMMARIZER_API_KEY: "sk-test-summarizer",

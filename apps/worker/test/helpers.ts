@@ -21,6 +21,8 @@ export const TOKENS: Record<string, string> = {
   alice: "alice-key",
   bob: "bob-key",
   carol: "carol-key",
+  /** The docs' recorded examples only: its list and `DELETE /v1/me` must see no other file's data. */
+  docs: "docs-key",
 };
 
 export interface CallOptions {

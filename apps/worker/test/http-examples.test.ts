@@ -22,7 +22,7 @@ interface Example {
 
 /** The response headers a reader acts on; the rest (dates, lengths) would only be noise. */
 const SHOWN_HEADERS = /^(content-type|x-condense-.*|retry-after|location|allow)$/i;
-const KEY = TOKENS.alice ?? "";
+const KEY = TOKENS.docs ?? "";
 const SESSION = "docs-example";
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
@@ -388,7 +388,7 @@ describe("the HTTP API's recorded examples", () => {
     );
 
     ok(await record("DELETE /v1/sessions/{id}", "DELETE", s));
-    // Last: it forgets everything alice kept (a separate user keeps the rest of the suite's data).
+    // Last: it forgets everything its own user kept (no other test file calls as that user).
     ok(await record("DELETE /v1/me", "DELETE", "/v1/me"));
 
     // Every operation the Worker serves has its example, and no example names a gone one.

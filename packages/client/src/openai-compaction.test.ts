@@ -76,7 +76,10 @@ function overflowsAndRetries(log: LogEntry[]): { overflows: number; retriesOverL
 }
 
 describe("withCompaction: a long conversation against a model that refuses over-limit prompts", () => {
-  it("runs 300 turns (streaming and not, with tool calls) without a failure; every recovery's retry fits", async () => {
+  // 67 s alone on a quiet 2-core machine; beside the other packages' suites it passed 120 s.
+  it("runs 300 turns (streaming and not, with tool calls) without a failure; every recovery's retry fits", {
+    timeout: 360_000,
+  }, async () => {
     const name = `long-chat-${crypto.randomUUID()}`;
     // The provider counts 1.5 characters per token (the engine about 4) and reports no usage, so the
     // session only learns the real size from the overflow errors.
