@@ -1,5 +1,5 @@
 /**
- * @module gateway/local-user
+ * @module gateway/upstream/local-user
  * The local deployment's gateway user (`pnpm start`): an agent that exports
  * only its base URL sends its own provider key where a deployment reads the
  * Condense credential. With `GATEWAY_LOCAL_USER` set and the request addressed
