@@ -17,8 +17,8 @@ import type { MiddlewareHandler } from "hono";
 import { ApiError } from "../../api/errors";
 import type { AppEnv } from "../../http/app-env";
 import { authenticate } from "../../http/auth";
-import { localGatewayUser } from "./local-user";
 import type { ProtocolName } from "../protocols/protocol";
+import { localGatewayUser } from "./local-user";
 import {
   deploymentKey,
   keyVariable,
