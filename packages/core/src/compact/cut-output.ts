@@ -45,6 +45,15 @@ export function isCutOutput(text: string): boolean {
   return text.includes("[Condense cut ") && text.includes(" from the middle of this ");
 }
 
+/**
+ * Whether `text` is a cut marker alone (the output kept nothing of its head or tail): it is at
+ * its floor, and cut again it would only become a marker of its own marker.
+ */
+export function isMarkerOnly(text: string): boolean {
+  // A kept head ends in a line break before the marker, a kept tail starts after one.
+  return text.startsWith("[Condense cut ") && !text.includes("\n") && isCutOutput(text);
+}
+
 /** The text a tool message carries: string content, or its text parts joined (other parts stay). */
 function textOf(message: ChatMessage): string {
   const { content } = message;

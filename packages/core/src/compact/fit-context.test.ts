@@ -109,4 +109,23 @@ describe("fitContext", () => {
     expect(fit.messages[1]).toBe(messages[1]);
     expect(text(fit.messages[3])).toMatch(/^\[Condense cut \d+ tokens/);
   });
+
+  it("leaves an output already cut to its marker as it is: cut again it would only misstate its figures", () => {
+    // Found by the fits-window property (seed 133250824): cut again, a marker-only output became a
+    // marker of its own marker ("cut 45 tokens (line 1 of 1)"), a few tokens shorter, and the
+    // figures of the whole output were lost.
+    const messages = [
+      system("You are a coding agent."),
+      user(bulkyOutput(400, "pasted")),
+      assistant(null, [call("c1", "Read", { path: "a.ts" })]),
+      result("c1", bulkyOutput(400, "a")),
+    ];
+    const once = fitContext(messages, { model, limit: 2_000 });
+    const marker = text(once.messages[3]);
+    expect(marker).toMatch(/^\[Condense cut \d+ tokens \(lines 1–400 of 400\)/);
+    const again = fitContext(once.messages, { model, limit: 0 });
+    expect(text(again.messages[3])).toBe(marker);
+    expect(again.cut).toEqual([]);
+    expect(again.fits).toBe(false);
+  });
 });

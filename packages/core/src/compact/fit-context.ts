@@ -22,7 +22,13 @@ import type { ToolOutputKey } from "../messages/call-ids.js";
 import { messageText } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
-import { type CutFigures, cutMarker, cutToolOutput, isCutOutput } from "./cut-output.js";
+import {
+  type CutFigures,
+  cutMarker,
+  cutToolOutput,
+  isCutOutput,
+  isMarkerOnly,
+} from "./cut-output.js";
 import { isPrunePlaceholder, namingOf, type OutputNaming, pruneToolOutputs } from "./prune.js";
 import type { CutToolOutput, PrunedToolOutput } from "./types.js";
 
@@ -106,7 +112,7 @@ function cutUnseen(
     const message = messages[index];
     if (message?.role !== "tool" || isOpaqueMessage(message)) continue;
     const text = messageText(message);
-    if (isPrunePlaceholder(text) || (!recut && isCutOutput(text))) continue;
+    if (isPrunePlaceholder(text) || isMarkerOnly(text) || (!recut && isCutOutput(text))) continue;
     candidates.push({ index, tokens: messageTokens(message, model) });
   }
   candidates.sort((a, b) => b.tokens - a.tokens);
