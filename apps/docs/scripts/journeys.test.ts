@@ -33,7 +33,9 @@ const PROVIDER_KEY = "sk-ant-journey-provider-key";
 
 /** The env-file lines `pnpm start` adds for the gateway, as wrangler dev's vars. */
 function startVars(shell: Record<string, string>, user: string): Record<string, string> {
-  const lines = localGatewayVars(shell, user).lines.split("\n").filter((line) => line !== "");
+  const lines = localGatewayVars(shell, user)
+    .lines.split("\n")
+    .filter((line) => line !== "");
   return Object.fromEntries(
     lines.map((line) => {
       const equals = line.indexOf("=");
