@@ -12,7 +12,8 @@
  * and compact-at-95 with the same summarizer as the gateway's (the engine's deterministic one,
  * given at most 2,000 tokens); each policy's bill under prompt caching (`bench/cost/bills`) beside
  * its score. Prints a table per window and per probe kind, and writes
- * `docs/notes/probe-bench-<label>.{json,md}` (the JSON with each probe Condense missed).
+ * `apps/docs/bench-results/reports/probe-bench-<label>.{json,md}` (the JSON with each probe
+ * Condense missed; the docs site shows the report under Benchmarks).
  * Needs `pnpm --filter @condense/core build`. Every request goes to 127.0.0.1.
  */
 
@@ -272,7 +273,7 @@ const report = probeReport({
   records,
 });
 console.log(report);
-const out = join(repository, "docs/notes");
+const out = join(repository, "apps/docs/bench-results/reports");
 mkdirSync(out, { recursive: true });
 const files = [join(out, `probe-bench-${label}.md`), join(out, `probe-bench-${label}.json`)];
 writeFileSync(files[0] as string, report);
