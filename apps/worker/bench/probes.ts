@@ -17,7 +17,6 @@
  * Needs `pnpm --filter @condense/core build`. Every request goes to 127.0.0.1.
  */
 
-import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -275,10 +274,9 @@ const report = probeReport({
 console.log(report);
 const out = join(repository, "apps/docs/bench-results/reports");
 mkdirSync(out, { recursive: true });
-const files = [join(out, `probe-bench-${label}.md`), join(out, `probe-bench-${label}.json`)];
-writeFileSync(files[0] as string, report);
-writeFileSync(files[1] as string, `${JSON.stringify({ label, date, machine, every, records })}\n`);
-// In the repository's format, so that `biome ci` passes with the results committed.
-execFileSync(join(repository, "node_modules/.bin/biome"), ["format", "--write", ...files], {
-  stdio: "ignore",
-});
+writeFileSync(join(out, `probe-bench-${label}.md`), report);
+// Indented, for readable diffs (bench-results is outside biome's files: nothing reformats it).
+writeFileSync(
+  join(out, `probe-bench-${label}.json`),
+  `${JSON.stringify({ label, date, machine, every, records }, null, 2)}\n`,
+);
