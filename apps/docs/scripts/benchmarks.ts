@@ -2,14 +2,19 @@
  * @module scripts/benchmarks
  * The benchmarks page's generated part: for each bench (core, worker, or both at once), the
  * newest output `record-bench` recorded in bench-results/, with its date, command and machine,
- * split into the sections the bench printed (`## …` lines).
+ * split into the sections the bench printed (`## …` lines); and a page per report of the cost and
+ * probe benches (their long tables belong here, not in the design notes that quote them).
  */
 
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { code, table } from "./markdown.ts";
+import { code, frontMatter, generatedBanner, table } from "./markdown.ts";
 
 export const BENCH_RESULTS_DIR = "bench-results";
+/** The cost and probe benches' reports (`apps/worker/bench/cost.ts`, `probes.ts`), one per run. */
+export const BENCH_REPORTS_DIR = `${BENCH_RESULTS_DIR}/reports`;
+/** Where the site shows them: a page per report, every page there generated. */
+export const BENCH_RUNS_DIR = "src/content/docs/benchmarks/runs";
 
 export interface BenchRecord {
   date: string;
@@ -27,7 +32,7 @@ export interface BenchRecord {
   output: string;
 }
 
-function newestByName(folder: string): Map<string, { file: string; record: BenchRecord }> {
+export function newestByName(folder: string): Map<string, { file: string; record: BenchRecord }> {
   const newest = new Map<string, { file: string; record: BenchRecord }>();
   let files: string[] = [];
   try {
@@ -98,4 +103,33 @@ export function benchmarksSection(docsRoot: string): string {
     );
   }
   return out.join("\n");
+}
+
+/** A page per report of `bench-results/reports/`, titled by its first heading. */
+export function benchReportPages(docsRoot: string): Map<string, string> {
+  const pages = new Map<string, string>();
+  const files = readdirSync(join(docsRoot, BENCH_REPORTS_DIR))
+    .filter((file) => file.endsWith(".md"))
+    .sort();
+  for (const file of files) {
+    const text = readFileSync(join(docsRoot, BENCH_REPORTS_DIR, file), "utf8");
+    const heading = /^# (.+)\n/.exec(text);
+    const body = heading === null ? text : text.slice(heading[0].length);
+    pages.set(
+      `${BENCH_RUNS_DIR}/${file}`,
+      `${frontMatter({ title: heading?.[1] ?? file.replace(/\.md$/, "") })}${generatedBanner(`apps/docs/${BENCH_REPORTS_DIR}/${file}`)}${body.trimStart()}`,
+    );
+  }
+  return pages;
+}
+
+/** The reports' pages as a list for the benchmarks page. */
+export function benchReportsList(docsRoot: string): string {
+  return [...benchReportPages(docsRoot).entries()]
+    .map(([path, page]) => {
+      const title = /^title: (.+)$/m.exec(page)?.[1] ?? path;
+      const slug = path.slice("src/content/docs".length).replace(/\.md$/, "/");
+      return `- [${JSON.parse(title) as string}](${slug})`;
+    })
+    .join("\n");
 }

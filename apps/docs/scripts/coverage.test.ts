@@ -103,7 +103,7 @@ describe("coverage of the docs", () => {
         "OPENAI_API_KEY",
         "ANTHROPIC_API_KEY",
         "SUMMARIZER_API_KEY",
-      ].concat(["SUMMARIZER_BASE_URL", "BENCH_NO_SEARCH_INDEX"]),
+      ].concat(["SUMMARIZER_BASE_URL", "BENCH_NO_SEARCH_INDEX", "GATEWAY_LOCAL_USER"]),
     );
     const missingRows = workerSettingNames().filter((name) => !text.includes(`\`${name}\``));
     assert.deepEqual(missingRows, [], "each needs a mention on operations/production.md");

@@ -3,8 +3,8 @@
  * `pnpm --filter @condense/docs generate` writes every generated page of the site from its
  * source: the HTTP API (a page per operation of the Worker's OpenAPI document), the error codes,
  * the configuration, the engine's options, the benchmarks and the design notes; and the code
- * blocks of every page that shows a type-checked snippet (`snippets.ts`). A page made of
- * prose and a generated table has its prose in `templates/`, where `{{name}}` marks the table.
+ * blocks of every page that shows a type-checked snippet (`snippets.ts`), and the measured
+ * figures the pages quote (`figures.ts`). A page made of prose and a generated table has its prose in `templates/`, where `{{name}}` marks the table.
  * `--check` (the package's `test`) regenerates in memory and fails, naming each page, when a
  * committed page differs or a generated folder holds a page no source makes any more.
  */
@@ -13,11 +13,17 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { AGENTS_DIR, agentPages } from "./agent-pages.ts";
-import { benchmarksSection } from "./benchmarks.ts";
+import {
+  BENCH_RUNS_DIR,
+  benchmarksSection,
+  benchReportPages,
+  benchReportsList,
+} from "./benchmarks.ts";
 import { clientReferenceParts } from "./client-reference.ts";
 import { configurationTable } from "./configuration.ts";
 import { engineInterfaceTable } from "./engine-options.ts";
 import { errorCodesTable } from "./error-codes.ts";
+import { loadFigures, withFigures } from "./figures.ts";
 import { HTTP_API_DIR, httpApiIndex, httpApiPages } from "./http-api-pages.ts";
 import { loadHttpExamples } from "./http-examples.ts";
 import { generatedBanner } from "./markdown.ts";
@@ -52,6 +58,7 @@ const worker = await loadWorkerSources();
 const pages = new Map<string, string>([
   ...httpApiPages(worker.openApi, loadHttpExamples(docsRoot)),
   ...notesPages(),
+  ...benchReportPages(docsRoot),
   ...agentPages(worker.agentRecipes),
   [
     `${HTTP_API_DIR}/index.md`,
@@ -97,19 +104,34 @@ const pages = new Map<string, string>([
   ],
   [
     "src/content/docs/benchmarks/index.md",
-    fromTemplate("benchmarks.md", "bench-results/*.json", { runs: benchmarksSection(docsRoot) }),
+    fromTemplate("benchmarks.md", "bench-results/", {
+      runs: benchmarksSection(docsRoot),
+      reports: benchReportsList(docsRoot),
+    }),
   ],
 ]);
 
+/** Folders whose every page is generated: a page there that no source makes is stale too. */
+const GENERATED_DIRS = [HTTP_API_DIR, NOTES_DIR, AGENTS_DIR, BENCH_RUNS_DIR];
+
 // The written pages' snippet blocks, refreshed from snippets/; the repository's README shows two.
-for (const path of [...markdownFiles(docsRoot, "src/content/docs"), "../../README.md"]) {
-  if (!pages.has(path)) {
+// The design notes' sources are written pages too: they quote measured figures.
+for (const path of [
+  ...markdownFiles(docsRoot, "src/content/docs"),
+  ...markdownFiles(docsRoot, "../../docs/notes"),
+  "../../README.md",
+]) {
+  // A page of a generated folder that no source made is an orphan, not a written page.
+  const generated = GENERATED_DIRS.some((dir) => path.startsWith(`${dir}/`));
+  if (!pages.has(path) && !generated) {
     pages.set(path, withSnippets(readFileSync(join(docsRoot, path), "utf8"), snippetsDir));
   }
 }
 
-/** Folders whose every page is generated: a page there that no source makes is stale too. */
-const GENERATED_DIRS = [HTTP_API_DIR, NOTES_DIR, AGENTS_DIR];
+// Every quoted measured figure, from the newest recorded bench runs (`figures.ts`).
+const figures = loadFigures(docsRoot);
+for (const [path, text] of pages) pages.set(path, withFigures(text, figures, path));
+
 const orphans = GENERATED_DIRS.flatMap((dir) =>
   existsSync(join(docsRoot, dir))
     ? readdirSync(join(docsRoot, dir))

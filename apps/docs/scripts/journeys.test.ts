@@ -3,9 +3,10 @@
  * `apps/docs/journeys/` (`generate` copies it into the page), and this test runs that script with
  * bash:
  * - the gateway tutorial's step 2 (`gateway.sh`), from a folder holding the `apps/worker/.dev.vars`
- *   that `pnpm start` writes, against the Worker under `wrangler dev` whose `openai` upstream is a
- *   scripted model server on 127.0.0.1 (nothing leaves the machine); then the cost tutorial's
- *   `cost.sh` against the same session;
+ *   that `pnpm start` writes, against the Worker under `wrangler dev` given the gateway variables
+ *   `pnpm start` gives it (`localGatewayVars`: the shell's `ANTHROPIC_API_KEY`, `GATEWAY_LOCAL_USER`)
+ *   and whose `anthropic` upstream is a scripted model server on 127.0.0.1 (nothing leaves the
+ *   machine); then the cost tutorial's `cost.sh` against the same session;
  * - the TypeScript agent tutorial's install (`typescript-agent.sh`) into a fresh folder outside the
  *   workspace, then a check that the installed client loads;
  * - the deploy tutorial's build step (`deploy-build.sh`): `wrangler deploy --dry-run`.
@@ -20,12 +21,28 @@ import { join } from "node:path";
 import { after, before, describe, it } from "node:test";
 import { promisify } from "node:util";
 import { startTestServer, type TestServer } from "@condense/test-servers";
+import { localGatewayVars } from "../../worker/scripts/local-gateway-vars.ts";
 import { type DevServer, startWranglerDev } from "../../worker/test-e2e/wrangler-dev.ts";
 import { repoRoot } from "./worker-source.ts";
 
 const run = promisify(execFile);
 const journeys = join(repoRoot, "apps", "docs", "journeys");
 const DEV_KEY = "dev-journey-0123456789abcdef";
+/** The reader's provider key, exported in both terminals (step 1). */
+const PROVIDER_KEY = "sk-ant-journey-provider-key";
+
+/** The env-file lines `pnpm start` adds for the gateway, as wrangler dev's vars. */
+function startVars(shell: Record<string, string>, user: string): Record<string, string> {
+  const lines = localGatewayVars(shell, user)
+    .lines.split("\n")
+    .filter((line) => line !== "");
+  return Object.fromEntries(
+    lines.map((line) => {
+      const equals = line.indexOf("=");
+      return [line.slice(0, equals), JSON.parse(line.slice(equals + 1)) as string];
+    }),
+  );
+}
 
 /** Runs a journey's script with bash in `cwd`, failing with its output when a command fails. */
 async function journey(
@@ -55,7 +72,11 @@ describe("the gateway and cost tutorials", () => {
     upstream = await startTestServer(() => ({ type: "completion", content: "Hello." }));
     worker = await startWranglerDev({
       workerDir: join(repoRoot, "apps", "worker"),
-      vars: { API_KEYS: `dev:${DEV_KEY}`, OPENAI_BASE_URL: upstream.url },
+      vars: {
+        API_KEYS: `dev:${DEV_KEY}`,
+        ANTHROPIC_BASE_URL: upstream.origin,
+        ...startVars({ ANTHROPIC_API_KEY: PROVIDER_KEY }, "dev"),
+      },
     });
     // What `pnpm start` leaves in the clone: apps/worker/.dev.vars with the development key.
     folder = mkdtempSync(join(tmpdir(), "condense-journey-"));
@@ -75,15 +96,19 @@ describe("the gateway and cost tutorials", () => {
   it("sends a turn through the gateway and finds it in the session, as the page says", async () => {
     const output = await journey("gateway.sh", folder, {
       CONDENSE_URL: worker.baseUrl,
-      OPENAI_API_KEY: "sk-journey-provider-key",
+      ANTHROPIC_API_KEY: PROVIDER_KEY,
     });
     assert.match(output, /^HTTP\/1\.1 200/m, output);
-    assert.match(output, /^x-condense-session: first-run/im, output);
+    assert.match(output, /^x-condense-session: claude-code:first-run/im, output);
+    assert.match(output, /^x-condense-session-source: x-claude-code-session-id/im, output);
     assert.match(output, /^x-condense-generation: 1/im, output);
-    assert.match(output, /"content":"Hello\."/, output);
+    assert.match(output, /"text":"Hello\."/, output);
+    assert.match(output, /"sessionId":"claude-code:first-run"/, output);
     assert.match(output, /"messageCount":3/, output);
-    // The provider key went to the provider, untouched.
-    assert.equal(upstream.requests.at(-1)?.headers.authorization, "Bearer sk-journey-provider-key");
+    // The provider key went to the provider, untouched; no Condense key was sent on the turn.
+    const turn = upstream.requests.at(-1);
+    assert.equal(turn?.headers["x-api-key"], PROVIDER_KEY);
+    assert.equal(turn?.headers.authorization, undefined);
   });
 
   it("then shows the session's compactions and bill", async () => {

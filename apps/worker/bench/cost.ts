@@ -9,12 +9,12 @@
  * whole history, truncate-oldest and compact-at-95 on the same turns (`bench/cost/bills`).
  * Prints a table per window and pricing with the medians and the issue's two checks (Condense
  * ≤ 0.8 × compact-at-95 where a baseline compacted, ≤ 1.05 × the whole history where it
- * fits), and writes `docs/notes/cost-bench-<label>.{json,md}` with the date and the machine.
+ * fits), and writes `apps/docs/bench-results/reports/cost-bench-<label>.{json,md}` with the date and the
+ * machine (the docs site shows the report under Benchmarks).
  * The corpus, the server and the replay are `bench/replay`'s, shared with `bench/probes`.
  * Needs `pnpm --filter @condense/core build`. Every request goes to 127.0.0.1.
  */
 
-import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -101,15 +101,11 @@ const report = formatReport({
   records,
 });
 console.log(report);
-const out = join(repository, "docs/notes");
+const out = join(repository, "apps/docs/bench-results/reports");
 mkdirSync(out, { recursive: true });
 writeFileSync(join(out, `cost-bench-${label}.md`), report);
-const files = [join(out, `cost-bench-${label}.md`), join(out, `cost-bench-${label}.json`)];
+// Indented, for readable diffs (bench-results is outside biome's files: nothing reformats it).
 writeFileSync(
-  files[1] as string,
-  `${JSON.stringify({ label, date: new Date().toISOString(), machine, pricings: PRICINGS, records })}\n`,
+  join(out, `cost-bench-${label}.json`),
+  `${JSON.stringify({ label, date: new Date().toISOString(), machine, pricings: PRICINGS, records }, null, 2)}\n`,
 );
-// In the repository's format, so that `biome ci` passes with the results committed.
-execFileSync(join(repository, "node_modules/.bin/biome"), ["format", "--write", ...files], {
-  stdio: "ignore",
-});

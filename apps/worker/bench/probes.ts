@@ -12,11 +12,11 @@
  * and compact-at-95 with the same summarizer as the gateway's (the engine's deterministic one,
  * given at most 2,000 tokens); each policy's bill under prompt caching (`bench/cost/bills`) beside
  * its score. Prints a table per window and per probe kind, and writes
- * `docs/notes/probe-bench-<label>.{json,md}` (the JSON with each probe Condense missed).
+ * `apps/docs/bench-results/reports/probe-bench-<label>.{json,md}` (the JSON with each probe
+ * Condense missed; the docs site shows the report under Benchmarks).
  * Needs `pnpm --filter @condense/core build`. Every request goes to 127.0.0.1.
  */
 
-import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem } from "node:os";
 import { join } from "node:path";
@@ -272,12 +272,11 @@ const report = probeReport({
   records,
 });
 console.log(report);
-const out = join(repository, "docs/notes");
+const out = join(repository, "apps/docs/bench-results/reports");
 mkdirSync(out, { recursive: true });
-const files = [join(out, `probe-bench-${label}.md`), join(out, `probe-bench-${label}.json`)];
-writeFileSync(files[0] as string, report);
-writeFileSync(files[1] as string, `${JSON.stringify({ label, date, machine, every, records })}\n`);
-// In the repository's format, so that `biome ci` passes with the results committed.
-execFileSync(join(repository, "node_modules/.bin/biome"), ["format", "--write", ...files], {
-  stdio: "ignore",
-});
+writeFileSync(join(out, `probe-bench-${label}.md`), report);
+// Indented, for readable diffs (bench-results is outside biome's files: nothing reformats it).
+writeFileSync(
+  join(out, `probe-bench-${label}.json`),
+  `${JSON.stringify({ label, date, machine, every, records }, null, 2)}\n`,
+);

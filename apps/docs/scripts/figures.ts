@@ -1,0 +1,101 @@
+/**
+ * @module scripts/figures
+ * The measured figures the written pages quote, each taken from the newest recorded bench run
+ * (`bench-results/`, the source the benchmarks page is generated from), so a figure has one
+ * value on every page. A page quotes one as `<!-- figure:<name> -->1,734 of 1,734<!-- /figure -->`
+ * and `generate` rewrites the text between the markers (`--check` fails on a stale copy); the
+ * comments are invisible on the site and on GitHub. `figures.test.ts` fails on a figure of the
+ * kinds below written on a page without its markers.
+ */
+
+import { join } from "node:path";
+import { BENCH_RESULTS_DIR, type BenchRecord, newestByName } from "./benchmarks.ts";
+
+/** One figure: the bench run it is read from and how. */
+interface FigureSource {
+  bench: "core" | "worker";
+  read(record: BenchRecord): string | undefined;
+}
+
+const count = (value: string) => Number(value).toLocaleString("en-US");
+/** `N of M`, with thousands separators, from the first match of `pattern`'s two numbers. */
+const ofCount =
+  (pattern: RegExp) =>
+  (record: BenchRecord): string | undefined => {
+    const found = pattern.exec(record.output);
+    return found?.[1] === undefined || found[2] === undefined
+      ? undefined
+      : `${count(found[1])} of ${count(found[2])}`;
+  };
+
+const SOURCES: Record<string, FigureSource> = {
+  /** The deterministic summary bench: identifiers kept in one forced compaction per window. */
+  "identifiers-kept": {
+    bench: "core",
+    read: ofCount(/^bare ids:.*identifiers kept: (\d+) of (\d+)/m),
+  },
+  /** How many transcripts that bench compacted, and from where (the corpus or the fixtures). */
+  "summary-transcripts": {
+    bench: "core",
+    read: (record) => /^## Deterministic summary, (\d+ transcripts)/m.exec(record.output)?.[1],
+  },
+  "modified-files-described": {
+    bench: "core",
+    read: ofCount(/^bare ids:.*modified files described: (\d+) of (\d+)/m),
+  },
+  "tool-call-ids-named": {
+    bench: "core",
+    read: ofCount(/^bare ids:.*tool-call ids on a line naming tool and target: (\d+) of (\d+)/m),
+  },
+  /** The replayed sessions: identifiers kept at every tenth turn over many compactions. */
+  "replayed-identifiers-kept": {
+    bench: "core",
+    read: ofCount(/^replayed: identifiers kept (\d+) of (\d+)/m),
+  },
+  /** The date of the core bench run the figures above come from. */
+  "core-bench-date": { bench: "core", read: (record) => record.date.slice(0, 10) },
+};
+
+export type Figures = ReadonlyMap<string, string>;
+
+/** Every figure's current value; throws naming a figure its bench run no longer prints. */
+export function loadFigures(docsRoot: string): Figures {
+  const newest = newestByName(join(docsRoot, BENCH_RESULTS_DIR));
+  const figures = new Map<string, string>();
+  for (const [name, source] of Object.entries(SOURCES)) {
+    const run = newest.get(source.bench);
+    const value = run === undefined ? undefined : source.read(run.record);
+    if (value === undefined) {
+      throw new Error(
+        `figure "${name}": the newest ${source.bench} run in ${BENCH_RESULTS_DIR}/ does not print it (scripts/figures.ts reads it)`,
+      );
+    }
+    figures.set(name, value);
+  }
+  return figures;
+}
+
+/** A quoted figure: its markers and the text between them. */
+export const FIGURE_MARKER = /<!-- figure:([\w-]+) -->([\s\S]*?)<!-- \/figure -->/g;
+
+/** A page with every quoted figure holding its current value. */
+export function withFigures(page: string, figures: Figures, where: string): string {
+  return page.replace(FIGURE_MARKER, (_marker, name: string) => {
+    const value = figures.get(name);
+    if (value === undefined) {
+      throw new Error(`${where}: no figure "${name}" (figures: ${[...figures.keys()].join(", ")})`);
+    }
+    return `<!-- figure:${name} -->${value}<!-- /figure -->`;
+  });
+}
+
+/**
+ * Figures of the kinds above written without markers: an "N of N" count of identifiers (the
+ * kind that came to disagree between pages). The page's quoted figures are taken out first.
+ */
+export function unquotedFigures(page: string): string[] {
+  const text = page.replace(FIGURE_MARKER, "");
+  const counts =
+    /(\d[\d,]*) of (\d[\d,]*)\b[^.\n]{0,60}?\bidentifiers?\b|\bidentifiers?\b[^.\n]{0,40}?\b(\d[\d,]*) of (\d[\d,]*)\b/gi;
+  return [...text.matchAll(counts)].map((found) => found[0]);
+}
