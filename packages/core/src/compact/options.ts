@@ -58,6 +58,8 @@ export interface ResolvedOptions {
   /** The model's cache prices, with the caller's `pricing` on top. */
   pricing: ModelPricing;
   cacheState: CacheState | undefined;
+  /** When the provider's cache was last read (ms), if the caller knows. */
+  cacheLastReadAt: number | undefined;
   summarizerCostTokens: number;
   threshold: number;
   reserveTokens: number;
@@ -107,10 +109,13 @@ export interface ResolvedOptions {
 }
 
 function resolveNow(value: unknown): number {
-  if (value === undefined) return Date.now();
+  return value === undefined ? Date.now() : resolveTime("now", value);
+}
+
+function resolveTime(name: string, value: unknown): number {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
   if (typeof value === "number" && Number.isFinite(value)) return value;
-  throw new InvalidOptionsError("now", "expected a Date or milliseconds since the epoch");
+  throw new InvalidOptionsError(name, "expected a Date or milliseconds since the epoch");
 }
 
 function stringArray(name: string, value: unknown): string[] {
@@ -357,6 +362,10 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     floor,
     pricing,
     cacheState: resolveCacheState(options.cacheState),
+    cacheLastReadAt:
+      options.cacheLastReadAt === undefined
+        ? undefined
+        : resolveTime("cacheLastReadAt", options.cacheLastReadAt),
     summarizerCostTokens: nonNegativeNumber("summarizerCostTokens", options.summarizerCostTokens),
     threshold,
     reserveTokens,

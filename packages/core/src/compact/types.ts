@@ -74,6 +74,13 @@ export interface CompactOptions {
    */
   summarizerCostTokens?: number;
   /**
+   * Policy `cost`: when the provider's prompt cache was last read (a Date or milliseconds since
+   * the epoch: the session's last model request). Past the provider's cache lifetime
+   * (`models/cache-lifetime`: Anthropic 5 minutes, automatic caching 10) the cache is cold, and a
+   * context past the floor is compacted at once (reason `cold_cache`): it costs no bust.
+   */
+  cacheLastReadAt?: Date | number;
+  /**
    * Fraction of the window over which a compaction is forced (policy `window`: the trigger).
    * Default 0.75. Set explicitly, it is also where policy `cost` starts: it never compacts below
    * it (its `floor` rises to it).
