@@ -53,7 +53,9 @@ export interface CompactOptions {
    * cheap a compaction would be. Default 0.5: a deep compaction then leaves the model a quarter
    * or less of what it had, at a bill well under compacting at the limit (docs/notes/cost-model.md).
    * With an explicit `threshold` the floor is at least that threshold (the policy never compacts
-   * below a threshold the caller set), and an explicit floor under it is refused.
+   * below a threshold the caller set), and an explicit floor under it is refused. An explicit
+   * floor above a small window's default limit (16,000 at 32k) lowers the default reserve so the
+   * limit reaches it (up to the threshold); an explicit `reserveTokens` is kept.
    */
   floor?: number;
   /**
@@ -86,7 +88,10 @@ export interface CompactOptions {
    * it (its `floor` rises to it).
    */
   threshold?: number;
-  /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
+  /**
+   * Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half
+   * the window (less where an explicit `floor` needs the room).
+   */
   reserveTokens?: number;
   /**
    * Tokens the model may answer with (a request's `max_tokens`); counted into the reserve up to a
