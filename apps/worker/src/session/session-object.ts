@@ -222,6 +222,7 @@ export class SessionObject extends DurableObject<Env> {
       storage: this.ctx.storage,
       env: this.env,
       sql: () => this.#sql(),
+      store: this.#store,
       scheduler: this.#scheduler,
       erase: (key, options) => this.#erase(key, options),
       tablesDropped: () => {
