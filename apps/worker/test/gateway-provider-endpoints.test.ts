@@ -13,7 +13,7 @@
 
 import { SELF } from "cloudflare:test";
 import Anthropic from "@anthropic-ai/sdk";
-import type OpenAI from "openai";
+import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { CONDENSE_COMPACTION_PREFIX } from "../src/gateway/protocols/condense-compaction";
 import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
@@ -22,7 +22,7 @@ import { BASE, freshSession, TOKENS, transcript, waitFor } from "./helpers";
 type AnthropicParam = Anthropic.Messages.MessageParam;
 type InputItem = OpenAI.Responses.ResponseInputItem;
 
-const MODEL = "claude-sonnet-4-5";
+const MODEL = "claude-opus-4-6";
 const SYSTEM = "You are a careful coding agent.";
 
 /** An agent's history of `steps` file reads, each answered with a long output, ending on a result. */
@@ -185,38 +185,91 @@ describe("Anthropic count_tokens through the gateway", () => {
   });
 });
 
+type Content = { role: string; parts: Array<Record<string, unknown>> };
+
+/** A Gemini request to the gateway, as Gemini CLI makes it. */
+function gemini(
+  method: string,
+  body: unknown,
+  options: { tag: string; session?: string; script?: string; window?: string },
+): Promise<Response> {
+  return SELF.fetch(`${BASE}/v1/gateway/up/v1beta/models/gemini-2.5-pro:${method}`, {
+    method: "POST",
+    headers: {
+      "content-type": "application/json",
+      "x-goog-api-key": "gm-callers-own",
+      "X-Condense-Key": TOKENS.alice ?? "",
+      "X-Condense-Session": options.session ?? "none",
+      "x-test-tag": options.tag,
+      ...(options.script !== undefined ? { "x-test-upstream": options.script } : {}),
+      ...(options.window !== undefined ? { "X-Condense-Context-Window": options.window } : {}),
+    },
+    body: JSON.stringify(body),
+  });
+}
+
 describe("Gemini countTokens through the gateway", () => {
-  it("counts the context the gateway would send, or answers with the engine's count", async () => {
-    const call = (body: unknown, script?: string) =>
-      SELF.fetch(`${BASE}/v1/gateway/up/v1beta/models/gemini-2.5-pro:countTokens`, {
-        method: "POST",
-        headers: {
-          "content-type": "application/json",
-          "x-goog-api-key": "gm-callers-own",
-          "X-Condense-Key": TOKENS.alice ?? "",
-          "X-Condense-Session": "none",
-          "x-test-tag": freshTag(),
-          ...(script !== undefined ? { "x-test-upstream": script } : {}),
+  it("counts the session's compacted context, with its system instruction in generateContentRequest", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-gemini-count");
+    const systemInstruction = { parts: [{ text: SYSTEM }] };
+    const contents: Content[] = [];
+    for (let step = 0; step < 30; step++) {
+      contents.push(
+        {
+          role: "user",
+          parts: [
+            { text: `Notes ${step}:\n${`the value ${step} is computed twice.\n`.repeat(60)}` },
+          ],
         },
-        body: JSON.stringify(body),
-      });
-    const contents = [{ role: "user", parts: [{ text: "count me please" }] }];
-    const counted = await call({ contents });
+        { role: "model", parts: [{ text: `Noted ${step}.` }] },
+      );
+    }
+    contents.push({ role: "user", parts: [{ text: "Summarize the notes." }] });
+    const turn = await gemini(
+      "generateContent",
+      { systemInstruction, contents },
+      { tag, session, window: "16000" },
+    );
+    expect(turn.status).toBe(200);
+    expect(turn.headers.get("X-Condense-Compaction")).not.toBe("none");
+    const counted = await gemini(
+      "countTokens",
+      { systemInstruction, contents },
+      { tag, session, window: "16000" },
+    );
     expect(counted.headers.get("X-Condense-Answered-By")).toBe("upstream");
-    expect(await counted.json()).toEqual({ totalTokens: expect.any(Number) });
-    const withSystem = await call({
-      contents,
-      systemInstruction: { parts: [{ text: SYSTEM }] },
+    expect(counted.headers.get("X-Condense-Session")).toBe(session);
+    const { totalTokens } = (await counted.json()) as { totalTokens: number };
+    const raw = await gemini("countTokens", { systemInstruction, contents }, { tag });
+    expect(totalTokens).toBeLessThan(((await raw.json()) as { totalTokens: number }).totalTokens);
+    // Gemini's countTokens takes a system instruction only inside generateContentRequest.
+    const sent = (await upstreamCalls(tag)).filter((call) => call.path.endsWith(":countTokens"));
+    const request = sent[0]?.body?.generateContentRequest as Record<string, unknown> | undefined;
+    expect(request?.model).toBe("models/gemini-2.5-pro");
+    expect(request?.systemInstruction).toEqual(systemInstruction);
+    expect(Array.isArray(request?.contents) ? request.contents.length : 0).toBeGreaterThan(0);
+    expect((request?.contents as unknown[] | undefined)?.length).toBeLessThan(contents.length);
+    expect(sent[0]?.body?.contents).toBeUndefined();
+  });
+
+  it("answers with the engine's count where the upstream has none", async () => {
+    const contents = [{ role: "user", parts: [{ text: "count me please" }] }];
+    const counted = await gemini("countTokens", { contents }, { tag: freshTag(), script: "bare" });
+    expect(counted.status).toBe(200);
+    expect(counted.headers.get("X-Condense-Answered-By")).toBe("gateway");
+    expect(await counted.json()).toEqual({
+      totalTokens: Number(counted.headers.get("X-Condense-Tokens")),
     });
-    expect(withSystem.status).toBe(200);
   });
 });
 
 describe("OpenAI /responses/compact through the gateway", () => {
   it("forwards to an upstream that has it and passes its compaction back", async () => {
     const tag = freshTag();
+    const session = freshSession("gw-compact-upstream");
     const input = responsesHistory(2);
-    const compacted = await openaiClient(tag)
+    const compacted = await openaiClient(tag, { session })
       .responses.compact({ model: "gpt-5", input })
       .withResponse();
     expect(compacted.response.headers.get("X-Condense-Answered-By")).toBe("upstream");
@@ -225,6 +278,7 @@ describe("OpenAI /responses/compact through the gateway", () => {
       type: "compaction",
       encrypted_content: expect.stringMatching(/^gAAAA-encrypted-/),
     });
+    expect(compacted.response.headers.get("X-Condense-Session")).toBe(session);
     const [sent] = await upstreamCalls(tag);
     expect(sent?.path).toBe("/v1/responses/compact");
     expect(sent?.body?.input).toEqual(input);
@@ -261,6 +315,17 @@ describe("OpenAI /responses/compact through the gateway", () => {
     expect(sent.some((entry) => entry.type === "compaction")).toBe(false);
     expect(sent.length).toBeGreaterThan(users.length);
     expect(sent.length).toBeLessThan(input.length);
+  });
+});
+
+describe("what the gateway cannot answer for", () => {
+  it("refuses a compaction of a history kept on the provider's side, where the upstream has no endpoint", async () => {
+    const client = openaiClient(freshTag(), { script: "bare" });
+    const refused = await rejection(
+      client.responses.compact({ model: "gpt-5", previous_response_id: "resp_1" }),
+    );
+    expect(refused).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((refused as InstanceType<typeof OpenAI.APIError>).code).toBe("history_on_provider");
   });
 });
 

@@ -25,8 +25,8 @@
  *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
  * - `inject=N/L`: the tag's first request is refused with OpenAI's overflow error saying N tokens
  *   over a window of L, whatever its size (a soak's injected fault); later ones pass as scripted;
- * - `bare`: the upstream has neither Anthropic's `count_tokens` nor OpenAI's `/responses/compact`
- *   (both answer 404), as an OpenAI-compatible proxy or a local server.
+ * - `bare`: the upstream has neither Anthropic's `count_tokens`, Gemini's `:countTokens` nor
+ *   OpenAI's `/responses/compact` (they answer 404), as an OpenAI-compatible proxy or a local server.
  * Anthropic's `count_tokens` counts the prompt as a model request does (scaled by `scale`) and
  * refuses what a model request would; `/responses/compact` answers with the input's user
  * messages and one compaction item of its own (`gAAAA-encrypted-N`).
@@ -499,6 +499,16 @@ export async function startGatewayUpstream(
     }
     if (url.pathname.endsWith("/responses/compact") && request.method === "POST") {
       return compactResponses(request);
+    }
+    if (
+      url.pathname.endsWith(":countTokens") &&
+      parseScript(request.headers["x-test-upstream"]).bare
+    ) {
+      record(request, null);
+      return {
+        status: 404,
+        body: { error: { code: 404, message: "Not found", status: "NOT_FOUND" } },
+      };
     }
     record(request, null);
     if (url.pathname.endsWith("/models")) {

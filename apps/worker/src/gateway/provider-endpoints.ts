@@ -21,6 +21,7 @@ import type { Context } from "hono";
 import { ApiError } from "../api/errors";
 import { canonicalMessages } from "../api/formats";
 import type { AppEnv } from "../http/app-env";
+import { requestSession } from "./agent-identity";
 import { type Preview, previewOf } from "./preview";
 import { expandCondenseCompactions } from "./protocols/condense-compaction";
 import { condenseRequest, GATEWAY_HEADERS } from "./protocols/condense-headers";
@@ -89,6 +90,20 @@ function unreadable(protocol: GatewayProtocol, body: RequestBody, text: string):
   );
 }
 
+/** The session a request names (`X-Condense-Session`, or the agent's own), as its response names it. */
+async function sessionHeaders(
+  c: Context<AppEnv>,
+  body: RequestBody,
+): Promise<Record<string, string>> {
+  const explicit = condenseRequest(c.req.raw.headers);
+  const session = await requestSession(explicit.sessionId, c.req.raw.headers, body);
+  if (session === undefined) return {};
+  return {
+    [GATEWAY_HEADERS.session]: session.id,
+    [GATEWAY_HEADERS.sessionSource]: session.source,
+  };
+}
+
 export interface CountEndpoint {
   protocol: GatewayProtocol;
   /** The upstream's path (Gemini's with its model and query). */
@@ -132,7 +147,7 @@ export async function serveResponsesCompact(
   const preview = missingEndpoint(reply.status)
     ? await previewOf(c, responsesProtocol, body, text)
     : undefined;
-  if (preview === undefined) return passedBack(reply, {});
+  if (preview === undefined) return passedBack(reply, await sessionHeaders(c, body));
   const { messages, tokens } = preview;
   if (messages === undefined || tokens === undefined) {
     throw unreadable(responsesProtocol, body, text);

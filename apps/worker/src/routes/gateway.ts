@@ -427,6 +427,8 @@ export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
           method: "post",
           description: count ? COUNT_DESCRIPTION : COMPACT_DESCRIPTION,
           body: route.request,
+          // A count is free at the providers; a compaction is a model call, refused over the cap.
+          ...(count ? {} : { middleware: [...spec.middleware, spendingGuard()] }),
         },
         (c, input) => {
           const body = input.body as RequestBody;
