@@ -58,6 +58,26 @@ export interface Figure {
 const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
 
 /**
+ * Runs `task`, and once more if it fails: a request can be dropped by no fault of the code measured
+ * (`wrangler dev` reloading when a file it watches changes, a connection reset on a loaded machine),
+ * and one lost request should not throw a run of many minutes away. A second failure is real and
+ * ends the run. Returns when the attempt that succeeded started.
+ */
+export async function retriedOnce(what: string, task: () => Promise<unknown>): Promise<number> {
+  const started = performance.now();
+  try {
+    await task();
+    return started;
+  } catch (error) {
+    console.log(`${what} failed (${String(error).slice(0, 200)}); retried once`);
+    await settle();
+    const again = performance.now();
+    await task();
+    return again;
+  }
+}
+
+/**
  * Runs `task` for the two subjects in turn, `count` times each, the order flipped every time,
  * and records each call's wall time under `metric` and the CPU time the subject's Worker used
  * per call over the whole batch (work that runs after the response included) under `metric, CPU`.
@@ -74,8 +94,7 @@ async function interleaved(
   for (let i = 0; i < count; i++) {
     const order = i % 2 === 0 ? subjects : [...subjects].reverse();
     for (const subject of order) {
-      const started = performance.now();
-      await task(subject, i);
+      const started = await retriedOnce(`${metric} (${subject.tree.name})`, () => task(subject, i));
       record(metric, subject.tree.name, performance.now() - started);
     }
     afterBoth(i);
@@ -310,7 +329,8 @@ export function gatewayTurn(upstream: InstantUpstream): Figure {
     async setup(subjects) {
       history = agentHistory(HISTORY_TOKENS);
       for (let i = 0; i < 3; i++) {
-        for (const subject of subjects) await turn(subject);
+        for (const subject of subjects)
+          await retriedOnce("gateway warm-up turn", () => turn(subject));
         next();
       }
     },
