@@ -34,6 +34,7 @@ import {
   KEY,
   searchQueries,
 } from "../harness.ts";
+import { retriedOnce } from "./retry.ts";
 import type { Tree } from "./trees.ts";
 
 /** A checkout and the `wrangler dev` serving its Worker. */
@@ -56,26 +57,6 @@ export interface Figure {
 }
 
 const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
-
-/**
- * Runs `task`, and once more if it fails: a request can be dropped by no fault of the code measured
- * (`wrangler dev` reloading when a file it watches changes, a connection reset on a loaded machine),
- * and one lost request should not throw a run of many minutes away. A second failure is real and
- * ends the run. Returns when the attempt that succeeded started.
- */
-export async function retriedOnce(what: string, task: () => Promise<unknown>): Promise<number> {
-  const started = performance.now();
-  try {
-    await task();
-    return started;
-  } catch (error) {
-    console.log(`${what} failed (${String(error).slice(0, 200)}); retried once`);
-    await settle();
-    const again = performance.now();
-    await task();
-    return again;
-  }
-}
 
 /**
  * Runs `task` for the two subjects in turn, `count` times each, the order flipped every time,
