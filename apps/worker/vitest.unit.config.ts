@@ -26,7 +26,9 @@ export default defineConfig({
   test: {
     name: "worker",
     root,
-    include: nodeRunnableTests(root, "src"),
+    // The bench's own tests too (its cost model, probes, the comparison's retry): `pnpm test` runs
+    // them in vitest.inspector.config.ts.
+    include: [...nodeRunnableTests(root, "src"), ...nodeRunnableTests(root, "bench")],
     // These tests mock nothing and change no globals: a worker keeps the modules it loaded (the
     // token rank tables, the engine) from one test file to the next instead of loading them again.
     isolate: false,

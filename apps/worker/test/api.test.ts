@@ -71,6 +71,8 @@ describe("meta routes", () => {
         "POST /v1/gateway/{upstream}/chat/completions",
         "POST /v1/gateway/{upstream}/responses",
         "POST /v1/gateway/{upstream}/v1/messages",
+        "POST /v1/gateway/{upstream}/v1/messages/count_tokens",
+        "POST /v1/gateway/{upstream}/responses/compact",
         "POST /v1/gateway/{upstream}/v1beta/models/{model}",
         "GET /v1/gateway/{upstream}/models",
         "GET /v1/gateway/{upstream}/v1/models",

@@ -7,11 +7,20 @@
  * path's compactions across requests.
  */
 
-import { runInDurableObject } from "cloudflare:test";
+import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { CompactionsResponseBody, SessionStatusBody } from "../src/api/schemas";
 import { anthropicClient, freshTag, openaiClient } from "./gateway-helpers";
-import { append, call, freshSession, status, stubFor, toolStep, waitFor } from "./helpers";
+import {
+  append,
+  call,
+  compactions,
+  freshSession,
+  status,
+  stubFor,
+  toolStep,
+  waitFor,
+} from "./helpers";
 
 const SYSTEM = { role: "system", content: "You are a build assistant." };
 const ASK = { role: "user", content: "Run the tests and fix what fails." };
@@ -224,5 +233,42 @@ describe("the cost policy's state in the session", () => {
     // gpt-4o: a bust of (1 − 0.5) × 50k pays once 50k more tokens were read at 0.5; this turn reads ~10k.
     expect(await scheduled(0)).toBe("none");
     expect(await scheduled(100_000)).not.toBe("none");
+  });
+
+  it("compacts from the alarm once the provider's cache has gone cold, and bills a cold turn as a full write", async () => {
+    // As above: ~60k in a 100k window, and an excess read that does not pay for the bust yet.
+    const steps = Array.from({ length: 100 }, (_, i) => toolStep(i + 1, 2_400)).flat();
+    const id = freshSession("cache-cold");
+    const stub = stubFor("alice", id);
+    await append(id, { messages: [SYSTEM, ASK], model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 100_000 } });
+    await setCacheState(id, 0, 50_000);
+    expect((await append(id, { messages: steps })).body.compaction.status).toBe("none");
+    await call("GET", `/v1/sessions/${id}/context`);
+    // The answer's append arms the alarm for when the cache goes cold: gpt-4o's automatic
+    // caching keeps a prefix 10 minutes after its last read.
+    const answered = Date.now();
+    await append(id, { messages: [{ role: "assistant", content: "Looking at the failures." }] });
+    const alarm = await runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
+    expect(alarm).not.toBeNull();
+    expect(alarm ?? 0).toBeGreaterThanOrEqual(answered + 10 * 60_000 - 5_000);
+    expect(alarm ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(Date.now() + 10 * 60_000);
+    // Still warm: the alarm does nothing.
+    await runDurableObjectAlarm(stub);
+    expect(await compactions(id)).toHaveLength(0);
+    // Eleven minutes later (the turn's time moved back): cold, so the alarm compacts.
+    await runInDurableObject(stub, (_instance, state) => {
+      state.storage.sql.exec("UPDATE condense_turns SET at = at - ?", 11 * 60_000);
+    });
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    const history = await compactions(id);
+    expect(history).toHaveLength(1);
+    expect(history[0]?.trigger).toBe("cold_cache");
+    // The next turn, after the gap, reads nothing from the cache on either side of the bill.
+    const before = (await status(id)).bill;
+    await call("GET", `/v1/sessions/${id}/context`);
+    const after = (await status(id)).bill;
+    expect(after.turns).toBe(before.turns + 1);
+    expect(after.cacheBusts).toBe(before.cacheBusts);
   });
 });

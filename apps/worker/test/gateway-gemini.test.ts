@@ -183,7 +183,7 @@ describe("Gemini generateContent through the gateway", () => {
     });
   });
 
-  it("forwards countTokens unchanged", async () => {
+  it("forwards countTokens to the upstream, the history unchanged when it fits", async () => {
     const tag = freshTag();
     const response = await gemini(
       { contents: [{ role: "user", parts: [{ text: "count me please" }] }] },

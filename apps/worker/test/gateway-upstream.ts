@@ -24,7 +24,12 @@
  * - `scale=R`: the provider counts a prompt as R times the engine's count (another tokenizer,
  *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
  * - `inject=N/L`: the tag's first request is refused with OpenAI's overflow error saying N tokens
- *   over a window of L, whatever its size (a soak's injected fault); later ones pass as scripted.
+ *   over a window of L, whatever its size (a soak's injected fault); later ones pass as scripted;
+ * - `bare`: the upstream has neither Anthropic's `count_tokens`, Gemini's `:countTokens` nor
+ *   OpenAI's `/responses/compact` (they answer 404), as an OpenAI-compatible proxy or a local server.
+ * Anthropic's `count_tokens` counts the prompt as a model request does (scaled by `scale`) and
+ * refuses what a model request would; `/responses/compact` answers with the input's user
+ * messages and one compaction item of its own (`gAAAA-encrypted-N`).
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
  * (tools, system and messages counted), and Responses input whose outputs do
@@ -59,6 +64,7 @@ import {
 import {
   anthropicSumOverflow,
   type ControlHandler,
+  type ControlReply,
   cacheControlViolation,
   callPairingViolation,
   geminiViolation,
@@ -113,6 +119,8 @@ interface Script {
   scale: number;
   /** `inject=N/L`: the tag's first request is refused as N tokens over a window of L. */
   inject?: { tokens: number; limit: number };
+  /** `bare`: the upstream has no `count_tokens` and no `/responses/compact` (they answer 404). */
+  bare: boolean;
 }
 
 interface CacheUsage {
@@ -130,6 +138,7 @@ function parseScript(header: string | undefined): Script {
     delayMs: 0,
     slowMs: 0,
     scale: 1,
+    bare: false,
   };
   for (const part of (header ?? "").split(";")) {
     const [name, value = ""] = part.trim().split("=");
@@ -140,6 +149,7 @@ function parseScript(header: string | undefined): Script {
     else if (name === "drop") script.drop = true;
     else if (name === "hold") script.hold = true;
     else if (name === "stall") script.stall = true;
+    else if (name === "bare") script.bare = true;
     else if (name === "delay") script.delayMs = Number(value);
     else if (name === "slow") script.slowMs = Number(value);
     else if (name === "tool") script.tool = value;
@@ -375,6 +385,92 @@ export async function startGatewayUpstream(
     return answerFor(answers.get(tag)?.shift(), script, n, tokens);
   };
 
+  /**
+   * Anthropic's `count_tokens`: the prompt's tokens as a model request counts them (scaled by
+   * `scale`), refused as a model request would be; with the script `bare`, a 404 (an upstream
+   * without the endpoint).
+   */
+  const countTokens = (request: ReceivedRequest): ControlReply => {
+    const script = parseScript(request.headers["x-test-upstream"]);
+    const { body } = request;
+    if (script.bare || body === undefined) {
+      record(request, null);
+      return {
+        status: 404,
+        body: { type: "error", error: { type: "not_found_error", message: "Not found" } },
+      };
+    }
+    const model = String(body.model ?? "test-model");
+    let refusal = cacheControlViolation(body);
+    let tokens = 0;
+    try {
+      tokens =
+        countMessageTokens(historyOf("anthropic", body), model) +
+        fieldTokens("anthropic", body, model);
+    } catch (error) {
+      refusal ??= {
+        status: 400,
+        message: `invalid request: ${error instanceof Error ? error.message : String(error)}`,
+      };
+    }
+    record(request, refusal === undefined ? tokens : null);
+    if (refusal !== undefined) {
+      return { status: refusal.status, body: PROTOCOLS.anthropic.errorBody(refusal) };
+    }
+    return { body: { input_tokens: Math.round(tokens * script.scale) } };
+  };
+
+  /**
+   * OpenAI's `/responses/compact`: the input's user messages, then one compaction item of the
+   * provider's own; with the script `bare`, a 404 (an upstream without the endpoint).
+   */
+  const compactResponses = (request: ReceivedRequest): ControlReply => {
+    const script = parseScript(request.headers["x-test-upstream"]);
+    const { body } = request;
+    record(request, null);
+    if (script.bare || body === undefined) {
+      return {
+        status: 404,
+        body: {
+          error: { message: "Not found", type: "invalid_request_error", param: null, code: null },
+        },
+      };
+    }
+    answered += 1;
+    const input =
+      typeof body.input === "string"
+        ? [{ role: "user", content: body.input }]
+        : Array.isArray(body.input)
+          ? body.input
+          : [];
+    const users = input.filter(
+      (item: unknown) =>
+        typeof item === "object" && item !== null && (item as { role?: unknown }).role === "user",
+    );
+    return {
+      body: {
+        id: `resp_compact_${answered}`,
+        object: "response.compaction",
+        created_at: 0,
+        output: [
+          ...users,
+          {
+            type: "compaction",
+            id: `cmp_${answered}`,
+            encrypted_content: `gAAAA-encrypted-${answered}`,
+          },
+        ],
+        usage: {
+          input_tokens: 100,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: 10,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: 110,
+        },
+      },
+    };
+  };
+
   const control: ControlHandler = (request) => {
     const url = new URL(request.path, "http://localhost");
     const tag = url.searchParams.get("tag") ?? "";
@@ -397,6 +493,22 @@ export async function startGatewayUpstream(
       return posts <= failures
         ? { status: 500, body: { error: "scripted webhook failure" } }
         : { body: { received: true } };
+    }
+    if (url.pathname.endsWith("/v1/messages/count_tokens") && request.method === "POST") {
+      return countTokens(request);
+    }
+    if (url.pathname.endsWith("/responses/compact") && request.method === "POST") {
+      return compactResponses(request);
+    }
+    if (
+      url.pathname.endsWith(":countTokens") &&
+      parseScript(request.headers["x-test-upstream"]).bare
+    ) {
+      record(request, null);
+      return {
+        status: 404,
+        body: { error: { code: 404, message: "Not found", status: "NOT_FOUND" } },
+      };
     }
     record(request, null);
     if (url.pathname.endsWith("/models")) {

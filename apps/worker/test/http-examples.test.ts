@@ -339,6 +339,51 @@ describe("the HTTP API's recorded examples", () => {
         },
       ),
     );
+    // The agent's context meter: the tokens of what the gateway would send for this history.
+    ok(
+      await record(
+        "POST /v1/gateway/{upstream}/v1/messages/count_tokens",
+        "POST",
+        "/v1/gateway/anthropic/v1/messages/count_tokens",
+        {
+          headers: {
+            "x-api-key": "sk-ant-your-provider-key",
+            "anthropic-version": "2023-06-01",
+            "X-Condense-Key": KEY,
+            "X-Condense-Session": "docs-gateway-anthropic",
+            "x-test-tag": tag,
+          },
+          auth: false,
+          body: {
+            model: "claude-sonnet-4-5",
+            system: "You are a coding agent.",
+            messages: [
+              { role: "user", content: "Why does the CSV test fail?" },
+              { role: "assistant", content: "The parser splits on commas inside quotes." },
+              { role: "user", content: "Fix it." },
+            ],
+          },
+        },
+      ),
+    );
+    ok(
+      await record(
+        "POST /v1/gateway/{upstream}/responses/compact",
+        "POST",
+        "/v1/gateway/up/responses/compact",
+        {
+          headers: { ...gateway(), "X-Condense-Session": "docs-gateway-responses" },
+          body: {
+            model: "gpt-5",
+            input: [
+              { role: "user", content: "Why does the CSV test fail?" },
+              { role: "assistant", content: "The parser splits on commas inside quotes." },
+              { role: "user", content: "Fix it." },
+            ],
+          },
+        },
+      ),
+    );
     // A title request on the session: kept as a side request, not taken into the session.
     const title = await SELF.fetch(`${BASE}/v1/gateway/up/chat/completions`, {
       method: "POST",

@@ -307,6 +307,51 @@ describe("settings and status", () => {
     expect(unknownField.status).toBe(400);
   });
 
+  it("sets the compaction policy and its floor per session, and refuses bad ones by name, changing nothing", async () => {
+    const id = freshSession();
+    await append(id, { messages: conversation(4), model: "gpt-4o" });
+    await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 32_000 } });
+    // Where compaction may start, as an append reports it.
+    const trigger = async () =>
+      (await append(id, { messages: [{ role: "user", content: "go on" }] })).body.threshold;
+    // The cost policy at 32k: it may start at the floor (half the window).
+    const cost = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    expect(cost.body.settings).toMatchObject({ policy: null, floor: null });
+    expect(await trigger()).toBe(16_000);
+    const set = await call<SessionStatusBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { policy: "cost", floor: 0.6 },
+    });
+    expect(set.status).toBe(200);
+    expect(set.body.settings).toMatchObject({ policy: "cost", floor: 0.6 });
+    expect(await trigger()).toBe(19_200);
+    // The window policy's trigger is its threshold (0.75 × the window), whatever the floor.
+    await call("PATCH", `/v1/sessions/${id}`, { body: { policy: "window" } });
+    expect(await trigger()).toBe(24_000);
+    for (const [body, path] of [
+      [{ policy: "cheap" }, "policy"],
+      [{ floor: 1.5 }, "floor"],
+      [{ floor: "half" }, "floor"],
+    ] as const) {
+      const reply = await call<ErrorResponseBody>("PATCH", `/v1/sessions/${id}`, { body });
+      expect(reply.status, JSON.stringify(body)).toBe(400);
+      expect(reply.body.error).toMatchObject({
+        code: "invalid_request",
+        details: { issues: [{ path }] },
+      });
+    }
+    // A floor under an explicit threshold is the engine's refusal, naming the setting.
+    const under = await call<ErrorResponseBody>("PATCH", `/v1/sessions/${id}`, {
+      body: { policy: "cost", threshold: 0.7, floor: 0.5 },
+    });
+    expect(under.status).toBe(400);
+    expect(under.body.error).toMatchObject({
+      code: "invalid_options",
+      details: { setting: "floor" },
+    });
+    const after = await call<SessionStatusBody>("GET", `/v1/sessions/${id}`);
+    expect(after.body.settings).toMatchObject({ policy: "window", floor: 0.6, threshold: null });
+  });
+
   it("refuses a pinned message that carries nothing, naming it, and changes nothing", async () => {
     const id = freshSession();
     await append(id, { messages: [{ role: "user", content: "hi" }] });

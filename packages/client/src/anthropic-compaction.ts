@@ -27,16 +27,13 @@ import type {
   RawMessageStreamEvent,
 } from "@anthropic-ai/sdk/resources/messages/messages";
 import type { Stream } from "@anthropic-ai/sdk/streaming";
-import {
-  AnthropicStreamAssembler,
-  assistantTurn,
-  messagePromptTokens,
-} from "./anthropic-stream.js";
-import type { InputMessage } from "./api-types.js";
+import { AnthropicStreamAssembler, assistantTurn } from "./anthropic-stream.js";
+import type { InputMessage, UsageReport } from "./api-types.js";
 import { Conversation, type ConversationOptions } from "./conversation.js";
 import { CondenseApiError } from "./errors.js";
 import { overlay } from "./overlay.js";
 import { type StreamingCreate, watchStream } from "./sdk-stream.js";
+import { anthropicUsage } from "./usage-report.js";
 
 type Messages = Anthropic["messages"];
 type RequestOptions = Parameters<Messages["create"]>[1];
@@ -138,12 +135,12 @@ class AnthropicCompactor {
           )
           .withResponse(),
       );
-      const append = (messages: InputMessage[], inputTokens: number | undefined) =>
-        conversation.appendAnswer({ messages, format: "anthropic", model, inputTokens });
+      const append = (messages: InputMessage[], usage: UsageReport | undefined) =>
+        conversation.appendAnswer({ messages, format: "anthropic", model, usage });
 
       if (body.stream !== true) {
         const message = result.data as Message;
-        await append(assistantTurn(message.content), messagePromptTokens(message));
+        await append(assistantTurn(message.content), anthropicUsage(message.usage));
         return result;
       }
 
@@ -157,7 +154,7 @@ class AnthropicCompactor {
         },
         async () => {
           // Only a complete answer is stored; a stream the caller abandoned never gets here.
-          if (assembler.finished) await append(assembler.turn(), assembler.promptTokens);
+          if (assembler.finished) await append(assembler.turn(), assembler.usage);
         },
       );
       return { ...result, data };

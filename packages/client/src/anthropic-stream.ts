@@ -8,12 +8,9 @@
  * `create({ stream: true })` stream has nobody doing it, so this does.
  */
 
-import type {
-  ContentBlock,
-  Message,
-  RawMessageStreamEvent,
-} from "@anthropic-ai/sdk/resources/messages";
-import type { InputMessage } from "./api-types.js";
+import type { ContentBlock, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
+import type { InputMessage, UsageReport } from "./api-types.js";
+import { anthropicUsage } from "./usage-report.js";
 
 /** Block types the session stores (server-tool blocks are the provider's business). */
 const STORABLE = new Set(["text", "tool_use", "thinking", "redacted_thinking"]);
@@ -54,32 +51,18 @@ export function assistantTurn(content: readonly ContentBlock[]): InputMessage[] 
   return blocks.length === 0 ? [] : [{ role: "assistant", content: blocks }];
 }
 
-/** Every token of the prompt: uncached input plus cache reads and writes. */
-export function promptTokens(usage: {
-  input_tokens: number | null;
-  cache_creation_input_tokens?: number | null;
-  cache_read_input_tokens?: number | null;
-}): number | undefined {
-  if (typeof usage.input_tokens !== "number") return undefined;
-  return (
-    usage.input_tokens +
-    (usage.cache_creation_input_tokens ?? 0) +
-    (usage.cache_read_input_tokens ?? 0)
-  );
-}
-
 type Block = Record<string, unknown> & { type: string };
 
 export class AnthropicStreamAssembler {
   readonly #blocks = new Map<number, Block>();
   readonly #json = new Map<number, string>();
-  #promptTokens: number | undefined;
+  #usage: UsageReport | undefined;
   #stopped = false;
 
   add(event: RawMessageStreamEvent): void {
     switch (event.type) {
       case "message_start":
-        this.#promptTokens = promptTokens(event.message.usage);
+        this.#usage = anthropicUsage(event.message.usage);
         return;
       case "content_block_start":
         this.#blocks.set(event.index, { ...event.content_block });
@@ -111,8 +94,8 @@ export class AnthropicStreamAssembler {
         return;
       }
       case "message_delta": {
-        const tokens = promptTokens(event.usage);
-        if (tokens !== undefined) this.#promptTokens = tokens;
+        // The delta's usage, when it has one, is the final count.
+        this.#usage = anthropicUsage(event.usage) ?? this.#usage;
         return;
       }
       case "message_stop":
@@ -126,8 +109,9 @@ export class AnthropicStreamAssembler {
     return this.#stopped;
   }
 
-  get promptTokens(): number | undefined {
-    return this.#promptTokens;
+  /** The prompt's usage (every input token, the cache's reads and writes among them). */
+  get usage(): UsageReport | undefined {
+    return this.#usage;
   }
 
   /** The assistant turn to append (empty when nothing in it can be stored). */
@@ -137,9 +121,4 @@ export class AnthropicStreamAssembler {
       .map(([, block]) => block as unknown as ContentBlock);
     return assistantTurn(blocks);
   }
-}
-
-/** The prompt tokens of a complete (non-streamed) message. */
-export function messagePromptTokens(message: Message): number | undefined {
-  return promptTokens(message.usage);
 }

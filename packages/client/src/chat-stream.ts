@@ -8,6 +8,8 @@
  */
 
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
+import type { UsageReport } from "./api-types.js";
+import { chatUsage } from "./usage-report.js";
 
 export interface AssembledToolCall {
   id: string;
@@ -28,12 +30,10 @@ export class ChatStreamAssembler {
   #sawContent = false;
   #toolCalls = new Map<number, AssembledToolCall>();
   #finishReason: string | null = null;
-  #promptTokens: number | undefined;
+  #usage: UsageReport | undefined;
 
   add(chunk: ChatCompletionChunk): void {
-    if (chunk.usage != null && typeof chunk.usage.prompt_tokens === "number") {
-      this.#promptTokens = chunk.usage.prompt_tokens;
-    }
+    this.#usage = chatUsage(chunk.usage) ?? this.#usage;
     for (const choice of chunk.choices ?? []) {
       if (choice.index !== 0) continue;
       const delta = choice.delta;
@@ -67,9 +67,9 @@ export class ChatStreamAssembler {
     return this.#finishReason !== null;
   }
 
-  /** The `prompt_tokens` the server reported, if the stream carried usage. */
-  get promptTokens(): number | undefined {
-    return this.#promptTokens;
+  /** The prompt's usage the server reported (`prompt_tokens`, cached ones), if the stream carried it. */
+  get usage(): UsageReport | undefined {
+    return this.#usage;
   }
 
   message(): AssembledMessage {

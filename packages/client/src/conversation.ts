@@ -26,6 +26,7 @@ import type {
   InputMessage,
   MessageFormatName,
   OverflowResponseBody,
+  UsageReport,
 } from "./api-types.js";
 import { CondenseApiError } from "./errors.js";
 import type { SessionHandle } from "./session.js";
@@ -70,12 +71,15 @@ export interface ConversationOptions {
   onAppendError?: (error: unknown) => void;
 }
 
-/** An answer to append: the model's messages in `format`, with the prompt tokens it reported. */
+/**
+ * An answer to append: the model's messages in `format`, with the usage the provider reported for
+ * its prompt (every input token, and the cache's reads and writes among them: the session's bill).
+ */
 export interface AnswerAppend {
   messages: InputMessage[];
   format: MessageFormatName;
   model: string | undefined;
-  inputTokens: number | undefined;
+  usage: UsageReport | undefined;
 }
 
 interface PendingAppend extends AnswerAppend {
@@ -141,7 +145,7 @@ export class Conversation {
       await this.session.append(next.messages, {
         format: next.format,
         ...(next.model !== undefined ? { model: next.model } : {}),
-        ...(next.inputTokens !== undefined ? { usage: { inputTokens: next.inputTokens } } : {}),
+        ...(next.usage !== undefined ? { usage: next.usage } : {}),
         idempotencyKey: next.idempotencyKey,
         ...(signal !== undefined ? { signal } : {}),
       });

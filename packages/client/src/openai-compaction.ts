@@ -23,11 +23,12 @@ import type {
   Response as ResponsesResponse,
 } from "openai/resources/responses/responses";
 import type { Stream } from "openai/streaming";
-import type { InputMessage } from "./api-types.js";
+import type { InputMessage, UsageReport } from "./api-types.js";
 import { ChatStreamAssembler } from "./chat-stream.js";
 import { Conversation, type ConversationOptions } from "./conversation.js";
 import { overlay } from "./overlay.js";
 import { type StreamingCreate, watchStream } from "./sdk-stream.js";
+import { chatUsage, responsesUsage } from "./usage-report.js";
 
 type RequestOptions = Parameters<OpenAI["chat"]["completions"]["create"]>[1];
 
@@ -135,15 +136,15 @@ class Compactor {
           requestOptions,
         ),
       );
-      const append = (messages: InputMessage[], inputTokens: number | undefined) =>
-        conversation.appendAnswer({ messages, format: "openai", model, inputTokens });
+      const append = (messages: InputMessage[], usage: UsageReport | undefined) =>
+        conversation.appendAnswer({ messages, format: "openai", model, usage });
 
       if (!streaming) {
         const completion = result as ChatCompletion;
         const message = completion.choices[0]?.message;
         await append(
           message === undefined ? [] : [assistantMessage(message)],
-          completion.usage?.prompt_tokens,
+          chatUsage(completion.usage),
         );
         return completion;
       }
@@ -159,8 +160,7 @@ class Compactor {
         },
         async () => {
           // Only a complete answer is stored; a stream the caller abandoned never gets here.
-          if (assembler.finished)
-            await append([asInput(assembler.message())], assembler.promptTokens);
+          if (assembler.finished) await append([asInput(assembler.message())], assembler.usage);
         },
       );
     });
@@ -200,7 +200,7 @@ class Compactor {
           messages: storableOutput(response),
           format: "responses",
           model,
-          inputTokens: response.usage?.input_tokens,
+          usage: responsesUsage(response.usage),
         });
 
       if (body.stream !== true) {

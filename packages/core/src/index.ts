@@ -131,6 +131,7 @@ export type {
   TextPart,
   ToolCall,
 } from "./messages/types.js";
+export { cacheLifetimeMs, isCacheCold } from "./models/cache-lifetime.js";
 export { contextWindowFor, parseContextWindow } from "./models/context-window.js";
 export {
   DEFAULT_PRICING,

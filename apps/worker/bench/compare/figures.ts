@@ -34,6 +34,7 @@ import {
   KEY,
   searchQueries,
 } from "../harness.ts";
+import { retriedOnce } from "./retry.ts";
 import type { Tree } from "./trees.ts";
 
 /** A checkout and the `wrangler dev` serving its Worker. */
@@ -74,8 +75,7 @@ async function interleaved(
   for (let i = 0; i < count; i++) {
     const order = i % 2 === 0 ? subjects : [...subjects].reverse();
     for (const subject of order) {
-      const started = performance.now();
-      await task(subject, i);
+      const started = await retriedOnce(`${metric} (${subject.tree.name})`, () => task(subject, i));
       record(metric, subject.tree.name, performance.now() - started);
     }
     afterBoth(i);
@@ -310,7 +310,8 @@ export function gatewayTurn(upstream: InstantUpstream): Figure {
     async setup(subjects) {
       history = agentHistory(HISTORY_TOKENS);
       for (let i = 0; i < 3; i++) {
-        for (const subject of subjects) await turn(subject);
+        for (const subject of subjects)
+          await retriedOnce("gateway warm-up turn", () => turn(subject));
         next();
       }
     },

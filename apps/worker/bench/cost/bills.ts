@@ -4,7 +4,9 @@
  * markers they carry, and the baselines (`bench/cost/baselines`) on the same turns, each under
  * each provider's cache rules (core `billing/prompt-cache`). Messages are told apart by their
  * canonical form (cache markers dropped, a single text part read as the string it carries, keys
- * sorted), counted with the engine's tokenizer.
+ * sorted), counted with the engine's tokenizer for the model billed (`tokensModel`: each pricing's
+ * own, so Claude's are o200k's count with the engine's 15% margin, as the test upstream reports
+ * them; the engine has no Claude tokenizer).
  */
 
 import {
@@ -27,7 +29,7 @@ import {
   WholeHistory,
 } from "./baselines.ts";
 
-/** One tokenizer for every transcript: bills are compared as ratios. */
+/** The tokenizer model where a bench bills every pricing with one count (the probe bench). */
 export const BILLING_MODEL = "gpt-4o";
 
 /** JSON with object keys sorted at every level: equal values, equal text. */
@@ -55,13 +57,14 @@ export function messageKey(message: ChatMessage): string {
 
 const counted = new Map<string, number>();
 
-/** A message as the biller sees it. */
-export function benchMessage(message: ChatMessage): BenchMessage {
+/** A message as the biller sees it, counted for `model`. */
+export function benchMessage(message: ChatMessage, model = BILLING_MODEL): BenchMessage {
   const key = messageKey(message);
-  let tokens = counted.get(key);
+  const countKey = `${model}\n${key}`;
+  let tokens = counted.get(countKey);
   if (tokens === undefined) {
-    tokens = messageTokens(message, BILLING_MODEL);
-    counted.set(key, tokens);
+    tokens = messageTokens(message, model);
+    counted.set(countKey, tokens);
   }
   return { key, tokens, role: message.role };
 }
@@ -92,13 +95,16 @@ export function headEnd(messages: readonly BenchMessage[], headMessages = 3): nu
 export function billForwarded(
   forwarded: readonly RecordedCall[],
   pricing: CachePricing,
-  options: { headMark?: boolean } = {},
+  options: { headMark?: boolean; tokensModel?: string } = {},
 ): PolicyBill {
   const biller = new PromptCacheBiller(pricing);
   const sizes: number[] = [];
+  const model = options.tokensModel ?? BILLING_MODEL;
   for (const call of forwarded) {
     const raw = Array.isArray(call.body?.messages) ? (call.body.messages as unknown[]) : [];
-    const messages = toCanonical({ format: "openai", messages: raw }).map(benchMessage);
+    const messages = toCanonical({ format: "openai", messages: raw }).map((message) =>
+      benchMessage(message, model),
+    );
     const breakpoints = openaiCacheMarkers(raw).map((marker) => marker.message + 1);
     if (options.headMark === true) breakpoints.push(headEnd(messages));
     sizes.push(
@@ -128,12 +134,17 @@ export async function replayPolicy(
   pricings: readonly CachePricing[],
   options: {
     withContent?: boolean;
+    /** The model whose tokenizer counts the messages (default `BILLING_MODEL`). */
+    tokensModel?: string;
     observe?: (turn: number, context: readonly BenchMessage[]) => void | Promise<void>;
   } = {},
 ): Promise<Record<string, PolicyBill>> {
   const billers = pricings.map((pricing) => new PromptCacheBiller(pricing));
+  const model = options.tokensModel ?? BILLING_MODEL;
   const read = (message: ChatMessage): BenchMessage =>
-    options.withContent === true ? { ...benchMessage(message), message } : benchMessage(message);
+    options.withContent === true
+      ? { ...benchMessage(message, model), message }
+      : benchMessage(message, model);
   let context: BenchMessage[] = [];
   let sent = 0;
   let compactions = 0;
@@ -164,15 +175,19 @@ export async function replayPolicy(
   return out;
 }
 
-/** The baselines at `window` (`costBaselines`), each replayed on the client's histories and billed. */
+/**
+ * The baselines at `window` (`costBaselines`), each replayed on the client's histories and billed,
+ * counted for `tokensModel`.
+ */
 export async function billBaselines(
   histories: readonly ChatMessage[][],
   window: number,
   pricing: CachePricing,
+  tokensModel = BILLING_MODEL,
 ): Promise<Record<string, PolicyBill>> {
   const out: Record<string, PolicyBill> = {};
   for (const policy of costBaselines(window)) {
-    const bills = await replayPolicy(histories, policy, [pricing]);
+    const bills = await replayPolicy(histories, policy, [pricing], { tokensModel });
     out[policy.name] = bills[pricing.name] as PolicyBill;
   }
   return out;

@@ -9,11 +9,11 @@
 import type { CachePricing } from "@condense/core";
 import type { PolicyBill } from "./bills.ts";
 
-export interface ReplayRecord {
-  transcript: string;
-  window: number;
-  turns: number;
-  /** The whole history's tokens at the last turn. */
+/** One replay of a transcript, its session running as one pricing's model. */
+export interface PricedReplay {
+  /** The model the session ran as, and whose tokenizer counts its bills (the pricing's). */
+  model: string;
+  /** The whole history's tokens at the last turn, counted for `model`. */
   wholeTokens: number;
   generations: string[];
   compactions: Array<{
@@ -22,9 +22,20 @@ export interface ReplayRecord {
     tokensAfter: number;
     summaryTokens: number;
   }>;
+  replayMs: number;
+}
+
+export interface ReplayRecord {
+  transcript: string;
+  window: number;
+  turns: number;
+  /**
+   * By pricing name: the replay as that pricing's model, so the cost policy decides at the prices
+   * it is billed at (one replay as gpt-4o for every pricing decided at gpt-4o's).
+   */
+  replays: Record<string, PricedReplay>;
   /** By pricing name, then policy (`condense`, `whole history`, `truncate-oldest`, `compact-at-95`). */
   bills: Record<string, Record<string, PolicyBill>>;
-  replayMs: number;
 }
 
 export interface ReportInput {
@@ -66,7 +77,8 @@ export function acted(record: ReplayRecord, pricing: string): boolean {
   );
 }
 
-export const fits = (record: ReplayRecord) => record.wholeTokens <= record.window;
+export const fits = (record: ReplayRecord, pricing: string) =>
+  (record.replays[pricing]?.wholeTokens ?? Number.POSITIVE_INFINITY) <= record.window;
 
 function ratio(
   record: ReplayRecord,
@@ -108,7 +120,9 @@ export function checks(input: ReportInput): Check[] {
         compact95Acted,
         versusCompact95: condenseActed / compact95Acted,
         medianPerReplay: median(actedSet.map((r) => ratio(r, name, "condense", "compact-at-95"))),
-        worstWhereFits: Math.max(...records.filter(fits).map((r) => ratio(r, name, "condense"))),
+        worstWhereFits: Math.max(
+          ...records.filter((r) => fits(r, name)).map((r) => ratio(r, name, "condense")),
+        ),
         headMarkVersusCompact95:
           median(actedSet.map((r) => ratio(r, name, "condense + head mark"))) / compact95Acted,
       });
@@ -130,20 +144,22 @@ function transcriptTable(records: readonly ReplayRecord[], pricing: CachePricing
     const c95 = bills["compact-at-95"];
     const tr = bills["truncate-oldest"];
     const whole = bills["whole history"];
-    const tags = [fits(record) ? "fits" : "", acted(record, name) ? "acted" : ""].filter(Boolean);
+    const tags = [fits(record, name) ? "fits" : "", acted(record, name) ? "acted" : ""].filter(
+      Boolean,
+    );
     lines.push(
-      `| ${short(record.transcript)}${tags.length > 0 ? ` (${tags.join(", ")})` : ""} | ${record.turns} | ${thousands(record.wholeTokens)} | ${fixed(ratio(record, name, "condense"))} | ${fixed(ratio(record, name, "compact-at-95"))} | ${fixed(ratio(record, name, "truncate-oldest"))} | ${fixed(ratio(record, name, "condense", "compact-at-95"))} | ${c?.compactions ?? 0} / ${c95?.compactions ?? 0} / ${tr?.compactions ?? 0} | ${c?.busts ?? 0} / ${c95?.busts ?? 0} | ${dollars(c?.cost ?? 0)} | ${dollars(whole?.cost ?? 0)} |`,
+      `| ${short(record.transcript)}${tags.length > 0 ? ` (${tags.join(", ")})` : ""} | ${record.turns} | ${thousands(record.replays[name]?.wholeTokens ?? 0)} | ${fixed(ratio(record, name, "condense"))} | ${fixed(ratio(record, name, "compact-at-95"))} | ${fixed(ratio(record, name, "truncate-oldest"))} | ${fixed(ratio(record, name, "condense", "compact-at-95"))} | ${c?.compactions ?? 0} / ${c95?.compactions ?? 0} / ${tr?.compactions ?? 0} | ${c?.busts ?? 0} / ${c95?.busts ?? 0} | ${dollars(c?.cost ?? 0)} | ${dollars(whole?.cost ?? 0)} |`,
     );
   }
   return lines;
 }
 
-function compactionLines(records: readonly ReplayRecord[]): string[] {
-  const events = records.flatMap((record) => record.compactions);
+function compactionLines(records: readonly ReplayRecord[], pricing: string): string[] {
+  const events = records.flatMap((record) => record.replays[pricing]?.compactions ?? []);
   const tiers = new Map<number, number>();
   for (const event of events) tiers.set(event.tier, (tiers.get(event.tier) ?? 0) + 1);
   const summaries = events.filter((event) => event.summaryTokens > 0).map((e) => e.summaryTokens);
-  const kept = records.map((record) => record.bills.Anthropic?.condense?.meanTokens ?? 0);
+  const kept = records.map((record) => record.bills[pricing]?.condense?.meanTokens ?? 0);
   const summary =
     summaries.length === 0
       ? "no summary"
@@ -154,7 +170,7 @@ function compactionLines(records: readonly ReplayRecord[]): string[] {
       .map(([tier, count]) => `tier ${tier}: ${count}`)
       .join(
         ", ",
-      )}); tokens after a compaction: median ${thousands(median(events.map((e) => e.tokensAfter)))}; ${summary}; context forwarded per request: median over replays ${thousands(median(kept))}.`,
+      )}); tokens before a compaction (the trigger it fired at): median ${thousands(median(events.map((e) => e.tokensBefore)))}; after (the kept size): median ${thousands(median(events.map((e) => e.tokensAfter)))}; ${summary}; context forwarded per request: median over replays ${thousands(median(kept))}.`,
   ];
 }
 
@@ -162,7 +178,7 @@ export function formatReport(input: ReportInput): string {
   const lines = [
     `# Cost bench: ${input.label}`,
     "",
-    `${input.date}, ${input.machine}. Corpus: ${input.source}. Bills are input tokens under each provider's prompt cache (\`packages/core/src/billing/prompt-cache.ts\`), as ratios to sending the whole history with caching; "acted" marks the replays where a baseline compacted, "fits" those whose whole history fits the window. The 0.8 check is the ratio of the acted-set medians; the per-replay median is each replay's Condense ÷ compact-at-95 over the same set. The last column bills the same requests as if the gateway also marked the end of the head (system prompt and first three messages) for Anthropic, which it does not do yet.`,
+    `${input.date}, ${input.machine}. Corpus: ${input.source}. Each pricing replays the corpus with its own model (the session's model, so the cost policy decides at that pricing's prices), and counts its bills with the engine's tokenizer for it (o200k; for Claude with the engine's 15% margin, as the test upstream reports its usage). Bills are input tokens under each provider's prompt cache (\`packages/core/src/billing/prompt-cache.ts\`), as ratios to sending the whole history with caching; "acted" marks the replays where a baseline compacted, "fits" those whose whole history fits the window. The 0.8 check is the ratio of the acted-set medians; the per-replay median is each replay's Condense ÷ compact-at-95 over the same set. The last column bills the same requests as if the gateway also marked the end of the head (system prompt and first three messages) for Anthropic, which it does not do yet.`,
     "",
     "| window | pricing | Condense ÷ whole (acted, median) | compact-at-95 ÷ whole | Condense ÷ compact-at-95 (≤ 0.8) | per-replay median | worst where it fits (≤ 1.05) | ÷ compact-at-95 with a head breakpoint |",
     "|---|---|---|---|---|---|---|---|",
@@ -175,21 +191,24 @@ export function formatReport(input: ReportInput): string {
   }
   for (const window of new Set(input.records.map((record) => record.window))) {
     const records = input.records.filter((record) => record.window === window);
-    lines.push("", `## ${window / 1000}k`, "", ...compactionLines(records));
-    const split = records.filter((record) => record.generations.length !== 1);
-    if (split.length > 0) {
-      lines.push(
-        "",
-        `Replays whose session started a new generation (the history did not match): ${split.map((r) => short(r.transcript)).join(", ")}.`,
-      );
-    }
+    lines.push("", `## ${window / 1000}k`);
     for (const pricing of input.pricings) {
       lines.push(
         "",
-        `### ${window / 1000}k, ${pricing.name} (${pricing.model}: cache write ${fixed(pricing.cacheWrite)}×, read ${fixed(pricing.cacheRead)}×, $${pricing.inputPerMillion}/M input)`,
+        `### ${window / 1000}k, ${pricing.name} (replayed as ${pricing.model}: cache write ${fixed(pricing.cacheWrite)}×, read ${fixed(pricing.cacheRead)}×, $${pricing.inputPerMillion}/M input)`,
         "",
-        ...transcriptTable(records, pricing),
+        ...compactionLines(records, pricing.name),
       );
+      const split = records.filter(
+        (record) => (record.replays[pricing.name]?.generations.length ?? 1) !== 1,
+      );
+      if (split.length > 0) {
+        lines.push(
+          "",
+          `Replays whose session started a new generation (the history did not match): ${split.map((r) => short(r.transcript)).join(", ")}.`,
+        );
+      }
+      lines.push("", ...transcriptTable(records, pricing));
     }
   }
   return `${lines.join("\n")}\n`;

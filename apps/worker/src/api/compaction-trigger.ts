@@ -19,4 +19,6 @@ export type CompactionTrigger =
   /** `POST /compact`. */
   | "manual"
   /** `POST /overflow`: a provider refused the context. */
-  | "overflow";
+  | "overflow"
+  /** The alarm found the prompt cache gone cold past the trigger: compacting then costs no bust. */
+  | "cold_cache";

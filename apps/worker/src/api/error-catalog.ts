@@ -118,6 +118,10 @@ export const ERROR_CATALOG: Record<ErrorCode, ErrorCodeEntry> = {
     status: "502",
     when: "the upstream still called the gateway's recall tool after 3 rounds and a request for an answer without tool calls",
   },
+  history_on_provider: {
+    status: "400",
+    when: "a gateway count of tokens (`count_tokens`, `:countTokens`) or `/responses/compact` whose history is kept on the provider's side (`previous_response_id`, `conversation`, `cachedContent`), where the upstream has no such endpoint and the gateway would have to answer itself: send the whole history",
+  },
   internal_error: {
     status: "500",
     when: "anything unexpected (never a stack trace; quote the `X-Request-Id`)",

@@ -44,6 +44,7 @@ export type ErrorCode =
   | "upstream_unreachable"
   | "upstream_timeout"
   | "recall_rounds_exceeded"
+  | "history_on_provider"
   | "invalid_configuration"
   | "internal_error";
 

@@ -3,9 +3,11 @@
  * The gateway: `/v1/gateway/{upstream}/…` speaks OpenAI Chat Completions
  * (`/chat/completions`), OpenAI Responses (`/responses`), Anthropic
  * Messages (`/v1/messages`) and Gemini (`/v1beta/models/{model}:generateContent`,
- * `:streamGenerateContent`, `:countTokens`, passed through), so an agent points its SDK's base URL here and
+ * `:streamGenerateContent`), so an agent points its SDK's base URL here and
  * changes nothing else; `/models` and `/v1/models` pass the upstream's list
- * through. `{upstream}` is a name the deployment configures
+ * through. Anthropic's `/v1/messages/count_tokens`, Gemini's `:countTokens`
+ * and OpenAI's `/responses/compact` answer for the context the gateway would
+ * send (`gateway/provider-endpoints`). `{upstream}` is a name the deployment configures
  * (`gateway/upstream/upstreams`); the caller authenticates its own way
  * (`gateway/upstream/credentials`).
  *
@@ -28,6 +30,8 @@ import { unwrap } from "../api/rpc-result";
 import {
   GatewayChatCompletion,
   GatewayChatRequest,
+  GatewayCompactedResponse,
+  GatewayCountTokensRequest,
   GatewayGeminiParams,
   GatewayGenerateContentRequest,
   GatewayGenerateContentResponse,
@@ -36,7 +40,9 @@ import {
   GatewayMessagesRequest,
   GatewayModels,
   GatewayResponse,
+  GatewayResponsesCompactRequest,
   GatewayResponsesRequest,
+  GatewayTokenCount,
   GatewayUpstreamParam,
 } from "../api/schemas";
 import { workerConfig } from "../config/worker-config";
@@ -47,6 +53,7 @@ import type { ForwardPlan } from "../gateway/plans/forward-plan";
 import { planRequest } from "../gateway/plans/plan-request";
 import { anthropicProtocol } from "../gateway/protocols/anthropic-protocol";
 import { chatProtocol } from "../gateway/protocols/chat-protocol";
+import { expandCondenseCompactions } from "../gateway/protocols/condense-compaction";
 import { condenseRequest, GATEWAY_HEADERS } from "../gateway/protocols/condense-headers";
 import {
   geminiMethod,
@@ -55,6 +62,7 @@ import {
 } from "../gateway/protocols/gemini-protocol";
 import type { GatewayProtocol, RequestBody } from "../gateway/protocols/protocol";
 import { responsesProtocol } from "../gateway/protocols/responses-protocol";
+import { serveCount, serveResponsesCompact } from "../gateway/provider-endpoints";
 import { meteredPlan, spendingGuard } from "../gateway/spending-guard";
 import { gatewayAuth } from "../gateway/upstream/credentials";
 import {
@@ -78,12 +86,12 @@ interface GatewayRouteBase {
 }
 
 /**
- * A model request (`post`, its body checked by `request`), the upstream's models (`get`), or
- * Gemini's methods of a model (`gemini`: the method is in the path).
+ * A model request (`post`, its body checked by `request`), the upstream's models (`get`),
+ * Gemini's methods of a model (`gemini`: the method is in the path), or a provider's endpoint beside
+ * its model requests (`count`: Anthropic's count of tokens; `compact`: OpenAI's compaction).
  */
 type GatewayRoute =
-  | (GatewayRouteBase & { method: "post"; request: z.ZodType })
-  | (GatewayRouteBase & { method: "gemini"; request: z.ZodType })
+  | (GatewayRouteBase & { method: "post" | "gemini" | "count" | "compact"; request: z.ZodType })
   | (GatewayRouteBase & { method: "get" });
 
 const ROUTES: GatewayRoute[] = [
@@ -112,6 +120,22 @@ const ROUTES: GatewayRoute[] = [
     summary: "Anthropic Messages through Condense",
   },
   {
+    method: "count",
+    path: "/v1/messages/count_tokens",
+    protocol: anthropicProtocol,
+    request: GatewayCountTokensRequest,
+    response: GatewayTokenCount,
+    summary: "Anthropic count_tokens, for the context the gateway would send",
+  },
+  {
+    method: "compact",
+    path: "/responses/compact",
+    protocol: responsesProtocol,
+    request: GatewayResponsesCompactRequest,
+    response: GatewayCompactedResponse,
+    summary: "OpenAI Responses compaction, by the upstream or by Condense",
+  },
+  {
     method: "gemini",
     path: "/v1beta/models/{model}",
     protocol: geminiProtocol,
@@ -138,8 +162,14 @@ const ROUTES: GatewayRoute[] = [
 const DESCRIPTION =
   "Send the whole history, as agents do. With `X-Condense-Session` the history is matched with the session, its new messages (and the model's answer) are appended, and the session's compacted context is forwarded with the request's other fields untouched; a history that does not extend the session's starts a new generation, and one the session does not take (a side request: a title, a sub-agent) is forwarded statelessly and kept apart with its answer (`/v1/sessions/{id}/side-requests`). Without it, the session is the one the agent names itself (Claude Code's x-claude-code-session-id or metadata.user_id, Codex's session-id, opencode's x-session-id, a prompt_cache_key, …; see the header's description); `X-Condense-Session: none`, or no identity at all, leaves the request stateless: a history that does not fit is compacted in place and nothing is stored. Response headers: X-Condense-Session, X-Condense-Session-Source (the field that named the session: X-Condense-Session or the agent's own), X-Condense-Generation (on every response under a session: the generation the context comes from, or the session's current one when the request did not touch it), X-Condense-Stateless and X-Condense-Side-Request (the id a side request is kept under), X-Condense-Tokens (the tokens of the context sent upstream, after an overflow retry those of the retried one), X-Condense-Compaction (the tier of the compaction the context sent comes from, the first time its result is sent: one in this request, in its overflow retry, or in the background since the previous request; else none), X-Condense-Keep-Alive (the response was committed after GATEWAY_KEEPALIVE_MS of waiting on a compaction, and kept alive with SSE comments or spaces before the JSON; an error after that comes in the body). A context over its window has the newest tool outputs cut to head and tail (never dropped), a marker naming where the whole output is; a session's context that cannot fit even so is refused (422, context_over_window). An upstream overflow is compacted away and retried (X-Condense-Overflow-Retries), against the window it states scaled by its own count of what it refused; when nothing smaller can be sent, its error passes through with X-Condense-Overflow: passed-through and X-Condense-Overflow-Reason. Errors the gateway makes come in the protocol's shape; the upstream's pass through.";
 
+const COUNT_DESCRIPTION =
+  "The tokens of the context the gateway would send for this request, so that an agent's context meter agrees with what its model is sent: with a session whose history this request extends, the session's compacted context followed by the request's new messages; otherwise the history, fitted in place when it does not fit (as without a session). Nothing is stored or compacted. The previewed request goes to the upstream's own `count_tokens` (the provider's tokenizer); an upstream without one (404, 405, 501) is answered with the engine's count, `{ input_tokens }`. Response headers: X-Condense-Session, X-Condense-Tokens (the engine's count of the previewed request, tool definitions included), X-Condense-Answered-By (`upstream` or `gateway`). Errors come in Anthropic's shape.";
+
+const COMPACT_DESCRIPTION =
+  "Forwarded to the upstream's `/responses/compact` as it came. An upstream without one (404, 405, 501) is answered by Condense in OpenAI's documented shape (`object: response.compaction`): the input's user messages, then one `compaction` item standing for the rest of the context the gateway would send (the session's compacted context with the request's new messages, or the input itself) compacted now by the engine; sent back in a later request's `input` through the gateway, the item is put back as what it stands for before the request goes upstream. Response headers: X-Condense-Session, X-Condense-Answered-By (`upstream` or `gateway`). Errors come in OpenAI's shape.";
+
 const GEMINI_DESCRIPTION =
-  "Gemini's methods of a model: `{model}:generateContent`, `{model}:streamGenerateContent?alt=sse` (server-sent events) and `{model}:countTokens` (forwarded unchanged). The key goes in `x-goog-api-key` or `?key=`, as Gemini's clients send it; the usage is `usageMetadata` (`cachedContentTokenCount` read from the cache). Thought signatures go back as they came; a model turn compaction rewrote carries its call's signature, or Gemini's documented placeholder.";
+  "Gemini's methods of a model: `{model}:generateContent`, `{model}:streamGenerateContent?alt=sse` (server-sent events) and `{model}:countTokens` (for the context the gateway would send, as the Anthropic route `count_tokens` counts it: Gemini's count of it, or the engine's `{ totalTokens }` when the upstream has none). The key goes in `x-goog-api-key` or `?key=`, as Gemini's clients send it; the usage is `usageMetadata` (`cachedContentTokenCount` read from the cache). Thought signatures go back as they came; a model turn compaction rewrote carries its call's signature, or Gemini's documented placeholder.";
 
 const ERRORS = {
   401: "No valid Condense credential, or no provider key",
@@ -182,6 +212,11 @@ async function serveModelRequest(
   streamed = body.stream === true,
 ): Promise<Response> {
   const { protocol } = route;
+  // The gateway's own compaction items (`/responses/compact` answered by Condense) are put back as
+  // what they stand for: no upstream made them.
+  const expanded = protocol === responsesProtocol ? expandCondenseCompactions(body) : undefined;
+  if (expanded !== undefined)
+    return serveModelRequest(c, route, expanded, JSON.stringify(expanded));
   const explicit = condenseRequest(c.req.raw.headers);
   const session = await requestSession(explicit.sessionId, c.req.raw.headers, body);
   const condense = { ...explicit, sessionId: session?.id };
@@ -278,7 +313,8 @@ function countedTurn(
 /**
  * A Gemini method of a model: `generateContent` and `streamGenerateContent` as model requests (the
  * model, which Gemini reads from the path, put in the body for the gateway's own use),
- * `countTokens` forwarded unchanged; any other method is refused in Gemini's shape.
+ * `countTokens` for the context the gateway would send (`gateway/provider-endpoints`); any other
+ * method is refused in Gemini's shape.
  */
 async function serveGemini(
   c: Context<AppEnv>,
@@ -295,7 +331,20 @@ async function serveGemini(
       "the gateway serves a model's `:generateContent`, `:streamGenerateContent` and `:countTokens`; use one of them after the model's name",
     );
   }
-  if (method.name === "countTokens") return serveUnchanged(c, upstreamPath, text);
+  if (method.name === "countTokens") {
+    const countBody = { ...body, model: method.model };
+    return serveCount(
+      c,
+      {
+        protocol: route.protocol,
+        path: upstreamPath,
+        upstreamBody: (preview) => geminiCountBody(preview.body, method.model),
+        answer: (tokens) => ({ totalTokens: tokens }),
+      },
+      countBody,
+      text,
+    );
+  }
   const streamed = method.name === "streamGenerateContent";
   return serveModelRequest(
     c,
@@ -307,20 +356,14 @@ async function serveGemini(
   );
 }
 
-/** A request forwarded as it came, its answer passed back (nothing planned, nothing stored). */
-async function serveUnchanged(c: Context<AppEnv>, path: string, text: string): Promise<Response> {
-  const upstream = c.get("upstream");
-  const headers = upstreamRequestHeaders(c.req.raw.headers, upstream.auth);
-  const outcome = await reachUpstream(
-    `${upstream.baseUrl}${path}`,
-    { method: "POST", headers, body: text },
-    gatewayTimeouts(c.env).responseMs,
-  );
-  const reply = await readUpstreamBody(outcome);
-  return new Response(reply, {
-    status: outcome.response.status,
-    headers: clientResponseHeaders(outcome.response.headers),
-  });
+/**
+ * A Gemini count request for a previewed body: `contents` alone as it is; with a system instruction
+ * or tools, wrapped in `generateContentRequest`, the one form of `countTokens` that carries them.
+ */
+function geminiCountBody(body: RequestBody, model: string): RequestBody {
+  const { model: _path, ...request } = body;
+  if (request.systemInstruction === undefined && request.tools === undefined) return request;
+  return { generateContentRequest: { model: `models/${model}`, ...request } };
 }
 
 /** The upstream's models, passed through. */
@@ -374,6 +417,30 @@ export function gatewayRoutes(app: OpenAPIHono<AppEnv>): void {
           middleware: [...spec.middleware, spendingGuard()],
         },
         (c, input) => serveGemini(c, route, input.body as RequestBody, input.bodyText),
+      );
+    } else if (route.method === "count" || route.method === "compact") {
+      const count = route.method === "count";
+      defineRoute(
+        app,
+        {
+          ...spec,
+          method: "post",
+          description: count ? COUNT_DESCRIPTION : COMPACT_DESCRIPTION,
+          body: route.request,
+          // A count is free at the providers; a compaction is a model call, refused over the cap.
+          ...(count ? {} : { middleware: [...spec.middleware, spendingGuard()] }),
+        },
+        (c, input) => {
+          const body = input.body as RequestBody;
+          if (!count) return serveResponsesCompact(c, route.path, body, input.bodyText);
+          const endpoint = {
+            protocol: route.protocol,
+            path: route.path,
+            upstreamBody: (preview: { body: RequestBody }) => preview.body,
+            answer: (tokens: number) => ({ input_tokens: tokens }),
+          };
+          return serveCount(c, endpoint, body, input.bodyText);
+        },
       );
     } else {
       defineRoute(

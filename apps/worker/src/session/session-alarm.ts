@@ -3,17 +3,22 @@
  * What the session object's one alarm does when it fires, and where it is
  * set after each write (`retention` picks the time): it deletes a session
  * idle past its retention, else runs the background compaction an append
- * scheduled when it is due (`compaction/scheduler`), retries the compaction
+ * scheduled when it is due (`compaction/scheduler`) or the one a cache gone cold makes worth it
+ * (`cold-cache`), retries the compaction
  * events' deliveries that are due (`compaction-events`) and sets the next
  * alarm; on an empty object it expires a deleted session's tombstone.
  */
 
 import { workerConfig } from "../config/worker-config";
+import { coldCacheAt, lastReadAt } from "./cold-cache";
 import { nextDeliveryAt } from "./compaction/compaction-events";
 import type { CompactionScheduler } from "./compaction/scheduler";
+import { measureCommitted } from "./context/context-view";
 import type { DeletionOptions } from "./deletion";
+import type { MessageStore } from "./store/message-store";
 import { armSessionAlarm, isPastRetention } from "./store/retention";
-import { readSession, type SessionKey } from "./store/session-record";
+import { readSession, type SessionKey, type SessionRow } from "./store/session-record";
+import { readSettings } from "./store/settings";
 import { dropTombstone, expireTombstone } from "./store/tombstone";
 
 /** What the alarm works on: the object's storage and the parts of it that act. */
@@ -22,6 +27,7 @@ export interface AlarmTarget {
   env: Env;
   /** The session's tables, migrated on first use. */
   sql(): SqlStorage;
+  store: MessageStore;
   scheduler: CompactionScheduler;
   /** Deletes the session (`deletion`). */
   erase(key: SessionKey, options: DeletionOptions): Promise<void>;
@@ -40,8 +46,36 @@ export async function armAlarm(target: AlarmTarget): Promise<void> {
   const session = readSession(sql);
   const retentionMs = workerConfig(target.env).sessionRetentionMs;
   if (session !== undefined) {
-    await armSessionAlarm(target.storage, session, retentionMs, nextDeliveryAt(sql));
+    const due = [nextDeliveryAt(sql), coldCompactionAt(target, session)].filter(
+      (at) => at !== undefined,
+    );
+    await armSessionAlarm(
+      target.storage,
+      session,
+      retentionMs,
+      due.length > 0 ? Math.min(...due) : undefined,
+    );
   }
+}
+
+/**
+ * When the session's cache goes cold (`cold-cache`), if a compaction may be worth it then: the
+ * context is past the floor (the policy's trigger) and the moment is still ahead (once passed, the
+ * alarm has had its chance and is not set again until a new turn).
+ */
+function coldCompactionAt(target: AlarmTarget, session: SessionRow): number | undefined {
+  const sql = target.sql();
+  const measure = measureCommitted(
+    sql,
+    target.store,
+    session,
+    readSettings(sql),
+    target.env.DEFAULT_MODEL,
+  );
+  const at = coldCacheAt(lastReadAt(sql), measure.model);
+  return at !== undefined && at > Date.now() && measure.tokens >= measure.triggerTokens
+    ? at
+    : undefined;
 }
 
 export async function runAlarm(target: AlarmTarget): Promise<void> {
@@ -58,7 +92,11 @@ export async function runAlarm(target: AlarmTarget): Promise<void> {
     await target.erase(key, { expiredAfterMs: now - session.updated_at });
     return;
   }
-  if (target.scheduler.isBackgroundPending(session)) await target.scheduler.runBackground(session);
+  // A cache gone cold since the last turn (`cold-cache`): the policy may compact now, free of bust.
+  if (!target.scheduler.isBackgroundPending(session))
+    await target.scheduler.scheduleIfNeeded("cold_cache");
+  const current = readSession(target.sql()) ?? session;
+  if (target.scheduler.isBackgroundPending(current)) await target.scheduler.runBackground(current);
   await target.deliverEvents();
   await armAlarm(target);
 }

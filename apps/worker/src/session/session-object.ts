@@ -84,9 +84,10 @@ import { inTransaction, type SessionStorage } from "./store/session-storage";
 import { modelFor, readSettings, type SettingsUpdate } from "./store/settings";
 import { tombstoneAnswer } from "./store/tombstone";
 import { type AppendInput, type AppendTarget, appendMessages } from "./turns/append";
-import { gatewayContextAt } from "./turns/gateway-context";
+import { type GatewayContext, gatewayContextAt } from "./turns/gateway-context";
 import {
   appendAnswer,
+  extendedGeneration,
   type GatewayAnswerInput,
   type GatewayAnswerResult,
   type GatewayOverflowResult,
@@ -222,6 +223,7 @@ export class SessionObject extends DurableObject<Env> {
       storage: this.ctx.storage,
       env: this.env,
       sql: () => this.#sql(),
+      store: this.#store,
       scheduler: this.#scheduler,
       erase: (key, options) => this.#erase(key, options),
       tablesDropped: () => {
@@ -527,6 +529,29 @@ export class SessionObject extends DurableObject<Env> {
       const settings = readSettings(sql);
       const { contextWindow } = measureCommitted(sql, this.#store, session, settings, defaultModel);
       return { kind: "moved-on", compactionTier, contextWindow };
+    });
+  }
+
+  /**
+   * The context a gateway turn of this history would be served now, read only (`count_tokens` and
+   * `/responses/compact` ask): by reference to the history when it extends the session's current
+   * generation, else nothing (a turn would start a generation, or keep it as a side request). Nothing
+   * is appended, compacted or recorded as served; a compaction the turn would trigger is not run.
+   */
+  async gatewayPreview(
+    call: SessionCall,
+    input: { hashes: string[] },
+  ): Promise<RpcResult<{ served?: GatewayContext }>> {
+    return rpcResult(async () => {
+      requireSession(this.#sql(), call);
+      const memory = await this.#memoryFor(call);
+      const sql = this.#sql();
+      const session = requireSession(sql, call);
+      const at = extendedGeneration(sql, this.#store, session, input.hashes);
+      if (at === undefined) return {};
+      const defaultModel = this.env.DEFAULT_MODEL;
+      const served = gatewayContextAt(sql, this.#store, session, at, memory, defaultModel, false);
+      return served === undefined ? {} : { served };
     });
   }
 

@@ -333,6 +333,59 @@ describe("condenseMiddleware: which messages are new", () => {
     expectNoDuplicates(entries);
   });
 
+  it("passes each answer's cached tokens with its append, so the session's bill is what the provider counted", async () => {
+    const session = await newSession(64_000);
+    const usage = (cacheRead: number, cacheWrite: number) => ({
+      inputTokens: { total: 1_000, noCache: 1_000 - cacheRead - cacheWrite, cacheRead, cacheWrite },
+      outputTokens: { total: 1, text: 1, reasoning: undefined },
+    });
+    let calls = 0;
+    const model = new MockLanguageModelV4({
+      doGenerate: async () => {
+        calls++;
+        return {
+          content: [{ type: "text", text: `answer ${calls}` }],
+          finishReason: { unified: "stop", raw: undefined },
+          usage: calls === 1 ? usage(0, 900) : usage(900, 50),
+          warnings: [],
+        };
+      },
+      doStream: async () => ({
+        stream: new ReadableStream<LanguageModelV4StreamPart>({
+          start(controller) {
+            for (const part of [
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: "streamed" },
+              { type: "text-end", id: "t" },
+              {
+                type: "finish",
+                finishReason: { unified: "stop", raw: undefined },
+                usage: usage(950, 0),
+              },
+            ] satisfies LanguageModelV4StreamPart[])
+              controller.enqueue(part);
+            controller.close();
+          },
+        }),
+      }),
+    });
+    const wrapped = wrapLanguageModel({ model, middleware: condenseMiddleware({ session }) });
+    const history: ModelMessage[] = [{ role: "user", content: "one" }];
+    history.push(...(await generateText({ model: wrapped, messages: history })).responseMessages);
+    history.push({ role: "user", content: "two" });
+    history.push(...(await generateText({ model: wrapped, messages: history })).responseMessages);
+    history.push({ role: "user", content: "three" });
+    const streamed = streamText({ model: wrapped, messages: history });
+    await streamed.consumeStream();
+    const { bill } = await session.status();
+    expect(bill.reported).toMatchObject({
+      turns: 3,
+      inputTokens: 3_000,
+      cacheReadTokens: 1_850,
+      cacheWriteTokens: 950,
+    });
+  });
+
   it("stores a tool call's arguments as the model wrote them, and knows the call again in the SDK's parsed form", async () => {
     const session = await newSession(64_000);
     const raw = '{ "path" : "src/a.ts" }';

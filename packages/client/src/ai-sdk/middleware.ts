@@ -12,7 +12,8 @@
  *   service's `POST /overflow`) is recovered and the call sent again with the
  *   recovered context, at most twice (`conversation`). The answer (tool calls
  *   included; a stream passes through part by part and is appended when it
- *   finishes) is appended with the provider's `usage.inputTokens`, and the lock
+ *   finishes) is appended with the provider's `usage.inputTokens` (the total and the cache's
+ *   reads and writes among it: the session's bill), and the lock
  *   is released. A stream cancelled by its reader stores nothing.
  *
  * What the session holds is learnt once per middleware: on its first call it
@@ -30,10 +31,11 @@ import type {
   LanguageModelV4StreamPart,
   LanguageModelV4StreamResult,
 } from "@ai-sdk/provider";
-import type { InputMessage } from "../api-types.js";
+import type { InputMessage, UsageReport } from "../api-types.js";
 import { Conversation, type ConversationOptions, type SessionContext } from "../conversation.js";
 import { CondenseApiError } from "../errors.js";
 import type { SessionLock } from "../session-lock.js";
+import { aiSdkUsage } from "../usage-report.js";
 import type { ChatMessage } from "./canonical-message.js";
 import { fromCanonical } from "./from-canonical.js";
 import { canonicalKey, PromptMemory } from "./message-keys.js";
@@ -112,7 +114,7 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
   async function appendAnswer(
     call: PreparedCall,
     content: readonly LanguageModelV4Content[],
-    inputTokens: number | undefined,
+    usage: UsageReport | undefined,
   ): Promise<void> {
     const canonical = answerToCanonical(content);
     for (const { message: item, original } of canonical) mirror.memory.remember(item, original);
@@ -121,7 +123,7 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
       messages: canonical.map(({ message: item }): InputMessage => ({ ...item })),
       format: "openai",
       model: call.model,
-      inputTokens,
+      usage,
     });
   }
 
@@ -184,7 +186,7 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
       if (call === undefined) return doGenerate();
       try {
         const result = await send(call, params, doGenerate, (next) => model.doGenerate(next));
-        await appendAnswer(call, result.content, result.usage.inputTokens.total);
+        await appendAnswer(call, result.content, aiSdkUsage(result.usage));
         return result;
       } finally {
         call.lock.release();
@@ -207,7 +209,7 @@ export function condenseMiddleware(options: CondenseMiddlewareOptions): Language
                 const next = await reader.read();
                 if (next.done) {
                   if (assembler.finished)
-                    await appendAnswer(call, assembler.content(), assembler.inputTokens);
+                    await appendAnswer(call, assembler.content(), assembler.usage);
                   call.lock.release();
                   controller.close();
                   return;

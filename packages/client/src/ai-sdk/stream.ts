@@ -13,6 +13,8 @@ import type {
   LanguageModelV4Usage,
   SharedV4ProviderMetadata,
 } from "@ai-sdk/provider";
+import type { UsageReport } from "../api-types.js";
+import { aiSdkUsage } from "../usage-report.js";
 
 type Block = { block: "text" | "reasoning"; text: string; metadata?: SharedV4ProviderMetadata };
 
@@ -80,8 +82,9 @@ export class StreamAnswerAssembler {
     return this.#usage !== undefined;
   }
 
-  get inputTokens(): number | undefined {
-    return this.#usage?.inputTokens.total;
+  /** The prompt's usage the `finish` part reported (the total, the cache's reads and writes). */
+  get usage(): UsageReport | undefined {
+    return aiSdkUsage(this.#usage);
   }
 
   content(): LanguageModelV4Content[] {

@@ -198,6 +198,8 @@ export type SessionSettingsBody = {
   threshold: number | null;
   reserveTokens: number | null;
   tailTokens: number | null;
+  policy: "cost" | "window" | null;
+  floor: number | null;
   identifierPolicy: "custom" | "strict" | "off" | null;
   identifierInstructions: string | null;
   pinned: {
@@ -222,6 +224,8 @@ export type SettingsPatchBody = {
   threshold?: number | null | undefined;
   reserveTokens?: number | null | undefined;
   tailTokens?: number | null | undefined;
+  policy?: "cost" | "window" | null | undefined;
+  floor?: number | null | undefined;
   identifierPolicy?: "custom" | "strict" | "off" | null | undefined;
   identifierInstructions?: string | null | undefined;
   pinned?: Record<string, unknown>[] | null | undefined;
@@ -282,6 +286,8 @@ export type SessionStatusBody = {
     threshold: number | null;
     reserveTokens: number | null;
     tailTokens: number | null;
+    policy: "cost" | "window" | null;
+    floor: number | null;
     identifierPolicy: "custom" | "strict" | "off" | null;
     identifierInstructions: string | null;
     pinned: {

@@ -113,4 +113,26 @@ describe("billTurns", () => {
   it("has no ratio before any turn", () => {
     expect(billTurns(gpt5, []).ratio).toBeNull();
   });
+
+  it("bills a turn after the cache's lifetime as a full write, on both sides, and not as a bust", () => {
+    const minute = 60_000;
+    // Three turns a minute apart, then one 20 minutes later (past Anthropic's 5 and OpenAI's 10).
+    const turns = growing(4, 2_000, 500).map((turn, index) => ({
+      ...turn,
+      at: index < 3 ? index * minute : 22 * minute,
+    }));
+    for (const pricing of [anthropic, gpt5]) {
+      const warm = billTurns(pricing, growing(4, 2_000, 500));
+      const cold = billTurns(pricing, turns);
+      // The last turn (3,500 tokens) reads nothing of the 3,000 it read warm (2,944 in 128-token blocks).
+      const lost = warm.condense.readTokens - cold.condense.readTokens;
+      expect(lost).toBe(pricing.caching === "prefix" ? 2_944 : 3_000);
+      const extra = (pricing.cacheWrite - pricing.cacheRead) * lost;
+      expect(cold.condense.cost).toBeCloseTo(warm.condense.cost + extra, 6);
+      expect(cold.wholeHistory.cost).toBeCloseTo(warm.wholeHistory.cost + extra, 6);
+      expect(cold.condense.busts).toBe(0);
+      expect(cold.coldTurns).toBe(1);
+      expect(warm.coldTurns).toBe(0);
+    }
+  });
 });

@@ -12,6 +12,7 @@
  * apart: the estimate is what compares with the whole history, the report what was billed.
  */
 
+import { cacheLifetimeMs, isCacheCold } from "../models/cache-lifetime.js";
 import type { CachePricing } from "./prompt-cache.js";
 import { priceRequest } from "./prompt-cache.js";
 
@@ -35,6 +36,11 @@ export interface ServedTurn {
   wholeReusedTokens: number;
   /** What the provider reported for it, when the caller passed its usage on. */
   usage?: ProviderUsage | undefined;
+  /**
+   * When it was sent (ms since the epoch). A turn sent longer after the previous one than the
+   * provider's cache lifetime (`models/cache-lifetime`) finds the cache cold: it reads nothing.
+   */
+  at?: number | undefined;
 }
 
 /** A bill in the catalog's dollars, when the model has an input price, and in uncached input tokens. */
@@ -57,6 +63,8 @@ export interface SessionBill {
   wholeHistory: Bill;
   /** `condense.cost ÷ wholeHistory.cost`; null before any turn. */
   ratio: number | null;
+  /** Turns that came after the cache's lifetime had passed: billed as a full write, not as busts. */
+  coldTurns: number;
   /** The turns whose usage was reported, priced as the provider counted them. */
   reported: Bill & { turns: number; inputTokens: number };
   /** Per turn, in order: both bills so far (cumulative costs), for a chart. */
@@ -84,14 +92,20 @@ export function billTurns(pricing: CachePricing, turns: readonly ServedTurn[]): 
   const reported = { cost: 0, readTokens: 0, writtenTokens: 0, turns: 0, inputTokens: 0 };
   const running: SessionBill["running"] = [];
   let previous = 0;
+  let previousAt: number | undefined;
+  let coldTurns = 0;
+  const lifetime = cacheLifetimeMs(pricing.caching);
   for (const turn of turns) {
-    const served = priceTurn(pricing, turn.tokens, turn.reusedTokens);
+    const cold = isCacheCold(previousAt, turn.at ?? previousAt ?? 0, lifetime);
+    if (turn.at !== undefined) previousAt = turn.at;
+    if (cold) coldTurns++;
+    const served = priceTurn(pricing, turn.tokens, cold ? 0 : turn.reusedTokens);
     condense.cost += served.cost;
     condense.readTokens += served.read;
     condense.writtenTokens += served.written;
-    if (previous >= pricing.minTokens && turn.reusedTokens < previous) condense.busts++;
+    if (!cold && previous >= pricing.minTokens && turn.reusedTokens < previous) condense.busts++;
     previous = turn.tokens;
-    const sent = priceTurn(pricing, turn.wholeTokens, turn.wholeReusedTokens);
+    const sent = priceTurn(pricing, turn.wholeTokens, cold ? 0 : turn.wholeReusedTokens);
     whole.cost += sent.cost;
     whole.readTokens += sent.read;
     whole.writtenTokens += sent.written;
@@ -113,6 +127,7 @@ export function billTurns(pricing: CachePricing, turns: readonly ServedTurn[]): 
     condense: { ...condense, dollars: dollars(condense.cost, pricing) },
     wholeHistory: { ...whole, dollars: dollars(whole.cost, pricing) },
     ratio: whole.cost > 0 ? condense.cost / whole.cost : null,
+    coldTurns,
     reported: { ...reported, dollars: dollars(reported.cost, pricing) },
     running,
   };

@@ -84,4 +84,26 @@ describe("decideCostCompaction", () => {
       ),
     );
   });
+
+  it("compacts a cold cache past the floor at once: the next request writes everything anyway", () => {
+    const state = { excessTokens: 0, compactedTokens: 10_000, stableTokens: 1_000 };
+    const warm = decideCostCompaction({ ...base, tokens: 70_000, state });
+    expect(warm).toMatchObject({ compact: false, reason: "not_yet" });
+    const cold = decideCostCompaction({ ...base, tokens: 70_000, state, coldCache: true });
+    expect(cold).toMatchObject({ compact: true, reason: "cold_cache" });
+    // Under the floor the context is not worth shrinking, cold or not.
+    expect(decideCostCompaction({ ...base, tokens: 50_000, state, coldCache: true })).toMatchObject(
+      { compact: false, reason: "under_floor" },
+    );
+    // A summary dearer than the write it saves (1.25 × 60,000) is not worth it.
+    expect(
+      decideCostCompaction({
+        ...base,
+        tokens: 70_000,
+        state,
+        coldCache: true,
+        summarizerCostTokens: 80_000,
+      }),
+    ).toMatchObject({ compact: false, reason: "not_yet" });
+  });
 });

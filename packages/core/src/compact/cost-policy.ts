@@ -11,6 +11,9 @@
  * `sqrt(2 × bust / (cacheRead × growth))` turns, without estimating the growth, and a burst
  * (a large tool output) brings it forward.
  *
+ * A cache idle past its lifetime is cold (`models/cache-lifetime`): the next request writes the
+ * whole prompt whatever happens, so past the floor a compaction costs no bust and is done then.
+ *
  * The rule only decides between the floor (a fraction of the window under which the context
  * is left alone) and the engine's limit, which forces a compaction whatever it costs.
  * Its state (E, C and H) belongs to the caller, who carries it from turn to turn; without it
@@ -42,12 +45,17 @@ export interface CostPolicyInput {
   expectedCompactedTokens: number;
   /** What an LLM summary costs, in uncached input tokens of the session's model (K). */
   summarizerCostTokens: number;
+  /**
+   * The provider's cache has expired since the last read (`models/cache-lifetime`): compacting
+   * now breaks nothing, so it pays whenever the write it saves covers the summary.
+   */
+  coldCache?: boolean;
 }
 
 export interface CostPolicyDecision {
   /** Whether compacting now pays for the cache it breaks. */
   compact: boolean;
-  reason: "under_floor" | "pays_off" | "not_yet" | "would_not_halve";
+  reason: "under_floor" | "pays_off" | "cold_cache" | "not_yet" | "would_not_halve";
   /** The excess read including this turn (what to carry when no compaction happens). */
   excessTokens: number;
   /** The excess at which a compaction pays: (cacheWrite / cacheRead − 1) × (C − H) + K / cacheRead. */
@@ -82,6 +90,12 @@ export function decideCostCompaction(input: CostPolicyInput): CostPolicyDecision
     breakEvenTokens: breakEven,
   });
   if (tokens < input.floorTokens) return decision(false, "under_floor");
+  if (input.coldCache === true) {
+    // The next request writes the whole context again; a compaction makes it write C instead of x.
+    const saved = input.pricing.cacheWrite * Math.max(0, tokens - compacted);
+    if (saved >= Math.max(0, input.summarizerCostTokens) && saved > 0)
+      return decision(true, "cold_cache");
+  }
   if (state === undefined) {
     // No record of the turns since the last compaction: compact when it would at least halve the context.
     return tokens >= 2 * compacted

@@ -45,6 +45,26 @@ describe("resolveOptions", () => {
     expect(tiny.summaryMinTokens).toBe(800);
   });
 
+  it("lets an explicit floor above a small window's default limit take the reserve's room", () => {
+    // At 32k the default reserve (20,000, capped at half) leaves a 16,000 limit: a floor of 0.6
+    // (19,200) would be clamped to it and change nothing.
+    const raised = resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.6 });
+    expect(raised.reserveTokens).toBe(12_800);
+    expect(raised.limit).toBe(19_200);
+    // Never past the threshold: a floor of 0.9 gives way to the 0.75 limit (24,000).
+    const high = resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.9 });
+    expect([high.reserveTokens, high.limit]).toEqual([8_000, 24_000]);
+    // The floor a window already holds, the window policy, and an explicit reserve change nothing.
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.5 }).limit).toBe(16_000);
+    expect(resolveOptions("gpt-4o", { floor: 0.6 }).reserveTokens).toBe(20_000);
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.6, policy: "window" }).limit,
+    ).toBe(16_000);
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.6, reserveTokens: 16_000 }).limit,
+    ).toBe(16_000);
+  });
+
   it("caps the default tail at half the aim, as it does an explicit one", () => {
     // A 2,000-token window at threshold 0.25: trigger 500, aim 400.
     const tiny = resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25 });

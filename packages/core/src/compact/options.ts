@@ -58,6 +58,8 @@ export interface ResolvedOptions {
   /** The model's cache prices, with the caller's `pricing` on top. */
   pricing: ModelPricing;
   cacheState: CacheState | undefined;
+  /** When the provider's cache was last read (ms), if the caller knows. */
+  cacheLastReadAt: number | undefined;
   summarizerCostTokens: number;
   threshold: number;
   reserveTokens: number;
@@ -107,10 +109,13 @@ export interface ResolvedOptions {
 }
 
 function resolveNow(value: unknown): number {
-  if (value === undefined) return Date.now();
+  return value === undefined ? Date.now() : resolveTime("now", value);
+}
+
+function resolveTime(name: string, value: unknown): number {
   if (value instanceof Date && !Number.isNaN(value.getTime())) return value.getTime();
   if (typeof value === "number" && Number.isFinite(value)) return value;
-  throw new InvalidOptionsError("now", "expected a Date or milliseconds since the epoch");
+  throw new InvalidOptionsError(name, "expected a Date or milliseconds since the epoch");
 }
 
 function stringArray(name: string, value: unknown): string[] {
@@ -249,11 +254,8 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
   const floor = costFloor(policy, requestedFloor, options);
 
   const maxOutputTokens = nonNegativeInteger("maxOutputTokens", options.maxOutputTokens, 0);
-  const requestedReserve = nonNegativeInteger(
-    "reserveTokens",
-    options.reserveTokens,
-    DEFAULTS.reserveFloor,
-  );
+  const leastReserve = reserveFloor(policy, floor, threshold, contextWindow, options);
+  const requestedReserve = nonNegativeInteger("reserveTokens", options.reserveTokens, leastReserve);
   // A request's max_tokens is an allowance, not what the answer uses: agents send their model's
   // output ceiling (32,000 to 64,000, above a small window), and answers rarely need a tenth of it.
   // Reserved whole, it would leave the context a sliver of the window and compact away what the
@@ -266,7 +268,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
   );
   // The floor keeps room for the next turn; small windows could not hold anything else, so cap at half.
   const reserveTokens = Math.min(
-    Math.max(requestedReserve, DEFAULTS.reserveFloor, answerReserve),
+    Math.max(requestedReserve, leastReserve, answerReserve),
     Math.floor(contextWindow / 2),
   );
   const budget = contextWindow - reserveTokens;
@@ -357,6 +359,10 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     floor,
     pricing,
     cacheState: resolveCacheState(options.cacheState),
+    cacheLastReadAt:
+      options.cacheLastReadAt === undefined
+        ? undefined
+        : resolveTime("cacheLastReadAt", options.cacheLastReadAt),
     summarizerCostTokens: nonNegativeNumber("summarizerCostTokens", options.summarizerCostTokens),
     threshold,
     reserveTokens,
@@ -398,6 +404,26 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     recallTool: resolveRecallTool(options.recallTool),
     pruneLargestOutputs: resolvePruneLargest(options.pruneLargestOutputs),
   };
+}
+
+/**
+ * The least the reserve may be: 20,000 tokens, except where the caller set the cost policy's
+ * `floor` and no `reserveTokens`: the default reserve then gives way so that the limit reaches
+ * the floor (at most the threshold). At 32k the default reserve leaves a 16,000 limit, and a floor
+ * of 0.6 (19,200) was clamped to it: the setting changed nothing. An explicit reserve wins.
+ */
+function reserveFloor(
+  policy: CompactionPolicy,
+  floor: number,
+  threshold: number,
+  contextWindow: number,
+  options: CompactOptions,
+): number {
+  if (policy !== "cost" || options.floor === undefined || options.reserveTokens !== undefined) {
+    return DEFAULTS.reserveFloor;
+  }
+  const floorTokens = Math.floor(Math.min(floor, threshold) * contextWindow);
+  return Math.max(0, Math.min(DEFAULTS.reserveFloor, contextWindow - floorTokens));
 }
 
 /**

@@ -96,6 +96,32 @@ describe("shouldCompact", () => {
     }
     expect(InvalidOptionsError.isInstance(catchOf(() => shouldCompact(null as never)))).toBe(true);
   });
+  it("compacts past the floor when the provider's cache has gone cold since its last read", () => {
+    const options = {
+      contextWindow: 100_000,
+      pricing: { cacheWrite: 1.25, cacheRead: 0.1 },
+      cacheState: { excessTokens: 0, compactedTokens: 10_000, stableTokens: 2_000 },
+      now: 10 * 60_000,
+    };
+    const model = { model: "claude-sonnet-4-5", tokens: 60_000 };
+    // Read 4 minutes ago: warm (Anthropic keeps it 5), the bust is not paid for yet.
+    expect(shouldCompact(model, { ...options, cacheLastReadAt: 6 * 60_000 })).toMatchObject({
+      compact: false,
+      reason: "within_limits",
+    });
+    // Read 6 minutes ago: cold, compacting breaks nothing.
+    expect(shouldCompact(model, { ...options, cacheLastReadAt: 4 * 60_000 })).toMatchObject({
+      compact: true,
+      reason: "cold_cache",
+    });
+    // Under the floor it waits, cold or not; and a bad time is refused by name.
+    expect(
+      shouldCompact({ ...model, tokens: 40_000 }, { ...options, cacheLastReadAt: 0 }).compact,
+    ).toBe(false);
+    expect(() => shouldCompact(model, { ...options, cacheLastReadAt: "soon" as never })).toThrow(
+      /cacheLastReadAt/,
+    );
+  });
 });
 
 function catchOf(run: () => unknown): unknown {

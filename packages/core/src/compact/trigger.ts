@@ -7,6 +7,7 @@
  */
 
 import { InvalidOptionsError } from "../errors/condense-error.js";
+import { cacheLifetimeMs, isCacheCold } from "../models/cache-lifetime.js";
 import { type CacheState, decideCostCompaction } from "./cost-policy.js";
 import { type ResolvedOptions, resolveOptions } from "./options.js";
 import type { CompactOptions, WarningLevel } from "./types.js";
@@ -16,9 +17,10 @@ export interface TriggerDecision {
   compact: boolean;
   /**
    * Which condition fired, or why not: `pays_off` is the cost policy's (past the floor, the
-   * excess read since the last compaction pays for the cache a compaction breaks).
+   * excess read since the last compaction pays for the cache a compaction breaks), and so is
+   * `cold_cache` (past the floor, the provider's cache expired since `cacheLastReadAt`).
    */
-  reason: "over_threshold" | "under_reserve" | "pays_off" | "within_limits";
+  reason: "over_threshold" | "under_reserve" | "pays_off" | "cold_cache" | "within_limits";
   tokens: number;
   contextWindow: number;
   /**
@@ -80,8 +82,14 @@ export function decideTrigger(tokens: number, resolved: ResolvedOptions): Trigge
     state: resolved.cacheState,
     expectedCompactedTokens: expectedCompactedTokens(resolved),
     summarizerCostTokens: resolved.summarizerCostTokens,
+    coldCache: isCacheCold(
+      resolved.cacheLastReadAt,
+      resolved.now,
+      cacheLifetimeMs(resolved.pricing.caching.kind),
+    ),
   });
-  const reason = forced ?? (cost.compact ? "pays_off" : "within_limits");
+  const costReason = cost.reason === "cold_cache" ? "cold_cache" : "pays_off";
+  const reason = forced ?? (cost.compact ? costReason : "within_limits");
   return {
     ...base,
     compact: reason !== "within_limits",

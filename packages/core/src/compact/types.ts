@@ -53,7 +53,9 @@ export interface CompactOptions {
    * cheap a compaction would be. Default 0.5: a deep compaction then leaves the model a quarter
    * or less of what it had, at a bill well under compacting at the limit (docs/notes/cost-model.md).
    * With an explicit `threshold` the floor is at least that threshold (the policy never compacts
-   * below a threshold the caller set), and an explicit floor under it is refused.
+   * below a threshold the caller set), and an explicit floor under it is refused. An explicit
+   * floor above a small window's default limit (16,000 at 32k) lowers the default reserve so the
+   * limit reaches it (up to the threshold); an explicit `reserveTokens` is kept.
    */
   floor?: number;
   /**
@@ -74,12 +76,22 @@ export interface CompactOptions {
    */
   summarizerCostTokens?: number;
   /**
+   * Policy `cost`: when the provider's prompt cache was last read (a Date or milliseconds since
+   * the epoch: the session's last model request). Past the provider's cache lifetime
+   * (`models/cache-lifetime`: Anthropic 5 minutes, automatic caching 10) the cache is cold, and a
+   * context past the floor is compacted at once (reason `cold_cache`): it costs no bust.
+   */
+  cacheLastReadAt?: Date | number;
+  /**
    * Fraction of the window over which a compaction is forced (policy `window`: the trigger).
    * Default 0.75. Set explicitly, it is also where policy `cost` starts: it never compacts below
    * it (its `floor` rises to it).
    */
   threshold?: number;
-  /** Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half the window. */
+  /**
+   * Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half
+   * the window (less where an explicit `floor` needs the room).
+   */
   reserveTokens?: number;
   /**
    * Tokens the model may answer with (a request's `max_tokens`); counted into the reserve up to a

@@ -21,6 +21,18 @@ export const ModelName = z.string().min(1).max(200);
 /** The fraction of the usable window at which compaction triggers. */
 export const ThresholdValue = z.number().gt(0).lte(1);
 
+/**
+ * When to compact: `cost` when it pays for the prompt cache it breaks (the default), `window` at
+ * the threshold (docs/notes/cost-model.md).
+ */
+export const CompactionPolicy = z.enum(["cost", "window"]).openapi({
+  description:
+    "cost: compact past the floor when it pays for the prompt cache it breaks, deep (default); window: at the threshold",
+});
+
+/** Policy cost's floor: a fraction of the window. */
+export const FloorValue = z.number().gte(0).lte(1);
+
 /** Text for the summarizer: instructions, a focus, what to do with identifiers. */
 export const SummarizerText = z.string().max(20_000);
 

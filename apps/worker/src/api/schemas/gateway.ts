@@ -54,6 +54,22 @@ export const GatewayMessagesRequest = gatewayRequest(
   "An Anthropic Messages request: `system` and `messages` are the whole history; every other field is forwarded untouched",
 );
 
+export const GatewayCountTokensRequest = gatewayRequest(
+  "GatewayCountTokensRequest",
+  { messages: gatewayHistory, system: z.unknown().optional() },
+  "An Anthropic `count_tokens` request: `system` and `messages` are the whole history, as the agent would send them to `/v1/messages`; every other field (tools, thinking) is counted as it is",
+);
+
+export const GatewayResponsesCompactRequest = gatewayRequest(
+  "GatewayResponsesCompactRequest",
+  {
+    input: z.union([z.string(), z.array(z.unknown())]).optional(),
+    instructions: z.string().nullable().optional(),
+    previous_response_id: z.string().nullable().optional(),
+  },
+  "An OpenAI `/responses/compact` request: `input` is the whole history to compact; every other field is forwarded untouched",
+);
+
 export const GatewayGenerateContentRequest = z
   .looseObject({
     contents: z.array(z.unknown()).optional(),
@@ -116,6 +132,15 @@ export const GatewayMessage = upstreamAnswer("GatewayMessage", { content: z.arra
 
 export const GatewayGenerateContentResponse = upstreamAnswer("GatewayGenerateContentResponse", {
   candidates: z.array(z.unknown()).optional(),
+});
+
+export const GatewayTokenCount = upstreamAnswer("GatewayTokenCount", {
+  input_tokens: z.number().int().nonnegative(),
+});
+
+export const GatewayCompactedResponse = upstreamAnswer("GatewayCompactedResponse", {
+  object: z.literal("response.compaction"),
+  output: z.array(z.unknown()),
 });
 
 export const GatewayModels = z

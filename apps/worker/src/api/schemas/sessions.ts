@@ -199,7 +199,15 @@ export const SessionSettings = z
     contextWindow: z.number().int().nullable(),
     threshold: z.number().nullable(),
     reserveTokens: z.number().int().nullable(),
-    tailTokens: z.number().int().nullable(),
+    tailTokens: z.number().int().nullable().openapi({
+      description:
+        "Tokens of the newest messages a compaction keeps verbatim (the kept size); default: 5% of the window, at least 2,000 (policy cost)",
+    }),
+    policy: fields.CompactionPolicy.nullable(),
+    floor: z.number().nullable().openapi({
+      description:
+        "Policy cost: the fraction of the window under which the context is left alone (default 0.5)",
+    }),
     identifierPolicy: fields.IdentifierPolicy.nullable(),
     identifierInstructions: z.string().nullable(),
     pinned: z.array(ChatMessage),
@@ -230,6 +238,8 @@ export const SettingsPatch = z
     threshold: fields.ThresholdValue.nullable().optional(),
     reserveTokens: z.number().int().nonnegative().nullable().optional(),
     tailTokens: z.number().int().nonnegative().nullable().optional(),
+    policy: fields.CompactionPolicy.nullable().optional(),
+    floor: fields.FloorValue.nullable().optional(),
     identifierPolicy: fields.IdentifierPolicy.nullable().optional(),
     identifierInstructions: fields.SummarizerText.nullable().optional(),
     pinned: z.array(InputMessage).max(50).nullable().optional().openapi({

@@ -40,7 +40,7 @@ export interface GatewayRequest extends CondenseRequest {
  * The request's history, canonical; undefined when the engine cannot read it (its own validation
  * never stands between an agent and its model). A message over the size limit is still refused.
  */
-function readableHistory(
+export function readableHistory(
   protocol: GatewayProtocol,
   history: RequestHistory,
   sourceLength: number,

@@ -196,8 +196,10 @@ export const anthropicProtocol: GatewayProtocol = {
   },
   accumulator: anthropicAccumulator,
   tools: anthropicTools,
-  errorBody({ status, message }) {
-    return { type: "error", error: { type: anthropicErrorType(status), message } };
+  // The gateway's stable code rides beside Anthropic's fields (its SDK reads `type` and `message`
+  // and keeps the rest in `error.error`), as OpenAI's shape carries it in `code`.
+  errorBody({ status, code, message }) {
+    return { type: "error", error: { type: anthropicErrorType(status), message, code } };
   },
   streamError(_code, message) {
     const body = { type: "error", error: { type: "api_error", message } };

@@ -29,6 +29,11 @@ export const GATEWAY_HEADERS = {
   overflowReason: "X-Condense-Overflow-Reason",
   recallRounds: "X-Condense-Recall-Rounds",
   keepAlive: "X-Condense-Keep-Alive",
+  /**
+   * Who answered a count of tokens or a compaction (`count_tokens`, `:countTokens`,
+   * `/responses/compact`): `upstream`, or `gateway` where the upstream has no such endpoint.
+   */
+  answeredBy: "X-Condense-Answered-By",
 } as const;
 
 /** What a request asks of the gateway in its headers. */

@@ -109,6 +109,10 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     ...(compaction.focus !== undefined ? { focus: compaction.focus } : {}),
     force: compaction.force,
     ...(cacheState !== undefined ? { cacheState } : {}),
+    // The trigger's cold cache (`cold-cache`), so the engine decides as it did.
+    ...(compaction.measure.cacheLastReadAt !== undefined
+      ? { cacheLastReadAt: compaction.measure.cacheLastReadAt }
+      : {}),
     ...recallOption(settings),
     ...thrashOption(compaction),
   };
@@ -129,6 +133,8 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
     ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
+    ...(settings.policy !== null ? { policy: settings.policy } : {}),
+    ...(settings.floor !== null ? { floor: settings.floor } : {}),
   };
   let accepted = true;
   try {

@@ -21,6 +21,7 @@ import { writeDataPoint } from "../../analytics/data-points";
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { workerConfig } from "../../config/worker-config";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
+import { lastReadAt } from "../cold-cache";
 import { measureContext, readSnapshot } from "../context/context-view";
 import { outputSeqs } from "../context/tool-outputs";
 import { clearPendingTrigger, readSession, recordFailure } from "../store/session-record";
@@ -98,7 +99,13 @@ export async function runCompaction(
   const settings = readSettings(sql);
   const whole = readSnapshot(sql, storage.store, session);
   // Whether to compact is a question about the whole context; what is folded in leaves out open calls.
-  const measure = measureContext(session, settings, whole.tokens, env.DEFAULT_MODEL);
+  const measure = measureContext(
+    session,
+    settings,
+    whole.tokens,
+    env.DEFAULT_MODEL,
+    lastReadAt(sql),
+  );
   const snapshot = withoutOpenCalls(whole);
   const log = {
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),

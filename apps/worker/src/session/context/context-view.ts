@@ -25,6 +25,7 @@ import {
 import { ApiError } from "../../api/errors";
 import { checkPartsAvailable, renderMessages } from "../../api/formats";
 import { insertRow } from "../../sqlite/insert-row";
+import { lastReadAt } from "../cold-cache";
 import { cacheStateOf } from "../store/cache-state";
 import { isExactlyCounted } from "../store/calibration";
 import type { MessageStore } from "../store/message-store";
@@ -103,6 +104,8 @@ export interface ContextMeasure {
   overheadFillsWindow: boolean;
   /** Whether the context is over the trigger (the engine's `shouldCompact`). */
   compactionDue: boolean;
+  /** When the provider's cache was last read, as the decision took it (`cold-cache`). */
+  cacheLastReadAt?: number;
   /** Reported figures, in calibrated tokens. */
   tokens: number;
   /** The configured (or the model's) window, or the one a provider stated if that is smaller. */
@@ -326,7 +329,13 @@ export function measureCommitted(
   settings: SessionSettings,
   defaultModel: string | undefined,
 ): ContextMeasure {
-  return measureContext(session, settings, contextSize(sql, store).tokens, defaultModel);
+  return measureContext(
+    session,
+    settings,
+    contextSize(sql, store).tokens,
+    defaultModel,
+    lastReadAt(sql),
+  );
 }
 
 /** The session's background compaction: running (`running`: the object's queue holds one), scheduled, or none. */
@@ -345,6 +354,8 @@ export function measureContext(
   settings: SessionSettings,
   estimate: number,
   defaultModel: string | undefined,
+  /** When the provider's cache was last read (`cold-cache`): past its lifetime the policy compacts. */
+  cacheLastReadAt?: number,
 ): ContextMeasure {
   const model = modelFor(settings, session.last_model, defaultModel);
   const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
@@ -368,12 +379,18 @@ export function measureContext(
     contextWindow: window,
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
+    ...(settings.policy !== null ? { policy: settings.policy } : {}),
+    ...(settings.floor !== null ? { floor: settings.floor } : {}),
   });
   // The cost policy decides with what the session carried since its last compaction (`cache-state`).
   const cacheState = cacheStateOf(session);
   const decision = shouldCompact(
     { model, tokens: estimate },
-    { ...options(engineWindow), ...(cacheState !== undefined ? { cacheState } : {}) },
+    {
+      ...options(engineWindow),
+      ...(cacheState !== undefined ? { cacheState } : {}),
+      ...(cacheLastReadAt !== undefined ? { cacheLastReadAt } : {}),
+    },
   );
   const withoutOverhead = Math.max(1, room);
   const real = (engineTokens: number) => Math.round((engineTokens + pinnedTokens) * ratio);
@@ -398,6 +415,7 @@ export function measureContext(
     engineBudget: decision.budget,
     overheadFillsWindow: overheadTokens > 0 && room - overheadTokens <= 0,
     compactionDue: decision.compact,
+    ...(cacheLastReadAt !== undefined ? { cacheLastReadAt } : {}),
     tokens: real(estimate),
     contextWindow,
     triggerTokens: real(decision.triggerTokens),

@@ -29,6 +29,7 @@ import { currentGeneration } from "./generations";
 
 type TurnRow = {
   id: number;
+  at: number;
   generation: number;
   last_seq: number;
   compaction_id: number;
@@ -156,6 +157,8 @@ export function sessionBill(sql: SqlStorage, model: string, rows = turnRows(sql)
   return billTurns(
     cachePricingOf(modelPricing(model), model),
     rows.map((row) => ({
+      // A turn after the cache's lifetime finds it cold: billed as a full write (core `billTurns`).
+      at: row.at,
       tokens: row.tokens,
       reusedTokens: row.reused_tokens,
       wholeTokens: row.whole_tokens,

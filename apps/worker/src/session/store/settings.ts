@@ -31,6 +31,8 @@ export const DEFAULT_SETTINGS: Readonly<SessionSettings> = {
   threshold: null,
   reserveTokens: null,
   tailTokens: null,
+  policy: null,
+  floor: null,
   identifierPolicy: null,
   identifierInstructions: null,
   pinned: [],
@@ -75,6 +77,8 @@ export function settingsOptions(settings: SessionSettings): CompactOptions {
     ...(settings.threshold !== null ? { threshold: settings.threshold } : {}),
     ...(settings.reserveTokens !== null ? { reserveTokens: settings.reserveTokens } : {}),
     ...(settings.tailTokens !== null ? { tailTokens: settings.tailTokens } : {}),
+    ...(settings.policy !== null ? { policy: settings.policy } : {}),
+    ...(settings.floor !== null ? { floor: settings.floor } : {}),
     ...(settings.identifierPolicy !== null ? { identifierPolicy: settings.identifierPolicy } : {}),
     ...(settings.identifierInstructions !== null
       ? { identifierInstructions: settings.identifierInstructions }

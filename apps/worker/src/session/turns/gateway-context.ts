@@ -74,6 +74,8 @@ export function gatewayContextAt(
   request: { generation: number; lastSeq: number },
   memory: MemoryInsert | undefined,
   defaultModel: string | undefined,
+  /** False for a preview (`count_tokens`): what would be served, nothing recorded as served. */
+  record = true,
 ): GatewayContext | undefined {
   const current = currentGeneration(sql);
   if (current.generation !== request.generation || session.message_count < request.lastSeq) {
@@ -107,22 +109,24 @@ export function gatewayContextAt(
       ? measured
       : measureContext(session, settings, fit.snapshot.tokens, defaultModel);
   const servedTokens = fit?.snapshot.tokens ?? tokens;
-  if (session.message_count === request.lastSeq) {
+  if (record && session.message_count === request.lastSeq) {
     saveServed(sql, servedTokens + measure.pinnedTokens, request.lastSeq);
   }
   // The request goes to the provider: a turn of the session's bill (`served-turns`).
-  recordServedTurn(
-    sql,
-    store,
-    session,
-    {
-      lastSeq: request.lastSeq,
-      tokens: servedTokens + measure.pinnedTokens,
-      pinnedTokens: measure.pinnedTokens,
-      model: measure.model,
-    },
-    Date.now(),
-  );
+  if (record) {
+    recordServedTurn(
+      sql,
+      store,
+      session,
+      {
+        lastSeq: request.lastSeq,
+        tokens: servedTokens + measure.pinnedTokens,
+        pinnedTokens: measure.pinnedTokens,
+        model: measure.model,
+      },
+      Date.now(),
+    );
+  }
   const stored = view === undefined ? [] : store.readView().map((row) => row.message);
   // The fitted view's messages (a view of OpenAI items is never fitted), and the history's that
   // the fit replaced, by index after the view's canonical messages.

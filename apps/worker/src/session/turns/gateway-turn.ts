@@ -25,11 +25,13 @@ import type { ContextData } from "../context/context-view";
 import { currentGeneration, type Generation, startGeneration } from "../context/generations";
 import { recordTurnUsage } from "../context/served-turns";
 import { checkToolTraffic, type ToolTrafficProblem } from "../context/tool-outputs";
+import type { MessageStore } from "../store/message-store";
 import {
   openSession,
   readSession,
   requireSession,
   type SessionKey,
+  type SessionRow,
   saveOverhead,
   setExhaustedSeq,
 } from "../store/session-record";
@@ -200,6 +202,31 @@ export function matchAndAppend(
     }
     throw error;
   }
+}
+
+/**
+ * Where the request's history stands against the session, read only (a preview: `count_tokens`,
+ * `/responses/compact`): the current generation and its last seq when the history extends it (its
+ * messages after that are what a turn would append), else undefined (a turn would start a
+ * generation, or keep it as a side request). Messages of the generation without a hash yet are
+ * hashed first, as a turn hashes them.
+ */
+export function extendedGeneration(
+  sql: SqlStorage,
+  store: MessageStore,
+  session: SessionRow,
+  hashes: readonly string[],
+): { generation: number; lastSeq: number } | undefined {
+  const lastSeq = session.message_count;
+  const generation = currentGeneration(sql);
+  let stored = storedHashes(sql, generation.firstSeq, lastSeq);
+  if (stored.length < lastSeq - generation.firstSeq + 1) {
+    hashMissing(sql, store, generation.firstSeq);
+    stored = storedHashes(sql, generation.firstSeq, lastSeq);
+  }
+  const extendsSession =
+    hashes.length >= stored.length && stored.every((hash, index) => hash === hashes[index]);
+  return extendsSession ? { generation: generation.generation, lastSeq } : undefined;
 }
 
 /**

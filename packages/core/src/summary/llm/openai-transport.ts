@@ -13,6 +13,7 @@ import OpenAI, {
   APIError,
   APIUserAbortError,
 } from "openai";
+import { VERSION } from "openai/version";
 import { SummarizerError } from "../../errors/condense-error.js";
 import { parseRetryAfter } from "../../errors/retry-after.js";
 import { createSecretVault, redactSecrets } from "../redact.js";
@@ -158,7 +159,9 @@ export class OpenAITransport {
       // Our own loop retries, so the timeout covers every attempt and a long retry-after fails fast.
       maxRetries: 0,
       timeout: settings.timeoutMs,
-      defaultHeaders: settings.headers,
+      // The SDK names itself by its class's `name`, which a minifier without keep-names (the
+      // Worker's build) renames: "q/JS 7.57.0". Its own header, spelled out; the caller's still win.
+      defaultHeaders: { "User-Agent": `OpenAI/JS ${VERSION}`, ...settings.headers },
       fetch: settings.fetch,
       // Workers look like a browser to the SDK; the key stays server-side here.
       dangerouslyAllowBrowser: true,
