@@ -24,6 +24,7 @@ ${lines.join("\n")}
 
 The agents suite (\`tests/agents\`, [how it runs](/notes/agents/)) runs this recipe
 (with its test settings added: telemetry off, the task's model) through the gateway on every change.
+On a deployed Worker the agent also needs a Condense key: [on a deployed Worker](/guides/gateway/#on-a-deployed-worker).
 
 ## How to see it worked
 
@@ -46,4 +47,27 @@ export function agentPages(
       page(recipe, lines, index + 1),
     ]),
   );
+}
+
+/** A written page's quoted recipe: `<!-- recipe:<agent> -->`, its lines, `<!-- /recipe -->`. */
+const RECIPE_MARKER = /<!-- recipe:([\w-]+) -->[\s\S]*?<!-- \/recipe -->/g;
+
+/**
+ * A page with every quoted recipe holding the lines `pnpm start` prints for that agent, so a guide
+ * that shows one agent's setup shows the tested one (`--check` fails on a stale copy).
+ */
+export function withRecipes(
+  page: string,
+  recipes: { recipe: AgentRecipe; lines: string[] }[],
+  where: string,
+): string {
+  return page.replace(RECIPE_MARKER, (_marker, agent: string) => {
+    const found = recipes.find(({ recipe }) => recipe.agent === agent);
+    if (found === undefined) {
+      throw new Error(
+        `${where}: no recipe "${agent}" (recipes: ${recipes.map(({ recipe }) => recipe.agent).join(", ")})`,
+      );
+    }
+    return `<!-- recipe:${agent} -->\n\`\`\`sh\n${found.lines.join("\n")}\n\`\`\`\n<!-- /recipe -->`;
+  });
 }

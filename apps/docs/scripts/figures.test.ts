@@ -64,6 +64,31 @@ describe("the measured figures", () => {
     );
   });
 
+  it("find the demo's bill written by hand", () => {
+    assert.deepEqual(unquotedFigures("gpt-4o prices: $1.97 vs $6.17 with prompt caching counted"), [
+      "$1.97 vs $6.17",
+    ]);
+    assert.deepEqual(
+      unquotedFigures("prices: <!-- figure:demo-bill -->$1.97 vs $6.17<!-- /figure --> counted"),
+      [],
+    );
+  });
+
+  it("read the demo's summary from its newest recorded run", () => {
+    const figures = loadFigures(docsRoot);
+    assert.match(figures.get("demo-bill") ?? "", /^\$\d+\.\d+ vs \$\d+\.\d+$/);
+    assert.match(figures.get("demo-bill-ratio") ?? "", /^\d+\.\d+×$/);
+    assert.match(figures.get("demo-tokens-saved") ?? "", /^\d+\.\d%$/);
+    assert.match(
+      figures.get("demo-bill-line") ?? "",
+      /^`bill \(input, prompt caching\) .+ cache busts\)`$/,
+    );
+    assert.match(
+      figures.get("demo-summary") ?? "",
+      /^\n```text\nSummary\n[\s\S]+ledger completeness[^\n]+\n```\n$/,
+    );
+  });
+
   it("are quoted, never written by hand, on every written page", () => {
     const found = writtenPages().flatMap((path) =>
       unquotedFigures(readFileSync(join(docsRoot, path), "utf8")).map(

@@ -1,7 +1,8 @@
 /**
  * @module scripts/figures
  * The measured figures the written pages quote, each taken from the newest recorded bench run
- * (`bench-results/`, the source the benchmarks page is generated from), so a figure has one
+ * (`bench-results/`, the source the benchmarks page is generated from; the demo's from `pnpm
+ * --filter @condense/docs bench:record -- pnpm demo`), so a figure has one
  * value on every page. A page quotes one as `<!-- figure:<name> -->1,734 of 1,734<!-- /figure -->`
  * and `generate` rewrites the text between the markers (`--check` fails on a stale copy); the
  * comments are invisible on the site and on GitHub. `figures.test.ts` fails on a figure of the
@@ -13,7 +14,7 @@ import { BENCH_RESULTS_DIR, type BenchRecord, newestByName } from "./benchmarks.
 
 /** One figure: the bench run it is read from and how. */
 interface FigureSource {
-  bench: "core" | "worker";
+  bench: "core" | "worker" | "demo";
   read(record: BenchRecord): string | undefined;
 }
 
@@ -54,7 +55,67 @@ const SOURCES: Record<string, FigureSource> = {
   },
   /** The date of the core bench run the figures above come from. */
   "core-bench-date": { bench: "core", read: (record) => record.date.slice(0, 10) },
+  /** `pnpm demo`'s summary (the django transcript at 32k, gpt-4o): the bill, `$1.97 vs $6.17`. */
+  "demo-bill": {
+    bench: "demo",
+    read: (record) => {
+      const found = DEMO_BILL.exec(record.output);
+      return found === null ? undefined : `${found[1]} vs ${found[2]}`;
+    },
+  },
+  "demo-bill-ratio": { bench: "demo", read: (record) => DEMO_BILL.exec(record.output)?.[3] },
+  /** The turns the bill counts. */
+  "demo-bill-turns": { bench: "demo", read: (record) => DEMO_BILL.exec(record.output)?.[4] },
+  /** The bill's whole line, as inline code. */
+  "demo-bill-line": {
+    bench: "demo",
+    read: (record) => {
+      const line = /^\s*(bill \(input, prompt caching\)) +(.+)$/m.exec(record.output);
+      return line === null ? undefined : `\`${line[1]} ${line[2]}\``;
+    },
+  },
+  "demo-tokens-saved": {
+    bench: "demo",
+    read: (record) => /^\s*tokens saved .*\((\d+\.\d%)\)$/m.exec(record.output)?.[1],
+  },
+  "demo-peak-context": {
+    bench: "demo",
+    read: (record) => /^\s*peak context sent +([\d,]+) tokens/m.exec(record.output)?.[1],
+  },
+  "demo-raw-tokens": {
+    bench: "demo",
+    read: (record) => /^\s*raw transcript +([\d,]+) tokens/m.exec(record.output)?.[1],
+  },
+  /** The transcript's identifiers still in the final context, `N of M`. */
+  "demo-identifiers-in-context": {
+    bench: "demo",
+    read: (record) => {
+      const found =
+        /^\s*ledger completeness .* of ([\d,]+) identifiers: ([\d,]+) in the context/m.exec(
+          record.output,
+        );
+      return found === null ? undefined : `${found[2]} of ${found[1]}`;
+    },
+  },
+  /** The summary's figures as a text block on lines of its own (a fence starts a line). */
+  "demo-summary": {
+    bench: "demo",
+    read: (record) => {
+      const rows = /^\s*(compactions [\s\S]*?ledger completeness[^\n]*)$/m.exec(record.output)?.[1];
+      return rows === undefined
+        ? undefined
+        : `\n\`\`\`text\nSummary\n  ${rows
+            .split("\n")
+            .filter((row) => !/^\s*(final context|overflows) /.test(row))
+            .join("\n")}\n\`\`\`\n`;
+    },
+  },
+  "demo-date": { bench: "demo", read: (record) => record.date.slice(0, 10) },
 };
+
+/** The demo's bill line: its dollars, the whole history's, the ratio and the turns. */
+const DEMO_BILL =
+  /^\s*bill \(input, prompt caching\) +(\$[\d.]+) vs (\$[\d.]+) for the whole history \(([\d.]+×), [^,]+, (\d+) turns/m;
 
 export type Figures = ReadonlyMap<string, string>;
 
@@ -91,11 +152,13 @@ export function withFigures(page: string, figures: Figures, where: string): stri
 
 /**
  * Figures of the kinds above written without markers: an "N of N" count of identifiers (the
- * kind that came to disagree between pages). The page's quoted figures are taken out first.
+ * kind that came to disagree between pages) and the demo's bill. The page's quoted figures are taken out first.
  */
 export function unquotedFigures(page: string): string[] {
   const text = page.replace(FIGURE_MARKER, "");
   const counts =
     /(\d[\d,]*) of (\d[\d,]*)\b[^.\n]{0,60}?\bidentifiers?\b|\bidentifiers?\b[^.\n]{0,40}?\b(\d[\d,]*) of (\d[\d,]*)\b/gi;
-  return [...text.matchAll(counts)].map((found) => found[0]);
+  // And the demo's bill, `$1.97 vs $6.17`: the figure the demo's pages came to quote by hand.
+  const bills = /\$\d[\d.]* vs \$\d[\d.]*/g;
+  return [...text.matchAll(counts), ...text.matchAll(bills)].map((found) => found[0]);
 }

@@ -12,7 +12,7 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { AGENTS_DIR, agentPages } from "./agent-pages.ts";
+import { AGENTS_DIR, agentPages, withRecipes } from "./agent-pages.ts";
 import {
   BENCH_RUNS_DIR,
   benchmarksSection,
@@ -131,6 +131,8 @@ for (const path of [
 // Every quoted measured figure, from the newest recorded bench runs (`figures.ts`).
 const figures = loadFigures(docsRoot);
 for (const [path, text] of pages) pages.set(path, withFigures(text, figures, path));
+// Every quoted agent recipe, as `pnpm start` prints it (`apps/worker/scripts/agent-recipes`).
+for (const [path, text] of pages) pages.set(path, withRecipes(text, worker.agentRecipes, path));
 
 const orphans = GENERATED_DIRS.flatMap((dir) =>
   existsSync(join(docsRoot, dir))

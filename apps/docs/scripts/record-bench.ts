@@ -3,7 +3,8 @@
  * `pnpm --filter @condense/docs bench:record [-- <command>]`: runs the benchmarks (`pnpm bench`
  * at the repository's root unless a command is given), shows their output as it comes, and
  * writes it with the date and the machine it ran on to `bench-results/<date>-<name>.json`
- * (`core`, `worker`, the sections of `pnpm bench <sections>`, e.g. `probes`, else `all`). The
+ * (`core`, `worker`, `demo` for `pnpm demo`, the sections of `pnpm bench <sections>`, e.g.
+ * `probes`, else `all`). The
  * benchmarks page is generated from the newest file of each name (`generate`). The benches print
  * figures for people; recording their whole output, rather than teaching each bench a format,
  * keeps every figure they print and needs no change to them.
@@ -33,7 +34,9 @@ const name = command.includes("@condense/core")
   ? "core"
   : command.includes("@condense/worker")
     ? "worker"
-    : (sectionsOf(command) ?? "all");
+    : command[0] === "pnpm" && command[1] === "demo"
+      ? "demo"
+      : (sectionsOf(command) ?? "all");
 
 const machine = {
   cpu: cpus()[0]?.model ?? "unknown",

@@ -6,26 +6,21 @@ import OpenAI from "openai";
 declare const CONDENSE: string;
 
 // #region snippet
+// Locally the SDK keeps your provider key; on a deployed Worker add "X-Condense-Key" (below).
 // openai (TypeScript)
 const openai = new OpenAI({
   baseURL: `${CONDENSE}/v1/gateway/openai`,
-  defaultHeaders: {
-    "X-Condense-Key": process.env.CONDENSE_API_KEY,
-    "X-Condense-Session": "run-42",
-  },
+  defaultHeaders: { "X-Condense-Session": "run-42" },
 });
 // @anthropic-ai/sdk
 const anthropic = new Anthropic({
   baseURL: `${CONDENSE}/v1/gateway/anthropic`,
-  defaultHeaders: {
-    "X-Condense-Key": process.env.CONDENSE_API_KEY,
-    "X-Condense-Session": "run-42",
-  },
+  defaultHeaders: { "X-Condense-Session": "run-42" },
 });
 // AI SDK (@ai-sdk/openai; for @ai-sdk/anthropic use createAnthropic with baseURL `${CONDENSE}/v1/gateway/anthropic/v1`)
 const provider = createOpenAI({
   baseURL: `${CONDENSE}/v1/gateway/openai`,
-  headers: { "X-Condense-Key": process.env.CONDENSE_API_KEY ?? "", "X-Condense-Session": "run-42" },
+  headers: { "X-Condense-Session": "run-42" },
 });
 
 // #endregion
