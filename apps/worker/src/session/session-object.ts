@@ -80,7 +80,7 @@ import {
   type SessionKey,
   type SessionRow,
 } from "./store/session-record";
-import { inTransaction, type SessionStorage } from "./store/session-storage";
+import { inTransaction, type SessionScope, sessionScope } from "./store/session-scope";
 import { modelFor, readSettings, type SettingsUpdate } from "./store/settings";
 import { tombstoneAnswer } from "./store/tombstone";
 import { type AppendInput, type AppendTarget, appendMessages } from "./turns/append";
@@ -106,8 +106,8 @@ import {
 
 export class SessionObject extends DurableObject<Env> {
   readonly #store: MessageStore;
-  /** The storage and the message store, as the modules take them. */
-  readonly #storage: SessionStorage;
+  /** The storage, the message store and the default model, as the modules take them. */
+  readonly #scope: SessionScope;
   #migrated = false;
   readonly #backfill: BackfillChain;
   /** Keeps the session's row in the user's session list (`list-reporter`). */
@@ -122,7 +122,7 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new MessageStore(ctx.storage.sql);
-    this.#storage = { open: () => this.#migratedStorage(), store: this.#store };
+    this.#scope = sessionScope(() => this.#migratedStorage(), this.#store, env.DEFAULT_MODEL);
     this.#backfill = new BackfillChain(ctx.storage, this.#store, () => this.#migrated);
     this.#reporter = new ListReporter({
       // A deleted session's tables are gone; reading would create them again.
@@ -134,13 +134,13 @@ export class SessionObject extends DurableObject<Env> {
       intervalMs: workerConfig(env).sessionListReportMs,
     });
     this.#scheduler = new CompactionScheduler({
-      storage: this.#storage,
+      scope: this.#scope,
       env,
       memorySinks: () => this.memorySinks,
       committed: () => this.#reporter.changed(),
       eventsRecorded: () => this.#deliverEvents(),
     });
-    this.#manual = new ManualCompactions(this.#storage, this.#scheduler, env.DEFAULT_MODEL);
+    this.#manual = new ManualCompactions(this.#scope, this.#scheduler, env.DEFAULT_MODEL);
   }
 
   // ------------------------------------------------------------ state
@@ -198,7 +198,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Where an append writes (`append`). */
   #appendTarget(): AppendTarget {
-    return { storage: this.#storage, env: this.env, compactionRunning: this.#scheduler.running };
+    return { scope: this.#scope, env: this.env, compactionRunning: this.#scheduler.running };
   }
 
   /**
@@ -337,8 +337,8 @@ export class SessionObject extends DurableObject<Env> {
   async overflow(call: SessionCall, input: OverflowInput): Promise<RpcResult<OverflowData>> {
     return rpcResult(async () => {
       const defaultModel = this.env.DEFAULT_MODEL;
-      const reportedTokens = learnFromOverflow(this.#storage, call, input, defaultModel);
-      const passes = await compactOverflow(this.#storage, this.#scheduler, call, defaultModel);
+      const reportedTokens = learnFromOverflow(this.#scope, call, input, defaultModel);
+      const passes = await compactOverflow(this.#scope, this.#scheduler, call, defaultModel);
       const data = this.#serve(call, true, input.format);
       return { ...data, passes, reportedTokens, compactionTier: takeServedCompaction(this.#sql()) };
     });
@@ -362,7 +362,7 @@ export class SessionObject extends DurableObject<Env> {
     update: SettingsUpdate,
   ): Promise<RpcResult<SessionStatusBody>> {
     const created = this.#isNew();
-    const result = await rpcResult(() => updateSettings(this.#storage, key, update, this.env));
+    const result = await rpcResult(() => updateSettings(this.#scope, key, update, this.env));
     if (!result.ok) return result;
     await this.#scheduler.scheduleIfNeeded("settings");
     await armAlarm(this.#alarmTarget());
@@ -541,7 +541,7 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<RpcResult<{ id: number; generation: number }>> {
     return rpcResult(async () => {
       const created = this.#isNew();
-      const kept = inTransaction(this.#storage, (sql) => {
+      const kept = inTransaction(this.#scope, (sql) => {
         openSession(sql, call, Date.now());
         return saveSideRequest(sql, input, Date.now());
       });

@@ -19,7 +19,7 @@ import {
   type SessionKey,
   setExhaustedSeq,
 } from "./store/session-record";
-import { inTransaction, type SessionStorage } from "./store/session-storage";
+import { inTransaction, type SessionScope } from "./store/session-scope";
 import {
   checkSettings,
   mergeSettings,
@@ -31,12 +31,12 @@ import {
 
 /** Applies `update` to the settings of the session of `key` (created if there is none). */
 export function updateSettings(
-  storage: SessionStorage,
+  scope: SessionScope,
   key: SessionKey,
   update: SettingsUpdate,
   env: Env,
 ): void {
-  inTransaction(storage, (sql) => {
+  inTransaction(scope, (sql) => {
     const now = Date.now();
     const current = readSettings(sql);
     const lastModel = readSession(sql)?.last_model ?? null;
@@ -58,7 +58,7 @@ export function updateSettings(
     writeSettings(sql, update);
     if (update.webhookSecret !== undefined) writeWebhookSecret(sql, update.webhookSecret);
     const after = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
-    recountIfModelChanged(sql, storage.store, before, after);
+    recountIfModelChanged(sql, scope.store, before, after);
     setExhaustedSeq(sql, null, now);
     clearFailure(sql);
   });

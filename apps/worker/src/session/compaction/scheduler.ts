@@ -26,7 +26,7 @@ import {
   setExhaustedSeq,
   setRetryAt,
 } from "../store/session-record";
-import type { SessionStorage } from "../store/session-storage";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 import type { MemorySinkFactory } from "./memory-flush";
@@ -53,7 +53,7 @@ export function isLastAttempt(failedAttempts: number): boolean {
 
 export interface SchedulerDeps {
   /** The session's storage (its schema migrated on first use) and its message store. */
-  storage: SessionStorage;
+  scope: SessionScope;
   env: Env;
   /** Where a compaction's memory flush writes (read at each run: tests replace the object's). */
   memorySinks(): MemorySinkFactory;
@@ -80,20 +80,18 @@ export class CompactionScheduler {
 
   /** Whether the committed context is over window − reserve and a compaction could still help. */
   isOverBudget(): boolean {
-    const { storage, env } = this.deps;
-    const sql = storage.open().sql;
+    const { scope, env } = this.deps;
+    const sql = scope.open().sql;
     const session = readSession(sql);
     if (session === undefined) return false;
     const measure = measureCommitted(
       sql,
-      storage.store,
+      scope.store,
       session,
       readSettings(sql),
       env.DEFAULT_MODEL,
     );
-    return (
-      measure.tokens > measure.budget && !isCompactionExhausted(storage.store, session, measure)
-    );
+    return measure.tokens > measure.budget && !isCompactionExhausted(scope.store, session, measure);
   }
 
   /**
@@ -124,7 +122,7 @@ export class CompactionScheduler {
    * gone or later than it is due (the alarm may be the retention's, days away: `retention`).
    */
   async arm(mark: PendingMark): Promise<void> {
-    const storage = this.deps.storage.open();
+    const storage = this.deps.scope.open();
     const due = Date.now() + this.#delayMs();
     // Self-healing: a pending compaction (not running) whose alarm is gone or late gets its own, at
     // its retry time if it failed before.
@@ -149,8 +147,8 @@ export class CompactionScheduler {
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
   async scheduleIfNeeded(trigger: CompactionTrigger): Promise<boolean> {
-    const { storage, env } = this.deps;
-    const mark = markPending(storage.open().sql, storage.store, env.DEFAULT_MODEL, trigger);
+    const { scope, env } = this.deps;
+    const mark = markPending(scope.open().sql, scope.store, env.DEFAULT_MODEL, trigger);
     if (mark === undefined) return false;
     await this.arm(mark);
     return true;
@@ -162,7 +160,7 @@ export class CompactionScheduler {
    * would repeat the same failure).
    */
   async runBackground(session: SessionRow): Promise<void> {
-    const storage = this.deps.storage.open();
+    const storage = this.deps.scope.open();
     const sql = storage.sql;
     const lastAttempt = isLastAttempt(session.failed_attempts);
     try {
@@ -200,11 +198,11 @@ export class CompactionScheduler {
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
   async #compact(trigger: CompactionTrigger, options: CompactionOptions): Promise<RunResult> {
-    const { storage, env } = this.deps;
+    const { scope, env } = this.deps;
     const onStarted = () => this.deps.eventsRecorded();
     try {
       const result = await runCompaction(
-        storage,
+        scope,
         env,
         trigger,
         { ...options, onStarted },

@@ -29,7 +29,7 @@ import {
   servedTokens,
   setLastModel,
 } from "../store/session-record";
-import { inTransaction, type SessionStorage } from "../store/session-storage";
+import { inTransaction, type SessionScope } from "../store/session-scope";
 import { modelFor, readSettings } from "../store/settings";
 
 export interface AppendInput {
@@ -46,7 +46,7 @@ export interface AppendInput {
  * whether the object is running a compaction (its queue is in memory), which the answer reports.
  */
 export interface AppendTarget {
-  storage: SessionStorage;
+  scope: SessionScope;
   env: Env;
   compactionRunning: boolean;
 }
@@ -69,8 +69,8 @@ export function appendMessages(
   key: SessionKey,
   input: AppendInput,
 ): Appended {
-  const { storage, env, compactionRunning } = target;
-  return inTransaction(storage, (sql): Appended => {
+  const { scope, env, compactionRunning } = target;
+  return inTransaction(scope, (sql): Appended => {
     const now = Date.now();
     const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
     if (replayed !== undefined) return { answer: replayed, pending: undefined, replayed: true };
@@ -92,7 +92,7 @@ export function appendMessages(
       const before = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
       setLastModel(sql, input.model);
       const after = modelFor(settings, input.model, env.DEFAULT_MODEL);
-      recountIfModelChanged(sql, storage.store, before, after);
+      recountIfModelChanged(sql, scope.store, before, after);
       session = requireSession(sql, key);
     }
     // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
@@ -109,17 +109,10 @@ export function appendMessages(
           cacheWriteTokens: input.usage.cacheWriteTokens ?? 0,
         },
       );
-      session = calibrateWithProviderCount(
-        sql,
-        storage.store,
-        session,
-        settings,
-        env.DEFAULT_MODEL,
-        {
-          reportedTokens: input.usage.inputTokens,
-          estimate: servedTokens(session),
-        },
-      );
+      session = calibrateWithProviderCount(sql, scope.store, session, settings, env.DEFAULT_MODEL, {
+        reportedTokens: input.usage.inputTokens,
+        estimate: servedTokens(session),
+      });
     }
     const model = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
 
@@ -132,19 +125,19 @@ export function appendMessages(
       seq++;
       const tokens = messageTokens(message, model);
       addedTokens += tokens;
-      storage.store.appendTranscript(seq, message, tokens, now);
+      scope.store.appendTranscript(seq, message, tokens, now);
       indexToolCalls(sql, message, seq);
       if (indexing) indexMessage(sql, message, seq);
     }
     countAppended(sql, seq, addedTokens, now);
 
-    const decision = decidePending(sql, storage.store, env.DEFAULT_MODEL, "append");
+    const decision = decidePending(sql, scope.store, env.DEFAULT_MODEL, "append");
     const pending = decision.mark;
     const after = requireSession(sql, key);
     // Measured by the decision when it wrote nothing (the same session and settings, measured again,
     // give the same): every append took it twice.
     const measure =
-      decision.measure ?? measureCommitted(sql, storage.store, after, settings, env.DEFAULT_MODEL);
+      decision.measure ?? measureCommitted(sql, scope.store, after, settings, env.DEFAULT_MODEL);
     const answer: AppendResponseBody = {
       sessionId: key.sessionId,
       appended: input.messages.length,

@@ -33,7 +33,7 @@ import {
   saveOverhead,
   setExhaustedSeq,
 } from "../store/session-record";
-import { inTransaction } from "../store/session-storage";
+import { inTransaction } from "../store/session-scope";
 import { readSettings, writeSettings } from "../store/settings";
 import { type Appended, type AppendInput, type AppendTarget, appendMessages } from "./append";
 import type { GatewayContext, GatewayContextByReference } from "./gateway-context";
@@ -103,7 +103,7 @@ function appendWithHashes(
 ): Appended | undefined {
   if (input.messages.length === 0) return undefined;
   const appended = appendMessages(target, key, input);
-  saveHashes(target.storage.open().sql, appended.answer.firstSeq, hashes);
+  saveHashes(target.scope.open().sql, appended.answer.firstSeq, hashes);
   return appended;
 }
 
@@ -117,16 +117,16 @@ export function matchAndAppend(
   key: SessionKey,
   input: GatewayTurnInput,
 ): GatewayMatch {
-  const { storage } = target;
+  const { scope } = target;
   try {
-    return inTransaction(storage, (sql): GatewayMatch => {
+    return inTransaction(scope, (sql): GatewayMatch => {
       const session = readSession(sql);
       if (session !== undefined) requireSession(sql, key);
       const lastSeq = session?.message_count ?? 0;
       let generation = currentGeneration(sql);
       let stored = storedHashes(sql, generation.firstSeq, lastSeq);
       if (stored.length < lastSeq - generation.firstSeq + 1) {
-        hashMissing(sql, storage.store, generation.firstSeq);
+        hashMissing(sql, scope.store, generation.firstSeq);
         stored = storedHashes(sql, generation.firstSeq, lastSeq);
       }
 
@@ -158,7 +158,7 @@ export function matchAndAppend(
         }
       }
       if (start === 0 && session !== undefined && stored.length > 0) {
-        generation = startGeneration(sql, storage.store, session, Date.now());
+        generation = startGeneration(sql, scope.store, session, Date.now());
         newGeneration = true;
         const problems = checkToolTraffic(sql, fresh, lastSeq);
         if (problems.length > 0) throw new Refused(problems);
@@ -259,7 +259,7 @@ export function appendAnswer(
   input: GatewayAnswerInput,
 ): GatewayAnswerResult {
   try {
-    return inTransaction(target.storage, (sql): GatewayAnswerResult => {
+    return inTransaction(target.scope, (sql): GatewayAnswerResult => {
       const session = readSession(sql);
       if (session === undefined) return { appended: false, reason: "the session is gone" };
       requireSession(sql, key);
