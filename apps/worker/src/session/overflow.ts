@@ -46,7 +46,6 @@ export function learnFromOverflow(
   scope: SessionScope,
   key: SessionKey,
   input: OverflowInput,
-  defaultModel: string | undefined,
 ): number | null {
   const sql = scope.open().sql;
   const session = requireSession(sql, key);
@@ -58,10 +57,10 @@ export function learnFromOverflow(
       "the reported error is not a context-window overflow (rate measure, quota and other errors are not compacted away); handle it as it is",
     );
   }
-  checkPartsAvailableNow(sql, scope.store, session, input.format);
+  checkPartsAvailableNow(scope, session, input.format);
   const stated = parseOverflowTokens(input.error);
   const settings = readSettings(sql);
-  const measure = measureCommitted(sql, scope.store, session, settings, defaultModel);
+  const measure = measureCommitted(scope, session, settings);
   inTransaction(scope, () => {
     // A window below the one we use is the provider's real one for this model: keep to it from now on.
     const limit = stated?.limit;
@@ -72,7 +71,7 @@ export function learnFromOverflow(
     // the one it holds (a compaction since does not change it), else the current one. Only the
     // input's count: a wording that adds the output allowance (`N + max_tokens > L`) states it apart.
     if (stated?.inputTokens !== undefined) {
-      calibrateWithProviderCount(sql, scope.store, session, settings, defaultModel, {
+      calibrateWithProviderCount(scope, session, settings, {
         reportedTokens: stated.inputTokens,
         estimate: servedTokens(session),
       });
@@ -88,7 +87,6 @@ export async function compactOverflow(
   scope: SessionScope,
   scheduler: CompactionScheduler,
   call: SessionCall,
-  defaultModel: string | undefined,
 ): Promise<number> {
   let passes = 0;
   while (passes < MAX_OVERFLOW_PASSES) {
@@ -101,7 +99,7 @@ export async function compactOverflow(
     if (result.status !== "committed") break;
     const sql = scope.open().sql;
     const session = requireSession(sql, call);
-    const measure = measureCommitted(sql, scope.store, session, readSettings(sql), defaultModel);
+    const measure = measureCommitted(scope, session, readSettings(sql));
     if (measure.tokens <= measure.budget) break;
   }
   return passes;

@@ -126,8 +126,7 @@ export class SessionObject extends DurableObject<Env> {
     this.#backfill = new BackfillChain(ctx.storage, this.#store, () => this.#migrated);
     this.#reporter = new ListReporter({
       // A deleted session's tables are gone; reading would create them again.
-      read: () =>
-        this.#migrated ? listReport(ctx.storage.sql, this.#store, env.DEFAULT_MODEL) : undefined,
+      read: () => (this.#migrated ? listReport(this.#scope) : undefined),
       send: (userId, report) => userStub(env, userId).reportSession(report),
       forget: (userId, sessionId) => userStub(env, userId).forgetSession(sessionId),
       waitUntil: (promise) => ctx.waitUntil(promise),
@@ -140,7 +139,7 @@ export class SessionObject extends DurableObject<Env> {
       committed: () => this.#reporter.changed(),
       eventsRecorded: () => this.#deliverEvents(),
     });
-    this.#manual = new ManualCompactions(this.#scope, this.#scheduler, env.DEFAULT_MODEL);
+    this.#manual = new ManualCompactions(this.#scope, this.#scheduler);
   }
 
   // ------------------------------------------------------------ state
@@ -259,12 +258,11 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The context served whole (`served-context`). */
   #serve(key: SessionKey, waited: boolean, format?: MessageFormat, memory?: MemoryInsert) {
-    return serveContext(this.#sql(), this.#store, key, {
+    return serveContext(this.#scope, key, {
       waited,
       format,
       memory,
       compactionRunning: this.#scheduler.running,
-      defaultModel: this.env.DEFAULT_MODEL,
     });
   }
 
@@ -277,7 +275,7 @@ export class SessionObject extends DurableObject<Env> {
   /** With the `memory` setting on, the user's memories for this context (never a failure). */
   #memoryFor(key: SessionKey): Promise<MemoryInsert | undefined> {
     const source = userStub(this.env, key.userId);
-    return memoryFor(this.#sql(), this.#store, key, source, this.env.DEFAULT_MODEL);
+    return memoryFor(this.#scope, key, source);
   }
 
   /** The session's one alarm: retention, background compaction, tombstone (`session-alarm`). */
@@ -317,7 +315,7 @@ export class SessionObject extends DurableObject<Env> {
       // warningLevel telling the client it is over.
       const waited = this.#scheduler.isOverBudget();
       if (waited) {
-        checkPartsAvailableNow(this.#sql(), this.#store, session, format);
+        checkPartsAvailableNow(this.#scope, session, format);
         await this.#scheduler.compactIfOverBudget("context", call.requestId);
       }
       const memory = await this.#memoryFor(call);
@@ -336,9 +334,8 @@ export class SessionObject extends DurableObject<Env> {
 
   async overflow(call: SessionCall, input: OverflowInput): Promise<RpcResult<OverflowData>> {
     return rpcResult(async () => {
-      const defaultModel = this.env.DEFAULT_MODEL;
-      const reportedTokens = learnFromOverflow(this.#scope, call, input, defaultModel);
-      const passes = await compactOverflow(this.#scope, this.#scheduler, call, defaultModel);
+      const reportedTokens = learnFromOverflow(this.#scope, call, input);
+      const passes = await compactOverflow(this.#scope, this.#scheduler, call);
       const data = this.#serve(call, true, input.format);
       return { ...data, passes, reportedTokens, compactionTier: takeServedCompaction(this.#sql()) };
     });
@@ -347,11 +344,9 @@ export class SessionObject extends DurableObject<Env> {
   async status(key: SessionKey): Promise<RpcResult<SessionStatusBody>> {
     return rpcResult(() =>
       sessionStatus(
-        this.#sql(),
-        this.#store,
+        this.#scope,
         key,
         this.#scheduler.running,
-        this.env.DEFAULT_MODEL,
         workerConfig(this.env).cooldownSeconds,
       ),
     );
@@ -398,7 +393,7 @@ export class SessionObject extends DurableObject<Env> {
       compactions: listCompactions(sql),
       ...billWithSeries(
         sql,
-        modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL),
+        modelFor(readSettings(sql), session.last_model, this.#scope.defaultModel),
       ),
     }));
   }
@@ -408,7 +403,7 @@ export class SessionObject extends DurableObject<Env> {
     toolCallId: string,
     seq?: number,
   ): Promise<RpcResult<ToolOutputResponseBody>> {
-    return this.#read(key, (sql) => readToolOutput(sql, this.#store, toolCallId, seq));
+    return this.#read(key, (_sql) => readToolOutput(this.#scope, toolCallId, seq));
   }
 
   /**
@@ -446,7 +441,7 @@ export class SessionObject extends DurableObject<Env> {
     generation?: number,
   ): Promise<RpcResult<TranscriptPage>> {
     const page = { after, limit, generation };
-    return this.#read(key, (sql, session) => transcriptPage(sql, this.#store, key, session, page));
+    return this.#read(key, (_sql, session) => transcriptPage(this.#scope, key, session, page));
   }
 
   // ------------------------------------------------------------ gateway (/v1/gateway)
@@ -476,14 +471,7 @@ export class SessionObject extends DurableObject<Env> {
       const generation = match.generation.generation;
       const byReference =
         session.message_count === match.lastSeq
-          ? gatewayContextAt(
-              sql,
-              this.#store,
-              session,
-              { generation, lastSeq: match.lastSeq },
-              memory,
-              this.env.DEFAULT_MODEL,
-            )
+          ? gatewayContextAt(this.#scope, session, { generation, lastSeq: match.lastSeq }, memory)
           : undefined;
       // Messages came in while a compaction ran: the context is no longer the request's history.
       const served =
@@ -521,11 +509,10 @@ export class SessionObject extends DurableObject<Env> {
       const memory = await this.#memoryFor(call);
       const session = requireSession(sql, call);
       const request = { generation: input.generation, lastSeq: input.lastSeq };
-      const defaultModel = this.env.DEFAULT_MODEL;
-      const served = gatewayContextAt(sql, this.#store, session, request, memory, defaultModel);
+      const served = gatewayContextAt(this.#scope, session, request, memory);
       if (served !== undefined) return { kind: "context", compactionTier, ...served };
       const settings = readSettings(sql);
-      const { contextWindow } = measureCommitted(sql, this.#store, session, settings, defaultModel);
+      const { contextWindow } = measureCommitted(this.#scope, session, settings);
       return { kind: "moved-on", compactionTier, contextWindow };
     });
   }

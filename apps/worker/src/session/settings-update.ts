@@ -41,7 +41,7 @@ export function updateSettings(
     const current = readSettings(sql);
     const lastModel = readSession(sql)?.last_model ?? null;
     const merged = mergeSettings(current, update);
-    checkSettings(merged, modelFor(merged, lastModel, env.DEFAULT_MODEL), env);
+    checkSettings(merged, modelFor(merged, lastModel, scope.defaultModel), env);
     const secret =
       update.webhookSecret === undefined ? readWebhookSecret(sql) : update.webhookSecret;
     if (merged.webhookUrl !== null && (secret ?? undefined) === undefined) {
@@ -54,11 +54,11 @@ export function updateSettings(
     }
     // An app can configure a session (a window the model table does not know) before its first append.
     const session = openSession(sql, key, now);
-    const before = modelFor(current, session.last_model, env.DEFAULT_MODEL);
+    const before = modelFor(current, session.last_model, scope.defaultModel);
     writeSettings(sql, update);
     if (update.webhookSecret !== undefined) writeWebhookSecret(sql, update.webhookSecret);
-    const after = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
-    recountIfModelChanged(sql, scope.store, before, after);
+    const after = modelFor(readSettings(sql), session.last_model, scope.defaultModel);
+    recountIfModelChanged(scope, before, after);
     setExhaustedSeq(sql, null, now);
     clearFailure(sql);
   });

@@ -23,7 +23,6 @@ import {
 } from "./context/context-view";
 import { currentGeneration } from "./context/generations";
 import { sessionBillBody } from "./context/served-turns";
-import type { MessageStore } from "./store/message-store";
 import {
   calibrationOf,
   learnedWindowOf,
@@ -32,6 +31,7 @@ import {
   type SessionKey,
   type SessionRow,
 } from "./store/session-record";
+import type { SessionScope } from "./store/session-scope";
 import { readSettings } from "./store/settings";
 
 /** The configured compaction's failures in a row, when it keeps throwing (null while it works). */
@@ -78,16 +78,15 @@ function breakerBody(breaker: SummarizerBreaker): SessionStatusBody["compaction"
  * compaction, `cooldownSeconds` is the summarizer's cooldown (the breaker's unit).
  */
 export function sessionStatus(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   key: SessionKey,
   compactionRunning: boolean,
-  defaultModel: string | undefined,
   cooldownSeconds: number,
 ): SessionStatusBody {
+  const { sql, defaultModel } = scope;
   const session = requireSession(sql, key);
   const settings = readSettings(sql);
-  const size = contextSize(sql, store);
+  const size = contextSize(scope);
   const measure = measureContext(session, settings, size.tokens, defaultModel);
   const history = compactionCountAndLast(sql);
   const cooldown =
@@ -130,13 +129,12 @@ export function sessionStatus(
 
 /** The session's row of the user's list and whose list it is, or undefined when there is no session. */
 export function listReport(
-  sql: SqlStorage,
-  store: MessageStore,
-  defaultModel: string | undefined,
+  scope: SessionScope,
 ): { userId: string; report: SessionReport } | undefined {
+  const { sql } = scope;
   const session = readSession(sql);
   if (session === undefined) return undefined;
-  const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
+  const measure = measureCommitted(scope, session, readSettings(sql));
   return {
     userId: session.user_id,
     report: {

@@ -149,7 +149,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
       durationMs: now - commit.started,
       fallback: fallback ?? null,
     });
-    commitView(sql, commit.scope.store, {
+    commitView(commit.scope, {
       coveredSeq: snapshot.foldedSeq,
       compactionId: event.id,
       tokens: viewTokens,

@@ -32,7 +32,6 @@ export class ManualCompactions {
   constructor(
     private readonly scope: SessionScope,
     private readonly scheduler: CompactionScheduler,
-    private readonly defaultModel: string | undefined,
   ) {}
 
   async compact(call: SessionCall, input: ManualCompactInput): Promise<ManualCompactResponseBody> {
@@ -87,13 +86,7 @@ export class ManualCompactions {
   ): ManualCompactResponseBody {
     const sql = this.scope.open().sql;
     const session = requireSession(sql, call);
-    const measure = measureCommitted(
-      sql,
-      this.scope.store,
-      session,
-      readSettings(sql),
-      this.defaultModel,
-    );
+    const measure = measureCommitted(this.scope, session, readSettings(sql));
     const response: ManualCompactResponseBody = {
       sessionId: call.sessionId,
       compacted: result.status === "committed",

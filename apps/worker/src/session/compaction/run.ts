@@ -96,9 +96,9 @@ export async function runCompaction(
   const session = readSession(sql);
   if (session === undefined) return { status: "gone" };
   const settings = readSettings(sql);
-  const whole = readSnapshot(sql, scope.store, session);
+  const whole = readSnapshot(scope, session);
   // Whether to compact is a question about the whole context; what is folded in leaves out open calls.
-  const measure = measureContext(session, settings, whole.tokens, env.DEFAULT_MODEL);
+  const measure = measureContext(session, settings, whole.tokens, scope.defaultModel);
   const snapshot = withoutOpenCalls(whole);
   const log = {
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),

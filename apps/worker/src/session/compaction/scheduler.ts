@@ -80,17 +80,11 @@ export class CompactionScheduler {
 
   /** Whether the committed context is over window − reserve and a compaction could still help. */
   isOverBudget(): boolean {
-    const { scope, env } = this.deps;
+    const { scope } = this.deps;
     const sql = scope.open().sql;
     const session = readSession(sql);
     if (session === undefined) return false;
-    const measure = measureCommitted(
-      sql,
-      scope.store,
-      session,
-      readSettings(sql),
-      env.DEFAULT_MODEL,
-    );
+    const measure = measureCommitted(scope, session, readSettings(sql));
     return measure.tokens > measure.budget && !isCompactionExhausted(scope.store, session, measure);
   }
 
@@ -147,8 +141,8 @@ export class CompactionScheduler {
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
   async scheduleIfNeeded(trigger: CompactionTrigger): Promise<boolean> {
-    const { scope, env } = this.deps;
-    const mark = markPending(scope.open().sql, scope.store, env.DEFAULT_MODEL, trigger);
+    const { scope } = this.deps;
+    const mark = markPending(scope, trigger);
     if (mark === undefined) return false;
     await this.arm(mark);
     return true;

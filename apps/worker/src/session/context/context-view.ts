@@ -27,8 +27,8 @@ import { checkPartsAvailable, renderMessages } from "../../api/formats";
 import { insertRow } from "../../sqlite/insert-row";
 import { cacheStateOf } from "../store/cache-state";
 import { isExactlyCounted } from "../store/calibration";
-import type { MessageStore } from "../store/message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
 
 export type ViewState = {
@@ -219,15 +219,16 @@ export function checkContextParts(
 
 /** {@link checkContextParts} on the committed context, before a compaction changes it. */
 export function checkPartsAvailableNow(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   format: MessageFormat | undefined,
 ): void {
-  checkContextParts(readSettings(sql), readSnapshot(sql, store, session).messages, format);
+  const { sql } = scope;
+  checkContextParts(readSettings(sql), readSnapshot(scope, session).messages, format);
 }
 
-export function readSnapshot(sql: SqlStorage, store: MessageStore, session: SessionRow): Snapshot {
+export function readSnapshot(scope: SessionScope, session: SessionRow): Snapshot {
+  const { sql, store } = scope;
   const view = readViewState(sql);
   const coveredSeq = view?.covered_seq ?? 0;
   const viewRows = view === undefined ? [] : store.readView();
@@ -283,7 +284,8 @@ export interface ViewCommit {
 }
 
 /** Replaces the view whole; run it inside the commit's transaction. */
-export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCommit): void {
+export function commitView(scope: SessionScope, commit: ViewCommit): void {
+  const { sql, store } = scope;
   store.replaceView(commit.entries);
   insertRow(
     sql,
@@ -307,10 +309,10 @@ export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCom
  * (`view`: its state, when the caller read it already).
  */
 export function contextSize(
-  sql: SqlStorage,
-  store: MessageStore,
-  view: ViewState | undefined = readViewState(sql),
+  scope: SessionScope,
+  view: ViewState | undefined = readViewState(scope.sql),
 ): { tokens: number; count: number } {
+  const { store } = scope;
   const after = store.tokensAfter(view?.covered_seq ?? 0);
   return {
     tokens: (view?.tokens ?? 0) + after.tokens,
@@ -320,13 +322,12 @@ export function contextSize(
 
 /** The committed context measured from its stored counts, without loading any message. */
 export function measureCommitted(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   settings: SessionSettings,
-  defaultModel: string | undefined,
 ): ContextMeasure {
-  return measureContext(session, settings, contextSize(sql, store).tokens, defaultModel);
+  const { defaultModel } = scope;
+  return measureContext(session, settings, contextSize(scope).tokens, defaultModel);
 }
 
 /** The session's background compaction: running (`running`: the object's queue holds one), scheduled, or none. */

@@ -13,8 +13,8 @@
  * generation's unanswered tool calls closed.
  */
 
-import type { MessageStore } from "../store/message-store";
 import type { SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { commitView } from "./context-view";
 
 export interface Generation {
@@ -64,12 +64,8 @@ export function generationRange(sql: SqlStorage, generation: number): Generation
  * Starts a new generation after the last seq of `session`; run it inside the caller's transaction,
  * before the generation's messages are appended.
  */
-export function startGeneration(
-  sql: SqlStorage,
-  store: MessageStore,
-  session: SessionRow,
-  now: number,
-): Generation {
+export function startGeneration(scope: SessionScope, session: SessionRow, now: number): Generation {
+  const { sql } = scope;
   const current = currentGeneration(sql);
   const next: Generation = {
     generation: current.generation + 1,
@@ -92,7 +88,7 @@ export function startGeneration(
     "UPDATE condense_tool_outputs SET closed_by_generation = ? WHERE seq IS NULL AND closed_by_generation IS NULL",
     next.generation,
   );
-  commitView(sql, store, {
+  commitView(scope, {
     coveredSeq: session.message_count,
     compactionId: 0,
     tokens: 0,

@@ -14,6 +14,7 @@ import { errorFields, logLine } from "../../log/log-lines";
 import { memoryMessage } from "../../user/memory-block";
 import type { MessageStore } from "../store/message-store";
 import { requireSession, type SessionKey, type SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
 import { readViewState } from "./context-view";
 
@@ -103,12 +104,11 @@ function frozenBlock(
  * `memoryTokens` changes); a block that could not be fetched is not kept.
  */
 export async function memoryFor(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   key: SessionKey,
   source: MemorySource,
-  defaultModel: string | undefined,
 ): Promise<MemoryInsert | undefined> {
+  const { sql, store, defaultModel } = scope;
   const settings = readSettings(sql);
   if (!settings.memory) return undefined;
   const session = requireSession(sql, key);

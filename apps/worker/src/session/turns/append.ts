@@ -89,10 +89,10 @@ export function appendMessages(
     let session = openSession(sql, key, now);
     const settings = readSettings(sql);
     if (input.model !== undefined && input.model !== session.last_model) {
-      const before = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
+      const before = modelFor(settings, session.last_model, scope.defaultModel);
       setLastModel(sql, input.model);
-      const after = modelFor(settings, input.model, env.DEFAULT_MODEL);
-      recountIfModelChanged(sql, scope.store, before, after);
+      const after = modelFor(settings, input.model, scope.defaultModel);
+      recountIfModelChanged(scope, before, after);
       session = requireSession(sql, key);
     }
     // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
@@ -109,12 +109,12 @@ export function appendMessages(
           cacheWriteTokens: input.usage.cacheWriteTokens ?? 0,
         },
       );
-      session = calibrateWithProviderCount(sql, scope.store, session, settings, env.DEFAULT_MODEL, {
+      session = calibrateWithProviderCount(scope, session, settings, {
         reportedTokens: input.usage.inputTokens,
         estimate: servedTokens(session),
       });
     }
-    const model = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
+    const model = modelFor(settings, session.last_model, scope.defaultModel);
 
     const firstSeq = session.message_count + 1;
     let seq = session.message_count;
@@ -131,13 +131,12 @@ export function appendMessages(
     }
     countAppended(sql, seq, addedTokens, now);
 
-    const decision = decidePending(sql, scope.store, env.DEFAULT_MODEL, "append");
+    const decision = decidePending(scope, "append");
     const pending = decision.mark;
     const after = requireSession(sql, key);
     // Measured by the decision when it wrote nothing (the same session and settings, measured again,
     // give the same): every append took it twice.
-    const measure =
-      decision.measure ?? measureCommitted(sql, scope.store, after, settings, env.DEFAULT_MODEL);
+    const measure = decision.measure ?? measureCommitted(scope, after, settings);
     const answer: AppendResponseBody = {
       sessionId: key.sessionId,
       appended: input.messages.length,

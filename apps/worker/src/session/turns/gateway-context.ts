@@ -32,8 +32,8 @@ import { fitServed } from "../context/fit-served";
 import { currentGeneration } from "../context/generations";
 import { type MemoryInsert, withMemoryPinned } from "../context/memory-context";
 import { recordServedTurn } from "../context/served-turns";
-import type { MessageStore } from "../store/message-store";
 import { type SessionRow, saveServed } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 
 /**
@@ -68,13 +68,12 @@ export interface GatewayContext {
  * `/context` records what it serves, for a provider's count in a later report to refer to.
  */
 export function gatewayContextAt(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   request: { generation: number; lastSeq: number },
   memory: MemoryInsert | undefined,
-  defaultModel: string | undefined,
 ): GatewayContext | undefined {
+  const { sql, store, defaultModel } = scope;
   const current = currentGeneration(sql);
   if (current.generation !== request.generation || session.message_count < request.lastSeq) {
     return undefined;
@@ -84,7 +83,7 @@ export function gatewayContextAt(
   const historyFrom = coveredSeq - current.firstSeq + 1;
   if (historyFrom < 0 || coveredSeq > request.lastSeq) return undefined;
   const settings = withMemoryPinned(readSettings(sql), memory);
-  const size = contextSize(sql, store, view);
+  const size = contextSize(scope, view);
   // Messages appended after the request's history are not in its context (none, as a turn asks).
   const tokens =
     session.message_count > request.lastSeq
@@ -96,7 +95,7 @@ export function gatewayContextAt(
     tokens > measured.engineWindow
       ? fitServed(
           sql,
-          upTo(readSnapshot(sql, store, session), request.lastSeq),
+          upTo(readSnapshot(scope, session), request.lastSeq),
           measured,
           settings,
           session.session_id,
@@ -112,8 +111,7 @@ export function gatewayContextAt(
   }
   // The request goes to the provider: a turn of the session's bill (`served-turns`).
   recordServedTurn(
-    sql,
-    store,
+    scope,
     session,
     {
       lastSeq: request.lastSeq,

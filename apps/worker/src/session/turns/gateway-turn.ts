@@ -126,7 +126,7 @@ export function matchAndAppend(
       let generation = currentGeneration(sql);
       let stored = storedHashes(sql, generation.firstSeq, lastSeq);
       if (stored.length < lastSeq - generation.firstSeq + 1) {
-        hashMissing(sql, scope.store, generation.firstSeq);
+        hashMissing(scope, generation.firstSeq);
         stored = storedHashes(sql, generation.firstSeq, lastSeq);
       }
 
@@ -158,7 +158,7 @@ export function matchAndAppend(
         }
       }
       if (start === 0 && session !== undefined && stored.length > 0) {
-        generation = startGeneration(sql, scope.store, session, Date.now());
+        generation = startGeneration(scope, session, Date.now());
         newGeneration = true;
         const problems = checkToolTraffic(sql, fresh, lastSeq);
         if (problems.length > 0) throw new Refused(problems);
