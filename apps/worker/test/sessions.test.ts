@@ -389,7 +389,7 @@ describe("settings and status", () => {
         const sql = state.storage.sql;
         const session = readSession(sql);
         if (session === undefined) throw new Error(`no session ${id}`);
-        const model = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
+        const model = modelFor(readSettings(sql), session.lastModel, env.DEFAULT_MODEL);
         const snapshot = readSnapshot(
           sessionScope(() => state.storage, new MessageStore(sql), env.DEFAULT_MODEL),
           session,

@@ -54,8 +54,8 @@ export async function runAlarm(target: AlarmTarget): Promise<void> {
   const now = Date.now();
   const retentionMs = workerConfig(target.env).sessionRetentionMs;
   if (isPastRetention(session, retentionMs, now)) {
-    const key = { userId: session.user_id, sessionId: session.session_id };
-    await target.erase(key, { expiredAfterMs: now - session.updated_at });
+    const key = { userId: session.userId, sessionId: session.sessionId };
+    await target.erase(key, { expiredAfterMs: now - session.updatedAt });
     return;
   }
   if (target.scheduler.isBackgroundPending(session)) await target.scheduler.runBackground(session);

@@ -379,7 +379,7 @@ export class SessionObject extends DurableObject<Env> {
       const answer: DeleteResponseBody = {
         sessionId: key.sessionId,
         deleted: true as const,
-        messageCount: session.message_count,
+        messageCount: session.messageCount,
       };
       await this.#erase(key, tombstone ? { answer } : {});
       return answer;
@@ -393,7 +393,7 @@ export class SessionObject extends DurableObject<Env> {
       compactions: listCompactions(sql),
       ...billWithSeries(
         sql,
-        modelFor(readSettings(sql), session.last_model, this.#scope.defaultModel),
+        modelFor(readSettings(sql), session.lastModel, this.#scope.defaultModel),
       ),
     }));
   }
@@ -470,7 +470,7 @@ export class SessionObject extends DurableObject<Env> {
       const session = requireSession(sql, call);
       const generation = match.generation.generation;
       const byReference =
-        session.message_count === match.lastSeq
+        session.messageCount === match.lastSeq
           ? gatewayContextAt(this.#scope, session, { generation, lastSeq: match.lastSeq }, memory)
           : undefined;
       // Messages came in while a compaction ran: the context is no longer the request's history.

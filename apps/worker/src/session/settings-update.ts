@@ -39,7 +39,7 @@ export function updateSettings(
   inTransaction(scope, (sql) => {
     const now = Date.now();
     const current = readSettings(sql);
-    const lastModel = readSession(sql)?.last_model ?? null;
+    const lastModel = readSession(sql)?.lastModel ?? null;
     const merged = mergeSettings(current, update);
     checkSettings(merged, modelFor(merged, lastModel, scope.defaultModel), env);
     const secret =
@@ -54,10 +54,10 @@ export function updateSettings(
     }
     // An app can configure a session (a window the model table does not know) before its first append.
     const session = openSession(sql, key, now);
-    const before = modelFor(current, session.last_model, scope.defaultModel);
+    const before = modelFor(current, session.lastModel, scope.defaultModel);
     writeSettings(sql, update);
     if (update.webhookSecret !== undefined) writeWebhookSecret(sql, update.webhookSecret);
-    const after = modelFor(readSettings(sql), session.last_model, scope.defaultModel);
+    const after = modelFor(readSettings(sql), session.lastModel, scope.defaultModel);
     recountIfModelChanged(scope, before, after);
     setExhaustedSeq(sql, null, now);
     clearFailure(sql);

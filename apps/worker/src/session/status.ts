@@ -36,12 +36,12 @@ import { readSettings } from "./store/settings";
 
 /** The configured compaction's failures in a row, when it keeps throwing (null while it works). */
 function failureOf(session: SessionRow): SessionStatusBody["compaction"]["failure"] {
-  if (session.failed_attempts === 0) return null;
+  if (session.failedAttempts === 0) return null;
   return {
-    at: new Date(session.last_failure_at ?? session.updated_at).toISOString(),
-    message: session.last_failure ?? "",
-    failedAttempts: session.failed_attempts,
-    nextAttemptAt: session.retry_at === null ? null : new Date(session.retry_at).toISOString(),
+    at: new Date(session.lastFailureAt ?? session.updatedAt).toISOString(),
+    message: session.lastFailure ?? "",
+    failedAttempts: session.failedAttempts,
+    nextAttemptAt: session.retryAt === null ? null : new Date(session.retryAt).toISOString(),
   };
 }
 
@@ -90,23 +90,23 @@ export function sessionStatus(
   const measure = measureContext(session, settings, size.tokens, defaultModel);
   const history = compactionCountAndLast(sql);
   const cooldown =
-    session.cooldown_until !== null && session.cooldown_until > Date.now()
-      ? session.cooldown_until
+    session.cooldownUntil !== null && session.cooldownUntil > Date.now()
+      ? session.cooldownUntil
       : null;
   return {
     sessionId: key.sessionId,
-    createdAt: new Date(session.created_at).toISOString(),
-    updatedAt: new Date(session.updated_at).toISOString(),
+    createdAt: new Date(session.createdAt).toISOString(),
+    updatedAt: new Date(session.updatedAt).toISOString(),
     model: measure.model,
-    messageCount: session.message_count,
-    transcriptTokens: session.transcript_tokens,
+    messageCount: session.messageCount,
+    transcriptTokens: session.transcriptTokens,
     contextTokens: measure.tokens,
     contextMessageCount: size.count + measure.pinned.length,
     contextWindow: measure.contextWindow,
     budget: measure.budget,
     warningLevel: measure.warningLevel,
     coveredSeq: readViewState(sql)?.covered_seq ?? 0,
-    lastSeq: session.message_count,
+    lastSeq: session.messageCount,
     compactions: history.count,
     lastCompaction: history.last,
     compaction: {
@@ -136,13 +136,13 @@ export function listReport(
   if (session === undefined) return undefined;
   const measure = measureCommitted(scope, session, readSettings(sql));
   return {
-    userId: session.user_id,
+    userId: session.userId,
     report: {
-      sessionId: session.session_id,
+      sessionId: session.sessionId,
       model: measure.model,
-      createdAt: session.created_at,
-      lastActiveAt: session.updated_at,
-      messageCount: session.message_count,
+      createdAt: session.createdAt,
+      lastActiveAt: session.updatedAt,
+      messageCount: session.messageCount,
       tokens: measure.tokens,
       compactions: compactionCountAndLast(sql).count,
     },

@@ -31,7 +31,7 @@ export function decidePending(scope: SessionScope, trigger: CompactionTrigger): 
   const { sql, store } = scope;
   const session = readSession(sql);
   if (session === undefined) return { mark: undefined };
-  if (session.pending_trigger !== null) return { mark: "pending" };
+  if (session.pendingTrigger !== null) return { mark: "pending" };
   const measure = measureCommitted(scope, session, readSettings(sql));
   if (!measure.compactionDue || isCompactionExhausted(store, session, measure)) {
     return { mark: undefined, measure };

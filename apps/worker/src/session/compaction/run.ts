@@ -102,8 +102,8 @@ export async function runCompaction(
   const snapshot = withoutOpenCalls(whole);
   const log = {
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
-    user: session.user_id,
-    session: session.session_id,
+    user: session.userId,
+    session: session.sessionId,
     trigger,
   };
 
@@ -165,8 +165,8 @@ export async function runCompaction(
     env,
     settings,
     snapshot,
-    sessionId: session.session_id,
-    userId: session.user_id,
+    sessionId: session.sessionId,
+    userId: session.userId,
     sinkFor: memorySinks,
     log,
   });
@@ -176,7 +176,7 @@ export async function runCompaction(
     if (result.status === "committed" && event !== undefined) {
       writeDataPoint(env, {
         kind: "compaction",
-        user: session.user_id,
+        user: session.userId,
         model: measure.model,
         source: trigger,
         tokensIn: event.tokensBefore,

@@ -122,7 +122,7 @@ export class CompactionScheduler {
     // its retry time if it failed before.
     if (mark === "pending") {
       if (this.running) return;
-      const at = Math.max(due, readSession(storage.sql)?.retry_at ?? 0);
+      const at = Math.max(due, readSession(storage.sql)?.retryAt ?? 0);
       const current = await storage.getAlarm();
       if (current !== null && current <= at) return;
       await storage.setAlarm(at);
@@ -136,7 +136,7 @@ export class CompactionScheduler {
    * retention may run a failed one's retry before its backoff ends; the retry is no worse for it.)
    */
   isBackgroundPending(session: SessionRow): boolean {
-    return session.pending_trigger !== null;
+    return session.pendingTrigger !== null;
   }
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
@@ -156,17 +156,17 @@ export class CompactionScheduler {
   async runBackground(session: SessionRow): Promise<void> {
     const storage = this.deps.scope.open();
     const sql = storage.sql;
-    const lastAttempt = isLastAttempt(session.failed_attempts);
+    const lastAttempt = isLastAttempt(session.failedAttempts);
     try {
-      await this.run(session.pending_trigger ?? "alarm", {
+      await this.run(session.pendingTrigger ?? "alarm", {
         onFailure: lastAttempt ? "fallback" : "throw",
       });
     } catch (error) {
       const now = Date.now();
       // A failure outside the configured compaction (its commit) is recorded here.
-      const recorded = readSession(sql)?.failed_attempts ?? 0;
+      const recorded = readSession(sql)?.failedAttempts ?? 0;
       const failed =
-        recorded > session.failed_attempts
+        recorded > session.failedAttempts
           ? recorded
           : recordFailure(sql, describeFailure(error), now);
       if (!lastAttempt) {
@@ -180,7 +180,7 @@ export class CompactionScheduler {
       storage.transactionSync(() => {
         setRetryAt(sql, null);
         clearPendingTrigger(sql);
-        setExhaustedSeq(sql, readSession(sql)?.message_count ?? session.message_count);
+        setExhaustedSeq(sql, readSession(sql)?.messageCount ?? session.messageCount);
       });
     }
   }

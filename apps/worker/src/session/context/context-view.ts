@@ -239,7 +239,7 @@ export function readSnapshot(scope: SessionScope, session: SessionRow): Snapshot
     epoch: session.epoch,
     view,
     coveredSeq,
-    lastSeq: session.message_count,
+    lastSeq: session.messageCount,
     tail,
     tokens,
   };
@@ -333,7 +333,7 @@ export function measureCommitted(
 /** The session's background compaction: running (`running`: the object's queue holds one), scheduled, or none. */
 export function compactionStatus(session: SessionRow, running: boolean): CompactionStatus {
   if (running) return "running";
-  return session.pending_trigger !== null ? "scheduled" : "none";
+  return session.pendingTrigger !== null ? "scheduled" : "none";
 }
 
 export function messagesTokens(messages: readonly ChatMessage[], model: string): number {
@@ -347,8 +347,8 @@ export function measureContext(
   estimate: number,
   defaultModel: string | undefined,
 ): ContextMeasure {
-  const model = modelFor(settings, session.last_model, defaultModel);
-  const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
+  const model = modelFor(settings, session.lastModel, defaultModel);
+  const ratio = isExactlyCounted(model) ? 1 : session.calibrationRatio;
   const pinned = settings.pinned;
   const pinnedTokens = messagesTokens(pinned, model);
   // With `memory` on, the memory block's budget is kept free in the window, as pinned messages are:
@@ -357,7 +357,7 @@ export function measureContext(
   const memoryReserve = settings.memory ? settings.memoryTokens : 0;
   // What a gateway request sends beside its messages and the provider counts with them (its tool
   // definitions) takes its room in the window too, on every request.
-  const overheadTokens = session.overhead_tokens;
+  const overheadTokens = session.overheadTokens;
   // A window a provider stated in an overflow error for this model wins when it is the smaller one.
   const configured = settings.contextWindow ?? contextWindowFor(model);
   const contextWindow = Math.min(configured, learnedWindowOf(session, model) ?? configured);

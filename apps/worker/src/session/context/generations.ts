@@ -69,13 +69,13 @@ export function startGeneration(scope: SessionScope, session: SessionRow, now: n
   const current = currentGeneration(sql);
   const next: Generation = {
     generation: current.generation + 1,
-    firstSeq: session.message_count + 1,
+    firstSeq: session.messageCount + 1,
   };
   sql.exec(
     "INSERT OR IGNORE INTO condense_generations (generation, first_seq, created_at) VALUES (?, ?, ?)",
     current.generation,
     current.firstSeq,
-    session.created_at,
+    session.createdAt,
   );
   sql.exec(
     "INSERT INTO condense_generations (generation, first_seq, created_at) VALUES (?, ?, ?)",
@@ -89,7 +89,7 @@ export function startGeneration(scope: SessionScope, session: SessionRow, now: n
     next.generation,
   );
   commitView(scope, {
-    coveredSeq: session.message_count,
+    coveredSeq: session.messageCount,
     compactionId: 0,
     tokens: 0,
     summary: null,

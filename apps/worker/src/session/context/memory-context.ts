@@ -90,10 +90,10 @@ function frozenBlock(
   compactionId: number,
   budget: number,
 ): MemoryInsert | undefined {
-  if (session.memory_block === null || session.memory_block_compaction !== compactionId) {
+  if (session.memoryBlock === null || session.memoryBlockCompaction !== compactionId) {
     return undefined;
   }
-  const frozen = JSON.parse(session.memory_block) as FrozenBlock;
+  const frozen = JSON.parse(session.memoryBlock) as FrozenBlock;
   return frozen.budget === budget ? frozen.insert : undefined;
 }
 
@@ -115,10 +115,10 @@ export async function memoryFor(
   const compactionId = readViewState(sql)?.compaction_id ?? 0;
   const frozen = frozenBlock(session, compactionId, settings.memoryTokens);
   if (frozen !== undefined) return frozen;
-  const model = modelFor(settings, session.last_model, defaultModel);
+  const model = modelFor(settings, session.lastModel, defaultModel);
   const insert = await memoryInsert(
     source,
-    recentText(store, session.message_count),
+    recentText(store, session.messageCount),
     settings.memoryTokens,
     model,
   );

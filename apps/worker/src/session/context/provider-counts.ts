@@ -30,14 +30,14 @@ export function calibrateWithProviderCount(
   count: ProviderCount,
 ): SessionRow {
   const { sql, defaultModel } = scope;
-  const model = modelFor(settings, session.last_model, defaultModel);
+  const model = modelFor(settings, session.lastModel, defaultModel);
   if (isExactlyCounted(model)) return session;
   // The provider counted the request's fixed overhead (its tool definitions) too: left out, it would
   // pass for a larger count per message.
   const ours =
     (count.estimate ?? contextSize(scope).tokens + messagesTokens(settings.pinned, model)) +
-    session.overhead_tokens;
+    session.overheadTokens;
   const next = calibrate(calibrationOf(session), ours, count.reportedTokens);
   saveCalibration(sql, next);
-  return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
+  return { ...session, calibrationRatio: next.ratio, calibrationSamples: next.samples };
 }

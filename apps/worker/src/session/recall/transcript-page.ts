@@ -34,7 +34,7 @@ export function transcriptPage(
       `session ${JSON.stringify(key.sessionId)} has no generation ${generation}; its current one is ${currentGeneration(sql).generation}`,
     );
   }
-  const lastSeq = range?.lastSeq ?? session.message_count;
+  const lastSeq = range?.lastSeq ?? session.messageCount;
   const rows = store
     .readTranscript(Math.max(after, (range?.firstSeq ?? 1) - 1), limit, TRANSCRIPT_PAGE_BYTES)
     .filter((row) => row.key <= lastSeq);

@@ -77,7 +77,7 @@ export function appendMessages(
 
     // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
     // that await them, and an id comes back only once its call is answered.
-    const problems = checkToolTraffic(sql, input.messages, readSession(sql)?.message_count ?? 0);
+    const problems = checkToolTraffic(sql, input.messages, readSession(sql)?.messageCount ?? 0);
     if (problems.length > 0) {
       throw new ApiError(
         400,
@@ -88,8 +88,8 @@ export function appendMessages(
     }
     let session = openSession(sql, key, now);
     const settings = readSettings(sql);
-    if (input.model !== undefined && input.model !== session.last_model) {
-      const before = modelFor(settings, session.last_model, scope.defaultModel);
+    if (input.model !== undefined && input.model !== session.lastModel) {
+      const before = modelFor(settings, session.lastModel, scope.defaultModel);
       setLastModel(sql, input.model);
       const after = modelFor(settings, input.model, scope.defaultModel);
       recountIfModelChanged(scope, before, after);
@@ -102,7 +102,7 @@ export function appendMessages(
       // The bill: the turn the client last fetched, when nothing was appended since (else none).
       recordTurnUsage(
         sql,
-        { lastSeq: session.message_count },
+        { lastSeq: session.messageCount },
         {
           inputTokens: input.usage.inputTokens,
           cacheReadTokens: input.usage.cacheReadTokens ?? 0,
@@ -114,10 +114,10 @@ export function appendMessages(
         estimate: servedTokens(session),
       });
     }
-    const model = modelFor(settings, session.last_model, scope.defaultModel);
+    const model = modelFor(settings, session.lastModel, scope.defaultModel);
 
-    const firstSeq = session.message_count + 1;
-    let seq = session.message_count;
+    const firstSeq = session.messageCount + 1;
+    let seq = session.messageCount;
     let addedTokens = 0;
     // The bench's seam: the same append without the search index, to measure what indexing adds.
     const indexing = env.BENCH_NO_SEARCH_INDEX !== "1";
@@ -142,7 +142,7 @@ export function appendMessages(
       appended: input.messages.length,
       firstSeq,
       lastSeq: seq,
-      messageCount: after.message_count,
+      messageCount: after.messageCount,
       tokens: measure.tokens,
       contextWindow: measure.contextWindow,
       threshold: measure.triggerTokens,

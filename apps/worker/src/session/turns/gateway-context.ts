@@ -75,7 +75,7 @@ export function gatewayContextAt(
 ): GatewayContext | undefined {
   const { sql, store, defaultModel } = scope;
   const current = currentGeneration(sql);
-  if (current.generation !== request.generation || session.message_count < request.lastSeq) {
+  if (current.generation !== request.generation || session.messageCount < request.lastSeq) {
     return undefined;
   }
   const view = readViewState(sql);
@@ -86,7 +86,7 @@ export function gatewayContextAt(
   const size = contextSize(scope, view);
   // Messages appended after the request's history are not in its context (none, as a turn asks).
   const tokens =
-    session.message_count > request.lastSeq
+    session.messageCount > request.lastSeq
       ? size.tokens - store.tokensAfter(request.lastSeq).tokens
       : size.tokens;
   const measured = measureContext(session, settings, tokens, defaultModel);
@@ -98,7 +98,7 @@ export function gatewayContextAt(
           upTo(readSnapshot(scope, session), request.lastSeq),
           measured,
           settings,
-          session.session_id,
+          session.sessionId,
         )
       : undefined;
   const measure =
@@ -106,7 +106,7 @@ export function gatewayContextAt(
       ? measured
       : measureContext(session, settings, fit.snapshot.tokens, defaultModel);
   const servedTokens = fit?.snapshot.tokens ?? tokens;
-  if (session.message_count === request.lastSeq) {
+  if (session.messageCount === request.lastSeq) {
     saveServed(sql, servedTokens + measure.pinnedTokens, request.lastSeq);
   }
   // The request goes to the provider: a turn of the session's bill (`served-turns`).

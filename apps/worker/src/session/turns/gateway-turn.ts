@@ -122,7 +122,7 @@ export function matchAndAppend(
     return inTransaction(scope, (sql): GatewayMatch => {
       const session = readSession(sql);
       if (session !== undefined) requireSession(sql, key);
-      const lastSeq = session?.message_count ?? 0;
+      const lastSeq = session?.messageCount ?? 0;
       let generation = currentGeneration(sql);
       let stored = storedHashes(sql, generation.firstSeq, lastSeq);
       if (stored.length < lastSeq - generation.firstSeq + 1) {
@@ -174,7 +174,7 @@ export function matchAndAppend(
       // append (which opens the session just the same), whose trigger then counts with it.
       if (fresh.length > 0 || session !== undefined) {
         const opened = openSession(sql, key, Date.now());
-        if (opened.overhead_tokens !== input.overheadTokens) {
+        if (opened.overheadTokens !== input.overheadTokens) {
           saveOverhead(sql, input.overheadTokens);
           setExhaustedSeq(sql, null);
         }
@@ -274,7 +274,7 @@ export function appendAnswer(
       if (currentGeneration(sql).generation !== input.generation) {
         return { appended: false, reason: "another generation started" };
       }
-      if (session.message_count !== input.afterSeq) {
+      if (session.messageCount !== input.afterSeq) {
         return { appended: false, reason: "the session moved on" };
       }
       const appended = appendWithHashes(
