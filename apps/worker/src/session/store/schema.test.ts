@@ -45,12 +45,12 @@ describe("schema", () => {
       return { session, ledger: session === undefined ? "missing" : ledgerOf(session) };
     });
     expect(upgraded.session).toMatchObject({
-      user_id: "alice",
-      message_count: 7,
+      userId: "alice",
+      messageCount: 7,
       ledger: null,
-      learned_window: null,
-      served_tokens: null,
-      overhead_tokens: 0,
+      learnedWindow: null,
+      servedTokens: null,
+      overheadTokens: 0,
     });
     expect(upgraded.ledger).toBeUndefined();
   });
@@ -141,9 +141,9 @@ describe("schema", () => {
     expect(upgraded.earlier).toMatchObject({ content: "output a", nextSeq: 6, pruned: true });
     expect(upgraded.duplicate).toEqual(["duplicate_result"]);
     expect(upgraded.session).toMatchObject({
-      failed_attempts: 0,
-      last_failure: null,
-      retry_at: null,
+      failedAttempts: 0,
+      lastFailure: null,
+      retryAt: null,
     });
   });
 });
