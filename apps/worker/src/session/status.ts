@@ -105,7 +105,7 @@ export function sessionStatus(
     contextWindow: measure.contextWindow,
     budget: measure.budget,
     warningLevel: measure.warningLevel,
-    coveredSeq: readViewState(sql)?.covered_seq ?? 0,
+    coveredSeq: readViewState(sql)?.coveredSeq ?? 0,
     lastSeq: session.messageCount,
     compactions: history.count,
     lastCompaction: history.last,

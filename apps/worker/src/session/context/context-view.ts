@@ -32,13 +32,13 @@ import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
 
 export type ViewState = {
-  covered_seq: number;
-  compaction_id: number;
+  coveredSeq: number;
+  compactionId: number;
   tokens: number;
   summary: string | null;
   strategy: string;
-  openai_endpoint: string | null;
-  openai_key_fingerprint: string | null;
+  openaiEndpoint: string | null;
+  openaiKeyFingerprint: string | null;
 };
 
 /** The committed context at one moment; a compaction works on one and commits against its epoch. */
@@ -149,7 +149,14 @@ export interface OverflowData extends ContextData {
 }
 
 export function readViewState(sql: SqlStorage): ViewState | undefined {
-  return sql.exec<ViewState>("SELECT * FROM condense_view_state WHERE id = 1").toArray()[0];
+  // The columns as the type's fields: snake_case stays in the SQL.
+  return sql
+    .exec<ViewState>(
+      `SELECT covered_seq AS coveredSeq, compaction_id AS compactionId, tokens, summary, strategy,
+         openai_endpoint AS openaiEndpoint, openai_key_fingerprint AS openaiKeyFingerprint
+       FROM condense_view_state WHERE id = 1`,
+    )
+    .toArray()[0];
 }
 
 /**
@@ -230,7 +237,7 @@ export function checkPartsAvailableNow(
 export function readSnapshot(scope: SessionScope, session: SessionRow): Snapshot {
   const { sql, store } = scope;
   const view = readViewState(sql);
-  const coveredSeq = view?.covered_seq ?? 0;
+  const coveredSeq = view?.coveredSeq ?? 0;
   const viewRows = view === undefined ? [] : store.readView();
   const tailRows = store.readTranscript(coveredSeq);
   const tail = tailRows.map((row) => row.message);
@@ -313,7 +320,7 @@ export function contextSize(
   view: ViewState | undefined = readViewState(scope.sql),
 ): { tokens: number; count: number } {
   const { store } = scope;
-  const after = store.tokensAfter(view?.covered_seq ?? 0);
+  const after = store.tokensAfter(view?.coveredSeq ?? 0);
   return {
     tokens: (view?.tokens ?? 0) + after.tokens,
     count: (view === undefined ? 0 : store.viewCount()) + after.count,

@@ -112,7 +112,7 @@ export async function memoryFor(
   const settings = readSettings(sql);
   if (!settings.memory) return undefined;
   const session = requireSession(sql, key);
-  const compactionId = readViewState(sql)?.compaction_id ?? 0;
+  const compactionId = readViewState(sql)?.compactionId ?? 0;
   const frozen = frozenBlock(session, compactionId, settings.memoryTokens);
   if (frozen !== undefined) return frozen;
   const model = modelFor(settings, session.lastModel, defaultModel);

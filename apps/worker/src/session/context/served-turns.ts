@@ -65,7 +65,7 @@ export function recordServedTurn(
 ): void {
   const { sql, store } = scope;
   const generation = currentGeneration(sql);
-  const compactionId = readViewState(sql)?.compaction_id ?? 0;
+  const compactionId = readViewState(sql)?.compactionId ?? 0;
   const whole =
     store.tokensAfter(generation.firstSeq - 1).tokens - store.tokensAfter(turn.lastSeq).tokens;
   const previous = latestTurn(sql);

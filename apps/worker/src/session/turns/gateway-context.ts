@@ -79,7 +79,7 @@ export function gatewayContextAt(
     return undefined;
   }
   const view = readViewState(sql);
-  const coveredSeq = view?.covered_seq ?? 0;
+  const coveredSeq = view?.coveredSeq ?? 0;
   const historyFrom = coveredSeq - current.firstSeq + 1;
   if (historyFrom < 0 || coveredSeq > request.lastSeq) return undefined;
   const settings = withMemoryPinned(readSettings(sql), memory);
