@@ -8,6 +8,7 @@ import { describe, expect, it } from "vitest";
 import type { AnalyticsDataset } from "../src/analytics/data-points";
 import { runCompaction } from "../src/session/compaction/run";
 import { MessageStore } from "../src/session/store/message-store";
+import { sessionScope } from "../src/session/store/session-scope";
 import {
   append,
   call,
@@ -34,7 +35,7 @@ describe("ANALYTICS data points", () => {
     // Run inside the session's object with the binding (the deployed test Worker has none).
     const result = await runInDurableObject(stubFor("alice", id), (_instance, state) =>
       runCompaction(
-        { open: () => state.storage, store: new MessageStore(state.storage.sql) },
+        sessionScope(() => state.storage, new MessageStore(state.storage.sql), env.DEFAULT_MODEL),
         { ...env, ANALYTICS: dataset },
         "manual",
         { force: true },

@@ -14,6 +14,7 @@ import { type MemorySink, userMemorySink } from "../src/session/compaction/memor
 import { runCompaction } from "../src/session/compaction/run";
 import type { SessionObject } from "../src/session/session-object";
 import { MessageStore } from "../src/session/store/message-store";
+import { sessionScope } from "../src/session/store/session-scope";
 import {
   append,
   call,
@@ -61,7 +62,7 @@ const noLlm = { ...env, SUMMARIZER_BASE_URL: "", SUMMARIZER_API_KEY: "" } as Env
 async function compactWith(id: string, testEnv: Env, sink: MemorySink) {
   return runInDurableObject(stubFor("alice", id), (_instance, state) =>
     runCompaction(
-      { open: () => state.storage, store: new MessageStore(state.storage.sql) },
+      sessionScope(() => state.storage, new MessageStore(state.storage.sql), testEnv.DEFAULT_MODEL),
       testEnv,
       "manual",
       { force: true },
@@ -165,7 +166,7 @@ describe("memory flush before compaction", () => {
     // context that created it.
     const result = await runInDurableObject(stubFor("alice", id), (_instance, state) =>
       runCompaction(
-        { open: () => state.storage, store: new MessageStore(state.storage.sql) },
+        sessionScope(() => state.storage, new MessageStore(state.storage.sql), noLlm.DEFAULT_MODEL),
         noLlm,
         "manual",
         { force: true },

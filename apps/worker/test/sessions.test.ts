@@ -24,6 +24,7 @@ import type {
 import { readSnapshot } from "../src/session/context/context-view";
 import { MessageStore } from "../src/session/store/message-store";
 import { readSession } from "../src/session/store/session-record";
+import { sessionScope } from "../src/session/store/session-scope";
 import { modelFor, readSettings } from "../src/session/store/settings";
 import {
   append,
@@ -433,8 +434,11 @@ describe("settings and status", () => {
         const sql = state.storage.sql;
         const session = readSession(sql);
         if (session === undefined) throw new Error(`no session ${id}`);
-        const model = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
-        const snapshot = readSnapshot(sql, new MessageStore(sql), session);
+        const model = modelFor(readSettings(sql), session.lastModel, env.DEFAULT_MODEL);
+        const snapshot = readSnapshot(
+          sessionScope(() => state.storage, new MessageStore(sql), env.DEFAULT_MODEL),
+          session,
+        );
         return {
           model,
           viewLength: snapshot.messages.length - snapshot.tail.length,

@@ -12,6 +12,7 @@ import { describe, expect, it } from "vitest";
 import type { MemorySink } from "../src/session/compaction/memory-flush";
 import { runCompaction } from "../src/session/compaction/run";
 import { MessageStore } from "../src/session/store/message-store";
+import { sessionScope } from "../src/session/store/session-scope";
 import { append, createSmallSession, freshSession, llm, prose, stubFor } from "./helpers";
 
 /** A Workers AI fake for text generation: a template summary, or the flush's memory tool call. */
@@ -67,7 +68,7 @@ async function proseSession(): Promise<string> {
 function compactWith(id: string, testEnv: Env, sink: MemorySink) {
   return runInDurableObject(stubFor("alice", id), (_instance, state) =>
     runCompaction(
-      { open: () => state.storage, store: new MessageStore(state.storage.sql) },
+      sessionScope(() => state.storage, new MessageStore(state.storage.sql), testEnv.DEFAULT_MODEL),
       testEnv,
       "manual",
       { force: true },

@@ -10,7 +10,7 @@
  *
  * Secrets (`API_KEYS`, `JWT_SECRET`, the provider keys, the gateway's
  * per-upstream keys `GATEWAY_KEY_<NAME>`, read by name) are read where they
- * are used, and so is `DEFAULT_MODEL` (a plain string, read in many places);
+ * are used, and so is `DEFAULT_MODEL` (a plain string, read once, into the session object's `SessionScope`);
  * every other variable is read here.
  */
 

@@ -26,7 +26,7 @@ import {
   servedTokens,
   setExhaustedSeq,
 } from "./store/session-record";
-import { inTransaction, type SessionStorage } from "./store/session-storage";
+import { inTransaction, type SessionScope } from "./store/session-scope";
 import { readSettings } from "./store/settings";
 
 /** A reported provider error, and the format the context is asked for in. */
@@ -43,12 +43,11 @@ const MAX_OVERFLOW_PASSES = 3;
  * said.
  */
 export function learnFromOverflow(
-  storage: SessionStorage,
+  scope: SessionScope,
   key: SessionKey,
   input: OverflowInput,
-  defaultModel: string | undefined,
 ): number | null {
-  const sql = storage.open().sql;
+  const sql = scope.open().sql;
   const session = requireSession(sql, key);
   checkFormatAvailable(sql, input.format);
   if (!isContextOverflowError(input.error)) {
@@ -58,11 +57,11 @@ export function learnFromOverflow(
       "the reported error is not a context-window overflow (rate measure, quota and other errors are not compacted away); handle it as it is",
     );
   }
-  checkPartsAvailableNow(sql, storage.store, session, input.format);
+  checkPartsAvailableNow(scope, session, input.format);
   const stated = parseOverflowTokens(input.error);
   const settings = readSettings(sql);
-  const measure = measureCommitted(sql, storage.store, session, settings, defaultModel);
-  inTransaction(storage, () => {
+  const measure = measureCommitted(scope, session, settings);
+  inTransaction(scope, () => {
     // A window below the one we use is the provider's real one for this model: keep to it from now on.
     const limit = stated?.limit;
     if (limit !== undefined && Number.isInteger(limit) && limit > 0) {
@@ -72,7 +71,7 @@ export function learnFromOverflow(
     // the one it holds (a compaction since does not change it), else the current one. Only the
     // input's count: a wording that adds the output allowance (`N + max_tokens > L`) states it apart.
     if (stated?.inputTokens !== undefined) {
-      calibrateWithProviderCount(sql, storage.store, session, settings, defaultModel, {
+      calibrateWithProviderCount(scope, session, settings, {
         reportedTokens: stated.inputTokens,
         estimate: servedTokens(session),
       });
@@ -85,10 +84,9 @@ export function learnFromOverflow(
 
 /** Compacts, forced, until the context fits its budget or a pass commits nothing. Returns the passes. */
 export async function compactOverflow(
-  storage: SessionStorage,
+  scope: SessionScope,
   scheduler: CompactionScheduler,
   call: SessionCall,
-  defaultModel: string | undefined,
 ): Promise<number> {
   let passes = 0;
   while (passes < MAX_OVERFLOW_PASSES) {
@@ -99,9 +97,9 @@ export async function compactOverflow(
       onFailure: "fallback",
     });
     if (result.status !== "committed") break;
-    const sql = storage.open().sql;
+    const sql = scope.open().sql;
     const session = requireSession(sql, call);
-    const measure = measureCommitted(sql, storage.store, session, readSettings(sql), defaultModel);
+    const measure = measureCommitted(scope, session, readSettings(sql));
     if (measure.tokens <= measure.budget) break;
   }
   return passes;

@@ -18,6 +18,7 @@ import type { DeletionOptions } from "./deletion";
 import type { MessageStore } from "./store/message-store";
 import { armSessionAlarm, isPastRetention } from "./store/retention";
 import { readSession, type SessionKey, type SessionRow } from "./store/session-record";
+import type { SessionScope } from "./store/session-scope";
 import { readSettings } from "./store/settings";
 import { dropTombstone, expireTombstone } from "./store/tombstone";
 
@@ -28,6 +29,8 @@ export interface AlarmTarget {
   /** The session's tables, migrated on first use. */
   sql(): SqlStorage;
   store: MessageStore;
+  /** The same tables and store as one scope, for what takes one (`store/session-scope`). */
+  scope: SessionScope;
   scheduler: CompactionScheduler;
   /** Deletes the session (`deletion`). */
   erase(key: SessionKey, options: DeletionOptions): Promise<void>;
@@ -65,13 +68,7 @@ export async function armAlarm(target: AlarmTarget): Promise<void> {
  */
 function coldCompactionAt(target: AlarmTarget, session: SessionRow): number | undefined {
   const sql = target.sql();
-  const measure = measureCommitted(
-    sql,
-    target.store,
-    session,
-    readSettings(sql),
-    target.env.DEFAULT_MODEL,
-  );
+  const measure = measureCommitted(target.scope, session, readSettings(sql));
   const at = coldCacheAt(lastReadAt(sql), measure.model);
   return at !== undefined && at > Date.now() && measure.tokens >= measure.triggerTokens
     ? at
@@ -88,8 +85,8 @@ export async function runAlarm(target: AlarmTarget): Promise<void> {
   const now = Date.now();
   const retentionMs = workerConfig(target.env).sessionRetentionMs;
   if (isPastRetention(session, retentionMs, now)) {
-    const key = { userId: session.user_id, sessionId: session.session_id };
-    await target.erase(key, { expiredAfterMs: now - session.updated_at });
+    const key = { userId: session.userId, sessionId: session.sessionId };
+    await target.erase(key, { expiredAfterMs: now - session.updatedAt });
     return;
   }
   // A cache gone cold since the last turn (`cold-cache`): the policy may compact now, free of bust.

@@ -80,7 +80,7 @@ import {
   type SessionKey,
   type SessionRow,
 } from "./store/session-record";
-import { inTransaction, type SessionStorage } from "./store/session-storage";
+import { inTransaction, type SessionScope, sessionScope } from "./store/session-scope";
 import { modelFor, readSettings, type SettingsUpdate } from "./store/settings";
 import { tombstoneAnswer } from "./store/tombstone";
 import { type AppendInput, type AppendTarget, appendMessages } from "./turns/append";
@@ -107,8 +107,8 @@ import {
 
 export class SessionObject extends DurableObject<Env> {
   readonly #store: MessageStore;
-  /** The storage and the message store, as the modules take them. */
-  readonly #storage: SessionStorage;
+  /** The storage, the message store and the default model, as the modules take them. */
+  readonly #scope: SessionScope;
   #migrated = false;
   readonly #backfill: BackfillChain;
   /** Keeps the session's row in the user's session list (`list-reporter`). */
@@ -123,25 +123,24 @@ export class SessionObject extends DurableObject<Env> {
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new MessageStore(ctx.storage.sql);
-    this.#storage = { open: () => this.#migratedStorage(), store: this.#store };
+    this.#scope = sessionScope(() => this.#migratedStorage(), this.#store, env.DEFAULT_MODEL);
     this.#backfill = new BackfillChain(ctx.storage, this.#store, () => this.#migrated);
     this.#reporter = new ListReporter({
       // A deleted session's tables are gone; reading would create them again.
-      read: () =>
-        this.#migrated ? listReport(ctx.storage.sql, this.#store, env.DEFAULT_MODEL) : undefined,
+      read: () => (this.#migrated ? listReport(this.#scope) : undefined),
       send: (userId, report) => userStub(env, userId).reportSession(report),
       forget: (userId, sessionId) => userStub(env, userId).forgetSession(sessionId),
       waitUntil: (promise) => ctx.waitUntil(promise),
       intervalMs: workerConfig(env).sessionListReportMs,
     });
     this.#scheduler = new CompactionScheduler({
-      storage: this.#storage,
+      scope: this.#scope,
       env,
       memorySinks: () => this.memorySinks,
       committed: () => this.#reporter.changed(),
       eventsRecorded: () => this.#deliverEvents(),
     });
-    this.#manual = new ManualCompactions(this.#storage, this.#scheduler, env.DEFAULT_MODEL);
+    this.#manual = new ManualCompactions(this.#scope, this.#scheduler);
   }
 
   // ------------------------------------------------------------ state
@@ -199,7 +198,7 @@ export class SessionObject extends DurableObject<Env> {
 
   /** Where an append writes (`append`). */
   #appendTarget(): AppendTarget {
-    return { storage: this.#storage, env: this.env, compactionRunning: this.#scheduler.running };
+    return { scope: this.#scope, env: this.env, compactionRunning: this.#scheduler.running };
   }
 
   /**
@@ -224,6 +223,7 @@ export class SessionObject extends DurableObject<Env> {
       env: this.env,
       sql: () => this.#sql(),
       store: this.#store,
+      scope: this.#scope,
       scheduler: this.#scheduler,
       erase: (key, options) => this.#erase(key, options),
       tablesDropped: () => {
@@ -261,12 +261,11 @@ export class SessionObject extends DurableObject<Env> {
 
   /** The context served whole (`served-context`). */
   #serve(key: SessionKey, waited: boolean, format?: MessageFormat, memory?: MemoryInsert) {
-    return serveContext(this.#sql(), this.#store, key, {
+    return serveContext(this.#scope, key, {
       waited,
       format,
       memory,
       compactionRunning: this.#scheduler.running,
-      defaultModel: this.env.DEFAULT_MODEL,
     });
   }
 
@@ -279,7 +278,7 @@ export class SessionObject extends DurableObject<Env> {
   /** With the `memory` setting on, the user's memories for this context (never a failure). */
   #memoryFor(key: SessionKey): Promise<MemoryInsert | undefined> {
     const source = userStub(this.env, key.userId);
-    return memoryFor(this.#sql(), this.#store, key, source, this.env.DEFAULT_MODEL);
+    return memoryFor(this.#scope, key, source);
   }
 
   /** The session's one alarm: retention, background compaction, tombstone (`session-alarm`). */
@@ -319,7 +318,7 @@ export class SessionObject extends DurableObject<Env> {
       // warningLevel telling the client it is over.
       const waited = this.#scheduler.isOverBudget();
       if (waited) {
-        checkPartsAvailableNow(this.#sql(), this.#store, session, format);
+        checkPartsAvailableNow(this.#scope, session, format);
         await this.#scheduler.compactIfOverBudget("context", call.requestId);
       }
       const memory = await this.#memoryFor(call);
@@ -338,9 +337,8 @@ export class SessionObject extends DurableObject<Env> {
 
   async overflow(call: SessionCall, input: OverflowInput): Promise<RpcResult<OverflowData>> {
     return rpcResult(async () => {
-      const defaultModel = this.env.DEFAULT_MODEL;
-      const reportedTokens = learnFromOverflow(this.#storage, call, input, defaultModel);
-      const passes = await compactOverflow(this.#storage, this.#scheduler, call, defaultModel);
+      const reportedTokens = learnFromOverflow(this.#scope, call, input);
+      const passes = await compactOverflow(this.#scope, this.#scheduler, call);
       const data = this.#serve(call, true, input.format);
       return { ...data, passes, reportedTokens, compactionTier: takeServedCompaction(this.#sql()) };
     });
@@ -349,11 +347,9 @@ export class SessionObject extends DurableObject<Env> {
   async status(key: SessionKey): Promise<RpcResult<SessionStatusBody>> {
     return rpcResult(() =>
       sessionStatus(
-        this.#sql(),
-        this.#store,
+        this.#scope,
         key,
         this.#scheduler.running,
-        this.env.DEFAULT_MODEL,
         workerConfig(this.env).cooldownSeconds,
       ),
     );
@@ -364,7 +360,7 @@ export class SessionObject extends DurableObject<Env> {
     update: SettingsUpdate,
   ): Promise<RpcResult<SessionStatusBody>> {
     const created = this.#isNew();
-    const result = await rpcResult(() => updateSettings(this.#storage, key, update, this.env));
+    const result = await rpcResult(() => updateSettings(this.#scope, key, update, this.env));
     if (!result.ok) return result;
     await this.#scheduler.scheduleIfNeeded("settings");
     await armAlarm(this.#alarmTarget());
@@ -386,7 +382,7 @@ export class SessionObject extends DurableObject<Env> {
       const answer: DeleteResponseBody = {
         sessionId: key.sessionId,
         deleted: true as const,
-        messageCount: session.message_count,
+        messageCount: session.messageCount,
       };
       await this.#erase(key, tombstone ? { answer } : {});
       return answer;
@@ -400,7 +396,7 @@ export class SessionObject extends DurableObject<Env> {
       compactions: listCompactions(sql),
       ...billWithSeries(
         sql,
-        modelFor(readSettings(sql), session.last_model, this.env.DEFAULT_MODEL),
+        modelFor(readSettings(sql), session.lastModel, this.#scope.defaultModel),
       ),
     }));
   }
@@ -410,7 +406,7 @@ export class SessionObject extends DurableObject<Env> {
     toolCallId: string,
     seq?: number,
   ): Promise<RpcResult<ToolOutputResponseBody>> {
-    return this.#read(key, (sql) => readToolOutput(sql, this.#store, toolCallId, seq));
+    return this.#read(key, (_sql) => readToolOutput(this.#scope, toolCallId, seq));
   }
 
   /**
@@ -448,7 +444,7 @@ export class SessionObject extends DurableObject<Env> {
     generation?: number,
   ): Promise<RpcResult<TranscriptPage>> {
     const page = { after, limit, generation };
-    return this.#read(key, (sql, session) => transcriptPage(sql, this.#store, key, session, page));
+    return this.#read(key, (_sql, session) => transcriptPage(this.#scope, key, session, page));
   }
 
   // ------------------------------------------------------------ gateway (/v1/gateway)
@@ -477,15 +473,8 @@ export class SessionObject extends DurableObject<Env> {
       const session = requireSession(sql, call);
       const generation = match.generation.generation;
       const byReference =
-        session.message_count === match.lastSeq
-          ? gatewayContextAt(
-              sql,
-              this.#store,
-              session,
-              { generation, lastSeq: match.lastSeq },
-              memory,
-              this.env.DEFAULT_MODEL,
-            )
+        session.messageCount === match.lastSeq
+          ? gatewayContextAt(this.#scope, session, { generation, lastSeq: match.lastSeq }, memory)
           : undefined;
       // Messages came in while a compaction ran: the context is no longer the request's history.
       const served =
@@ -523,11 +512,10 @@ export class SessionObject extends DurableObject<Env> {
       const memory = await this.#memoryFor(call);
       const session = requireSession(sql, call);
       const request = { generation: input.generation, lastSeq: input.lastSeq };
-      const defaultModel = this.env.DEFAULT_MODEL;
-      const served = gatewayContextAt(sql, this.#store, session, request, memory, defaultModel);
+      const served = gatewayContextAt(this.#scope, session, request, memory);
       if (served !== undefined) return { kind: "context", compactionTier, ...served };
       const settings = readSettings(sql);
-      const { contextWindow } = measureCommitted(sql, this.#store, session, settings, defaultModel);
+      const { contextWindow } = measureCommitted(this.#scope, session, settings);
       return { kind: "moved-on", compactionTier, contextWindow };
     });
   }
@@ -547,10 +535,9 @@ export class SessionObject extends DurableObject<Env> {
       const memory = await this.#memoryFor(call);
       const sql = this.#sql();
       const session = requireSession(sql, call);
-      const at = extendedGeneration(sql, this.#store, session, input.hashes);
+      const at = extendedGeneration(this.#scope, session, input.hashes);
       if (at === undefined) return {};
-      const defaultModel = this.env.DEFAULT_MODEL;
-      const served = gatewayContextAt(sql, this.#store, session, at, memory, defaultModel, false);
+      const served = gatewayContextAt(this.#scope, session, at, memory, false);
       return served === undefined ? {} : { served };
     });
   }
@@ -566,7 +553,7 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<RpcResult<{ id: number; generation: number }>> {
     return rpcResult(async () => {
       const created = this.#isNew();
-      const kept = inTransaction(this.#storage, (sql) => {
+      const kept = inTransaction(this.#scope, (sql) => {
         openSession(sql, call, Date.now());
         return saveSideRequest(sql, input, Date.now());
       });

@@ -19,7 +19,7 @@ import {
   type SessionKey,
   setExhaustedSeq,
 } from "./store/session-record";
-import { inTransaction, type SessionStorage } from "./store/session-storage";
+import { inTransaction, type SessionScope } from "./store/session-scope";
 import {
   checkSettings,
   mergeSettings,
@@ -31,17 +31,17 @@ import {
 
 /** Applies `update` to the settings of the session of `key` (created if there is none). */
 export function updateSettings(
-  storage: SessionStorage,
+  scope: SessionScope,
   key: SessionKey,
   update: SettingsUpdate,
   env: Env,
 ): void {
-  inTransaction(storage, (sql) => {
+  inTransaction(scope, (sql) => {
     const now = Date.now();
     const current = readSettings(sql);
-    const lastModel = readSession(sql)?.last_model ?? null;
+    const lastModel = readSession(sql)?.lastModel ?? null;
     const merged = mergeSettings(current, update);
-    checkSettings(merged, modelFor(merged, lastModel, env.DEFAULT_MODEL), env);
+    checkSettings(merged, modelFor(merged, lastModel, scope.defaultModel), env);
     const secret =
       update.webhookSecret === undefined ? readWebhookSecret(sql) : update.webhookSecret;
     if (merged.webhookUrl !== null && (secret ?? undefined) === undefined) {
@@ -54,11 +54,11 @@ export function updateSettings(
     }
     // An app can configure a session (a window the model table does not know) before its first append.
     const session = openSession(sql, key, now);
-    const before = modelFor(current, session.last_model, env.DEFAULT_MODEL);
+    const before = modelFor(current, session.lastModel, scope.defaultModel);
     writeSettings(sql, update);
     if (update.webhookSecret !== undefined) writeWebhookSecret(sql, update.webhookSecret);
-    const after = modelFor(readSettings(sql), session.last_model, env.DEFAULT_MODEL);
-    recountIfModelChanged(sql, storage.store, before, after);
+    const after = modelFor(readSettings(sql), session.lastModel, scope.defaultModel);
+    recountIfModelChanged(scope, before, after);
     setExhaustedSeq(sql, null, now);
     clearFailure(sql);
   });

@@ -23,7 +23,6 @@ import {
 } from "./context/context-view";
 import { currentGeneration } from "./context/generations";
 import { sessionBillBody } from "./context/served-turns";
-import type { MessageStore } from "./store/message-store";
 import {
   calibrationOf,
   learnedWindowOf,
@@ -32,16 +31,17 @@ import {
   type SessionKey,
   type SessionRow,
 } from "./store/session-record";
+import type { SessionScope } from "./store/session-scope";
 import { readSettings } from "./store/settings";
 
 /** The configured compaction's failures in a row, when it keeps throwing (null while it works). */
 function failureOf(session: SessionRow): SessionStatusBody["compaction"]["failure"] {
-  if (session.failed_attempts === 0) return null;
+  if (session.failedAttempts === 0) return null;
   return {
-    at: new Date(session.last_failure_at ?? session.updated_at).toISOString(),
-    message: session.last_failure ?? "",
-    failedAttempts: session.failed_attempts,
-    nextAttemptAt: session.retry_at === null ? null : new Date(session.retry_at).toISOString(),
+    at: new Date(session.lastFailureAt ?? session.updatedAt).toISOString(),
+    message: session.lastFailure ?? "",
+    failedAttempts: session.failedAttempts,
+    nextAttemptAt: session.retryAt === null ? null : new Date(session.retryAt).toISOString(),
   };
 }
 
@@ -78,36 +78,35 @@ function breakerBody(breaker: SummarizerBreaker): SessionStatusBody["compaction"
  * compaction, `cooldownSeconds` is the summarizer's cooldown (the breaker's unit).
  */
 export function sessionStatus(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   key: SessionKey,
   compactionRunning: boolean,
-  defaultModel: string | undefined,
   cooldownSeconds: number,
 ): SessionStatusBody {
+  const { sql, defaultModel } = scope;
   const session = requireSession(sql, key);
   const settings = readSettings(sql);
-  const size = contextSize(sql, store);
+  const size = contextSize(scope);
   const measure = measureContext(session, settings, size.tokens, defaultModel);
   const history = compactionCountAndLast(sql);
   const cooldown =
-    session.cooldown_until !== null && session.cooldown_until > Date.now()
-      ? session.cooldown_until
+    session.cooldownUntil !== null && session.cooldownUntil > Date.now()
+      ? session.cooldownUntil
       : null;
   return {
     sessionId: key.sessionId,
-    createdAt: new Date(session.created_at).toISOString(),
-    updatedAt: new Date(session.updated_at).toISOString(),
+    createdAt: new Date(session.createdAt).toISOString(),
+    updatedAt: new Date(session.updatedAt).toISOString(),
     model: measure.model,
-    messageCount: session.message_count,
-    transcriptTokens: session.transcript_tokens,
+    messageCount: session.messageCount,
+    transcriptTokens: session.transcriptTokens,
     contextTokens: measure.tokens,
     contextMessageCount: size.count + measure.pinned.length,
     contextWindow: measure.contextWindow,
     budget: measure.budget,
     warningLevel: measure.warningLevel,
-    coveredSeq: readViewState(sql)?.covered_seq ?? 0,
-    lastSeq: session.message_count,
+    coveredSeq: readViewState(sql)?.coveredSeq ?? 0,
+    lastSeq: session.messageCount,
     compactions: history.count,
     lastCompaction: history.last,
     compaction: {
@@ -130,21 +129,20 @@ export function sessionStatus(
 
 /** The session's row of the user's list and whose list it is, or undefined when there is no session. */
 export function listReport(
-  sql: SqlStorage,
-  store: MessageStore,
-  defaultModel: string | undefined,
+  scope: SessionScope,
 ): { userId: string; report: SessionReport } | undefined {
+  const { sql } = scope;
   const session = readSession(sql);
   if (session === undefined) return undefined;
-  const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
+  const measure = measureCommitted(scope, session, readSettings(sql));
   return {
-    userId: session.user_id,
+    userId: session.userId,
     report: {
-      sessionId: session.session_id,
+      sessionId: session.sessionId,
       model: measure.model,
-      createdAt: session.created_at,
-      lastActiveAt: session.updated_at,
-      messageCount: session.message_count,
+      createdAt: session.createdAt,
+      lastActiveAt: session.updatedAt,
+      messageCount: session.messageCount,
       tokens: measure.tokens,
       compactions: compactionCountAndLast(sql).count,
     },

@@ -5,10 +5,7 @@
  * the session's context goes upstream in place of the history, the request's
  * other fields untouched and its cache markers placed on the context; the
  * answer is appended once complete. An overflow compacts the session and the
- * request is retried with its own history compacted, and fitted further when
- * the upstream's count of what it refused says it must be
- * (`gateway/plans/overflow-count`); nothing smaller to send, the error goes back
- * with a header that says why. A history the session
+ * request is retried smaller (`gateway/plans/session-recovery`). A history the session
  * will not take (another conversation under the same header, or one it cannot
  * append) goes as a stateless request, nothing stored. A session whose
  * setting `recall` is on gets the recall tool added, and its calls answered
@@ -17,14 +14,14 @@
 
 import type { ChatMessage } from "@condense/core";
 import { ApiError } from "../../api/errors";
-import { canonicalMessages, renderMessages } from "../../api/formats";
+import { canonicalMessages } from "../../api/formats";
 import { unwrap } from "../../api/rpc-result";
 import type { LogFields } from "../../http/app-env";
 import { logLine } from "../../log/log-lines";
 import { messageHashes } from "../../messages/history-hash";
 import { type SessionStub, sessionStub } from "../../session/session-stub";
 import type { SessionCall } from "../../session/store/session-record";
-import type { GatewayOverflowResult, GatewayTurnResult } from "../../session/turns/gateway-turn";
+import type { GatewayTurnResult } from "../../session/turns/gateway-turn";
 import { requestThread } from "../../session/turns/threads";
 import { GATEWAY_HEADERS } from "../protocols/condense-headers";
 import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "../protocols/protocol";
@@ -32,10 +29,10 @@ import { RECALL_TOOL } from "../recall/recall-rounds";
 import { sessionRecallSource } from "../recall/recall-source";
 import { cacheMarkerPlacement } from "./cache-markers";
 import type { ForwardPlan } from "./forward-plan";
-import { markNoFit, markPassedThrough, upstreamCount } from "./overflow-count";
-import { fitStateless, statelessPlan } from "./plan-stateless";
-import { type MarkersFor, referenceMessages, renderReference, renderWhole } from "./render-context";
+import { statelessPlan } from "./plan-stateless";
+import { type MarkersFor, renderReference, renderWhole } from "./render-context";
 import { requestOverhead } from "./request-overhead";
+import { SessionRecovery } from "./session-recovery";
 
 /** A request with a session, its history read (canonical). */
 export interface SessionRequest {
@@ -112,7 +109,6 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     [GATEWAY_HEADERS.compaction]:
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
-  let sentTokens = served.tokens;
   const markersFor: MarkersFor = (context, stablePrefix) =>
     cacheMarkerPlacement({
       protocol,
@@ -134,98 +130,26 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
   const outgoing = (next: RequestBody): RequestBody =>
     recall === undefined ? next : protocol.tools.withRecallTool(next);
   if (recall !== undefined) headers[GATEWAY_HEADERS.recallRounds] = "0";
+  const recovery = new SessionRecovery({
+    stub,
+    key,
+    protocol,
+    body,
+    canonical,
+    model,
+    overheadTokens,
+    served,
+    headers,
+    markersFor,
+    outgoing,
+  });
   return {
     ...(context === undefined && recall === undefined
       ? { body, text }
       : { body: outgoing(context === undefined ? body : protocol.withContext(body, context)) }),
     headers,
     ...(recall !== undefined ? { recall } : {}),
-    async recover(error) {
-      // The upstream's count of what it refused, against the gateway's (`gateway/plans/overflow-count`).
-      const count = upstreamCount(error, sentTokens + overheadTokens);
-      const maxOutputTokens = protocol.maxOutputTokens(body);
-      /** `messages` fitted statelessly into `window` (the gateway's count, overhead included). */
-      const fitInto = (messages: ChatMessage[], window: number) =>
-        fitStateless(messages, model, {
-          contextWindow: window,
-          ...(maxOutputTokens !== undefined ? { maxOutputTokens } : {}),
-          overheadTokens,
-          force: true,
-        });
-      let recovered: GatewayOverflowResult;
-      try {
-        recovered = unwrap<GatewayOverflowResult>(
-          await stub.gatewayOverflow(key, {
-            error: { status: error.status, message: error.text.slice(0, 100_000) },
-            format: protocol.format,
-            generation: served.generation,
-            lastSeq: served.lastSeq,
-          }),
-        );
-      } catch (refused) {
-        // Not an overflow by the session's reading, the session is gone, or no context of it fits
-        // the window the upstream stated: the error goes back as it was.
-        if (refused instanceof ApiError) {
-          if (refused.code === "context_over_window") markNoFit(headers, refused.message);
-          return undefined;
-        }
-        throw refused;
-      }
-      if (recovered.compactionTier !== null) {
-        headers[GATEWAY_HEADERS.compaction] = String(recovered.compactionTier);
-      }
-      // The retry carries this request's own history, compacted: never messages other requests
-      // appended meanwhile (an answer its client abandoned), which are not this conversation's turn.
-      if (recovered.kind === "moved-on") {
-        const window = Math.min(recovered.contextWindow, count?.window ?? recovered.contextWindow);
-        const fit = await fitInto(canonical, window);
-        // Nothing smaller to send (what is never cut is over by itself): the same context would be
-        // refused again, so the upstream's error goes back as it was.
-        if (fit.tokens >= sentTokens) {
-          markPassedThrough(headers, count, sentTokens, fit.tokens);
-          return undefined;
-        }
-        sentTokens = fit.tokens;
-        headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
-        return outgoing(protocol.withContext(body, renderMessages(fit.messages, protocol.format)));
-      }
-      const reference = recovered.context.byReference;
-      // The session's context is still over the window by the upstream's count: this request's is
-      // fitted into that window (the session keeps its own, which fits by the gateway's count).
-      const messages =
-        count !== undefined && recovered.tokens + overheadTokens > count.window
-          ? referenceMessages(reference, canonical)
-          : undefined;
-      if (messages !== undefined && count !== undefined) {
-        const fit = await fitInto(messages, count.window);
-        const smallest = Math.min(fit.tokens, recovered.tokens);
-        if (smallest >= sentTokens) {
-          markPassedThrough(headers, count, sentTokens, smallest);
-          return undefined;
-        }
-        if (fit.tokens < recovered.tokens) {
-          sentTokens = fit.tokens;
-          headers[GATEWAY_HEADERS.tokens] = String(fit.tokens);
-          const markers = markersFor(fit.messages, 0);
-          return outgoing(
-            protocol.withContext(body, renderMessages(fit.messages, protocol.format, { markers })),
-          );
-        }
-      }
-      if (recovered.tokens >= sentTokens) {
-        markPassedThrough(headers, count, sentTokens, recovered.tokens);
-        return undefined;
-      }
-      sentTokens = recovered.tokens;
-      headers[GATEWAY_HEADERS.tokens] = String(recovered.tokens);
-      const retried = renderReference(reference, canonical, protocol.format, markersFor);
-      // Nothing compacted: the same request would be refused the same way.
-      if (retried === undefined) {
-        markPassedThrough(headers, count, sentTokens, recovered.tokens);
-        return undefined;
-      }
-      return outgoing(protocol.withContext(body, retried));
-    },
+    recover: (error) => recovery.recover(error),
     answered: (answer) =>
       storeAnswer(stub, key, protocol, answer, {
         generation: served.generation,

@@ -25,7 +25,7 @@ import {
   setExhaustedSeq,
   setRetryAt,
 } from "../store/session-record";
-import type { SessionStorage } from "../store/session-storage";
+import type { SessionScope } from "../store/session-scope";
 import { recordCompactionEvent } from "./compaction-events";
 import { compactionReach } from "./exhaustion";
 import { type CompactionFallback, recordCompaction } from "./history";
@@ -68,7 +68,7 @@ export interface CommitResult {
 }
 
 export interface CompactionCommit {
-  storage: SessionStorage;
+  scope: SessionScope;
   /** What the strategy compacted. */
   snapshot: CompactionSnapshot;
   /** The measure of the whole context at the snapshot (its trigger says whether to try again). */
@@ -102,7 +102,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
   const tokensBefore = snapshot.tokens + snapshot.openCallTokens;
   const tokensAfter = viewTokens + snapshot.openCallTokens;
   const reach = compactionReach(commit.measure, tokensAfter);
-  const storage = commit.storage.open();
+  const storage = commit.scope.open();
   const sql = storage.sql;
   const result = storage.transactionSync((): CommitResult => {
     if (!isCurrent(sql, snapshot)) {
@@ -149,7 +149,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
       durationMs: now - commit.started,
       fallback: fallback ?? null,
     });
-    commitView(sql, commit.storage.store, {
+    commitView(commit.scope, {
       coveredSeq: snapshot.foldedSeq,
       compactionId: event.id,
       tokens: viewTokens,

@@ -104,7 +104,7 @@ export function recordCompactionEvent(
     id,
     type,
     at: new Date(now).toISOString(),
-    sessionId: session.session_id,
+    sessionId: session.sessionId,
     run,
     data,
   };

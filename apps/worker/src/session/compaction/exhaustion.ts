@@ -50,12 +50,12 @@ export function isCompactionExhausted(
   store: MessageStore,
   session: SessionRow,
   measure: ContextMeasure,
-  lastSeq = session.message_count,
+  lastSeq = session.messageCount,
 ): boolean {
   if (isExhausted(session, lastSeq)) return true;
   const { overhead } = measure;
-  if (session.exhausted_seq === null || overhead === undefined) return false;
-  const grown = store.tokensAfter(session.exhausted_seq).tokens;
+  if (session.exhaustedSeq === null || overhead === undefined) return false;
+  const grown = store.tokensAfter(session.exhaustedSeq).tokens;
   // What the context was when compaction stopped: crowded by the overhead, or by something else.
   const left = measure.engineTokens - grown;
   return left > measure.engineTarget && left <= overhead.targetWithout

@@ -92,13 +92,13 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
   const ledger = await carriedLedger(session, compaction.snapshot);
   // The cost policy's state, so the engine decides as the trigger did (`cache-state`).
   const cacheState = cacheStateOf(session);
-  const llmSkipped = llmSkippedUntil(session.cooldown_until, compaction.breaker);
+  const llmSkipped = llmSkippedUntil(session.cooldownUntil, compaction.breaker);
   const options: CompactOptions = {
     contextWindow: engineWindow(compaction),
     ...settingsOptions(settings),
     // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
     toolOutputReference: outputReference(compaction.outputSeqs),
-    cutOutputReference: cutOutputReference(compaction.outputSeqs, session.session_id),
+    cutOutputReference: cutOutputReference(compaction.outputSeqs, session.sessionId),
     summarizer: summarizerFor(env, settings.summarizerModel),
     // The cooldown after a failure, or longer while the breaker is open.
     ...(llmSkipped !== undefined ? { cooldownUntil: llmSkipped } : {}),
@@ -149,7 +149,7 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
     ...(accepted ? sizes : {}),
     summarizer: extractiveSummarizer(),
     toolOutputReference: outputReference(compaction.outputSeqs),
-    cutOutputReference: cutOutputReference(compaction.outputSeqs, compaction.session.session_id),
+    cutOutputReference: cutOutputReference(compaction.outputSeqs, compaction.session.sessionId),
     ...(anchor !== undefined
       ? {
           ledger: {

@@ -14,7 +14,7 @@ import type { ManualCompactResponseBody } from "../../api/schemas";
 import { measureCommitted } from "../context/context-view";
 import { inflightKey, remember, replay } from "../store/idempotency";
 import { notFound, requireSession, type SessionCall } from "../store/session-record";
-import type { SessionStorage } from "../store/session-storage";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 import type { RunResult } from "./run";
 import type { CompactionScheduler } from "./scheduler";
@@ -30,13 +30,12 @@ export class ManualCompactions {
   readonly #inflight = new Map<string, Promise<ManualCompactResponseBody>>();
 
   constructor(
-    private readonly storage: SessionStorage,
+    private readonly scope: SessionScope,
     private readonly scheduler: CompactionScheduler,
-    private readonly defaultModel: string | undefined,
   ) {}
 
   async compact(call: SessionCall, input: ManualCompactInput): Promise<ManualCompactResponseBody> {
-    const sql = this.storage.open().sql;
+    const sql = this.scope.open().sql;
     requireSession(sql, call);
     const replayed = replay<ManualCompactResponseBody>(
       sql,
@@ -85,15 +84,9 @@ export class ManualCompactions {
     input: ManualCompactInput,
     result: RunResult,
   ): ManualCompactResponseBody {
-    const sql = this.storage.open().sql;
+    const sql = this.scope.open().sql;
     const session = requireSession(sql, call);
-    const measure = measureCommitted(
-      sql,
-      this.storage.store,
-      session,
-      readSettings(sql),
-      this.defaultModel,
-    );
+    const measure = measureCommitted(this.scope, session, readSettings(sql));
     const response: ManualCompactResponseBody = {
       sessionId: call.sessionId,
       compacted: result.status === "committed",

@@ -8,8 +8,8 @@
 
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { type ContextMeasure, measureCommitted } from "../context/context-view";
-import type { MessageStore } from "../store/message-store";
 import { readSession, setPendingTrigger } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 
@@ -27,16 +27,12 @@ export interface PendingDecision {
 }
 
 /** {@link markPending}, with the measure it took (see {@link PendingDecision}). */
-export function decidePending(
-  sql: SqlStorage,
-  store: MessageStore,
-  defaultModel: string | undefined,
-  trigger: CompactionTrigger,
-): PendingDecision {
+export function decidePending(scope: SessionScope, trigger: CompactionTrigger): PendingDecision {
+  const { sql, store } = scope;
   const session = readSession(sql);
   if (session === undefined) return { mark: undefined };
-  if (session.pending_trigger !== null) return { mark: "pending" };
-  const measure = measureCommitted(sql, store, session, readSettings(sql), defaultModel);
+  if (session.pendingTrigger !== null) return { mark: "pending" };
+  const measure = measureCommitted(scope, session, readSettings(sql));
   if (!measure.compactionDue || isCompactionExhausted(store, session, measure)) {
     return { mark: undefined, measure };
   }
@@ -49,10 +45,8 @@ export function decidePending(
  * trigger and none is. Returns `new` (marked now), `pending` (marked before) or undefined (none wanted).
  */
 export function markPending(
-  sql: SqlStorage,
-  store: MessageStore,
-  defaultModel: string | undefined,
+  scope: SessionScope,
   trigger: CompactionTrigger,
 ): PendingMark | undefined {
-  return decidePending(sql, store, defaultModel, trigger).mark;
+  return decidePending(scope, trigger).mark;
 }

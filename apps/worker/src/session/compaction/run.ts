@@ -25,7 +25,7 @@ import { lastReadAt } from "../cold-cache";
 import { measureContext, readSnapshot } from "../context/context-view";
 import { outputSeqs } from "../context/tool-outputs";
 import { clearPendingTrigger, readSession, recordFailure } from "../store/session-record";
-import type { SessionStorage } from "../store/session-storage";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 import { type CommitResult, commitCompaction, type NewView } from "./commit";
 import { recordCompactionEvent } from "./compaction-events";
@@ -86,36 +86,36 @@ function failureCode(error: unknown): string {
  * is logged and never fails the compaction, and nothing it writes enters the context.
  */
 export async function runCompaction(
-  storage: SessionStorage,
+  scope: SessionScope,
   env: Env,
   trigger: CompactionTrigger,
   options: CompactionOptions,
   memorySinks: MemorySinkFactory = noMemorySink,
 ): Promise<RunResult> {
   const started = Date.now();
-  const sql = storage.open().sql;
+  const sql = scope.open().sql;
   const session = readSession(sql);
   if (session === undefined) return { status: "gone" };
   const settings = readSettings(sql);
-  const whole = readSnapshot(sql, storage.store, session);
+  const whole = readSnapshot(scope, session);
   // Whether to compact is a question about the whole context; what is folded in leaves out open calls.
   const measure = measureContext(
     session,
     settings,
     whole.tokens,
-    env.DEFAULT_MODEL,
-    lastReadAt(sql),
+    scope.defaultModel,
+    lastReadAt(scope.sql),
   );
   const snapshot = withoutOpenCalls(whole);
   const log = {
     ...(options.requestId !== undefined ? { requestId: options.requestId } : {}),
-    user: session.user_id,
-    session: session.session_id,
+    user: session.userId,
+    session: session.sessionId,
     trigger,
   };
 
   if (options.force !== true) {
-    const exhausted = isCompactionExhausted(storage.store, session, measure, snapshot.lastSeq);
+    const exhausted = isCompactionExhausted(scope.store, session, measure, snapshot.lastSeq);
     if (!measure.compactionDue || exhausted) {
       clearPendingTrigger(sql);
       logCompaction({ ...log, outcome: "not_needed", durationMs: Date.now() - started });
@@ -172,18 +172,18 @@ export async function runCompaction(
     env,
     settings,
     snapshot,
-    sessionId: session.session_id,
-    userId: session.user_id,
+    sessionId: session.sessionId,
+    userId: session.userId,
     sinkFor: memorySinks,
     log,
   });
   try {
-    const result = await compactSnapshot(storage, local, log, started, options, run);
+    const result = await compactSnapshot(scope, local, log, started, options, run);
     const event = result.event;
     if (result.status === "committed" && event !== undefined) {
       writeDataPoint(env, {
         kind: "compaction",
-        user: session.user_id,
+        user: session.userId,
         model: measure.model,
         source: trigger,
         tokensIn: event.tokensBefore,
@@ -203,7 +203,7 @@ export async function runCompaction(
 
 /** Makes the new view of `local.snapshot` (the configured way, else the fallback) and commits it. */
 async function compactSnapshot(
-  storage: SessionStorage,
+  scope: SessionScope,
   local: LocalCompaction,
   log: CompactionLogBase,
   started: number,
@@ -220,7 +220,7 @@ async function compactSnapshot(
         : undefined;
     view = viaOpenAI ?? (await localView(local));
   } catch (error) {
-    const sql = storage.open().sql;
+    const sql = scope.open().sql;
     const failedAttempts = recordFailure(sql, describeFailure(error), Date.now());
     const durationMs = Date.now() - started;
     logCompaction({ ...log, outcome: "failed", durationMs, error: failureCode(error) });
@@ -235,7 +235,7 @@ async function compactSnapshot(
     try {
       view = await fallbackView(local);
     } catch (fallbackError) {
-      recordCompactionEvent(storage.open().sql, "compaction.failed", run, {
+      recordCompactionEvent(scope.open().sql, "compaction.failed", run, {
         trigger: log.trigger,
         error: describeFailure(fallbackError),
         failedAttempts,
@@ -252,7 +252,7 @@ async function compactSnapshot(
     }
   }
   return commitCompaction({
-    storage,
+    scope,
     snapshot,
     measure,
     view,

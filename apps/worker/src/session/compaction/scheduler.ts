@@ -26,7 +26,7 @@ import {
   setExhaustedSeq,
   setRetryAt,
 } from "../store/session-record";
-import type { SessionStorage } from "../store/session-storage";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 import type { MemorySinkFactory } from "./memory-flush";
@@ -53,7 +53,7 @@ export function isLastAttempt(failedAttempts: number): boolean {
 
 export interface SchedulerDeps {
   /** The session's storage (its schema migrated on first use) and its message store. */
-  storage: SessionStorage;
+  scope: SessionScope;
   env: Env;
   /** Where a compaction's memory flush writes (read at each run: tests replace the object's). */
   memorySinks(): MemorySinkFactory;
@@ -80,20 +80,12 @@ export class CompactionScheduler {
 
   /** Whether the committed context is over window − reserve and a compaction could still help. */
   isOverBudget(): boolean {
-    const { storage, env } = this.deps;
-    const sql = storage.open().sql;
+    const { scope } = this.deps;
+    const sql = scope.open().sql;
     const session = readSession(sql);
     if (session === undefined) return false;
-    const measure = measureCommitted(
-      sql,
-      storage.store,
-      session,
-      readSettings(sql),
-      env.DEFAULT_MODEL,
-    );
-    return (
-      measure.tokens > measure.budget && !isCompactionExhausted(storage.store, session, measure)
-    );
+    const measure = measureCommitted(scope, session, readSettings(sql));
+    return measure.tokens > measure.budget && !isCompactionExhausted(scope.store, session, measure);
   }
 
   /**
@@ -124,13 +116,13 @@ export class CompactionScheduler {
    * gone or later than it is due (the alarm may be the retention's, days away: `retention`).
    */
   async arm(mark: PendingMark): Promise<void> {
-    const storage = this.deps.storage.open();
+    const storage = this.deps.scope.open();
     const due = Date.now() + this.#delayMs();
     // Self-healing: a pending compaction (not running) whose alarm is gone or late gets its own, at
     // its retry time if it failed before.
     if (mark === "pending") {
       if (this.running) return;
-      const at = Math.max(due, readSession(storage.sql)?.retry_at ?? 0);
+      const at = Math.max(due, readSession(storage.sql)?.retryAt ?? 0);
       const current = await storage.getAlarm();
       if (current !== null && current <= at) return;
       await storage.setAlarm(at);
@@ -144,13 +136,13 @@ export class CompactionScheduler {
    * retention may run a failed one's retry before its backoff ends; the retry is no worse for it.)
    */
   isBackgroundPending(session: SessionRow): boolean {
-    return session.pending_trigger !== null;
+    return session.pendingTrigger !== null;
   }
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
   async scheduleIfNeeded(trigger: CompactionTrigger): Promise<boolean> {
-    const { storage, env } = this.deps;
-    const mark = markPending(storage.open().sql, storage.store, env.DEFAULT_MODEL, trigger);
+    const { scope } = this.deps;
+    const mark = markPending(scope, trigger);
     if (mark === undefined) return false;
     await this.arm(mark);
     return true;
@@ -162,19 +154,19 @@ export class CompactionScheduler {
    * would repeat the same failure).
    */
   async runBackground(session: SessionRow): Promise<void> {
-    const storage = this.deps.storage.open();
+    const storage = this.deps.scope.open();
     const sql = storage.sql;
-    const lastAttempt = isLastAttempt(session.failed_attempts);
+    const lastAttempt = isLastAttempt(session.failedAttempts);
     try {
-      await this.run(session.pending_trigger ?? "alarm", {
+      await this.run(session.pendingTrigger ?? "alarm", {
         onFailure: lastAttempt ? "fallback" : "throw",
       });
     } catch (error) {
       const now = Date.now();
       // A failure outside the configured compaction (its commit) is recorded here.
-      const recorded = readSession(sql)?.failed_attempts ?? 0;
+      const recorded = readSession(sql)?.failedAttempts ?? 0;
       const failed =
-        recorded > session.failed_attempts
+        recorded > session.failedAttempts
           ? recorded
           : recordFailure(sql, describeFailure(error), now);
       if (!lastAttempt) {
@@ -188,7 +180,7 @@ export class CompactionScheduler {
       storage.transactionSync(() => {
         setRetryAt(sql, null);
         clearPendingTrigger(sql);
-        setExhaustedSeq(sql, readSession(sql)?.message_count ?? session.message_count);
+        setExhaustedSeq(sql, readSession(sql)?.messageCount ?? session.messageCount);
       });
     }
   }
@@ -200,11 +192,11 @@ export class CompactionScheduler {
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */
   async #compact(trigger: CompactionTrigger, options: CompactionOptions): Promise<RunResult> {
-    const { storage, env } = this.deps;
+    const { scope, env } = this.deps;
     const onStarted = () => this.deps.eventsRecorded();
     try {
       const result = await runCompaction(
-        storage,
+        scope,
         env,
         trigger,
         { ...options, onStarted },

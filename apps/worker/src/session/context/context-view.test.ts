@@ -12,34 +12,34 @@ const pin: ChatMessage = { role: "user", content: "Always answer in French." };
 
 function session(overrides: Partial<SessionRow> = {}): SessionRow {
   return {
-    user_id: "u",
-    session_id: "s",
+    userId: "u",
+    sessionId: "s",
     epoch: "e",
-    created_at: 0,
-    updated_at: 0,
-    last_model: null,
-    message_count: 0,
-    transcript_tokens: 0,
-    cooldown_until: null,
-    calibration_ratio: 1,
-    calibration_samples: 0,
-    pending_trigger: null,
-    exhausted_seq: null,
+    createdAt: 0,
+    updatedAt: 0,
+    lastModel: null,
+    messageCount: 0,
+    transcriptTokens: 0,
+    cooldownUntil: null,
+    calibrationRatio: 1,
+    calibrationSamples: 0,
+    pendingTrigger: null,
+    exhaustedSeq: null,
     ledger: null,
-    learned_window: null,
-    learned_window_model: null,
-    served_tokens: null,
-    served_seq: null,
-    failed_attempts: 0,
-    last_failure_at: null,
-    last_failure: null,
-    retry_at: null,
-    overhead_tokens: 0,
-    cache_excess_tokens: null,
-    cache_compacted_tokens: null,
-    cache_stable_tokens: null,
-    memory_block: null,
-    memory_block_compaction: null,
+    learnedWindow: null,
+    learnedWindowModel: null,
+    servedTokens: null,
+    servedSeq: null,
+    failedAttempts: 0,
+    lastFailureAt: null,
+    lastFailure: null,
+    retryAt: null,
+    overheadTokens: 0,
+    cacheExcessTokens: null,
+    cacheCompactedTokens: null,
+    cacheStableTokens: null,
+    memoryBlock: null,
+    memoryBlockCompaction: null,
     ...overrides,
   };
 }
@@ -71,7 +71,7 @@ describe("measureContext", () => {
     const model = "claude-sonnet-4";
     const pinnedTokens = messageTokens(pin, model);
     const measure = measureContext(
-      session({ last_model: model, calibration_ratio: 1.5 }),
+      session({ lastModel: model, calibrationRatio: 1.5 }),
       settings({ contextWindow: 90_000, pinned: [pin] }),
       10_000,
       undefined,
@@ -87,7 +87,7 @@ describe("measureContext", () => {
   it("keeps room for the request's overhead as for pinned messages, and knows the target it costs", () => {
     const base = settings({ contextWindow: 32_000 });
     const without = measureContext(session(), base, 5_000, "gpt-4o");
-    const tools = measureContext(session({ overhead_tokens: 12_000 }), base, 5_000, "gpt-4o");
+    const tools = measureContext(session({ overheadTokens: 12_000 }), base, 5_000, "gpt-4o");
     expect(without.overhead).toBeUndefined();
     expect(tools.overheadTokens).toBe(12_000);
     expect(tools.engineWindow).toBe(20_000);
@@ -97,18 +97,13 @@ describe("measureContext", () => {
     expect(tools.engineTarget).toBeLessThan(without.engineTarget);
     expect(tools.overhead).toEqual({ targetWithout: without.engineTarget, regrowthTokens: 8_000 });
     // An overhead over the window leaves the engine one token, and the context critical.
-    const over = measureContext(session({ overhead_tokens: 40_000 }), base, 5_000, "gpt-4o");
+    const over = measureContext(session({ overheadTokens: 40_000 }), base, 5_000, "gpt-4o");
     expect(over.engineWindow).toBe(1);
     expect(over.warningLevel).toBe("critical");
   });
 
   it("never calibrates OpenAI models, whose tokens are counted exactly", () => {
-    const measure = measureContext(
-      session({ calibration_ratio: 1.5 }),
-      settings(),
-      1_000,
-      "gpt-4o",
-    );
+    const measure = measureContext(session({ calibrationRatio: 1.5 }), settings(), 1_000, "gpt-4o");
     expect(measure.model).toBe("gpt-4o");
     expect(measure.calibrationRatio).toBe(1);
     expect(measure.tokens).toBe(1_000);
@@ -130,7 +125,7 @@ describe("measureContext", () => {
     expect([below.warningLevel, over.warningLevel]).toEqual(["none", "warning"]);
   });
   it("uses a window a provider stated for the model when it is below the configured one", () => {
-    const learned = session({ learned_window: 8_192, learned_window_model: "gpt-4o" });
+    const learned = session({ learnedWindow: 8_192, learnedWindowModel: "gpt-4o" });
     expect(measureContext(learned, settings(), 1_000, "gpt-4o").contextWindow).toBe(8_192);
     // The engine caps the reserve at half a small window.
     expect(measureContext(learned, settings(), 1_000, "gpt-4o").budget).toBe(4_096);

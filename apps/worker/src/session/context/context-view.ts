@@ -28,18 +28,18 @@ import { insertRow } from "../../sqlite/insert-row";
 import { lastReadAt } from "../cold-cache";
 import { cacheStateOf } from "../store/cache-state";
 import { isExactlyCounted } from "../store/calibration";
-import type { MessageStore } from "../store/message-store";
 import { learnedWindowOf, readSession, type SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
 
 export type ViewState = {
-  covered_seq: number;
-  compaction_id: number;
+  coveredSeq: number;
+  compactionId: number;
   tokens: number;
   summary: string | null;
   strategy: string;
-  openai_endpoint: string | null;
-  openai_key_fingerprint: string | null;
+  openaiEndpoint: string | null;
+  openaiKeyFingerprint: string | null;
 };
 
 /** The committed context at one moment; a compaction works on one and commits against its epoch. */
@@ -152,7 +152,14 @@ export interface OverflowData extends ContextData {
 }
 
 export function readViewState(sql: SqlStorage): ViewState | undefined {
-  return sql.exec<ViewState>("SELECT * FROM condense_view_state WHERE id = 1").toArray()[0];
+  // The columns as the type's fields: snake_case stays in the SQL.
+  return sql
+    .exec<ViewState>(
+      `SELECT covered_seq AS coveredSeq, compaction_id AS compactionId, tokens, summary, strategy,
+         openai_endpoint AS openaiEndpoint, openai_key_fingerprint AS openaiKeyFingerprint
+       FROM condense_view_state WHERE id = 1`,
+    )
+    .toArray()[0];
 }
 
 /**
@@ -222,17 +229,18 @@ export function checkContextParts(
 
 /** {@link checkContextParts} on the committed context, before a compaction changes it. */
 export function checkPartsAvailableNow(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   format: MessageFormat | undefined,
 ): void {
-  checkContextParts(readSettings(sql), readSnapshot(sql, store, session).messages, format);
+  const { sql } = scope;
+  checkContextParts(readSettings(sql), readSnapshot(scope, session).messages, format);
 }
 
-export function readSnapshot(sql: SqlStorage, store: MessageStore, session: SessionRow): Snapshot {
+export function readSnapshot(scope: SessionScope, session: SessionRow): Snapshot {
+  const { sql, store } = scope;
   const view = readViewState(sql);
-  const coveredSeq = view?.covered_seq ?? 0;
+  const coveredSeq = view?.coveredSeq ?? 0;
   const viewRows = view === undefined ? [] : store.readView();
   const tailRows = store.readTranscript(coveredSeq);
   const tail = tailRows.map((row) => row.message);
@@ -241,7 +249,7 @@ export function readSnapshot(sql: SqlStorage, store: MessageStore, session: Sess
     epoch: session.epoch,
     view,
     coveredSeq,
-    lastSeq: session.message_count,
+    lastSeq: session.messageCount,
     tail,
     tokens,
   };
@@ -286,7 +294,8 @@ export interface ViewCommit {
 }
 
 /** Replaces the view whole; run it inside the commit's transaction. */
-export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCommit): void {
+export function commitView(scope: SessionScope, commit: ViewCommit): void {
+  const { sql, store } = scope;
   store.replaceView(commit.entries);
   insertRow(
     sql,
@@ -310,11 +319,11 @@ export function commitView(sql: SqlStorage, store: MessageStore, commit: ViewCom
  * (`view`: its state, when the caller read it already).
  */
 export function contextSize(
-  sql: SqlStorage,
-  store: MessageStore,
-  view: ViewState | undefined = readViewState(sql),
+  scope: SessionScope,
+  view: ViewState | undefined = readViewState(scope.sql),
 ): { tokens: number; count: number } {
-  const after = store.tokensAfter(view?.covered_seq ?? 0);
+  const { store } = scope;
+  const after = store.tokensAfter(view?.coveredSeq ?? 0);
   return {
     tokens: (view?.tokens ?? 0) + after.tokens,
     count: (view === undefined ? 0 : store.viewCount()) + after.count,
@@ -323,25 +332,24 @@ export function contextSize(
 
 /** The committed context measured from its stored counts, without loading any message. */
 export function measureCommitted(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   settings: SessionSettings,
-  defaultModel: string | undefined,
 ): ContextMeasure {
+  const { defaultModel } = scope;
   return measureContext(
     session,
     settings,
-    contextSize(sql, store).tokens,
+    contextSize(scope).tokens,
     defaultModel,
-    lastReadAt(sql),
+    lastReadAt(scope.sql),
   );
 }
 
 /** The session's background compaction: running (`running`: the object's queue holds one), scheduled, or none. */
 export function compactionStatus(session: SessionRow, running: boolean): CompactionStatus {
   if (running) return "running";
-  return session.pending_trigger !== null ? "scheduled" : "none";
+  return session.pendingTrigger !== null ? "scheduled" : "none";
 }
 
 export function messagesTokens(messages: readonly ChatMessage[], model: string): number {
@@ -357,8 +365,8 @@ export function measureContext(
   /** When the provider's cache was last read (`cold-cache`): past its lifetime the policy compacts. */
   cacheLastReadAt?: number,
 ): ContextMeasure {
-  const model = modelFor(settings, session.last_model, defaultModel);
-  const ratio = isExactlyCounted(model) ? 1 : session.calibration_ratio;
+  const model = modelFor(settings, session.lastModel, defaultModel);
+  const ratio = isExactlyCounted(model) ? 1 : session.calibrationRatio;
   const pinned = settings.pinned;
   const pinnedTokens = messagesTokens(pinned, model);
   // With `memory` on, the memory block's budget is kept free in the window, as pinned messages are:
@@ -367,7 +375,7 @@ export function measureContext(
   const memoryReserve = settings.memory ? settings.memoryTokens : 0;
   // What a gateway request sends beside its messages and the provider counts with them (its tool
   // definitions) takes its room in the window too, on every request.
-  const overheadTokens = session.overhead_tokens;
+  const overheadTokens = session.overheadTokens;
   // A window a provider stated in an overflow error for this model wins when it is the smaller one.
   const configured = settings.contextWindow ?? contextWindowFor(model);
   const contextWindow = Math.min(configured, learnedWindowOf(session, model) ?? configured);

@@ -13,8 +13,8 @@
  * generation's unanswered tool calls closed.
  */
 
-import type { MessageStore } from "../store/message-store";
 import type { SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { commitView } from "./context-view";
 
 export interface Generation {
@@ -64,22 +64,18 @@ export function generationRange(sql: SqlStorage, generation: number): Generation
  * Starts a new generation after the last seq of `session`; run it inside the caller's transaction,
  * before the generation's messages are appended.
  */
-export function startGeneration(
-  sql: SqlStorage,
-  store: MessageStore,
-  session: SessionRow,
-  now: number,
-): Generation {
+export function startGeneration(scope: SessionScope, session: SessionRow, now: number): Generation {
+  const { sql } = scope;
   const current = currentGeneration(sql);
   const next: Generation = {
     generation: current.generation + 1,
-    firstSeq: session.message_count + 1,
+    firstSeq: session.messageCount + 1,
   };
   sql.exec(
     "INSERT OR IGNORE INTO condense_generations (generation, first_seq, created_at) VALUES (?, ?, ?)",
     current.generation,
     current.firstSeq,
-    session.created_at,
+    session.createdAt,
   );
   sql.exec(
     "INSERT INTO condense_generations (generation, first_seq, created_at) VALUES (?, ?, ?)",
@@ -92,8 +88,8 @@ export function startGeneration(
     "UPDATE condense_tool_outputs SET closed_by_generation = ? WHERE seq IS NULL AND closed_by_generation IS NULL",
     next.generation,
   );
-  commitView(sql, store, {
-    coveredSeq: session.message_count,
+  commitView(scope, {
+    coveredSeq: session.messageCount,
     compactionId: 0,
     tokens: 0,
     summary: null,

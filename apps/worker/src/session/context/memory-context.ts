@@ -14,6 +14,7 @@ import { errorFields, logLine } from "../../log/log-lines";
 import { memoryMessage } from "../../user/memory-block";
 import type { MessageStore } from "../store/message-store";
 import { requireSession, type SessionKey, type SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
 import { readViewState } from "./context-view";
 
@@ -89,10 +90,10 @@ function frozenBlock(
   compactionId: number,
   budget: number,
 ): MemoryInsert | undefined {
-  if (session.memory_block === null || session.memory_block_compaction !== compactionId) {
+  if (session.memoryBlock === null || session.memoryBlockCompaction !== compactionId) {
     return undefined;
   }
-  const frozen = JSON.parse(session.memory_block) as FrozenBlock;
+  const frozen = JSON.parse(session.memoryBlock) as FrozenBlock;
   return frozen.budget === budget ? frozen.insert : undefined;
 }
 
@@ -103,22 +104,21 @@ function frozenBlock(
  * `memoryTokens` changes); a block that could not be fetched is not kept.
  */
 export async function memoryFor(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   key: SessionKey,
   source: MemorySource,
-  defaultModel: string | undefined,
 ): Promise<MemoryInsert | undefined> {
+  const { sql, store, defaultModel } = scope;
   const settings = readSettings(sql);
   if (!settings.memory) return undefined;
   const session = requireSession(sql, key);
-  const compactionId = readViewState(sql)?.compaction_id ?? 0;
+  const compactionId = readViewState(sql)?.compactionId ?? 0;
   const frozen = frozenBlock(session, compactionId, settings.memoryTokens);
   if (frozen !== undefined) return frozen;
-  const model = modelFor(settings, session.last_model, defaultModel);
+  const model = modelFor(settings, session.lastModel, defaultModel);
   const insert = await memoryInsert(
     source,
-    recentText(store, session.message_count),
+    recentText(store, session.messageCount),
     settings.memoryTokens,
     model,
   );

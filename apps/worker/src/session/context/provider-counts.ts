@@ -7,8 +7,8 @@
  */
 
 import { calibrate, isExactlyCounted } from "../store/calibration";
-import type { MessageStore } from "../store/message-store";
 import { calibrationOf, type SessionRow, saveCalibration } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { modelFor, type SessionSettings } from "../store/settings";
 import { contextSize, messagesTokens } from "./context-view";
 
@@ -24,21 +24,20 @@ export interface ProviderCount {
  * ratio); returns the session as it now is. Run it in the caller's transaction.
  */
 export function calibrateWithProviderCount(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   settings: SessionSettings,
-  defaultModel: string | undefined,
   count: ProviderCount,
 ): SessionRow {
-  const model = modelFor(settings, session.last_model, defaultModel);
+  const { sql, defaultModel } = scope;
+  const model = modelFor(settings, session.lastModel, defaultModel);
   if (isExactlyCounted(model)) return session;
   // The provider counted the request's fixed overhead (its tool definitions) too: left out, it would
   // pass for a larger count per message.
   const ours =
-    (count.estimate ?? contextSize(sql, store).tokens + messagesTokens(settings.pinned, model)) +
-    session.overhead_tokens;
+    (count.estimate ?? contextSize(scope).tokens + messagesTokens(settings.pinned, model)) +
+    session.overheadTokens;
   const next = calibrate(calibrationOf(session), ours, count.reportedTokens);
   saveCalibration(sql, next);
-  return { ...session, calibration_ratio: next.ratio, calibration_samples: next.samples };
+  return { ...session, calibrationRatio: next.ratio, calibrationSamples: next.samples };
 }

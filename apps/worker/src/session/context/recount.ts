@@ -12,8 +12,8 @@
  */
 
 import { messageTokens, toCanonical } from "@condense/core";
-import type { MessageStore } from "../store/message-store";
 import { saveCalibration, saveRecountedTokens } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { messagesTokens, readViewState } from "./context-view";
 
 /** Transcript messages recounted per read, so a long transcript is never loaded whole. */
@@ -21,7 +21,8 @@ const PAGE_MESSAGES = 256;
 const PAGE_BYTES = 8 * 1024 * 1024;
 
 /** Recounts the transcript and the view for `model`; run it inside the transaction that changes the model. */
-export function recountTokens(sql: SqlStorage, store: MessageStore, model: string): void {
+export function recountTokens(scope: SessionScope, model: string): void {
+  const { sql, store } = scope;
   let after = 0;
   let transcriptTokens = 0;
   for (;;) {
@@ -67,13 +68,9 @@ export function recountTokens(sql: SqlStorage, store: MessageStore, model: strin
  * starts the calibration afresh, since a ratio measured for one tokenizer says nothing about another.
  * Run it in the caller's transaction.
  */
-export function recountIfModelChanged(
-  sql: SqlStorage,
-  store: MessageStore,
-  before: string,
-  after: string,
-): void {
+export function recountIfModelChanged(scope: SessionScope, before: string, after: string): void {
+  const { sql } = scope;
   if (before === after) return;
-  recountTokens(sql, store, after);
+  recountTokens(scope, after);
   saveCalibration(sql, { ratio: 1, samples: 0 });
 }

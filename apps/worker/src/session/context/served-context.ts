@@ -11,8 +11,8 @@
  */
 
 import type { MessageFormat } from "@condense/core";
-import type { MessageStore } from "../store/message-store";
 import { requireSession, type SessionKey, saveServed } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 import {
   type ContextData,
@@ -35,34 +35,32 @@ export interface ServeOptions {
   memory?: MemoryInsert | undefined;
   /** Whether the object is running a compaction (its queue is in memory). */
   compactionRunning: boolean;
-  defaultModel: string | undefined;
 }
 
 /** The committed context of the session of `key`, as the Worker renders it. */
 export function serveContext(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   key: SessionKey,
   options: ServeOptions,
 ): ContextData {
+  const { sql } = scope;
   const session = requireSession(sql, key);
   const { memory } = options;
   const settings = withMemoryPinned(readSettings(sql), memory);
-  const committed = readSnapshot(sql, store, session);
+  const committed = readSnapshot(scope, session);
   checkContextParts(settings, committed.messages, options.format);
-  const measured = measureContext(session, settings, committed.tokens, options.defaultModel);
+  const measured = measureContext(session, settings, committed.tokens, scope.defaultModel);
   // What is served always fits: over its budget, it is fitted now (`fit-served`), or refused.
   const { snapshot } = fitServed(sql, committed, measured, settings, key.sessionId);
   const measure =
     snapshot === committed
       ? measured
-      : measureContext(session, settings, snapshot.tokens, options.defaultModel);
+      : measureContext(session, settings, snapshot.tokens, scope.defaultModel);
   // What the client sends next; a provider's count in a later overflow report refers to it.
   saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
   // A model request: the session's bill, and what the cost policy has read since its last compaction.
   recordServedTurn(
-    sql,
-    store,
+    scope,
     session,
     {
       lastSeq: snapshot.lastSeq,

@@ -22,8 +22,8 @@ import {
 } from "@condense/core";
 import type { CompactionsResponseBody, SessionBillBody } from "../../api/schemas";
 import { afterTurn, cacheStateOf, saveCacheState } from "../store/cache-state";
-import type { MessageStore } from "../store/message-store";
 import type { SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { readViewState } from "./context-view";
 import { currentGeneration } from "./generations";
 
@@ -59,14 +59,14 @@ function latestTurn(sql: SqlStorage): TurnRow | undefined {
 
 /** Records `turn` (see the module) and adds what it read to the cost policy's state. */
 export function recordServedTurn(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   turn: TurnServed,
   now: number,
 ): void {
+  const { sql, store } = scope;
   const generation = currentGeneration(sql);
-  const compactionId = readViewState(sql)?.compaction_id ?? 0;
+  const compactionId = readViewState(sql)?.compactionId ?? 0;
   const whole =
     store.tokensAfter(generation.firstSeq - 1).tokens - store.tokensAfter(turn.lastSeq).tokens;
   const previous = latestTurn(sql);

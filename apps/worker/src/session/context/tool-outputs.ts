@@ -26,7 +26,7 @@ import {
 } from "@condense/core";
 import { ApiError } from "../../api/errors";
 import type { ToolOutputResponseBody } from "../../api/schemas";
-import type { MessageStore } from "../store/message-store";
+import type { SessionScope } from "../store/session-scope";
 import type { Snapshot } from "./context-view";
 
 type OutputRow = {
@@ -299,11 +299,11 @@ function neighbourSeq(sql: SqlStorage, row: OutputRow, direction: "<" | ">"): nu
 
 /** A tool output exactly as appended: the latest of `toolCallId`, or the one at `seq`; else a 404. */
 export function readToolOutput(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   toolCallId: string,
   seq?: number,
 ): ToolOutputResponseBody {
+  const { sql, store } = scope;
   const row = outputRow(sql, toolCallId, seq);
   const stored = row?.seq === null || row === undefined ? undefined : store.transcriptAt(row.seq);
   if (row === undefined || stored === undefined) {

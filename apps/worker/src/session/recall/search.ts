@@ -268,7 +268,7 @@ export function searchSession(
       ? bm25Rows(sql, input).map(({ rank, ...row }) => ({ ...row, score: -rank }))
       : fusedRows(sql, input, nearest);
   const view = readViewState(sql);
-  const coveredSeq = view?.covered_seq ?? 0;
+  const coveredSeq = view?.coveredSeq ?? 0;
   const firstSeq = currentGeneration(sql).firstSeq;
   const pruned = prunedSeqs(
     sql,

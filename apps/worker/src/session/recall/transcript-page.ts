@@ -10,8 +10,8 @@
 import { ApiError } from "../../api/errors";
 import type { TranscriptResponseBody } from "../../api/schemas";
 import { currentGeneration, generationRange } from "../context/generations";
-import type { MessageStore } from "../store/message-store";
 import type { SessionKey, SessionRow } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 
 export type TranscriptPage = Omit<TranscriptResponseBody, "sessionId">;
 
@@ -19,12 +19,12 @@ const TRANSCRIPT_PAGE_BYTES = 8 * 1024 * 1024;
 
 /** The page of `session`'s transcript after seq `after`, in `generation` if one is asked for. */
 export function transcriptPage(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   key: SessionKey,
   session: SessionRow,
   page: { after: number; limit: number; generation?: number | undefined },
 ): TranscriptPage {
+  const { sql, store } = scope;
   const { after, limit, generation } = page;
   const range = generation === undefined ? undefined : generationRange(sql, generation);
   if (generation !== undefined && range === undefined) {
@@ -34,7 +34,7 @@ export function transcriptPage(
       `session ${JSON.stringify(key.sessionId)} has no generation ${generation}; its current one is ${currentGeneration(sql).generation}`,
     );
   }
-  const lastSeq = range?.lastSeq ?? session.message_count;
+  const lastSeq = range?.lastSeq ?? session.messageCount;
   const rows = store
     .readTranscript(Math.max(after, (range?.firstSeq ?? 1) - 1), limit, TRANSCRIPT_PAGE_BYTES)
     .filter((row) => row.key <= lastSeq);

@@ -13,7 +13,11 @@ import type { SessionRow } from "./session-record";
 
 /** The state the session carries, or undefined before its first compaction. */
 export function cacheStateOf(session: SessionRow): CacheState | undefined {
-  const { cache_excess_tokens, cache_compacted_tokens, cache_stable_tokens } = session;
+  const {
+    cacheExcessTokens: cache_excess_tokens,
+    cacheCompactedTokens: cache_compacted_tokens,
+    cacheStableTokens: cache_stable_tokens,
+  } = session;
   if (cache_excess_tokens === null || cache_compacted_tokens === null) return undefined;
   return {
     excessTokens: cache_excess_tokens,

@@ -19,7 +19,7 @@ export function retentionDeadline(
   session: SessionRow,
   retentionMs: number | undefined,
 ): number | undefined {
-  return retentionMs === undefined ? undefined : session.updated_at + retentionMs;
+  return retentionMs === undefined ? undefined : session.updatedAt + retentionMs;
 }
 
 /** Whether `session` has been idle longer than `retentionMs` at `now`. */
@@ -44,7 +44,7 @@ export async function armSessionAlarm(
 ): Promise<void> {
   const due = [
     retentionDeadline(session, retentionMs),
-    session.pending_trigger !== null ? (session.retry_at ?? undefined) : undefined,
+    session.pendingTrigger !== null ? (session.retryAt ?? undefined) : undefined,
     also,
   ].filter((at) => at !== undefined);
   if (due.length === 0) return;

@@ -5,6 +5,7 @@ import { checkToolTraffic, indexToolCalls, readToolOutput } from "../context/too
 import { MessageStore } from "./message-store";
 import { migrate, SCHEMA_VERSION } from "./schema";
 import { ledgerOf, readSession } from "./session-record";
+import { sessionScope } from "./session-scope";
 
 /** A fresh, never-used session object to borrow storage from. */
 function freshObject() {
@@ -44,12 +45,12 @@ describe("schema", () => {
       return { session, ledger: session === undefined ? "missing" : ledgerOf(session) };
     });
     expect(upgraded.session).toMatchObject({
-      user_id: "alice",
-      message_count: 7,
+      userId: "alice",
+      messageCount: 7,
       ledger: null,
-      learned_window: null,
-      served_tokens: null,
-      overhead_tokens: 0,
+      learnedWindow: null,
+      servedTokens: null,
+      overheadTokens: 0,
     });
     expect(upgraded.ledger).toBeUndefined();
   });
@@ -78,6 +79,7 @@ describe("schema", () => {
          VALUES (1, 'alice', 's', 'e', 1, 2, 4)`,
       );
       const store = new MessageStore(sql);
+      const scope = sessionScope(() => state.storage, store, env.DEFAULT_MODEL);
       const call = (id: string) => ({
         role: "assistant" as const,
         content: null,
@@ -100,7 +102,7 @@ describe("schema", () => {
          VALUES ('call_a', 'bash', 2, 7), ('call_b', 'bash', 4, NULL)`,
       );
       migrate(state.storage);
-      const first = readToolOutput(sql, store, "call_a");
+      const first = readToolOutput(scope, "call_a");
       // The session goes on: call_a comes back as a new call, and its new output is the latest.
       const next = [
         call("call_a"),
@@ -114,8 +116,8 @@ describe("schema", () => {
       return {
         first,
         problems,
-        latest: readToolOutput(sql, store, "call_a"),
-        earlier: readToolOutput(sql, store, "call_a", 2),
+        latest: readToolOutput(scope, "call_a"),
+        earlier: readToolOutput(scope, "call_a", 2),
         duplicate: checkToolTraffic(sql, [next[1] ?? call("x")], 6).map((p) => p.kind),
         session: readSession(sql),
       };
@@ -139,9 +141,9 @@ describe("schema", () => {
     expect(upgraded.earlier).toMatchObject({ content: "output a", nextSeq: 6, pruned: true });
     expect(upgraded.duplicate).toEqual(["duplicate_result"]);
     expect(upgraded.session).toMatchObject({
-      failed_attempts: 0,
-      last_failure: null,
-      retry_at: null,
+      failedAttempts: 0,
+      lastFailure: null,
+      retryAt: null,
     });
   });
 });

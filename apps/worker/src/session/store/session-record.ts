@@ -29,46 +29,47 @@ export interface SessionCall extends SessionKey {
   requestId?: string;
 }
 
+/** The session's row as the modules read it (`readSession`), its columns in camelCase. */
 export type SessionRow = {
-  user_id: string;
-  session_id: string;
+  userId: string;
+  sessionId: string;
   epoch: string;
-  created_at: number;
-  updated_at: number;
-  last_model: string | null;
-  message_count: number;
-  transcript_tokens: number;
-  cooldown_until: number | null;
-  calibration_ratio: number;
-  calibration_samples: number;
-  pending_trigger: CompactionTrigger | null;
-  exhausted_seq: number | null;
+  createdAt: number;
+  updatedAt: number;
+  lastModel: string | null;
+  messageCount: number;
+  transcriptTokens: number;
+  cooldownUntil: number | null;
+  calibrationRatio: number;
+  calibrationSamples: number;
+  pendingTrigger: CompactionTrigger | null;
+  exhaustedSeq: number | null;
   /** JSON of the `ledger` the last summarizing compaction returned (schema v2). */
   ledger: string | null;
-  /** The context window a provider's overflow error stated for `learned_window_model` (schema v4). */
-  learned_window: number | null;
-  learned_window_model: string | null;
+  /** The context window a provider's overflow error stated for `learnedWindowModel` (schema v4). */
+  learnedWindow: number | null;
+  learnedWindowModel: string | null;
   /** Engine tokens (pinned included) and last seq of the context last served to the client (schema v4). */
-  served_tokens: number | null;
-  served_seq: number | null;
+  servedTokens: number | null;
+  servedSeq: number | null;
   /** Configured compactions that threw in a row, what went wrong last and when (schema v6). */
-  failed_attempts: number;
-  last_failure_at: number | null;
-  last_failure: string | null;
+  failedAttempts: number;
+  lastFailureAt: number | null;
+  lastFailure: string | null;
   /** When the alarm tries a failed background compaction again (schema v6). */
-  retry_at: number | null;
+  retryAt: number | null;
   /**
    * Engine tokens the latest gateway request sent beside its messages that the provider counts as
    * input, its tool definitions (`gateway/plans/request-overhead`; schema v11): the window keeps room for them.
    */
-  overhead_tokens: number;
+  overheadTokens: number;
   /** The cost policy's state (core `CacheState`), NULL before the first compaction (schema v12). */
-  cache_excess_tokens: number | null;
-  cache_compacted_tokens: number | null;
-  cache_stable_tokens: number | null;
-  /** JSON of the memory block frozen for the view of `memory_block_compaction` (schema v12). */
-  memory_block: string | null;
-  memory_block_compaction: number | null;
+  cacheExcessTokens: number | null;
+  cacheCompactedTokens: number | null;
+  cacheStableTokens: number | null;
+  /** JSON of the memory block frozen for the view of `memoryBlockCompaction` (schema v12). */
+  memoryBlock: string | null;
+  memoryBlockCompaction: number | null;
 };
 
 export function notFound(sessionId: string): ApiError {
@@ -79,15 +80,31 @@ export function notFound(sessionId: string): ApiError {
   );
 }
 
+/** The columns of `condense_session` as {@link SessionRow}'s fields: snake_case stays in the SQL. */
+const SESSION_COLUMNS = `
+  user_id AS userId, session_id AS sessionId, epoch, created_at AS createdAt,
+  updated_at AS updatedAt, last_model AS lastModel, message_count AS messageCount,
+  transcript_tokens AS transcriptTokens, cooldown_until AS cooldownUntil,
+  calibration_ratio AS calibrationRatio, calibration_samples AS calibrationSamples,
+  pending_trigger AS pendingTrigger, exhausted_seq AS exhaustedSeq, ledger,
+  learned_window AS learnedWindow, learned_window_model AS learnedWindowModel,
+  served_tokens AS servedTokens, served_seq AS servedSeq, failed_attempts AS failedAttempts,
+  last_failure_at AS lastFailureAt, last_failure AS lastFailure, retry_at AS retryAt,
+  overhead_tokens AS overheadTokens, cache_excess_tokens AS cacheExcessTokens,
+  cache_compacted_tokens AS cacheCompactedTokens, cache_stable_tokens AS cacheStableTokens,
+  memory_block AS memoryBlock, memory_block_compaction AS memoryBlockCompaction`;
+
 export function readSession(sql: SqlStorage): SessionRow | undefined {
-  return sql.exec<SessionRow>("SELECT * FROM condense_session WHERE id = 1").toArray()[0];
+  return sql
+    .exec<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM condense_session WHERE id = 1`)
+    .toArray()[0];
 }
 
 /** The session `key` names, or the 404 for a session that does not exist or is not the caller's. */
 export function requireSession(sql: SqlStorage, key: SessionKey): SessionRow {
   const row = readSession(sql);
   // The object's name already encodes the user; the stored owner is checked as defence in depth.
-  if (row === undefined || row.user_id !== key.userId || row.session_id !== key.sessionId) {
+  if (row === undefined || row.userId !== key.userId || row.sessionId !== key.sessionId) {
     throw notFound(key.sessionId);
   }
   return row;
@@ -110,8 +127,8 @@ export function openSession(sql: SqlStorage, key: SessionKey, now: number): Sess
 }
 
 /** Whether compaction already went as far as it can for the transcript up to `lastSeq`. */
-export function isExhausted(session: SessionRow, lastSeq = session.message_count): boolean {
-  return session.exhausted_seq !== null && session.exhausted_seq >= lastSeq;
+export function isExhausted(session: SessionRow, lastSeq = session.messageCount): boolean {
+  return session.exhaustedSeq !== null && session.exhaustedSeq >= lastSeq;
 }
 
 export function saveCalibration(sql: SqlStorage, calibration: Calibration): void {
@@ -128,7 +145,7 @@ export function saveCooldown(sql: SqlStorage, cooldownUntil: number): void {
 }
 
 export function calibrationOf(session: SessionRow): Calibration {
-  return { ratio: session.calibration_ratio, samples: session.calibration_samples };
+  return { ratio: session.calibrationRatio, samples: session.calibrationSamples };
 }
 
 /** Marks a background compaction as wanted (the caller sets the alarm). */
@@ -196,8 +213,8 @@ export function saveLedger(sql: SqlStorage, ledger: Ledger): void {
 
 /** The window a provider stated for `model`, if one was learned for that model. */
 export function learnedWindowOf(session: SessionRow, model: string): number | undefined {
-  return session.learned_window !== null && session.learned_window_model === model
-    ? session.learned_window
+  return session.learnedWindow !== null && session.learnedWindowModel === model
+    ? session.learnedWindow
     : undefined;
 }
 
@@ -229,8 +246,8 @@ export function saveServed(sql: SqlStorage, tokens: number, lastSeq: number): vo
  * message was appended since (a compaction since does not matter, the client still holds the old one).
  */
 export function servedTokens(session: SessionRow): number | undefined {
-  return session.served_tokens !== null && session.served_seq === session.message_count
-    ? session.served_tokens
+  return session.servedTokens !== null && session.servedSeq === session.messageCount
+    ? session.servedTokens
     : undefined;
 }
 

@@ -29,7 +29,7 @@ import {
   servedTokens,
   setLastModel,
 } from "../store/session-record";
-import { inTransaction, type SessionStorage } from "../store/session-storage";
+import { inTransaction, type SessionScope } from "../store/session-scope";
 import { modelFor, readSettings } from "../store/settings";
 
 export interface AppendInput {
@@ -46,7 +46,7 @@ export interface AppendInput {
  * whether the object is running a compaction (its queue is in memory), which the answer reports.
  */
 export interface AppendTarget {
-  storage: SessionStorage;
+  scope: SessionScope;
   env: Env;
   compactionRunning: boolean;
 }
@@ -69,15 +69,15 @@ export function appendMessages(
   key: SessionKey,
   input: AppendInput,
 ): Appended {
-  const { storage, env, compactionRunning } = target;
-  return inTransaction(storage, (sql): Appended => {
+  const { scope, env, compactionRunning } = target;
+  return inTransaction(scope, (sql): Appended => {
     const now = Date.now();
     const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
     if (replayed !== undefined) return { answer: replayed, pending: undefined, replayed: true };
 
     // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
     // that await them, and an id comes back only once its call is answered.
-    const problems = checkToolTraffic(sql, input.messages, readSession(sql)?.message_count ?? 0);
+    const problems = checkToolTraffic(sql, input.messages, readSession(sql)?.messageCount ?? 0);
     if (problems.length > 0) {
       throw new ApiError(
         400,
@@ -88,11 +88,11 @@ export function appendMessages(
     }
     let session = openSession(sql, key, now);
     const settings = readSettings(sql);
-    if (input.model !== undefined && input.model !== session.last_model) {
-      const before = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
+    if (input.model !== undefined && input.model !== session.lastModel) {
+      const before = modelFor(settings, session.lastModel, scope.defaultModel);
       setLastModel(sql, input.model);
-      const after = modelFor(settings, input.model, env.DEFAULT_MODEL);
-      recountIfModelChanged(sql, storage.store, before, after);
+      const after = modelFor(settings, input.model, scope.defaultModel);
+      recountIfModelChanged(scope, before, after);
       session = requireSession(sql, key);
     }
     // `usage.inputTokens` is what the provider counted for the prompt the client sent: the context
@@ -102,29 +102,22 @@ export function appendMessages(
       // The bill: the turn the client last fetched, when nothing was appended since (else none).
       recordTurnUsage(
         sql,
-        { lastSeq: session.message_count },
+        { lastSeq: session.messageCount },
         {
           inputTokens: input.usage.inputTokens,
           cacheReadTokens: input.usage.cacheReadTokens ?? 0,
           cacheWriteTokens: input.usage.cacheWriteTokens ?? 0,
         },
       );
-      session = calibrateWithProviderCount(
-        sql,
-        storage.store,
-        session,
-        settings,
-        env.DEFAULT_MODEL,
-        {
-          reportedTokens: input.usage.inputTokens,
-          estimate: servedTokens(session),
-        },
-      );
+      session = calibrateWithProviderCount(scope, session, settings, {
+        reportedTokens: input.usage.inputTokens,
+        estimate: servedTokens(session),
+      });
     }
-    const model = modelFor(settings, session.last_model, env.DEFAULT_MODEL);
+    const model = modelFor(settings, session.lastModel, scope.defaultModel);
 
-    const firstSeq = session.message_count + 1;
-    let seq = session.message_count;
+    const firstSeq = session.messageCount + 1;
+    let seq = session.messageCount;
     let addedTokens = 0;
     // The bench's seam: the same append without the search index, to measure what indexing adds.
     const indexing = env.BENCH_NO_SEARCH_INDEX !== "1";
@@ -132,25 +125,24 @@ export function appendMessages(
       seq++;
       const tokens = messageTokens(message, model);
       addedTokens += tokens;
-      storage.store.appendTranscript(seq, message, tokens, now);
+      scope.store.appendTranscript(seq, message, tokens, now);
       indexToolCalls(sql, message, seq);
       if (indexing) indexMessage(sql, message, seq);
     }
     countAppended(sql, seq, addedTokens, now);
 
-    const decision = decidePending(sql, storage.store, env.DEFAULT_MODEL, "append");
+    const decision = decidePending(scope, "append");
     const pending = decision.mark;
     const after = requireSession(sql, key);
     // Measured by the decision when it wrote nothing (the same session and settings, measured again,
     // give the same): every append took it twice.
-    const measure =
-      decision.measure ?? measureCommitted(sql, storage.store, after, settings, env.DEFAULT_MODEL);
+    const measure = decision.measure ?? measureCommitted(scope, after, settings);
     const answer: AppendResponseBody = {
       sessionId: key.sessionId,
       appended: input.messages.length,
       firstSeq,
       lastSeq: seq,
-      messageCount: after.message_count,
+      messageCount: after.messageCount,
       tokens: measure.tokens,
       contextWindow: measure.contextWindow,
       threshold: measure.triggerTokens,

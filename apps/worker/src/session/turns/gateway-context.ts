@@ -32,8 +32,8 @@ import { fitServed } from "../context/fit-served";
 import { currentGeneration } from "../context/generations";
 import { type MemoryInsert, withMemoryPinned } from "../context/memory-context";
 import { recordServedTurn } from "../context/served-turns";
-import type { MessageStore } from "../store/message-store";
 import { type SessionRow, saveServed } from "../store/session-record";
+import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 
 /**
@@ -68,28 +68,27 @@ export interface GatewayContext {
  * `/context` records what it serves, for a provider's count in a later report to refer to.
  */
 export function gatewayContextAt(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   request: { generation: number; lastSeq: number },
   memory: MemoryInsert | undefined,
-  defaultModel: string | undefined,
   /** False for a preview (`count_tokens`): what would be served, nothing recorded as served. */
   record = true,
 ): GatewayContext | undefined {
+  const { sql, store, defaultModel } = scope;
   const current = currentGeneration(sql);
-  if (current.generation !== request.generation || session.message_count < request.lastSeq) {
+  if (current.generation !== request.generation || session.messageCount < request.lastSeq) {
     return undefined;
   }
   const view = readViewState(sql);
-  const coveredSeq = view?.covered_seq ?? 0;
+  const coveredSeq = view?.coveredSeq ?? 0;
   const historyFrom = coveredSeq - current.firstSeq + 1;
   if (historyFrom < 0 || coveredSeq > request.lastSeq) return undefined;
   const settings = withMemoryPinned(readSettings(sql), memory);
-  const size = contextSize(sql, store, view);
+  const size = contextSize(scope, view);
   // Messages appended after the request's history are not in its context (none, as a turn asks).
   const tokens =
-    session.message_count > request.lastSeq
+    session.messageCount > request.lastSeq
       ? size.tokens - store.tokensAfter(request.lastSeq).tokens
       : size.tokens;
   const measured = measureContext(session, settings, tokens, defaultModel);
@@ -98,10 +97,10 @@ export function gatewayContextAt(
     tokens > measured.engineWindow
       ? fitServed(
           sql,
-          upTo(readSnapshot(sql, store, session), request.lastSeq),
+          upTo(readSnapshot(scope, session), request.lastSeq),
           measured,
           settings,
-          session.session_id,
+          session.sessionId,
         )
       : undefined;
   const measure =
@@ -109,14 +108,13 @@ export function gatewayContextAt(
       ? measured
       : measureContext(session, settings, fit.snapshot.tokens, defaultModel);
   const servedTokens = fit?.snapshot.tokens ?? tokens;
-  if (record && session.message_count === request.lastSeq) {
+  if (record && session.messageCount === request.lastSeq) {
     saveServed(sql, servedTokens + measure.pinnedTokens, request.lastSeq);
   }
   // The request goes to the provider: a turn of the session's bill (`served-turns`).
   if (record) {
     recordServedTurn(
-      sql,
-      store,
+      scope,
       session,
       {
         lastSeq: request.lastSeq,

@@ -35,7 +35,7 @@ import {
   saveOverhead,
   setExhaustedSeq,
 } from "../store/session-record";
-import { inTransaction } from "../store/session-storage";
+import { inTransaction, type SessionScope } from "../store/session-scope";
 import { readSettings, writeSettings } from "../store/settings";
 import { type Appended, type AppendInput, type AppendTarget, appendMessages } from "./append";
 import type { GatewayContext, GatewayContextByReference } from "./gateway-context";
@@ -105,7 +105,7 @@ function appendWithHashes(
 ): Appended | undefined {
   if (input.messages.length === 0) return undefined;
   const appended = appendMessages(target, key, input);
-  saveHashes(target.storage.open().sql, appended.answer.firstSeq, hashes);
+  saveHashes(target.scope.open().sql, appended.answer.firstSeq, hashes);
   return appended;
 }
 
@@ -119,16 +119,16 @@ export function matchAndAppend(
   key: SessionKey,
   input: GatewayTurnInput,
 ): GatewayMatch {
-  const { storage } = target;
+  const { scope } = target;
   try {
-    return inTransaction(storage, (sql): GatewayMatch => {
+    return inTransaction(scope, (sql): GatewayMatch => {
       const session = readSession(sql);
       if (session !== undefined) requireSession(sql, key);
-      const lastSeq = session?.message_count ?? 0;
+      const lastSeq = session?.messageCount ?? 0;
       let generation = currentGeneration(sql);
       let stored = storedHashes(sql, generation.firstSeq, lastSeq);
       if (stored.length < lastSeq - generation.firstSeq + 1) {
-        hashMissing(sql, storage.store, generation.firstSeq);
+        hashMissing(scope, generation.firstSeq);
         stored = storedHashes(sql, generation.firstSeq, lastSeq);
       }
 
@@ -160,7 +160,7 @@ export function matchAndAppend(
         }
       }
       if (start === 0 && session !== undefined && stored.length > 0) {
-        generation = startGeneration(sql, storage.store, session, Date.now());
+        generation = startGeneration(scope, session, Date.now());
         newGeneration = true;
         const problems = checkToolTraffic(sql, fresh, lastSeq);
         if (problems.length > 0) throw new Refused(problems);
@@ -176,7 +176,7 @@ export function matchAndAppend(
       // append (which opens the session just the same), whose trigger then counts with it.
       if (fresh.length > 0 || session !== undefined) {
         const opened = openSession(sql, key, Date.now());
-        if (opened.overhead_tokens !== input.overheadTokens) {
+        if (opened.overheadTokens !== input.overheadTokens) {
           saveOverhead(sql, input.overheadTokens);
           setExhaustedSeq(sql, null);
         }
@@ -212,16 +212,16 @@ export function matchAndAppend(
  * hashed first, as a turn hashes them.
  */
 export function extendedGeneration(
-  sql: SqlStorage,
-  store: MessageStore,
+  scope: SessionScope,
   session: SessionRow,
   hashes: readonly string[],
 ): { generation: number; lastSeq: number } | undefined {
-  const lastSeq = session.message_count;
+  const { sql } = scope;
+  const lastSeq = session.messageCount;
   const generation = currentGeneration(sql);
   let stored = storedHashes(sql, generation.firstSeq, lastSeq);
   if (stored.length < lastSeq - generation.firstSeq + 1) {
-    hashMissing(sql, store, generation.firstSeq);
+    hashMissing(scope, generation.firstSeq);
     stored = storedHashes(sql, generation.firstSeq, lastSeq);
   }
   const extendsSession =
@@ -286,7 +286,7 @@ export function appendAnswer(
   input: GatewayAnswerInput,
 ): GatewayAnswerResult {
   try {
-    return inTransaction(target.storage, (sql): GatewayAnswerResult => {
+    return inTransaction(target.scope, (sql): GatewayAnswerResult => {
       const session = readSession(sql);
       if (session === undefined) return { appended: false, reason: "the session is gone" };
       requireSession(sql, key);
@@ -301,7 +301,7 @@ export function appendAnswer(
       if (currentGeneration(sql).generation !== input.generation) {
         return { appended: false, reason: "another generation started" };
       }
-      if (session.message_count !== input.afterSeq) {
+      if (session.messageCount !== input.afterSeq) {
         return { appended: false, reason: "the session moved on" };
       }
       const appended = appendWithHashes(

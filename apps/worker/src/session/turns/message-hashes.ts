@@ -9,7 +9,7 @@
  */
 
 import { messageHashesSync } from "../../messages/history-hash";
-import type { MessageStore } from "../store/message-store";
+import type { SessionScope } from "../store/session-scope";
 
 /** Messages hashed per read, so a long transcript is never loaded whole. */
 const PAGE_MESSAGES = 256;
@@ -68,7 +68,8 @@ function firstMissing(sql: SqlStorage, fromSeq: number): number | undefined {
 }
 
 /** Hashes every message from `fromSeq` on that has no hash yet; run it in the caller's transaction. */
-export function hashMissing(sql: SqlStorage, store: MessageStore, fromSeq: number): void {
+export function hashMissing(scope: SessionScope, fromSeq: number): void {
+  const { sql, store } = scope;
   let from = fromSeq;
   for (;;) {
     const seq = firstMissing(sql, from);

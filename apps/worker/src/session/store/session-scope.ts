@@ -1,0 +1,46 @@
+/**
+ * @module session/store/session-scope
+ * What the session object lends the modules that read and write its state
+ * outside the class, made once by the object and passed whole instead of
+ * loose arguments: its storage with the schema in place, the message store
+ * over it, and the deployment's default model.
+ */
+
+import type { MessageStore } from "./message-store";
+
+export interface SessionScope {
+  /**
+   * The Durable Object's storage with its schema in place. A compaction asks again at commit: a
+   * session deleted during its wait took the tables with it, and the commit must find them (empty)
+   * to see that and discard.
+   */
+  open(): DurableObjectStorage;
+  /** `open().sql`: read at each use, so a session deleted since is migrated again, as `open` is. */
+  readonly sql: SqlStorage;
+  /** The transcript and the view. */
+  readonly store: MessageStore;
+  /** The deployment's `DEFAULT_MODEL`: the session's model until a request or a setting names one. */
+  readonly defaultModel: string | undefined;
+}
+
+/** The scope over `open` (the storage, its schema migrated on first use) and `store`. */
+export function sessionScope(
+  open: () => DurableObjectStorage,
+  store: MessageStore,
+  defaultModel: string | undefined,
+): SessionScope {
+  return {
+    open,
+    get sql() {
+      return open().sql;
+    },
+    store,
+    defaultModel,
+  };
+}
+
+/** Runs `work` in one transaction of the session's storage: its writes commit together or not at all. */
+export function inTransaction<T>(scope: SessionScope, work: (sql: SqlStorage) => T): T {
+  const durable = scope.open();
+  return durable.transactionSync(() => work(durable.sql));
+}
