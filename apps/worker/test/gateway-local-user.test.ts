@@ -64,6 +64,28 @@ describe("a local deployment's gateway", () => {
     expect(sent?.headers["x-api-key"]).toBe("sk-ant-the-agents-own");
   });
 
+  it("passes a Gemini agent's own key upstream in Gemini's header, where it read it", async () => {
+    const tag = freshTag();
+    const response = await createApp().request(
+      new Request(`${LOCAL}/v1/gateway/up/v1beta/models/gemini-2.5-pro:generateContent`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "x-goog-api-key": "gm-the-agents-own",
+          "X-Condense-Session": "none",
+          "x-test-tag": tag,
+        },
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }),
+      }),
+      undefined,
+      { ...env, GATEWAY_LOCAL_USER: "alice", GATEWAY_KEY_UP: "" },
+    );
+    expect(response.status).toBe(200);
+    const [sent] = await upstreamCalls(tag);
+    expect(sent?.headers["x-goog-api-key"]).toBe("gm-the-agents-own");
+    expect(sent?.headers["x-api-key"]).toBeUndefined();
+  });
+
   it("is not opened by the variable on a public host", async () => {
     const response = await createApp().request(
       claudeCodeRequest("https://condense.example", freshTag(), crypto.randomUUID()),

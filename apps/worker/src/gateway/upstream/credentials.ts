@@ -141,7 +141,8 @@ async function localAgent(
   }
   const passed: Record<string, string> = {};
   if (sent.authorization !== undefined) passed.Authorization = sent.authorization;
-  if (sent.apiKey !== undefined) passed["x-api-key"] = sent.apiKey;
+  // In the header it was read from: Gemini's key is not read from `x-api-key`.
+  if (sent.apiKey !== undefined) passed[apiKeyHeader(protocol)] = sent.apiKey;
   if (Object.keys(passed).length === 0) throw noProviderKey(upstream);
   return { userId: user, upstreamAuth: passed, deploymentKey: false };
 }
