@@ -55,8 +55,8 @@ export function matchExpressions(q: string): { all: string; any: string } {
 type MatchRow = {
   seq: number;
   role: string;
-  tool_call_id: string | null;
-  tool_name: string | null;
+  toolCallId: string | null;
+  toolName: string | null;
   snippet: string | null;
   rank: number;
 };
@@ -94,7 +94,7 @@ function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[
     // read and tokenize the whole text) for the rows returned only.
     return sql
       .exec<MatchRow>(
-        `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id, tool_name,
+        `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id AS toolCallId, tool_name AS toolName,
            snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, rank
          FROM condense_search WHERE ${where}
          ORDER BY rank LIMIT ?`,
@@ -182,8 +182,8 @@ export function textSnippet(body: string, q: string): string {
 type StoredRow = {
   rowid: number;
   role: string;
-  tool_call_id: string | null;
-  tool_name: string | null;
+  toolCallId: string | null;
+  toolName: string | null;
   body: string;
 };
 
@@ -200,7 +200,8 @@ function storedRows(sql: SqlStorage, rowids: readonly number[], input: SearchInp
   );
   return sql
     .exec<StoredRow>(
-      `SELECT rowid, role, tool_call_id, tool_name, body FROM condense_search WHERE ${where}`,
+      `SELECT rowid, role, tool_call_id AS toolCallId, tool_name AS toolName, body
+       FROM condense_search WHERE ${where}`,
       ...args,
     )
     .toArray();
@@ -243,8 +244,8 @@ function fusedRows(sql: SqlStorage, input: SearchInput, nearest: readonly number
       {
         seq,
         role: row.role,
-        tool_call_id: row.tool_call_id,
-        tool_name: row.tool_name,
+        toolCallId: row.toolCallId,
+        toolName: row.toolName,
         snippet: textSnippet(row.body, input.q),
         score,
       },
@@ -284,8 +285,8 @@ export function searchSession(
     return {
       seq: row.seq,
       role: row.role,
-      toolCallId: row.tool_call_id,
-      toolName: row.tool_name,
+      toolCallId: row.toolCallId,
+      toolName: row.toolName,
       snippet: row.snippet ?? "",
       score: row.score,
       inContext: current && (row.seq > coveredSeq || kept.has(row.seq)),
