@@ -6,6 +6,7 @@
  * fallback of a configured compaction that threw), and its API shape.
  */
 
+import type { CompactionStrategy } from "../../api/compaction-strategy";
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import type { CompactionEventBody } from "../../api/schemas";
 import { insertRow } from "../../sqlite/insert-row";
@@ -21,7 +22,7 @@ type CompactionRow = {
   id: number;
   at: number;
   trigger: CompactionTrigger;
-  strategy: string;
+  strategy: CompactionStrategy;
   tier: number;
   tokensBefore: number;
   tokensAfter: number;
@@ -50,7 +51,7 @@ export interface CompactionFallback {
 export interface CompactionRecord {
   at: number;
   trigger: CompactionTrigger;
-  strategy: "local" | "openai";
+  strategy: CompactionStrategy;
   tier: number;
   tokensBefore: number;
   tokensAfter: number;

@@ -13,6 +13,7 @@
  * fused by reciprocal rank, and only rows the index holds are served.
  */
 
+import type { CompactionStrategy } from "../../api/compaction-strategy";
 import { invalidQuery } from "../../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../../api/schemas";
 import { fuseRankings } from "../../semantic/semantic-index";
@@ -130,7 +131,7 @@ function prunedSeqs(sql: SqlStorage, seqs: number[]): Set<number> {
  * by length and first chunk, so nothing is decoded; of two identical messages both count when the
  * view holds one, and a view of OpenAI items holds none.
  */
-function keptInView(sql: SqlStorage, seqs: number[], strategy: string): Set<number> {
+function keptInView(sql: SqlStorage, seqs: number[], strategy: CompactionStrategy): Set<number> {
   if (seqs.length === 0 || strategy === "openai") return new Set();
   const rows = sql.exec<{ seq: number }>(
     `SELECT t.seq FROM condense_transcript t
