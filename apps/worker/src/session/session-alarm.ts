@@ -10,11 +10,11 @@
  */
 
 import { workerConfig } from "../config/worker-config";
-import { coldCacheAt, lastReadAt } from "./cold-cache";
 import { nextDeliveryAt } from "./compaction/compaction-events";
 import type { CompactionScheduler } from "./compaction/scheduler";
 import { measureCommitted } from "./context/context-view";
 import type { DeletionOptions } from "./deletion";
+import { coldCacheAt, lastReadAt } from "./store/cold-cache";
 import type { MessageStore } from "./store/message-store";
 import { armSessionAlarm, isPastRetention } from "./store/retention";
 import { readSession, type SessionKey, type SessionRow } from "./store/session-record";

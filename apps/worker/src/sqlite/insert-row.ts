@@ -9,8 +9,16 @@
 export interface InsertOptions {
   /** `OR REPLACE`: a row with the same key is replaced. */
   replace?: boolean;
-  /** `RETURNING *`: the cursor yields the row as stored (with its generated id). */
-  returning?: boolean;
+  /**
+   * The cursor yields the row as stored (with its generated id): `true` for
+   * `RETURNING *`, or a column list (with `AS` aliases) for `RETURNING <list>`.
+   */
+  returning?: boolean | string;
+}
+
+function returningClause(returning: InsertOptions["returning"]): string {
+  if (returning === undefined || returning === false) return "";
+  return ` RETURNING ${returning === true ? "*" : returning}`;
 }
 
 /** Inserts `row` into `table`. */
@@ -23,7 +31,7 @@ export function insertRow<T extends Record<string, SqlStorageValue>>(
   const columns = Object.keys(row);
   return sql.exec<T>(
     `INSERT ${options.replace === true ? "OR REPLACE " : ""}INTO ${table} (${columns.join(", ")})
-     VALUES (${columns.map(() => "?").join(", ")})${options.returning === true ? " RETURNING *" : ""}`,
+     VALUES (${columns.map(() => "?").join(", ")})${returningClause(options.returning)}`,
     ...Object.values(row),
   );
 }

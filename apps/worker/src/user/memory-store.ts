@@ -32,13 +32,15 @@ type Row = {
   id: string;
   text: string;
   kind: string;
-  source_session: string | null;
-  source_seq: number | null;
-  created_at: number;
-  updated_at: number;
+  sourceSession: string | null;
+  sourceSeq: number | null;
+  createdAt: number;
+  updatedAt: number;
 };
 
-const COLUMNS = "num, id, text, kind, source_session, source_seq, created_at, updated_at";
+/** The table's columns as the row's camelCase fields (each one `column [AS alias]`). */
+const COLUMNS =
+  "num, id, text, kind, source_session AS sourceSession, source_seq AS sourceSeq, created_at AS createdAt, updated_at AS updatedAt";
 
 function isKind(kind: string): kind is MemoryKind {
   return (MEMORY_KINDS as readonly string[]).includes(kind);
@@ -49,10 +51,10 @@ function entryOf(row: Row): MemoryEntry {
     id: row.id,
     text: row.text,
     kind: isKind(row.kind) ? row.kind : "fact",
-    sourceSession: row.source_session,
-    sourceSeq: row.source_seq,
-    createdAt: new Date(row.created_at).toISOString(),
-    updatedAt: new Date(row.updated_at).toISOString(),
+    sourceSession: row.sourceSession,
+    sourceSeq: row.sourceSeq,
+    createdAt: new Date(row.createdAt).toISOString(),
+    updatedAt: new Date(row.updatedAt).toISOString(),
   };
 }
 
@@ -161,7 +163,7 @@ export function updateMemory(
        WHERE num = ? RETURNING ${COLUMNS}`,
       text ?? row.text,
       kind ?? row.kind,
-      patch.sourceSeq ?? row.source_seq,
+      patch.sourceSeq ?? row.sourceSeq,
       now,
       row.num,
     )

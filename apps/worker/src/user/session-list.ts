@@ -32,22 +32,22 @@ export interface SessionListEntry {
 }
 
 type Row = {
-  session_id: string;
+  sessionId: string;
   model: string;
-  created_at: number;
-  last_active_at: number;
-  message_count: number;
+  createdAt: number;
+  lastActiveAt: number;
+  messageCount: number;
   tokens: number;
   compactions: number;
 };
 
 function entryOf(row: Row): SessionListEntry {
   return {
-    id: row.session_id,
+    id: row.sessionId,
     model: row.model,
-    createdAt: new Date(row.created_at).toISOString(),
-    lastActiveAt: new Date(row.last_active_at).toISOString(),
-    messageCount: row.message_count,
+    createdAt: new Date(row.createdAt).toISOString(),
+    lastActiveAt: new Date(row.lastActiveAt).toISOString(),
+    messageCount: row.messageCount,
     tokens: row.tokens,
     compactions: row.compactions,
   };
@@ -80,9 +80,9 @@ export function removeSession(sql: SqlStorage, sessionId: string): void {
 /** Every session id the list holds. */
 export function allSessionIds(sql: SqlStorage): string[] {
   return sql
-    .exec<{ session_id: string }>("SELECT session_id FROM condense_user_sessions")
+    .exec<{ sessionId: string }>("SELECT session_id AS sessionId FROM condense_user_sessions")
     .toArray()
-    .map((row) => row.session_id);
+    .map((row) => row.sessionId);
 }
 
 /** Empties the list. */
@@ -103,7 +103,8 @@ export function listSessions(
   // One row more than asked tells whether there is a next page.
   const rows = sql
     .exec<Row>(
-      `SELECT session_id, model, created_at, last_active_at, message_count, tokens, compactions
+      `SELECT session_id AS sessionId, model, created_at AS createdAt, last_active_at AS lastActiveAt,
+         message_count AS messageCount, tokens, compactions
        FROM condense_user_sessions WHERE (last_active_at, session_id) < (?, ?)
        ORDER BY last_active_at DESC, session_id DESC LIMIT ?`,
       at,
@@ -112,8 +113,8 @@ export function listSessions(
     )
     .toArray();
   const { page, nextCursor } = keysetPage(rows, request.limit, (row) => [
-    row.last_active_at,
-    row.session_id,
+    row.lastActiveAt,
+    row.sessionId,
   ]);
   return { sessions: page.map(entryOf), nextCursor };
 }

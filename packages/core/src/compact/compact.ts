@@ -17,20 +17,16 @@
  * `compact/pass-context`, the latest user message `compact/latest-user`.
  */
 
-import {
-  CondenseError,
-  InvalidMessagesError,
-  InvalidOptionsError,
-} from "../errors/condense-error.js";
-import { fromCanonical, toCanonical } from "../formats/convert.js";
-import { validateMessages } from "../formats/validate.js";
+import { InvalidMessagesError, InvalidOptionsError } from "../errors/condense-error.js";
+import { toCanonical } from "../formats/convert.js";
 import { reusedCallIds, type ToolResultCall, toolResultCalls } from "../messages/call-ids.js";
 import { repairMessages } from "../messages/repair.js";
-import type { ChatMessage, MessageFormat, Provider } from "../messages/types.js";
+import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { emptyLedger, mergeLedgers } from "../summary/ledger/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";
+import { type CompactRun, finalize } from "./finalize.js";
 import { fitContext } from "./fit-context.js";
 import { findLatestUser } from "./latest-user.js";
 import { DEFAULTS, resolveOptions } from "./options.js";
@@ -45,9 +41,9 @@ import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
 import { RECENT_READ_SHARE, recentReadsFrom } from "./recent-reads.js";
 import { summarizePass } from "./summarize-pass.js";
-import { currentSummary, locateSummary, summaryDigest } from "./summary-anchor.js";
+import { locateSummary, summaryDigest } from "./summary-anchor.js";
 import { seedTokenCounts } from "./token-counts.js";
-import { decideTrigger, warningLevelFor } from "./trigger.js";
+import { decideTrigger } from "./trigger.js";
 import type {
   CompactInput,
   CompactOptions,
@@ -61,10 +57,6 @@ import { labelMessages, withholdInLedger } from "./withhold-secrets.js";
 /** The tokens of each message, in order. */
 function perMessageTokens(messages: readonly ChatMessage[], model: string): number[] {
   return messages.map((message) => messageTokens(message, model));
-}
-
-function providerFor(format: MessageFormat): Provider {
-  return format === "anthropic" ? "anthropic" : "openai";
 }
 
 function recordPruned(context: PassContext, outputs: readonly PrunedToolOutput[]): void {
@@ -298,68 +290,14 @@ export async function compact(
   const carriedLedger =
     resolved.ledger === undefined ? emptyLedger() : withholdInLedger(resolved.ledger);
 
-  let cut: CutToolOutput[] = [];
-  const finalize = async (
-    messages: ChatMessage[],
-    fields: { compacted: boolean; tier: Tier; passes: number; ledger: Ledger; reason?: string },
-  ): Promise<CompactResult<unknown>> => {
-    const validation = validateMessages(messages, providerFor(format));
-    if (!validation.ok) {
-      throw new CondenseError(
-        "invalid_messages",
-        `internal error: compaction produced invalid messages (${validation.problems[0]?.message ?? "unknown problem"})`,
-        {
-          details: { problems: validation.problems },
-        },
-      );
-    }
-    const finalTokens = countMessageTokens(messages, model);
-    // Canonical output keeps the provider data the caller gave (a store round-trips it); the other
-    // formats carry it in their own shape.
-    const converted =
-      format === "openai" ? { messages, system: undefined } : fromCanonical(messages, format);
-    const failure = context.failure;
-    const summary = await currentSummary(messages, context.anchor);
-    const { summarySha256: _previous, ...ledger } = fields.ledger;
-    const cutToolOutputs = fields.compacted ? cut : [];
-    return {
-      compacted: fields.compacted,
-      messages: converted.messages,
-      ...(converted.system === undefined ? {} : { system: converted.system }),
-      summary,
-      tier: fields.tier,
-      originalCount: canonical.length,
-      finalCount: messages.length,
-      originalTokens,
-      finalTokens,
-      contextWindow: resolved.contextWindow,
-      budget: resolved.budget,
-      warningLevel: warningLevelFor(finalTokens, resolved),
-      prunedToolOutputs: fields.compacted ? [...context.pruned.values()] : [],
-      cutToolOutputs,
-      ledger:
-        summary === null ? ledger : { ...ledger, summarySha256: await summaryDigest(summary) },
-      passes: fields.passes,
-      ...(fields.reason === undefined ? {} : { reason: fields.reason }),
-      ...(failure === undefined
-        ? {}
-        : {
-            summarizerFailure: failure,
-            cooldownUntil:
-              resolved.now + Math.max(resolved.cooldownSeconds, failure.retryAfter ?? 0) * 1000,
-          }),
-      summarizerCalls: context.summarizerCalls,
-      summarizerInputTokens: context.summarizerInputTokens,
-      ...(fields.compacted && resolved.policy === "cost"
-        ? {
-            cacheState: {
-              excessTokens: 0,
-              compactedTokens: finalTokens,
-              stableTokens: keptPrefixTokens(repaired, messages, model),
-            },
-          }
-        : {}),
-    };
+  const run: CompactRun = {
+    model,
+    format,
+    resolved,
+    context,
+    originalCount: canonical.length,
+    originalTokens,
+    repaired,
   };
 
   const decision = decideTrigger(originalTokens, resolved);
@@ -370,11 +308,12 @@ export async function compact(
         : originalTokens < decision.triggerTokens
           ? `under the floor of ${decision.triggerTokens} (${resolved.floor} × ${resolved.contextWindow}) and within the limit of ${resolved.limit}`
           : `within the limit of ${resolved.limit}, and compacting now would not yet pay for the prompt cache it breaks (policy cost)`;
-    return finalize(repaired, {
+    return finalize(run, repaired, {
       compacted: false,
       tier: 0,
       passes: 0,
       ledger: carriedLedger,
+      cut: [],
       reason: `the context holds ${originalTokens} tokens, ${trigger}; pass force: true to compact anyway`,
     });
   }
@@ -430,37 +369,33 @@ export async function compact(
     const fitted = await fitBudget(repaired, context);
     if (fitted !== undefined) {
       recordPruned(context, fitted.pruned);
-      cut = fitted.cut;
-      return finalize(fitted.messages, { compacted: true, tier: 1, passes, ledger: carriedLedger });
+      return finalize(run, fitted.messages, {
+        compacted: true,
+        tier: 1,
+        passes,
+        ledger: carriedLedger,
+        cut: fitted.cut,
+      });
     }
-    return finalize(repaired, {
+    return finalize(run, repaired, {
       compacted: false,
       tier: 0,
       passes,
       ledger: carriedLedger,
+      cut: [],
       reason: await nothingCompactedReason(repaired, anchor, originalTokens, resolved.limit, model),
     });
   }
   const fitted = await fitBudget(messages, context);
   if (fitted !== undefined) {
     recordPruned(context, fitted.pruned);
-    cut = fitted.cut;
     messages = fitted.messages;
   }
-  return finalize(messages, { compacted: true, tier, passes, ledger: ledger ?? carriedLedger });
-}
-
-/** Tokens of the leading messages a compaction kept as they were: the prefix that stays cached. */
-function keptPrefixTokens(
-  before: readonly ChatMessage[],
-  after: readonly ChatMessage[],
-  model: string,
-): number {
-  let tokens = 0;
-  for (let i = 0; i < Math.min(before.length, after.length); i++) {
-    const message = after[i] as ChatMessage;
-    if (message !== before[i] && JSON.stringify(message) !== JSON.stringify(before[i])) break;
-    tokens += messageTokens(message, model);
-  }
-  return tokens;
+  return finalize(run, messages, {
+    compacted: true,
+    tier,
+    passes,
+    ledger: ledger ?? carriedLedger,
+    cut: fitted?.cut ?? [],
+  });
 }

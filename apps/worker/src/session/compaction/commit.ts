@@ -11,6 +11,7 @@
  */
 
 import type { ChatMessage, Ledger, PrunedToolOutput } from "@condense/core";
+import type { CompactionStrategy } from "../../api/compaction-strategy";
 import type { CompactionEventBody } from "../../api/schemas";
 import { type CompactionLogBase, type CompactionLogLine, logCompaction } from "../../log/log-lines";
 import { type ContextMeasure, commitView, isCurrent } from "../context/context-view";
@@ -34,7 +35,7 @@ import type { Thrashing } from "./thrashing";
 
 /** What a strategy made of a snapshot: the view it proposes, and what the event records of it. */
 export interface NewView {
-  strategy: "local" | "openai";
+  strategy: CompactionStrategy;
   tier: number;
   /** The view's messages (for the OpenAI strategy, its items) with their token counts. */
   entries: readonly { message: ChatMessage; tokens: number }[];

@@ -52,8 +52,8 @@ type EventRow = {
   body: string;
   delivery: Delivery;
   attempts: number;
-  next_attempt_at: number | null;
-  last_error: string | null;
+  nextAttemptAt: number | null;
+  lastError: string | null;
 };
 
 /** The webhook's signing secret (write-only: never shown). */
@@ -184,7 +184,9 @@ export async function deliverDueEvents(open: () => SqlStorage | undefined): Prom
   const now = Date.now();
   const due = sql
     .exec<EventRow>(
-      `SELECT * FROM condense_events WHERE delivery = 'pending' AND next_attempt_at <= ?
+      `SELECT id, at, type, body, delivery, attempts, next_attempt_at AS nextAttemptAt,
+         last_error AS lastError
+       FROM condense_events WHERE delivery = 'pending' AND next_attempt_at <= ?
        ORDER BY id LIMIT ?`,
       now,
       DELIVERY_BATCH,
@@ -270,14 +272,14 @@ export function webhookStatus(sql: SqlStorage): {
     if (row.delivery !== "none") counts[row.delivery] = row.n;
   }
   const last = sql
-    .exec<{ last_error: string | null }>(
-      "SELECT last_error FROM condense_events WHERE last_error IS NOT NULL ORDER BY id DESC LIMIT 1",
+    .exec<{ lastError: string | null }>(
+      "SELECT last_error AS lastError FROM condense_events WHERE last_error IS NOT NULL ORDER BY id DESC LIMIT 1",
     )
     .toArray()[0];
   const next = nextDeliveryAt(sql);
   return {
     ...counts,
-    lastError: last?.last_error ?? null,
+    lastError: last?.lastError ?? null,
     nextAttemptAt: next === undefined ? null : new Date(next).toISOString(),
   };
 }

@@ -6,31 +6,39 @@
  * fallback of a configured compaction that threw), and its API shape.
  */
 
+import type { CompactionStrategy } from "../../api/compaction-strategy";
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import type { CompactionEventBody } from "../../api/schemas";
 import { insertRow } from "../../sqlite/insert-row";
+
+/** The table's columns as the row's camelCase fields. */
+const COMPACTION_COLUMNS = `id, at, trigger, strategy, tier, tokens_before AS tokensBefore,
+  tokens_after AS tokensAfter, from_seq AS fromSeq, to_seq AS toSeq, summary, summarizer,
+  failure_kind AS failureKind, failure_message AS failureMessage, pruned_count AS prunedCount,
+  passes, duration_ms AS durationMs, fallback_attempts AS fallbackAttempts,
+  fallback_error AS fallbackError`;
 
 type CompactionRow = {
   id: number;
   at: number;
   trigger: CompactionTrigger;
-  strategy: string;
+  strategy: CompactionStrategy;
   tier: number;
-  tokens_before: number;
-  tokens_after: number;
-  from_seq: number;
-  to_seq: number;
+  tokensBefore: number;
+  tokensAfter: number;
+  fromSeq: number;
+  toSeq: number;
   summary: string | null;
   summarizer: string | null;
-  failure_kind: string | null;
-  failure_message: string | null;
-  pruned_count: number;
+  failureKind: string | null;
+  failureMessage: string | null;
+  prunedCount: number;
   passes: number;
   /** NULL for compactions recorded before schema v3. */
-  duration_ms: number | null;
+  durationMs: number | null;
   /** Set on a deterministic fallback after the configured compaction threw (schema v6). */
-  fallback_attempts: number | null;
-  fallback_error: string | null;
+  fallbackAttempts: number | null;
+  fallbackError: string | null;
 };
 
 /** A deterministic fallback after the configured compaction threw: the attempts that failed in a row, and the last error. */
@@ -43,7 +51,7 @@ export interface CompactionFallback {
 export interface CompactionRecord {
   at: number;
   trigger: CompactionTrigger;
-  strategy: "local" | "openai";
+  strategy: CompactionStrategy;
   tier: number;
   tokensBefore: number;
   tokensAfter: number;
@@ -72,22 +80,22 @@ function eventFromRow(row: CompactionRow): CompactionEventBody {
     trigger: row.trigger,
     strategy: row.strategy === "openai" ? "openai" : "local",
     tier: row.tier,
-    tokensBefore: row.tokens_before,
-    tokensAfter: row.tokens_after,
-    range: { fromSeq: row.from_seq, toSeq: row.to_seq },
+    tokensBefore: row.tokensBefore,
+    tokensAfter: row.tokensAfter,
+    range: { fromSeq: row.fromSeq, toSeq: row.toSeq },
     summary: row.summary,
     summarizer: row.summarizer,
     summarizerFailure:
-      row.failure_kind === null
+      row.failureKind === null
         ? null
-        : { kind: row.failure_kind, message: row.failure_message ?? "" },
-    prunedToolOutputs: row.pruned_count,
+        : { kind: row.failureKind, message: row.failureMessage ?? "" },
+    prunedToolOutputs: row.prunedCount,
     passes: row.passes,
-    durationMs: row.duration_ms,
+    durationMs: row.durationMs,
     fallback:
-      row.fallback_attempts === null
+      row.fallbackAttempts === null
         ? null
-        : { failedAttempts: row.fallback_attempts, error: row.fallback_error ?? "" },
+        : { failedAttempts: row.fallbackAttempts, error: row.fallbackError ?? "" },
   };
 }
 
@@ -115,7 +123,7 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
       fallback_attempts: record.fallback?.failedAttempts ?? null,
       fallback_error: record.fallback?.error ?? null,
     },
-    { returning: true },
+    { returning: COMPACTION_COLUMNS },
   ).one();
   return eventFromRow(row);
 }
@@ -123,7 +131,7 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
 /** Every committed compaction, oldest first. */
 export function listCompactions(sql: SqlStorage): CompactionEventBody[] {
   return sql
-    .exec<CompactionRow>("SELECT * FROM condense_compactions ORDER BY id")
+    .exec<CompactionRow>(`SELECT ${COMPACTION_COLUMNS} FROM condense_compactions ORDER BY id`)
     .toArray()
     .map(eventFromRow);
 }
@@ -135,7 +143,9 @@ export function compactionCountAndLast(sql: SqlStorage): {
 } {
   const count = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM condense_compactions").one().n;
   const last = sql
-    .exec<CompactionRow>("SELECT * FROM condense_compactions ORDER BY id DESC LIMIT 1")
+    .exec<CompactionRow>(
+      `SELECT ${COMPACTION_COLUMNS} FROM condense_compactions ORDER BY id DESC LIMIT 1`,
+    )
     .toArray()[0];
   return { count, last: last === undefined ? null : eventFromRow(last) };
 }

@@ -36,8 +36,8 @@ export interface SummarizerBreaker {
 type Row = {
   at: number;
   summarizer: string | null;
-  failure_kind: string | null;
-  failure_message: string | null;
+  failureKind: string | null;
+  failureMessage: string | null;
 };
 
 /** The breaker as the session's compaction history leaves it at `now`. */
@@ -48,7 +48,8 @@ export function summarizerBreakerOf(
 ): SummarizerBreaker {
   const rows = sql
     .exec<Row>(
-      `SELECT at, summarizer, failure_kind, failure_message FROM condense_compactions
+      `SELECT at, summarizer, failure_kind AS failureKind, failure_message AS failureMessage
+       FROM condense_compactions
        ORDER BY id DESC LIMIT ?`,
       HISTORY_READ,
     )
@@ -56,9 +57,9 @@ export function summarizerBreakerOf(
   let failures = 0;
   let lastFailure: SummarizerBreaker["lastFailure"] = null;
   for (const row of rows) {
-    if (row.failure_kind !== null) {
+    if (row.failureKind !== null) {
       failures++;
-      lastFailure ??= { kind: row.failure_kind, message: row.failure_message ?? "", at: row.at };
+      lastFailure ??= { kind: row.failureKind, message: row.failureMessage ?? "", at: row.at };
       continue;
     }
     // A summary the LLM wrote closes the run; compactions that did not call it are passed over.

@@ -22,12 +22,13 @@ import {
   toCanonical,
   type WarningLevel,
 } from "@condense/core";
+import type { CompactionStrategy } from "../../api/compaction-strategy";
 import { ApiError } from "../../api/errors";
 import { checkPartsAvailable, renderMessages } from "../../api/formats";
 import { insertRow } from "../../sqlite/insert-row";
-import { lastReadAt } from "../cold-cache";
 import { cacheStateOf } from "../store/cache-state";
 import { isExactlyCounted } from "../store/calibration";
+import { lastReadAt } from "../store/cold-cache";
 import { learnedWindowOf, readSession, type SessionRow } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
@@ -37,7 +38,7 @@ export type ViewState = {
   compactionId: number;
   tokens: number;
   summary: string | null;
-  strategy: string;
+  strategy: CompactionStrategy;
   openaiEndpoint: string | null;
   openaiKeyFingerprint: string | null;
 };
@@ -287,7 +288,7 @@ export interface ViewCommit {
   compactionId: number;
   tokens: number;
   summary: string | null;
-  strategy: "local" | "openai";
+  strategy: CompactionStrategy;
   /** For OpenAI items: which endpoint and key produced them. */
   openai?: { endpoint: string; keyFingerprint: string };
   entries: readonly { message: ChatMessage; tokens: number }[];

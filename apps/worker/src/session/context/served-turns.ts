@@ -27,19 +27,25 @@ import type { SessionScope } from "../store/session-scope";
 import { readViewState } from "./context-view";
 import { currentGeneration } from "./generations";
 
+/** The turn's columns as the row's camelCase fields. */
+const TURN_COLUMNS = `id, at, generation, last_seq AS lastSeq, compaction_id AS compactionId, tokens,
+  reused_tokens AS reusedTokens, whole_tokens AS wholeTokens, whole_reused_tokens AS wholeReusedTokens,
+  input_tokens AS inputTokens, cache_read_tokens AS cacheReadTokens,
+  cache_write_tokens AS cacheWriteTokens`;
+
 type TurnRow = {
   id: number;
   at: number;
   generation: number;
-  last_seq: number;
-  compaction_id: number;
+  lastSeq: number;
+  compactionId: number;
   tokens: number;
-  reused_tokens: number;
-  whole_tokens: number;
-  whole_reused_tokens: number;
-  input_tokens: number | null;
-  cache_read_tokens: number | null;
-  cache_write_tokens: number | null;
+  reusedTokens: number;
+  wholeTokens: number;
+  wholeReusedTokens: number;
+  inputTokens: number | null;
+  cacheReadTokens: number | null;
+  cacheWriteTokens: number | null;
 };
 
 /** A context served for a model request. */
@@ -54,7 +60,9 @@ export interface TurnServed {
 }
 
 function latestTurn(sql: SqlStorage): TurnRow | undefined {
-  return sql.exec<TurnRow>("SELECT * FROM condense_turns ORDER BY id DESC LIMIT 1").toArray()[0];
+  return sql
+    .exec<TurnRow>(`SELECT ${TURN_COLUMNS} FROM condense_turns ORDER BY id DESC LIMIT 1`)
+    .toArray()[0];
 }
 
 /** Records `turn` (see the module) and adds what it read to the cost policy's state. */
@@ -71,17 +79,17 @@ export function recordServedTurn(
     store.tokensAfter(generation.firstSeq - 1).tokens - store.tokensAfter(turn.lastSeq).tokens;
   const previous = latestTurn(sql);
   const sameGeneration = previous?.generation === generation.generation;
-  const again = previous !== undefined && sameGeneration && previous.last_seq === turn.lastSeq;
+  const again = previous !== undefined && sameGeneration && previous.lastSeq === turn.lastSeq;
   // The prefix the cache may hold: the previous request whole while no compaction came between,
   // else what the last compaction kept from its start (the pinned messages after the system prompt).
   const kept = (cacheStateOf(session)?.stableTokens ?? 0) + turn.pinnedTokens;
   const reused = !sameGeneration
     ? 0
     : again
-      ? previous.compaction_id === compactionId
-        ? Math.min(previous.reused_tokens, turn.tokens)
+      ? previous.compactionId === compactionId
+        ? Math.min(previous.reusedTokens, turn.tokens)
         : Math.min(kept, turn.tokens)
-      : previous?.compaction_id === compactionId
+      : previous?.compactionId === compactionId
         ? Math.min(previous.tokens, turn.tokens)
         : Math.min(kept, turn.tokens);
   if (again) {
@@ -108,7 +116,7 @@ export function recordServedTurn(
     turn.tokens,
     reused,
     whole,
-    sameGeneration ? Math.min(previous.whole_tokens, whole) : 0,
+    sameGeneration ? Math.min(previous.wholeTokens, whole) : 0,
   );
   const state = cacheStateOf(session);
   if (state !== undefined) saveCacheState(sql, afterTurn(state, turn.tokens - turn.pinnedTokens));
@@ -130,12 +138,12 @@ export function recordTurnUsage(
       ? latestTurn(sql)
       : sql
           .exec<TurnRow>(
-            "SELECT * FROM condense_turns WHERE generation = ? AND last_seq = ? ORDER BY id DESC LIMIT 1",
+            `SELECT ${TURN_COLUMNS} FROM condense_turns WHERE generation = ? AND last_seq = ? ORDER BY id DESC LIMIT 1`,
             at.generation,
             at.lastSeq,
           )
           .toArray()[0];
-  if (turn === undefined || turn.last_seq !== at.lastSeq || turn.input_tokens !== null) {
+  if (turn === undefined || turn.lastSeq !== at.lastSeq || turn.inputTokens !== null) {
     return false;
   }
   sql.exec(
@@ -149,7 +157,7 @@ export function recordTurnUsage(
 }
 
 function turnRows(sql: SqlStorage): TurnRow[] {
-  return sql.exec<TurnRow>("SELECT * FROM condense_turns ORDER BY id").toArray();
+  return sql.exec<TurnRow>(`SELECT ${TURN_COLUMNS} FROM condense_turns ORDER BY id`).toArray();
 }
 
 /** The session's bill under `model`'s catalog prices (see the module). */
@@ -160,16 +168,16 @@ export function sessionBill(sql: SqlStorage, model: string, rows = turnRows(sql)
       // A turn after the cache's lifetime finds it cold: billed as a full write (core `billTurns`).
       at: row.at,
       tokens: row.tokens,
-      reusedTokens: row.reused_tokens,
-      wholeTokens: row.whole_tokens,
-      wholeReusedTokens: row.whole_reused_tokens,
+      reusedTokens: row.reusedTokens,
+      wholeTokens: row.wholeTokens,
+      wholeReusedTokens: row.wholeReusedTokens,
       usage:
-        row.input_tokens === null
+        row.inputTokens === null
           ? undefined
           : {
-              inputTokens: row.input_tokens,
-              cacheReadTokens: row.cache_read_tokens ?? 0,
-              cacheWriteTokens: row.cache_write_tokens ?? 0,
+              inputTokens: row.inputTokens,
+              cacheReadTokens: row.cacheReadTokens ?? 0,
+              cacheWriteTokens: row.cacheWriteTokens ?? 0,
             },
     })),
   );
@@ -185,7 +193,7 @@ export function billWithSeries(
   return {
     bill: billBody(bill),
     costSeries: bill.running.map((point, index) => ({
-      lastSeq: rows[index]?.last_seq ?? 0,
+      lastSeq: rows[index]?.lastSeq ?? 0,
       costTokens: point.condense,
       wholeHistoryCostTokens: point.wholeHistory,
     })),

@@ -29,15 +29,19 @@ import type { ToolOutputResponseBody } from "../../api/schemas";
 import type { SessionScope } from "../store/session-scope";
 import type { Snapshot } from "./context-view";
 
+/** The table's columns as the row's camelCase fields. */
+const OUTPUT_COLUMNS = `tool_call_id AS toolCallId, occurrence, tool_name AS toolName, call_seq AS callSeq,
+  seq, pruned_by AS prunedBy, closed_by_generation AS closedByGeneration`;
+
 type OutputRow = {
-  tool_call_id: string;
+  toolCallId: string;
   occurrence: number;
-  tool_name: string | null;
-  call_seq: number | null;
+  toolName: string | null;
+  callSeq: number | null;
   seq: number | null;
-  pruned_by: number | null;
+  prunedBy: number | null;
   /** Set when a new generation started while the call awaited its result (schema v7). */
-  closed_by_generation: number | null;
+  closedByGeneration: number | null;
 };
 
 /** A problem with the tool traffic of an append, in the engine's problem shape (`details.problems`). */
@@ -51,7 +55,7 @@ export interface ToolTrafficProblem {
 function latestCall(sql: SqlStorage, id: string): OutputRow | undefined {
   return sql
     .exec<OutputRow>(
-      "SELECT * FROM condense_tool_outputs WHERE tool_call_id = ? ORDER BY occurrence DESC LIMIT 1",
+      `SELECT ${OUTPUT_COLUMNS} FROM condense_tool_outputs WHERE tool_call_id = ? ORDER BY occurrence DESC LIMIT 1`,
       id,
     )
     .toArray()[0];
@@ -86,13 +90,13 @@ export function checkToolTraffic(
     const row = latestCall(sql, id);
     if (row === undefined) continue;
     // A call a new generation closed counts as answered: its id may come back, nothing answers it.
-    const closed = row.seq === null ? row.closed_by_generation : null;
+    const closed = row.seq === null ? row.closedByGeneration : null;
     initial.push([
       id,
       {
         occurrence: row.occurrence,
         answered: row.seq !== null || closed !== null,
-        at: row.call_seq ?? 0,
+        at: row.callSeq ?? 0,
       },
     ]);
     if (row.seq !== null) resultSeqs.set(id, row.seq);
@@ -270,12 +274,12 @@ function outputRow(sql: SqlStorage, toolCallId: string, seq?: number): OutputRow
   const rows =
     seq === undefined
       ? sql.exec<OutputRow>(
-          `SELECT * FROM condense_tool_outputs WHERE tool_call_id = ? AND seq IS NOT NULL
+          `SELECT ${OUTPUT_COLUMNS} FROM condense_tool_outputs WHERE tool_call_id = ? AND seq IS NOT NULL
            ORDER BY occurrence DESC LIMIT 1`,
           toolCallId,
         )
       : sql.exec<OutputRow>(
-          "SELECT * FROM condense_tool_outputs WHERE tool_call_id = ? AND seq = ?",
+          `SELECT ${OUTPUT_COLUMNS} FROM condense_tool_outputs WHERE tool_call_id = ? AND seq = ?`,
           toolCallId,
           seq,
         );
@@ -290,7 +294,7 @@ function neighbourSeq(sql: SqlStorage, row: OutputRow, direction: "<" | ">"): nu
       `SELECT seq FROM condense_tool_outputs
        WHERE tool_call_id = ? AND seq IS NOT NULL AND occurrence ${direction} ?
        ORDER BY occurrence ${order} LIMIT 1`,
-      row.tool_call_id,
+      row.toolCallId,
       row.occurrence,
     )
     .toArray()[0];
@@ -318,13 +322,13 @@ export function readToolOutput(
   }
   return {
     toolCallId,
-    toolName: row.tool_name,
+    toolName: row.toolName,
     content: stored.message.content,
     seq: stored.key,
     occurrence: row.occurrence,
     previousSeq: neighbourSeq(sql, row, "<"),
     nextSeq: neighbourSeq(sql, row, ">"),
     tokens: stored.tokens,
-    pruned: row.pruned_by !== null,
+    pruned: row.prunedBy !== null,
   };
 }

@@ -89,12 +89,12 @@ export function pieces(text: string): string[] {
 function toolNameAt(sql: SqlStorage, message: ChatMessage, seq: number): string | null {
   if (message.role !== "tool") return null;
   const row = sql
-    .exec<{ tool_name: string | null }>(
-      "SELECT tool_name FROM condense_tool_outputs WHERE seq = ?",
+    .exec<{ toolName: string | null }>(
+      "SELECT tool_name AS toolName FROM condense_tool_outputs WHERE seq = ?",
       seq,
     )
     .toArray()[0];
-  return row?.tool_name ?? null;
+  return row?.toolName ?? null;
 }
 
 /**
@@ -121,14 +121,14 @@ export function indexMessage(sql: SqlStorage, message: ChatMessage, seq: number)
 // ------------------------------------------------------------ backfill
 
 type BackfillState = {
-  backfill_cursor: number;
-  backfill_to: number;
+  backfillCursor: number;
+  backfillTo: number;
 };
 
 function backfillState(sql: SqlStorage): BackfillState | undefined {
   return sql
     .exec<BackfillState>(
-      "SELECT backfill_cursor, backfill_to FROM condense_search_state WHERE id = 1",
+      "SELECT backfill_cursor AS backfillCursor, backfill_to AS backfillTo FROM condense_search_state WHERE id = 1",
     )
     .toArray()[0];
 }
@@ -136,7 +136,7 @@ function backfillState(sql: SqlStorage): BackfillState | undefined {
 /** Whether every message appended before the index existed is indexed. */
 export function isBackfillComplete(sql: SqlStorage): boolean {
   const state = backfillState(sql);
-  return state === undefined || state.backfill_cursor >= state.backfill_to;
+  return state === undefined || state.backfillCursor >= state.backfillTo;
 }
 
 /**
@@ -152,14 +152,14 @@ export function backfillStep(
   const sql = storage.sql;
   return storage.transactionSync(() => {
     const state = backfillState(sql);
-    if (state === undefined || state.backfill_cursor >= state.backfill_to) return true;
+    if (state === undefined || state.backfillCursor >= state.backfillTo) return true;
     const batch = store
-      .readTranscript(state.backfill_cursor, rows, BACKFILL_BYTES)
-      .filter((row) => row.key <= state.backfill_to);
+      .readTranscript(state.backfillCursor, rows, BACKFILL_BYTES)
+      .filter((row) => row.key <= state.backfillTo);
     for (const row of batch) indexMessage(sql, row.message, row.key);
-    const cursor = batch.at(-1)?.key ?? state.backfill_to;
+    const cursor = batch.at(-1)?.key ?? state.backfillTo;
     sql.exec("UPDATE condense_search_state SET backfill_cursor = ? WHERE id = 1", cursor);
-    return cursor >= state.backfill_to;
+    return cursor >= state.backfillTo;
   });
 }
 

@@ -13,6 +13,7 @@
  * fused by reciprocal rank, and only rows the index holds are served.
  */
 
+import type { CompactionStrategy } from "../../api/compaction-strategy";
 import { invalidQuery } from "../../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../../api/schemas";
 import { fuseRankings } from "../../semantic/semantic-index";
@@ -55,8 +56,8 @@ export function matchExpressions(q: string): { all: string; any: string } {
 type MatchRow = {
   seq: number;
   role: string;
-  tool_call_id: string | null;
-  tool_name: string | null;
+  toolCallId: string | null;
+  toolName: string | null;
   snippet: string | null;
   rank: number;
 };
@@ -94,7 +95,7 @@ function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[
     // read and tokenize the whole text) for the rows returned only.
     return sql
       .exec<MatchRow>(
-        `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id, tool_name,
+        `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id AS toolCallId, tool_name AS toolName,
            snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, rank
          FROM condense_search WHERE ${where}
          ORDER BY rank LIMIT ?`,
@@ -130,7 +131,7 @@ function prunedSeqs(sql: SqlStorage, seqs: number[]): Set<number> {
  * by length and first chunk, so nothing is decoded; of two identical messages both count when the
  * view holds one, and a view of OpenAI items holds none.
  */
-function keptInView(sql: SqlStorage, seqs: number[], strategy: string): Set<number> {
+function keptInView(sql: SqlStorage, seqs: number[], strategy: CompactionStrategy): Set<number> {
   if (seqs.length === 0 || strategy === "openai") return new Set();
   const rows = sql.exec<{ seq: number }>(
     `SELECT t.seq FROM condense_transcript t
@@ -182,8 +183,8 @@ export function textSnippet(body: string, q: string): string {
 type StoredRow = {
   rowid: number;
   role: string;
-  tool_call_id: string | null;
-  tool_name: string | null;
+  toolCallId: string | null;
+  toolName: string | null;
   body: string;
 };
 
@@ -200,7 +201,8 @@ function storedRows(sql: SqlStorage, rowids: readonly number[], input: SearchInp
   );
   return sql
     .exec<StoredRow>(
-      `SELECT rowid, role, tool_call_id, tool_name, body FROM condense_search WHERE ${where}`,
+      `SELECT rowid, role, tool_call_id AS toolCallId, tool_name AS toolName, body
+       FROM condense_search WHERE ${where}`,
       ...args,
     )
     .toArray();
@@ -243,8 +245,8 @@ function fusedRows(sql: SqlStorage, input: SearchInput, nearest: readonly number
       {
         seq,
         role: row.role,
-        tool_call_id: row.tool_call_id,
-        tool_name: row.tool_name,
+        toolCallId: row.toolCallId,
+        toolName: row.toolName,
         snippet: textSnippet(row.body, input.q),
         score,
       },
@@ -284,8 +286,8 @@ export function searchSession(
     return {
       seq: row.seq,
       role: row.role,
-      toolCallId: row.tool_call_id,
-      toolName: row.tool_name,
+      toolCallId: row.toolCallId,
+      toolName: row.toolName,
       snippet: row.snippet ?? "",
       score: row.score,
       inContext: current && (row.seq > coveredSeq || kept.has(row.seq)),

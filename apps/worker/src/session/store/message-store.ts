@@ -30,10 +30,10 @@ type RowShape = {
   key: number;
   role: string;
   tokens: number;
-  byte_length: number;
-  chunk_count: number;
+  byteLength: number;
+  chunkCount: number;
   body: ArrayBuffer;
-  created_at: number;
+  createdAt: number;
 };
 
 const encoder = new TextEncoder();
@@ -68,8 +68,8 @@ export class MessageStore {
 
   #decode(owner: Owner, row: RowShape): ChatMessage {
     let bytes = new Uint8Array(row.body);
-    if (row.chunk_count > 1) {
-      const whole = new Uint8Array(row.byte_length);
+    if (row.chunkCount > 1) {
+      const whole = new Uint8Array(row.byteLength);
       whole.set(bytes, 0);
       let offset = bytes.length;
       const rest = this.#sql.exec<{ data: ArrayBuffer }>(
@@ -113,7 +113,8 @@ export class MessageStore {
     maxBytes = Number.MAX_SAFE_INTEGER,
   ): TranscriptRow[] {
     const cursor = this.#sql.exec<RowShape>(
-      `SELECT seq AS key, role, tokens, byte_length, chunk_count, body, created_at
+      `SELECT seq AS key, role, tokens, byte_length AS byteLength, chunk_count AS chunkCount, body,
+         created_at AS createdAt
        FROM condense_transcript WHERE seq > ? ORDER BY seq LIMIT ?`,
       after,
       Math.min(limit, Number.MAX_SAFE_INTEGER),
@@ -122,15 +123,15 @@ export class MessageStore {
     let bytes = 0;
     for (const row of cursor) {
       // Always at least one row, so a page can make progress past a single huge message.
-      if (rows.length > 0 && bytes + row.byte_length > maxBytes) break;
-      bytes += row.byte_length;
+      if (rows.length > 0 && bytes + row.byteLength > maxBytes) break;
+      bytes += row.byteLength;
       rows.push({
         key: row.key,
         role: row.role,
         tokens: row.tokens,
         message: this.#decode("t", row),
-        createdAt: row.created_at,
-        byteLength: row.byte_length,
+        createdAt: row.createdAt,
+        byteLength: row.byteLength,
       });
     }
     return rows;
@@ -190,7 +191,8 @@ export class MessageStore {
 
   readView(): StoredMessage[] {
     const cursor = this.#sql.exec<RowShape>(
-      `SELECT pos AS key, role, tokens, byte_length, chunk_count, body, 0 AS created_at
+      `SELECT pos AS key, role, tokens, byte_length AS byteLength, chunk_count AS chunkCount, body,
+         0 AS createdAt
        FROM condense_view ORDER BY pos`,
     );
     return [...cursor].map((row) => ({

@@ -50,8 +50,8 @@ type SideRow = {
   reason: string;
   generation: number;
   model: string | null;
-  message_count: number;
-  answered_at: number | null;
+  messageCount: number;
+  answeredAt: number | null;
 };
 
 const encoder = new TextEncoder();
@@ -97,15 +97,15 @@ function forget(sql: SqlStorage, id: number): void {
 /** Drops the oldest side requests past the bounds, never the newest. */
 function keepWithinBounds(sql: SqlStorage, newest: number): void {
   const rows = sql
-    .exec<{ id: number; byte_length: number }>(
-      "SELECT id, byte_length FROM condense_side_requests ORDER BY id DESC",
+    .exec<{ id: number; byteLength: number }>(
+      "SELECT id, byte_length AS byteLength FROM condense_side_requests ORDER BY id DESC",
     )
     .toArray();
   let count = 0;
   let bytes = 0;
   for (const row of rows) {
     count++;
-    bytes += row.byte_length;
+    bytes += row.byteLength;
     if (row.id !== newest && (count > MAX_SIDE_REQUESTS || bytes > MAX_SIDE_BYTES)) {
       forget(sql, row.id);
     }
@@ -144,12 +144,12 @@ export function saveSideAnswer(
   now: number,
 ): boolean {
   const row = sql
-    .exec<{ answered_at: number | null }>(
-      "SELECT answered_at FROM condense_side_requests WHERE id = ?",
+    .exec<{ answeredAt: number | null }>(
+      "SELECT answered_at AS answeredAt FROM condense_side_requests WHERE id = ?",
       id,
     )
     .toArray()[0];
-  if (row === undefined || row.answered_at !== null) return false;
+  if (row === undefined || row.answeredAt !== null) return false;
   const bytes = writeBlob(sql, "a", id, answer);
   sql.exec(
     "UPDATE condense_side_requests SET answered_at = ?, byte_length = byte_length + ? WHERE id = ?",
@@ -167,12 +167,13 @@ function summary(row: SideRow): SideRequestSummary {
     reason: row.reason as SideReason,
     generation: row.generation,
     model: row.model,
-    messageCount: row.message_count,
-    answered: row.answered_at !== null,
+    messageCount: row.messageCount,
+    answered: row.answeredAt !== null,
   };
 }
 
-const COLUMNS = "id, at, reason, generation, model, message_count, answered_at";
+const COLUMNS =
+  "id, at, reason, generation, model, message_count AS messageCount, answered_at AS answeredAt";
 
 /** The side requests kept after id `after`, oldest first, at most `limit`. */
 export function listSideRequests(
@@ -209,6 +210,6 @@ export function readSideRequest(sql: SqlStorage, sessionId: string, id: number):
   return {
     ...summary(row),
     messages: readBlob<ChatMessage[]>(sql, "s", id) ?? [],
-    answer: row.answered_at === null ? null : (readBlob<ChatMessage[]>(sql, "a", id) ?? null),
+    answer: row.answeredAt === null ? null : (readBlob<ChatMessage[]>(sql, "a", id) ?? null),
   };
 }

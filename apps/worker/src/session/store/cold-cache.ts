@@ -1,5 +1,5 @@
 /**
- * @module session/cold-cache
+ * @module session/store/cold-cache
  * When the provider's prompt cache of a session goes cold (issue 32, "time in the cost model"):
  * its cached prefix lives the provider's lifetime (core `cacheLifetimeMs`: Anthropic 5 minutes,
  * automatic caching 10) from the last read, the session's last served model request
