@@ -66,7 +66,8 @@ function history(turns: number): ChatMessage[] {
   const messages: ChatMessage[] = [{ role: "system", content: "You are a careful assistant." }];
   for (let i = 0; i < turns; i++) {
     messages.push({ role: "user", content: `Question ${i}: what does step ${i} do?` });
-    if (i < turns - 1) messages.push({ role: "assistant", content: `Step ${i} doubles its input.` });
+    if (i < turns - 1)
+      messages.push({ role: "assistant", content: `Step ${i} doubles its input.` });
   }
   return messages;
 }
