@@ -72,6 +72,38 @@ function history(turns: number): ChatMessage[] {
   return messages;
 }
 
+/** The session's served seq, message count and the last seqs of its recorded turns. */
+function servedState(storage: DurableObjectStorage) {
+  const session = storage.sql
+    .exec<{ servedSeq: number | null; messageCount: number }>(
+      "SELECT served_seq AS servedSeq, message_count AS messageCount FROM condense_session WHERE id = 1",
+    )
+    .toArray()[0];
+  const turns = storage.sql
+    .exec<{ lastSeq: number }>("SELECT last_seq AS lastSeq FROM condense_turns ORDER BY id")
+    .toArray()
+    .map((row) => row.lastSeq);
+  return { ...session, turns };
+}
+
+/** Runs `turn` with every write of the session's served turns (`condense_turns`) failing. */
+async function turnsFailing<T>(storage: DurableObjectStorage, turn: () => Promise<T>): Promise<T> {
+  const sql = storage.sql;
+  const sqlProto = Object.getPrototypeOf(sql) as { exec: SqlStorage["exec"] };
+  const exec = sqlProto.exec;
+  sqlProto.exec = function (this: SqlStorage, query: string, ...bindings: unknown[]) {
+    if (this === sql && /^\s*(INSERT INTO|UPDATE) condense_turns\b/.test(query)) {
+      throw new Error("disk full (test)");
+    }
+    return exec.call(this, query, ...bindings);
+  } as SqlStorage["exec"];
+  try {
+    return await turn();
+  } finally {
+    sqlProto.exec = exec;
+  }
+}
+
 describe("a gateway turn's writes", () => {
   it("commit in one transaction: the append and the served context's record, nothing outside it", async () => {
     const key = { userId: "alice", sessionId: freshSession("gw-one-tx") };
@@ -113,5 +145,36 @@ describe("a gateway turn's writes", () => {
         .toArray(),
     );
     expect(served).toEqual([{ served_seq: 4, message_count: 4 }]);
+  });
+
+  it("keep the append and record no served context when serving it fails", async () => {
+    const key = { userId: "alice", sessionId: freshSession("gw-serve-fails") };
+    const stub = stubFor("alice", key.sessionId);
+    const input = async (messages: ChatMessage[]) => {
+      const canonical = toCanonical({ messages });
+      return {
+        hashes: await messageHashes(canonical),
+        from: 0,
+        messages: canonical,
+        ...requestThread(canonical, { model: "gpt-4o", messages }),
+        overheadTokens: 0,
+        model: "gpt-4o",
+      };
+    };
+    const first = await input(history(1));
+    await runInDurableObject(stub, (object: SessionObject) => object.gatewayTurn(key, first));
+    const second = await input(history(2));
+    const failed = await runInDurableObject(stub, (object: SessionObject, state) =>
+      turnsFailing(state.storage, () => object.gatewayTurn(key, second)).then(
+        () => "served",
+        (error: unknown) => String(error),
+      ),
+    );
+    expect(failed).toContain("disk full (test)");
+    const after = await runInDurableObject(stub, (_object: SessionObject, state) =>
+      servedState(state.storage),
+    );
+    // The request's messages are kept; the context that was not served is not recorded as served.
+    expect(after).toEqual({ messageCount: 4, servedSeq: 2, turns: [2] });
   });
 });

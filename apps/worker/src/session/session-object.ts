@@ -496,7 +496,9 @@ export class SessionObject extends DurableObject<Env> {
       const compaction = await this.#scheduler.compactIfOverBudget("gateway", call.requestId);
       // With `memory` on, the user's memories go upstream as they go in `/context`.
       const memory = await this.#memoryFor(call);
-      return this.#servedTurn(call, match, compaction?.event !== undefined, memory);
+      // Its record commits whole or not at all, as in the transaction above.
+      const waited = compaction?.event !== undefined;
+      return inTransaction(this.#scope, () => this.#servedTurn(call, match, waited, memory));
     });
   }
 
