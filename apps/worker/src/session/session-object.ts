@@ -90,6 +90,7 @@ import {
   extendedGeneration,
   type GatewayAnswerInput,
   type GatewayAnswerResult,
+  type GatewayMatch,
   type GatewayOverflowResult,
   type GatewayTurnInput,
   type GatewayTurnResult,
@@ -454,6 +455,11 @@ export class SessionObject extends DurableObject<Env> {
    * (or a new generation started), then the context is served as `/context` serves it, compacted
    * first when it does not fit: by reference to the request's history (`gateway-context`), which
    * the transcript after the view is while nothing was appended since the match, else whole.
+   *
+   * When no compaction is due and no memories are to be fetched, nothing needs an await between the
+   * append and the context: both are written in one transaction (one commit per turn, and no request
+   * can come between them), and what follows a committed append (the alarm, the user's list) runs
+   * after it.
    */
   async gatewayTurn(
     call: SessionCall,
@@ -461,34 +467,68 @@ export class SessionObject extends DurableObject<Env> {
   ): Promise<RpcResult<GatewayTurnResult>> {
     return rpcResult(async (): Promise<GatewayTurnResult> => {
       const created = this.#isNew();
-      const match = matchAndAppend(this.#appendTarget(), call, input);
+      const turn = inTransaction(this.#scope, (sql) => {
+        const match = matchAndAppend(this.#appendTarget(), call, input);
+        if (
+          match.kind !== "matched" ||
+          readSettings(sql).memory ||
+          this.#scheduler.isOverBudget()
+        ) {
+          return { match };
+        }
+        try {
+          // A savepoint: a context that fails to be served records nothing, and the append still
+          // commits; the turn then serves it as when a compaction is due.
+          const served = inTransaction(this.#scope, () =>
+            this.#servedTurn(call, match, false, undefined),
+          );
+          return { match, served };
+        } catch {
+          return { match };
+        }
+      });
+      const { match } = turn;
       if (match.kind !== "matched") return match;
       const firstSeq = match.lastSeq - match.appended + 1;
       await this.#afterAppend({ firstSeq, lastSeq: match.lastSeq }, match.pending, created);
+      if (turn.served !== undefined) return turn.served;
       // A compaction that fails leaves the committed view, still whole, to be served.
       const compaction = await this.#scheduler.compactIfOverBudget("gateway", call.requestId);
       // With `memory` on, the user's memories go upstream as they go in `/context`.
       const memory = await this.#memoryFor(call);
-      const sql = this.#sql();
-      const session = requireSession(sql, call);
-      const generation = match.generation.generation;
-      const byReference =
-        session.messageCount === match.lastSeq
-          ? gatewayContextAt(this.#scope, session, { generation, lastSeq: match.lastSeq }, memory)
-          : undefined;
-      // Messages came in while a compaction ran: the context is no longer the request's history.
-      const served =
-        byReference ?? this.#wholeContext(call, compaction?.event !== undefined, memory);
-      return {
-        kind: "context",
-        generation,
-        newGeneration: match.newGeneration,
-        appended: match.appended,
-        compactionTier: takeServedCompaction(sql),
-        ...served,
-        recall: readSettings(sql).recall,
-      };
+      // Its record commits whole or not at all, as in the transaction above.
+      const waited = compaction?.event !== undefined;
+      return inTransaction(this.#scope, () => this.#servedTurn(call, match, waited, memory));
     });
+  }
+
+  /**
+   * The context of a gateway turn whose history `match` appended, recorded as served: by reference
+   * while the session is still that history, else whole (messages came in while a compaction ran).
+   */
+  #servedTurn(
+    call: SessionCall,
+    match: Extract<GatewayMatch, { kind: "matched" }>,
+    waited: boolean,
+    memory: MemoryInsert | undefined,
+  ): GatewayTurnResult {
+    const sql = this.#sql();
+    const session = requireSession(sql, call);
+    const generation = match.generation.generation;
+    const byReference =
+      session.messageCount === match.lastSeq
+        ? gatewayContextAt(this.#scope, session, { generation, lastSeq: match.lastSeq }, memory)
+        : undefined;
+    const served = byReference ?? this.#wholeContext(call, waited, memory);
+    return {
+      kind: "context",
+      generation,
+      newGeneration: match.newGeneration,
+      appended: match.appended,
+      compactionTier: takeServedCompaction(sql),
+      ...served,
+      recall: readSettings(sql).recall,
+    };
   }
 
   /**
