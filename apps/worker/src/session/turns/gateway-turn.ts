@@ -25,7 +25,6 @@ import type { ContextData } from "../context/context-view";
 import { currentGeneration, type Generation, startGeneration } from "../context/generations";
 import { recordTurnUsage } from "../context/served-turns";
 import { checkToolTraffic, type ToolTrafficProblem } from "../context/tool-outputs";
-import type { MessageStore } from "../store/message-store";
 import {
   openSession,
   readSession,
@@ -126,15 +125,8 @@ export function matchAndAppend(
       if (session !== undefined) requireSession(sql, key);
       const lastSeq = session?.messageCount ?? 0;
       let generation = currentGeneration(sql);
-      let stored = storedHashes(sql, generation.firstSeq, lastSeq);
-      if (stored.length < lastSeq - generation.firstSeq + 1) {
-        hashMissing(scope, generation.firstSeq);
-        stored = storedHashes(sql, generation.firstSeq, lastSeq);
-      }
-
-      const extendsSession =
-        input.hashes.length >= stored.length &&
-        stored.every((hash, index) => hash === input.hashes[index]);
+      const stored = generationHashes(scope, generation.firstSeq, lastSeq);
+      const extendsSession = extendsHashes(stored, input.hashes);
       const side =
         !extendsSession &&
         stored.length > 0 &&
@@ -219,14 +211,21 @@ export function extendedGeneration(
   const { sql } = scope;
   const lastSeq = session.messageCount;
   const generation = currentGeneration(sql);
-  let stored = storedHashes(sql, generation.firstSeq, lastSeq);
-  if (stored.length < lastSeq - generation.firstSeq + 1) {
-    hashMissing(scope, generation.firstSeq);
-    stored = storedHashes(sql, generation.firstSeq, lastSeq);
-  }
-  const extendsSession =
-    hashes.length >= stored.length && stored.every((hash, index) => hash === hashes[index]);
-  return extendsSession ? { generation: generation.generation, lastSeq } : undefined;
+  const stored = generationHashes(scope, generation.firstSeq, lastSeq);
+  return extendsHashes(stored, hashes) ? { generation: generation.generation, lastSeq } : undefined;
+}
+
+/** The hashes of the generation's messages from `firstSeq` to `lastSeq`, those missing hashed first. */
+function generationHashes(scope: SessionScope, firstSeq: number, lastSeq: number): string[] {
+  const stored = storedHashes(scope.sql, firstSeq, lastSeq);
+  if (stored.length >= lastSeq - firstSeq + 1) return stored;
+  hashMissing(scope, firstSeq);
+  return storedHashes(scope.sql, firstSeq, lastSeq);
+}
+
+/** Whether a request's history (its messages' hashes) starts with every stored message. */
+function extendsHashes(stored: readonly string[], hashes: readonly string[]): boolean {
+  return hashes.length >= stored.length && stored.every((hash, index) => hash === hashes[index]);
 }
 
 /**
