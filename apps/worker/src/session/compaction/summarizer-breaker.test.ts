@@ -9,8 +9,8 @@ import {
 type Row = {
   at: number;
   summarizer: string | null;
-  failure_kind: string | null;
-  failure_message: string | null;
+  failureKind: string | null;
+  failureMessage: string | null;
 };
 
 /** Storage whose compaction history is `rows`, newest first. */
@@ -21,20 +21,20 @@ function history(rows: Row[]): SqlStorage {
 const failed = (at: number): Row => ({
   at,
   summarizer: "extractive",
-  failure_kind: "server_error",
-  failure_message: "500 from the summarizer",
+  failureKind: "server_error",
+  failureMessage: "500 from the summarizer",
 });
 const summarized = (at: number): Row => ({
   at,
   summarizer: "llm",
-  failure_kind: null,
-  failure_message: null,
+  failureKind: null,
+  failureMessage: null,
 });
 const stripped = (at: number): Row => ({
   at,
   summarizer: null,
-  failure_kind: null,
-  failure_message: null,
+  failureKind: null,
+  failureMessage: null,
 });
 
 const COOLDOWN_SECONDS = 600;
