@@ -33,7 +33,7 @@ import { Conversation, type ConversationOptions } from "./conversation.js";
 import { CondenseApiError } from "./errors.js";
 import { overlay } from "./overlay.js";
 import { type StreamingCreate, watchStream } from "./sdk-stream.js";
-import { anthropicUsage } from "./usage-report.js";
+import { anthropicUsage } from "./usage/usage-report.js";
 
 type Messages = Anthropic["messages"];
 type RequestOptions = Parameters<Messages["create"]>[1];

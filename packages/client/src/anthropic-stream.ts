@@ -10,7 +10,7 @@
 
 import type { ContentBlock, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
 import type { InputMessage, UsageReport } from "./api-types.js";
-import { anthropicUsage } from "./usage-report.js";
+import { anthropicUsage } from "./usage/usage-report.js";
 
 /** Block types the session stores (server-tool blocks are the provider's business). */
 const STORABLE = new Set(["text", "tool_use", "thinking", "redacted_thinking"]);

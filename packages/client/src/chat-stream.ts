@@ -9,7 +9,7 @@
 
 import type { ChatCompletionChunk } from "openai/resources/chat/completions";
 import type { UsageReport } from "./api-types.js";
-import { chatUsage } from "./usage-report.js";
+import { chatUsage } from "./usage/usage-report.js";
 
 export interface AssembledToolCall {
   id: string;

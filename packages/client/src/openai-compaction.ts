@@ -28,7 +28,7 @@ import { ChatStreamAssembler } from "./chat-stream.js";
 import { Conversation, type ConversationOptions } from "./conversation.js";
 import { overlay } from "./overlay.js";
 import { type StreamingCreate, watchStream } from "./sdk-stream.js";
-import { chatUsage, responsesUsage } from "./usage-report.js";
+import { chatUsage, responsesUsage } from "./usage/usage-report.js";
 
 type RequestOptions = Parameters<OpenAI["chat"]["completions"]["create"]>[1];
 

@@ -35,7 +35,7 @@ import type { InputMessage, UsageReport } from "../api-types.js";
 import { Conversation, type ConversationOptions, type SessionContext } from "../conversation.js";
 import { CondenseApiError } from "../errors.js";
 import type { SessionLock } from "../session-lock.js";
-import { aiSdkUsage } from "../usage-report.js";
+import { aiSdkUsage } from "../usage/usage-report.js";
 import type { ChatMessage } from "./canonical-message.js";
 import { fromCanonical } from "./from-canonical.js";
 import { canonicalKey, PromptMemory } from "./message-keys.js";

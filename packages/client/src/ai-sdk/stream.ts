@@ -14,7 +14,7 @@ import type {
   SharedV4ProviderMetadata,
 } from "@ai-sdk/provider";
 import type { UsageReport } from "../api-types.js";
-import { aiSdkUsage } from "../usage-report.js";
+import { aiSdkUsage } from "../usage/usage-report.js";
 
 type Block = { block: "text" | "reasoning"; text: string; metadata?: SharedV4ProviderMetadata };
 

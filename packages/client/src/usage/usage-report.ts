@@ -9,7 +9,7 @@
 import type { LanguageModelV4Usage } from "@ai-sdk/provider";
 import type { CompletionUsage } from "openai/resources/completions";
 import type { ResponseUsage } from "openai/resources/responses/responses";
-import type { UsageReport } from "./api-types.js";
+import type { UsageReport } from "../api-types.js";
 
 /**
  * The report of `inputTokens` with its cached parts. The service refuses cached parts over the
