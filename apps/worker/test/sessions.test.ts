@@ -21,7 +21,7 @@ import type {
   ToolOutputResponseBody,
   TranscriptResponseBody,
 } from "../src/api/schemas";
-import { readSnapshot } from "../src/session/context/context-view";
+import { readSnapshot } from "../src/session/context/snapshot";
 import { MessageStore } from "../src/session/store/message-store";
 import { readSession } from "../src/session/store/session-record";
 import { sessionScope } from "../src/session/store/session-scope";

@@ -44,11 +44,8 @@ import {
 } from "../api/schemas";
 import type { AppEnv } from "../http/app-env";
 import { defineRoute, type RouteInputOf, type RouteSpec } from "../http/route";
-import {
-  type ContextData,
-  type OverflowData,
-  renderContext,
-} from "../session/context/context-view";
+import type { ContextData, OverflowData } from "../session/context/context-data";
+import { renderContext } from "../session/context/context-formats";
 import { matchExpressions } from "../session/recall/search";
 import type { TranscriptPage } from "../session/recall/transcript-page";
 import { type SessionStub, sessionStub } from "../session/session-stub";

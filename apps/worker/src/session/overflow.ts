@@ -12,11 +12,8 @@
 import { isContextOverflowError, type MessageFormat, parseOverflowTokens } from "@condense/core";
 import { ApiError } from "../api/errors";
 import type { CompactionScheduler } from "./compaction/scheduler";
-import {
-  checkFormatAvailable,
-  checkPartsAvailableNow,
-  measureCommitted,
-} from "./context/context-view";
+import { checkFormatAvailable, checkPartsAvailableNow } from "./context/context-formats";
+import { measureCommitted } from "./context/context-measure";
 import { calibrateWithProviderCount } from "./context/provider-counts";
 import {
   requireSession,

@@ -12,7 +12,7 @@
 import { workerConfig } from "../config/worker-config";
 import { nextDeliveryAt } from "./compaction/compaction-events";
 import type { CompactionScheduler } from "./compaction/scheduler";
-import { measureCommitted } from "./context/context-view";
+import { measureCommitted } from "./context/context-measure";
 import type { DeletionOptions } from "./deletion";
 import { coldCacheAt, lastReadAt } from "./store/cold-cache";
 import type { MessageStore } from "./store/message-store";

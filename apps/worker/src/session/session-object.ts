@@ -41,13 +41,9 @@ import { type ManualCompactInput, ManualCompactions } from "./compaction/manual"
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import type { PendingMark } from "./compaction/pending";
 import { CompactionScheduler } from "./compaction/scheduler";
-import {
-  type ContextData,
-  checkFormatAvailable,
-  checkPartsAvailableNow,
-  measureCommitted,
-  type OverflowData,
-} from "./context/context-view";
+import type { ContextData, OverflowData } from "./context/context-data";
+import { checkFormatAvailable, checkPartsAvailableNow } from "./context/context-formats";
+import { measureCommitted } from "./context/context-measure";
 import { currentGeneration } from "./context/generations";
 import { type MemoryInsert, memoryFor } from "./context/memory-context";
 import { takeServedCompaction } from "./context/served-compaction";

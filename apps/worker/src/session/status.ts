@@ -14,13 +14,8 @@ import { webhookStatus } from "./compaction/compaction-events";
 import { compactionCountAndLast } from "./compaction/history";
 import { type SummarizerBreaker, summarizerBreakerOf } from "./compaction/summarizer-breaker";
 import { type Thrashing, thrashingOf } from "./compaction/thrashing";
-import {
-  compactionStatus,
-  contextSize,
-  measureCommitted,
-  measureContext,
-  readViewState,
-} from "./context/context-view";
+import { compactionStatus } from "./context/context-data";
+import { contextSize, measureCommitted, measureContext } from "./context/context-measure";
 import { currentGeneration } from "./context/generations";
 import { sessionBillBody } from "./context/served-turns";
 import {
@@ -33,6 +28,7 @@ import {
 } from "./store/session-record";
 import type { SessionScope } from "./store/session-scope";
 import { readSettings } from "./store/settings";
+import { readViewState } from "./store/view-state";
 
 /** The configured compaction's failures in a row, when it keeps throwing (null while it works). */
 function failureOf(session: SessionRow): SessionStatusBody["compaction"]["failure"] {

@@ -13,12 +13,8 @@ import {
   sendableMessages,
 } from "@condense/core";
 import { renderMessages } from "../../api/formats";
-import {
-  type ContextData,
-  renderContext,
-  stableCount,
-  withPinned,
-} from "../../session/context/context-view";
+import { type ContextData, stableCount, withPinned } from "../../session/context/context-data";
+import { renderContext } from "../../session/context/context-formats";
 import type { GatewayContextByReference } from "../../session/turns/gateway-context";
 import type { RequestHistory } from "../protocols/protocol";
 

@@ -4,7 +4,7 @@
  * that the provider counts as input (`GatewayProtocol.overheadFields`: tool
  * definitions, Responses' `instructions`). Agents send it on every request
  * (Claude Code ~12k tokens of tools), so the session keeps room for it in the
- * window and leaves it out of its calibration (`session/context/context-view`,
+ * window and leaves it out of its calibration (`session/context/context-measure`,
  * `session/context/provider-counts`). Counted with the engine's tokenizer for the
  * request's model, as the JSON (or the text) the client sent; agents resend
  * the same tools every turn, so the counts are kept per isolate.

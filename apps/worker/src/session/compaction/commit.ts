@@ -14,8 +14,9 @@ import type { ChatMessage, Ledger, PrunedToolOutput } from "@condense/core";
 import type { CompactionStrategy } from "../../api/compaction-strategy";
 import type { CompactionEventBody } from "../../api/schemas";
 import { type CompactionLogBase, type CompactionLogLine, logCompaction } from "../../log/log-lines";
-import { type ContextMeasure, commitView, isCurrent } from "../context/context-view";
+import type { ContextMeasure } from "../context/context-measure";
 import { sessionBillBody } from "../context/served-turns";
+import { isCurrent } from "../context/snapshot";
 import { markPruned, type OutputSeqs } from "../context/tool-outputs";
 import { saveCacheState } from "../store/cache-state";
 import {
@@ -27,6 +28,7 @@ import {
   setRetryAt,
 } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
+import { commitView } from "../store/view-state";
 import { recordCompactionEvent } from "./compaction-events";
 import { compactionReach } from "./exhaustion";
 import { type CompactionFallback, recordCompaction } from "./history";

@@ -16,7 +16,7 @@
  * overflow the upstream reports still compacts at once.
  */
 
-import type { ContextMeasure } from "../context/context-view";
+import type { ContextMeasure } from "../context/context-measure";
 import type { MessageStore } from "../store/message-store";
 import { isExhausted, type SessionRow } from "../store/session-record";
 

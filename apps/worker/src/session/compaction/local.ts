@@ -21,7 +21,7 @@ import {
   summaryDigest,
 } from "@condense/core";
 import { workerConfig } from "../../config/worker-config";
-import type { ContextMeasure } from "../context/context-view";
+import type { ContextMeasure } from "../context/context-measure";
 import { cutOutputReference, type OutputSeqs, outputReference } from "../context/tool-outputs";
 import { cacheStateOf } from "../store/cache-state";
 import { ledgerOf, type SessionRow } from "../store/session-record";

@@ -11,7 +11,7 @@
 
 import type { IdempotencyInput } from "../../api/idempotency-key";
 import type { ManualCompactResponseBody } from "../../api/schemas";
-import { measureCommitted } from "../context/context-view";
+import { measureCommitted } from "../context/context-measure";
 import { inflightKey, remember, replay } from "../store/idempotency";
 import { notFound, requireSession, type SessionCall } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";

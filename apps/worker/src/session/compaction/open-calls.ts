@@ -9,7 +9,7 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import type { Snapshot } from "../context/context-view";
+import type { Snapshot } from "../context/snapshot";
 
 /**
  * How many messages at the end of `messages` form an open tool-call group: the

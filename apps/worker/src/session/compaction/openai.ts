@@ -16,7 +16,7 @@ import {
   openAIKey,
   responsesCompactEndpoint,
 } from "../../openai/responses-compact";
-import { messagesTokens } from "../context/context-view";
+import { messagesTokens } from "../context/context-measure";
 import type { NewView } from "./commit";
 import type { CompactionSnapshot } from "./open-calls";
 

@@ -7,7 +7,7 @@
  */
 
 import type { CompactionTrigger } from "../../api/compaction-trigger";
-import { type ContextMeasure, measureCommitted } from "../context/context-view";
+import { type ContextMeasure, measureCommitted } from "../context/context-measure";
 import { readSession, setPendingTrigger } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";

@@ -17,7 +17,7 @@
 
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { workerConfig } from "../../config/worker-config";
-import { measureCommitted } from "../context/context-view";
+import { measureCommitted } from "../context/context-measure";
 import {
   clearPendingTrigger,
   readSession,

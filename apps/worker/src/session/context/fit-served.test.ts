@@ -3,8 +3,9 @@ import { describe, expect, it } from "vitest";
 import { ApiError } from "../../api/errors";
 import type { SessionRow } from "../store/session-record";
 import { DEFAULT_SETTINGS, type SessionSettings } from "../store/settings";
-import { measureContext, type Snapshot } from "./context-view";
+import { measureContext } from "./context-measure";
 import { fitServed } from "./fit-served";
+import type { Snapshot } from "./snapshot";
 
 const model = "gpt-4o";
 

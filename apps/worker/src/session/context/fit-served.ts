@@ -17,7 +17,8 @@
 import { type ChatMessage, fitContext, messageTokens, RECALL_TOOL_NAME } from "@condense/core";
 import { ApiError } from "../../api/errors";
 import type { SessionSettings } from "../store/settings";
-import type { ContextMeasure, Snapshot } from "./context-view";
+import type { ContextMeasure } from "./context-measure";
+import type { Snapshot } from "./snapshot";
 import { cutOutputReference, outputSeqs } from "./tool-outputs";
 
 /** The reply priming `countMessageTokens` adds and a snapshot's sum of stored counts leaves out. */

@@ -15,7 +15,7 @@
 
 import type { SessionRow } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
-import { commitView } from "./context-view";
+import { commitView } from "../store/view-state";
 
 export interface Generation {
   generation: number;

@@ -16,7 +16,7 @@ import type { MessageStore } from "../store/message-store";
 import { requireSession, type SessionKey, type SessionRow } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
-import { readViewState } from "./context-view";
+import { readViewState } from "../store/view-state";
 
 /** What `/context` reports about the memory block (absent when the setting is off). */
 export interface MemoryInsert {

@@ -10,7 +10,7 @@ import { calibrate, isExactlyCounted } from "../store/calibration";
 import { calibrationOf, type SessionRow, saveCalibration } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { modelFor, type SessionSettings } from "../store/settings";
-import { contextSize, messagesTokens } from "./context-view";
+import { contextSize, messagesTokens } from "./context-measure";
 
 /** A provider's count of a prompt, and our estimate of that prompt in engine tokens. */
 export interface ProviderCount {

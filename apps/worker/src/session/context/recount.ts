@@ -14,7 +14,8 @@
 import { messageTokens, toCanonical } from "@condense/core";
 import { saveCalibration, saveRecountedTokens } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
-import { messagesTokens, readViewState } from "./context-view";
+import { readViewState } from "../store/view-state";
+import { messagesTokens } from "./context-measure";
 
 /** Transcript messages recounted per read, so a long transcript is never loaded whole. */
 const PAGE_MESSAGES = 256;

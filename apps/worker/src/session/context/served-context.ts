@@ -14,17 +14,13 @@ import type { MessageFormat } from "@condense/core";
 import { requireSession, type SessionKey, saveServed } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
-import {
-  type ContextData,
-  checkContextParts,
-  compactionStatus,
-  contextData,
-  measureContext,
-  readSnapshot,
-} from "./context-view";
+import { type ContextData, compactionStatus, contextData } from "./context-data";
+import { checkContextParts } from "./context-formats";
+import { measureContext } from "./context-measure";
 import { fitServed } from "./fit-served";
 import { type MemoryInsert, withMemoryPinned } from "./memory-context";
 import { recordServedTurn } from "./served-turns";
+import { readSnapshot } from "./snapshot";
 
 export interface ServeOptions {
   /** Whether the caller waited for a compaction (the context did not fit). */

@@ -24,7 +24,7 @@ import type { CompactionsResponseBody, SessionBillBody } from "../../api/schemas
 import { afterTurn, cacheStateOf, saveCacheState } from "../store/cache-state";
 import type { SessionRow } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
-import { readViewState } from "./context-view";
+import { readViewState } from "../store/view-state";
 import { currentGeneration } from "./generations";
 
 /** The turn's columns as the row's camelCase fields. */

@@ -27,7 +27,7 @@ import {
 import { ApiError } from "../../api/errors";
 import type { ToolOutputResponseBody } from "../../api/schemas";
 import type { SessionScope } from "../store/session-scope";
-import type { Snapshot } from "./context-view";
+import type { Snapshot } from "./snapshot";
 
 /** The table's columns as the row's camelCase fields. */
 const OUTPUT_COLUMNS = `tool_call_id AS toolCallId, occurrence, tool_name AS toolName, call_seq AS callSeq,

@@ -18,8 +18,8 @@ import { invalidQuery } from "../../api/errors";
 import type { SearchResponseBody, SearchResultBody } from "../../api/schemas";
 import { fuseRankings } from "../../semantic/semantic-index";
 import { ftsQuery } from "../../user/fts-query";
-import { readViewState } from "../context/context-view";
 import { currentGeneration } from "../context/generations";
+import { readViewState } from "../store/view-state";
 import { isBackfillComplete, PIECES_PER_SEQ } from "./search-index";
 
 export type SearchRole = "system" | "developer" | "user" | "assistant" | "tool";

@@ -3,7 +3,7 @@
  * The cost policy's state of a session (core `CacheState`: the excess read from the prompt cache
  * since the last compaction, the context that compaction left, and the part of it no compaction
  * rewrites), kept on the session's row so that the policy decides across requests and restarts.
- * Every compaction decision takes it (`context-view`'s measure, the engine's `compact()`); a served
+ * Every compaction decision takes it (`context-measure`, the engine's `compact()`); a served
  * turn adds what it read (`served-turns`), and a committed compaction starts it again
  * (`compaction/commit`). NULL before the first compaction: the engine then decides statelessly.
  */

@@ -21,20 +21,16 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import {
-  contextSize,
-  measureContext,
-  readSnapshot,
-  readViewState,
-  type Snapshot,
-} from "../context/context-view";
+import { contextSize, measureContext } from "../context/context-measure";
 import { fitServed } from "../context/fit-served";
 import { currentGeneration } from "../context/generations";
 import { type MemoryInsert, withMemoryPinned } from "../context/memory-context";
 import { recordServedTurn } from "../context/served-turns";
+import { readSnapshot, type Snapshot } from "../context/snapshot";
 import { type SessionRow, saveServed } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
+import { readViewState } from "../store/view-state";
 
 /**
  * A gateway turn's context by reference: the request's own history from `historyFrom` on (its

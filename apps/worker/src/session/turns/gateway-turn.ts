@@ -21,7 +21,7 @@
 import type { ChatMessage, ProviderUsage } from "@condense/core";
 import { ApiError } from "../../api/errors";
 import type { PendingMark } from "../compaction/pending";
-import type { ContextData } from "../context/context-view";
+import type { ContextData } from "../context/context-data";
 import { currentGeneration, type Generation, startGeneration } from "../context/generations";
 import { recordTurnUsage } from "../context/served-turns";
 import { checkToolTraffic, type ToolTrafficProblem } from "../context/tool-outputs";

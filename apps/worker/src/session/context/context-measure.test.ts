@@ -2,12 +2,8 @@ import { type ChatMessage, contextWindowFor, messageTokens } from "@condense/cor
 import { describe, expect, it } from "vitest";
 import type { SessionRow } from "../store/session-record";
 import { DEFAULT_SETTINGS, type SessionSettings } from "../store/settings";
-import { measureContext, renderContext, withPinned } from "./context-view";
+import { measureContext } from "./context-measure";
 
-const system: ChatMessage = { role: "system", content: "rules" };
-const developer: ChatMessage = { role: "developer", content: "more rules" };
-const user: ChatMessage = { role: "user", content: "hello" };
-const assistant: ChatMessage = { role: "assistant", content: "hi" };
 const pin: ChatMessage = { role: "user", content: "Always answer in French." };
 
 function session(overrides: Partial<SessionRow> = {}): SessionRow {
@@ -47,24 +43,6 @@ function session(overrides: Partial<SessionRow> = {}): SessionRow {
 function settings(overrides: Partial<SessionSettings> = {}): SessionSettings {
   return { ...DEFAULT_SETTINGS, ...overrides };
 }
-
-describe("withPinned", () => {
-  it("puts pinned messages after the leading system and developer messages", () => {
-    expect(withPinned([system, developer, user, assistant], [pin])).toEqual([
-      system,
-      developer,
-      pin,
-      user,
-      assistant,
-    ]);
-  });
-
-  it("puts them first when there is no leading system message, and changes nothing without any", () => {
-    expect(withPinned([user, system], [pin])).toEqual([pin, user, system]);
-    const messages = [system, user];
-    expect(withPinned(messages, [])).toBe(messages);
-  });
-});
 
 describe("measureContext", () => {
   it("hands the engine the calibrated window minus the pinned messages, and reports calibrated figures", () => {
@@ -135,37 +113,6 @@ describe("measureContext", () => {
     // Learned for another model: not this one's.
     expect(measureContext(learned, settings(), 1_000, "gpt-4.1").contextWindow).toBe(
       contextWindowFor("gpt-4.1"),
-    );
-  });
-});
-
-describe("renderContext", () => {
-  const compaction = { type: "compaction", encrypted_content: "gAAAA-opaque" };
-
-  it("renders the messages in the format asked for", () => {
-    const rendered = renderContext({ messages: [system, user] }, "anthropic");
-    expect(rendered).toEqual({ system: "rules", messages: [{ role: "user", content: "hello" }] });
-  });
-
-  it("sends OpenAI compaction items as they are, then the messages after them, in Responses", () => {
-    const rendered = renderContext(
-      { messages: [user], responsesItems: [compaction], rest: [user] },
-      "responses",
-    );
-    expect(rendered.messages[0]).toBe(compaction);
-    expect(rendered.messages).toHaveLength(2);
-    expect(JSON.stringify(rendered.messages[1])).toContain("hello");
-  });
-
-  it("refuses OpenAI compaction items in another format, saying how to ask for Responses", () => {
-    const items = { messages: [user], responsesItems: [compaction], rest: [user] };
-    expect(() => renderContext(items, "openai")).toThrow(/ask for format=responses or set/);
-    expect(() => renderContext(items, "anthropic", { askFor: "use /responses" })).toThrow(
-      expect.objectContaining({
-        status: 409,
-        code: "format_not_available",
-        message: expect.stringContaining("use /responses or set the session's strategy to local"),
-      }),
     );
   });
 });
