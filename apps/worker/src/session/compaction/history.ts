@@ -9,14 +9,7 @@
 import type { CompactionStrategy } from "../../api/compaction-strategy";
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import type { CompactionEventBody } from "../../api/schemas";
-import { insertRow } from "../../sqlite/insert-row";
-
-/** The table's columns as the row's camelCase fields. */
-const COMPACTION_COLUMNS = `id, at, trigger, strategy, tier, tokens_before AS tokensBefore,
-  tokens_after AS tokensAfter, from_seq AS fromSeq, to_seq AS toSeq, summary, summarizer,
-  failure_kind AS failureKind, failure_message AS failureMessage, pruned_count AS prunedCount,
-  passes, duration_ms AS durationMs, fallback_attempts AS fallbackAttempts,
-  fallback_error AS fallbackError`;
+import { insertRow, table } from "../../sqlite/insert-row";
 
 type CompactionRow = {
   id: number;
@@ -40,6 +33,28 @@ type CompactionRow = {
   fallbackAttempts: number | null;
   fallbackError: string | null;
 };
+
+/** `condense_compactions`: the row's fields and their columns. */
+const COMPACTIONS = table<CompactionRow, "id">("condense_compactions", {
+  id: "id",
+  at: "at",
+  trigger: "trigger",
+  strategy: "strategy",
+  tier: "tier",
+  tokensBefore: "tokens_before",
+  tokensAfter: "tokens_after",
+  fromSeq: "from_seq",
+  toSeq: "to_seq",
+  summary: "summary",
+  summarizer: "summarizer",
+  failureKind: "failure_kind",
+  failureMessage: "failure_message",
+  prunedCount: "pruned_count",
+  passes: "passes",
+  durationMs: "duration_ms",
+  fallbackAttempts: "fallback_attempts",
+  fallbackError: "fallback_error",
+});
 
 /** A deterministic fallback after the configured compaction threw: the attempts that failed in a row, and the last error. */
 export interface CompactionFallback {
@@ -101,29 +116,29 @@ function eventFromRow(row: CompactionRow): CompactionEventBody {
 
 /** Inserts the event; run it inside the commit's transaction. */
 export function recordCompaction(sql: SqlStorage, record: CompactionRecord): CompactionEventBody {
-  const row = insertRow<CompactionRow>(
+  const row = insertRow(
     sql,
-    "condense_compactions",
+    COMPACTIONS,
     {
       at: record.at,
       trigger: record.trigger,
       strategy: record.strategy,
       tier: record.tier,
-      tokens_before: record.tokensBefore,
-      tokens_after: record.tokensAfter,
-      from_seq: record.fromSeq,
-      to_seq: record.toSeq,
+      tokensBefore: record.tokensBefore,
+      tokensAfter: record.tokensAfter,
+      fromSeq: record.fromSeq,
+      toSeq: record.toSeq,
       summary: record.summary,
       summarizer: record.summarizer,
-      failure_kind: record.failure?.kind ?? null,
-      failure_message: record.failure?.message ?? null,
-      pruned_count: record.prunedCount,
+      failureKind: record.failure?.kind ?? null,
+      failureMessage: record.failure?.message ?? null,
+      prunedCount: record.prunedCount,
       passes: record.passes,
-      duration_ms: record.durationMs,
-      fallback_attempts: record.fallback?.failedAttempts ?? null,
-      fallback_error: record.fallback?.error ?? null,
+      durationMs: record.durationMs,
+      fallbackAttempts: record.fallback?.failedAttempts ?? null,
+      fallbackError: record.fallback?.error ?? null,
     },
-    { returning: COMPACTION_COLUMNS },
+    { returning: true },
   ).one();
   return eventFromRow(row);
 }
@@ -131,7 +146,7 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
 /** Every committed compaction, oldest first. */
 export function listCompactions(sql: SqlStorage): CompactionEventBody[] {
   return sql
-    .exec<CompactionRow>(`SELECT ${COMPACTION_COLUMNS} FROM condense_compactions ORDER BY id`)
+    .exec<CompactionRow>(`SELECT ${COMPACTIONS.select} FROM ${COMPACTIONS.name} ORDER BY id`)
     .toArray()
     .map(eventFromRow);
 }
@@ -144,7 +159,7 @@ export function compactionCountAndLast(sql: SqlStorage): {
   const count = sql.exec<{ n: number }>("SELECT COUNT(*) AS n FROM condense_compactions").one().n;
   const last = sql
     .exec<CompactionRow>(
-      `SELECT ${COMPACTION_COLUMNS} FROM condense_compactions ORDER BY id DESC LIMIT 1`,
+      `SELECT ${COMPACTIONS.select} FROM ${COMPACTIONS.name} ORDER BY id DESC LIMIT 1`,
     )
     .toArray()[0];
   return { count, last: last === undefined ? null : eventFromRow(last) };

@@ -7,7 +7,7 @@
 
 import type { ChatMessage } from "@condense/core";
 import type { CompactionStrategy } from "../../api/compaction-strategy";
-import { insertRow } from "../../sqlite/insert-row";
+import { insertRow, table } from "../../sqlite/insert-row";
 import type { SessionScope } from "./session-scope";
 
 export type ViewState = {
@@ -20,14 +20,24 @@ export type ViewState = {
   openaiKeyFingerprint: string | null;
 };
 
+/** `condense_view_state`, one row (`id = 1`): the state's fields and their columns. */
+const VIEW_STATE = table<ViewState>(
+  "condense_view_state",
+  {
+    coveredSeq: "covered_seq",
+    compactionId: "compaction_id",
+    tokens: "tokens",
+    summary: "summary",
+    strategy: "strategy",
+    openaiEndpoint: "openai_endpoint",
+    openaiKeyFingerprint: "openai_key_fingerprint",
+  },
+  { id: 1 },
+);
+
 export function readViewState(sql: SqlStorage): ViewState | undefined {
-  // The columns as the type's fields: snake_case stays in the SQL.
   return sql
-    .exec<ViewState>(
-      `SELECT covered_seq AS coveredSeq, compaction_id AS compactionId, tokens, summary, strategy,
-         openai_endpoint AS openaiEndpoint, openai_key_fingerprint AS openaiKeyFingerprint
-       FROM condense_view_state WHERE id = 1`,
-    )
+    .exec<ViewState>(`SELECT ${VIEW_STATE.select} FROM ${VIEW_STATE.name} WHERE id = 1`)
     .toArray()[0];
 }
 
@@ -49,16 +59,15 @@ export function commitView(scope: SessionScope, commit: ViewCommit): void {
   store.replaceView(commit.entries);
   insertRow(
     sql,
-    "condense_view_state",
+    VIEW_STATE,
     {
-      id: 1,
-      covered_seq: commit.coveredSeq,
-      compaction_id: commit.compactionId,
+      coveredSeq: commit.coveredSeq,
+      compactionId: commit.compactionId,
       tokens: commit.tokens,
       summary: commit.summary,
       strategy: commit.strategy,
-      openai_endpoint: commit.openai?.endpoint ?? null,
-      openai_key_fingerprint: commit.openai?.keyFingerprint ?? null,
+      openaiEndpoint: commit.openai?.endpoint ?? null,
+      openaiKeyFingerprint: commit.openai?.keyFingerprint ?? null,
     },
     { replace: true },
   );
