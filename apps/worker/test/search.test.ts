@@ -15,6 +15,7 @@ import { searchSession } from "../src/session/recall/search";
 import { backfillStep, indexMessage, isBackfillComplete } from "../src/session/recall/search-index";
 import { MessageStore } from "../src/session/store/message-store";
 import { migrate } from "../src/session/store/schema";
+import { sessionScope } from "../src/session/store/session-scope";
 import {
   append,
   call,
@@ -454,9 +455,10 @@ describe("backfill of sessions from before the index (schema v7)", () => {
       writeV7Session(state.storage, id, 31);
       migrate(state.storage);
       const store = new MessageStore(sql);
+      const scope = sessionScope(() => state.storage, store, undefined);
       const input = { q: "logbook", limit: 50 };
       const before = searchSession(sql, input);
-      const first = backfillStep(state.storage, store, 10);
+      const first = backfillStep(scope, 10);
       const partial = searchSession(sql, input);
       // An append while the backfill is under way (as the append transaction indexes it).
       const late: Message = { role: "user", content: "a logbook arrives late" };
@@ -464,8 +466,8 @@ describe("backfill of sessions from before the index (schema v7)", () => {
       indexMessage(sql, late as never, 32);
       const withLate = searchSession(sql, input);
       let rounds = 1;
-      while (!backfillStep(state.storage, store, 10)) rounds++;
-      const again = backfillStep(state.storage, store, 10);
+      while (!backfillStep(scope, 10)) rounds++;
+      const again = backfillStep(scope, 10);
       return {
         before: before.results.length,
         beforeComplete: before.indexing.complete,

@@ -70,7 +70,7 @@ function coldCompactionAt(target: AlarmTarget, session: SessionRow): number | un
   const sql = target.sql();
   const measure = measureCommitted(target.scope, session, readSettings(sql));
   const at = coldCacheAt(lastReadAt(sql), measure.model);
-  return at !== undefined && at > Date.now() && measure.tokens >= measure.triggerTokens
+  return at !== undefined && at > target.scope.now() && measure.tokens >= measure.triggerTokens
     ? at
     : undefined;
 }
@@ -82,7 +82,7 @@ export async function runAlarm(target: AlarmTarget): Promise<void> {
     return;
   }
   await dropTombstone(target.storage);
-  const now = Date.now();
+  const now = target.scope.now();
   const retentionMs = workerConfig(target.env).sessionRetentionMs;
   if (isPastRetention(session, retentionMs, now)) {
     const key = { userId: session.userId, sessionId: session.sessionId };

@@ -116,12 +116,19 @@ export class SessionObject extends DurableObject<Env> {
    * Where a compaction's memory flush writes, per user: the user's object (tests set a fake).
    */
   memorySinks: MemorySinkFactory = userMemorySink;
+  /** The session's clock (`SessionScope.now`): tests may set a fixed one. */
+  clock: () => number = Date.now;
 
   constructor(ctx: DurableObjectState, env: Env) {
     super(ctx, env);
     this.#store = new MessageStore(ctx.storage.sql);
-    this.#scope = sessionScope(() => this.#migratedStorage(), this.#store, env.DEFAULT_MODEL);
-    this.#backfill = new BackfillChain(ctx.storage, this.#store, () => this.#migrated);
+    this.#scope = sessionScope(
+      () => this.#migratedStorage(),
+      this.#store,
+      env.DEFAULT_MODEL,
+      () => this.clock(),
+    );
+    this.#backfill = new BackfillChain(this.#scope, () => this.#migrated);
     this.#reporter = new ListReporter({
       // A deleted session's tables are gone; reading would create them again.
       read: () => (this.#migrated ? listReport(this.#scope) : undefined),
@@ -168,7 +175,11 @@ export class SessionObject extends DurableObject<Env> {
     this.#delivery = this.#delivery
       .then(async () => {
         // A batch at a time; the alarm takes over from a webhook that keeps failing.
-        for (let batch = 0; batch < 4 && (await deliverDueEvents(open)) > 0; batch++) {}
+        for (
+          let batch = 0;
+          batch < 4 && (await deliverDueEvents(open, this.#scope.now)) > 0;
+          batch++
+        ) {}
         // Only the delivery's own retry: the alarm's other work arms it where it is decided.
         const sql = open();
         const next = sql === undefined ? undefined : nextDeliveryAt(sql);
@@ -227,7 +238,10 @@ export class SessionObject extends DurableObject<Env> {
         this.#migrated = false;
       },
       deliverEvents: () =>
-        deliverDueEvents(() => (this.#migrated ? this.ctx.storage.sql : undefined)),
+        deliverDueEvents(
+          () => (this.#migrated ? this.ctx.storage.sql : undefined),
+          this.#scope.now,
+        ),
     };
   }
 
@@ -416,7 +430,7 @@ export class SessionObject extends DurableObject<Env> {
     return rpcResult(async () => {
       const sql = this.#sql();
       requireSession(sql, key);
-      if (!isBackfillComplete(sql) && !backfillStep(this.ctx.storage, this.#store)) {
+      if (!isBackfillComplete(sql) && !backfillStep(this.#scope)) {
         this.#backfill.continue();
       }
       const vectors = this.#vectors();
@@ -590,8 +604,8 @@ export class SessionObject extends DurableObject<Env> {
     return rpcResult(async () => {
       const created = this.#isNew();
       const kept = inTransaction(this.#scope, (sql) => {
-        openSession(sql, call, Date.now());
-        return saveSideRequest(sql, input, Date.now());
+        openSession(sql, call, this.#scope.now());
+        return saveSideRequest(sql, input, this.#scope.now());
       });
       await this.#reportWrite(created);
       return kept;
@@ -604,7 +618,7 @@ export class SessionObject extends DurableObject<Env> {
     input: { id: number; messages: ChatMessage[] },
   ): Promise<RpcResult<{ kept: boolean }>> {
     return this.#read(key, (sql) => ({
-      kept: saveSideAnswer(sql, input.id, input.messages, Date.now()),
+      kept: saveSideAnswer(sql, input.id, input.messages, this.#scope.now()),
     }));
   }
 

@@ -37,7 +37,7 @@ export function updateSettings(
   env: Env,
 ): void {
   inTransaction(scope, (sql) => {
-    const now = Date.now();
+    const now = scope.now();
     const current = readSettings(sql);
     const lastModel = readSession(sql)?.lastModel ?? null;
     const merged = mergeSettings(current, update);

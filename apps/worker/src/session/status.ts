@@ -86,7 +86,7 @@ export function sessionStatus(
   const measure = measureContext(session, settings, size.tokens, defaultModel);
   const history = compactionCountAndLast(sql);
   const cooldown =
-    session.cooldownUntil !== null && session.cooldownUntil > Date.now()
+    session.cooldownUntil !== null && session.cooldownUntil > scope.now()
       ? session.cooldownUntil
       : null;
   return {
@@ -109,7 +109,7 @@ export function sessionStatus(
       status: compactionStatus(session, compactionRunning),
       failure: failureOf(session),
       thrashing: thrashingBody(thrashingOf(sql)),
-      summarizer: breakerBody(summarizerBreakerOf(sql, Date.now(), cooldownSeconds)),
+      summarizer: breakerBody(summarizerBreakerOf(sql, scope.now(), cooldownSeconds)),
     },
     overheadTokens: measure.overheadTokens,
     learnedContextWindow: learnedWindowOf(session, measure.model) ?? null,

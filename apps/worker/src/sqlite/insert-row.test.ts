@@ -8,12 +8,16 @@ function freshObject() {
 }
 
 type Row = { id: number; firstName: string; itemCount: number; note: string | null };
-const rows = table<Row, "id">("t", {
-  id: "id",
-  firstName: "first_name",
-  itemCount: "item_count",
-  note: "note",
-});
+const rows = table<Row, "id">(
+  "t",
+  {
+    id: "id",
+    firstName: "first_name",
+    itemCount: "item_count",
+    note: "note",
+  },
+  { generated: ["id"] },
+);
 
 describe("insertRow", () => {
   it("stores each field in its column, returns the stored row as fields when asked, and replaces when asked", async () => {
@@ -46,7 +50,11 @@ describe("insertRow", () => {
     await runInDurableObject(freshObject(), (_instance, state) => {
       const sql = state.storage.sql;
       sql.exec("CREATE TABLE s (id INTEGER PRIMARY KEY CHECK (id = 1), item_count INTEGER)");
-      const single = table<{ itemCount: number }>("s", { itemCount: "item_count" }, { id: 1 });
+      const single = table<{ itemCount: number }>(
+        "s",
+        { itemCount: "item_count" },
+        { fixed: { id: 1 } },
+      );
       insertRow(sql, single, { itemCount: 1 }, { replace: true });
       insertRow(sql, single, { itemCount: 2 }, { replace: true });
       expect(sql.exec(`SELECT ${single.select} FROM s`).toArray()).toEqual([{ itemCount: 2 }]);

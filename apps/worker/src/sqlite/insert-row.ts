@@ -22,8 +22,15 @@ export interface Table<Row, Generated extends keyof Row = never> {
   readonly columns: ColumnMap<Row>;
   /** The columns aliased as the row's fields (`covered_seq AS coveredSeq, …`): a SELECT's list. */
   readonly select: string;
+  /** The fields SQLite fills in itself. */
+  readonly generated: readonly Generated[];
   /** Columns set to the same value in every row: a single-row table's key (`id = 1`). */
   readonly fixed: Readonly<Record<string, SqlStorageValue>>;
+}
+
+export interface TableOptions<Generated> {
+  generated?: readonly Generated[];
+  fixed?: Record<string, SqlStorageValue>;
 }
 
 /** The table `name` whose rows are `Row`, stored in `columns`. */
@@ -33,12 +40,12 @@ export function table<
 >(
   name: string,
   columns: ColumnMap<Row>,
-  fixed: Record<string, SqlStorageValue> = {},
+  { generated = [], fixed = {} }: TableOptions<Generated> = {},
 ): Table<Row, Generated> {
   const select = Object.entries<string>(columns)
     .map(([field, column]) => (field === column ? column : `${column} AS ${field}`))
     .join(", ");
-  return { name, columns, select, fixed };
+  return { name, columns, select, generated, fixed };
 }
 
 export interface InsertOptions {

@@ -109,10 +109,16 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
   const sql = storage.sql;
   const result = storage.transactionSync((): CommitResult => {
     if (!isCurrent(sql, snapshot)) {
-      recordCompactionEvent(sql, "compaction.unchanged", commit.run, {
-        trigger: commit.log.trigger,
-        reason: "the session changed identity meanwhile (deleted, or a new generation started)",
-      });
+      recordCompactionEvent(
+        sql,
+        "compaction.unchanged",
+        commit.run,
+        {
+          trigger: commit.log.trigger,
+          reason: "the session changed identity meanwhile (deleted, or a new generation started)",
+        },
+        commit.scope.now(),
+      );
       return { status: "discarded" };
     }
     const done = (outcome: CommitResult): CommitResult => {
@@ -128,13 +134,19 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     if (view.unchangedReason !== undefined) {
       // As far as it goes until more messages arrive.
       setExhaustedSeq(sql, snapshot.lastSeq);
-      recordCompactionEvent(sql, "compaction.unchanged", commit.run, {
-        trigger: commit.log.trigger,
-        reason: view.unchangedReason,
-      });
+      recordCompactionEvent(
+        sql,
+        "compaction.unchanged",
+        commit.run,
+        {
+          trigger: commit.log.trigger,
+          reason: view.unchangedReason,
+        },
+        commit.scope.now(),
+      );
       return done({ status: "unchanged", reason: view.unchangedReason });
     }
-    const now = Date.now();
+    const now = commit.scope.now();
     const event = recordCompaction(sql, {
       at: now,
       trigger: commit.log.trigger,
@@ -149,7 +161,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
       failure: view.summarizerFailure,
       prunedCount: view.prunedOutputs.length,
       passes: view.passes,
-      durationMs: now - commit.started,
+      durationMs: Date.now() - commit.started,
       fallback: fallback ?? null,
     });
     commitView(commit.scope, {
@@ -173,18 +185,24 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
     // request's overhead kept from its target, until the context has grown (`compaction/exhaustion`).
     setExhaustedSeq(sql, reach === "within" ? null : snapshot.lastSeq, now);
     // In the commit's transaction: the event is never lost, nor told of a compaction that was not.
-    recordCompactionEvent(sql, "compaction.committed", commit.run, {
-      trigger: event.trigger,
-      compactionId: event.id,
-      tier: event.tier,
-      tokensBefore,
-      tokensAfter,
-      summarizer: view.summarizer,
-      summarizerFailure: view.summarizerFailure?.kind ?? null,
-      fallback: fallback !== undefined,
-      durationMs: event.durationMs,
-      bill: sessionBillBody(sql, commit.measure.model),
-    });
+    recordCompactionEvent(
+      sql,
+      "compaction.committed",
+      commit.run,
+      {
+        trigger: event.trigger,
+        compactionId: event.id,
+        tier: event.tier,
+        tokensBefore,
+        tokensAfter,
+        summarizer: view.summarizer,
+        summarizerFailure: view.summarizerFailure?.kind ?? null,
+        fallback: fallback !== undefined,
+        durationMs: event.durationMs,
+        bill: sessionBillBody(sql, commit.measure.model),
+      },
+      commit.scope.now(),
+    );
     return done({ status: "committed", event });
   });
   logCompaction({

@@ -85,7 +85,7 @@ export function recordCompactionEvent(
   type: CompactionEventType,
   run: string,
   data: Record<string, unknown>,
-  now = Date.now(),
+  now: number,
 ): void {
   const session = readSession(sql);
   if (session === undefined) return;
@@ -177,18 +177,21 @@ async function post(
  * Delivers the events that are due, oldest first, at most a batch; the storage is `open()`ed again
  * after each delivery (the session may have been deleted meanwhile). Returns how many it tried.
  */
-export async function deliverDueEvents(open: () => SqlStorage | undefined): Promise<number> {
+export async function deliverDueEvents(
+  open: () => SqlStorage | undefined,
+  now: () => number,
+): Promise<number> {
   const sql = open();
   if (sql === undefined || readSession(sql) === undefined) return 0;
   const url = readSettings(sql).webhookUrl;
-  const now = Date.now();
+  const dueBy = now();
   const due = sql
     .exec<EventRow>(
       `SELECT id, at, type, body, delivery, attempts, next_attempt_at AS nextAttemptAt,
          last_error AS lastError
        FROM condense_events WHERE delivery = 'pending' AND next_attempt_at <= ?
        ORDER BY id LIMIT ?`,
-      now,
+      dueBy,
       DELIVERY_BATCH,
     )
     .toArray();
@@ -214,7 +217,7 @@ export async function deliverDueEvents(open: () => SqlStorage | undefined): Prom
       continue;
     }
     const wait = DELIVERY_BACKOFF_MS[attempts - 1];
-    const retryAt = Date.now() + (wait ?? 0);
+    const retryAt = now() + (wait ?? 0);
     after.exec(
       "UPDATE condense_events SET delivery = ?, attempts = ?, next_attempt_at = ?, last_error = ? WHERE id = ?",
       wait === undefined ? "failed" : "pending",

@@ -35,26 +35,30 @@ type CompactionRow = {
 };
 
 /** `condense_compactions`: the row's fields and their columns. */
-const COMPACTIONS = table<CompactionRow, "id">("condense_compactions", {
-  id: "id",
-  at: "at",
-  trigger: "trigger",
-  strategy: "strategy",
-  tier: "tier",
-  tokensBefore: "tokens_before",
-  tokensAfter: "tokens_after",
-  fromSeq: "from_seq",
-  toSeq: "to_seq",
-  summary: "summary",
-  summarizer: "summarizer",
-  failureKind: "failure_kind",
-  failureMessage: "failure_message",
-  prunedCount: "pruned_count",
-  passes: "passes",
-  durationMs: "duration_ms",
-  fallbackAttempts: "fallback_attempts",
-  fallbackError: "fallback_error",
-});
+const COMPACTIONS = table<CompactionRow, "id">(
+  "condense_compactions",
+  {
+    id: "id",
+    at: "at",
+    trigger: "trigger",
+    strategy: "strategy",
+    tier: "tier",
+    tokensBefore: "tokens_before",
+    tokensAfter: "tokens_after",
+    fromSeq: "from_seq",
+    toSeq: "to_seq",
+    summary: "summary",
+    summarizer: "summarizer",
+    failureKind: "failure_kind",
+    failureMessage: "failure_message",
+    prunedCount: "pruned_count",
+    passes: "passes",
+    durationMs: "duration_ms",
+    fallbackAttempts: "fallback_attempts",
+    fallbackError: "fallback_error",
+  },
+  { generated: ["id"] },
+);
 
 /** A deterministic fallback after the configured compaction threw: the attempts that failed in a row, and the last error. */
 export interface CompactionFallback {

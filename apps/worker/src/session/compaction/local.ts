@@ -48,6 +48,8 @@ export interface LocalCompaction {
   thrashing?: Thrashing | undefined;
   /** The LLM summarizer's breaker (`compaction/summarizer-breaker`): open, the LLM is skipped. */
   breaker: SummarizerBreaker;
+  /** The session's time (`SessionScope.now`): the engine's cooldown decisions are taken at it. */
+  now: number;
 }
 
 /** What the engine takes of a snapshot: canonical messages. */
@@ -103,6 +105,7 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     // The cooldown after a failure, or longer while the breaker is open.
     ...(llmSkipped !== undefined ? { cooldownUntil: llmSkipped } : {}),
     cooldownSeconds: workerConfig(env).cooldownSeconds,
+    now: compaction.now,
     // Identifiers, files and requests of earlier compactions, carried by code rather than by the summary.
     ...(ledger !== undefined ? { ledger } : {}),
     ...(compaction.instructions !== undefined ? { instructions: compaction.instructions } : {}),

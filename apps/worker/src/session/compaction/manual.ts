@@ -41,7 +41,7 @@ export class ManualCompactions {
       sql,
       "compact",
       input.idempotency,
-      Date.now(),
+      this.scope.now(),
     );
     if (replayed !== undefined) return replayed;
     const joinKey = input.idempotency ? inflightKey(input.idempotency) : undefined;
@@ -95,7 +95,7 @@ export class ManualCompactions {
       tokens: measure.tokens,
       warningLevel: measure.warningLevel,
     };
-    remember(sql, "compact", input.idempotency, response, Date.now());
+    remember(sql, "compact", input.idempotency, response, this.scope.now());
     return response;
   }
 }

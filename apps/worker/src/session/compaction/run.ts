@@ -21,10 +21,9 @@ import { writeDataPoint } from "../../analytics/data-points";
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { workerConfig } from "../../config/worker-config";
 import { type CompactionLogBase, logCompaction } from "../../log/log-lines";
-import { measureContext } from "../context/context-measure";
+import { cacheClock, measureContext } from "../context/context-measure";
 import { readSnapshot } from "../context/snapshot";
 import { outputSeqs } from "../context/tool-outputs";
-import { lastReadAt } from "../store/cold-cache";
 import { clearPendingTrigger, readSession, recordFailure } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
@@ -105,7 +104,7 @@ export async function runCompaction(
     settings,
     whole.tokens,
     scope.defaultModel,
-    lastReadAt(scope.sql),
+    cacheClock(scope),
   );
   const snapshot = withoutOpenCalls(whole);
   const log = {
@@ -151,7 +150,8 @@ export async function runCompaction(
     snapshot,
     measure,
     ...(thrashing !== undefined ? { thrashing } : {}),
-    breaker: summarizerBreakerOf(sql, started, workerConfig(env).cooldownSeconds),
+    breaker: summarizerBreakerOf(sql, scope.now(), workerConfig(env).cooldownSeconds),
+    now: scope.now(),
     // Which transcript row each tool output of the snapshot is: the engine names outputs by call id
     // and occurrence, and an id may be reused across turns.
     outputSeqs: outputSeqs(sql, snapshot),
@@ -160,13 +160,19 @@ export async function runCompaction(
     ...(options.focus !== undefined ? { focus: options.focus } : {}),
   };
   const run = crypto.randomUUID();
-  recordCompactionEvent(sql, "compaction.started", run, {
-    trigger,
-    tokens: measure.tokens,
-    contextWindow: measure.contextWindow,
-    budget: measure.budget,
-    strategy: settings.strategy,
-  });
+  recordCompactionEvent(
+    sql,
+    "compaction.started",
+    run,
+    {
+      trigger,
+      tokens: measure.tokens,
+      contextWindow: measure.contextWindow,
+      budget: measure.budget,
+      strategy: settings.strategy,
+    },
+    scope.now(),
+  );
   options.onStarted?.();
   // Never rejects (see flushMemory); awaited after the commit.
   const flushed = flushMemory({
@@ -222,26 +228,38 @@ async function compactSnapshot(
     view = viaOpenAI ?? (await localView(local));
   } catch (error) {
     const sql = scope.open().sql;
-    const failedAttempts = recordFailure(sql, describeFailure(error), Date.now());
+    const failedAttempts = recordFailure(sql, describeFailure(error), scope.now());
     const durationMs = Date.now() - started;
     logCompaction({ ...log, outcome: "failed", durationMs, error: failureCode(error) });
-    recordCompactionEvent(sql, "compaction.failed", run, {
-      trigger: log.trigger,
-      error: describeFailure(error),
-      failedAttempts,
-      fallback: options.onFailure === "fallback",
-    });
+    recordCompactionEvent(
+      sql,
+      "compaction.failed",
+      run,
+      {
+        trigger: log.trigger,
+        error: describeFailure(error),
+        failedAttempts,
+        fallback: options.onFailure === "fallback",
+      },
+      scope.now(),
+    );
     if (options.onFailure !== "fallback") throw error;
     fallback = { failedAttempts, error: describeFailure(error) };
     try {
       view = await fallbackView(local);
     } catch (fallbackError) {
-      recordCompactionEvent(scope.open().sql, "compaction.failed", run, {
-        trigger: log.trigger,
-        error: describeFailure(fallbackError),
-        failedAttempts,
-        fallback: false,
-      });
+      recordCompactionEvent(
+        scope.open().sql,
+        "compaction.failed",
+        run,
+        {
+          trigger: log.trigger,
+          error: describeFailure(fallbackError),
+          failedAttempts,
+          fallback: false,
+        },
+        scope.now(),
+      );
       logCompaction({
         ...log,
         outcome: "failed",

@@ -117,7 +117,7 @@ export class CompactionScheduler {
    */
   async arm(mark: PendingMark): Promise<void> {
     const storage = this.deps.scope.open();
-    const due = Date.now() + this.#delayMs();
+    const due = this.deps.scope.now() + this.#delayMs();
     // Self-healing: a pending compaction (not running) whose alarm is gone or late gets its own, at
     // its retry time if it failed before.
     if (mark === "pending") {
@@ -162,7 +162,7 @@ export class CompactionScheduler {
         onFailure: lastAttempt ? "fallback" : "throw",
       });
     } catch (error) {
-      const now = Date.now();
+      const now = this.deps.scope.now();
       // A failure outside the configured compaction (its commit) is recorded here.
       const recorded = readSession(sql)?.failedAttempts ?? 0;
       const failed =

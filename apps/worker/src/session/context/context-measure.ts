@@ -86,6 +86,20 @@ export function contextSize(
   };
 }
 
+/**
+ * When the provider's cache was last read (`cold-cache`), and the session's time to judge it by:
+ * past the cache's lifetime the cost policy compacts.
+ */
+export interface CacheClock {
+  lastReadAt: number | undefined;
+  now: number;
+}
+
+/** The session's {@link CacheClock}. */
+export function cacheClock(scope: SessionScope): CacheClock {
+  return { lastReadAt: lastReadAt(scope.sql), now: scope.now() };
+}
+
 /** The committed context measured from its stored counts, without loading any message. */
 export function measureCommitted(
   scope: SessionScope,
@@ -98,7 +112,7 @@ export function measureCommitted(
     settings,
     contextSize(scope).tokens,
     defaultModel,
-    lastReadAt(scope.sql),
+    cacheClock(scope),
   );
 }
 
@@ -112,9 +126,9 @@ export function measureContext(
   settings: SessionSettings,
   estimate: number,
   defaultModel: string | undefined,
-  /** When the provider's cache was last read (`cold-cache`): past its lifetime the policy compacts. */
-  cacheLastReadAt?: number,
+  cache?: CacheClock,
 ): ContextMeasure {
+  const cacheLastReadAt = cache?.lastReadAt;
   const model = modelFor(settings, session.lastModel, defaultModel);
   const ratio = isExactlyCounted(model) ? 1 : session.calibrationRatio;
   const pinned = settings.pinned;
@@ -147,7 +161,7 @@ export function measureContext(
     {
       ...options(engineWindow),
       ...(cacheState !== undefined ? { cacheState } : {}),
-      ...(cacheLastReadAt !== undefined ? { cacheLastReadAt } : {}),
+      ...(cacheLastReadAt !== undefined ? { cacheLastReadAt, now: cache?.now } : {}),
     },
   );
   const withoutOverhead = Math.max(1, room);

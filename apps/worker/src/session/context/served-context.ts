@@ -64,7 +64,7 @@ export function serveContext(
       pinnedTokens: measure.pinnedTokens,
       model: measure.model,
     },
-    Date.now(),
+    scope.now(),
   );
   const data = contextData(key.sessionId, settings, snapshot, measure, {
     status: compactionStatus(session, options.compactionRunning),

@@ -12,7 +12,7 @@
 
 import { type ChatMessage, toolCallInput, toolCallName } from "@condense/core";
 import { logLine } from "../../log/log-lines";
-import type { MessageStore } from "../store/message-store";
+import { inTransaction, type SessionScope } from "../store/session-scope";
 
 /**
  * A message's text is indexed in pieces of about this many characters, one FTS5 row each (rowid =
@@ -144,16 +144,11 @@ export function isBackfillComplete(sql: SqlStorage): boolean {
  * together, so a step cut short leaves nothing half-indexed and nothing indexed twice). Returns
  * whether the backfill is complete.
  */
-export function backfillStep(
-  storage: DurableObjectStorage,
-  store: MessageStore,
-  rows = BACKFILL_ROWS,
-): boolean {
-  const sql = storage.sql;
-  return storage.transactionSync(() => {
+export function backfillStep(scope: SessionScope, rows = BACKFILL_ROWS): boolean {
+  return inTransaction(scope, (sql) => {
     const state = backfillState(sql);
     if (state === undefined || state.backfillCursor >= state.backfillTo) return true;
-    const batch = store
+    const batch = scope.store
       .readTranscript(state.backfillCursor, rows, BACKFILL_BYTES)
       .filter((row) => row.key <= state.backfillTo);
     for (const row of batch) indexMessage(sql, row.message, row.key);
@@ -166,15 +161,16 @@ export function backfillStep(
 /**
  * The backfill run in the background by the object: one bounded step per turn of the event loop, so
  * requests (appends) run between steps. The cursor is stored: an eviction mid-way resumes at the
- * next use. Stops when `live` says the session's tables are gone (it was deleted).
+ * next use. Stops when `live` says the session's tables are gone (it was deleted): opening the
+ * scope then would create them again. It starts while the schema is migrated (the scope's first
+ * `open`), and its first step runs after that `open` returned.
  */
 export class BackfillChain {
   /** Whether a chain of steps is under way. */
   #running = false;
 
   constructor(
-    private readonly storage: DurableObjectStorage,
-    private readonly store: MessageStore,
+    private readonly scope: SessionScope,
     private readonly live: () => boolean,
   ) {}
 
@@ -185,7 +181,7 @@ export class BackfillChain {
     const step = () => {
       let done = true;
       try {
-        done = !this.live() || backfillStep(this.storage, this.store);
+        done = !this.live() || backfillStep(this.scope);
       } catch (error) {
         // The next use of the object starts again from the stored cursor.
         logLine({

@@ -3,7 +3,7 @@
  * What the session object lends the modules that read and write its state
  * outside the class, made once by the object and passed whole instead of
  * loose arguments: its storage with the schema in place, the message store
- * over it, and the deployment's default model.
+ * over it, the deployment's default model and the clock.
  */
 
 import type { MessageStore } from "./message-store";
@@ -21,6 +21,12 @@ export interface SessionScope {
   readonly store: MessageStore;
   /** The deployment's `DEFAULT_MODEL`: the session's model until a request or a setting names one. */
   readonly defaultModel: string | undefined;
+  /**
+   * The session's time (ms since the epoch): what is stored and compared with what is stored (when
+   * a message or a compaction happened, cooldowns, retention, retries, the cache's last read, event
+   * deliveries). Tests may pass a fixed one. How long work takes is measured with `Date.now()`.
+   */
+  now(): number;
 }
 
 /** The scope over `open` (the storage, its schema migrated on first use) and `store`. */
@@ -28,6 +34,7 @@ export function sessionScope(
   open: () => DurableObjectStorage,
   store: MessageStore,
   defaultModel: string | undefined,
+  now: () => number = Date.now,
 ): SessionScope {
   return {
     open,
@@ -36,6 +43,7 @@ export function sessionScope(
     },
     store,
     defaultModel,
+    now,
   };
 }
 

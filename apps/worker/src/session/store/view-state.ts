@@ -32,7 +32,7 @@ const VIEW_STATE = table<ViewState>(
     openaiEndpoint: "openai_endpoint",
     openaiKeyFingerprint: "openai_key_fingerprint",
   },
-  { id: 1 },
+  { fixed: { id: 1 } },
 );
 
 export function readViewState(sql: SqlStorage): ViewState | undefined {

@@ -72,7 +72,7 @@ export function appendMessages(
 ): Appended {
   const { scope, env, compactionRunning } = target;
   return inTransaction(scope, (sql): Appended => {
-    const now = Date.now();
+    const now = scope.now();
     const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
     if (replayed !== undefined) return { answer: replayed, pending: undefined, replayed: true };
 

@@ -118,7 +118,7 @@ export function gatewayContextAt(
         pinnedTokens: measure.pinnedTokens,
         model: measure.model,
       },
-      Date.now(),
+      scope.now(),
     );
   }
   const stored = view === undefined ? [] : store.readView().map((row) => row.message);

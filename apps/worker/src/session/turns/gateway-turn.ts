@@ -152,7 +152,7 @@ export function matchAndAppend(
         }
       }
       if (start === 0 && session !== undefined && stored.length > 0) {
-        generation = startGeneration(scope, session, Date.now());
+        generation = startGeneration(scope, session, scope.now());
         newGeneration = true;
         const problems = checkToolTraffic(sql, fresh, lastSeq);
         if (problems.length > 0) throw new Refused(problems);
@@ -167,7 +167,7 @@ export function matchAndAppend(
       // The room the context has changes with the overhead as with the window. Written before the
       // append (which opens the session just the same), whose trigger then counts with it.
       if (fresh.length > 0 || session !== undefined) {
-        const opened = openSession(sql, key, Date.now());
+        const opened = openSession(sql, key, scope.now());
         if (opened.overheadTokens !== input.overheadTokens) {
           saveOverhead(sql, input.overheadTokens);
           setExhaustedSeq(sql, null);
