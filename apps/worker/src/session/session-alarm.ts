@@ -15,7 +15,6 @@ import type { CompactionScheduler } from "./compaction/scheduler";
 import { measureCommitted } from "./context/context-measure";
 import type { DeletionOptions } from "./deletion";
 import { coldCacheAt, lastReadAt } from "./store/cold-cache";
-import type { MessageStore } from "./store/message-store";
 import { armSessionAlarm, isPastRetention } from "./store/retention";
 import { readSession, type SessionKey, type SessionRow } from "./store/session-record";
 import type { SessionScope } from "./store/session-scope";
@@ -24,12 +23,10 @@ import { dropTombstone, expireTombstone } from "./store/tombstone";
 
 /** What the alarm works on: the object's storage and the parts of it that act. */
 export interface AlarmTarget {
+  /** The storage as it is: an empty object's (a deleted session's tombstone) is not migrated. */
   storage: DurableObjectStorage;
   env: Env;
-  /** The session's tables, migrated on first use. */
-  sql(): SqlStorage;
-  store: MessageStore;
-  /** The same tables and store as one scope, for what takes one (`store/session-scope`). */
+  /** The session's tables (migrated on first use), its store and its clock. */
   scope: SessionScope;
   scheduler: CompactionScheduler;
   /** Deletes the session (`deletion`). */
@@ -45,7 +42,7 @@ export interface AlarmTarget {
  * unless an earlier one is set.
  */
 export async function armAlarm(target: AlarmTarget): Promise<void> {
-  const sql = target.sql();
+  const sql = target.scope.sql;
   const session = readSession(sql);
   const retentionMs = workerConfig(target.env).sessionRetentionMs;
   if (session !== undefined) {
@@ -67,7 +64,7 @@ export async function armAlarm(target: AlarmTarget): Promise<void> {
  * alarm has had its chance and is not set again until a new turn).
  */
 function coldCompactionAt(target: AlarmTarget, session: SessionRow): number | undefined {
-  const sql = target.sql();
+  const sql = target.scope.sql;
   const measure = measureCommitted(target.scope, session, readSettings(sql));
   const at = coldCacheAt(lastReadAt(sql), measure.model);
   return at !== undefined && at > target.scope.now() && measure.tokens >= measure.triggerTokens
@@ -76,7 +73,7 @@ function coldCompactionAt(target: AlarmTarget, session: SessionRow): number | un
 }
 
 export async function runAlarm(target: AlarmTarget): Promise<void> {
-  const session = readSession(target.sql());
+  const session = readSession(target.scope.sql);
   if (session === undefined) {
     if (await expireTombstone(target.storage)) target.tablesDropped();
     return;
@@ -92,7 +89,7 @@ export async function runAlarm(target: AlarmTarget): Promise<void> {
   // A cache gone cold since the last turn (`cold-cache`): the policy may compact now, free of bust.
   if (!target.scheduler.isBackgroundPending(session))
     await target.scheduler.scheduleIfNeeded("cold_cache");
-  const current = readSession(target.sql()) ?? session;
+  const current = readSession(target.scope.sql) ?? session;
   if (target.scheduler.isBackgroundPending(current)) await target.scheduler.runBackground(current);
   await target.deliverEvents();
   await armAlarm(target);

@@ -229,8 +229,6 @@ export class SessionObject extends DurableObject<Env> {
     return {
       storage: this.ctx.storage,
       env: this.env,
-      sql: () => this.#sql(),
-      store: this.#store,
       scope: this.#scope,
       scheduler: this.#scheduler,
       erase: (key, options) => this.#erase(key, options),
