@@ -155,6 +155,7 @@ async function post(
     "X-Condense-Event": row.type,
     "X-Condense-Event-Id": String(row.id),
   };
+  // Signed at the wall clock's time, not the session's: the receiver checks it against its own.
   if (secret !== undefined)
     headers["X-Condense-Signature"] = await signature(secret, row.body, Date.now());
   try {
