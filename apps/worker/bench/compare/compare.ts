@@ -55,7 +55,8 @@ export async function compare(args: string[]): Promise<number> {
       .join(" ")}`,
   );
   const started = performance.now();
-  buildPackages(repo);
+  // This checkout was built by `bench/build-first` (`pnpm bench` runs it before the bench): its
+  // engine is imported above, so it cannot be built here, after the import.
   if (baseDir !== undefined) buildPackages(baseDir);
   const base =
     baseDir === undefined
