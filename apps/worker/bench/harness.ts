@@ -64,6 +64,12 @@ export async function startWorker(
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
   args.push("--inspector-port", String(inspectorPort));
   const written = config === undefined ? unlimitedConfig(workerDir) : undefined;
+  // Removed when wrangler exits, or with this process when it exits first (`process.exit` after
+  // a kill does not wait for the child's exit event).
+  const removeWritten = () => {
+    if (written !== undefined) rmSync(written, { force: true });
+  };
+  process.once("exit", removeWritten);
   args.push("--config", config ?? written ?? "");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn(join(workerDir, "node_modules/.bin/wrangler"), args, {
@@ -80,7 +86,7 @@ export async function startWorker(
   let exited = false;
   child.once("exit", () => {
     exited = true;
-    if (written !== undefined) rmSync(written, { force: true });
+    removeWritten();
   });
   const base = `http://127.0.0.1:${port}`;
   // Three minutes: on a busy machine the inspector's build alone, before the Worker's, takes one.
