@@ -23,7 +23,8 @@
  * the same replays against the same peers, each with its bill; `soak` (named only, with its
  * options: `bench/soak.ts`) runs simulated agents while workerd is killed.
  * The "LLM" is a local OpenAI-compatible server that answers a valid summary after 5 s. Every request
- * goes to 127.0.0.1; every loop is bounded in count and time. Needs `pnpm --filter @condense/core build`.
+ * goes to 127.0.0.1; every loop is bounded in count and time. Needs the engine built: `pnpm bench`
+ * builds it first (`bench/build-first.ts`).
  */
 
 import { rmSync } from "node:fs";

@@ -13,12 +13,17 @@
  * wall times, the CPU time each Worker's processes (`wrangler dev` and its
  * workerd) used per turn, read from /proc: the gateway's own work, which a
  * busy machine does not inflate as it inflates wall time.
- * `BENCH_GATEWAY_TURNS` sets the measured turns per protocol (default 300).
+ * `BENCH_GATEWAY_TURNS` sets the measured turns per protocol (default 300);
+ * `BENCH_GATEWAY_PROTOCOLS` the protocols, by format (`openai,anthropic,responses`, the default),
+ * so that issue 29's figure (100 Chat Completions turns) is `BENCH_GATEWAY_TURNS=100
+ * BENCH_GATEWAY_PROTOCOLS=openai pnpm bench gateway`. The machine's load average is printed
+ * beside each protocol's figures: wall times on a busy machine are several times a quiet one's.
  */
 
 import { readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import {
   type ChatMessage,
@@ -29,6 +34,7 @@ import {
 import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.ts";
 
 const TURNS = Number(process.env.BENCH_GATEWAY_TURNS ?? 300);
+const FORMATS = process.env.BENCH_GATEWAY_PROTOCOLS?.split(",").map((name) => name.trim());
 const WARMUP_TURNS = 5;
 const STREAM_TURNS = 60;
 export const HISTORY_TOKENS = 150_000;
@@ -378,7 +384,15 @@ export async function gatewayLatency(): Promise<void> {
     console.log(
       `gateway latency: a ${tokens}-token history of ${history.length} messages sent whole every turn, ${TURNS} turns per protocol after ${WARMUP_TURNS} warm-up turns; gateway (with a session) vs a pass-through Worker under the same wrangler dev, and directly; loopback upstream answering at once`,
     );
-    for (const protocol of PROTOCOLS) {
+    const chosen = PROTOCOLS.filter(
+      (protocol) => FORMATS === undefined || FORMATS.includes(protocol.format),
+    );
+    if (chosen.length === 0)
+      throw new Error(
+        `BENCH_GATEWAY_PROTOCOLS names no protocol: give some of ${PROTOCOLS.map((protocol) => protocol.format).join(",")}`,
+      );
+    for (const protocol of chosen) {
+      const loadBefore = loadavg()[0] ?? Number.NaN;
       const paths = (session: string): Path[] => [
         {
           name: "gateway",
@@ -414,7 +428,9 @@ export async function gatewayLatency(): Promise<void> {
       const passed = whole.get("pass-through")?.ms ?? [];
       const direct = whole.get("direct")?.ms ?? [];
       const added = minus(through, passed);
-      console.log(`  ${protocol.name}:`);
+      console.log(
+        `  ${protocol.name} (load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after):`,
+      );
       console.log(`    gateway       ${triple(through)}`);
       console.log(`    pass-through  ${triple(passed)}`);
       console.log(`    direct        ${triple(direct)}`);

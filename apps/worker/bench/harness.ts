@@ -6,7 +6,7 @@
  */
 
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -31,10 +31,25 @@ export async function freePort(): Promise<number> {
 }
 
 /**
+ * The Worker's wrangler configuration in `workerDir` with the per-user RATE_LIMITER out of reach (a
+ * bench sends far more than a user may: `pnpm bench search` met its 429 after 600 requests in a
+ * minute), written beside the original so that its relative paths hold, under a name of its own
+ * (git-ignored) for each Worker started. The caller removes it.
+ */
+export function unlimitedConfig(workerDir = root): string {
+  const configured = readFileSync(join(workerDir, "wrangler.jsonc"), "utf8");
+  const file = join(workerDir, `wrangler.bench-${process.pid}-${++configs}.jsonc`);
+  writeFileSync(file, configured.replace(/("simple":\s*\{\s*"limit":\s*)\d+/, "$11000000000"));
+  return file;
+}
+let configs = 0;
+
+/**
  * `wrangler dev` with these vars (and the bench's key), its state kept in `dir` (a new temporary one
  * by default), so a second Worker started on the same `dir` finds the sessions of the first; the
- * Worker of `config` (a wrangler config file) rather than Condense's when given; the Worker of
- * another checkout when `workerDir` (its apps/worker) is given (the comparison mode's base).
+ * Worker of `config` (a wrangler config file) rather than Condense's (with no rate limit, see
+ * {@link unlimitedConfig}) when given; the Worker of another checkout when `workerDir` (its
+ * apps/worker) is given (the comparison mode's base).
  */
 export async function startWorker(
   extraVars: Record<string, string>,
@@ -48,7 +63,14 @@ export async function startWorker(
   const inspectorPort = await freePort();
   const args = ["dev", "--ip", "127.0.0.1", "--port", String(port), "--persist-to", dir];
   args.push("--inspector-port", String(inspectorPort));
-  if (config !== undefined) args.push("--config", config);
+  const written = config === undefined ? unlimitedConfig(workerDir) : undefined;
+  // Removed when wrangler exits, or with this process when it exits first (`process.exit` after
+  // a kill does not wait for the child's exit event).
+  const removeWritten = () => {
+    if (written !== undefined) rmSync(written, { force: true });
+  };
+  process.once("exit", removeWritten);
+  args.push("--config", config ?? written ?? "");
   for (const [name, value] of Object.entries(vars)) args.push("--var", `${name}:${value}`);
   const child = spawn(join(workerDir, "node_modules/.bin/wrangler"), args, {
     cwd: workerDir,
@@ -64,6 +86,7 @@ export async function startWorker(
   let exited = false;
   child.once("exit", () => {
     exited = true;
+    removeWritten();
   });
   const base = `http://127.0.0.1:${port}`;
   // Three minutes: on a busy machine the inspector's build alone, before the Worker's, takes one.
