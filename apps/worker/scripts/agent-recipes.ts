@@ -220,6 +220,7 @@ export function qwenCodeRecipe(
     model: {
       name: target.model,
       generationConfig: {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: Qwen Code's placeholder, which it expands.
         customHeaders: { session_id: "${session_id}", ...target.headers },
       },
     },

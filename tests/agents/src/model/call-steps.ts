@@ -8,7 +8,7 @@
  * step makes (its own command, path or content), so the call names its step.
  */
 
-import { toolCallFor, type AgentName } from "./dialects.ts";
+import { type AgentName, toolCallFor } from "./dialects.ts";
 import type { Task } from "./task.ts";
 
 /** A call as a protocol read it back: its name and arguments. */
