@@ -12,7 +12,7 @@ export const AGENTS_DIR = "src/content/docs/agents";
 function page(recipe: AgentRecipe, lines: string[], order: number): string {
   const named =
     recipe.identity === "X-Condense-Session"
-      ? "It names no session of its own here, so the recipe sends `X-Condense-Session` (change `pi-project` per project)."
+      ? `It names no session of its own here, so the recipe sends \`X-Condense-Session\` (change \`${recipe.namedSession ?? "my-project"}\` per project).`
       : `It names its session itself: the gateway keeps it under \`${recipe.identity}\`, per user, with no header to configure.`;
   return `${frontMatter({ title: recipe.title, order })}${generatedBanner("apps/worker/scripts/agent-recipes.ts")}Run ${recipe.title} through a local gateway (\`pnpm start\`, which prints these lines too).
 Keep your own \`${recipe.keyVariable}\`: the local gateway does not read it as a Condense key, and
@@ -28,7 +28,7 @@ On a deployed Worker the agent also needs a Condense key: [on a deployed Worker]
 
 ## How to see it worked
 
-- Each response carries \`X-Condense-Session\` (the session's id, e.g. \`${recipe.identity === "X-Condense-Session" ? "pi-project" : `${recipe.agent === "claude-code" ? "claude-code" : recipe.agent === "codex" ? "codex" : "session"}:<id>`}\`),
+- Each response carries \`X-Condense-Session\` (the session's id, e.g. \`${recipe.identity === "X-Condense-Session" ? (recipe.namedSession ?? "my-project") : `${recipe.agent === "claude-code" ? "claude-code" : recipe.agent === "codex" ? "codex" : "session"}:<id>`}\`),
   \`X-Condense-Session-Source: ${recipe.identity}\`, \`X-Condense-Generation\`, and
   \`X-Condense-Tokens\` (the context sent upstream). A debugging proxy or the agent's verbose log
   shows them.

@@ -82,6 +82,7 @@ export interface AgentRecipe {
   keyVariable: string;
   files: { path: string; content: string }[];
   identity: string;
+  namedSession?: string;
 }
 
 export interface WorkerSources {

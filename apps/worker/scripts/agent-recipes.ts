@@ -11,10 +11,10 @@
  * (`GATEWAY_LOCAL_USER`) does not read it as a Condense key. No recipe sets
  * `X-Condense-Session` for an agent that names its session itself
  * (`gateway/agent-identity`); pi on Chat Completions and Anthropic Messages
- * names none, so its recipe sends the header.
+ * and Gemini CLI name none, so their recipes send the header.
  */
 
-export type RecipeAgent = "claude-code" | "codex" | "opencode" | "pi";
+export type RecipeAgent = "claude-code" | "codex" | "opencode" | "pi" | "gemini-cli" | "qwen-code";
 
 /** What a recipe is made for. */
 export interface RecipeTarget {
@@ -42,6 +42,8 @@ export interface AgentRecipe {
   files: RecipeFile[];
   /** The field the gateway names the session by (`X-Condense-Session-Source`). */
   identity: string;
+  /** The session the recipe names in `X-Condense-Session`, for an agent that names none. */
+  namedSession?: string;
 }
 
 /** The gateway route an SDK appends its path to (`/v1/messages`, `/responses`, …). */
@@ -177,6 +179,60 @@ export function piRecipe(
       },
     ],
     identity: protocol === "responses" ? "session_id" : "X-Condense-Session",
+    ...(protocol === "responses" ? {} : { namedSession: "pi-project" }),
+  };
+}
+
+/** Gemini CLI: its base URL and headers from the environment (it sends no session id of its own). */
+export function geminiCliRecipe(target: RecipeTarget): AgentRecipe {
+  const namedSession = "gemini-cli-project";
+  const headers = { "X-Condense-Session": namedSession, ...target.headers };
+  return {
+    agent: "gemini-cli",
+    title: "Gemini CLI",
+    env: {
+      GOOGLE_GEMINI_BASE_URL: target.baseUrl,
+      GEMINI_CLI_CUSTOM_HEADERS: Object.entries(headers)
+        .map(([name, value]) => `${name}: ${value}`)
+        .join(", "),
+      GEMINI_MODEL: target.model,
+    },
+    keyVariable: "GEMINI_API_KEY",
+    files: [],
+    identity: "X-Condense-Session",
+    namedSession,
+  };
+}
+
+/**
+ * Qwen Code: an OpenAI-compatible provider in `~/.qwen/settings.json` (`extra`: more top-level
+ * settings). It sends its own session id only to Alibaba's hosts; a custom header with its
+ * `${session_id}` placeholder (allowed by `outboundCorrelation.allowDynamicHeaderValues`) sends
+ * it to the gateway in `session_id`, the header it uses there.
+ */
+export function qwenCodeRecipe(
+  target: RecipeTarget,
+  extra: Record<string, unknown> = {},
+): AgentRecipe {
+  const settings = {
+    ...extra,
+    security: { auth: { selectedType: "openai", baseUrl: target.baseUrl } },
+    model: {
+      name: target.model,
+      generationConfig: {
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: Qwen Code's placeholder, which it expands.
+        customHeaders: { session_id: "${session_id}", ...target.headers },
+      },
+    },
+    outboundCorrelation: { allowDynamicHeaderValues: true },
+  };
+  return {
+    agent: "qwen-code",
+    title: "Qwen Code",
+    env: {},
+    keyVariable: "OPENAI_API_KEY",
+    files: [{ path: ".qwen/settings.json", content: JSON.stringify(settings, null, 2) }],
+    identity: "session_id",
   };
 }
 
@@ -187,6 +243,8 @@ export function localRecipes(origin: string): AgentRecipe[] {
     codexRecipe({ baseUrl: gatewayBase(origin, "openai"), model: "gpt-5.5-codex" }),
     opencodeRecipe({ baseUrl: gatewayBase(origin, "openai"), model: "gpt-5.5" }),
     piRecipe({ baseUrl: gatewayBase(origin, "openai"), model: "gpt-5.5" }, "responses"),
+    geminiCliRecipe({ baseUrl: gatewayBase(origin, "gemini"), model: "gemini-2.5-pro" }),
+    qwenCodeRecipe({ baseUrl: gatewayBase(origin, "openai"), model: "gpt-5.5" }),
   ];
 }
 

@@ -63,9 +63,9 @@ console.log(
   `Try: curl -s -X POST ${base}/v1/sessions/demo/messages -H "Authorization: Bearer ${token}" -H "Content-Type: application/json" -d '{"messages":[{"role":"user","content":"hello"}]}'\n`,
 );
 
-const gateway = localGatewayVars(process.env, user);
+const gateway = localGatewayVars(process.env, user, vars);
 console.log(
-  `Gateway: ${base}/v1/gateway/{anthropic,openai}, upstream keys from this shell: ${gateway.keys.length > 0 ? gateway.keys.join(", ") : "none (each agent's own key is passed upstream)"}.`,
+  `Gateway: ${base}/v1/gateway/{anthropic,openai,gemini}, upstream keys from this shell: ${gateway.keys.length > 0 ? gateway.keys.join(", ") : "none (each agent's own key is passed upstream)"}.`,
 );
 console.log("Run an agent through it (sessions are named by the agents themselves):\n");
 for (const recipe of localRecipes(base)) console.log(`${recipeLines(recipe).join("\n")}\n`);

@@ -24,12 +24,23 @@ function dotenvValue(value: string): string {
   return JSON.stringify(value);
 }
 
+/** Google's API, the upstream Gemini CLI's recipe names (`/v1/gateway/gemini`): no built-in one. */
+const GEMINI_UPSTREAM = "gemini=https://generativelanguage.googleapis.com";
+
+/**
+ * The lines for the shell's keys and the local user, and the `gemini` upstream unless `devVars`
+ * (`.dev.vars`, read before these lines, which would override it) sets the upstreams itself.
+ */
 export function localGatewayVars(
   shell: Record<string, string | undefined>,
   user: string,
+  devVars = "",
 ): LocalGatewayVars {
   const keys: string[] = [];
   const lines = [`GATEWAY_LOCAL_USER=${dotenvValue(user)}`];
+  if (!/^\s*GATEWAY_UPSTREAMS\s*=/m.test(devVars)) {
+    lines.push(`GATEWAY_UPSTREAMS=${dotenvValue(GEMINI_UPSTREAM)}`);
+  }
   for (const [from, to] of PROVIDER_KEYS) {
     const value = shell[from]?.trim();
     if (value === undefined || value === "") continue;

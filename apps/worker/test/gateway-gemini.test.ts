@@ -105,6 +105,45 @@ describe("Gemini generateContent through the gateway", () => {
     expect(calls[1]?.headers["x-condense-key"]).toBeUndefined();
   });
 
+  it("keeps the session when the agent writes ids of its own on the calls in its history (Gemini CLI 0.61)", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-gemini-ids");
+    const contents: Content[] = [{ role: "user", parts: [{ text: "Read the entry point." }] }];
+    const first = await gemini(
+      { systemInstruction, contents },
+      { tag, session, script: "tool=read_file" },
+    );
+    const answer = (await first.json()) as { candidates: Array<{ content: Content }> };
+    const model = answer.candidates[0]?.content;
+    if (model === undefined) throw new Error("no candidate");
+    // Gemini CLI names the call `<name>_<ms>_<n>` in its history and answers it with that id.
+    const cliId = "read_file_1795928835051_0";
+    const parts = model.parts.map((part) =>
+      part.functionCall === undefined
+        ? part
+        : { ...part, functionCall: { id: cliId, ...(part.functionCall as object) } },
+    );
+    contents.push(
+      { role: "model", parts },
+      {
+        role: "user",
+        parts: [
+          {
+            functionResponse: { id: cliId, name: "read_file", response: { output: "export {};" } },
+          },
+        ],
+      },
+    );
+    const second = await gemini({ systemInstruction, contents }, { tag, session });
+    expect(second.status).toBe(200);
+    // The history extends the turn the session served: no new generation.
+    expect(second.headers.get("X-Condense-Generation")).toBe("1");
+    await waitFor(async () => (await transcript(session)).length === 5, "the second answer");
+    const calls = await upstreamCalls(tag);
+    // Sent on as the agent wrote it, its ids included.
+    expect(calls[1]?.body?.contents).toEqual(contents);
+  });
+
   it("streams through, appends the assembled answer and bills usageMetadata's cached tokens", async () => {
     const tag = freshTag();
     const session = freshSession("gw-gemini");

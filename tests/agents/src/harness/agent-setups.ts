@@ -15,8 +15,10 @@ import { dirname, join } from "node:path";
 import {
   claudeCodeRecipe,
   codexRecipe,
+  geminiCliRecipe,
   opencodeRecipe,
   piRecipe,
+  qwenCodeRecipe,
   type RecipeFile,
 } from "@condense/worker/agent-recipes";
 import type { AgentName } from "../model/dialects.ts";
@@ -292,15 +294,10 @@ const QUIET_SETTINGS = {
   telemetry: { enabled: false },
 };
 
-function writeSettings(dir: string, settings: Record<string, unknown>): void {
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, "settings.json"), JSON.stringify(settings, null, 2));
-}
-
 export const geminiCli: AgentSetup = {
   name: "gemini-cli",
   dialect: "gemini-cli",
-  // Not in the suite yet; its identity fields are not read.
+  // Gemini CLI on an API key sends no session id (only its user agent): its recipe names one.
   identifies: false,
   packageName: "@google/gemini-cli",
   protocol: "gemini",
@@ -308,21 +305,34 @@ export const geminiCli: AgentSetup = {
   baseUrl: (root) => root,
   launch(options) {
     prepareHome(options.home);
-    writeSettings(join(options.home, ".gemini"), {
-      ...QUIET_SETTINGS,
-      security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
-      model: { name: "gemini-2.5-pro" },
+    const recipe = geminiCliRecipe({
+      baseUrl: options.baseUrl,
+      model: "gemini-2.5-pro",
+      headers: options.headers,
     });
+    // Straight at the upstream the recipe's session header is not sent (nothing reads it there).
+    const env = { ...recipe.env };
+    if (Object.keys(options.headers).length === 0) delete env.GEMINI_CLI_CUSTOM_HEADERS;
+    writeFiles(options.home, [
+      {
+        path: ".gemini/settings.json",
+        content: JSON.stringify({
+          ...QUIET_SETTINGS,
+          security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+          // Its model-asked loop check (every few turns past 30) sends the last 20 contents cut
+          // mid-exchange — opening on a model's call, a call left unanswered — which Gemini's rules
+          // refuse; the scripted model never loops.
+          model: { disableLoopDetection: true },
+        }),
+      },
+    ]);
     return {
       command: agentBin("gemini"),
       args: ["-p", options.prompt, "--approval-mode", "yolo", "--output-format", "json"],
       env: {
         ...baseEnv(options.home),
-        GEMINI_API_KEY: options.apiKey,
-        GOOGLE_GEMINI_BASE_URL: options.baseUrl,
-        GEMINI_CLI_CUSTOM_HEADERS: Object.entries(options.headers)
-          .map(([name, value]) => `${name}: ${value}`)
-          .join(", "),
+        ...env,
+        [recipe.keyVariable]: options.apiKey,
         // It would otherwise start itself again with a larger heap.
         GEMINI_CLI_NO_RELAUNCH: "true",
         GEMINI_TELEMETRY_ENABLED: "false",
@@ -334,28 +344,34 @@ export const geminiCli: AgentSetup = {
 export const qwenCode: AgentSetup = {
   name: "qwen-code",
   dialect: "qwen-code",
-  identifies: false,
+  // Its recipe has it send its own session id (`session_id`, from its `${session_id}` placeholder).
+  identifies: true,
   packageName: "@qwen-code/qwen-code",
   protocol: "chat",
   // The openai SDK appends /chat/completions.
   baseUrl: (root) => `${root}/v1`,
   launch(options) {
     prepareHome(options.home);
-    writeSettings(join(options.home, ".qwen"), {
-      ...QUIET_SETTINGS,
-      security: { auth: { selectedType: "openai" }, folderTrust: { enabled: false } },
-      model: { name: "e2e-model", generationConfig: { customHeaders: options.headers } },
-    });
+    const recipe = qwenCodeRecipe(
+      { baseUrl: options.baseUrl, model: "e2e-model", headers: options.headers },
+      {
+        ...QUIET_SETTINGS,
+        // A one-shot prompt runs commands without a terminal, where Qwen Code 0.24 reads a
+        // command's output only until the process exits and loses what is still in the pipe
+        // (a short grep's output, about one time in four): its terminal (PTY) reads it all.
+        tools: { shell: { enableInteractiveShell: true } },
+      },
+    );
+    writeFiles(options.home, recipe.files);
     return {
       command: agentBin("qwen"),
       args: ["-p", options.prompt, "--approval-mode", "yolo", "--output-format", "json"],
       env: {
         ...baseEnv(options.home),
-        OPENAI_API_KEY: options.apiKey,
-        OPENAI_BASE_URL: options.baseUrl,
-        OPENAI_MODEL: "e2e-model",
+        [recipe.keyVariable]: options.apiKey,
         QWEN_CODE_NO_RELAUNCH: "true",
         QWEN_TELEMETRY_ENABLED: "false",
+        QWEN_CODE_SUPPRESS_YOLO_WARNING: "1",
       },
     };
   },
@@ -369,8 +385,6 @@ export const AGENT_SETUPS: readonly AgentSetup[] = [
   pi,
   piAnthropic,
   piResponses,
-  // Not yet in the suite (tried once, issue 34): Gemini CLI 0.61 answers calls with ids of its own
-  // (`run_shell_command_<ms>_0`), which the scripted model cannot read its step from; Qwen Code cuts
-  // long shell outputs itself, which the model's check of each output's middle mark refuses.
-  // geminiCli, qwenCode,
+  geminiCli,
+  qwenCode,
 ];

@@ -8,6 +8,11 @@
 /** The output of one tool call, as the client sent it back. */
 export interface ToolResult {
   callId: string;
+  /**
+   * The call it answers, where the protocol pairs results with calls by position and name rather
+   * than by the model's id (Gemini): the model then reads its step from the call itself.
+   */
+  call?: { name: string; input: unknown };
   /** Its text (text blocks joined), as the model would read it. */
   text: string;
 }

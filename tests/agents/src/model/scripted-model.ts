@@ -6,13 +6,15 @@
  * reached it whole: each expected marker in the newest tool result (a
  * placeholder such as "[Condense pruned …]" or a cut output is a failure,
  * recorded with what arrived). Where it is comes from the newest tool result's
- * call id alone, so a retried request gets the same answer and a compacted
- * history changes nothing.
+ * call id alone (or, for a client that names calls itself, from the call the
+ * result answers: `model/call-steps`), so a retried request gets the same
+ * answer and a compacted history changes nothing.
  *
  * Side requests (a request that declares no tools: titles, topic and quota
  * checks) get a short, fitting answer and do not count as turns.
  */
 
+import { callSteps } from "./call-steps.ts";
 import { type AgentName, toolCallFor } from "./dialects.ts";
 import type { ModelAnswer, ModelRequest } from "./model-turn.ts";
 import type { Task } from "./task.ts";
@@ -61,12 +63,15 @@ export function scriptedModel(options: {
   const failures: ModelFailure[] = [];
   const answered: number[] = [];
   const checked = new Set<number>();
+  const stepOfCall = callSteps(options);
 
   const check = (request: ModelRequest): number => {
     if (request.toolResults.length === 0) return 0;
     const newest = request.toolResults.at(-1);
     const match = newest === undefined ? null : STEP_IN_ID.exec(newest.callId);
-    if (newest === undefined || match === null) {
+    // Without the model's id (Gemini CLI names calls itself), the call it answers names the step.
+    const called = newest?.call === undefined ? undefined : stepOfCall(newest.call);
+    if (newest === undefined || (match === null && called === undefined)) {
       failures.push({
         step: -1,
         problem: `the newest tool result has a call id the model never issued (${newest?.callId})`,
@@ -74,7 +79,7 @@ export function scriptedModel(options: {
       });
       return answered.at(-1) ?? 0;
     }
-    const step = Number(match[1]);
+    const step = match === null ? (called ?? -1) : Number(match[1]);
     const expected = task.steps[step]?.expect ?? [];
     const missing = expected.filter((text) => !newest.text.includes(text));
     // A retried request carries the same result again: it is judged once.

@@ -1,14 +1,18 @@
 /**
  * @module upstream/gemini-generate-content
  * The scripted upstream's Gemini protocol: `@condense/test-servers`' (the
- * answer as Gemini streams it, Gemini's rules, thought signatures and
- * errors), its calls carrying the scripted model's ids (Gemini's API has an
- * `id` on calls; Gemini CLI answers with it when it is there), and the
- * request read for the scripted model.
+ * answer as Gemini streams it, its calls without ids as Gemini 2.5 sends them,
+ * the first one signed; Gemini's rules, thought signatures and errors), with
+ * one rule more (`upstream/gemini-alternation`), and the request read for the
+ * scripted model. Gemini pairs a function response with its call by position
+ * and name, not by id (Gemini CLI answers every call with an id of its own,
+ * `run_shell_command_<ms>_0`), so each response is read with the call it
+ * answers, from which the model knows its step (`model/call-steps`).
  */
 
 import { geminiWire, isObject, type JsonObject, objects, text } from "@condense/test-servers";
 import type { ToolResult } from "../model/model-turn.ts";
+import { alternationViolation } from "./gemini-alternation.ts";
 import type { AgentProtocol } from "./wire.ts";
 
 function parts(content: JsonObject | undefined): JsonObject[] {
@@ -23,19 +27,53 @@ function responseText(response: JsonObject): string {
   return JSON.stringify(body);
 }
 
-function toolResults(content: JsonObject | undefined): ToolResult[] {
-  if (content === undefined || (content.role ?? "user") !== "user") return [];
-  return parts(content)
-    .map((part) => part.functionResponse)
-    .filter(isObject)
-    .map((response) => ({
-      callId: text(response.id) || text(response.name),
-      text: responseText(response),
-    }));
+/**
+ * The calls of the model turn before `content`, each response paired with one: the call at its
+ * position when the names agree, else the first unpaired call of its name.
+ */
+function pairCalls(
+  responses: JsonObject[],
+  modelTurn: JsonObject | undefined,
+): (JsonObject | undefined)[] {
+  const calls = parts(modelTurn)
+    .map((part) => part.functionCall)
+    .filter(isObject);
+  const taken = new Set<number>();
+  return responses.map((response, index) => {
+    const byPosition = calls[index];
+    if (byPosition !== undefined && !taken.has(index) && byPosition.name === response.name) {
+      taken.add(index);
+      return byPosition;
+    }
+    const byName = calls.findIndex((call, at) => !taken.has(at) && call.name === response.name);
+    if (byName === -1) return undefined;
+    taken.add(byName);
+    return calls[byName];
+  });
 }
 
+function toolResults(contents: JsonObject[]): ToolResult[] {
+  const content = contents.at(-1);
+  if (content === undefined || (content.role ?? "user") !== "user") return [];
+  const responses = parts(content)
+    .map((part) => part.functionResponse)
+    .filter(isObject);
+  const calls = pairCalls(responses, contents.at(-2));
+  return responses.map((response, index) => {
+    const call = calls[index];
+    return {
+      callId: text(response.id) || text(response.name),
+      ...(call === undefined ? {} : { call: { name: text(call.name), input: call.args ?? {} } }),
+      text: responseText(response),
+    };
+  });
+}
+
+const wire = geminiWire({ callIds: false });
+
 export const geminiGenerateContent: AgentProtocol = {
-  ...geminiWire({ callIds: true }),
+  ...wire,
+  violation: (body, headers) => alternationViolation(body) ?? wire.violation(body, headers),
   read(body) {
     const contents = objects(body.contents);
     const last = contents.at(-1);
@@ -47,7 +85,7 @@ export const geminiGenerateContent: AgentProtocol = {
       tools: objects(body.tools).flatMap((tool) =>
         objects(tool.functionDeclarations).map((declaration) => text(declaration.name)),
       ),
-      toolResults: toolResults(last),
+      toolResults: toolResults(contents),
       userText:
         (last?.role ?? "user") === "user"
           ? parts(last)

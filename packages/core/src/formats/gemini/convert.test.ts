@@ -65,6 +65,66 @@ describe("Gemini contents ↔ canonical", () => {
     expect(answer[0]?.tool_calls).toEqual(history[1]?.tool_calls);
   });
 
+  it("names a call alike when the next history gives it an id of its own (Gemini CLI 0.61)", () => {
+    // Gemini CLI writes its id on the call in its history as well as on the response.
+    const cliId = "run_shell_command_1795928835051_0";
+    const renamed = contents.map((content, index) =>
+      index === 1
+        ? {
+            role: "model",
+            parts: [
+              { text: "Looking for it.", thought: true },
+              {
+                functionCall: { id: cliId, name: "read_file", args: { path: "src/index.ts" } },
+                thoughtSignature: "sig-1",
+              },
+            ],
+          }
+        : index === 2
+          ? {
+              role: "user",
+              parts: [
+                {
+                  functionResponse: {
+                    id: cliId,
+                    name: "read_file",
+                    response: { output: "export {};" },
+                  },
+                },
+              ],
+            }
+          : content,
+    );
+    const answer = fromGemini({ messages: [contents[1]] });
+    const history = fromGemini({ messages: renamed });
+    expect(history[1]?.tool_calls).toEqual(answer[0]?.tool_calls);
+    expect(history[2]).toMatchObject({ tool_call_id: "call_0" });
+    // Sent back as the client wrote it, its ids included.
+    expect(
+      fromCanonical(toCanonical({ format: "gemini", messages: renamed }), "gemini").messages,
+    ).toEqual(renamed);
+  });
+
+  it("answers two calls of one name by the client's ids, whatever order the responses come in", () => {
+    const call = (id: string, path: string) => ({
+      functionCall: { id, name: "read_file", args: { path } },
+    });
+    const response = (id: string, output: string) => ({
+      functionResponse: { id, name: "read_file", response: { output } },
+    });
+    const messages = fromGemini({
+      messages: [
+        { role: "user", parts: [{ text: "Read both." }] },
+        { role: "model", parts: [call("a", "a.ts"), call("b", "b.ts")] },
+        { role: "user", parts: [response("b", "B"), response("a", "A")] },
+      ],
+    });
+    expect(messages.slice(2)).toMatchObject([
+      { tool_call_id: "call_1", content: "B" },
+      { tool_call_id: "call_0", content: "A" },
+    ]);
+  });
+
   it("round-trips verbatim, thought signatures and ids included", () => {
     const messages = toCanonical({ format: "gemini", system, messages: contents });
     const back = fromCanonical(messages, "gemini");

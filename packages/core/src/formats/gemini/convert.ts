@@ -11,12 +11,14 @@
  * - A `model` content ↔ an assistant message: its text parts (not thoughts) joined are the text,
  *   each `functionCall` a tool call (its `args` as JSON arguments). Thought parts and signatures
  *   are never content: the original parts ride in `provider_data.gemini.parts`.
- * - Gemini's calls often carry no `id`, and agents (Gemini CLI) answer them with ids of their own.
- *   A call without an id is named `call_<n>` (its place among the content's calls), which is the
- *   same whether the call is read from an answer or from the next request's history; a
- *   `functionResponse` answers the earliest unanswered call of the turn before it with its name
- *   (its own `id` when that names a call). Core's call tracking accepts an id used again once its
- *   call has its result (`messages/call-ids`).
+ * - Gemini's calls often carry no `id`, and agents write ids of their own on them (Gemini CLI 0.61
+ *   names each call `<name>_<ms>_<n>` in its history and on its response). A call is named
+ *   `call_<n>` (its place among the content's calls) whatever id it carries, which is the same
+ *   whether the call is read from an answer or from the next request's history (so the session
+ *   knows the turn it served); a `functionResponse` answers the call of the turn before it with its
+ *   `id`, else the earliest unanswered one with its name. The ids the client wrote stay in its
+ *   original parts. Core's call tracking accepts an id used again once its call has its result
+ *   (`messages/call-ids`).
  * - Every message keeps its original parts in `provider_data.gemini.parts`; they are sent back
  *   verbatim (thought signatures included) while they still read as the message does. A message
  *   compaction changed is rebuilt, and a rebuilt model turn's first call carries its original
@@ -166,22 +168,28 @@ function userContent(parts: readonly ContentPart[]): MessageContent {
   return parts.length === 1 && first?.type === "text" ? first.text : [...parts];
 }
 
-/** Tool calls and text of a model content. */
-function modelView(parts: readonly Part[]): { text: string; calls: ToolCall[] } {
+/** Tool calls and text of a model content, and the id the client wrote on each call (if any). */
+function modelView(parts: readonly Part[]): {
+  text: string;
+  calls: ToolCall[];
+  clientIds: (string | undefined)[];
+} {
   let text = "";
   const calls: ToolCall[] = [];
+  const clientIds: (string | undefined)[] = [];
   for (const part of parts) {
     if (typeof part.text === "string" && part.thought !== true) text += part.text;
     const call = part.functionCall;
     if (isRecord(call) && typeof call.name === "string") {
       calls.push({
-        id: typeof call.id === "string" && call.id !== "" ? call.id : `call_${calls.length}`,
+        id: `call_${calls.length}`,
         type: "function",
         function: { name: call.name, arguments: JSON.stringify(call.args ?? {}) },
       });
+      clientIds.push(typeof call.id === "string" && call.id !== "" ? call.id : undefined);
     }
   }
-  return { text, calls };
+  return { text, calls, clientIds };
 }
 
 function modelMessage(parts: Part[]): ChatMessage {
@@ -196,6 +204,8 @@ function modelMessage(parts: Part[]): ChatMessage {
 
 interface OpenCall {
   id: string;
+  /** The id the client wrote on the call, which its response carries. */
+  clientId: string | undefined;
   name: string;
   answered: boolean;
 }
@@ -203,7 +213,9 @@ interface OpenCall {
 /** The id of the call `response` answers among the turn's `open` calls (marked answered). */
 function answeredId(response: Record<string, unknown>, open: OpenCall[]): string {
   const name = String(response.name);
-  const byId = open.find((call) => !call.answered && call.id === response.id);
+  const byId = open.find(
+    (call) => !call.answered && call.clientId !== undefined && call.clientId === response.id,
+  );
   const call = byId ?? open.find((candidate) => !candidate.answered && candidate.name === name);
   if (call !== undefined) {
     call.answered = true;
@@ -235,10 +247,11 @@ export function fromGemini(input: {
   for (const content of input.messages as Array<Record<string, unknown>>) {
     const parts = content.parts as Part[];
     if (content.role === "model") {
-      const message = modelMessage(parts);
-      out.push(message);
-      open = (message.tool_calls ?? []).map((call) => ({
+      out.push(modelMessage(parts));
+      const { calls, clientIds } = modelView(parts);
+      open = calls.map((call, index) => ({
         id: call.id,
+        clientId: clientIds[index],
         name: call.type === "function" ? call.function.name : call.custom.name,
         answered: false,
       }));
