@@ -396,8 +396,10 @@ export async function startGatewayUpstream(
     const { body } = request;
     if (script.bare || body === undefined) {
       record(request, null);
-      // A server without the route answers in its own words, not Anthropic's (FastAPI's here).
-      return { status: 404, body: { detail: "Not Found" } };
+      return {
+        status: 404,
+        body: { type: "error", error: { type: "not_found_error", message: "Not found" } },
+      };
     }
     const model = String(body.model ?? "test-model");
     if (model.startsWith("claude-missing")) {

@@ -11,9 +11,9 @@
  * Claude and Gemini, and a provider counts what the engine cannot: images,
  * its own tool prompts). Where the upstream has no such endpoint (404, 405 or
  * 501: an OpenAI-compatible proxy, a local server), the gateway answers with
- * the engine's count in the provider's shape; an Anthropic error body says the
- * upstream has it and refused the request (a model it does not know), and
- * passes through. A compaction goes upstream as
+ * the engine's count in the provider's shape; Anthropic's own refusal of the
+ * request (a model it does not know) passes through, told apart by its error
+ * body (`anthropicRefusal`). A compaction goes upstream as
  * the client sent it (the provider compacts the history the client holds);
  * without the endpoint, the gateway answers with its engine's compaction
  * (`gateway/responses-compaction`). `X-Condense-Answered-By` says which.
@@ -46,21 +46,25 @@ function missingEndpoint(status: number): boolean {
 }
 
 /**
- * Whether an error body is Anthropic's own (`{ type: "error", error: { type, message } }`): an
- * upstream that speaks Anthropic's API read the request and refused it (a 404 `not_found_error`
- * for a model it does not know), where a server without the route answers in its own words.
+ * Whether an upstream's error is Anthropic's refusal of the request rather than a route it lacks:
+ * an Anthropic error body (`{ type: "error", error: { type, message } }`) of another type than
+ * `not_found_error`, or a `not_found_error` that names the request's model (`model: <name>`, a
+ * model the upstream does not know). A server without the route answers in its own words, or with
+ * a `not_found_error` about the path.
  */
-function anthropicError(text: string): boolean {
+function anthropicRefusal(text: string, model: unknown): boolean {
   try {
     const body: unknown = JSON.parse(text);
-    if (typeof body !== "object" || body === null) return false;
+    if (typeof body !== "object" || body === null || Reflect.get(body, "type") !== "error") {
+      return false;
+    }
     const error: unknown = Reflect.get(body, "error");
-    return (
-      Reflect.get(body, "type") === "error" &&
-      typeof error === "object" &&
-      error !== null &&
-      typeof Reflect.get(error, "type") === "string"
-    );
+    if (typeof error !== "object" || error === null) return false;
+    const type: unknown = Reflect.get(error, "type");
+    const message: unknown = Reflect.get(error, "message");
+    if (typeof type !== "string") return false;
+    if (type !== "not_found_error") return true;
+    return typeof model === "string" && typeof message === "string" && message.includes(model);
   } catch {
     return false;
   }
@@ -148,7 +152,8 @@ export async function serveCount(
   const preview = await previewOf(c, endpoint.protocol, body, text);
   const sent = preview.text ?? JSON.stringify(endpoint.upstreamBody(preview));
   const reply = await postUpstream(c, endpoint.path, sent);
-  const refusedByProvider = endpoint.protocol.name === "anthropic" && anthropicError(reply.text);
+  const refusedByProvider =
+    endpoint.protocol.name === "anthropic" && anthropicRefusal(reply.text, body.model);
   if (!missingEndpoint(reply.status) || refusedByProvider) {
     return passedBack(reply, preview.headers);
   }
