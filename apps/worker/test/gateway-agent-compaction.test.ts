@@ -364,3 +364,41 @@ describe("a compaction the provider made, carried in the history", () => {
     expect(JSON.stringify(await generationMessages(session, 1))).toContain("value3 = compute(3)");
   });
 });
+
+describe("Claude Code resumed in a new process", () => {
+  it("is the same conversation though its billing header changed: the session extends, no side request", async () => {
+    const tag = freshTag();
+    const session = freshSession("gw-resumed");
+    const client = anthropicClient(tag, { session, headers: WINDOW });
+    // Each `claude` process writes its own build hash into the first block of its system prompt.
+    const system = (build: string): Anthropic.Messages.TextBlockParam[] => [
+      {
+        type: "text",
+        text: `x-anthropic-billing-header: cc_version=2.1.332.${build}; cc_entrypoint=sdk-cli;`,
+      },
+      { type: "text", text: SYSTEM },
+    ];
+    const ask = (build: string, messages: AnthropicParam[]) =>
+      client.messages
+        .create({ model: MODEL, max_tokens: 256, system: system(build), tools: TOOLS, messages })
+        .withResponse();
+    const history: AnthropicParam[] = [
+      { role: "user", content: "Fix the failing build and keep notes." },
+      ...reads(0, 4),
+    ];
+    const first = await ask("ab8", history);
+    history.push(
+      { role: "assistant", content: first.data.content },
+      { role: "user", content: COMPACT_PROMPT },
+    );
+    await waitFor(async () => (await status(session)).messageCount === 11, "answer");
+    // `claude -p "/compact" --continue`: another process, the same conversation.
+    const compact = await ask("cf6", history);
+    expect(compact.response.headers.get("X-Condense-Stateless")).toBeNull();
+    expect(generationOf(compact.response)).toBe("1");
+    // And the next process goes on from the summary: the session follows it.
+    const next = await ask("d01", [{ role: "user", content: CONTINUED }]);
+    expect(next.response.headers.get("X-Condense-Stateless")).toBeNull();
+    expect(generationOf(next.response)).toBe("2");
+  });
+});
