@@ -1180,3 +1180,20 @@ describe("toAnthropic: file and audio parts", () => {
     expect(validateMessages(messages, "anthropic").problems).toEqual(problems);
   });
 });
+
+describe("a system turn of per-turn control", () => {
+  it("keeps Claude Code's output_config and its empty content through a round trip, and validates", () => {
+    const input = {
+      messages: [
+        { role: "user", content: "go" },
+        { role: "system", content: [], output_config: { effort: "medium" } },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "on" },
+      ],
+    };
+    const messages = fromAnthropic(input);
+    expect(messages[1]?.content).toBe("");
+    expect(() => validateMessages(messages)).not.toThrow();
+    expect(toAnthropic(messages).messages).toEqual(input.messages);
+  });
+});
