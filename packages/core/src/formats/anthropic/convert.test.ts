@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidMessagesError, type MessageProblem } from "../../errors/condense-error.js";
+import { parseMessages } from "../../messages/parse.js";
 import { repairMessages } from "../../messages/repair.js";
 import type { ChatMessage, MessageContent } from "../../messages/types.js";
 import {
@@ -1182,7 +1183,7 @@ describe("toAnthropic: file and audio parts", () => {
 });
 
 describe("a system turn of per-turn control", () => {
-  it("keeps Claude Code's output_config and its empty content through a round trip, and validates", () => {
+  it("keeps Claude Code's output_config and its empty content through a round trip and a stored copy", () => {
     const input = {
       messages: [
         { role: "user", content: "go" },
@@ -1193,7 +1194,8 @@ describe("a system turn of per-turn control", () => {
     };
     const messages = fromAnthropic(input);
     expect(messages[1]?.content).toBe("");
-    expect(() => validateMessages(messages)).not.toThrow();
+    // What a stored message is read back with (a compaction reads the session's so).
+    expect(parseMessages(JSON.parse(JSON.stringify(messages)))).toEqual(messages);
     expect(toAnthropic(messages).messages).toEqual(input.messages);
   });
 });
