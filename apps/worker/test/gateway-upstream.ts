@@ -29,7 +29,8 @@
  *   OpenAI's `/responses/compact` (they answer 404), as an OpenAI-compatible proxy or a local server.
  * Anthropic's `count_tokens` counts the prompt as a model request does (scaled by `scale`) and
  * refuses what a model request would; `/responses/compact` answers with the input's user
- * messages and one compaction item of its own (`gAAAA-encrypted-N`).
+ * messages and one compaction item of its own (`gAAAA-encrypted-N`). A model named `claude-missing…`
+ * is one the upstream does not know: `count_tokens` answers Anthropic's 404 `not_found_error`.
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
  * (tools, system and messages counted), and Responses input whose outputs do
@@ -401,6 +402,13 @@ export async function startGatewayUpstream(
       };
     }
     const model = String(body.model ?? "test-model");
+    if (model.startsWith("claude-missing")) {
+      record(request, null);
+      return {
+        status: 404,
+        body: { type: "error", error: { type: "not_found_error", message: `model: ${model}` } },
+      };
+    }
     let refusal = cacheControlViolation(body);
     let tokens = 0;
     try {

@@ -24,6 +24,7 @@ import type { GatewayContext } from "../session/turns/gateway-context";
 import { requestSession } from "./agent-identity";
 import { readableHistory } from "./plans/plan-request";
 import { fitStateless } from "./plans/plan-stateless";
+import { sinceProviderCompaction } from "./plans/provider-compaction";
 import { referenceMessages, renderReference } from "./plans/render-context";
 import { requestOverhead } from "./plans/request-overhead";
 import { condenseRequest, GATEWAY_HEADERS } from "./protocols/condense-headers";
@@ -90,8 +91,8 @@ export async function previewRequest(request: PreviewRequest): Promise<Preview> 
   const headers: Record<string, string> =
     sessionId === undefined ? {} : { [GATEWAY_HEADERS.session]: sessionId };
   const history = protocol.history(body);
-  const canonical =
-    history === undefined ? undefined : readableHistory(protocol, history, text.length);
+  const read = history === undefined ? undefined : readableHistory(protocol, history, text.length);
+  const canonical = read === undefined ? undefined : sinceProviderCompaction(read);
   // History kept on the provider's side, or one the engine cannot read: the provider's to judge.
   if (canonical === undefined) return { body, text, headers };
   const model = String(body.model);

@@ -11,7 +11,9 @@
  * Claude and Gemini, and a provider counts what the engine cannot: images,
  * its own tool prompts). Where the upstream has no such endpoint (404, 405 or
  * 501: an OpenAI-compatible proxy, a local server), the gateway answers with
- * the engine's count in the provider's shape. A compaction goes upstream as
+ * the engine's count in the provider's shape; Anthropic's own refusal of the
+ * request (a model it does not know) passes through, told apart by its error
+ * body (`anthropicRefusal`). A compaction goes upstream as
  * the client sent it (the provider compacts the history the client holds);
  * without the endpoint, the gateway answers with its engine's compaction
  * (`gateway/responses-compaction`). `X-Condense-Answered-By` says which.
@@ -28,6 +30,7 @@ import { condenseRequest, GATEWAY_HEADERS } from "./protocols/condense-headers";
 import type { GatewayProtocol, RequestBody } from "./protocols/protocol";
 import { responsesProtocol } from "./protocols/responses-protocol";
 import { emulatedCompaction } from "./responses-compaction";
+import { meterTokens } from "./spending-guard";
 import {
   clientResponseHeaders,
   gatewayTimeouts,
@@ -40,6 +43,31 @@ import {
 /** An upstream's answer saying it has no such endpoint (rather than refusing the request). */
 function missingEndpoint(status: number): boolean {
   return status === 404 || status === 405 || status === 501;
+}
+
+/**
+ * Whether an upstream's error is Anthropic's refusal of the request rather than a route it lacks:
+ * an Anthropic error body (`{ type: "error", error: { type, message } }`) of another type than
+ * `not_found_error`, or a `not_found_error` that names the request's model (`model: <name>`, a
+ * model the upstream does not know). A server without the route answers in its own words, or with
+ * a `not_found_error` about the path.
+ */
+function anthropicRefusal(text: string, model: unknown): boolean {
+  try {
+    const body: unknown = JSON.parse(text);
+    if (typeof body !== "object" || body === null || Reflect.get(body, "type") !== "error") {
+      return false;
+    }
+    const error: unknown = Reflect.get(body, "error");
+    if (typeof error !== "object" || error === null) return false;
+    const type: unknown = Reflect.get(error, "type");
+    const message: unknown = Reflect.get(error, "message");
+    if (typeof type !== "string") return false;
+    if (type !== "not_found_error") return true;
+    return typeof model === "string" && typeof message === "string" && message.includes(model);
+  } catch {
+    return false;
+  }
 }
 
 /** POSTs `body` to the upstream's `path`, the client's provider headers with it. */
@@ -124,12 +152,31 @@ export async function serveCount(
   const preview = await previewOf(c, endpoint.protocol, body, text);
   const sent = preview.text ?? JSON.stringify(endpoint.upstreamBody(preview));
   const reply = await postUpstream(c, endpoint.path, sent);
-  if (!missingEndpoint(reply.status)) return passedBack(reply, preview.headers);
+  const refusedByProvider =
+    endpoint.protocol.name === "anthropic" && anthropicRefusal(reply.text, body.model);
+  if (!missingEndpoint(reply.status) || refusedByProvider) {
+    return passedBack(reply, preview.headers);
+  }
   if (preview.tokens === undefined) throw unreadable(endpoint.protocol, body, text);
   return c.json(endpoint.answer(preview.tokens), 200, {
     ...preview.headers,
     [GATEWAY_HEADERS.answeredBy]: "gateway",
   });
+}
+
+/** The tokens a compacted response reports (`usage.input_tokens + output_tokens`), 0 for none. */
+function compactionTokens(text: string): number {
+  try {
+    const usage: unknown = Reflect.get(Object(JSON.parse(text)), "usage");
+    if (typeof usage !== "object" || usage === null) return 0;
+    const count = (field: string) => {
+      const value: unknown = Reflect.get(usage, field);
+      return typeof value === "number" && Number.isFinite(value) ? value : 0;
+    };
+    return count("input_tokens") + count("output_tokens");
+  } catch {
+    return 0;
+  }
 }
 
 /** `POST …/responses/compact` (see the module). */
@@ -147,7 +194,11 @@ export async function serveResponsesCompact(
   const preview = missingEndpoint(reply.status)
     ? await previewOf(c, responsesProtocol, body, text)
     : undefined;
-  if (preview === undefined) return passedBack(reply, await sessionHeaders(c, body));
+  if (preview === undefined) {
+    // The provider's compaction is a model call: on the deployment's key, it counts for the day.
+    if (reply.status === 200) await meterTokens(c, compactionTokens(reply.text));
+    return passedBack(reply, await sessionHeaders(c, body));
+  }
   const { messages, tokens } = preview;
   if (messages === undefined || tokens === undefined) {
     throw unreadable(responsesProtocol, body, text);

@@ -7,7 +7,8 @@
  * `budget_exceeded` (in the protocol's shape, as every gateway error), and
  * nothing is planned, stored or sent. Its answer's usage as the upstream
  * reports it (input + output tokens, streamed or not) is added to the day's
- * count in the user's object (`user/token-usage`) after the response. A
+ * count in the user's object (`user/token-usage`) after the response, as is
+ * the usage of an upstream `/responses/compact` (a model call too). A
  * request with the caller's own provider key is neither checked nor counted.
  *
  * The count is of answers that completed: a stream the client abandons, or
@@ -82,25 +83,44 @@ function answerTokens(answer: ProtocolAnswer): number {
 }
 
 /**
+ * Adds `tokens` the upstream reported to the user's count of the day, when the request is guarded
+ * (a call beside the model requests, such as `/responses/compact`). Never throws: an error is logged.
+ */
+export async function meterTokens(c: Context<AppEnv>, tokens: number): Promise<void> {
+  if (guardedCap(c) === undefined || tokens === 0) return;
+  await recordTokens(c.env, c.get("userId"), c.get("requestId"), tokens);
+}
+
+async function recordTokens(
+  env: Env,
+  userId: string,
+  requestId: string,
+  tokens: number,
+): Promise<void> {
+  try {
+    await userStub(env, userId).recordTokens(utcDay(Date.now()), tokens);
+  } catch (error) {
+    logLine({
+      type: "token_usage_failed",
+      requestId,
+      error: error instanceof Error ? error.name : "unknown",
+    });
+  }
+}
+
+/**
  * `plan` with its answer's tokens added to the user's count of the day, when the request is
  * guarded; as it was otherwise. The count never fails the answer: an error is logged.
  */
 export function meteredPlan(c: Context<AppEnv>, plan: ForwardPlan): ForwardPlan {
   if (guardedCap(c) === undefined) return plan;
-  const user = userStub(c.env, c.get("userId"));
+  const { env } = c;
+  const userId = c.get("userId");
   const requestId = c.get("requestId");
   const count = async (answer: ProtocolAnswer): Promise<void> => {
     const tokens = answerTokens(answer);
     if (tokens === 0) return;
-    try {
-      await user.recordTokens(utcDay(Date.now()), tokens);
-    } catch (error) {
-      logLine({
-        type: "token_usage_failed",
-        requestId,
-        error: error instanceof Error ? error.name : "unknown",
-      });
-    }
+    await recordTokens(env, userId, requestId, tokens);
   };
   return {
     ...plan,

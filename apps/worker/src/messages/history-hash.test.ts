@@ -94,6 +94,29 @@ describe("canonicalContent", () => {
     }
   });
 
+  it("reads a prompt without Claude Code's billing header, whose build hash each process changes", () => {
+    const prompt = (build: string) =>
+      toCanonical({
+        format: "anthropic",
+        messages: [{ role: "user", content: "go" }],
+        system: [
+          {
+            type: "text",
+            text: `x-anthropic-billing-header: cc_version=2.1.332.${build}; cc_entrypoint=sdk-cli;`,
+          },
+          { type: "text", text: "You are Claude Code." },
+        ],
+      })[0];
+    const [first, second] = [prompt("ab8"), prompt("cf6")];
+    if (first === undefined || second === undefined) throw new Error("no prompt");
+    expect(canonicalContent(first)).toBe(canonicalContent(second));
+    expect(canonicalContent(first)).toContain("You are Claude Code.");
+    // Only a prompt's: the same line in a user's message is what the user said.
+    const user = (build: string) =>
+      canonical({ role: "user", content: `x-anthropic-billing-header: cc_version=${build};` });
+    expect(canonicalContent(user("ab8"))).not.toBe(canonicalContent(user("cf6")));
+  });
+
   it("differs for what the messages say differently", () => {
     const base = { role: "assistant", content: "Reading.", tool_calls: [call('{"path":"a.ts"}')] };
     const variants: Record<string, unknown>[] = [

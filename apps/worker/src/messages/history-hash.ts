@@ -55,11 +55,31 @@ function callsForm(calls: readonly ToolCall[] | undefined): unknown[] {
   );
 }
 
+/**
+ * Lines of a prompt that change from one process of the same agent to the next and say nothing to
+ * the model: Claude Code's billing header (`x-anthropic-billing-header: cc_version=2.1.332.ab8;
+ * …`), whose build hash differs in every `claude` process, so a conversation resumed with
+ * `--continue` or `--resume` (its `/compact` in headless mode among them) would read as another.
+ */
+const VOLATILE_PROMPT_LINES = /^x-anthropic-billing-header:[^\n]*(?:\n|$)/gm;
+
+/** `content` of a system or developer message without its volatile lines. */
+function withoutVolatileLines(content: MessageContent | undefined): MessageContent | undefined {
+  if (typeof content === "string") return content.replace(VOLATILE_PROMPT_LINES, "");
+  if (!Array.isArray(content)) return content;
+  return content
+    .map((part) =>
+      part.type === "text" ? { ...part, text: part.text.replace(VOLATILE_PROMPT_LINES, "") } : part,
+    )
+    .filter((part) => part.type !== "text" || part.text !== "");
+}
+
 /** The text the hash of `message` is taken of. */
 export function canonicalContent(message: ChatMessage): string {
+  const prompt = message.role === "system" || message.role === "developer";
   return stableJson([
     message.role,
-    contentForm(message.content),
+    contentForm(prompt ? withoutVolatileLines(message.content) : message.content),
     callsForm(message.tool_calls),
     message.tool_call_id ?? null,
   ]);

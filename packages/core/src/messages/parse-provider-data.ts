@@ -18,19 +18,28 @@ import type { ProviderData } from "./types.js";
 
 /** The keys kept of each provider's data, with the type each must have (any other key is dropped). */
 const KEPT_KEYS = {
-  anthropic: { thinking: "array", blocks: "array", is_error: "boolean", in_messages: "boolean" },
+  anthropic: {
+    thinking: "array",
+    blocks: "array",
+    is_error: "boolean",
+    in_messages: "boolean",
+    turn_fields: "object",
+  },
   responses: { items: "array", id: "string", status: "string" },
 } as const;
 
-type KeyType = "array" | "string" | "boolean";
+type KeyType = "array" | "string" | "boolean" | "object";
 
 const TYPE_NAMES: Record<KeyType, string> = {
   array: "an array",
   string: "a string",
   boolean: "a boolean",
+  object: "an object",
 };
 
 function hasType(value: unknown, type: KeyType): boolean {
+  if (type === "object")
+    return typeof value === "object" && value !== null && !Array.isArray(value);
   return type === "array" ? Array.isArray(value) : typeof value === type;
 }
 

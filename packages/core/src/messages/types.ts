@@ -88,6 +88,11 @@ export interface ProviderData {
     is_error?: boolean;
     /** A system message that stood in `messages` (a system turn), not in the top-level `system`. */
     in_messages?: boolean;
+    /**
+     * A system turn's fields beside `role` and `content` (Claude Code's per-turn control,
+     * `output_config`), sent back with it.
+     */
+    turn_fields?: Record<string, unknown>;
   };
   /** `items`: the original input items of this message, including opaque reasoning/compaction items. */
   responses?: { items?: unknown[]; id?: string; status?: string };

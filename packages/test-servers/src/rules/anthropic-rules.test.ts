@@ -79,6 +79,13 @@ describe("roles", () => {
     expect(emptyContentViolation({ messages: [user("")] })?.message).toBe(
       "messages: text content blocks must be non-empty",
     );
+    // A system turn of per-turn control only (Claude Code's on `--continue`) is no empty message.
+    const control = { role: "system", content: [], output_config: { effort: "medium" } };
+    expect(emptyContentViolation({ messages: [user("a"), control, user("b")] })).toBeUndefined();
+    expect(
+      emptyContentViolation({ messages: [user("a"), { role: "system", content: [] }, user("b")] })
+        ?.message,
+    ).toMatch(/^messages\.1: all messages must have non-empty content/);
   });
 });
 

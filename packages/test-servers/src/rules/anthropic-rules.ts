@@ -64,12 +64,21 @@ export function roleViolation(body: JsonObject, betas: string): Violation | unde
   return undefined;
 }
 
+/**
+ * A `system` turn that carries per-turn control (`output_config`) beside its content: Claude Code
+ * 2.1 sends one with empty content when it resumes a conversation (`--continue`), the effort for
+ * the turns after it; the content rule is for what the model reads.
+ */
+function controlTurn(message: JsonObject): boolean {
+  return message.role === "system" && isObject(message.output_config);
+}
+
 export function emptyContentViolation(body: JsonObject): Violation | undefined {
   const messages = objects(body.messages);
   for (const [index, message] of messages.entries()) {
     const content = blocks(message);
     const last = index === messages.length - 1 && message.role === "assistant";
-    if (content.length === 0 && !last) {
+    if (content.length === 0 && !last && !controlTurn(message)) {
       return invalid(
         `messages.${index}: all messages must have non-empty content except for the optional final assistant message`,
       );

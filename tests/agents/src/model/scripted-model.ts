@@ -11,7 +11,13 @@
  * answer and a compacted history changes nothing.
  *
  * Side requests (a request that declares no tools: titles, topic and quota
- * checks) get a short, fitting answer and do not count as turns.
+ * checks) get a short, fitting answer and do not count as turns; so does an
+ * agent's own compaction request (its `/compact`: the agent's summarization
+ * prompt in the newest user message, after the last tool results or alone,
+ * tools declared or not), answered with a
+ * summary. After one, the agent's history holds no tool result: the model
+ * goes on from the last step it answered (asking for it again), as a model
+ * reading the summary would.
  */
 
 import { callSteps } from "./call-steps.ts";
@@ -45,6 +51,17 @@ export interface ScriptedModel {
   finished(): boolean;
 }
 
+/**
+ * How the agents ask their model to compact: Claude Code's "create a detailed summary of the
+ * conversation so far", Codex's "CONTEXT CHECKPOINT COMPACTION".
+ */
+const COMPACTION_PROMPT = /detailed summary of the conversation|CONTEXT CHECKPOINT COMPACTION/i;
+
+/** Whether a request is the agent's own compaction (see the module). */
+export function isCompactionRequest(request: ModelRequest): boolean {
+  return COMPACTION_PROMPT.test(request.userText);
+}
+
 function sideAnswer(request: ModelRequest): ModelAnswer {
   const asked = `${request.systemText}\n${request.userText}`.toLowerCase();
   if (asked.includes("json")) {
@@ -66,7 +83,8 @@ export function scriptedModel(options: {
   const stepOfCall = callSteps(options);
 
   const check = (request: ModelRequest): number => {
-    if (request.toolResults.length === 0) return 0;
+    // After the agent's own compaction: from the last step answered (none: the task's start).
+    if (request.toolResults.length === 0) return answered.length === 0 ? 0 : Math.max(...answered);
     const newest = request.toolResults.at(-1);
     const match = newest === undefined ? null : STEP_IN_ID.exec(newest.callId);
     // Without the model's id (Gemini CLI names calls itself), the call it answers names the step.
@@ -97,9 +115,15 @@ export function scriptedModel(options: {
   return {
     failures,
     answered,
-    isSide: (request) => request.tools.length === 0,
+    isSide: (request) => request.tools.length === 0 || isCompactionRequest(request),
     finished: () => answered.includes(task.steps.length - 1),
     answer(request) {
+      if (isCompactionRequest(request)) {
+        const last = answered.length === 0 ? 0 : Math.max(...answered);
+        return {
+          text: `<summary>Notes task: steps up to ${last} done; go on from step ${last}.</summary>`,
+        };
+      }
       if (request.tools.length === 0) return sideAnswer(request);
       const index = Math.min(check(request), task.steps.length - 1);
       answered.push(index);

@@ -33,7 +33,8 @@ function toolResults(message: JsonObject | undefined): ToolResult[] {
 export const anthropicMessages: AgentProtocol = {
   ...wire,
   read(body) {
-    const messages = objects(body.messages);
+    // A system turn after the newest user message (Claude Code's on `--continue`) is no turn of its own.
+    const messages = objects(body.messages).filter((message) => message.role !== "system");
     const last = messages.at(-1);
     const system = Array.isArray(body.system) ? contentText(body.system) : text(body.system);
     return {

@@ -21,6 +21,7 @@ import type { GatewayProtocol, RequestBody, RequestHistory } from "../protocols/
 import { type ForwardPlan, unchangedPlan } from "./forward-plan";
 import { sessionPlan } from "./plan-session";
 import { statelessPlan } from "./plan-stateless";
+import { sinceProviderCompaction } from "./provider-compaction";
 
 /** A gateway request, validated and authenticated. */
 export interface GatewayRequest extends CondenseRequest {
@@ -84,14 +85,16 @@ export async function planRequest(request: GatewayRequest): Promise<ForwardPlan>
       [GATEWAY_HEADERS.passthrough]: "server-state",
     });
   }
-  const canonical = readableHistory(protocol, history, text.length);
-  if (canonical === undefined) {
+  const read = readableHistory(protocol, history, text.length);
+  if (read === undefined) {
     // The engine cannot read this history, but the provider may: it judges it, nothing is stored.
     return unchangedPlan(body, text, {
       ...(await untouchedSession(request)),
       [GATEWAY_HEADERS.passthrough]: "unreadable",
     });
   }
+  // What the provider no longer reads (before its own compaction) is neither counted nor compacted.
+  const canonical = sinceProviderCompaction(read);
   if (sessionId === undefined) {
     return statelessPlan(protocol, body, text, canonical, { contextWindow, headers: {} });
   }

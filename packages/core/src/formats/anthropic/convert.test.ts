@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { InvalidMessagesError, type MessageProblem } from "../../errors/condense-error.js";
+import { parseMessages } from "../../messages/parse.js";
 import { repairMessages } from "../../messages/repair.js";
 import type { ChatMessage, MessageContent } from "../../messages/types.js";
 import {
@@ -1178,5 +1179,23 @@ describe("toAnthropic: file and audio parts", () => {
     expect(problems[0]?.message).toContain("audio");
     expect(problems[1]?.message).toContain("application/zip");
     expect(validateMessages(messages, "anthropic").problems).toEqual(problems);
+  });
+});
+
+describe("a system turn of per-turn control", () => {
+  it("keeps Claude Code's output_config and its empty content through a round trip and a stored copy", () => {
+    const input = {
+      messages: [
+        { role: "user", content: "go" },
+        { role: "system", content: [], output_config: { effort: "medium" } },
+        { role: "assistant", content: "ok" },
+        { role: "user", content: "on" },
+      ],
+    };
+    const messages = fromAnthropic(input);
+    expect(messages[1]?.content).toBe("");
+    // What a stored message is read back with (a compaction reads the session's so).
+    expect(parseMessages(JSON.parse(JSON.stringify(messages)))).toEqual(messages);
+    expect(toAnthropic(messages).messages).toEqual(input.messages);
   });
 });

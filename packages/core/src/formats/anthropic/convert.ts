@@ -112,7 +112,11 @@ export function toAnthropic(
   const plan = planAnthropic(messages);
   if (placement !== undefined) placeMarkers(plan, placement);
   const request: AnthropicRequest = {
-    messages: plan.turns.map((turn) => ({ role: turn.role, content: turn.content })),
+    messages: plan.turns.map((turn) => ({
+      ...turn.fields,
+      role: turn.role,
+      content: turn.content,
+    })),
   };
   if (plan.system !== undefined) request.system = plan.system;
   return request;

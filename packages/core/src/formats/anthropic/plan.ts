@@ -26,6 +26,8 @@ export interface PlannedTurn {
   role: AnthropicRole;
   content: string | AnthropicBlock[];
   sources: number[];
+  /** A system turn's fields beside its content (`provider_data.anthropic.turn_fields`). */
+  fields?: Record<string, unknown>;
 }
 
 /** What `toAnthropic` produces, with the canonical source index of every piece. */
@@ -65,7 +67,14 @@ export function planAnthropic(messages: readonly ChatMessage[]): AnthropicPlan {
       const copy = typeof content === "string" ? content : [...content];
       if (message.provider_data?.anthropic?.in_messages === true) {
         // A system turn stays where it stood, a turn of its own.
-        turns.push({ role: "system", content: copy, sources: sizeOf(copy).map(() => index) });
+        const fields = message.provider_data.anthropic.turn_fields;
+        turns.push({
+          role: "system",
+          // A turn of per-turn control only goes back as it came, without a block.
+          content: copy === "" && fields !== undefined ? [] : copy,
+          sources: sizeOf(copy).map(() => index),
+          ...(fields !== undefined ? { fields } : {}),
+        });
         leadingResults.push(0);
         return;
       }

@@ -162,9 +162,18 @@ function withAnthropicData(
  */
 export function turnToCanonical(turn: AnthropicMessage): ChatMessage[] {
   if (turn.role === "system") {
-    const message = systemToCanonical(turn.content as string | AnthropicTextBlock[]);
+    const blocks = turn.content as string | AnthropicTextBlock[];
+    // A turn of per-turn control only (`output_config`) may hold no text: "" is canonical for none.
+    const message = systemToCanonical(Array.isArray(blocks) && blocks.length === 0 ? "" : blocks);
     const { blocks: _kept, ...anthropic } = message.provider_data?.anthropic ?? {};
-    return [{ ...message, provider_data: { anthropic: { ...anthropic, in_messages: true } } }];
+    const { role: _role, content: _content, ...fields } = turn;
+    const turnFields = Object.keys(fields).length > 0 ? { turn_fields: fields } : {};
+    return [
+      {
+        ...message,
+        provider_data: { anthropic: { ...anthropic, in_messages: true, ...turnFields } },
+      },
+    ];
   }
   if (typeof turn.content === "string") return [{ role: turn.role, content: turn.content }];
   if (turn.role === "assistant") {

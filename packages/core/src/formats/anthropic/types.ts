@@ -152,6 +152,8 @@ export interface AnthropicMessage {
   /** `system`: a system turn in place (the API takes them mid-conversation). */
   role: "user" | "assistant" | "system";
   content: string | AnthropicBlock[];
+  /** A system turn's per-turn control (Claude Code sends `output_config`), kept as it came. */
+  [field: string]: unknown;
 }
 
 export interface AnthropicRequest {
