@@ -2,7 +2,7 @@ import { globSync } from "node:fs";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { nodeRunnableTests } from "./test/node-runnable.ts";
+import { nodeRunnableTests } from "./test/support/node-runnable.ts";
 import workerd from "./vitest.config.ts";
 
 const root = dirname(fileURLToPath(import.meta.url));
@@ -22,6 +22,10 @@ export default defineConfig({
   ...workerd,
   test: {
     ...workerd.test,
-    include: [...workerdModuleTests(), "test/sessions.test.ts", "test/gateway.test.ts"],
+    include: [
+      ...workerdModuleTests(),
+      "test/session/sessions.test.ts",
+      "test/gateway/gateway.test.ts",
+    ],
   },
 });

@@ -1,7 +1,7 @@
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
-import { nodeRunnableTests } from "./test/node-runnable.ts";
+import { nodeRunnableTests } from "./test/support/node-runnable.ts";
 
 const root = dirname(fileURLToPath(import.meta.url));
 

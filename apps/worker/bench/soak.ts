@@ -3,7 +3,7 @@
  * `pnpm bench soak [--agents 24] [--minutes 4] [--kills 3] [--seed 33]`: many simulated agents
  * against the Worker under `wrangler dev`, through the API and through the gateway (Chat
  * Completions, Responses, Anthropic Messages, streamed or not, with the unmodified SDKs), while the
- * upstream fails (`x-test-upstream` scripts of `test/gateway-upstream`, drawn per attempt: overflows
+ * upstream fails (`x-test-upstream` scripts of `test/support/gateway-upstream`, drawn per attempt: overflows
  * below the session's window, 429, 500, hang-ups partway through, stalled streams, no answer at
  * all) and wrangler dev's process group (workerd with it) is killed with SIGKILL, then started
  * again on the same storage and port. Agents carry on across the kills: an append is retried with
@@ -36,7 +36,7 @@ import Anthropic from "@anthropic-ai/sdk";
 import { SUMMARY_SECTIONS, validateMessages } from "@condense/core";
 import { startTestServer, templateHandler } from "@condense/test-servers";
 import OpenAI from "openai";
-import { startGatewayUpstream } from "../test/gateway-upstream.ts";
+import { startGatewayUpstream } from "../test/support/gateway-upstream.ts";
 import { freePort, root } from "./harness.ts";
 
 // ------------------------------------------------------------------ options

@@ -20,7 +20,7 @@ import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalContent } from "../src/messages/history-hash.ts";
-import { type GatewayUpstream, startGatewayUpstream } from "../test/gateway-upstream.ts";
+import { type GatewayUpstream, startGatewayUpstream } from "../test/support/gateway-upstream.ts";
 import { apiAs, ok } from "./api.ts";
 import { type DevServer, startWranglerDev } from "./wrangler-dev.ts";
 

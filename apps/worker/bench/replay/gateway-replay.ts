@@ -11,7 +11,7 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import type { GatewayUpstream, RecordedCall } from "../../test/gateway-upstream.ts";
+import type { GatewayUpstream, RecordedCall } from "../../test/support/gateway-upstream.ts";
 
 export interface GatewayTarget {
   /** The Worker's origin, e.g. `http://127.0.0.1:8787`. */

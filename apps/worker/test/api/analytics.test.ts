@@ -5,10 +5,10 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { AnalyticsDataset } from "../src/analytics/data-points";
-import { runCompaction } from "../src/session/compaction/run";
-import { MessageStore } from "../src/session/store/message-store";
-import { sessionScope } from "../src/session/store/session-scope";
+import type { AnalyticsDataset } from "../../src/analytics/data-points";
+import { runCompaction } from "../../src/session/compaction/run";
+import { MessageStore } from "../../src/session/store/message-store";
+import { sessionScope } from "../../src/session/store/session-scope";
 import {
   append,
   call,
@@ -17,7 +17,7 @@ import {
   freshSession,
   stubFor,
   waitFor,
-} from "./helpers";
+} from "../support/helpers";
 
 class FakeDataset implements AnalyticsDataset {
   readonly points: Array<{ blobs?: string[]; doubles?: number[]; indexes?: string[] }> = [];

@@ -5,11 +5,11 @@
 
 import { env } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
-import { createApp } from "../src/app";
-import { API_REFERENCE_PATH } from "../src/routes/api-reference";
-import { INSPECTOR_PATH } from "../src/routes/inspector";
-import { BASE, call, conversation, freshSession } from "./helpers";
-import { signJwt } from "./jwt";
+import { createApp } from "../../src/app";
+import { API_REFERENCE_PATH } from "../../src/routes/api-reference";
+import { INSPECTOR_PATH } from "../../src/routes/inspector";
+import { BASE, call, conversation, freshSession } from "../support/helpers";
+import { signJwt } from "../support/jwt";
 
 const now = () => Math.floor(Date.now() / 1000);
 

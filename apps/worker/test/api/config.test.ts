@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it, vi } from "vitest";
-import { call } from "./helpers";
+import { call } from "../support/helpers";
 
 describe("a bad configuration variable", () => {
   it("answers every request with an error naming the variable, and logs it", async () => {

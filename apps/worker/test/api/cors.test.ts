@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { call, freshSession } from "./helpers";
+import { call, freshSession } from "../support/helpers";
 
 const LISTED = "https://app.example.com";
 const cors = { CORS_ORIGINS: `${LISTED}, http://localhost:5173` };

@@ -4,15 +4,15 @@
  * docs site's operation pages show them (`apps/docs/http-examples.json`, read by
  * `pnpm --filter @condense/docs generate`), so an example is always one the Worker really answers.
  * The recording is a file snapshot: when an answer changes, this test fails until it is
- * re-recorded with `npx vitest run test/http-examples.test.ts -u` and the docs regenerated.
+ * re-recorded with `npx vitest run test/api/http-examples.test.ts -u` and the docs regenerated.
  * What differs from run to run (ids, times, durations, the test servers' ports) is replaced by
  * fixed placeholders first, so the recording only changes when the API does.
  */
 
 import { SELF } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { queueAnswers } from "./gateway-helpers";
-import { BASE, TOKENS } from "./helpers";
+import { queueAnswers } from "../support/gateway-helpers";
+import { BASE, TOKENS } from "../support/helpers";
 
 interface Example {
   operation: string;
@@ -453,7 +453,7 @@ describe("the HTTP API's recorded examples", () => {
 
     // A stale example fails here ("Snapshot … mismatched"): re-record with -u, then regenerate the docs.
     await expect(`${JSON.stringify(examples, null, 2)}\n`).toMatchFileSnapshot(
-      "../../docs/http-examples.json",
+      "../../../docs/http-examples.json",
     );
   });
 });

@@ -8,11 +8,11 @@
 import { env } from "cloudflare:test";
 import { SignJWT } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { unwrap } from "../src/api/rpc-result";
-import type { ErrorResponseBody, SessionListResponseBody } from "../src/api/schemas";
-import { call, conversation, freshSession } from "./helpers";
-import { providerKey, serveJwks, signWith } from "./jwks";
-import { signJwt } from "./jwt";
+import { unwrap } from "../../src/api/rpc-result";
+import type { ErrorResponseBody, SessionListResponseBody } from "../../src/api/schemas";
+import { call, conversation, freshSession } from "../support/helpers";
+import { providerKey, serveJwks, signWith } from "../support/jwks";
+import { signJwt } from "../support/jwt";
 
 const ISSUER = "https://tenant.idp.test/";
 const AUDIENCE = "https://condense.test/api";

@@ -7,10 +7,10 @@
 
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ErrorResponseBody } from "../src/api/schemas";
-import { createApp } from "../src/app";
-import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { call, conversation, freshSession } from "./helpers";
+import type { ErrorResponseBody } from "../../src/api/schemas";
+import { createApp } from "../../src/app";
+import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { call, conversation, freshSession } from "../support/helpers";
 
 /** A rate limiter that lets each key through `allowed` times, and records the keys it was asked. */
 function fakeLimiter(allowed: number): { binding: RateLimit; keys: string[] } {

@@ -1,6 +1,6 @@
 /**
  * The route-level property test: random sequences of valid and mutated calls
- * to a session and its user's memory (`test/route-fuzz`), each followed by the
+ * to a session and its user's memory (`test/api/route-fuzz`), each followed by the
  * four oracles: no 5xx, every error in its documented shape, the context valid
  * for its provider in every format, and a refused request changing nothing.
  * `pnpm test` runs a few sequences; `ROUTE_FUZZ_RUNS=200` runs more (and
@@ -10,9 +10,9 @@
 import { env } from "cloudflare:test";
 import fc from "fast-check";
 import { afterAll, describe, it } from "vitest";
-import { freshSession } from "./helpers";
+import { freshSession } from "../support/helpers";
+import { freshUser } from "../support/user-helpers";
 import { arbCommands, type FuzzReal, fuzzCounts, initialModel } from "./route-fuzz";
-import { freshUser } from "./user-helpers";
 
 const runs = Number(env.ROUTE_FUZZ_RUNS) > 0 ? Number(env.ROUTE_FUZZ_RUNS) : 10;
 const given = env.ROUTE_FUZZ_SEED === "" ? Number.NaN : Number(env.ROUTE_FUZZ_SEED);

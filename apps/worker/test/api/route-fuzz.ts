@@ -1,5 +1,5 @@
 /**
- * @module test/route-fuzz
+ * @module test/api/route-fuzz
  * The route-level property test's calls and oracles. Random sequences of
  * valid and mutated calls to one session and its user's memory run as
  * fast-check commands against a model of the agent's session: appends in the
@@ -31,7 +31,7 @@ import {
 } from "@condense/test-fixtures";
 import fc from "fast-check";
 import { expect } from "vitest";
-import { type CallOptions, call, type Reply } from "./helpers";
+import { type CallOptions, call, type Reply } from "../support/helpers";
 
 // ---------------------------------------------------------------- the model and the real system
 

@@ -5,8 +5,8 @@
 import { validateMessages } from "@condense/core";
 import fixture from "@condense/test-fixtures/transcripts/openhands__ponylang__ponyc-4595.json";
 import { describe, expect, it } from "vitest";
-import type { CompactResponseBody } from "../src/api/schemas";
-import { call, conversation, llm, toolStep } from "./helpers";
+import type { CompactResponseBody } from "../../src/api/schemas";
+import { call, conversation, llm, toolStep } from "../support/helpers";
 
 const corpus = (fixture as { messages: unknown[] }).messages;
 

@@ -4,16 +4,16 @@
  * agent prints (the SDK error's message), its status and the headers that explain it. The docs
  * site's troubleshooting page shows them (`apps/docs/troubleshooting-examples.json`, read by
  * `pnpm --filter @condense/docs generate`). A file snapshot: when a message changes, this test fails
- * until it is re-recorded with `npx vitest run test/troubleshooting-examples.test.ts -u`.
+ * until it is re-recorded with `npx vitest run test/api/troubleshooting-examples.test.ts -u`.
  */
 
 import { env } from "cloudflare:test";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../src/app";
-import { freshTag, openaiClient } from "./gateway-helpers";
-import { call, TOKENS } from "./helpers";
-import { signJwt } from "./jwt";
+import { createApp } from "../../src/app";
+import { freshTag, openaiClient } from "../support/gateway-helpers";
+import { call, TOKENS } from "../support/helpers";
+import { signJwt } from "../support/jwt";
 
 interface Failure {
   /** The failure's name on the page (its section reads it). */
@@ -172,7 +172,7 @@ describe("the troubleshooting page's failures", () => {
       ["new-generation", 200],
     ]);
     await expect(`${JSON.stringify(failures, null, 2)}\n`).toMatchFileSnapshot(
-      "../../docs/troubleshooting-examples.json",
+      "../../../docs/troubleshooting-examples.json",
     );
   });
 });

@@ -8,9 +8,9 @@
 
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { EventsResponseBody, SessionStatusBody } from "../src/api/schemas";
-import { signature } from "../src/session/compaction/compaction-events";
-import { freshTag, upstreamCalls } from "./gateway-helpers";
+import type { EventsResponseBody, SessionStatusBody } from "../../src/api/schemas";
+import { signature } from "../../src/session/compaction/compaction-events";
+import { freshTag, upstreamCalls } from "../support/gateway-helpers";
 import {
   append,
   call,
@@ -21,7 +21,7 @@ import {
   stubFor,
   toolStep,
   waitFor,
-} from "./helpers";
+} from "../support/helpers";
 
 const SECRET = "whsec-test-0123456789abcdef";
 

@@ -14,7 +14,7 @@ import type {
   ContextResponseBody,
   ManualCompactResponseBody,
   OverflowResponseBody,
-} from "../src/api/schemas";
+} from "../../src/api/schemas";
 import {
   append,
   call,
@@ -24,7 +24,7 @@ import {
   freshSession,
   status,
   stubFor,
-} from "./helpers";
+} from "../support/helpers";
 
 /** Writes settings rows directly, as a bug or an old version might have stored them. */
 async function breakSettings(id: string, settings: Record<string, unknown>): Promise<void> {

@@ -15,7 +15,7 @@ import type {
   OverflowResponseBody,
   SessionStatusBody,
   ToolOutputResponseBody,
-} from "../src/api/schemas";
+} from "../../src/api/schemas";
 import {
   append,
   call,
@@ -31,7 +31,7 @@ import {
   textOf,
   toolStep,
   transcript,
-} from "./helpers";
+} from "../support/helpers";
 
 describe("serialization without loss", () => {
   it("lands 50 concurrent appends, in order, while a slow LLM compaction is in flight", async () => {

@@ -17,7 +17,7 @@ import {
   runInDurableObject,
 } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ContextResponseBody } from "../src/api/schemas";
+import type { ContextResponseBody } from "../../src/api/schemas";
 import {
   call,
   compactions,
@@ -28,7 +28,7 @@ import {
   textOf,
   transcript,
   waitFor,
-} from "./helpers";
+} from "../support/helpers";
 
 describe("eviction in the middle of a compaction", () => {
   it("keeps the previous state, every append, and finishes the compaction later", async () => {

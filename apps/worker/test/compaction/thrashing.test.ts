@@ -9,7 +9,7 @@
 
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SessionObject } from "../src/session/session-object";
+import type { SessionObject } from "../../src/session/session-object";
 import {
   append,
   call,
@@ -19,7 +19,7 @@ import {
   type Message,
   status,
   stubFor,
-} from "./helpers";
+} from "../support/helpers";
 
 /** `lines` lines of a file, about 15 tokens each. */
 function file(lines: number, name: string): string {

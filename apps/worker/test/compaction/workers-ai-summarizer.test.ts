@@ -9,11 +9,11 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import { type MemoryOperation, SUMMARY_SECTIONS } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import type { MemorySink } from "../src/session/compaction/memory-flush";
-import { runCompaction } from "../src/session/compaction/run";
-import { MessageStore } from "../src/session/store/message-store";
-import { sessionScope } from "../src/session/store/session-scope";
-import { append, createSmallSession, freshSession, llm, prose, stubFor } from "./helpers";
+import type { MemorySink } from "../../src/session/compaction/memory-flush";
+import { runCompaction } from "../../src/session/compaction/run";
+import { MessageStore } from "../../src/session/store/message-store";
+import { sessionScope } from "../../src/session/store/session-scope";
+import { append, createSmallSession, freshSession, llm, prose, stubFor } from "../support/helpers";
 
 /** A Workers AI fake for text generation: a template summary, or the flush's memory tool call. */
 class FakeChatAi {

@@ -1,5 +1,5 @@
 /**
- * @module test/agent-requests
+ * @module test/gateway/agent-requests
  * Request bodies as real agents send them, sent to the gateway byte for byte
  * (no SDK in between): what an agent's sequence of main and side requests does
  * to a session. The test upstream answers main requests with the answers an
@@ -8,8 +8,8 @@
  */
 
 import { SELF } from "cloudflare:test";
-import { queueAnswers } from "./gateway-helpers";
-import { BASE, TOKENS } from "./helpers";
+import { queueAnswers } from "../support/gateway-helpers";
+import { BASE, TOKENS } from "../support/helpers";
 
 export type AgentRoute = "anthropic" | "chat" | "responses";
 

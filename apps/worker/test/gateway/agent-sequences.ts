@@ -1,5 +1,5 @@
 /**
- * @module test/agent-sequences
+ * @module test/gateway/agent-sequences
  * The request sequences of real agents, main conversation and side requests
  * interleaved as they arrive at the gateway, in each agent's own request
  * shape. opencode's are captured from a real run (`fixtures/agents`): its

@@ -19,8 +19,8 @@ import {
 } from "@condense/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { append, call, freshSession, type Message } from "./helpers";
+import { freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { append, call, freshSession, type Message } from "../support/helpers";
 
 const model = "gpt-4o";
 /** Runs of the property: each is a session of its own, three formats and a gateway request. */

@@ -13,8 +13,8 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { countAnthropicCacheMarkers, parseMessages, toAnthropic } from "@condense/core";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { BASE, call, conversation, freshSession, TOKENS, toolStep } from "./helpers";
+import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { BASE, call, conversation, freshSession, TOKENS, toolStep } from "../support/helpers";
 
 type AnthropicParam = Anthropic.Messages.MessageParam;
 type Block = Record<string, unknown>;

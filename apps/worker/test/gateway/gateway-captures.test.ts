@@ -11,11 +11,11 @@
 import { SELF } from "cloudflare:test";
 import { countAnthropicCacheMarkers } from "@condense/core";
 import { describe, expect, it } from "vitest";
+import { freshTag, queueAnswers, upstreamCalls } from "../support/gateway-helpers";
+import { BASE, freshSession, TOKENS, transcript, waitFor } from "../support/helpers";
 import claudeDefault from "./fixtures/claude-code-default-model.json";
 import claudeOpus from "./fixtures/claude-code-opus-4-6.json";
 import codex from "./fixtures/codex-apply-patch.json";
-import { freshTag, queueAnswers, upstreamCalls } from "./gateway-helpers";
-import { BASE, freshSession, TOKENS, transcript, waitFor } from "./helpers";
 
 interface Capture {
   requests: Array<{ headers: Record<string, string>; body: Record<string, unknown> }>;

@@ -10,15 +10,15 @@ import Anthropic from "@anthropic-ai/sdk";
 import { fromCanonical, toCanonical } from "@condense/core";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../src/app";
+import { createApp } from "../../src/app";
 import {
   anthropicClient,
   freshTag,
   openaiClient,
   queueAnswers,
   upstreamCalls,
-} from "./gateway-helpers";
-import { append, call, conversation, freshSession, transcript, waitFor } from "./helpers";
+} from "../support/gateway-helpers";
+import { append, call, conversation, freshSession, transcript, waitFor } from "../support/helpers";
 
 /** The app with other bindings, as an SDK's `fetch`. */
 function appWith(overrides: Partial<Env>): typeof fetch {

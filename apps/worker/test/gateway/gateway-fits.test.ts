@@ -9,10 +9,10 @@
 
 import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SessionObject } from "../src/session/session-object";
+import type { SessionObject } from "../../src/session/session-object";
+import { freshTag, queueAnswers, upstreamCalls } from "../support/gateway-helpers";
+import { freshSession, stubFor } from "../support/helpers";
 import { sendAgentRequest } from "./agent-requests";
-import { freshTag, queueAnswers, upstreamCalls } from "./gateway-helpers";
-import { freshSession, stubFor } from "./helpers";
 
 type Block = Record<string, unknown>;
 type Turn = { role: "user" | "assistant"; content: string | Block[] };

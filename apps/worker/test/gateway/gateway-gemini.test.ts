@@ -10,8 +10,16 @@
 import { SELF } from "cloudflare:test";
 import { fromCanonical, toCanonical } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { freshTag, upstreamCalls } from "./gateway-helpers";
-import { BASE, conversation, freshSession, status, TOKENS, transcript, waitFor } from "./helpers";
+import { freshTag, upstreamCalls } from "../support/gateway-helpers";
+import {
+  BASE,
+  conversation,
+  freshSession,
+  status,
+  TOKENS,
+  transcript,
+  waitFor,
+} from "../support/helpers";
 
 type Content = { role: string; parts: Array<Record<string, unknown>> };
 

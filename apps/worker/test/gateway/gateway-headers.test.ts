@@ -8,8 +8,8 @@
 import { runDurableObjectAlarm } from "cloudflare:test";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { call, compactions, conversation, freshSession, stubFor } from "./helpers";
+import { freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { call, compactions, conversation, freshSession, stubFor } from "../support/helpers";
 
 type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 

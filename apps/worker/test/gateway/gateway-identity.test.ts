@@ -7,8 +7,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { anthropicClient, freshTag, openaiClient } from "./gateway-helpers";
-import { call, transcript } from "./helpers";
+import { anthropicClient, freshTag, openaiClient } from "../support/gateway-helpers";
+import { call, transcript } from "../support/helpers";
 
 const question = [{ role: "user" as const, content: "What is in src/index.ts?" }];
 

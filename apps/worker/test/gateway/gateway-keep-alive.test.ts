@@ -10,9 +10,9 @@
 import { env } from "cloudflare:test";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../src/app";
-import { freshTag } from "./gateway-helpers";
-import { BASE, llm, llmSession, prose, TOKENS, waitFor } from "./helpers";
+import { createApp } from "../../src/app";
+import { freshTag } from "../support/gateway-helpers";
+import { BASE, llm, llmSession, prose, TOKENS, waitFor } from "../support/helpers";
 
 type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 

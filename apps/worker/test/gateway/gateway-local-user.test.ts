@@ -8,8 +8,8 @@
 
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../src/app";
-import { freshTag, upstreamCalls } from "./gateway-helpers";
+import { createApp } from "../../src/app";
+import { freshTag, upstreamCalls } from "../support/gateway-helpers";
 
 const LOCAL = "http://localhost:8787";
 

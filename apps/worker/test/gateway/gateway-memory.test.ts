@@ -7,10 +7,10 @@
 
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { MEMORY_FENCE_OPEN } from "../src/user/memory-block";
-import { freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import type { RecordedCall } from "./gateway-upstream";
-import { call, freshSession, transcript, waitFor } from "./helpers";
+import { MEMORY_FENCE_OPEN } from "../../src/user/memory-block";
+import { freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import type { RecordedCall } from "../support/gateway-upstream";
+import { call, freshSession, transcript, waitFor } from "../support/helpers";
 
 const history: OpenAI.Chat.ChatCompletionMessageParam[] = [
   { role: "system", content: "You are a coding agent." },

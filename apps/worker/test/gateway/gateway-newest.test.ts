@@ -7,10 +7,10 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { freshTag, upstreamCalls } from "../support/gateway-helpers";
+import { freshSession } from "../support/helpers";
 import { sendAgentRequest } from "./agent-requests";
 import claudeCodeReads from "./fixtures/agents/claude-code-reads.json";
-import { freshTag, upstreamCalls } from "./gateway-helpers";
-import { freshSession } from "./helpers";
 
 /** `lines` numbered lines of a source file, about 20 tokens each. */
 function fileText(lines: number, name: string): string {

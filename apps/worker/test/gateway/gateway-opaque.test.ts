@@ -17,8 +17,8 @@ import {
   openaiClient,
   queueAnswers,
   upstreamCalls,
-} from "./gateway-helpers";
-import { BASE, call, freshSession, TOKENS, transcript, waitFor } from "./helpers";
+} from "../support/gateway-helpers";
+import { BASE, call, freshSession, TOKENS, transcript, waitFor } from "../support/helpers";
 
 type AnthropicParam = Anthropic.Messages.MessageParam;
 

@@ -10,8 +10,8 @@
 
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { freshSession } from "./helpers";
+import { freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { freshSession } from "../support/helpers";
 
 type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 

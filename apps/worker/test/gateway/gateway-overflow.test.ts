@@ -9,17 +9,25 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { toCanonical, validateMessages } from "@condense/core";
 import OpenAI from "openai";
 import { describe, expect, it, vi } from "vitest";
-import { messageHashes } from "../src/messages/history-hash";
-import type { SessionObject } from "../src/session/session-object";
-import { requestThread } from "../src/session/turns/threads";
+import { messageHashes } from "../../src/messages/history-hash";
+import type { SessionObject } from "../../src/session/session-object";
+import { requestThread } from "../../src/session/turns/threads";
 import {
   anthropicClient,
   freshTag,
   openaiClient,
   releaseHeld,
   upstreamCalls,
-} from "./gateway-helpers";
-import { call, conversation, freshSession, status, stubFor, transcript, waitFor } from "./helpers";
+} from "../support/gateway-helpers";
+import {
+  call,
+  conversation,
+  freshSession,
+  status,
+  stubFor,
+  transcript,
+  waitFor,
+} from "../support/helpers";
 
 type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 

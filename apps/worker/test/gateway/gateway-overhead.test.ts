@@ -11,10 +11,10 @@
 
 import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
+import { freshTag, queueAnswers, upstreamCalls } from "../support/gateway-helpers";
+import { compactions, freshSession, status, stubFor } from "../support/helpers";
 import { sendAgentRequest } from "./agent-requests";
 import claudeCodeTools from "./fixtures/agents/claude-code-tools.json";
-import { freshTag, queueAnswers, upstreamCalls } from "./gateway-helpers";
-import { compactions, freshSession, status, stubFor } from "./helpers";
 
 const WINDOW = 32_000;
 const TURNS = 24;

@@ -6,8 +6,8 @@
 
 import type Anthropic from "@anthropic-ai/sdk";
 import { describe, expect, it } from "vitest";
-import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { call, freshSession, status, transcript, waitFor } from "./helpers";
+import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { call, freshSession, status, transcript, waitFor } from "../support/helpers";
 
 type AnthropicParam = Anthropic.Messages.MessageParam;
 

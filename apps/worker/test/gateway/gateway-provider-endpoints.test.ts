@@ -15,9 +15,9 @@ import { SELF } from "cloudflare:test";
 import Anthropic from "@anthropic-ai/sdk";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { CONDENSE_COMPACTION_PREFIX } from "../src/gateway/protocols/condense-compaction";
-import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { BASE, freshSession, TOKENS, transcript, waitFor } from "./helpers";
+import { CONDENSE_COMPACTION_PREFIX } from "../../src/gateway/protocols/condense-compaction";
+import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { BASE, freshSession, TOKENS, transcript, waitFor } from "../support/helpers";
 
 type AnthropicParam = Anthropic.Messages.MessageParam;
 type InputItem = OpenAI.Responses.ResponseInputItem;

@@ -15,9 +15,9 @@ import {
   openaiClient,
   queueAnswers,
   upstreamCalls,
-} from "./gateway-helpers";
-import type { RecordedCall } from "./gateway-upstream";
-import { call, freshSession, transcript, waitFor } from "./helpers";
+} from "../support/gateway-helpers";
+import type { RecordedCall } from "../support/gateway-upstream";
+import { call, freshSession, transcript, waitFor } from "../support/helpers";
 
 const OUTPUT = "FAIL src/users.test.ts: expected 3 rows, got 2 (fixture ZX-4471)";
 const QUESTION = "Which fixture failed?";

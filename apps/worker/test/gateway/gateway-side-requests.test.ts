@@ -6,10 +6,10 @@
  */
 
 import { describe, expect, it } from "vitest";
+import { freshTag, queueAnswers } from "../support/gateway-helpers";
+import { call, freshSession, status, waitFor } from "../support/helpers";
 import { type AgentReply, type AgentRoute, sendAgentRequest } from "./agent-requests";
 import { openCodeMainFirst } from "./agent-sequences";
-import { freshTag, queueAnswers } from "./gateway-helpers";
-import { call, freshSession, status, waitFor } from "./helpers";
 
 interface SideRequestBody {
   id: number;

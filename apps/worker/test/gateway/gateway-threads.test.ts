@@ -6,11 +6,11 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { TranscriptResponseBody } from "../src/api/schemas";
+import type { TranscriptResponseBody } from "../../src/api/schemas";
+import { freshTag, queueAnswers, upstreamCalls } from "../support/gateway-helpers";
+import { call, freshSession, status, waitFor } from "../support/helpers";
 import { type AgentReply, replayAgent, sendAgentRequest } from "./agent-requests";
 import { claudeCodeSequence, openCodeMainFirst, openCodeTitleFirst } from "./agent-sequences";
-import { freshTag, queueAnswers, upstreamCalls } from "./gateway-helpers";
-import { call, freshSession, status, waitFor } from "./helpers";
 
 const generationOf = (reply: AgentReply | undefined) =>
   reply?.headers.get("X-Condense-Generation") ?? null;

@@ -10,10 +10,10 @@
 import { runInDurableObject } from "cloudflare:test";
 import { type ChatMessage, toCanonical } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { messageHashes } from "../src/messages/history-hash";
-import type { SessionObject } from "../src/session/session-object";
-import { requestThread } from "../src/session/turns/threads";
-import { freshSession, stubFor } from "./helpers";
+import { messageHashes } from "../../src/messages/history-hash";
+import type { SessionObject } from "../../src/session/session-object";
+import { requestThread } from "../../src/session/turns/threads";
+import { freshSession, stubFor } from "../support/helpers";
 
 const WRITE = /^\s*(INSERT|UPDATE|DELETE|REPLACE)\b/i;
 

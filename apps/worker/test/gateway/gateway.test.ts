@@ -6,8 +6,8 @@
 import { toCanonical, validateMessages } from "@condense/core";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
-import { freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { freshSession, status, transcript, waitFor } from "./helpers";
+import { freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { freshSession, status, transcript, waitFor } from "../support/helpers";
 
 type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 

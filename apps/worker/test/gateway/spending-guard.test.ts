@@ -9,12 +9,12 @@
 
 import { env } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { createApp } from "../src/app";
-import { utcDay } from "../src/gateway/spending-guard";
-import { userStub } from "../src/user/user-stub";
-import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
-import { call, freshSession, waitFor } from "./helpers";
-import { freshUser, userIdOf } from "./user-helpers";
+import { createApp } from "../../src/app";
+import { utcDay } from "../../src/gateway/spending-guard";
+import { userStub } from "../../src/user/user-stub";
+import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
+import { call, freshSession, waitFor } from "../support/helpers";
+import { freshUser, userIdOf } from "../support/user-helpers";
 
 /** Small enough that one answer of the test upstream (a prompt of a few tokens + 7) reaches it. */
 const CAP = 10;

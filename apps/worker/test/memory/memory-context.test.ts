@@ -1,5 +1,5 @@
 /**
- * @module test/memory-context
+ * @module test/memory/memory-context
  * The user's memories in `/context` (setting `memory`): one fenced user
  * message after the leading system and pinned messages, the most relevant
  * entries first within `memoryTokens`, counted in the context's tokens; off by
@@ -11,10 +11,10 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { ContextResponseBody } from "../src/api/schemas";
-import { MEMORY_FENCE_CLOSE, MEMORY_FENCE_OPEN } from "../src/user/memory-block";
-import { append, call, freshSession, stubFor, toolStep } from "./helpers";
-import { addMemory, freshUser, userIdOf } from "./user-helpers";
+import type { ContextResponseBody } from "../../src/api/schemas";
+import { MEMORY_FENCE_CLOSE, MEMORY_FENCE_OPEN } from "../../src/user/memory-block";
+import { append, call, freshSession, stubFor, toolStep } from "../support/helpers";
+import { addMemory, freshUser, userIdOf } from "../support/user-helpers";
 
 const SYSTEM = { role: "system", content: "You are a deployment assistant." };
 const ASK = { role: "user", content: "How should I deploy the worker with wrangler this time?" };

@@ -9,12 +9,12 @@ import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { MemoryEntry, MemoryOperation } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import type { ContextResponseBody, ManualCompactResponseBody } from "../src/api/schemas";
-import { type MemorySink, userMemorySink } from "../src/session/compaction/memory-flush";
-import { runCompaction } from "../src/session/compaction/run";
-import type { SessionObject } from "../src/session/session-object";
-import { MessageStore } from "../src/session/store/message-store";
-import { sessionScope } from "../src/session/store/session-scope";
+import type { ContextResponseBody, ManualCompactResponseBody } from "../../src/api/schemas";
+import { type MemorySink, userMemorySink } from "../../src/session/compaction/memory-flush";
+import { runCompaction } from "../../src/session/compaction/run";
+import type { SessionObject } from "../../src/session/session-object";
+import { MessageStore } from "../../src/session/store/message-store";
+import { sessionScope } from "../../src/session/store/session-scope";
 import {
   append,
   call,
@@ -23,7 +23,7 @@ import {
   freshSession,
   stubFor,
   textOf,
-} from "./helpers";
+} from "../support/helpers";
 
 /** A memory store in the test's memory, recording what it was asked to apply. */
 function fakeSink(options: { fail?: "memories" | "apply" } = {}) {

@@ -1,5 +1,5 @@
 /**
- * @module test/memory-semantic
+ * @module test/memory/memory-semantic
  * Optional semantic recall against fakes of the two bindings
  * (`semantic-fakes`). With both bindings, memory search also finds entries by meaning
  * and fuses the rankings; one index shared by all users never leaks an entry
@@ -9,9 +9,9 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { fuseRankings } from "../src/semantic/semantic-index";
-import { userStub } from "../src/user/user-stub";
-import { FakeAi, FakeIndex } from "./semantic-fakes";
+import { fuseRankings } from "../../src/semantic/semantic-index";
+import { userStub } from "../../src/user/user-stub";
+import { FakeAi, FakeIndex } from "../support/semantic-fakes";
 
 /** A user's object whose env carries the fakes (the deployed one has no such bindings). */
 async function semanticUser(ai: FakeAi, index: FakeIndex) {

@@ -1,12 +1,12 @@
 /**
- * @module test/memory-settings
+ * @module test/memory/memory-settings
  * The settings issue 11 adds (`recall`, `memory`, `memoryTokens`): their defaults, changes, resets
  * with null, and the refusal of values out of range, which changes nothing.
  */
 
 import { describe, expect, it } from "vitest";
-import type { ErrorResponseBody, SessionStatusBody } from "../src/api/schemas";
-import { call, freshSession, status } from "./helpers";
+import type { ErrorResponseBody, SessionStatusBody } from "../../src/api/schemas";
+import { call, freshSession, status } from "../support/helpers";
 
 describe("memory and recall settings", () => {
   it("defaults to recall and memory off and a 2,000-token memory budget, and stores changes", async () => {

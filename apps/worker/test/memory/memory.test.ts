@@ -1,5 +1,5 @@
 /**
- * @module test/memory
+ * @module test/memory/memory
  * The user's memory through the API: create, read, change, delete; the limits
  * on count and size with their codes; secrets refused; full-text search
  * (relevance order, FTS5 syntax that can never break out or fail with a 500);
@@ -17,12 +17,12 @@ import type {
   MemoryEntryBody,
   MemoryListResponseBody,
   MemorySearchResponseBody,
-} from "../src/api/schemas";
-import { MEMORY_LIMITS, addMemory as storeMemory } from "../src/user/memory-store";
-import { migrateUser } from "../src/user/schema";
-import { userStub } from "../src/user/user-stub";
-import { call } from "./helpers";
-import { addMemory, freshUser, userIdOf } from "./user-helpers";
+} from "../../src/api/schemas";
+import { MEMORY_LIMITS, addMemory as storeMemory } from "../../src/user/memory-store";
+import { migrateUser } from "../../src/user/schema";
+import { userStub } from "../../src/user/user-stub";
+import { call } from "../support/helpers";
+import { addMemory, freshUser, userIdOf } from "../support/user-helpers";
 
 const AWS_KEY = "AKIAIOSFODNN7EXAMPLE";
 const OPENAI_KEY = "sk-proj-Abc123Def456Ghi789Jkl012Mno345Pqr678";

@@ -1,5 +1,5 @@
 /**
- * @module test/search-semantic
+ * @module test/recall/search-semantic
  * Optional semantic recall in session search, against fakes of Workers AI
  * and Vectorize (`semantic-fakes`): appended messages are embedded after the
  * append, in a namespace per session; a search finds a message by meaning
@@ -11,10 +11,10 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { SearchResponseBody } from "../src/api/schemas";
-import { textSnippet } from "../src/session/recall/search";
-import { append, call, freshSession, type Message, stubFor, waitFor } from "./helpers";
-import { FakeAi, FakeIndex } from "./semantic-fakes";
+import type { SearchResponseBody } from "../../src/api/schemas";
+import { textSnippet } from "../../src/session/recall/search";
+import { append, call, freshSession, type Message, stubFor, waitFor } from "../support/helpers";
+import { FakeAi, FakeIndex } from "../support/semantic-fakes";
 
 const search = (id: string, query: string) =>
   call<SearchResponseBody>("GET", `/v1/sessions/${id}/search?q=${encodeURIComponent(query)}`);

@@ -9,12 +9,16 @@
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { ContextResponseBody, SearchResponseBody } from "../src/api/schemas";
-import { indexToolCalls } from "../src/session/context/tool-outputs";
-import { searchSession } from "../src/session/recall/search";
-import { backfillStep, indexMessage, isBackfillComplete } from "../src/session/recall/search-index";
-import { MessageStore } from "../src/session/store/message-store";
-import { migrate } from "../src/session/store/schema";
+import type { ContextResponseBody, SearchResponseBody } from "../../src/api/schemas";
+import { indexToolCalls } from "../../src/session/context/tool-outputs";
+import { searchSession } from "../../src/session/recall/search";
+import {
+  backfillStep,
+  indexMessage,
+  isBackfillComplete,
+} from "../../src/session/recall/search-index";
+import { MessageStore } from "../../src/session/store/message-store";
+import { migrate } from "../../src/session/store/schema";
 import {
   append,
   call,
@@ -25,7 +29,7 @@ import {
   type Message,
   status,
   stubFor,
-} from "./helpers";
+} from "../support/helpers";
 
 const search = (id: string, query: string, as = "alice") =>
   call<SearchResponseBody>("GET", `/v1/sessions/${id}/search?${query}`, { as });

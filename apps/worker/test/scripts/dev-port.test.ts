@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { DEFAULT_DEV_PORT, devPort, wranglerDevArgs } from "../scripts/dev-port";
+import { DEFAULT_DEV_PORT, devPort, wranglerDevArgs } from "../../scripts/dev-port";
 
 describe("devPort", () => {
   it("is wrangler's default without --port", () => {

@@ -4,8 +4,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { localRecipes, recipeLines } from "../scripts/agent-recipes";
-import { localGatewayVars } from "../scripts/local-gateway-vars";
+import { localRecipes, recipeLines } from "../../scripts/agent-recipes";
+import { localGatewayVars } from "../../scripts/local-gateway-vars";
 
 describe("localGatewayVars", () => {
   it("takes the shell's provider keys as the upstreams' keys, and names the local user", () => {

@@ -1,5 +1,5 @@
 /**
- * @module test/bill
+ * @module test/session/bill
  * The session's bill (issue 19): the provider's cached tokens recorded from
  * gateway answers (each protocol, streamed and not) and from appends, the
  * bill in the status and `/compactions` beside the whole history's, and the
@@ -9,8 +9,8 @@
 
 import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import type { CompactionsResponseBody, SessionStatusBody } from "../src/api/schemas";
-import { anthropicClient, freshTag, openaiClient } from "./gateway-helpers";
+import type { CompactionsResponseBody, SessionStatusBody } from "../../src/api/schemas";
+import { anthropicClient, freshTag, openaiClient } from "../support/gateway-helpers";
 import {
   append,
   call,
@@ -20,7 +20,7 @@ import {
   stubFor,
   toolStep,
   waitFor,
-} from "./helpers";
+} from "../support/helpers";
 
 const SYSTEM = { role: "system", content: "You are a build assistant." };
 const ASK = { role: "user", content: "Run the tests and fix what fails." };

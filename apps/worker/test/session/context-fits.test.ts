@@ -9,7 +9,7 @@
 
 import { countMessageTokens, toCanonical } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { append, call, freshSession, type Message, status } from "./helpers";
+import { append, call, freshSession, type Message, status } from "../support/helpers";
 
 const model = "gpt-4o";
 

@@ -11,8 +11,8 @@ import type {
   ContextResponseBody,
   OverflowResponseBody,
   TranscriptResponseBody,
-} from "../src/api/schemas";
-import { append, call, conversation, freshSession } from "./helpers";
+} from "../../src/api/schemas";
+import { append, call, conversation, freshSession } from "../support/helpers";
 
 const context = (id: string, query: string) =>
   call<ContextResponseBody>("GET", `/v1/sessions/${id}/context?${query}`);

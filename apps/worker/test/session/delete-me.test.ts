@@ -5,10 +5,10 @@
 
 import { env, runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { userStub } from "../src/user/user-stub";
-import { call, freshSession, stubFor, waitFor } from "./helpers";
-import { FakeAi, FakeIndex } from "./semantic-fakes";
-import { addMemory, freshUser, userIdOf } from "./user-helpers";
+import { userStub } from "../../src/user/user-stub";
+import { call, freshSession, stubFor, waitFor } from "../support/helpers";
+import { FakeAi, FakeIndex } from "../support/semantic-fakes";
+import { addMemory, freshUser, userIdOf } from "../support/user-helpers";
 
 /** A user with two sessions and two memories, all of them embedded into `index`. */
 async function populatedUser(index: FakeIndex) {

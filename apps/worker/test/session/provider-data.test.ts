@@ -10,8 +10,8 @@ import type {
   ContextResponseBody,
   ManualCompactResponseBody,
   TranscriptResponseBody,
-} from "../src/api/schemas";
-import { append, call, conversation, freshSession } from "./helpers";
+} from "../../src/api/schemas";
+import { append, call, conversation, freshSession } from "../support/helpers";
 
 const context = async (id: string, format: string) =>
   (await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context?format=${format}`)).body;

@@ -8,9 +8,17 @@
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import type { z } from "@hono/zod-openapi";
 import { describe, expect, it } from "vitest";
-import type { SessionListResponse } from "../src/api/schemas";
-import { append, call, compactions, conversation, freshSession, stubFor, waitFor } from "./helpers";
-import { FakeAi, FakeIndex } from "./semantic-fakes";
+import type { SessionListResponse } from "../../src/api/schemas";
+import {
+  append,
+  call,
+  compactions,
+  conversation,
+  freshSession,
+  stubFor,
+  waitFor,
+} from "../support/helpers";
+import { FakeAi, FakeIndex } from "../support/semantic-fakes";
 
 const DAY_MS = 86_400_000;
 type SessionList = z.infer<typeof SessionListResponse>;

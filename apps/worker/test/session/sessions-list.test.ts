@@ -1,5 +1,5 @@
 /**
- * @module test/sessions-list
+ * @module test/session/sessions-list
  * `GET /v1/sessions`: the caller's sessions as their objects report them to
  * the user's object. A new session is listed as soon as its first append (or
  * PATCH) answers; later appends and compactions arrive coalesced (the test
@@ -10,9 +10,9 @@
  */
 
 import { describe, expect, it } from "vitest";
-import type { ErrorResponseBody, SessionListResponseBody } from "../src/api/schemas";
-import { append, call, conversation, freshSession, waitFor } from "./helpers";
-import { freshUser } from "./user-helpers";
+import type { ErrorResponseBody, SessionListResponseBody } from "../../src/api/schemas";
+import { append, call, conversation, freshSession, waitFor } from "../support/helpers";
+import { freshUser } from "../support/user-helpers";
 
 type Listed = SessionListResponseBody["sessions"][number];
 

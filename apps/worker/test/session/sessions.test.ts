@@ -20,12 +20,12 @@ import type {
   SessionStatusBody,
   ToolOutputResponseBody,
   TranscriptResponseBody,
-} from "../src/api/schemas";
-import { readSnapshot } from "../src/session/context/context-view";
-import { MessageStore } from "../src/session/store/message-store";
-import { readSession } from "../src/session/store/session-record";
-import { sessionScope } from "../src/session/store/session-scope";
-import { modelFor, readSettings } from "../src/session/store/settings";
+} from "../../src/api/schemas";
+import { readSnapshot } from "../../src/session/context/context-view";
+import { MessageStore } from "../../src/session/store/message-store";
+import { readSession } from "../../src/session/store/session-record";
+import { sessionScope } from "../../src/session/store/session-scope";
+import { modelFor, readSettings } from "../../src/session/store/settings";
 import {
   append,
   call,
@@ -35,7 +35,7 @@ import {
   stubFor,
   toolStep,
   transcript,
-} from "./helpers";
+} from "../support/helpers";
 
 describe("append and read", () => {
   it("creates the session on first append and counts tokens", async () => {

@@ -14,7 +14,7 @@ import type {
   ContextResponseBody,
   ManualCompactResponseBody,
   ToolOutputResponseBody,
-} from "../src/api/schemas";
+} from "../../src/api/schemas";
 import {
   append,
   call,
@@ -26,7 +26,7 @@ import {
   textOf,
   toolStep,
   transcript,
-} from "./helpers";
+} from "../support/helpers";
 
 /** One turn of a server that numbers its calls afresh every turn: the call is always `call_0`. */
 function reusedTurn(turn: number, outputChars = 2_000): Message[] {

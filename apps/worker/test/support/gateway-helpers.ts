@@ -1,5 +1,5 @@
 /**
- * @module test/gateway-helpers
+ * @module test/support/gateway-helpers
  * What the gateway tests share: the official `openai` and `@anthropic-ai/sdk`
  * clients pointed at the Worker (`SELF.fetch` as their `fetch`), unmodified but
  * for their base URL and default headers, and the test upstream's records.

@@ -1,5 +1,5 @@
 /**
- * @module test/gateway-upstream
+ * @module test/support/gateway-upstream
  * The provider behind the gateway in tests: `@condense/test-servers`' server
  * (Node; workerd cannot listen), which speaks OpenAI Chat Completions,
  * OpenAI Responses and Anthropic Messages, JSON or streamed, scripted here by

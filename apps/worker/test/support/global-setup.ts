@@ -1,5 +1,5 @@
 /**
- * @module test/global-setup
+ * @module test/support/global-setup
  * Starts the controllable LLM servers and the gateway's upstream in Node
  * before the workerd tests and hands their URLs to the Worker's bindings (see
  * vitest.config.ts).

@@ -1,5 +1,5 @@
 /**
- * @module test/helpers
+ * @module test/support/helpers
  * What the Worker tests share: calling the API as a user, driving the
  * controllable LLM server, building conversations, and waiting for background
  * work without timing assertions.
@@ -11,9 +11,9 @@ import type {
   CompactionsResponseBody,
   SessionStatusBody,
   TranscriptResponseBody,
-} from "../src/api/schemas";
-import { createApp } from "../src/app";
-import { sessionStub } from "../src/session/session-stub";
+} from "../../src/api/schemas";
+import { createApp } from "../../src/app";
+import { sessionStub } from "../../src/session/session-stub";
 
 export const BASE = "https://condense.test";
 

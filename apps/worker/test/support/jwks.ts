@@ -1,5 +1,5 @@
 /**
- * @module test/jwks
+ * @module test/support/jwks
  * An identity provider for the tests of JWKS authentication: key pairs
  * generated with `jose` (RS256, ES256, EdDSA), tokens signed with them, and
  * their public keys served as a JSON Web Key Set from a `fetch` mock (so the

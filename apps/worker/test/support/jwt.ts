@@ -1,5 +1,5 @@
 /**
- * @module test/jwt
+ * @module test/support/jwt
  * Signs test JWTs the way an identity provider would (HMAC-SHA-256), for the
  * tests of the Worker's bearer-token authentication.
  */

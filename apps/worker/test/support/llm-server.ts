@@ -1,5 +1,5 @@
 /**
- * @module test/llm-server
+ * @module test/support/llm-server
  * The "slow LLM" the Worker tests control, started from Node in vitest's
  * globalSetup (workerd cannot listen). Chat Completions are served by
  * `@condense/test-servers`' `startTestServer`; the requested model name scripts the

@@ -1,5 +1,5 @@
 /**
- * @module test/node-runnable
+ * @module test/support/node-runnable
  * Which of the Worker's module tests can run on Node, without workerd: those
  * whose runtime imports, followed through the Worker's own files, never reach
  * a `cloudflare:` module (`cloudflare:test`'s bindings and `SELF`,

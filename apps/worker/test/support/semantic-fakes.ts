@@ -1,5 +1,5 @@
 /**
- * @module test/semantic-fakes
+ * @module test/support/semantic-fakes
  * Fakes of the two optional bindings semantic recall uses, shared by the
  * memory and session search tests: a Workers AI fake that embeds words by a
  * small table of concepts (so "automobile" is near "car" while sharing no
@@ -8,7 +8,7 @@
  */
 
 import { expect } from "vitest";
-import type { EmbeddingRunner, VectorIndex } from "../src/semantic/semantic-index";
+import type { EmbeddingRunner, VectorIndex } from "../../src/semantic/semantic-index";
 
 const CONCEPTS: Record<string, number> = {
   car: 0,

@@ -1,12 +1,12 @@
 /**
- * @module test/user-helpers
+ * @module test/support/user-helpers
  * What the tests of the user's object share: a fresh user per test (a signed
  * JWT with a new `sub`, so no two tests share a user's memory or session list)
  * and calls to the memory routes as that user.
  */
 
-import type { MemoryEntryBody } from "../src/api/schemas";
-import { jwtUserId } from "../src/http/jwt";
+import type { MemoryEntryBody } from "../../src/api/schemas";
+import { jwtUserId } from "../../src/http/jwt";
 import { call } from "./helpers";
 import { signJwt } from "./jwt";
 
