@@ -10,6 +10,7 @@
  */
 
 import { SELF } from "cloudflare:test";
+import { scenarioHeaders } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import { queueAnswers } from "../support/gateway-helpers";
 import { BASE, TOKENS } from "../support/helpers";
@@ -268,7 +269,7 @@ describe("the HTTP API's recorded examples", () => {
       Authorization: "Bearer sk-your-provider-key",
       "X-Condense-Key": KEY,
       "X-Condense-Session": "docs-gateway",
-      "x-test-tag": tag,
+      ...scenarioHeaders({ name: tag }),
     });
     const chat = await record(
       "POST /v1/gateway/{upstream}/chat/completions",
@@ -307,7 +308,7 @@ describe("the HTTP API's recorded examples", () => {
             "anthropic-version": "2023-06-01",
             "X-Condense-Key": KEY,
             "X-Condense-Session": "docs-gateway-anthropic",
-            "x-test-tag": tag,
+            ...scenarioHeaders({ name: tag }),
           },
           auth: false,
           body: {
@@ -329,7 +330,7 @@ describe("the HTTP API's recorded examples", () => {
             "x-goog-api-key": "your-gemini-key",
             "X-Condense-Key": KEY,
             "X-Condense-Session": "docs-gateway-gemini",
-            "x-test-tag": `${tag}-gemini`,
+            ...scenarioHeaders({ name: `${tag}-gemini` }),
           },
           auth: false,
           body: {
@@ -351,7 +352,7 @@ describe("the HTTP API's recorded examples", () => {
             "anthropic-version": "2023-06-01",
             "X-Condense-Key": KEY,
             "X-Condense-Session": "docs-gateway-anthropic",
-            "x-test-tag": tag,
+            ...scenarioHeaders({ name: tag }),
           },
           auth: false,
           body: {

@@ -4,6 +4,7 @@
 
 import { validateMessages } from "@condense/core";
 import fixture from "@condense/test-fixtures/transcripts/openhands__ponylang__ponyc-4595.json";
+import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import type { CompactResponseBody } from "../../src/api/schemas";
 import { call, conversation, llm, toolStep } from "../support/helpers";
@@ -179,7 +180,7 @@ describe("POST /v1/responses/compact", () => {
 
   it("surfaces upstream errors with their status", async () => {
     const reply = await call("POST", "/v1/responses/compact", {
-      body: { ...body, model: "fail:429" },
+      body: { ...body, model: scenarioModel({ name: "compact", fail: 429 }) },
     });
     expect(reply.status).toBe(429);
     expect(reply.body).toMatchObject({

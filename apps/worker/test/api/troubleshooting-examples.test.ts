@@ -132,7 +132,7 @@ describe("the troubleshooting page's failures", () => {
       await failureOf("overflow-passed-through", () =>
         openaiClient(freshTag(), {
           session: `trouble-${crypto.randomUUID()}`,
-          script: "limit=20",
+          scenario: { limit: 20 },
         }).chat.completions.create(ask("Fix the failing CSV test.")),
       ),
     );

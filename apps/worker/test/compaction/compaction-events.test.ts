@@ -7,6 +7,7 @@
  */
 
 import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import type { EventsResponseBody, SessionStatusBody } from "../../src/api/schemas";
 import { signature } from "../../src/session/compaction/compaction-events";
@@ -114,7 +115,7 @@ describe("compaction events", () => {
   });
 
   it("say when the LLM summarizer failed and the tier degraded", async () => {
-    const id = await llmSession("fail:500");
+    const id = await llmSession(scenarioModel({ name: "events", fail: 500 }));
     expect((await compact(id)).status).toBe(200);
     const kept = await events(id);
     expect(kept.map((event) => event.type)).toEqual(["compaction.started", "compaction.committed"]);

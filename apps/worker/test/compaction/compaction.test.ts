@@ -8,6 +8,7 @@
 import { evictDurableObject, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
 import { validateMessages } from "@condense/core";
 import fixture from "@condense/test-fixtures/transcripts/openhands__ponylang__ponyc-4595.json";
+import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it, vi } from "vitest";
 import type {
   ContextResponseBody,
@@ -36,7 +37,7 @@ import {
 describe("serialization without loss", () => {
   it("lands 50 concurrent appends, in order, while a slow LLM compaction is in flight", async () => {
     const tag = crypto.randomUUID();
-    const model = `hold:${tag}`;
+    const model = scenarioModel({ name: tag, hold: true });
     const id = await llmSession(model);
     const before = await status(id);
 
@@ -86,7 +87,7 @@ describe("serialization without loss", () => {
 describe("delete during a compaction", () => {
   it("discards the compaction: nothing of the deleted session comes back", async () => {
     const tag = crypto.randomUUID();
-    const model = `hold:${tag}`;
+    const model = scenarioModel({ name: tag, hold: true });
     const id = await llmSession(model);
     const manual = call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
       body: {},
@@ -198,7 +199,7 @@ describe("calibration against what the client sent", () => {
 
 describe("summarizer cooldown", () => {
   it("stores the cooldown after a summarizer failure and honours it across eviction", async () => {
-    const model = `fail:500:${crypto.randomUUID()}`;
+    const model = scenarioModel({ name: crypto.randomUUID(), fail: 500 });
     const id = await llmSession(model);
     const first = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
       body: {},
@@ -603,7 +604,10 @@ describe("OpenAI strategy", () => {
 
   it("falls back to the local tiers when the endpoint fails", async () => {
     const id = freshSession();
-    await append(id, { messages: conversation(16), model: "fail:500" });
+    await append(id, {
+      messages: conversation(16),
+      model: scenarioModel({ name: "compact-endpoint", fail: 500 }),
+    });
     await call("PATCH", `/v1/sessions/${id}`, {
       body: { strategy: "openai", contextWindow: 16_000 },
     });
@@ -612,12 +616,17 @@ describe("OpenAI strategy", () => {
     });
     expect(reply.body.compacted).toBe(true);
     expect(reply.body.event?.strategy).toBe("local");
-    expect(await llm.count("responses:fail:500")).toBeGreaterThan(0);
+    expect(
+      await llm.count(`responses:${scenarioModel({ name: "compact-endpoint", fail: 500 })}`),
+    ).toBeGreaterThan(0);
   });
 
   it("falls back to the local tiers when the endpoint answers items it cannot read", async () => {
     const id = freshSession();
-    await append(id, { messages: conversation(16), model: "malformed:items" });
+    await append(id, {
+      messages: conversation(16),
+      model: scenarioModel({ name: "items", malformed: true }),
+    });
     await call("PATCH", `/v1/sessions/${id}`, {
       body: { strategy: "openai", contextWindow: 16_000 },
     });
@@ -627,7 +636,9 @@ describe("OpenAI strategy", () => {
     expect(reply.status).toBe(200);
     expect(reply.body.compacted).toBe(true);
     expect(reply.body.event?.strategy).toBe("local");
-    expect(await llm.count("responses:malformed:items")).toBeGreaterThan(0);
+    expect(
+      await llm.count(`responses:${scenarioModel({ name: "items", malformed: true })}`),
+    ).toBeGreaterThan(0);
     const context = await call<ContextResponseBody>("GET", `/v1/sessions/${id}/context`);
     expect(context.status).toBe(200);
     expect(JSON.stringify(context.body.messages)).not.toContain('"x_1"');
@@ -877,7 +888,7 @@ describe("what a summary may hold", () => {
       body: {
         contextWindow: 100_000,
         tailTokens: 1_500,
-        summarizerModel: `fail:500:${crypto.randomUUID()}`,
+        summarizerModel: scenarioModel({ name: crypto.randomUUID(), fail: 500 }),
       },
     });
     return id;

@@ -16,6 +16,7 @@ import {
   runDurableObjectAlarm,
   runInDurableObject,
 } from "cloudflare:test";
+import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody } from "../../src/api/schemas";
 import {
@@ -33,7 +34,7 @@ import {
 describe("eviction in the middle of a compaction", () => {
   it("keeps the previous state, every append, and finishes the compaction later", async () => {
     const tag = crypto.randomUUID();
-    const model = `hold:${tag}`;
+    const model = scenarioModel({ name: tag, hold: true });
     const id = await llmSession(model);
     await call("PATCH", `/v1/sessions/${id}`, { body: { threshold: 0.05 } });
     const stub = stubFor("alice", id);

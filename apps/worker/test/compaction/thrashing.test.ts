@@ -8,6 +8,7 @@
  */
 
 import { runInDurableObject } from "cloudflare:test";
+import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import type { SessionObject } from "../../src/session/session-object";
 import {
@@ -126,7 +127,7 @@ describe("thrashing (issue 33)", () => {
 
 describe("the LLM summarizer's breaker (issue 33)", () => {
   it("opens after three failures in a row, skips the LLM while open, and says so in status", async () => {
-    const model = `fail:500:${crypto.randomUUID()}`;
+    const model = scenarioModel({ name: crypto.randomUUID(), fail: 500 });
     const id = await session({ summarizerModel: model, tailTokens: 1_000 });
     const stub = stubFor("alice", id);
     /** The cooldown of one failure ends: as if its 600 s had passed. */

@@ -8,6 +8,7 @@
  */
 
 import { SELF } from "cloudflare:test";
+import { type ScenarioFields, scenarioHeaders } from "@condense/test-servers";
 import { queueAnswers } from "../support/gateway-helpers";
 import { BASE, TOKENS } from "../support/helpers";
 
@@ -41,14 +42,20 @@ const PATHS: Record<AgentRoute, string> = {
 export async function sendAgentRequest(
   route: AgentRoute,
   body: Record<string, unknown>,
-  options: { session?: string; tag: string; headers?: Record<string, string> },
+  options: {
+    session?: string;
+    tag: string;
+    /** How the test upstream treats the request; its name is the tag. */
+    scenario?: ScenarioFields;
+    headers?: Record<string, string>;
+  },
 ): Promise<AgentReply> {
   const response = await SELF.fetch(`${BASE}${PATHS[route]}`, {
     method: "POST",
     headers: {
       "content-type": "application/json",
       "X-Condense-Key": TOKENS.alice ?? "alice",
-      "x-test-tag": options.tag,
+      ...scenarioHeaders({ ...options.scenario, name: options.tag }),
       ...(route === "anthropic"
         ? { "x-api-key": "sk-ant-caller", "anthropic-version": "2023-06-01" }
         : { authorization: "Bearer sk-caller-openai" }),

@@ -166,7 +166,7 @@ describe("every served context fits its window (property through the Worker, iss
         // The same history through the gateway, stateless: the upstream never gets it over the window.
         const tag = freshTag();
         const client = openaiClient(tag, {
-          script: `limit=${run.window}`,
+          scenario: { limit: run.window },
           headers: { "X-Condense-Context-Window": String(run.window) },
         });
         await client.chat.completions

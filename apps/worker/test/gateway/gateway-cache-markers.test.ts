@@ -11,6 +11,7 @@
 import { SELF } from "cloudflare:test";
 import type Anthropic from "@anthropic-ai/sdk";
 import { countAnthropicCacheMarkers, parseMessages, toAnthropic } from "@condense/core";
+import { scenarioHeaders } from "@condense/test-servers";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
@@ -83,7 +84,7 @@ describe("cache markers through the gateway (Anthropic)", () => {
     const session = freshSession("gw-markers");
     const client = anthropicClient(tag, {
       session,
-      script: "tool=read_file",
+      scenario: { tool: "read_file" },
       headers: { "X-Condense-Context-Window": "9000" },
     });
     let history = anthropicHistory(14);
@@ -241,7 +242,7 @@ describe("cache markers through the gateway (Chat Completions)", () => {
         authorization: "Bearer sk-caller-openai",
         "X-Condense-Key": TOKENS.alice ?? "",
         "X-Condense-Session": session,
-        "x-test-tag": tag,
+        ...scenarioHeaders({ name: tag }),
       },
       body,
     });

@@ -10,6 +10,7 @@
 
 import { SELF } from "cloudflare:test";
 import { countAnthropicCacheMarkers } from "@condense/core";
+import { scenarioHeaders } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import { freshTag, queueAnswers, upstreamCalls } from "../support/gateway-helpers";
 import { BASE, freshSession, TOKENS, transcript, waitFor } from "../support/helpers";
@@ -38,7 +39,7 @@ async function send(
       authorization: "Bearer sk-caller",
       "X-Condense-Key": TOKENS.alice ?? "",
       "X-Condense-Session": options.session,
-      "x-test-tag": options.tag,
+      ...scenarioHeaders({ name: options.tag }),
       ...options.headers,
     },
     body: JSON.stringify(request.body),

@@ -215,7 +215,7 @@ describe("the gateway's own errors", () => {
 
   it("answers 504 when the upstream does not answer in time", async () => {
     const client = openaiClient(freshTag(), {
-      script: "hang",
+      scenario: { fault: "hang" },
       fetch: appWith({ GATEWAY_TIMEOUT_MS: "300" }),
     });
     const error = await rejection(chat(client));
@@ -227,7 +227,7 @@ describe("the gateway's own errors", () => {
     const session = freshSession("gw-err");
     const client = openaiClient(freshTag(), {
       session,
-      script: "stall",
+      scenario: { fault: "stall" },
       fetch: appWith({ GATEWAY_STREAM_IDLE_TIMEOUT_MS: "300" }),
     });
     const stream = await client.chat.completions.create({
@@ -247,7 +247,7 @@ describe("the gateway's own errors", () => {
     expect((await transcript(session)).map((entry) => entry.role)).toEqual(["user"]);
 
     const anthropic = anthropicClient(freshTag(), {
-      script: "stall",
+      scenario: { fault: "stall" },
       fetch: appWith({ GATEWAY_STREAM_IDLE_TIMEOUT_MS: "300" }),
     });
     const anthropicError = await rejection(
@@ -265,13 +265,13 @@ describe("the gateway's own errors", () => {
 
 describe("upstream errors pass through", () => {
   it("keeps the upstream's status and body", async () => {
-    const error = await rejection(chat(openaiClient(freshTag(), { script: "fail=503" })));
+    const error = await rejection(chat(openaiClient(freshTag(), { scenario: { fail: 503 } })));
     expect(error).toBeInstanceOf(OpenAI.InternalServerError);
     expect((error as InstanceType<typeof OpenAI.APIError>).status).toBe(503);
     expect((error as Error).message).toContain("scripted failure 503");
 
     const anthropicError = await rejection(
-      anthropicClient(freshTag(), { script: "fail=529" }).messages.create({
+      anthropicClient(freshTag(), { scenario: { fail: 529 } }).messages.create({
         model: "claude-sonnet-5-5",
         max_tokens: 8,
         messages: [{ role: "user", content: "hi" }],
@@ -286,7 +286,7 @@ describe("streams the client abandons", () => {
   it("appends nothing of an answer the client stopped reading", async () => {
     const tag = freshTag();
     const session = freshSession("gw-abandon");
-    const client = openaiClient(tag, { session, script: "slow=40" });
+    const client = openaiClient(tag, { session, scenario: { slowMs: 40 } });
     const stream = await client.chat.completions.create({
       model: "gpt-4o",
       messages: [{ role: "user", content: "Tell me a long story." }],

@@ -95,7 +95,8 @@ describe("a sub-agent's replay at a 32k window (issue 33)", () => {
       const queued = answers();
       await queueAnswers(tag, queued);
       const session = withSession ? { session: freshSession("gw-fits") } : {};
-      const headers = { "X-Condense-Context-Window": "32000", "x-test-upstream": "limit=32000" };
+      const headers = { "X-Condense-Context-Window": "32000" };
+      const scenario = { limit: 32_000 };
       const [globs, greps, reads] = queued as [
         Record<string, unknown>,
         Record<string, unknown>,
@@ -117,6 +118,7 @@ describe("a sub-agent's replay at a 32k window (issue 33)", () => {
           tag,
           ...session,
           headers,
+          scenario,
         });
         expect(reply.status, `turn ${index + 1}: ${reply.text.slice(0, 300)}`).toBe(200);
       }
@@ -175,16 +177,27 @@ describe("a session's context fitted when it is served (issue 33)", () => {
     const reads = answers()[2] as Record<string, unknown>;
     // The model's first answer: the six Reads.
     await queueAnswers(tag, [reads]);
-    const headers = { "X-Condense-Context-Window": "32000", "x-test-upstream": "limit=32000" };
+    const headers = { "X-Condense-Context-Window": "32000" };
+    const scenario = { limit: 32_000 };
     const history: Turn[] = [{ role: "user", content: "Read the six parts." }];
-    const first = await sendAgentRequest("anthropic", request(history), { tag, session, headers });
+    const first = await sendAgentRequest("anthropic", request(history), {
+      tag,
+      session,
+      headers,
+      scenario,
+    });
     expect(first.status).toBe(200);
     // Compaction went as far as it goes, as far as the session knows: none runs at the next turn.
     await runInDurableObject(stubFor("alice", session), (_object: SessionObject, state) => {
       state.storage.sql.exec("UPDATE condense_session SET exhausted_seq = 1000000 WHERE id = 1");
     });
     history.push(asBlocks(reads), resultsFor(reads, 265));
-    const second = await sendAgentRequest("anthropic", request(history), { tag, session, headers });
+    const second = await sendAgentRequest("anthropic", request(history), {
+      tag,
+      session,
+      headers,
+      scenario,
+    });
     expect(second.status, second.text.slice(0, 300)).toBe(200);
     expect(second.headers.get("X-Condense-Generation")).toBe("1");
     expect(second.headers.get("X-Condense-Compaction")).toBe("none");

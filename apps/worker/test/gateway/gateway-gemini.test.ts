@@ -9,6 +9,7 @@
 
 import { SELF } from "cloudflare:test";
 import { fromCanonical, toCanonical } from "@condense/core";
+import { type ScenarioFields, scenarioHeaders } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import { freshTag, upstreamCalls } from "../support/gateway-helpers";
 import {
@@ -28,7 +29,8 @@ interface GeminiCall {
   model?: string;
   method?: string;
   session?: string;
-  script?: string;
+  /** How the test upstream treats the request; its name is the tag. */
+  scenario?: ScenarioFields;
   /** Where the key goes: Gemini's header (default) or `?key=`. */
   keyIn?: "header" | "query" | "none";
   headers?: Record<string, string>;
@@ -46,13 +48,12 @@ async function gemini(body: unknown, options: GeminiCall): Promise<Response> {
     method: "POST",
     headers: {
       "content-type": "application/json",
-      "x-test-tag": options.tag,
+      ...scenarioHeaders({ ...options.scenario, name: options.tag }),
       "X-Condense-Key": TOKENS.alice ?? "",
       ...(options.keyIn === undefined || options.keyIn === "header"
         ? { "x-goog-api-key": "gm-callers-own" }
         : {}),
       ...(options.session !== undefined ? { "X-Condense-Session": options.session } : {}),
-      ...(options.script !== undefined ? { "x-test-upstream": options.script } : {}),
       ...options.headers,
     },
     body: JSON.stringify(body),
@@ -68,7 +69,7 @@ describe("Gemini generateContent through the gateway", () => {
     const contents: Content[] = [{ role: "user", parts: [{ text: "Read the entry point." }] }];
     const first = await gemini(
       { systemInstruction, contents },
-      { tag, session, script: "tool=read_file" },
+      { tag, session, scenario: { tool: "read_file" } },
     );
     expect(first.status).toBe(200);
     expect(first.headers.get("X-Condense-Generation")).toBe("1");
@@ -119,7 +120,12 @@ describe("Gemini generateContent through the gateway", () => {
     const text = `Summarize in one line: ${"the plan has steps. ".repeat(80)}`;
     const response = await gemini(
       { contents: [{ role: "user", parts: [{ text }] }] },
-      { tag, session, method: "streamGenerateContent", script: "cached=100" },
+      {
+        tag,
+        session,
+        method: "streamGenerateContent",
+        scenario: { cache: { read: 100, write: 0 } },
+      },
     );
     expect(response.status).toBe(200);
     expect(response.headers.get("content-type")).toContain("text/event-stream");
@@ -160,7 +166,7 @@ describe("Gemini generateContent through the gateway", () => {
     const written = fromCanonical(canonical, "gemini");
     const response = await gemini(
       { systemInstruction: written.system, contents: written.messages },
-      { tag, session, script: "limit=4000" },
+      { tag, session, scenario: { limit: 4000 } },
     );
     expect(response.status).toBe(200);
     expect(response.headers.get("X-Condense-Overflow-Retries")).toBe("1");

@@ -8,6 +8,7 @@
  */
 
 import { env } from "cloudflare:test";
+import { scenarioHeaders, scenarioModel } from "@condense/test-servers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
@@ -60,7 +61,7 @@ describe("a request waiting on an overflow's compaction with a slow LLM summariz
   for (const stream of [true, false]) {
     it(`is kept alive past the proxy's idle limit, then answered (${stream ? "SSE comments" : "spaces before JSON"})`, async () => {
       const hold = freshTag();
-      const summarizer = `hold:${hold}`;
+      const summarizer = scenarioModel({ name: hold, hold: true });
       const session = await llmSession(summarizer, 20);
       const tag = freshTag();
       const observed: Observed = { keepAlives: 0, body: "" };
@@ -72,9 +73,9 @@ describe("a request waiting on an overflow's compaction with a slow LLM summariz
         defaultHeaders: {
           "X-Condense-Key": TOKENS.alice ?? "",
           "X-Condense-Session": session,
-          "x-test-tag": tag,
-          // The upstream refuses the session's context: the overflow compacts it, with the summarizer.
-          "x-test-upstream": "limit=3000",
+          ...scenarioHeaders({ name: tag, limit: 3000 }),
+          // The upstream refuses the session's context (the scenario's limit): the overflow compacts
+          // it, with the summarizer.
         },
       });
       const messages = [
@@ -116,7 +117,7 @@ describe("a request waiting on an overflow's compaction with a slow LLM summariz
 
   it("gives an error that comes after the commit in the stream, which the SDK raises", async () => {
     const hold = freshTag();
-    const summarizer = `hold:${hold}`;
+    const summarizer = scenarioModel({ name: hold, hold: true });
     const session = await llmSession(summarizer, 20);
     const observed: Observed = { keepAlives: 0, body: "" };
     const client = new OpenAI({
@@ -127,9 +128,8 @@ describe("a request waiting on an overflow's compaction with a slow LLM summariz
       defaultHeaders: {
         "X-Condense-Key": TOKENS.alice ?? "",
         "X-Condense-Session": session,
-        "x-test-tag": freshTag(),
         // Nothing fits: the overflow's compaction cannot help, and the upstream's error stands.
-        "x-test-upstream": "limit=20",
+        ...scenarioHeaders({ name: freshTag(), limit: 20 }),
       },
     });
     const messages = prose(20) as unknown as ChatParam[];

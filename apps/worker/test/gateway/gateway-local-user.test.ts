@@ -7,6 +7,7 @@
  */
 
 import { env } from "cloudflare:test";
+import { scenarioHeaders } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import { createApp } from "../../src/app";
 import { freshTag, upstreamCalls } from "../support/gateway-helpers";
@@ -21,7 +22,7 @@ function claudeCodeRequest(origin: string, tag: string, session: string): Reques
       "anthropic-version": "2023-06-01",
       "x-api-key": "sk-ant-the-agents-own",
       "x-claude-code-session-id": session,
-      "x-test-tag": tag,
+      ...scenarioHeaders({ name: tag }),
     },
     body: JSON.stringify({
       model: "claude-sonnet-4-5",
@@ -73,7 +74,7 @@ describe("a local deployment's gateway", () => {
           "content-type": "application/json",
           "x-goog-api-key": "gm-the-agents-own",
           "X-Condense-Session": "none",
-          "x-test-tag": tag,
+          ...scenarioHeaders({ name: tag }),
         },
         body: JSON.stringify({ contents: [{ role: "user", parts: [{ text: "hello" }] }] }),
       }),

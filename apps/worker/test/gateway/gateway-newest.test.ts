@@ -132,7 +132,7 @@ describe("newest messages that alone do not fit", () => {
       const reply = await sendAgentRequest("anthropic", body, {
         tag,
         ...(withSession ? { session: freshSession("gw-newest") } : {}),
-        headers: { "x-test-upstream": "limit=3000" },
+        scenario: { limit: 3000 },
       });
       expect(reply.status).toBe(200);
       const calls = await upstreamCalls(tag);

@@ -9,6 +9,7 @@
 
 import { SELF } from "cloudflare:test";
 import type Anthropic from "@anthropic-ai/sdk";
+import { scenarioHeaders } from "@condense/test-servers";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import {
@@ -49,7 +50,7 @@ describe("Claude Code's system turns", () => {
         "anthropic-version": "2023-06-01",
         "X-Condense-Key": TOKENS.alice ?? "",
         "X-Condense-Session": session,
-        "x-test-tag": tag,
+        ...scenarioHeaders({ name: tag }),
       },
       body,
     });
@@ -310,7 +311,7 @@ describe("a history the engine cannot read", () => {
         "x-api-key": "sk-ant-caller",
         "X-Condense-Key": TOKENS.alice ?? "",
         "X-Condense-Session": session,
-        "x-test-tag": tag,
+        ...scenarioHeaders({ name: tag }),
       },
       body,
     });

@@ -50,7 +50,7 @@ describe("an overflow whose figures disagree with the gateway's count (issue 33)
       // The upstream counts three times what the engine does; its window is 16,385 of its tokens.
       const client = openaiClient(tag, {
         ...(withSession ? { session: freshSession("gw-count") } : {}),
-        script: "limit=16385;scale=3",
+        scenario: { limit: 16385, scale: 3 },
       });
       const reply = await client.chat.completions
         .create({ model: "gpt-4o", messages: history() })
@@ -77,7 +77,10 @@ describe("an overflow whose figures disagree with the gateway's count (issue 33)
     const tag = freshTag();
     const session = freshSession("gw-count");
     // An injected fault: the first request is refused as 20,000 tokens, whatever its size.
-    const client = openaiClient(tag, { session, script: "inject=20000/16385" });
+    const client = openaiClient(tag, {
+      session,
+      scenario: { inject: { tokens: 20_000, limit: 16_385 } },
+    });
     let refused: unknown;
     try {
       await client.chat.completions.create({

@@ -43,7 +43,7 @@ describe("overflow recovery with a session", () => {
   it("learns the window the upstream states, compacts and retries before answering", async () => {
     const tag = freshTag();
     const session = freshSession("gw-overflow");
-    const client = openaiClient(tag, { session, script: "limit=4000" });
+    const client = openaiClient(tag, { session, scenario: { limit: 4000 } });
     const reply = await client.chat.completions
       .create({ model: "gpt-4o", messages: history(12) })
       .withResponse();
@@ -61,7 +61,7 @@ describe("overflow recovery with a session", () => {
   it("recovers from the Responses API's overflow, which states no figures", async () => {
     const tag = freshTag();
     const session = freshSession("gw-overflow");
-    const client = openaiClient(tag, { session, script: "limit=5000" });
+    const client = openaiClient(tag, { session, scenario: { limit: 5000 } });
     // The Responses form of the same history: calls as function_call items, results as their outputs.
     const items = (conversation(12) as Array<Record<string, unknown>>).flatMap(
       (message): unknown[] => {
@@ -101,7 +101,7 @@ describe("overflow recovery with a session", () => {
   it("reads Anthropic's input + max_tokens wording and recovers", async () => {
     const tag = freshTag();
     const session = freshSession("gw-overflow");
-    const client = anthropicClient(tag, { session, script: "limit=6000;sum" });
+    const client = anthropicClient(tag, { session, scenario: { limit: 6000, sumOverflow: true } });
     const messages: Anthropic.Messages.MessageParam[] = [];
     for (let i = 0; i < 12; i++) {
       messages.push({
@@ -124,7 +124,7 @@ describe("overflow recovery with a session", () => {
   it("returns the upstream's error as it was when retries do not make it fit", async () => {
     const tag = freshTag();
     const session = freshSession("gw-overflow");
-    const client = openaiClient(tag, { session, script: "limit=20" });
+    const client = openaiClient(tag, { session, scenario: { limit: 20 } });
     let error: unknown;
     try {
       await client.chat.completions.create({ model: "gpt-4o", messages: history(6) });
@@ -151,7 +151,7 @@ describe("without a session", () => {
   it("compacts a history that does not fit before sending it, and stores nothing", async () => {
     const tag = freshTag();
     const client = openaiClient(tag, {
-      script: "limit=12000",
+      scenario: { limit: 12000 },
       headers: { "X-Condense-Context-Window": "12000" },
     });
     const reply = await client.chat.completions
@@ -176,7 +176,7 @@ describe("without a session", () => {
 
   it("recovers from an overflow against the window the upstream states", async () => {
     const tag = freshTag();
-    const client = openaiClient(tag, { script: "limit=5000" });
+    const client = openaiClient(tag, { scenario: { limit: 5000 } });
     const reply = await client.chat.completions
       .create({ model: "gpt-4o", messages: history(14) })
       .withResponse();
@@ -212,7 +212,7 @@ describe("an overflow after an answer another request left behind", () => {
     const { generation, lastSeq } = r1.value;
 
     // R2: the client resends the history; the upstream holds it, then refuses it as too long.
-    const client = openaiClient(tag, { session, script: "hold;limit=4000" });
+    const client = openaiClient(tag, { session, scenario: { hold: true, limit: 4000 } });
     const r2 = client.chat.completions.create({ model: "gpt-4o", messages }).withResponse();
     await waitFor(async () => (await upstreamCalls(tag)).length === 1, "R2 at the upstream");
 

@@ -15,7 +15,7 @@ describe("Anthropic Messages through the gateway", () => {
   it("matches the history turn after turn, tool use included, and appends every answer", async () => {
     const tag = freshTag();
     const session = freshSession("gw-anthropic");
-    const client = anthropicClient(tag, { session, script: "tool=read_file" });
+    const client = anthropicClient(tag, { session, scenario: { tool: "read_file" } });
     const messages: AnthropicParam[] = [{ role: "user", content: "Read the entry point." }];
     const first = await client.messages
       .create({ model: "claude-sonnet-5-5", max_tokens: 1024, system: "Be brief.", messages })
@@ -108,7 +108,7 @@ describe("OpenAI Responses through the gateway", () => {
   it("matches `input` turn after turn and appends the output items", async () => {
     const tag = freshTag();
     const session = freshSession("gw-responses");
-    const client = openaiClient(tag, { session, script: "tool=grep" });
+    const client = openaiClient(tag, { session, scenario: { tool: "grep" } });
     const input: unknown[] = [{ role: "user", content: "Find the TODOs." }];
     const first = await client.responses
       .create({ model: "gpt-4o", input: input as never, instructions: "Be brief." })

@@ -13,6 +13,7 @@
 
 import { SELF } from "cloudflare:test";
 import Anthropic from "@anthropic-ai/sdk";
+import { type ScenarioFields, scenarioHeaders } from "@condense/test-servers";
 import OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { CONDENSE_COMPACTION_PREFIX } from "../../src/gateway/protocols/condense-compaction";
@@ -143,7 +144,7 @@ describe("Anthropic count_tokens through the gateway", () => {
   it("answers with the engine's count, in Anthropic's shape, where the upstream has no count_tokens", async () => {
     const tag = freshTag();
     const client = anthropicClient(tag, {
-      script: "bare",
+      scenario: { bare: true },
       headers: { "X-Condense-Session": "none" },
     });
     const messages = readsHistory(3);
@@ -163,7 +164,7 @@ describe("Anthropic count_tokens through the gateway", () => {
   });
 
   it("refuses bad input in Anthropic's shape, with the gateway's stable code", async () => {
-    const client = anthropicClient(freshTag(), { script: "bare" });
+    const client = anthropicClient(freshTag(), { scenario: { bare: true } });
     const missing = await rejection(client.messages.countTokens({ model: MODEL, messages: [] }));
     expect(missing).toBeInstanceOf(Anthropic.BadRequestError);
     expect((missing as InstanceType<typeof Anthropic.APIError>).error).toMatchObject({
@@ -191,7 +192,7 @@ type Content = { role: string; parts: Array<Record<string, unknown>> };
 function gemini(
   method: string,
   body: unknown,
-  options: { tag: string; session?: string; script?: string; window?: string },
+  options: { tag: string; session?: string; scenario?: ScenarioFields; window?: string },
 ): Promise<Response> {
   return SELF.fetch(`${BASE}/v1/gateway/up/v1beta/models/gemini-2.5-pro:${method}`, {
     method: "POST",
@@ -200,8 +201,7 @@ function gemini(
       "x-goog-api-key": "gm-callers-own",
       "X-Condense-Key": TOKENS.alice ?? "",
       "X-Condense-Session": options.session ?? "none",
-      "x-test-tag": options.tag,
-      ...(options.script !== undefined ? { "x-test-upstream": options.script } : {}),
+      ...scenarioHeaders({ ...options.scenario, name: options.tag }),
       ...(options.window !== undefined ? { "X-Condense-Context-Window": options.window } : {}),
     },
     body: JSON.stringify(body),
@@ -255,7 +255,11 @@ describe("Gemini countTokens through the gateway", () => {
 
   it("answers with the engine's count where the upstream has none", async () => {
     const contents = [{ role: "user", parts: [{ text: "count me please" }] }];
-    const counted = await gemini("countTokens", { contents }, { tag: freshTag(), script: "bare" });
+    const counted = await gemini(
+      "countTokens",
+      { contents },
+      { tag: freshTag(), scenario: { bare: true } },
+    );
     expect(counted.status).toBe(200);
     expect(counted.headers.get("X-Condense-Answered-By")).toBe("gateway");
     expect(await counted.json()).toEqual({
@@ -287,7 +291,7 @@ describe("OpenAI /responses/compact through the gateway", () => {
   it("answers with the engine's compaction where the upstream has none, and takes its item back", async () => {
     const tag = freshTag();
     const session = freshSession("gw-compact");
-    const client = openaiClient(tag, { session, script: "bare" });
+    const client = openaiClient(tag, { session, scenario: { bare: true } });
     const input = responsesHistory(30);
     const compacted = await client.responses.compact({ model: "gpt-5", input }).withResponse();
     expect(compacted.response.headers.get("X-Condense-Answered-By")).toBe("gateway");
@@ -320,7 +324,7 @@ describe("OpenAI /responses/compact through the gateway", () => {
 
 describe("what the gateway cannot answer for", () => {
   it("refuses a compaction of a history kept on the provider's side, where the upstream has no endpoint", async () => {
-    const client = openaiClient(freshTag(), { script: "bare" });
+    const client = openaiClient(freshTag(), { scenario: { bare: true } });
     const refused = await rejection(
       client.responses.compact({ model: "gpt-5", previous_response_id: "resp_1" }),
     );

@@ -111,7 +111,7 @@ describe("the gateway with a session (Chat Completions)", () => {
   it("streams the answer through and appends it once the stream ends", async () => {
     const tag = freshTag();
     const session = freshSession("gw");
-    const client = openaiClient(tag, { session, script: "tool=read_file" });
+    const client = openaiClient(tag, { session, scenario: { tool: "read_file" } });
     const stream = await client.chat.completions.create({
       model: "gpt-4o",
       messages: [SYSTEM, { role: "user", content: "Read src/app.ts" }],

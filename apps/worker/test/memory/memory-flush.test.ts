@@ -8,6 +8,7 @@
 import { runInDurableObject } from "cloudflare:test";
 import { env } from "cloudflare:workers";
 import type { MemoryEntry, MemoryOperation } from "@condense/core";
+import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, ManualCompactResponseBody } from "../../src/api/schemas";
 import { type MemorySink, userMemorySink } from "../../src/session/compaction/memory-flush";
@@ -118,7 +119,9 @@ describe("memory flush before compaction", () => {
   });
 
   it("applies the LLM's valid memory tool calls, drops the invalid and secret ones, and keeps them out of the context", async () => {
-    const id = await sessionWithStatement({ summarizerModel: "memory:flush" });
+    const id = await sessionWithStatement({
+      summarizerModel: scenarioModel({ name: "flush", memory: true }),
+    });
     const { sink, applied } = fakeSink();
     await runInDurableObject(stubFor("alice", id), (instance: SessionObject) => {
       instance.memorySinks = () => sink;
@@ -136,7 +139,9 @@ describe("memory flush before compaction", () => {
   });
 
   it("a failing LLM falls back to the deterministic pass and does not fail the compaction", async () => {
-    const id = await sessionWithStatement({ summarizerModel: "fail:500" });
+    const id = await sessionWithStatement({
+      summarizerModel: scenarioModel({ name: "flush", fail: 500 }),
+    });
     const { sink, applied } = fakeSink();
     const result = await compactWith(id, env, sink);
     expect(result.status).toBe("committed");

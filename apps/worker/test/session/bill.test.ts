@@ -33,14 +33,14 @@ async function reportedOnce(session: string): Promise<Reported> {
 }
 
 describe("cached tokens from the gateway's answers", () => {
-  const script = "cached=40;written=12";
+  const scenario = { cache: { read: 40, write: 12 } };
 
   for (const stream of [false, true]) {
     const how = stream ? "streamed" : "whole";
 
     it(`reads Anthropic's cache_read_input_tokens and cache_creation_input_tokens (${how})`, async () => {
       const session = freshSession("bill-anthropic");
-      const client = anthropicClient(freshTag(), { session, script });
+      const client = anthropicClient(freshTag(), { session, scenario });
       const request = {
         model: "claude-sonnet-4-5",
         max_tokens: 256,
@@ -59,7 +59,7 @@ describe("cached tokens from the gateway's answers", () => {
 
     it(`reads Chat Completions' prompt_tokens_details.cached_tokens (${how})`, async () => {
       const session = freshSession("bill-chat");
-      const client = openaiClient(freshTag(), { session, script });
+      const client = openaiClient(freshTag(), { session, scenario });
       const request = {
         model: "gpt-4o",
         messages: [{ role: "user" as const, content: "What does the build do?" }],
@@ -85,7 +85,7 @@ describe("cached tokens from the gateway's answers", () => {
 
     it(`reads Responses' input_tokens_details.cached_tokens (${how})`, async () => {
       const session = freshSession("bill-responses");
-      const client = openaiClient(freshTag(), { session, script });
+      const client = openaiClient(freshTag(), { session, scenario });
       const request = { model: "gpt-5", input: "What does the build do?" };
       if (stream) {
         const events = await client.responses.create({ ...request, stream: true });

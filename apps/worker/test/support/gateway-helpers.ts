@@ -7,6 +7,7 @@
 
 import { env, SELF } from "cloudflare:test";
 import Anthropic from "@anthropic-ai/sdk";
+import { type ScenarioFields, scenarioHeaders } from "@condense/test-servers";
 import OpenAI from "openai";
 import type { RecordedCall } from "./gateway-upstream";
 import { BASE, TOKENS } from "./helpers";
@@ -15,8 +16,8 @@ export interface ClientOptions {
   /** Condense user whose key goes in `X-Condense-Key` (default alice); null sends none. */
   as?: string | null;
   session?: string;
-  /** `x-test-upstream` script for the test upstream. */
-  script?: string;
+  /** How the test upstream treats the client's requests; the scenario's name is the tag. */
+  scenario?: ScenarioFields;
   /** The provider key the client sends (`Authorization` / `x-api-key`). */
   providerKey?: string;
   headers?: Record<string, string>;
@@ -32,10 +33,9 @@ export function freshTag(): string {
 function headersFor(tag: string, options: ClientOptions): Record<string, string> {
   const user = options.as === undefined ? "alice" : options.as;
   return {
-    "x-test-tag": tag,
+    ...scenarioHeaders({ ...options.scenario, name: tag }),
     ...(user !== null ? { "X-Condense-Key": TOKENS[user] ?? user } : {}),
     ...(options.session !== undefined ? { "X-Condense-Session": options.session } : {}),
-    ...(options.script !== undefined ? { "x-test-upstream": options.script } : {}),
     ...options.headers,
   };
 }
@@ -81,7 +81,7 @@ export async function queueAnswers(tag: string, answers: unknown[]): Promise<voi
   });
 }
 
-/** Lets the test upstream answer `tag`'s requests scripted with `hold` (and every later one). */
+/** Lets the test upstream answer `tag`'s requests whose scenario has `hold` (and every later one). */
 export async function releaseHeld(tag: string): Promise<void> {
   await fetch(`${env.TEST_GATEWAY_UPSTREAM_URL}/control/release?tag=${encodeURIComponent(tag)}`, {
     method: "POST",

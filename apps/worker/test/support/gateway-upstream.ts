@@ -2,28 +2,29 @@
  * @module test/support/gateway-upstream
  * The provider behind the gateway in tests: `@condense/test-servers`' server
  * (Node; workerd cannot listen), which speaks OpenAI Chat Completions,
- * OpenAI Responses and Anthropic Messages, JSON or streamed, scripted here by
- * each request's headers.
+ * OpenAI Responses and Anthropic Messages, JSON or streamed, scripted by the
+ * test's `Scenario` (`@condense/test-servers`), which reaches it through the
+ * gateway as request headers (`scenarioHeaders`; the tests' clients send them,
+ * `gateway-helpers`' `scenario` option).
  *
- * It records every request (path, headers, body) under the tag of its
- * `x-test-tag` header, and a request's `x-test-upstream` header scripts the
- * reply (`;`-separated):
- * - `limit=N`: refuses a request whose prompt counts more than N tokens, with the provider's own
- *   overflow error: OpenAI's `context_length_exceeded` with the figures, the
+ * It records every request (path, headers, body) under its scenario's `name`,
+ * and plays these fields of the scenario:
+ * - `limit`: refuses a request whose prompt counts more than that many tokens, with the provider's
+ *   own overflow error: OpenAI's `context_length_exceeded` with the figures, the
  *   Responses API's sentence without them, Anthropic's `prompt is too long:
- *   N tokens > M maximum`, or with `sum` Anthropic's `input length and
+ *   N tokens > M maximum`, or with `sumOverflow` Anthropic's `input length and
  *   max_tokens exceed context limit: N + M > L`;
- * - `fail=STATUS`: an error of that status in the protocol's shape;
- * - `hang`: never answers; `stall`: a stream that sends its first events, then nothing; `drop`:
- *   hangs up partway through the answer (JSON or stream);
- * - `hold`: waits until `POST /control/release?tag=` releases the tag's requests (those
+ * - `fail`: an error of that status in the protocol's shape;
+ * - `fault`: `hang` never answers; `stall` a stream that sends its first events, then nothing;
+ *   `drop` hangs up partway through the answer (JSON or stream);
+ * - `hold`: waits until `POST /control/release?tag=` releases the name's requests (those
  *   after it pass at once), then answers as scripted;
- * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
- * - `tool=NAME`: answers with a call of tool NAME;
- * - `cached=R;written=W`: the usage reports R prompt tokens read from the prompt cache, W written;
- * - `scale=R`: the provider counts a prompt as R times the engine's count (another tokenizer,
+ * - `delayMs`: waits before answering; `slowMs`: pauses that long between two events of a stream;
+ * - `tool`: answers with a call of that tool;
+ * - `cache`: the usage reports that many prompt tokens read from the prompt cache, and written;
+ * - `scale`: the provider counts a prompt as that many times the engine's count (another tokenizer,
  *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
- * - `inject=N/L`: the tag's first request is refused with OpenAI's overflow error saying N tokens
+ * - `inject`: the name's first request is refused with OpenAI's overflow error saying N tokens
  *   over a window of L, whatever its size (a soak's injected fault); later ones pass as scripted;
  * - `bare`: the upstream has neither Anthropic's `count_tokens`, Gemini's `:countTokens` nor
  *   OpenAI's `/responses/compact` (they answer 404), as an OpenAI-compatible proxy or a local server.
@@ -74,6 +75,8 @@ import {
   type ReceivedRequest,
   type RecordedRequest,
   type Reply,
+  type Scenario,
+  scenarioFromHeaders,
   startTestServer,
   type ToolCallReply,
   type Violation,
@@ -102,67 +105,9 @@ export interface GatewayUpstream {
   close(): Promise<void>;
 }
 
-interface Script {
-  limit?: number;
-  sum: boolean;
-  fail?: number;
-  hang: boolean;
-  drop: boolean;
-  hold: boolean;
-  stall: boolean;
-  delayMs: number;
-  slowMs: number;
-  tool?: string;
-  /** `cached=R;written=W`: the answer's usage says R prompt tokens were read from the cache, W written. */
-  cache?: CacheUsage;
-  /** `scale=R`: the provider's count is R times the engine's. */
-  scale: number;
-  /** `inject=N/L`: the tag's first request is refused as N tokens over a window of L. */
-  inject?: { tokens: number; limit: number };
-  /** `bare`: the upstream has no `count_tokens` and no `/responses/compact` (they answer 404). */
-  bare: boolean;
-}
-
-interface CacheUsage {
-  read: number;
-  write: number;
-}
-
-function parseScript(header: string | undefined): Script {
-  const script: Script = {
-    sum: false,
-    hang: false,
-    drop: false,
-    hold: false,
-    stall: false,
-    delayMs: 0,
-    slowMs: 0,
-    scale: 1,
-    bare: false,
-  };
-  for (const part of (header ?? "").split(";")) {
-    const [name, value = ""] = part.trim().split("=");
-    if (name === "limit") script.limit = Number(value);
-    else if (name === "sum") script.sum = true;
-    else if (name === "fail") script.fail = Number(value);
-    else if (name === "hang") script.hang = true;
-    else if (name === "drop") script.drop = true;
-    else if (name === "hold") script.hold = true;
-    else if (name === "stall") script.stall = true;
-    else if (name === "bare") script.bare = true;
-    else if (name === "delay") script.delayMs = Number(value);
-    else if (name === "slow") script.slowMs = Number(value);
-    else if (name === "tool") script.tool = value;
-    else if (name === "cached")
-      script.cache = { read: Number(value), write: script.cache?.write ?? 0 };
-    else if (name === "scale") script.scale = Number(value);
-    else if (name === "inject") {
-      const [tokens = "", limit = ""] = value.split("/");
-      script.inject = { tokens: Number(tokens), limit: Number(limit) };
-    } else if (name === "written")
-      script.cache = { read: script.cache?.read ?? 0, write: Number(value) };
-  }
-  return script;
+/** A request's scenario (`@condense/test-servers`' `scenarioHeaders`: `x-test-tag`, `x-test-upstream`). */
+function scenarioOf(request: ReceivedRequest): Scenario {
+  return scenarioFromHeaders(request.headers);
 }
 
 const FORMATS: Record<ProtocolName, MessageFormat> = {
@@ -222,10 +167,10 @@ function overflow(
   protocol: ProtocolName,
   tokens: number,
   limit: number,
-  script: Script,
+  scenario: Scenario,
   body: Record<string, unknown>,
 ): Violation {
-  if (protocol === "anthropic" && script.sum) {
+  if (protocol === "anthropic" && scenario.sumOverflow === true) {
     const maxTokens = typeof body.max_tokens === "number" ? body.max_tokens : 1024;
     return anthropicSumOverflow(tokens, maxTokens, limit);
   }
@@ -235,33 +180,33 @@ function overflow(
 /** The completion that answers request `n`: the queued canonical message, a tool call, or text. */
 function answerFor(
   queued: ChatMessage | undefined,
-  script: Script,
+  scenario: Scenario,
   n: number,
   tokens: number,
 ): Reply {
   const usage = {
     prompt_tokens: tokens,
     completion_tokens: 7,
-    ...(script.cache !== undefined
-      ? { cache_read_tokens: script.cache.read, cache_write_tokens: script.cache.write }
+    ...(scenario.cache !== undefined
+      ? { cache_read_tokens: scenario.cache.read, cache_write_tokens: scenario.cache.write }
       : {}),
   };
   const pace = {
-    ...(script.slowMs > 0 ? { slowMs: script.slowMs } : {}),
-    ...(script.stall ? { stall: true } : {}),
+    ...((scenario.slowMs ?? 0) > 0 ? { slowMs: scenario.slowMs } : {}),
+    ...(scenario.fault === "stall" ? { stall: true } : {}),
   };
   if (queued === undefined) {
     const toolCalls: ToolCallReply[] =
-      script.tool === undefined
+      scenario.tool === undefined
         ? []
         : [
             {
               id: `call_${n}`,
-              name: script.tool,
+              name: scenario.tool,
               arguments: JSON.stringify({ path: `src/${n}.ts` }),
             },
           ];
-    const content = script.tool === undefined ? `Answer ${n}` : `Calling ${script.tool}.`;
+    const content = scenario.tool === undefined ? `Answer ${n}` : `Calling ${scenario.tool}.`;
     return { type: "completion", content, toolCalls, usage, ...pace };
   }
   const text =
@@ -354,35 +299,37 @@ export async function startGatewayUpstream(
     record(request, tokens, request);
     answered += 1;
     const n = answered;
-    const tag = request.headers["x-test-tag"] ?? "";
-    const script = parseScript(request.headers["x-test-upstream"]);
-    if (script.delayMs > 0) {
-      await Promise.race([new Promise((resolve) => setTimeout(resolve, script.delayMs)), closed]);
+    const scenario = scenarioOf(request);
+    const tag = scenario.name;
+    const delayMs = scenario.delayMs ?? 0;
+    if (delayMs > 0) {
+      await Promise.race([new Promise((resolve) => setTimeout(resolve, delayMs)), closed]);
     }
-    if (script.hold) await Promise.race([releases.of(tag).released, closed]);
-    if (script.hang) return { type: "hang" };
-    if (script.drop) return { type: "truncated", content: `Answer ${n} was cut` };
-    if (script.fail !== undefined) {
+    if (scenario.hold === true) await Promise.race([releases.of(tag).released, closed]);
+    if (scenario.fault === "hang") return { type: "hang" };
+    if (scenario.fault === "drop") return { type: "truncated", content: `Answer ${n} was cut` };
+    if (scenario.fail !== undefined) {
+      const status = typeof scenario.fail === "number" ? scenario.fail : scenario.fail.status;
       return {
         type: "error",
-        status: script.fail,
-        message: `scripted failure ${script.fail}`,
-        ...(script.fail === 400 ? { param: "messages" } : {}),
+        status,
+        message: `scripted failure ${status}`,
+        ...(status === 400 ? { param: "messages" } : {}),
       };
     }
-    if (script.inject !== undefined && !injected.has(tag)) {
+    if (scenario.inject !== undefined && !injected.has(tag)) {
       injected.add(tag);
       return {
         type: "error",
-        ...PROTOCOLS.chat.overflow(script.inject.tokens, script.inject.limit),
+        ...PROTOCOLS.chat.overflow(scenario.inject.tokens, scenario.inject.limit),
       };
     }
     // What the provider counts: the engine's count, scaled by `scale`.
-    const counted = Math.round(tokens * script.scale);
-    if (script.limit !== undefined && counted > script.limit) {
-      return { type: "error", ...overflow(protocol, counted, script.limit, script, body) };
+    const counted = Math.round(tokens * (scenario.scale ?? 1));
+    if (scenario.limit !== undefined && counted > scenario.limit) {
+      return { type: "error", ...overflow(protocol, counted, scenario.limit, scenario, body) };
     }
-    return answerFor(answers.get(tag)?.shift(), script, n, tokens);
+    return answerFor(answers.get(tag)?.shift(), scenario, n, tokens);
   };
 
   /**
@@ -391,9 +338,9 @@ export async function startGatewayUpstream(
    * without the endpoint).
    */
   const countTokens = (request: ReceivedRequest): ControlReply => {
-    const script = parseScript(request.headers["x-test-upstream"]);
+    const scenario = scenarioOf(request);
     const { body } = request;
-    if (script.bare || body === undefined) {
+    if (scenario.bare === true || body === undefined) {
       record(request, null);
       return {
         status: 404,
@@ -417,7 +364,7 @@ export async function startGatewayUpstream(
     if (refusal !== undefined) {
       return { status: refusal.status, body: PROTOCOLS.anthropic.errorBody(refusal) };
     }
-    return { body: { input_tokens: Math.round(tokens * script.scale) } };
+    return { body: { input_tokens: Math.round(tokens * (scenario.scale ?? 1)) } };
   };
 
   /**
@@ -425,10 +372,9 @@ export async function startGatewayUpstream(
    * provider's own; with the script `bare`, a 404 (an upstream without the endpoint).
    */
   const compactResponses = (request: ReceivedRequest): ControlReply => {
-    const script = parseScript(request.headers["x-test-upstream"]);
     const { body } = request;
     record(request, null);
-    if (script.bare || body === undefined) {
+    if (scenarioOf(request).bare === true || body === undefined) {
       return {
         status: 404,
         body: {
@@ -500,10 +446,7 @@ export async function startGatewayUpstream(
     if (url.pathname.endsWith("/responses/compact") && request.method === "POST") {
       return compactResponses(request);
     }
-    if (
-      url.pathname.endsWith(":countTokens") &&
-      parseScript(request.headers["x-test-upstream"]).bare
-    ) {
+    if (url.pathname.endsWith(":countTokens") && scenarioOf(request).bare === true) {
       record(request, null);
       return {
         status: 404,

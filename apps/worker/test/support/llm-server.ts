@@ -2,15 +2,15 @@
  * @module test/support/llm-server
  * The "slow LLM" the Worker tests control, started from Node in vitest's
  * globalSetup (workerd cannot listen). Chat Completions are served by
- * `@condense/test-servers`' `startTestServer`; the requested model name scripts the
- * answer:
- * - `hold:<tag>`: waits until the test releases `<tag>` (`POST /release?tag=`), then answers;
- * - `fail:<status>`: answers with that HTTP error;
- * - `memory:<anything>`: a request that offers tools (the memory flush) gets `memory` tool calls
+ * `@condense/test-servers`' `startTestServer`; the test's `Scenario` scripts the answer,
+ * carried by the session's (summarizer) model name (`scenarioModel`):
+ * - `hold`: waits until the test releases the scenario's name (`POST /release?tag=`), then answers;
+ * - `fail`: answers with that HTTP error;
+ * - `memory`: a request that offers tools (the memory flush) gets `memory` tool calls
  *   (one valid add, a replace of an unknown id, an add holding a secret); others a template summary;
- * - anything else: a valid template summary at once.
+ * - none of them: a valid template summary at once.
  * The same server takes the control calls (its `origin`, `controlUrl`) and fakes OpenAI's
- * `POST /v1/responses/compact` (model `fail:<status>` fails it too; `malformed…` answers items
+ * `POST /v1/responses/compact` (`fail` fails it too; `malformed` answers items
  * the engine cannot read: a function call without its call id, name and arguments).
  * `GET /requests?model=` counts what each model name received; `GET /prompts?model=` returns the
  * text of each of those Chat Completions requests, in order.
@@ -23,6 +23,7 @@ import {
   type Handler,
   type ReceivedRequest,
   requestText,
+  scenarioFromModel,
   startTestServer,
   templateHandler,
 } from "@condense/test-servers";
@@ -47,18 +48,18 @@ export async function startLlmServers(): Promise<LlmServers> {
   const handler: Handler = async (request, index, connection) => {
     const model = request.body?.model ?? "";
     count(model);
-    const hold = /^hold:(.+)$/.exec(model);
-    if (hold?.[1] !== undefined && !released.has(hold[1])) {
-      const tag = hold[1];
+    const scenario = scenarioFromModel(model);
+    if (scenario.hold === true && !released.has(scenario.name)) {
+      const tag = scenario.name;
       await new Promise<void>((resolve) => {
         waiters.set(tag, [...(waiters.get(tag) ?? []), resolve]);
       });
     }
-    const fail = /^fail:(\d{3})/.exec(model);
-    if (fail?.[1] !== undefined) {
-      return { type: "error", status: Number(fail[1]), message: `scripted failure ${fail[1]}` };
+    if (scenario.fail !== undefined) {
+      const status = typeof scenario.fail === "number" ? scenario.fail : scenario.fail.status;
+      return { type: "error", status, message: `scripted failure ${status}` };
     }
-    if (model.startsWith("memory:") && Array.isArray(request.body?.tools)) {
+    if (scenario.memory === true && Array.isArray(request.body?.tools)) {
       const memoryCall = (id: string, args: unknown) => ({
         id,
         name: "memory",
@@ -89,14 +90,15 @@ export async function startLlmServers(): Promise<LlmServers> {
     if (body === undefined) return { status: 400, body: { error: { message: "invalid JSON" } } };
     const model = body.model ?? "";
     count(`responses:${model}`);
-    const fail = /^fail:(\d{3})/.exec(model);
-    if (fail?.[1] !== undefined) {
+    const scenario = scenarioFromModel(model);
+    if (scenario.fail !== undefined) {
+      const status = typeof scenario.fail === "number" ? scenario.fail : scenario.fail.status;
       return {
-        status: Number(fail[1]),
-        body: { error: { message: `scripted failure ${fail[1]}`, type: "server_error" } },
+        status,
+        body: { error: { message: `scripted failure ${status}`, type: "server_error" } },
       };
     }
-    if (model.startsWith("malformed")) {
+    if (scenario.malformed === true) {
       return { body: { output: [{ type: "function_call", id: "x_1" }] } };
     }
     if (request.headers.authorization !== "Bearer sk-test-openai") {
