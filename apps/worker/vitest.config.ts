@@ -6,7 +6,7 @@ import { defineConfig } from "vitest/config";
 const root = dirname(fileURLToPath(import.meta.url));
 
 // Tests run inside workerd with the real Durable Object and SQLite storage. The LLM they talk to is a
-// local server started from Node by test/global-setup.ts; its URL reaches the Worker as a binding.
+// local server started from Node by test/support/global-setup.ts; its URL reaches the Worker as a binding.
 // The engine and the client are read from their sources, as in vitest.unit.config.ts, so a change
 // there is tested here without rebuilding their dist/ first.
 export default defineConfig({
@@ -28,7 +28,7 @@ export default defineConfig({
       wrangler: { configPath: "./wrangler.jsonc" },
       miniflare: {
         // wrangler.jsonc's per-user limit would refuse a suite that calls as alice all along; the rate
-        // limit's own tests give the app a fake binding (test/rate-limit.test.ts).
+        // limit's own tests give the app a fake binding (test/api/rate-limit.test.ts).
         ratelimits: {
           RATE_LIMITER: { namespace_id: "2001", simple: { limit: 1_000_000, period: 60 } },
         },
@@ -60,7 +60,7 @@ export default defineConfig({
     })),
   ],
   test: {
-    globalSetup: ["./test/global-setup.ts"],
+    globalSetup: ["./test/support/global-setup.ts"],
     include: ["src/**/*.test.ts", "test/**/*.test.ts"],
     testTimeout: 60_000,
     // The service's structured log lines are asserted on where they matter; elsewhere they are noise.

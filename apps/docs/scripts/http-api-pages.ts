@@ -216,7 +216,7 @@ export function httpApiPages(
     const example = examples.get(name);
     if (example === undefined) {
       throw new Error(
-        `${name} has no example in http-examples.json: add a request to apps/worker/test/http-examples.test.ts and re-record it (npx vitest run test/http-examples.test.ts -u)`,
+        `${name} has no example in http-examples.json: add a request to apps/worker/test/api/http-examples.test.ts and re-record it (npx vitest run test/api/http-examples.test.ts -u)`,
       );
     }
     pages.set(`${HTTP_API_DIR}/${op.slug}.md`, operationPage(document, op, index + 10, example));

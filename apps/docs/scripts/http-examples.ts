@@ -1,7 +1,7 @@
 /**
  * @module scripts/http-examples
  * The example on each HTTP operation page: the request a Worker test really made and the answer it
- * got (`http-examples.json`, recorded by `apps/worker/test/http-examples.test.ts`, which fails when
+ * got (`http-examples.json`, recorded by `apps/worker/test/api/http-examples.test.ts`, which fails when
  * the recording no longer matches what the Worker answers), shown as a curl line and the response.
  */
 
@@ -49,7 +49,7 @@ export function exampleSection(example: HttpExample): string {
   return [
     "## Example",
     "",
-    `A request the Worker's tests make (\`apps/worker/test/http-examples.test.ts\`) and the answer it got; long arrays and strings are cut (\`…\`), ids and times fixed. Set \`CONDENSE_URL\` (for example \`http://localhost:8787\` under \`pnpm start\`) and \`CONDENSE_KEY\` (your key from \`API_KEYS\`) first.${upstreamNote}`,
+    `A request the Worker's tests make (\`apps/worker/test/api/http-examples.test.ts\`) and the answer it got; long arrays and strings are cut (\`…\`), ids and times fixed. Set \`CONDENSE_URL\` (for example \`http://localhost:8787\` under \`pnpm start\`) and \`CONDENSE_KEY\` (your key from \`API_KEYS\`) first.${upstreamNote}`,
     "",
     "```sh",
     curlLine(example),

@@ -1,7 +1,7 @@
 /**
  * @module scripts/troubleshooting
  * The troubleshooting page's failures: what an agent printed, as a Worker test recorded it
- * (`troubleshooting-examples.json`, from `apps/worker/test/troubleshooting-examples.test.ts`),
+ * (`troubleshooting-examples.json`, from `apps/worker/test/api/troubleshooting-examples.test.ts`),
  * each as a block the template places by its id (`{{provider-key-read-as-condense-key}}`).
  */
 

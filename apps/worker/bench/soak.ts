@@ -3,7 +3,7 @@
  * `pnpm bench soak [--agents 24] [--minutes 4] [--kills 3] [--seed 33]`: many simulated agents
  * against the Worker under `wrangler dev`, through the API and through the gateway (Chat
  * Completions, Responses, Anthropic Messages, streamed or not, with the unmodified SDKs), while the
- * upstream fails (`x-test-upstream` scripts of `test/gateway-upstream`, drawn per attempt: overflows
+ * upstream fails (a `Scenario` for `test/support/gateway-upstream`, drawn per attempt: overflows
  * below the session's window, 429, 500, hang-ups partway through, stalled streams, no answer at
  * all) and wrangler dev's process group (workerd with it) is killed with SIGKILL, then started
  * again on the same storage and port. Agents carry on across the kills: an append is retried with
@@ -34,9 +34,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Anthropic from "@anthropic-ai/sdk";
 import { SUMMARY_SECTIONS, validateMessages } from "@condense/core";
-import { startTestServer, templateHandler } from "@condense/test-servers";
+import {
+  type ScenarioFields,
+  scenarioFromHeaders,
+  scenarioHeaders,
+  startTestServer,
+  templateHandler,
+} from "@condense/test-servers";
 import OpenAI from "openai";
-import { startGatewayUpstream } from "../test/gateway-upstream.ts";
+import { startGatewayUpstream } from "../test/support/gateway-upstream.ts";
 import { freePort, root } from "./harness.ts";
 
 // ------------------------------------------------------------------ options
@@ -492,13 +498,12 @@ function answered<T>(value: T, shaped: (value: T) => boolean): T {
   return value;
 }
 
-function clients(worker: Worker, agent: Agent, script: string) {
+function clients(worker: Worker, agent: Agent, scenario: ScenarioFields) {
   const headers = {
     "X-Condense-Key": KEY,
     "X-Condense-Session": agent.session,
     "X-Condense-Context-Window": String(agent.window),
-    "x-test-tag": agent.id,
-    "x-test-upstream": script,
+    ...scenarioHeaders({ ...scenario, name: agent.id }),
   };
   let seen: Headers | undefined;
   // The SDKs hide a stream's response headers: this fetch keeps them.
@@ -524,10 +529,10 @@ async function gatewayCall(
   agent: Agent,
   route: Exclude<Route, "api">,
   history: unknown[],
-  script: string,
+  scenario: ScenarioFields,
   options: { tools?: boolean; system?: string } = {},
 ): Promise<Answered> {
-  const { openai, anthropic, headers } = clients(worker, agent, script);
+  const { openai, anthropic, headers } = clients(worker, agent, scenario);
   const tools = options.tools === false ? {} : { tools: TOOLS[route] as never };
   const system = options.system ?? PROMPT;
   figures.requests++;
@@ -594,20 +599,21 @@ async function gatewayCall(
 }
 
 /** What the upstream is scripted to do with one attempt. */
-function drawScript(agent: Agent): { script: string; overflow: boolean; fault: boolean } {
+function drawScript(agent: Agent): { scenario: ScenarioFields; overflow: boolean; fault: boolean } {
   const r = agent.draw();
-  const tool = agent.draw() < 0.85 ? "tool=read_file" : "";
-  const join = (...parts: string[]) => parts.filter((part) => part !== "").join(";");
+  const tool: ScenarioFields = agent.draw() < 0.85 ? { tool: "read_file" } : {};
   if (r < 0.06) {
     const limit = Math.round(agent.window * (0.55 + agent.draw() * 0.4));
-    return { script: join(`limit=${limit}`, tool), overflow: true, fault: false };
+    return { scenario: { limit, ...tool }, overflow: true, fault: false };
   }
-  if (r < 0.1) return { script: join("fail=429", tool), overflow: false, fault: true };
-  if (r < 0.13) return { script: join("fail=500", tool), overflow: false, fault: true };
-  if (r < 0.16) return { script: join("drop", tool), overflow: false, fault: true };
-  if (r < 0.18)
-    return { script: join(agent.stream ? "stall" : "hang", tool), overflow: false, fault: true };
-  return { script: tool, overflow: false, fault: false };
+  if (r < 0.1) return { scenario: { fail: 429, ...tool }, overflow: false, fault: true };
+  if (r < 0.13) return { scenario: { fail: 500, ...tool }, overflow: false, fault: true };
+  if (r < 0.16) return { scenario: { fault: "drop", ...tool }, overflow: false, fault: true };
+  if (r < 0.18) {
+    const fault = agent.stream ? "stall" : "hang";
+    return { scenario: { fault, ...tool }, overflow: false, fault: true };
+  }
+  return { scenario: tool, overflow: false, fault: false };
 }
 
 /** The checks every answered gateway request gets. */
@@ -685,7 +691,7 @@ async function answeredTurn(
     const drawn = drawScript(agent);
     const start = Date.now();
     try {
-      const answer = await gatewayCall(worker, agent, route, history, drawn.script);
+      const answer = await gatewayCall(worker, agent, route, history, drawn.scenario);
       checkHeaders(agent, answer.headers, `turn`);
       figures.gatewayTurns++;
       return answer;
@@ -715,8 +721,8 @@ function checkReceived(
   const calls = upstream.calls(agent.id);
   for (const call of calls.slice(seen.n)) {
     if (call.tokens === null) continue;
-    const limit = /limit=(\d+)/.exec(call.headers["x-test-upstream"] ?? "")?.[1];
-    if (limit !== undefined && call.tokens > Number(limit)) figures.overflowsInjected++;
+    const { limit } = scenarioFromHeaders(call.headers);
+    if (limit !== undefined && call.tokens > limit) figures.overflowsInjected++;
     figures.contextsChecked++;
     if (call.tokens > agent.window) overWindow(agent, "upstream received", call.tokens);
   }
@@ -777,7 +783,7 @@ async function titleRequest(
       agent,
       route,
       [{ role: "user", content: `⟦${agent.id}-title⟧ Fix the build.` }],
-      "",
+      {},
       { system: "Generate a short title for the conversation. Reply with the title only." },
     );
     checkHeaders(agent, answer.headers, "title request");
@@ -790,7 +796,7 @@ async function titleRequest(
       bump(figures.otherErrors, "a title request took the session");
     }
   } catch (error) {
-    classify(worker, agent, error, start, { script: "", overflow: false, fault: false });
+    classify(worker, agent, error, start, { scenario: {}, overflow: false, fault: false });
   }
 }
 

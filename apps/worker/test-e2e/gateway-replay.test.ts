@@ -17,10 +17,11 @@ import { fileURLToPath } from "node:url";
 import Anthropic from "@anthropic-ai/sdk";
 import { type ChatMessage, parseMessages, validateMessages } from "@condense/core";
 import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
+import { scenarioHeaders } from "@condense/test-servers";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { canonicalContent } from "../src/messages/history-hash.ts";
-import { type GatewayUpstream, startGatewayUpstream } from "../test/gateway-upstream.ts";
+import { type GatewayUpstream, startGatewayUpstream } from "../test/support/gateway-upstream.ts";
 import { apiAs, ok } from "./api.ts";
 import { type DevServer, startWranglerDev } from "./wrangler-dev.ts";
 
@@ -56,7 +57,7 @@ function openai(tag: string, headers: Record<string, string>): OpenAI {
   return new OpenAI({
     baseURL: `${server.baseUrl}/v1/gateway/up`,
     apiKey: KEY,
-    defaultHeaders: { "x-test-tag": tag, ...headers },
+    defaultHeaders: { ...scenarioHeaders({ name: tag }), ...headers },
     maxRetries: 0,
   });
 }
@@ -79,7 +80,7 @@ describe("a corpus transcript replayed through the gateway", () => {
     const client = openai(tag, {
       "X-Condense-Session": session,
       "X-Condense-Context-Window": String(WINDOW),
-      "x-test-upstream": `limit=${WINDOW}`,
+      ...scenarioHeaders({ name: tag, limit: WINDOW }),
     });
 
     let turns = 0;
@@ -142,7 +143,7 @@ describe("the Anthropic SDK under wrangler dev", () => {
     const client = new Anthropic({
       baseURL: `${server.baseUrl}/v1/gateway/anthropic`,
       apiKey: KEY,
-      defaultHeaders: { "X-Condense-Session": session, "x-test-tag": session },
+      defaultHeaders: { "X-Condense-Session": session, ...scenarioHeaders({ name: session }) },
       maxRetries: 0,
     });
     const message = await client.messages

@@ -208,7 +208,7 @@ describe("withCompaction: errors it must not swallow", () => {
     await registerScenario({
       name,
       limit: 1_000_000,
-      failWith: {
+      fail: {
         status: 429,
         body: {
           error: {

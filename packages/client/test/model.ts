@@ -6,9 +6,10 @@
  * test file loads only the SDK it needs.)
  */
 
+import type { Scenario } from "@condense/test-servers";
 import OpenAI from "openai";
 import { inject } from "vitest";
-import type { LogEntry, Scenario } from "./scenario-server.js";
+import type { LogEntry } from "./scenario-server.js";
 
 export type { LogEntry, Scenario };
 
@@ -17,7 +18,7 @@ export function modelUrl(): string {
   return inject("modelUrl");
 }
 
-/** Registers `scenario`; requests whose `model` is its name follow it. */
+/** Registers `scenario` (`POST /scenarios` carries it); requests whose `model` is its name follow it. */
 export async function registerScenario(scenario: Scenario): Promise<void> {
   const response = await fetch(`${modelUrl()}/scenarios`, {
     method: "POST",

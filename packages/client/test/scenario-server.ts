@@ -14,9 +14,13 @@
  * with text or a `read_file` call every `toolEvery`-th answer, and, when an
  * Anthropic request turns thinking on, with a signed thinking block first.
  *
- * Each test registers a scenario (`POST /scenarios`) and sends the scenario's
- * name as the request's `model`, so tests running in parallel never share
- * state. `GET /scenarios/{name}/log` returns what the server received.
+ * Each test writes a `Scenario` (`@condense/test-servers`), registers it
+ * (`registerScenario` in `test/model.ts`: `POST /scenarios` carries it) and
+ * sends the scenario's name as the request's `model`, so tests running in
+ * parallel never share state. It plays the scenario's `limit`,
+ * `charsPerToken` (default 3), `providers`, `fail`, `tool`/`toolEvery` (a
+ * `read_file` call by default), `reportUsage` and `answerChars` (default 300).
+ * `GET /scenarios/{name}/log` returns what the server received.
  */
 
 import {
@@ -29,27 +33,10 @@ import {
   PROTOCOLS,
   type ProtocolName,
   type Reply,
+  type Scenario,
   startTestServer,
   type TestServer,
 } from "@condense/test-servers";
-
-export interface Scenario {
-  name: string;
-  /** Prompt tokens above which a request is refused as an overflow. */
-  limit: number;
-  /** The server's tokenizer: characters per token (default 3; the engine's is about 4). */
-  charsPerToken?: number;
-  /** Report `usage` (prompt tokens) in OpenAI-protocol answers (default true). */
-  reportUsage?: boolean;
-  /** Every `toolEvery`-th answer (1-based) is a tool call instead of text (0: never). */
-  toolEvery?: number;
-  /** The providers whose overflow errors OpenAI-protocol requests get, in rotation (default: all). */
-  providers?: OverflowProvider[];
-  /** Answer every request with this HTTP error instead (a non-overflow failure). */
-  failWith?: { status: number; body: unknown };
-  /** Characters of each text answer (default 300). */
-  answerChars?: number;
-}
 
 export interface LogEntry {
   protocol: ProtocolName;
@@ -170,11 +157,12 @@ export async function startScenarioServer(): Promise<TestServer> {
     const items = wire.items(body);
     const system = protocol === "anthropic" ? body.system : body.instructions;
     const tokens = promptTokens(items, system, scenario.charsPerToken ?? 3);
+    const limit = scenario.limit ?? Number.POSITIVE_INFINITY;
     const entry: LogEntry = {
       protocol,
       stream: body.stream === true,
       tokens,
-      overLimit: tokens > scenario.limit,
+      overLimit: tokens > limit,
       provider: null,
       status: 200,
       items: items.length,
@@ -183,9 +171,12 @@ export async function startScenarioServer(): Promise<TestServer> {
     };
     state.log.push(entry);
 
-    if (scenario.failWith !== undefined) {
-      entry.status = scenario.failWith.status;
-      return json(scenario.failWith.status, scenario.failWith.body);
+    const { fail } = scenario;
+    if (fail !== undefined) {
+      entry.status = typeof fail === "number" ? fail : fail.status;
+      return typeof fail === "number"
+        ? { type: "error", status: fail, message: `scripted failure ${fail}` }
+        : json(fail.status, fail.body);
     }
     const violation = wire.violation(body, headers);
     if (violation !== undefined) {
@@ -196,17 +187,18 @@ export async function startScenarioServer(): Promise<TestServer> {
       entry.status = 400;
       if (protocol === "anthropic") {
         entry.provider = "anthropic";
-        return { type: "error", ...wire.overflow(tokens, scenario.limit) };
+        return { type: "error", ...wire.overflow(tokens, limit) };
       }
       const names = scenario.providers ?? OVERFLOW_PROVIDERS;
       const provider = names[state.overflows % names.length] ?? "openai";
       entry.provider = provider;
       state.overflows++;
-      return json(400, overflowBody(provider, tokens, scenario.limit));
+      return json(400, overflowBody(provider, tokens, limit));
     }
     state.answers++;
     const n = state.answers;
-    const tool = (scenario.toolEvery ?? 0) > 0 && n % (scenario.toolEvery ?? 1) === 0;
+    const every = scenario.toolEvery ?? (scenario.tool === undefined ? 0 : 1);
+    const tool = every > 0 && n % every === 0;
     const id = protocol === "anthropic" ? `toolu_${n}` : `call_${n}`;
     return {
       type: "completion",
@@ -215,7 +207,13 @@ export async function startScenarioServer(): Promise<TestServer> {
         : {}),
       content: tool ? null : answerText(n, scenario.answerChars ?? 300),
       toolCalls: tool
-        ? [{ id, name: "read_file", arguments: JSON.stringify({ path: `src/module_${n}.ts` }) }]
+        ? [
+            {
+              id,
+              name: scenario.tool ?? "read_file",
+              arguments: JSON.stringify({ path: `src/module_${n}.ts` }),
+            },
+          ]
         : [],
       usage:
         scenario.reportUsage === false && protocol !== "anthropic"

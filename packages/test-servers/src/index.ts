@@ -5,7 +5,8 @@
  * Completions, Responses and Anthropic Messages requests — JSON or streamed —
  * as a handler scripts them (`Reply`), the providers' documented request
  * rules and their own error wording, and the overflow errors of the
- * providers the engine must recognise.
+ * providers the engine must recognise. Tests script whichever harness serves
+ * them with one `Scenario` object (`scenario.ts`).
  */
 
 export { contentText, isObject, type JsonObject, objects, text } from "./json.ts";
@@ -44,6 +45,19 @@ export { GEMINI_PLACEHOLDERS, geminiViolation } from "./rules/gemini-rules.ts";
 export { callPairingViolation, inputItems, itemType } from "./rules/responses-rules.ts";
 export { sealReasoning, sign } from "./rules/signatures.ts";
 export type { Violation } from "./rules/violation.ts";
+export {
+  SCENARIO_HEADER,
+  SCENARIO_NAME_HEADER,
+  type Scenario,
+  type ScenarioFields,
+  scenarioBaseUrl,
+  scenarioFromHeaders,
+  scenarioFromModel,
+  scenarioFromPath,
+  scenarioHandler,
+  scenarioHeaders,
+  scenarioModel,
+} from "./scenario.ts";
 export {
   type Connection,
   type ControlHandler,

@@ -18,7 +18,7 @@ import {
   type SequenceBill,
   toCanonical,
 } from "@condense/core";
-import type { RecordedCall } from "../../test/gateway-upstream.ts";
+import type { RecordedCall } from "../../test/support/gateway-upstream.ts";
 import {
   type BaselinePolicy,
   type BenchMessage,

@@ -11,7 +11,8 @@
  */
 
 import type { ChatMessage } from "@condense/core";
-import type { GatewayUpstream, RecordedCall } from "../../test/gateway-upstream.ts";
+import { scenarioHeaders } from "@condense/test-servers";
+import type { GatewayUpstream, RecordedCall } from "../../test/support/gateway-upstream.ts";
 
 export interface GatewayTarget {
   /** The Worker's origin, e.g. `http://127.0.0.1:8787`. */
@@ -142,7 +143,7 @@ export async function replayThroughGateway(
           "Content-Type": "application/json",
           "X-Condense-Session": session,
           "X-Condense-Context-Window": String(options.contextWindow),
-          "x-test-tag": tag,
+          ...scenarioHeaders({ name: tag }),
         },
         body: JSON.stringify({ model: options.model, messages: withClientMarkers(history) }),
       },

@@ -1,6 +1,6 @@
 /**
  * @module bench/replay/replay-server
- * What a replay bench runs against: the scripted upstream (`test/gateway-upstream`) and the
+ * What a replay bench runs against: the scripted upstream (`test/support/gateway-upstream`) and the
  * Worker under `wrangler dev`, its gateway pointed at that upstream as `bench`, background
  * compactions at once (`COMPACTION_DELAY_MS` 0). A replay sends a session's turns (and its status
  * polls) as fast as the Worker answers, far above the deployment's per-user RATE_LIMITER:
@@ -12,7 +12,7 @@
 
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { startGatewayUpstream } from "../../test/gateway-upstream.ts";
+import { startGatewayUpstream } from "../../test/support/gateway-upstream.ts";
 import { startWranglerDev } from "../../test-e2e/wrangler-dev.ts";
 import { workerRoot } from "./corpus.ts";
 import type { GatewayTarget } from "./gateway-replay.ts";

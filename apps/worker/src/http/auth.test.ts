@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { signJwt } from "../../test/jwt";
+import { signJwt } from "../../test/support/jwt";
 import { ApiError } from "../api/errors";
 import { authenticate, parseApiKeys, userForApiKey } from "./auth";
 import { jwtUserId } from "./jwt";

@@ -1,7 +1,7 @@
 import { type CryptoKey, exportSPKI, SignJWT } from "jose";
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { providerKey, serveJwks, signWith as sign } from "../../test/jwks";
-import { signJwt } from "../../test/jwt";
+import { providerKey, serveJwks, signWith as sign } from "../../test/support/jwks";
+import { signJwt } from "../../test/support/jwt";
 import { ApiError } from "../api/errors";
 import { type JwtSettings, jwtUserId, verifyJwt } from "./jwt";
 

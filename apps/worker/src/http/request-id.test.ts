@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { call } from "../../test/helpers";
+import { call } from "../../test/support/helpers";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

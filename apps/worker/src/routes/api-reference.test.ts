@@ -5,7 +5,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { call } from "../../test/helpers";
+import { call } from "../../test/support/helpers";
 import { API_REFERENCE_CSP } from "./api-reference";
 import { INSPECTOR_CSP } from "./inspector";
 

@@ -4,7 +4,7 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { call } from "../../test/helpers";
+import { call } from "../../test/support/helpers";
 import { INSPECTOR_CSP } from "./inspector";
 
 async function page(path = "/inspect") {

@@ -1,6 +1,7 @@
 import {
   type Handler,
   requestText,
+  scenarioHandler,
   startTestServer,
   type TestServer,
   type ToolCallReply,
@@ -182,14 +183,14 @@ describe("openAIMemoryFlusher", () => {
   });
 
   it("fails with a typed error on a 500 (after its retries) and on a timeout", async () => {
-    server.setHandler(() => ({ type: "error", status: 500 }));
+    server.setHandler(scenarioHandler({ fail: 500 }));
     const failed = await flusher({ maxRetries: 1 })
       .flush(request)
       .catch((error: unknown) => error);
     expect(SummarizerError.isInstance(failed) && failed.kind).toBe("server_error");
     expect(SummarizerError.isInstance(failed) && failed.usage?.calls).toBe(2);
 
-    server.setHandler(() => ({ type: "hang" }));
+    server.setHandler(scenarioHandler({ fault: "hang" }));
     const timedOut = await flusher({ timeoutMs: 200, maxRetries: 0 })
       .flush(request)
       .catch((error: unknown) => error);

@@ -10,6 +10,7 @@
 
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { scenarioBaseUrl } from "@condense/test-servers";
 import { type ModelFailure, scriptedModel } from "../model/scripted-model.ts";
 import { buildTask, prepareWorkspace } from "../model/task.ts";
 import { anthropicMessages } from "../upstream/anthropic-messages.ts";
@@ -90,7 +91,7 @@ export function gatewayUpstreamBase(
   upstream: ScriptedUpstream,
   run: string,
 ): string {
-  return setup.baseUrl(`${upstream.origin}/${run}`);
+  return setup.baseUrl(scenarioBaseUrl(upstream.origin, { name: run }));
 }
 
 interface ListedSession {
@@ -218,11 +219,10 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
   const dirs = makeRunDirs(setup.name);
   prepareWorkspace(dirs.workspace, runId);
   const model = scriptedModel({ agent: setup.dialect, task, workspace: dirs.workspace });
-  upstream.register({
-    name: options.name,
+  const runBase = upstream.register({
+    scenario: { name: options.name, limit: options.limit },
     protocol,
     model,
-    limit: options.limit,
     key: gateway?.upstreamKey ?? DIRECT_KEY,
   });
   // Through the gateway, a session header only for an agent that names no session of its own.
@@ -243,7 +243,7 @@ export async function runTask(options: TaskRunOptions): Promise<TaskRunReport> {
   // gateway appends to the upstream's base (`gatewayUpstreamBase`).
   const baseUrl =
     gateway === undefined
-      ? setup.baseUrl(`${upstream.origin}/${options.name}`)
+      ? setup.baseUrl(runBase)
       : `${gateway.origin}/v1/gateway/${gateway.upstream}`;
   let outcome: AgentOutcome;
   try {

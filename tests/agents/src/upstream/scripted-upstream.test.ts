@@ -6,6 +6,7 @@
  */
 
 import Anthropic from "@anthropic-ai/sdk";
+import { scenarioBaseUrl } from "@condense/test-servers";
 import OpenAI from "openai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ModelAnswer } from "../model/model-turn.ts";
@@ -37,14 +38,13 @@ let upstream: ScriptedUpstream;
 beforeAll(async () => {
   upstream = await startScriptedUpstream();
   upstream.register({
-    name: "a",
+    scenario: { name: "a", limit: 2_000 },
     protocol: anthropicMessages,
     model: fixedModel(call),
-    limit: 2_000,
     key: KEY,
   });
   upstream.register({
-    name: "r",
+    scenario: { name: "r", limit: 2_000 },
     protocol: openaiResponses,
     model: fixedModel({
       call: {
@@ -54,14 +54,12 @@ beforeAll(async () => {
         input: "*** Begin Patch\n*** End Patch",
       },
     }),
-    limit: 2_000,
     key: KEY,
   });
   upstream.register({
-    name: "c",
+    scenario: { name: "c", limit: 2_000 },
     protocol: chatCompletions,
     model: fixedModel(call),
-    limit: 2_000,
     key: KEY,
   });
 });
@@ -72,7 +70,11 @@ afterAll(async () => {
 
 describe("Anthropic Messages", () => {
   const client = (key = KEY) =>
-    new Anthropic({ baseURL: `${upstream.origin}/a`, apiKey: key, maxRetries: 0 });
+    new Anthropic({
+      baseURL: scenarioBaseUrl(upstream.origin, { name: "a" }),
+      apiKey: key,
+      maxRetries: 0,
+    });
 
   it("streams a signed thinking block, text and a tool_use the SDK assembles", async () => {
     const message = await client()
@@ -113,7 +115,12 @@ describe("Anthropic Messages", () => {
 });
 
 describe("OpenAI Responses", () => {
-  const client = () => new OpenAI({ baseURL: `${upstream.origin}/r`, apiKey: KEY, maxRetries: 0 });
+  const client = () =>
+    new OpenAI({
+      baseURL: scenarioBaseUrl(upstream.origin, { name: "r" }),
+      apiKey: KEY,
+      maxRetries: 0,
+    });
 
   it("streams a sealed reasoning item and a custom tool call the SDK assembles", async () => {
     const response = await client()
@@ -144,7 +151,12 @@ describe("OpenAI Responses", () => {
 });
 
 describe("Chat Completions", () => {
-  const client = () => new OpenAI({ baseURL: `${upstream.origin}/c`, apiKey: KEY, maxRetries: 0 });
+  const client = () =>
+    new OpenAI({
+      baseURL: scenarioBaseUrl(upstream.origin, { name: "c" }),
+      apiKey: KEY,
+      maxRetries: 0,
+    });
 
   it("streams text and a tool call with usage that the SDK assembles", async () => {
     const completion = await client()

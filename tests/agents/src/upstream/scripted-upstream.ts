@@ -1,8 +1,10 @@
 /**
  * @module upstream/scripted-upstream
  * The provider the agents talk to in these tests: `@condense/test-servers`'
- * server on loopback, serving each registered run under its own base path
- * (`/<run>/…`) in the run's protocol (`upstream/anthropic-messages`,
+ * server on loopback, serving each registered run — its `Scenario` (the name,
+ * the `limit`), protocol, scripted model and key — under the base URL
+ * `register` returns (`scenarioBaseUrl`: the scenario's name is the first path
+ * segment, as an agent CLI sets its provider's base URL and nothing else), in the run's protocol (`upstream/anthropic-messages`,
  * `upstream/openai-responses`, `upstream/chat-completions`). Each model
  * request is authenticated (the run's key, as the provider reads it), checked
  * against the protocol's documented rules, counted (`upstream/prompt-tokens`)
@@ -18,6 +20,9 @@ import {
   type ProtocolName,
   type ReceivedRequest,
   type Reply,
+  type Scenario,
+  scenarioBaseUrl,
+  scenarioFromPath,
   startTestServer,
   type Violation,
 } from "@condense/test-servers";
@@ -27,12 +32,10 @@ import { promptTokens } from "./prompt-tokens.ts";
 import type { AgentProtocol } from "./wire.ts";
 
 export interface UpstreamRun {
-  /** The first path segment of the run's base URL. */
-  name: string;
+  /** Names the run and sets its `limit`: prompt tokens above which a request is refused as an overflow. */
+  scenario: Scenario;
   protocol: AgentProtocol;
   model: ScriptedModel;
-  /** Prompt tokens above which a request is refused as an overflow. */
-  limit: number;
   /** The API key the run's requests must carry. */
   key: string;
 }
@@ -57,7 +60,8 @@ export interface RecordedCall {
 export interface ScriptedUpstream {
   /** `http://127.0.0.1:<port>`. */
   origin: string;
-  register(run: UpstreamRun): void;
+  /** Registers `run`; returns its base URL. */
+  register(run: UpstreamRun): string;
   calls(run: string): RecordedCall[];
   close(): Promise<void>;
 }
@@ -93,13 +97,13 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   /** The request's run, and the call recorded for it (none for a run never registered). */
   const begin = (request: ReceivedRequest) => {
     const url = new URL(request.path, "http://127.0.0.1");
-    const [, name = "", ...rest] = url.pathname.split("/");
+    const { name, rest } = scenarioFromPath(url.pathname);
     const run = runs.get(name);
     if (run === undefined) return { name, url };
     const call: RecordedCall = {
       at: Date.now() - started,
       method: request.method,
-      path: `/${rest.join("/")}${url.search}`,
+      path: `${rest}${url.search}`,
       headers: request.headers,
       body: request.body ?? null,
       tokens: null,
@@ -151,8 +155,8 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
     call.side = run.model.isSide(modelRequest);
     const violation = protocol.violation(body, request.headers);
     if (violation !== undefined) return { type: "error", ...refuse(violation) };
-    if (tokens > run.limit)
-      return { type: "error", ...refuse(protocol.overflow(tokens, run.limit)) };
+    const limit = run.scenario.limit ?? Number.POSITIVE_INFINITY;
+    if (tokens > limit) return { type: "error", ...refuse(protocol.overflow(tokens, limit)) };
     return reply(run.model.answer(modelRequest), protocol.name, tokens);
   };
 
@@ -184,8 +188,9 @@ export async function startScriptedUpstream(): Promise<ScriptedUpstream> {
   return {
     origin: server.origin,
     register(run) {
-      runs.set(run.name, run);
-      recorded.set(run.name, []);
+      runs.set(run.scenario.name, run);
+      recorded.set(run.scenario.name, []);
+      return scenarioBaseUrl(server.origin, run.scenario);
     },
     calls: (name) => recorded.get(name) ?? [],
     close: () => server.close(),

@@ -5,6 +5,7 @@ import {
   type Handler,
   lastUserText,
   requestText,
+  scenarioHandler,
   startTestServer,
   type TestServer,
 } from "@condense/test-servers";
@@ -560,7 +561,10 @@ describe("openAISummarizer: failures", () => {
   }
 
   it("times out a server that does not answer, after the retries", async () => {
-    const error = await kindOf(() => ({ type: "hang" }), { timeoutMs: 200, maxRetries: 1 });
+    const error = await kindOf(scenarioHandler({ fault: "hang" }), {
+      timeoutMs: 200,
+      maxRetries: 1,
+    });
     expect(error.kind).toBe("timeout");
     expect(server.requests).toHaveLength(2);
   });
@@ -650,12 +654,7 @@ describe("openAISummarizer: failures", () => {
   });
 
   it("detects a stream cut off mid-answer, after retrying it", async () => {
-    const error = await kindOf(
-      (recorded) => ({ type: "truncated", content: templateSummary(recorded) }),
-      {
-        maxRetries: 1,
-      },
-    );
+    const error = await kindOf(scenarioHandler({ fault: "drop" }), { maxRetries: 1 });
     expect(error.kind).toBe("truncated");
     expect(server.requests).toHaveLength(2);
   });
