@@ -12,7 +12,11 @@ import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, SearchResponseBody } from "../../src/api/schemas";
 import { indexToolCalls } from "../../src/session/context/tool-outputs";
 import { searchSession } from "../../src/session/recall/search";
-import { backfillStep, indexMessage, isBackfillComplete } from "../../src/session/recall/search-index";
+import {
+  backfillStep,
+  indexMessage,
+  isBackfillComplete,
+} from "../../src/session/recall/search-index";
 import { MessageStore } from "../../src/session/store/message-store";
 import { migrate } from "../../src/session/store/schema";
 import { sessionScope } from "../../src/session/store/session-scope";
