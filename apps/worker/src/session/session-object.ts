@@ -303,7 +303,9 @@ export class SessionObject extends DurableObject<Env> {
   async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
     return rpcResult(async () => {
       const created = this.#isNew();
-      const appended = appendMessages(this.#appendTarget(), key, input);
+      const appended = appendMessages(this.#appendTarget(), key, input, {
+        billUnservedAnswers: true,
+      });
       const { answer, pending, replayed } = appended;
       await this.#afterAppend(replayed ? undefined : answer, pending, created);
       return answer;
