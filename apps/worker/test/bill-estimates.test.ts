@@ -68,6 +68,27 @@ describe("a session fed through the API without fetching its context", () => {
   });
 });
 
+describe("a context read to look at it", () => {
+  it("is no model request: ?peek=true serves it without a turn in the bill", async () => {
+    const id = freshSession("bill-peek");
+    await append(id, { messages: [SYSTEM, ASK, ...toolStep(1, 400)], model: "gpt-4o" });
+    const peeked = await call<{ messages: unknown[] }>(
+      "GET",
+      `/v1/sessions/${id}/context?peek=true`,
+    );
+    expect(peeked.status).toBe(200);
+    expect(peeked.body.messages.length).toBe(4);
+    // The one turn is the first answer's (estimated at seq 2), not the look.
+    expect((await status(id)).bill.turns).toBe(1);
+    // The answer appended after a look is billed (estimated) as with no read at all.
+    await append(id, { messages: toolStep(2, 400) });
+    expect((await report(id)).costSeries.map((point) => point.lastSeq)).toEqual([2, 4]);
+    const refused = await call("GET", `/v1/sessions/${id}/context?peek=yes`);
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(refused.body)).toContain("peek");
+  });
+});
+
 describe("which figure is measured and which estimated", () => {
   it("prices a turn whose usage came with the append as the provider counted it", async () => {
     const id = freshSession("bill-basis");

@@ -327,6 +327,9 @@ export type SessionStatusBody = {
     dollars: number | null;
     wholeHistoryDollars: number | null;
     ratio: number | null;
+    basis: "usage" | "estimated" | "mixed";
+    measuredTurns: number;
+    coldTurns: number;
     costTokens: number;
     wholeHistoryCostTokens: number;
     cacheBusts: number;
@@ -398,11 +401,19 @@ export type CompactionsResponseBody = {
     dollars: number | null;
     wholeHistoryDollars: number | null;
     ratio: number | null;
+    basis: "usage" | "estimated" | "mixed";
+    measuredTurns: number;
+    coldTurns: number;
     costTokens: number;
     wholeHistoryCostTokens: number;
     cacheBusts: number;
   };
-  costSeries: { lastSeq: number; costTokens: number; wholeHistoryCostTokens: number }[];
+  costSeries: {
+    lastSeq: number;
+    costTokens: number;
+    wholeHistoryCostTokens: number;
+    basis: "usage" | "estimated";
+  }[];
 };
 
 export type SessionBillBody = {
@@ -420,6 +431,9 @@ export type SessionBillBody = {
   dollars: number | null;
   wholeHistoryDollars: number | null;
   ratio: number | null;
+  basis: "usage" | "estimated" | "mixed";
+  measuredTurns: number;
+  coldTurns: number;
   costTokens: number;
   wholeHistoryCostTokens: number;
   cacheBusts: number;

@@ -10,6 +10,7 @@
 
 import { useRef } from "preact/hooks";
 import type { CompactionList } from "../api/types.ts";
+import { describeBill } from "../model/bill-words.ts";
 import { Axes, MARGIN } from "./axes.tsx";
 import { ticks } from "./scale.ts";
 import { useWidth } from "./use-width.ts";
@@ -18,16 +19,6 @@ export interface CostChartProps {
   series: CompactionList["costSeries"];
   bill: CompactionList["bill"];
   lastSeq: number;
-}
-
-function money(value: number | null): string {
-  return value === null ? "—" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
-}
-
-/** What the bill says, in words: the chart's label and its caption. */
-export function describeBill(bill: CompactionList["bill"]): string {
-  if (bill.ratio === null) return "No model request served yet.";
-  return `${money(bill.dollars)} of input (${bill.model}) against ${money(bill.wholeHistoryDollars)} for the whole history: ${bill.ratio.toFixed(2)}× over ${bill.turns} turns, ${bill.cacheBusts} cache busts`;
 }
 
 export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
@@ -56,6 +47,8 @@ export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
           aria-label={`Input bill so far per message: ${describeBill(bill)}`}
           data-turns={series.length}
           data-ratio={bill.ratio ?? ""}
+          data-basis={bill.basis}
+          data-cold-turns={bill.coldTurns}
         >
           <Axes
             width={width}

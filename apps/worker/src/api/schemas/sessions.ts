@@ -86,6 +86,10 @@ export const ContextQuery = z.object({
   providerData: queryParam("providerData", z.enum(["true", "false"]).optional(), {
     description: providerDataDescription,
   }),
+  peek: queryParam("peek", z.enum(["true", "false"]).optional(), {
+    description:
+      "`true`: only look at the context (an inspector, a debugging read): it is not a model request, so it is not a turn of the bill and waits for no compaction; the committed view is returned as it is",
+  }),
 });
 
 export const ContextResponse = z
