@@ -21,6 +21,7 @@
  * - `delay=MS`: waits before answering; `slow=MS`: pauses that long between two events of a stream;
  * - `tool=NAME`: answers with a call of tool NAME;
  * - `cached=R;written=W`: the usage reports R prompt tokens read from the prompt cache, W written;
+ * - `miss=REASON/N`: an Anthropic answer's `diagnostics` say the cache missed N tokens for REASON;
  * - `scale=R`: the provider counts a prompt as R times the engine's count (another tokenizer,
  *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
  * - `inject=N/L`: the tag's first request is refused with OpenAI's overflow error saying N tokens
@@ -115,6 +116,8 @@ interface Script {
   tool?: string;
   /** `cached=R;written=W`: the answer's usage says R prompt tokens were read from the cache, W written. */
   cache?: CacheUsage;
+  /** `miss=REASON/N`: Anthropic's diagnostics say the cache missed N tokens for REASON. */
+  miss?: { reason: string; tokens: number };
   /** `scale=R`: the provider's count is R times the engine's. */
   scale: number;
   /** `inject=N/L`: the tag's first request is refused as N tokens over a window of L. */
@@ -156,7 +159,10 @@ function parseScript(header: string | undefined): Script {
     else if (name === "cached")
       script.cache = { read: Number(value), write: script.cache?.write ?? 0 };
     else if (name === "scale") script.scale = Number(value);
-    else if (name === "inject") {
+    else if (name === "miss") {
+      const [reason = "", tokens = ""] = value.split("/");
+      script.miss = { reason, tokens: Number(tokens) };
+    } else if (name === "inject") {
       const [tokens = "", limit = ""] = value.split("/");
       script.inject = { tokens: Number(tokens), limit: Number(limit) };
     } else if (name === "written")
@@ -249,6 +255,16 @@ function answerFor(
   const pace = {
     ...(script.slowMs > 0 ? { slowMs: script.slowMs } : {}),
     ...(script.stall ? { stall: true } : {}),
+    ...(script.miss !== undefined
+      ? {
+          diagnostics: {
+            cache_miss_reason: {
+              type: script.miss.reason,
+              cache_missed_input_tokens: script.miss.tokens,
+            },
+          },
+        }
+      : {}),
   };
   if (queued === undefined) {
     const toolCalls: ToolCallReply[] =

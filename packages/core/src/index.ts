@@ -19,6 +19,7 @@ export {
   type Bill,
   type BillBasis,
   billTurns,
+  type CacheMiss,
   type ProviderUsage,
   type RolledTurns,
   rollUpTurns,

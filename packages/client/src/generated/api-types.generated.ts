@@ -413,6 +413,7 @@ export type CompactionsResponseBody = {
     costTokens: number;
     wholeHistoryCostTokens: number;
     basis: "usage" | "estimated";
+    cacheMiss: { reason: string; missedTokens: number | null } | null;
   }[];
 };
 

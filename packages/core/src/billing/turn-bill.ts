@@ -24,6 +24,15 @@ export interface ProviderUsage {
   inputTokens: number;
   cacheReadTokens: number;
   cacheWriteTokens: number;
+  /** Why the provider's cache missed, when it said (Anthropic's `diagnostics.cache_miss_reason`). */
+  cacheMiss?: CacheMiss | undefined;
+}
+
+/** A provider's account of a cache miss: its reason (`messages_changed`, …) and the tokens it missed. */
+export interface CacheMiss {
+  reason: string;
+  /** Tokens the cache would have served had the prefix matched; null when the provider gave none. */
+  missedTokens: number | null;
 }
 
 /** One model request a session served. */

@@ -10,7 +10,7 @@
 
 import { useRef } from "preact/hooks";
 import type { CompactionList } from "../api/types.ts";
-import { describeBill } from "../model/bill-words.ts";
+import { describeBill, describeCacheMisses } from "../model/bill-words.ts";
 import { Axes, MARGIN } from "./axes.tsx";
 import { ticks } from "./scale.ts";
 import { useWidth } from "./use-width.ts";
@@ -23,6 +23,7 @@ export interface CostChartProps {
 
 export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
   const ref = useRef<HTMLDivElement>(null);
+  const misses = describeCacheMisses(series);
   const width = useWidth(ref);
   const height = Math.round(Math.min(300, Math.max(200, width * 0.32)));
   const plotW = width - MARGIN.left - MARGIN.right;
@@ -76,6 +77,16 @@ export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
           {describeBill(bill)}. The axis counts uncached input tokens' worth (a cached token read
           costs a fraction of one); dollars are at the catalog's prices.
         </p>
+        {misses.length > 0 ? (
+          <details class="cache-misses">
+            <summary>Cache misses the provider explained ({misses.length})</summary>
+            <ul>
+              {misses.map((miss) => (
+                <li key={miss}>{miss}</li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
       </figcaption>
     </figure>
   );

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { CompactionList } from "../api/types.ts";
-import { describeBill } from "./bill-words.ts";
+import { describeBill, describeCacheMisses } from "./bill-words.ts";
 
 type Bill = CompactionList["bill"];
 
@@ -43,5 +43,30 @@ describe("describeBill", () => {
 
   it("says so before any turn", () => {
     expect(describeBill(bill({ ratio: null, turns: 0 }))).toBe("No model request served yet.");
+  });
+});
+
+describe("describeCacheMisses", () => {
+  type Point = CompactionList["costSeries"][number];
+  const point = (lastSeq: number, cacheMiss: Point["cacheMiss"]): Point => ({
+    lastSeq,
+    costTokens: 0,
+    wholeHistoryCostTokens: 0,
+    basis: "usage",
+    cacheMiss,
+  });
+
+  it("names each turn the provider said its cache missed on, with the tokens it missed", () => {
+    expect(
+      describeCacheMisses([
+        point(4, null),
+        point(9, { reason: "system_changed", missedTokens: 1_200 }),
+        point(12, { reason: "previous_message_not_found", missedTokens: null }),
+      ]),
+    ).toEqual([
+      "turn after message 9: system_changed, 1,200 tokens missed",
+      "turn after message 12: previous_message_not_found",
+    ]);
+    expect(describeCacheMisses([point(4, null)])).toEqual([]);
   });
 });

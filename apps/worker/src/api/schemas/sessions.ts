@@ -470,6 +470,21 @@ export const CompactionsResponse = z
             description:
               "`usage` when this turn's cost is the provider's reported usage (for a rolled-up stretch of old turns: every one's), else `estimated`",
           }),
+          cacheMiss: z
+            .object({
+              reason: z.string().openapi({
+                description:
+                  "The provider's reason (Anthropic: `model_changed`, `system_changed`, `tools_changed`, `messages_changed`, `previous_message_not_found`, `unavailable`)",
+              }),
+              missedTokens: z.number().int().nullable().openapi({
+                description: "Tokens the cache would have served had the prefix matched",
+              }),
+            })
+            .nullable()
+            .openapi({
+              description:
+                "Why the provider's prompt cache missed on this turn, when its answer said (Anthropic's `diagnostics.cache_miss_reason`, for requests that ask for diagnostics); null otherwise",
+            }),
         }),
       )
       .openapi({

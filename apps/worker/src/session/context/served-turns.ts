@@ -42,7 +42,8 @@ import { currentGeneration } from "./generations";
 const TURN_COLUMNS = `id, at, generation, last_seq AS lastSeq, compaction_id AS compactionId, tokens,
   reused_tokens AS reusedTokens, whole_tokens AS wholeTokens, whole_reused_tokens AS wholeReusedTokens,
   input_tokens AS inputTokens, cache_read_tokens AS cacheReadTokens,
-  cache_write_tokens AS cacheWriteTokens, rolled`;
+  cache_write_tokens AS cacheWriteTokens, rolled, cache_miss_reason AS cacheMissReason,
+  cache_missed_tokens AS cacheMissedTokens`;
 
 type TurnRow = {
   id: number;
@@ -59,6 +60,8 @@ type TurnRow = {
   cacheWriteTokens: number | null;
   /** On a rollup row: the JSON of its turns' `TurnTotals`; NULL on a turn. */
   rolled: string | null;
+  cacheMissReason: string | null;
+  cacheMissedTokens: number | null;
 };
 
 /** How long the log grows before older turns are rolled up, and how many of the newest stay turns. */
@@ -228,10 +231,13 @@ export function recordTurnUsage(
     return false;
   }
   sql.exec(
-    "UPDATE condense_turns SET input_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE id = ?",
+    `UPDATE condense_turns SET input_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,
+       cache_miss_reason = ?, cache_missed_tokens = ? WHERE id = ?`,
     usage.inputTokens,
     usage.cacheReadTokens,
     usage.cacheWriteTokens,
+    usage.cacheMiss?.reason ?? null,
+    usage.cacheMiss?.missedTokens ?? null,
     turn.id,
   );
   return true;
@@ -340,6 +346,13 @@ export function billWithSeries(
       costTokens: point.condense,
       wholeHistoryCostTokens: point.wholeHistory,
       basis: point.basis,
+      cacheMiss:
+        rows[index]?.cacheMissReason == null
+          ? null
+          : {
+              reason: rows[index]?.cacheMissReason ?? "",
+              missedTokens: rows[index]?.cacheMissedTokens ?? null,
+            },
     })),
   };
 }
