@@ -14,8 +14,9 @@ import {
   toAnthropic,
 } from "@condense/core";
 import { describe, expect, it } from "vitest";
-import { anthropicClient, freshTag, upstreamCalls } from "./gateway-helpers";
-import { conversation, freshSession } from "./helpers";
+import type OpenAI from "openai";
+import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
+import { conversation, freshSession, toolStep } from "./helpers";
 
 type AnthropicParam = Anthropic.Messages.MessageParam;
 type Block = Record<string, unknown>;
@@ -152,5 +153,54 @@ describe("the head's breakpoint (Anthropic)", () => {
       if (index === 0) expect(markedBlocks(messages)).toContain(head);
       else expect(markedBlocks(messages)).not.toContain(head);
     }
+  });
+});
+
+describe("OpenAI's prompt_cache_key", () => {
+  type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
+  const history = (steps: number) =>
+    [
+      { role: "system", content: "You are a careful coding agent." },
+      { role: "user", content: "Fix the build." },
+      ...Array.from({ length: steps }, (_, i) => toolStep(i + 1)).flat(),
+      { role: "user", content: "Go on." },
+    ] as unknown as ChatParam[];
+
+  /** Two turns of `session` in a 9k window: the first compacts; the upstream's bodies. */
+  async function twoTurns(session: string, key?: string) {
+    const tag = freshTag();
+    const client = openaiClient(tag, {
+      session,
+      headers: { "X-Condense-Context-Window": "9000" },
+    });
+    const messages = history(24);
+    for (const text of ["Go on.", "And the tests?"]) {
+      messages.push({ role: "user", content: text });
+      const reply = await client.chat.completions.create({
+        model: "gpt-4o",
+        messages,
+        ...(key !== undefined ? { prompt_cache_key: key } : {}),
+      });
+      messages.push({ role: "assistant", content: reply.choices[0]?.message.content ?? "" });
+    }
+    return (await upstreamCalls(tag)).map((entry) => entry.body ?? {});
+  }
+
+  it("is set from the session once the gateway sends its context, the same every turn", async () => {
+    const session = freshSession("gw-cache-key");
+    const [first, second] = await twoTurns(session);
+    const key = first?.prompt_cache_key;
+    expect(typeof key).toBe("string");
+    expect(String(key)).toMatch(/^condense-[0-9a-f]{32}$/);
+    // Not the session's id (the provider sees it): a digest of it.
+    expect(String(key)).not.toContain(session);
+    expect(second?.prompt_cache_key).toBe(key);
+    const [other] = await twoTurns(freshSession("gw-cache-key"));
+    expect(other?.prompt_cache_key).not.toBe(key);
+  });
+
+  it("is kept as the client sent it", async () => {
+    const bodies = await twoTurns(freshSession("gw-cache-key"), "repo-42");
+    expect(bodies.map((body) => body.prompt_cache_key)).toEqual(["repo-42", "repo-42"]);
   });
 });
