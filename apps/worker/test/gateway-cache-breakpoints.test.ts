@@ -13,8 +13,8 @@ import {
   SUMMARY_OPEN,
   toAnthropic,
 } from "@condense/core";
-import { describe, expect, it } from "vitest";
 import type OpenAI from "openai";
+import { describe, expect, it } from "vitest";
 import { anthropicClient, freshTag, openaiClient, upstreamCalls } from "./gateway-helpers";
 import { conversation, freshSession, toolStep } from "./helpers";
 

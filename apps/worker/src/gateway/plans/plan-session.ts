@@ -30,8 +30,8 @@ import { sessionRecallSource } from "../recall/recall-source";
 import { cacheMarkerPlacement } from "./cache-markers";
 import type { ForwardPlan } from "./forward-plan";
 import { statelessPlan } from "./plan-stateless";
-import { type MarkersFor, renderReference, renderWhole } from "./render-context";
 import { sessionCacheKey, takesSessionCacheKey } from "./prompt-cache-key";
+import { type MarkersFor, renderReference, renderWhole } from "./render-context";
 import { requestOverhead } from "./request-overhead";
 import { SessionRecovery } from "./session-recovery";
 

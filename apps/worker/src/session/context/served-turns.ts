@@ -32,10 +32,9 @@ import {
 import { z } from "zod";
 import type { CompactionsResponseBody, SessionBillBody } from "../../api/schemas";
 import { afterTurn, cacheStateOf, saveCacheState } from "../store/cache-state";
-import type { SessionRow } from "../store/session-record";
+import { readSession, type SessionRow } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
-import { readSession } from "../store/session-record";
-import { contextSize, messagesTokens, readViewState } from "./context-view";
+import { contextSize, readViewState } from "./context-view";
 import { currentGeneration } from "./generations";
 
 /** The turn's columns as the row's camelCase fields. */
