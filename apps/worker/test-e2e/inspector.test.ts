@@ -38,6 +38,8 @@ const FIXTURE = join(TRANSCRIPTS_DIR, "mini-swe-agent__django__django-11910.json
 
 const KEYS = { alice: "alice-e2e-7f3a9c1d", bob: "bob-e2e-2b8e4f60" };
 const REPLAY = "replay-django";
+/** The same transcript appended without fetching a context and without usage (issue 32). */
+const APPENDED = "appended-django";
 const SMALL = "small-session";
 const BOBS = "bobs-session";
 
@@ -111,6 +113,12 @@ beforeAll(async () => {
   alice = apiAs(server.baseUrl, KEYS.alice);
   bob = apiAs(server.baseUrl, KEYS.bob);
   await replayFixture(alice, { sessionId: REPLAY, fixture: FIXTURE, contextWindow: 32_000 });
+  await replayFixture(alice, {
+    sessionId: APPENDED,
+    fixture: FIXTURE,
+    contextWindow: 32_000,
+    fetchContext: false,
+  });
   await ok(
     alice("POST", `/v1/sessions/${SMALL}/messages`, {
       messages: [
@@ -270,6 +278,8 @@ describe("a session that compacted many times", () => {
     const cost = page.locator("figure.cost-chart svg");
     expect(Number(await cost.getAttribute("data-turns"))).toBe(costSeries.length);
     expect(await cost.getAttribute("data-ratio")).toBe(String(bill.ratio ?? ""));
+    expect(await cost.getAttribute("data-basis")).toBe(bill.basis);
+    expect(Number(await cost.getAttribute("data-cold-turns"))).toBe(bill.coldTurns);
 
     // The parts add up to the context's tokens (each part is rounded).
     const parts = await page
@@ -294,6 +304,38 @@ describe("a session that compacted many times", () => {
     await page.setViewportSize({ width: 1280, height: 1040 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, "overview-chart");
+  });
+
+  it("bills a session fed without fetching its context turn by turn, and says the bill is estimated", async () => {
+    const { bill, costSeries, compactions } = await ok(
+      alice<CompactionsResponseBody>("GET", `/v1/sessions/${APPENDED}/compactions`),
+      "the bill",
+    );
+    const transcript = await ok(
+      alice<TranscriptResponseBody>("GET", `/v1/sessions/${APPENDED}/transcript?limit=1000`),
+      "transcript",
+    );
+    const answers = transcript.messages.filter((m) => m.role === "assistant").length;
+    expect(compactions.length).toBeGreaterThanOrEqual(3);
+    // One turn per answer, none of them measured.
+    expect(bill.turns).toBe(answers);
+    expect(bill.basis).toBe("estimated");
+    expect(bill.cacheBusts).toBeGreaterThan(0);
+
+    const page = await openPage();
+    await signIn(page, KEYS.alice);
+    await go(page, `#/s/${APPENDED}/overview`);
+    const cost = page.locator("figure.cost-chart svg");
+    await cost.waitFor();
+    expect(Number(await cost.getAttribute("data-turns"))).toBe(costSeries.length);
+    expect(costSeries.length).toBe(answers);
+    expect(await cost.getAttribute("data-basis")).toBe("estimated");
+    await expect
+      .poll(() => page.locator("figure.cost-chart figcaption").textContent())
+      .toContain(
+        `over ${answers} turns, ${bill.cacheBusts} cache busts, 0 on a cold cache; estimated`,
+      );
+    await shot(page, "cost-estimated");
   });
 
   it("reads at phone width and in the dark scheme", async () => {

@@ -30,7 +30,14 @@ function turns(messages: FixtureMessage[]): { head: FixtureMessage[]; turns: Fix
 
 export async function replayFixture(
   call: Call,
-  options: { sessionId: string; fixture: string; contextWindow: number; model?: string },
+  options: {
+    sessionId: string;
+    fixture: string;
+    contextWindow: number;
+    model?: string;
+    /** false: append only, as a client that keeps its own history and reports it (no usage). */
+    fetchContext?: boolean;
+  },
 ): Promise<void> {
   const { messages } = JSON.parse(readFileSync(options.fixture, "utf8")) as {
     messages: FixtureMessage[];
@@ -44,7 +51,9 @@ export async function replayFixture(
   );
   await ok(call("POST", `${path}/messages`, { messages: head, model }), "append the head");
   for (const [index, turn] of rest.entries()) {
-    await ok(call("GET", `${path}/context`), `context before turn ${index + 1}`);
+    if (options.fetchContext !== false) {
+      await ok(call("GET", `${path}/context`), `context before turn ${index + 1}`);
+    }
     await ok(
       call("POST", `${path}/messages`, { messages: turn, model }),
       `append turn ${index + 1}`,

@@ -53,6 +53,11 @@ export interface ContextOptions extends CallOptions {
    * always carry it in their own blocks and items.
    */
   providerData?: boolean;
+  /**
+   * Only look at the context (an inspector, a debugging read): not a model request, so it is not a
+   * turn of the session's bill and waits for no compaction.
+   */
+  peek?: boolean;
 }
 
 export interface ManualCompactOptions extends CallOptions, ManualCompactRequestBody {
@@ -140,8 +145,12 @@ export class SessionHandle {
 
   /** The messages to send to the model now: head, pinned messages, summary and recent tail. */
   context(options: ContextOptions = {}): Promise<ContextResponseBody> {
-    const { format, providerData, ...call } = options;
-    const query = { format, providerData: providerData === true ? "true" : undefined };
+    const { format, providerData, peek, ...call } = options;
+    const query = {
+      format,
+      providerData: providerData === true ? "true" : undefined,
+      peek: peek === true ? "true" : undefined,
+    };
     return this.#request({ method: "GET", query, waitsOnCompaction: true }, call, "/context");
   }
 

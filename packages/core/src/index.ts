@@ -17,10 +17,16 @@ export {
 } from "./billing/prompt-cache.js";
 export {
   type Bill,
+  type BillBasis,
   billTurns,
+  type CacheMiss,
   type ProviderUsage,
+  type RolledTurns,
+  rollUpTurns,
   type ServedTurn,
   type SessionBill,
+  type TurnEntry,
+  type TurnTotals,
 } from "./billing/turn-bill.js";
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";

@@ -49,6 +49,8 @@ export interface Answer {
   blocks?: unknown[];
   /** Responses: the answer's output items, given as they are. */
   items?: unknown[];
+  /** Anthropic: the response's `diagnostics` (why the prompt cache missed), given as they are. */
+  diagnostics?: unknown;
 }
 
 /** What a `completion` reply may set of its answer; the rest takes the defaults. */
@@ -64,6 +66,7 @@ export interface AnswerFields {
   usage?: Usage | null;
   blocks?: unknown[];
   items?: unknown[];
+  diagnostics?: unknown;
 }
 
 export type Reply =
@@ -112,5 +115,6 @@ export function answerOf(fields: AnswerFields, roughUsage: (text: string) => Usa
     usage: fields.usage === undefined ? roughUsage(text ?? "") : fields.usage,
     ...(fields.blocks === undefined ? {} : { blocks: fields.blocks }),
     ...(fields.items === undefined ? {} : { items: fields.items }),
+    ...(fields.diagnostics === undefined ? {} : { diagnostics: fields.diagnostics }),
   };
 }

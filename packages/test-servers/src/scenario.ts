@@ -60,6 +60,8 @@ export interface Scenario {
   toolEvery?: number;
   /** The answer's usage says this many prompt tokens were read from the prompt cache, and written. */
   cache?: { read: number; write: number };
+  /** Anthropic's answer `diagnostics` say the prompt cache missed `tokens` for `reason`. */
+  cacheMiss?: { reason: string; tokens: number };
   /** `false`: OpenAI-protocol answers report no usage. */
   reportUsage?: boolean;
   /** Characters of each text answer. */
@@ -143,6 +145,9 @@ export function scenarioHeaders(scenario: Scenario): Record<string, string> {
   if (scenario.cache !== undefined) {
     parts.push(`cached=${scenario.cache.read}`, `written=${scenario.cache.write}`);
   }
+  if (scenario.cacheMiss !== undefined) {
+    parts.push(`miss=${scenario.cacheMiss.reason}/${scenario.cacheMiss.tokens}`);
+  }
   if (scenario.bare === true) parts.push("bare");
   return {
     [SCENARIO_NAME_HEADER]: scenario.name,
@@ -169,6 +174,9 @@ export function scenarioFromHeaders(headers: Record<string, string>): Scenario {
       scenario.cache = { read: Number(value), write: scenario.cache?.write ?? 0 };
     } else if (key === "written") {
       scenario.cache = { read: scenario.cache?.read ?? 0, write: Number(value) };
+    } else if (key === "miss") {
+      const [reason = "", tokens = ""] = value.split("/");
+      scenario.cacheMiss = { reason, tokens: Number(tokens) };
     } else if (key === "inject") {
       const [tokens = "", limit = ""] = value.split("/");
       scenario.inject = { tokens: Number(tokens), limit: Number(limit) };

@@ -166,7 +166,9 @@ export function sessionRoutes(app: OpenAPIHono<AppEnv>): void {
       },
     },
     async ({ call, stub }, { query }) => {
-      const data = unwrap<ContextData>(await stub.context(call, query.format));
+      const data = unwrap<ContextData>(
+        await stub.context(call, query.format, query.peek === "true"),
+      );
       return contextBody(data, query.format, query.providerData === "true");
     },
   );

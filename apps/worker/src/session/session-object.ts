@@ -268,13 +268,20 @@ export class SessionObject extends DurableObject<Env> {
 
   // ------------------------------------------------------------ context
 
-  /** The context served whole (`served-context`). */
-  #serve(key: SessionKey, waited: boolean, format?: MessageFormat, memory?: MemoryInsert) {
+  /** The context served whole (`served-context`); `peek`: only looked at, no model request. */
+  #serve(
+    key: SessionKey,
+    waited: boolean,
+    format?: MessageFormat,
+    memory?: MemoryInsert,
+    peek = false,
+  ) {
     return serveContext(this.#scope, key, {
       waited,
       format,
       memory,
       compactionRunning: this.#scheduler.running,
+      peek,
     });
   }
 
@@ -311,17 +318,28 @@ export class SessionObject extends DurableObject<Env> {
   async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
     return rpcResult(async () => {
       const created = this.#isNew();
-      const appended = appendMessages(this.#appendTarget(), key, input);
+      const appended = appendMessages(this.#appendTarget(), key, input, {
+        billUnservedAnswers: true,
+      });
       const { answer, pending, replayed } = appended;
       await this.#afterAppend(replayed ? undefined : answer, pending, created);
       return answer;
     });
   }
 
-  async context(call: SessionCall, format?: MessageFormat): Promise<RpcResult<ContextData>> {
+  /**
+   * The context to send now. `peek`: only looked at (the inspector): no compaction waited for, and
+   * no model request recorded (the bill, the cost policy's reads, the served compaction's tier).
+   */
+  async context(
+    call: SessionCall,
+    format?: MessageFormat,
+    peek = false,
+  ): Promise<RpcResult<ContextData>> {
     return rpcResult(async () => {
       const session = requireSession(this.#sql(), call);
       checkFormatAvailable(this.#sql(), format);
+      if (peek) return this.#serve(call, false, format, await this.#memoryFor(call), true);
       // Only a context that does not fit waits; it joins the queue behind any compaction in flight.
       // When the compaction fails, the committed view is still whole: it is served, its
       // warningLevel telling the client it is over.

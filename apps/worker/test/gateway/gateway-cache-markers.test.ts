@@ -4,13 +4,19 @@
  * stand in the context (or on the nearest kept message), never a stale one
  * from storage, never more than Anthropic's 4 (the test upstream refuses a 5th
  * as Anthropic does); after a compaction one more marks the end of the stable
- * prefix, which stays byte-identical until the next compaction. Before any
+ * prefix, which stays byte-identical until the next compaction, and one the end
+ * of the head when a block is left (test/gateway-cache-breakpoints). Before any
  * compaction the body goes upstream byte for byte as it came.
  */
 
 import { SELF } from "cloudflare:test";
 import type Anthropic from "@anthropic-ai/sdk";
-import { countAnthropicCacheMarkers, parseMessages, toAnthropic } from "@condense/core";
+import {
+  countAnthropicCacheMarkers,
+  parseMessages,
+  SUMMARY_OPEN,
+  toAnthropic,
+} from "@condense/core";
 import { scenarioHeaders } from "@condense/test-servers";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
@@ -165,14 +171,17 @@ describe("cache markers through the gateway (Anthropic)", () => {
     if (first === undefined || second === undefined || third === undefined)
       throw new Error("three turns");
     // The whole first request is the prefix of the next ones, byte for byte, its end marked in
-    // both: what the next turns read from the cache.
+    // both: what the next turns read from the cache. The head's end is marked too (the message
+    // before the summary's; test/gateway-cache-breakpoints).
+    const [head] = markedMessages(first);
+    expect(head).toBeLessThan(first.length - 1);
     for (const next of [second, third]) {
       expect(JSON.stringify(next.slice(0, first.length))).toBe(JSON.stringify(first));
-      expect(markedMessages(next)).toEqual([first.length - 1, next.length - 1]);
+      expect(markedMessages(next)).toEqual([head, first.length - 1, next.length - 1]);
     }
     const bodies = (await upstreamCalls(tag)).map((entry) => entry.body ?? {});
-    // The client's system marker, the prefix's and the newest message's.
-    for (const body of bodies.slice(1)) expect(countAnthropicCacheMarkers(body)).toBe(3);
+    // The client's system marker, the head's, the prefix's and the newest message's.
+    for (const body of bodies.slice(1)) expect(countAnthropicCacheMarkers(body)).toBe(4);
   });
 
   it("never sends a marker stored with a message before markers were left out", async () => {
@@ -224,9 +233,19 @@ describe("cache markers through the gateway (Anthropic)", () => {
     expect(reply.response.headers.get("X-Condense-Compaction")).not.toBe("none");
     const [sent] = await upstreamCalls(tag);
     const messages = sent?.body?.messages as unknown[];
-    // The newest message's marker (which the compacted view now ends with): no stored one.
-    expect(markedMessages(messages)).toEqual([messages.length - 1]);
-    expect(countAnthropicCacheMarkers(sent?.body ?? {})).toBe(1);
+    // The newest message's marker (which the compacted view now ends with) and the head's end
+    // the gateway adds after a compaction: no stored one.
+    const marked = markedMessages(messages);
+    expect(marked).toHaveLength(2);
+    expect(marked.at(-1)).toBe(messages.length - 1);
+    expect(countAnthropicCacheMarkers(sent?.body ?? {})).toBe(2);
+    const headEnd = messages[marked[0] ?? -1] as { content: Block[] };
+    const summaryBlock = headEnd.content.findIndex((block) =>
+      String(block.text ?? "").startsWith(SUMMARY_OPEN),
+    );
+    // The head's last block is marked, the summary (merged into its message, or the next) is not.
+    const markedBlock = headEnd.content.findIndex((block) => block.cache_control !== undefined);
+    expect(summaryBlock === -1 || markedBlock < summaryBlock).toBe(true);
   });
 });
 
@@ -282,7 +301,10 @@ describe("cache markers through the gateway (Chat Completions)", () => {
     const out = body.messages as Array<{ content: unknown }>;
     expect(out[0]?.content).toEqual(messages[0]?.content);
     expect(out.at(-1)?.content).toEqual([{ type: "text", text: "Go on.", cache_control: MARKER }]);
-    // The system's and the newest message's, which the compacted view now ends with.
-    expect(markedMessages(out)).toEqual([0, out.length - 1]);
+    // The system's, the head's end and the newest message's, which the compacted view now ends with.
+    const marked = markedMessages(out);
+    expect(marked).toHaveLength(3);
+    expect([marked[0], marked[2]]).toEqual([0, out.length - 1]);
+    expect(String((out[(marked[1] ?? 0) + 1]?.content as string) ?? "")).toContain(SUMMARY_OPEN);
   });
 });

@@ -22,6 +22,7 @@
  * - `delayMs`: waits before answering; `slowMs`: pauses that long between two events of a stream;
  * - `tool`: answers with a call of that tool;
  * - `cache`: the usage reports that many prompt tokens read from the prompt cache, and written;
+ * - `cacheMiss`: an Anthropic answer's `diagnostics` say the cache missed that many tokens for a reason;
  * - `scale`: the provider counts a prompt as that many times the engine's count (another tokenizer,
  *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
  * - `inject`: the name's first request is refused with OpenAI's overflow error saying N tokens
@@ -195,6 +196,16 @@ function answerFor(
   const pace = {
     ...((scenario.slowMs ?? 0) > 0 ? { slowMs: scenario.slowMs } : {}),
     ...(scenario.fault === "stall" ? { stall: true } : {}),
+    ...(scenario.cacheMiss !== undefined
+      ? {
+          diagnostics: {
+            cache_miss_reason: {
+              type: scenario.cacheMiss.reason,
+              cache_missed_input_tokens: scenario.cacheMiss.tokens,
+            },
+          },
+        }
+      : {}),
   };
   if (queued === undefined) {
     const toolCalls: ToolCallReply[] =

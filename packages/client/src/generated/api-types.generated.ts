@@ -327,6 +327,9 @@ export type SessionStatusBody = {
     dollars: number | null;
     wholeHistoryDollars: number | null;
     ratio: number | null;
+    basis: "usage" | "estimated" | "mixed";
+    measuredTurns: number;
+    coldTurns: number;
     costTokens: number;
     wholeHistoryCostTokens: number;
     cacheBusts: number;
@@ -398,11 +401,20 @@ export type CompactionsResponseBody = {
     dollars: number | null;
     wholeHistoryDollars: number | null;
     ratio: number | null;
+    basis: "usage" | "estimated" | "mixed";
+    measuredTurns: number;
+    coldTurns: number;
     costTokens: number;
     wholeHistoryCostTokens: number;
     cacheBusts: number;
   };
-  costSeries: { lastSeq: number; costTokens: number; wholeHistoryCostTokens: number }[];
+  costSeries: {
+    lastSeq: number;
+    costTokens: number;
+    wholeHistoryCostTokens: number;
+    basis: "usage" | "estimated";
+    cacheMiss: { reason: string; missedTokens: number | null } | null;
+  }[];
 };
 
 export type SessionBillBody = {
@@ -420,6 +432,9 @@ export type SessionBillBody = {
   dollars: number | null;
   wholeHistoryDollars: number | null;
   ratio: number | null;
+  basis: "usage" | "estimated" | "mixed";
+  measuredTurns: number;
+  coldTurns: number;
   costTokens: number;
   wholeHistoryCostTokens: number;
   cacheBusts: number;

@@ -77,6 +77,7 @@ describe("billTurns", () => {
     expect(bill.running.at(-1)).toEqual({
       condense: bill.condense.cost,
       wholeHistory: bill.wholeHistory.cost,
+      basis: "estimated",
     });
     // Equal until the compaction, cheaper after it.
     expect(bill.running[9]?.condense).toBe(bill.running[9]?.wholeHistory);

@@ -86,7 +86,7 @@ function message(answer: Answer, context: AnswerContext): Message {
     stop_sequence: null,
     stop_details: null,
     container: null,
-    diagnostics: null,
+    diagnostics: (answer.diagnostics ?? null) as Message["diagnostics"],
     usage: usage(
       answer.usage?.prompt_tokens ?? 0,
       answer.usage?.completion_tokens ?? 0,

@@ -4,7 +4,8 @@
  * and the context, which is read only when that has no side effect. `GET
  * /context` runs a compaction when the context is over window − reserve; the
  * inspector looks and never changes a session, so it leaves the context
- * unread then and says why.
+ * unread then and says why; and it reads with `peek`, so its look is no
+ * model request in the session's bill.
  */
 
 import { CondenseApiError, type SessionHandle } from "@condense/client";
@@ -49,7 +50,7 @@ export async function readContextQuietly(
     };
   }
   try {
-    return { context: await session.context({ format: "openai" }) };
+    return { context: await session.context({ format: "openai", peek: true }) };
   } catch (error) {
     if (CondenseApiError.isInstance(error) && error.code === "format_not_available") {
       return {

@@ -10,6 +10,7 @@
 
 import { useRef } from "preact/hooks";
 import type { CompactionList } from "../api/types.ts";
+import { describeBill, describeCacheMisses } from "../model/bill-words.ts";
 import { Axes, MARGIN } from "./axes.tsx";
 import { ticks } from "./scale.ts";
 import { useWidth } from "./use-width.ts";
@@ -20,18 +21,9 @@ export interface CostChartProps {
   lastSeq: number;
 }
 
-function money(value: number | null): string {
-  return value === null ? "—" : `$${value.toFixed(value < 1 ? 4 : 2)}`;
-}
-
-/** What the bill says, in words: the chart's label and its caption. */
-export function describeBill(bill: CompactionList["bill"]): string {
-  if (bill.ratio === null) return "No model request served yet.";
-  return `${money(bill.dollars)} of input (${bill.model}) against ${money(bill.wholeHistoryDollars)} for the whole history: ${bill.ratio.toFixed(2)}× over ${bill.turns} turns, ${bill.cacheBusts} cache busts`;
-}
-
 export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
   const ref = useRef<HTMLDivElement>(null);
+  const misses = describeCacheMisses(series);
   const width = useWidth(ref);
   const height = Math.round(Math.min(300, Math.max(200, width * 0.32)));
   const plotW = width - MARGIN.left - MARGIN.right;
@@ -56,6 +48,8 @@ export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
           aria-label={`Input bill so far per message: ${describeBill(bill)}`}
           data-turns={series.length}
           data-ratio={bill.ratio ?? ""}
+          data-basis={bill.basis}
+          data-cold-turns={bill.coldTurns}
         >
           <Axes
             width={width}
@@ -83,6 +77,16 @@ export function CostChart({ series, bill, lastSeq: last }: CostChartProps) {
           {describeBill(bill)}. The axis counts uncached input tokens' worth (a cached token read
           costs a fraction of one); dollars are at the catalog's prices.
         </p>
+        {misses.length > 0 ? (
+          <details class="cache-misses">
+            <summary>Cache misses the provider explained ({misses.length})</summary>
+            <ul>
+              {misses.map((miss) => (
+                <li key={miss}>{miss}</li>
+              ))}
+            </ul>
+          </details>
+        ) : null}
       </figcaption>
     </figure>
   );

@@ -86,6 +86,10 @@ export const ContextQuery = z.object({
   providerData: queryParam("providerData", z.enum(["true", "false"]).optional(), {
     description: providerDataDescription,
   }),
+  peek: queryParam("peek", z.enum(["true", "false"]).optional(), {
+    description:
+      "`true`: only look at the context (an inspector, a debugging read): it is not a model request, so it is not a turn of the bill and waits for no compaction; the committed view is returned as it is",
+  }),
 });
 
 export const ContextResponse = z
@@ -278,16 +282,21 @@ const cacheTokens = {
   cacheWriteTokens: z.number().int(),
 };
 
+const BillBasis = z.enum(["usage", "estimated", "mixed"]).openapi({
+  description:
+    "What the figure rests on: `usage` when the provider reported it (measured), `estimated` when the cache model priced it from the context's size and the prefix it kept, `mixed` for a sum of both",
+});
+
 export const SessionBill = z
   .object({
     model: z.string().openapi({ description: "The model whose catalog prices the bill is in" }),
     turns: z.number().int().openapi({
       description:
-        "Model requests the session served (`GET /context`, gateway turns); the same request served again counts once",
+        "Model requests the session served (`GET /context`, gateway turns; the same request served again counts once), and each answer appended through `/messages` with no context fetched for it (estimated from the context the session held then)",
     }),
     dollars: z.number().nullable().openapi({
       description:
-        "What the served requests' input cost under the provider's prompt cache, in dollars of the catalog's prices (estimated from their sizes and the prefix each kept); null when the catalog has no price for the model",
+        "What the turns' input cost under the provider's prompt cache, in dollars of the catalog's prices: as the provider counted it for the turns whose usage was reported, estimated from their sizes and the prefix each kept for the others (`basis`); null when the catalog has no price for the model",
     }),
     wholeHistoryDollars: z.number().nullable().openapi({
       description:
@@ -295,7 +304,16 @@ export const SessionBill = z
     }),
     ratio: z.number().nullable().openapi({
       description:
-        "`dollars ÷ wholeHistoryDollars` (computed in tokens, so also without a price): under 1, compaction saved money once caching is counted; null before any turn",
+        "`dollars ÷ wholeHistoryDollars` (computed in tokens, so also without a price): under 1, compaction saved money once caching is counted; null before any turn. The whole history's side is always estimated",
+    }),
+    basis: BillBasis,
+    measuredTurns: z.number().int().openapi({
+      description:
+        "Turns whose usage the provider reported (gateway answers, appends with `usage`): priced as it counted them",
+    }),
+    coldTurns: z.number().int().openapi({
+      description:
+        "Turns served after the provider's cache lifetime had passed since the turn before (5 minutes on Anthropic, 10 on OpenAI's automatic caching): billed as a full write on both sides, not as busts",
     }),
     costTokens: z.number().openapi({
       description:
@@ -448,11 +466,30 @@ export const CompactionsResponse = z
           lastSeq: z.number().int().openapi({ description: "The last message the turn sent" }),
           costTokens: z.number(),
           wholeHistoryCostTokens: z.number(),
+          basis: z.enum(["usage", "estimated"]).openapi({
+            description:
+              "`usage` when this turn's cost is the provider's reported usage (for a rolled-up stretch of old turns: every one's), else `estimated`",
+          }),
+          cacheMiss: z
+            .object({
+              reason: z.string().openapi({
+                description:
+                  "The provider's reason (Anthropic: `model_changed`, `system_changed`, `tools_changed`, `messages_changed`, `previous_message_not_found`, `unavailable`)",
+              }),
+              missedTokens: z.number().int().nullable().openapi({
+                description: "Tokens the cache would have served had the prefix matched",
+              }),
+            })
+            .nullable()
+            .openapi({
+              description:
+                "Why the provider's prompt cache missed on this turn, when its answer said (Anthropic's `diagnostics.cache_miss_reason`, for requests that ask for diagnostics); null otherwise",
+            }),
         }),
       )
       .openapi({
         description:
-          "Per served turn, oldest first: the bill so far and the whole history's so far, in uncached input tokens' worth (`bill.costTokens` at the end)",
+          "Per turn, oldest first (old turns rolled up, one point per stretch between compactions): the bill so far and the whole history's so far, in uncached input tokens' worth (`bill.costTokens` at the end)",
       }),
   })
   .openapi("CompactionsResponse");

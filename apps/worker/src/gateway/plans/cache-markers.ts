@@ -9,13 +9,19 @@
  *   before the next one still there (after a compaction: the end of the view,
  *   which now stands for it);
  * - after a compaction, one breakpoint marks the end of the stable prefix
- *   (system, pinned messages, the compacted view), which stays the same
- *   until the next compaction, so the following turns read it from the cache;
- *   it copies the TTL of the marker after it (a longer TTL must come first);
+ *   (system, pinned messages, the compacted view: after its summary), which
+ *   stays the same until the next compaction, so the following turns read it
+ *   from the cache; it copies the TTL of the marker after it (a longer TTL
+ *   must come first);
+ * - and one marks the end of the head (the messages before the summary, which
+ *   every compaction keeps as they were), so the turn after the next
+ *   compaction reads the head from the cache rather than writing it again;
  * - never more blocks than Anthropic takes (4, counting the request's `tools`
  *   and a top-level `cache_control`, which are forwarded untouched): the
  *   newest client marker first, then the prefix breakpoint, then the other
- *   client markers, newest first.
+ *   client markers, newest first, then the head's when a block is left (a
+ *   client that marks its system prompt has most of the head cached already,
+ *   and its marker may serve other sessions with the same prompt).
  * A request that carries no marker gets none: caching stays the client's
  * choice (a write costs more than an uncached read). Responses requests have
  * no markers (`prompt_cache_key` is a request field, forwarded untouched).
@@ -32,6 +38,7 @@ import {
   MAX_CACHE_MARKERS,
   type MarkerPlacement,
   openaiCacheMarkers,
+  SUMMARY_OPEN,
 } from "@condense/core";
 import { messageHashesSync } from "../../messages/history-hash";
 import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
@@ -152,12 +159,29 @@ export function cacheMarkerPlacement(input: MarkerInput): MarkerPlacement | unde
     input.stablePrefix > 0 && input.stablePrefix <= input.context.length
       ? prefixBreakpoint(input.stablePrefix - 1, placed)
       : undefined;
+  const headEnd = prefix === undefined ? -1 : summaryAt(input.context, input.stablePrefix) - 1;
+  const head = headEnd >= 0 ? prefixBreakpoint(headEnd, placed) : undefined;
   const cacheMarkers = [
     ...(newest !== undefined ? [newest] : []),
     ...(prefix !== undefined ? [prefix] : []),
     ...older,
+    ...(head !== undefined ? [head] : []),
   ];
   return { cacheMarkers, slots: MAX_CACHE_MARKERS - reserved };
+}
+
+/** The index of the compaction's summary among the first `within` messages of `context`, or -1. */
+function summaryAt(context: readonly ChatMessage[], within: number): number {
+  return context.slice(0, within).findIndex((message) => {
+    const { content } = message;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? content.map((part) => ("text" in part ? part.text : "")).join("")
+          : "";
+    return message.role === "user" && text.trimStart().startsWith(SUMMARY_OPEN);
+  });
 }
 
 /**

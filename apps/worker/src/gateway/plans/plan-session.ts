@@ -30,6 +30,7 @@ import { sessionRecallSource } from "../recall/recall-source";
 import { cacheMarkerPlacement } from "./cache-markers";
 import type { ForwardPlan } from "./forward-plan";
 import { statelessPlan } from "./plan-stateless";
+import { sessionCacheKey, takesSessionCacheKey } from "./prompt-cache-key";
 import { type MarkersFor, renderReference, renderWhole } from "./render-context";
 import { requestOverhead } from "./request-overhead";
 import { SessionRecovery } from "./session-recovery";
@@ -127,8 +128,14 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     served.recall && !protocol.tools.declares(body, RECALL_TOOL)
       ? sessionRecallSource(stub, key)
       : undefined;
-  const outgoing = (next: RequestBody): RequestBody =>
-    recall === undefined ? next : protocol.tools.withRecallTool(next);
+  // OpenAI's cache routing key, from the session when the client sent none (`prompt-cache-key`).
+  const cacheKey = takesSessionCacheKey(protocol, body, model)
+    ? await sessionCacheKey(key)
+    : undefined;
+  const outgoing = (next: RequestBody): RequestBody => {
+    const keyed = cacheKey === undefined ? next : { ...next, prompt_cache_key: cacheKey };
+    return recall === undefined ? keyed : protocol.tools.withRecallTool(keyed);
+  };
   if (recall !== undefined) headers[GATEWAY_HEADERS.recallRounds] = "0";
   const recovery = new SessionRecovery({
     stub,

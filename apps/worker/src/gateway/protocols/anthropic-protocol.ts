@@ -14,7 +14,7 @@
  */
 
 import type { Message, RawMessageStreamEvent } from "@anthropic-ai/sdk/resources/messages";
-import { type ProviderUsage, recallAnthropicTool } from "@condense/core";
+import { type CacheMiss, type ProviderUsage, recallAnthropicTool } from "@condense/core";
 import {
   type AnswerToolCall,
   count,
@@ -28,18 +28,44 @@ import {
   toolsField,
 } from "./protocol";
 
-/** Every token of the prompt (uncached, written to the cache and read from it), and the cached ones. */
-function promptUsage(usage: unknown): ProviderUsage | undefined {
+/**
+ * Every token of the prompt (uncached, written to the cache and read from it), the cached ones, and
+ * why the cache missed when the response's `diagnostics` say (a request that opted in to them).
+ */
+function promptUsage(usage: unknown, diagnostics?: unknown): ProviderUsage | undefined {
   if (!isRecord(usage)) return undefined;
   const input = count(usage.input_tokens);
   if (input === undefined) return undefined;
   const cacheWriteTokens = count(usage.cache_creation_input_tokens) ?? 0;
   const cacheReadTokens = count(usage.cache_read_input_tokens) ?? 0;
+  const cacheMiss = cacheMissOf(diagnostics);
   return {
     inputTokens: input + cacheWriteTokens + cacheReadTokens,
     cacheReadTokens,
     cacheWriteTokens,
+    ...(cacheMiss !== undefined ? { cacheMiss } : {}),
   };
+}
+
+/** `diagnostics.cache_miss_reason` (null while Anthropic's comparison still runs, or when none). */
+function cacheMissOf(diagnostics: unknown): CacheMiss | undefined {
+  if (!isRecord(diagnostics) || !isRecord(diagnostics.cache_miss_reason)) return undefined;
+  const reason = diagnostics.cache_miss_reason;
+  if (typeof reason.type !== "string") return undefined;
+  return {
+    reason: reason.type.slice(0, 64),
+    missedTokens: count(reason.cache_missed_input_tokens) ?? null,
+  };
+}
+
+/** A stream's later usage keeps the cache miss its `message_start` told. */
+function withMiss(
+  later: ProviderUsage | undefined,
+  start: ProviderUsage | undefined,
+): ProviderUsage | undefined {
+  return later === undefined || start?.cacheMiss === undefined
+    ? later
+    : { ...later, cacheMiss: start.cacheMiss };
 }
 
 /** The answer's tokens (a stream's `message_delta` carries the running total). */
@@ -66,7 +92,10 @@ function anthropicAccumulator(): StreamAccumulator {
       switch (data?.type ?? event.event) {
         case "message_start":
           started = true;
-          usage = promptUsage((data as { message?: Partial<Message> }).message?.usage);
+          usage = promptUsage(
+            (data as { message?: Partial<Message> }).message?.usage,
+            (data as { message?: Partial<Message> }).message?.diagnostics,
+          );
           outputTokens = answerTokens((data as { message?: Partial<Message> }).message?.usage);
           return;
         case "content_block_start": {
@@ -113,7 +142,7 @@ function anthropicAccumulator(): StreamAccumulator {
           return;
         }
         case "message_delta":
-          usage = promptUsage((data as { usage?: unknown }).usage) ?? usage;
+          usage = withMiss(promptUsage((data as { usage?: unknown }).usage), usage) ?? usage;
           outputTokens = answerTokens((data as { usage?: unknown }).usage) ?? outputTokens;
           return;
         case "message_stop":
@@ -190,7 +219,7 @@ export const anthropicProtocol: GatewayProtocol = {
     if (!isRecord(body) || !Array.isArray(body.content)) return undefined;
     return protocolAnswer(
       [{ role: "assistant", content: body.content }],
-      promptUsage(body.usage),
+      promptUsage(body.usage, body.diagnostics),
       answerTokens(body.usage),
     );
   },

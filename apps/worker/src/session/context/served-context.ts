@@ -31,6 +31,8 @@ export interface ServeOptions {
   memory?: MemoryInsert | undefined;
   /** Whether the object is running a compaction (its queue is in memory). */
   compactionRunning: boolean;
+  /** Only looked at (the inspector): not a model request, so nothing is recorded of it. */
+  peek?: boolean;
 }
 
 /** The committed context of the session of `key`, as the Worker renders it. */
@@ -52,6 +54,14 @@ export function serveContext(
     snapshot === committed
       ? measured
       : measureContext(session, settings, snapshot.tokens, scope.defaultModel);
+  if (options.peek === true)
+    return withMemoryFigures(
+      contextData(key.sessionId, settings, snapshot, measure, {
+        status: compactionStatus(session, options.compactionRunning),
+        waited: options.waited,
+      }),
+      memory,
+    );
   // What the client sends next; a provider's count in a later overflow report refers to it.
   saveServed(sql, snapshot.tokens + measure.pinnedTokens, snapshot.lastSeq);
   // A model request: the session's bill, and what the cost policy has read since its last compaction.
@@ -70,6 +80,11 @@ export function serveContext(
     status: compactionStatus(session, options.compactionRunning),
     waited: options.waited,
   });
+  return withMemoryFigures(data, memory);
+}
+
+/** `data` with the memory block's figures, when it holds one. */
+function withMemoryFigures(data: ContextData, memory: MemoryInsert | undefined): ContextData {
   if (memory === undefined) return data;
   const { message: _message, ...figures } = memory;
   return { ...data, memory: figures };

@@ -10,7 +10,13 @@
  * policy's state (`cache-state`).
  *
  * The bill prices the turns with core's `billTurns`, the bench's cache model, under the session
- * model's catalog prices: Condense's turns against the whole history sent every turn.
+ * model's catalog prices: Condense's turns against the whole history sent every turn. A turn whose
+ * usage the provider reported is priced as it counted it (measured); the others are estimated.
+ *
+ * The log stays within a bound (`TURN_LOG`): every `every` turns, all but the newest `keep` are
+ * rolled up, one row for each stretch between compactions (core's `rollUpTurns`, integer sums, so
+ * the bill is the same to the last bit), priced under the session's model then. So the log grows
+ * with the compaction history, not with the turns; the chart keeps one point per rolled stretch.
  */
 
 import {
@@ -18,20 +24,26 @@ import {
   cachePricingOf,
   modelPricing,
   type ProviderUsage,
+  rollUpTurns,
   type SessionBill,
+  type TurnEntry,
+  type TurnTotals,
 } from "@condense/core";
+import { z } from "zod";
 import type { CompactionsResponseBody, SessionBillBody } from "../../api/schemas";
 import { afterTurn, cacheStateOf, saveCacheState } from "../store/cache-state";
-import type { SessionRow } from "../store/session-record";
+import { readSession, type SessionRow } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { readViewState } from "../store/view-state";
+import { contextSize } from "./context-measure";
 import { currentGeneration } from "./generations";
 
 /** The turn's columns as the row's camelCase fields. */
 const TURN_COLUMNS = `id, at, generation, last_seq AS lastSeq, compaction_id AS compactionId, tokens,
   reused_tokens AS reusedTokens, whole_tokens AS wholeTokens, whole_reused_tokens AS wholeReusedTokens,
   input_tokens AS inputTokens, cache_read_tokens AS cacheReadTokens,
-  cache_write_tokens AS cacheWriteTokens`;
+  cache_write_tokens AS cacheWriteTokens, rolled, cache_miss_reason AS cacheMissReason,
+  cache_missed_tokens AS cacheMissedTokens`;
 
 type TurnRow = {
   id: number;
@@ -46,7 +58,26 @@ type TurnRow = {
   inputTokens: number | null;
   cacheReadTokens: number | null;
   cacheWriteTokens: number | null;
+  /** On a rollup row: the JSON of its turns' `TurnTotals`; NULL on a turn. */
+  rolled: string | null;
+  cacheMissReason: string | null;
+  cacheMissedTokens: number | null;
 };
+
+/** How long the log grows before older turns are rolled up, and how many of the newest stay turns. */
+export const TURN_LOG = { every: 100, keep: 200 } as const;
+
+const cacheTokens = z.object({ read: z.number(), written: z.number(), uncached: z.number() });
+/** A rollup row's sums as stored (our own JSON, read back checked rather than cast). */
+const TurnTotalsJson = z.object({
+  turns: z.number(),
+  measuredTurns: z.number(),
+  busts: z.number(),
+  coldTurns: z.number(),
+  condense: cacheTokens,
+  whole: cacheTokens,
+  reported: cacheTokens.extend({ turns: z.number(), inputTokens: z.number() }),
+}) satisfies z.ZodType<TurnTotals>;
 
 /** A context served for a model request. */
 export interface TurnServed {
@@ -61,16 +92,23 @@ export interface TurnServed {
 
 function latestTurn(sql: SqlStorage): TurnRow | undefined {
   return sql
-    .exec<TurnRow>(`SELECT ${TURN_COLUMNS} FROM condense_turns ORDER BY id DESC LIMIT 1`)
+    .exec<TurnRow>(
+      `SELECT ${TURN_COLUMNS} FROM condense_turns WHERE rolled IS NULL ORDER BY id DESC LIMIT 1`,
+    )
     .toArray()[0];
 }
 
-/** Records `turn` (see the module) and adds what it read to the cost policy's state. */
+/**
+ * Records `turn` (see the module) and adds what it read to the cost policy's state, unless it is
+ * `estimated`: a request the client made with a history of its own (an answer appended with no
+ * context fetched) tells the policy nothing about what the session's context was read for.
+ */
 export function recordServedTurn(
   scope: SessionScope,
   session: SessionRow,
   turn: TurnServed,
   now: number,
+  estimated = false,
 ): void {
   const { sql, store } = scope;
   const generation = currentGeneration(sql);
@@ -105,21 +143,66 @@ export function recordServedTurn(
     );
     return;
   }
-  sql.exec(
-    `INSERT INTO condense_turns (at, generation, last_seq, compaction_id, model, tokens, reused_tokens,
-       whole_tokens, whole_reused_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    now,
-    generation.generation,
-    turn.lastSeq,
-    compactionId,
-    turn.model,
-    turn.tokens,
-    reused,
-    whole,
-    sameGeneration ? Math.min(previous.wholeTokens, whole) : 0,
-  );
+  const { id } = sql
+    .exec<{ id: number }>(
+      `INSERT INTO condense_turns (at, generation, last_seq, compaction_id, model, tokens, reused_tokens,
+       whole_tokens, whole_reused_tokens) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
+      now,
+      generation.generation,
+      turn.lastSeq,
+      compactionId,
+      turn.model,
+      turn.tokens,
+      reused,
+      whole,
+      sameGeneration ? Math.min(previous.wholeTokens, whole) : 0,
+    )
+    .one();
+  // Checked every `every` turns only: the gateway's turn is a hot path.
+  if (id % TURN_LOG.every === 0) rollUpTurnLog(sql, turn.model, TURN_LOG.keep);
   const state = cacheStateOf(session);
-  if (state !== undefined) saveCacheState(sql, afterTurn(state, turn.tokens - turn.pinnedTokens));
+  if (state !== undefined && !estimated)
+    saveCacheState(sql, afterTurn(state, turn.tokens - turn.pinnedTokens));
+}
+
+/**
+ * Bills the answers of an append through `/messages` that no fetched context served (the client
+ * keeps its own history and only reports it): before each answer is stored, call `answer` with its
+ * seq. When no turn was recorded since the answer before it, the turn that produced it is recorded
+ * as the context the session held then (its committed view and every message after it), estimated
+ * like any turn without usage. The gateway's turns are always served, so its appends skip this.
+ */
+export function unservedAnswerBilling(
+  scope: SessionScope,
+  model: string,
+  pinnedTokens: number,
+): (seq: number, now: number) => void {
+  const { sql } = scope;
+  let previousAnswer: number | undefined;
+  return (seq, now) => {
+    previousAnswer ??=
+      sql
+        .exec<{ seq: number }>(
+          "SELECT seq FROM condense_transcript WHERE role = 'assistant' AND seq < ? ORDER BY seq DESC LIMIT 1",
+          seq,
+        )
+        .toArray()[0]?.seq ?? 0;
+    const latest = latestTurn(sql);
+    const served =
+      latest !== undefined &&
+      latest.generation === currentGeneration(sql).generation &&
+      latest.lastSeq >= previousAnswer;
+    previousAnswer = seq;
+    const session = served ? undefined : readSession(sql);
+    if (session === undefined) return;
+    recordServedTurn(
+      scope,
+      session,
+      { lastSeq: seq - 1, tokens: contextSize(scope).tokens + pinnedTokens, pinnedTokens, model },
+      now,
+      true,
+    );
+  };
 }
 
 /**
@@ -138,7 +221,8 @@ export function recordTurnUsage(
       ? latestTurn(sql)
       : sql
           .exec<TurnRow>(
-            `SELECT ${TURN_COLUMNS} FROM condense_turns WHERE generation = ? AND last_seq = ? ORDER BY id DESC LIMIT 1`,
+            `SELECT ${TURN_COLUMNS} FROM condense_turns
+             WHERE generation = ? AND last_seq = ? AND rolled IS NULL ORDER BY id DESC LIMIT 1`,
             at.generation,
             at.lastSeq,
           )
@@ -147,10 +231,13 @@ export function recordTurnUsage(
     return false;
   }
   sql.exec(
-    "UPDATE condense_turns SET input_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ? WHERE id = ?",
+    `UPDATE condense_turns SET input_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,
+       cache_miss_reason = ?, cache_missed_tokens = ? WHERE id = ?`,
     usage.inputTokens,
     usage.cacheReadTokens,
     usage.cacheWriteTokens,
+    usage.cacheMiss?.reason ?? null,
+    usage.cacheMiss?.missedTokens ?? null,
     turn.id,
   );
   return true;
@@ -160,27 +247,89 @@ function turnRows(sql: SqlStorage): TurnRow[] {
   return sql.exec<TurnRow>(`SELECT ${TURN_COLUMNS} FROM condense_turns ORDER BY id`).toArray();
 }
 
+/** A row as the bill takes it: a turn, or the turns it rolls up. */
+function entryOf(row: TurnRow): TurnEntry {
+  if (row.rolled !== null) {
+    return { rolled: TurnTotalsJson.parse(JSON.parse(row.rolled)), tokens: row.tokens, at: row.at };
+  }
+  return {
+    // A turn after the cache's lifetime finds it cold: billed as a full write (core `billTurns`).
+    at: row.at,
+    tokens: row.tokens,
+    reusedTokens: row.reusedTokens,
+    wholeTokens: row.wholeTokens,
+    wholeReusedTokens: row.wholeReusedTokens,
+    usage:
+      row.inputTokens === null
+        ? undefined
+        : {
+            inputTokens: row.inputTokens,
+            cacheReadTokens: row.cacheReadTokens ?? 0,
+            cacheWriteTokens: row.cacheWriteTokens ?? 0,
+          },
+  };
+}
+
+/**
+ * Rolls up every row but the newest `keep` turns, one row for each stretch of rows between
+ * compactions (the same generation and compaction), priced under `model` (see the module). A
+ * stretch already rolled up is merged with the rows after it in the same stretch.
+ */
+export function rollUpTurnLog(sql: SqlStorage, model: string, keep: number): void {
+  const newest = sql
+    .exec<{ id: number }>(
+      "SELECT id FROM condense_turns WHERE rolled IS NULL ORDER BY id DESC LIMIT 1 OFFSET ?",
+      Math.max(0, keep - 1),
+    )
+    .toArray()[0];
+  if (newest === undefined) return;
+  const rows = sql
+    .exec<TurnRow>(`SELECT ${TURN_COLUMNS} FROM condense_turns WHERE id < ? ORDER BY id`, newest.id)
+    .toArray();
+  const pricing = cachePricingOf(modelPricing(model), model);
+  let before: TurnRow | undefined;
+  let start = 0;
+  while (start < rows.length) {
+    const first = rows[start] as TurnRow;
+    let end = start + 1;
+    while (
+      end < rows.length &&
+      rows[end]?.generation === first.generation &&
+      rows[end]?.compactionId === first.compactionId
+    ) {
+      end++;
+    }
+    const stretch = rows.slice(start, end);
+    const last = stretch.at(-1) as TurnRow;
+    if (stretch.length > 1 || last.rolled === null) {
+      const rolled = rollUpTurns(
+        pricing,
+        stretch.map(entryOf),
+        before === undefined ? undefined : { tokens: before.tokens, at: before.at },
+      );
+      sql.exec("DELETE FROM condense_turns WHERE id >= ? AND id <= ?", first.id, last.id);
+      // The row takes its last turn's id, so the log keeps its order.
+      sql.exec(
+        `INSERT INTO condense_turns (id, at, generation, last_seq, compaction_id, model, tokens,
+           reused_tokens, whole_tokens, whole_reused_tokens, rolled) VALUES (?, ?, ?, ?, ?, ?, ?, 0, 0, 0, ?)`,
+        last.id,
+        rolled.at ?? last.at,
+        last.generation,
+        last.lastSeq,
+        last.compactionId,
+        model,
+        rolled.tokens,
+        JSON.stringify(rolled.rolled),
+      );
+    }
+    before = last;
+    start = end;
+  }
+}
+
 /** The session's bill under `model`'s catalog prices (see the module). */
 export function sessionBill(sql: SqlStorage, model: string, rows = turnRows(sql)): SessionBill {
-  return billTurns(
-    cachePricingOf(modelPricing(model), model),
-    rows.map((row) => ({
-      // A turn after the cache's lifetime finds it cold: billed as a full write (core `billTurns`).
-      at: row.at,
-      tokens: row.tokens,
-      reusedTokens: row.reusedTokens,
-      wholeTokens: row.wholeTokens,
-      wholeReusedTokens: row.wholeReusedTokens,
-      usage:
-        row.inputTokens === null
-          ? undefined
-          : {
-              inputTokens: row.inputTokens,
-              cacheReadTokens: row.cacheReadTokens ?? 0,
-              cacheWriteTokens: row.cacheWriteTokens ?? 0,
-            },
-    })),
-  );
+  return billTurns(cachePricingOf(modelPricing(model), model), rows.map(entryOf));
 }
 
 /** The bill and, per turn, both bills so far, as `/compactions` reports them. */
@@ -196,6 +345,14 @@ export function billWithSeries(
       lastSeq: rows[index]?.lastSeq ?? 0,
       costTokens: point.condense,
       wholeHistoryCostTokens: point.wholeHistory,
+      basis: point.basis,
+      cacheMiss:
+        rows[index]?.cacheMissReason == null
+          ? null
+          : {
+              reason: rows[index]?.cacheMissReason ?? "",
+              missedTokens: rows[index]?.cacheMissedTokens ?? null,
+            },
     })),
   };
 }
@@ -216,6 +373,9 @@ function billBody(bill: SessionBill): SessionBillBody {
     costTokens: bill.condense.cost,
     wholeHistoryCostTokens: bill.wholeHistory.cost,
     cacheBusts: bill.condense.busts,
+    coldTurns: bill.coldTurns,
+    basis: bill.basis,
+    measuredTurns: bill.measuredTurns,
     cacheReadTokens: bill.condense.readTokens,
     cacheWriteTokens: bill.condense.writtenTokens,
     reported: {

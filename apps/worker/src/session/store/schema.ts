@@ -93,6 +93,12 @@
  * (`session/compaction/compaction-events`): the event's JSON, and its delivery to the session's webhook
  * (`none` without one, `pending`, `delivered`, `failed`), attempts, when the next is due, and the
  * last failure. Empty in sessions from before.
+ *
+ * v15 (the turn log's bound, issue 32): `condense_turns.rolled`, NULL for a turn; on a row that
+ * rolls up older turns (one per stretch between compactions, `session/context/served-turns`), the
+ * JSON of their bill's integer sums (core's `TurnTotals`), the row's other columns its last turn's.
+ * `cache_miss_reason` and `cache_missed_tokens`: why the provider's cache missed on the turn, when
+ * its answer said (Anthropic's `diagnostics.cache_miss_reason`); NULL otherwise and in rollups.
  */
 
 import { type Migration, runMigrations } from "../../sqlite/migrations";
@@ -340,6 +346,15 @@ const migrations: Migration[] = [
         last_error TEXT
       )`,
       "CREATE INDEX condense_events_due ON condense_events (delivery, next_attempt_at)",
+    ],
+  },
+  // ---- the turn log's bound (v15): old turns rolled up per compaction
+  {
+    version: 15,
+    statements: [
+      "ALTER TABLE condense_turns ADD COLUMN rolled TEXT",
+      "ALTER TABLE condense_turns ADD COLUMN cache_miss_reason TEXT",
+      "ALTER TABLE condense_turns ADD COLUMN cache_missed_tokens INTEGER",
     ],
   },
 ];

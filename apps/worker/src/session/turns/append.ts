@@ -14,10 +14,10 @@ import type { IdempotencyInput } from "../../api/idempotency-key";
 import type { AppendResponseBody } from "../../api/schemas";
 import { decidePending, type PendingMark } from "../compaction/pending";
 import { compactionStatus } from "../context/context-data";
-import { measureCommitted } from "../context/context-measure";
+import { measureCommitted, messagesTokens } from "../context/context-measure";
 import { calibrateWithProviderCount } from "../context/provider-counts";
 import { recountIfModelChanged } from "../context/recount";
-import { recordTurnUsage } from "../context/served-turns";
+import { recordTurnUsage, unservedAnswerBilling } from "../context/served-turns";
 import { checkToolTraffic, indexToolCalls } from "../context/tool-outputs";
 import { indexMessage } from "../recall/search-index";
 import { remember, replay } from "../store/idempotency";
@@ -69,6 +69,8 @@ export function appendMessages(
   target: AppendTarget,
   key: SessionKey,
   input: AppendInput,
+  /** Through `/messages`: bill the answers no fetched context served (`served-turns`). */
+  options: { billUnservedAnswers?: boolean } = {},
 ): Appended {
   const { scope, env, compactionRunning } = target;
   return inTransaction(scope, (sql): Appended => {
@@ -122,8 +124,12 @@ export function appendMessages(
     let addedTokens = 0;
     // The bench's seam: the same append without the search index, to measure what indexing adds.
     const indexing = env.BENCH_NO_SEARCH_INDEX !== "1";
+    const billAnswer = options.billUnservedAnswers
+      ? unservedAnswerBilling(scope, model, messagesTokens(settings.pinned, model))
+      : undefined;
     for (const message of input.messages) {
       seq++;
+      if (message.role === "assistant") billAnswer?.(seq, now);
       const tokens = messageTokens(message, model);
       addedTokens += tokens;
       scope.store.appendTranscript(seq, message, tokens, now);
