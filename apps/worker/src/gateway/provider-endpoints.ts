@@ -27,10 +27,10 @@ import { requestSession } from "./agent-identity";
 import { type Preview, previewOf } from "./preview";
 import { expandCondenseCompactions } from "./protocols/condense-compaction";
 import { condenseRequest, GATEWAY_HEADERS } from "./protocols/condense-headers";
-import type { GatewayProtocol, RequestBody } from "./protocols/protocol";
+import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "./protocols/protocol";
 import { responsesProtocol } from "./protocols/responses-protocol";
 import { emulatedCompaction } from "./responses-compaction";
-import { meterTokens } from "./spending-guard";
+import { meterAnswer } from "./spending-guard";
 import {
   clientResponseHeaders,
   gatewayTimeouts,
@@ -164,18 +164,12 @@ export async function serveCount(
   });
 }
 
-/** The tokens a compacted response reports (`usage.input_tokens + output_tokens`), 0 for none. */
-function compactionTokens(text: string): number {
+/** A compacted response as the Responses protocol reads an answer (undefined when it is not JSON). */
+function compactionAnswer(text: string): ProtocolAnswer | undefined {
   try {
-    const usage: unknown = Reflect.get(Object(JSON.parse(text)), "usage");
-    if (typeof usage !== "object" || usage === null) return 0;
-    const count = (field: string) => {
-      const value: unknown = Reflect.get(usage, field);
-      return typeof value === "number" && Number.isFinite(value) ? value : 0;
-    };
-    return count("input_tokens") + count("output_tokens");
+    return responsesProtocol.answer(JSON.parse(text));
   } catch {
-    return 0;
+    return undefined;
   }
 }
 
@@ -196,7 +190,7 @@ export async function serveResponsesCompact(
     : undefined;
   if (preview === undefined) {
     // The provider's compaction is a model call: on the deployment's key, it counts for the day.
-    if (reply.status === 200) await meterTokens(c, compactionTokens(reply.text));
+    if (reply.status === 200) await meterAnswer(c, compactionAnswer(reply.text));
     return passedBack(reply, await sessionHeaders(c, body));
   }
   const { messages, tokens } = preview;

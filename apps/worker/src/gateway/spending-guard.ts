@@ -83,10 +83,15 @@ function answerTokens(answer: ProtocolAnswer): number {
 }
 
 /**
- * Adds `tokens` the upstream reported to the user's count of the day, when the request is guarded
- * (a call beside the model requests, such as `/responses/compact`). Never throws: an error is logged.
+ * Adds the tokens of an answer the upstream gave beside the model requests (such as
+ * `/responses/compact`) to the user's count of the day, when the request is guarded.
+ * Never throws: an error is logged.
  */
-export async function meterTokens(c: Context<AppEnv>, tokens: number): Promise<void> {
+export async function meterAnswer(
+  c: Context<AppEnv>,
+  answer: ProtocolAnswer | undefined,
+): Promise<void> {
+  const tokens = answer === undefined ? 0 : answerTokens(answer);
   if (guardedCap(c) === undefined || tokens === 0) return;
   await recordTokens(c.env, c.get("userId"), c.get("requestId"), tokens);
 }
