@@ -11,9 +11,9 @@
  * Claude and Gemini, and a provider counts what the engine cannot: images,
  * its own tool prompts). Where the upstream has no such endpoint (404, 405 or
  * 501: an OpenAI-compatible proxy, a local server), the gateway answers with
- * the engine's count in the provider's shape; Anthropic's own refusal of the
- * request (a model it does not know) passes through, told apart by its error
- * body (`anthropicRefusal`). A compaction goes upstream as
+ * the engine's count in the provider's shape; Anthropic's or Google's own
+ * refusal of the request (a model it does not know) passes through, told apart
+ * by its error body (`providerRefusal`). A compaction goes upstream as
  * the client sent it (the provider compacts the history the client holds);
  * without the endpoint, the gateway answers with its engine's compaction
  * (`gateway/responses-compaction`). `X-Condense-Answered-By` says which.
@@ -46,29 +46,40 @@ function missingEndpoint(status: number): boolean {
 }
 
 /**
- * Whether an upstream's error is Anthropic's refusal of the request rather than a route it lacks:
- * an Anthropic error body (`{ type: "error", error: { type, message } }`) of another type than
- * `not_found_error`, or a `not_found_error` that names the request's model (`model: <name>`, a
- * model the upstream does not know). A server without the route answers in its own words, or with
- * a `not_found_error` about the path.
+ * Whether an upstream's 404 is the provider refusing the request rather than a route it lacks:
+ * the provider's own error body of another kind than "not found", or a "not found" that names
+ * the request's model (a model the upstream does not know). Anthropic's is
+ * `{ type: "error", error: { type, message } }` (`not_found_error`, "model: <name>"); Google's
+ * `{ error: { code, message, status } }` (`NOT_FOUND`, "models/<name> is not found…"). A server
+ * without the route answers in its own words, or with a "not found" about the path.
  */
-function anthropicRefusal(text: string, model: unknown): boolean {
+function providerRefusal(protocol: GatewayProtocol, text: string, model: unknown): boolean {
+  const kinds = REFUSAL_SHAPES[protocol.name];
+  if (kinds === undefined) return false;
+  let error: unknown;
   try {
     const body: unknown = JSON.parse(text);
-    if (typeof body !== "object" || body === null || Reflect.get(body, "type") !== "error") {
-      return false;
-    }
-    const error: unknown = Reflect.get(body, "error");
-    if (typeof error !== "object" || error === null) return false;
-    const type: unknown = Reflect.get(error, "type");
-    const message: unknown = Reflect.get(error, "message");
-    if (typeof type !== "string") return false;
-    if (type !== "not_found_error") return true;
-    return typeof model === "string" && typeof message === "string" && message.includes(model);
+    if (typeof body !== "object" || body === null) return false;
+    if (kinds.envelope !== undefined && Reflect.get(body, "type") !== kinds.envelope) return false;
+    error = Reflect.get(body, "error");
   } catch {
     return false;
   }
+  if (typeof error !== "object" || error === null) return false;
+  const kind: unknown = Reflect.get(error, kinds.kindField);
+  const message: unknown = Reflect.get(error, "message");
+  if (typeof kind !== "string") return false;
+  if (kind !== kinds.notFound) return true;
+  return typeof model === "string" && typeof message === "string" && message.includes(model);
 }
+
+/** Where each provider's error body says its kind, and which kind is "not found". */
+const REFUSAL_SHAPES: Partial<
+  Record<GatewayProtocol["name"], { envelope?: string; kindField: string; notFound: string }>
+> = {
+  anthropic: { envelope: "error", kindField: "type", notFound: "not_found_error" },
+  gemini: { kindField: "status", notFound: "NOT_FOUND" },
+};
 
 /** POSTs `body` to the upstream's `path`, the client's provider headers with it. */
 async function postUpstream(
@@ -152,8 +163,7 @@ export async function serveCount(
   const preview = await previewOf(c, endpoint.protocol, body, text);
   const sent = preview.text ?? JSON.stringify(endpoint.upstreamBody(preview));
   const reply = await postUpstream(c, endpoint.path, sent);
-  const refusedByProvider =
-    endpoint.protocol.name === "anthropic" && anthropicRefusal(reply.text, body.model);
+  const refusedByProvider = providerRefusal(endpoint.protocol, reply.text, body.model);
   if (!missingEndpoint(reply.status) || refusedByProvider) {
     return passedBack(reply, preview.headers);
   }

@@ -245,4 +245,22 @@ describe("Gemini generateContent through the gateway", () => {
     expect(response.status).toBe(200);
     expect(await response.json()).toEqual({ totalTokens: expect.any(Number) });
   });
+
+  it("passes Google's own 404 for a model the upstream does not know through, in its words", async () => {
+    const tag = freshTag();
+    const response = await gemini(
+      { contents: [{ role: "user", parts: [{ text: "count me please" }] }] },
+      { tag, method: "countTokens", model: "gemini-missing-model" },
+    );
+    expect(response.status).toBe(404);
+    expect(response.headers.get("X-Condense-Answered-By")).toBe("upstream");
+    expect(await response.json()).toEqual({
+      error: {
+        code: 404,
+        message: expect.stringContaining("models/gemini-missing-model is not found"),
+        status: "NOT_FOUND",
+      },
+    });
+    expect(await upstreamCalls(tag)).toHaveLength(1);
+  });
 });

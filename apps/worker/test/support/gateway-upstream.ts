@@ -32,7 +32,8 @@
  * Anthropic's `count_tokens` counts the prompt as a model request does (scaled by `scale`) and
  * refuses what a model request would; `/responses/compact` answers with the input's user
  * messages and one compaction item of its own (`gAAAA-encrypted-N`). A model named `claude-missing…`
- * is one the upstream does not know: `count_tokens` answers Anthropic's 404 `not_found_error`.
+ * is one the upstream does not know: `count_tokens` answers Anthropic's 404 `not_found_error`;
+ * likewise `gemini-missing…` on `:countTokens`, Google's 404 `NOT_FOUND` naming the model.
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
  * (tools, system and messages counted), and Responses input whose outputs do
@@ -464,6 +465,20 @@ export async function startGatewayUpstream(
     }
     if (url.pathname.endsWith("/responses/compact") && request.method === "POST") {
       return compactResponses(request);
+    }
+    const unknownGemini = /\/models\/(gemini-missing[^/:]*):countTokens$/.exec(url.pathname);
+    if (unknownGemini !== null) {
+      record(request, null);
+      return {
+        status: 404,
+        body: {
+          error: {
+            code: 404,
+            message: `models/${unknownGemini[1]} is not found for API version v1beta, or is not supported for countTokens. Call ListModels to see the list of available models and their supported methods.`,
+            status: "NOT_FOUND",
+          },
+        },
+      };
     }
     if (url.pathname.endsWith(":countTokens") && scenarioOf(request).bare === true) {
       record(request, null);
