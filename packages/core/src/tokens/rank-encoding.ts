@@ -45,7 +45,7 @@ export function encodeRanks(
     referenceRankOf.set(latin1(token), rank);
   });
 
-  const kinds: string[] = [];
+  const kinds: number[] = [];
   const references = new NumberWriter();
   const literals = new NumberWriter();
   // Every split of a merged token into two lower-ranked tokens: any one rebuilds its bytes.
@@ -113,13 +113,26 @@ export function encodeRanks(
     count: tokens.length,
     byteLength,
     maxTokenLength,
-    kinds: kinds.join(""),
+    kinds: kindRuns(kinds),
     parts: parts.finish(),
     left: left.finish(),
     right: right.finish(),
     references: references.finish(),
     literals: literals.finish(),
   };
+}
+
+/** Kinds by runs (see {@link EncodedRanks.kinds}): the kind, then the run's length. */
+function kindRuns(kinds: readonly number[]): EncodedRanks["kinds"] {
+  const runs = new NumberWriter();
+  for (let start = 0; start < kinds.length; ) {
+    let end = start + 1;
+    while (end < kinds.length && kinds[end] === kinds[start]) end++;
+    runs.write(kinds[start] as number);
+    runs.write(end - start);
+    start = end;
+  }
+  return runs.finish();
 }
 
 /** A part list: parts by use count, most used first, ties by rank (see {@link EncodedRanks.parts}). */
