@@ -10,6 +10,7 @@ import { bitLength, NumberWriter } from "./coded-numbers.js";
 import {
   BYTE_CLASS,
   type EncodedRanks,
+  KIND_CYCLE,
   KIND_LITERAL,
   KIND_MERGE,
   KIND_REFERENCE,
@@ -122,14 +123,17 @@ export function encodeRanks(
   };
 }
 
-/** Kinds by runs (see {@link EncodedRanks.kinds}): the kind, then the run's length. */
+/** Kinds by runs (see {@link EncodedRanks.kinds}): the three kinds' runs in turn, 0 for one absent. */
 function kindRuns(kinds: readonly number[]): EncodedRanks["kinds"] {
   const runs = new NumberWriter();
+  let turn = 0;
   for (let start = 0; start < kinds.length; ) {
+    const kind = kinds[start] as number;
+    for (; turn % KIND_CYCLE !== kind; turn++) runs.write(0);
     let end = start + 1;
-    while (end < kinds.length && kinds[end] === kinds[start]) end++;
-    runs.write(kinds[start] as number);
+    while (end < kinds.length && kinds[end] === kind) end++;
     runs.write(end - start);
+    turn++;
     start = end;
   }
   return runs.finish();
