@@ -38,6 +38,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  ISSUE_SESSION_CHARS,
   ms,
   percentile,
   searchQueries,
@@ -197,20 +198,27 @@ interface CompactionEvent {
 }
 
 /**
- * Compactions of 200k-token sessions through the Durable Object: built by appends (the background
- * compaction they schedule waits an hour), then, in a Worker restarted on the same state, compacted
- * by `POST /compact` with the deterministic summarizer. The event's `durationMs` spans the snapshot
+ * Compactions through the Durable Object of agent sessions of two sizes: the issue's (~119k tokens,
+ * issue 29's figure) and ~198k tokens. Built by appends (the background compaction they schedule
+ * waits an hour), then, in a Worker restarted on the same state, compacted by `POST /compact` with
+ * the deterministic summarizer, the two sizes alternated. The event's `durationMs` spans the snapshot
  * to the commit; with no summarizer I/O it is the object's CPU time on the compaction.
  */
 async function durableObjectCompaction(): Promise<void> {
   const vars = { COMPACTION_DELAY_MS: "3600000" };
-  const sessions = Array.from({ length: COMPACTED_SESSIONS }, (_, s) => `compact-${s}`);
+  const sizes = [
+    { size: "issue", chars: ISSUE_SESSION_CHARS },
+    { size: "198k", chars: undefined },
+  ];
+  const sessions = Array.from({ length: COMPACTED_SESSIONS }, (_, s) =>
+    sizes.map(({ size, chars }) => ({ size, chars, id: `compact-${size}-${s}`, salt: s + 1 })),
+  ).flat();
   let worker = await startWorker(vars);
   try {
-    for (const [s, session] of sessions.entries()) {
-      const messages = agentSession(s + 1);
+    for (const { id, salt, chars } of sessions) {
+      const messages = agentSession(salt, chars);
       for (let from = 0; from < messages.length; from += APPEND_BATCH) {
-        await api(worker.base, "POST", `/v1/sessions/${session}/messages`, {
+        await api(worker.base, "POST", `/v1/sessions/${id}/messages`, {
           model: "gpt-4o",
           messages: messages.slice(from, from + APPEND_BATCH),
         });
@@ -222,26 +230,28 @@ async function durableObjectCompaction(): Promise<void> {
     // whose first use is a cold-start figure of its own (the engine's bench).
     worker = await startWorker(vars, worker.dir);
     await timedAppend(worker.base, "warmup", 0);
-    const events: CompactionEvent[] = [];
-    for (const session of sessions) {
-      await api(worker.base, "POST", `/v1/sessions/${session}/compact`, {});
-      const { compactions } = (await api(
-        worker.base,
-        "GET",
-        `/v1/sessions/${session}/compactions`,
-      )) as { compactions: CompactionEvent[] };
+    const events = new Map<string, CompactionEvent[]>();
+    for (const { id, size } of sessions) {
+      await api(worker.base, "POST", `/v1/sessions/${id}/compact`, {});
+      const { compactions } = (await api(worker.base, "GET", `/v1/sessions/${id}/compactions`)) as {
+        compactions: CompactionEvent[];
+      };
       const event = compactions.at(-1);
-      if (event === undefined) throw new Error(`${session}: no compaction was committed`);
-      events.push(event);
+      if (event === undefined) throw new Error(`${id}: no compaction was committed`);
+      events.set(size, [...(events.get(size) ?? []), event]);
     }
-    const durations = events.map((event) => event.durationMs ?? Number.NaN);
-    const first = events[0];
-    const fallbacks = events.filter((event) => event.fallback !== null).length;
-    // A configured compaction that threw was timed with its fallback: the figure would mislead.
-    if (fallbacks > 0) console.log(`(${fallbacks} of these compactions fell back after a failure)`);
-    console.log(
-      `compaction of a ${first?.tokensBefore}-token session through the Durable Object (wrangler dev, deterministic summarizer, ${events.length} sessions): durationMs min ${ms(Math.min(...durations))}, median ${ms(percentile(durations, 50))}, max ${ms(Math.max(...durations))} (tier ${first?.tier}, ${first?.tokensBefore} → ${first?.tokensAfter} tokens)`,
-    );
+    for (const [size, list] of events) {
+      const durations = list.map((event) => event.durationMs ?? Number.NaN);
+      const first = list[0];
+      const fallbacks = list.filter((event) => event.fallback !== null).length;
+      // A configured compaction that threw was timed with its fallback: the figure would mislead.
+      if (fallbacks > 0)
+        console.log(`(${fallbacks} of these compactions fell back after a failure)`);
+      const tokens = list.map((event) => event.tokensBefore);
+      console.log(
+        `compaction of a ${size === "issue" ? "issue-29-sized " : ""}${Math.min(...tokens)}–${Math.max(...tokens)}-token session through the Durable Object (wrangler dev, deterministic summarizer, ${list.length} sessions): durationMs min ${ms(Math.min(...durations))}, median ${ms(percentile(durations, 50))}, max ${ms(Math.max(...durations))} (tier ${first?.tier}, ${first?.tokensBefore} → ${first?.tokensAfter} tokens)`,
+      );
+    }
   } finally {
     worker.child.kill("SIGTERM");
     rmSync(worker.dir, { recursive: true, force: true });

@@ -24,6 +24,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  ISSUE_SESSION_CHARS,
   KEY,
   root,
   searchQueries,
@@ -193,7 +194,7 @@ export async function profileWorker(paths: string[]): Promise<void> {
     if (wanted("compaction")) {
       const ids = [1, 2, 3].map((n) => `profile-compact-${n}`);
       for (const [n, id] of ids.entries()) {
-        const session = agentSession(n + 1);
+        const session = agentSession(n + 1, ISSUE_SESSION_CHARS);
         for (let from = 0; from < session.length; from += APPEND_BATCH)
           await api(worker.base, "POST", `/v1/sessions/${id}/messages`, {
             model: "gpt-4o",

@@ -78,7 +78,7 @@ function sameTokens(a: readonly Uint8Array[], decoded: ReturnType<typeof decodeR
 }
 
 function moduleSource(name: string, pattern: string, encoded: EncodedRanks): string {
-  const streams = ["parts", "left", "right", "references", "literals"] as const;
+  const streams = ["kinds", "parts", "left", "right", "references", "literals"] as const;
   const literal = (value: string) => JSON.stringify(value);
   return `/**
  * @module tokens/rank-data/${name}
@@ -91,18 +91,23 @@ import type { EncodedRanks } from "../rank-coding.js";
 /** The pre-tokenizer pattern (flags \`gu\`). */
 export const pattern = ${literal(pattern)};
 
-// Symbol streams first, bit streams after: gzip compresses each kind better when they do not alternate.
-const kinds = ${literal(encoded.kinds)};
-${streams.map((stream) => `const ${stream}Symbols = ${literal(encoded[stream].symbols)};`).join("\n")}
-${streams.map((stream) => `const ${stream}Bits = ${literal(encoded[stream].bits)};`).join("\n")}
-
-export const ranks: EncodedRanks = {
-  count: ${encoded.count},
-  byteLength: ${encoded.byteLength},
-  maxTokenLength: ${encoded.maxTokenLength},
-  kinds,
-${streams.map((stream) => `  ${stream}: { symbols: ${stream}Symbols, bits: ${stream}Bits },`).join("\n")}
-};
+/**
+ * The table in compact form. Its strings are written inside this function, not at the top of the
+ * module: V8 only scans a function it has not run yet, so a process that never counts with this
+ * encoding never builds them (cl100k_base's 446k characters, in every process that imports the
+ * engine), and one that does builds them once, on first use (see \`tokens/encoder\`).
+ */
+export function ranks(): EncodedRanks {
+  // Symbol streams first, bit streams after: gzip compresses each kind better when they do not alternate.
+${streams.map((stream) => `  const ${stream}Symbols = ${literal(encoded[stream].symbols)};`).join("\n")}
+${streams.map((stream) => `  const ${stream}Bits = ${literal(encoded[stream].bits)};`).join("\n")}
+  return {
+    count: ${encoded.count},
+    byteLength: ${encoded.byteLength},
+    maxTokenLength: ${encoded.maxTokenLength},
+${streams.map((stream) => `    ${stream}: { symbols: ${stream}Symbols, bits: ${stream}Bits },`).join("\n")}
+  };
+}
 `;
 }
 

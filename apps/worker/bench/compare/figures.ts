@@ -31,6 +31,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  ISSUE_SESSION_CHARS,
   KEY,
   searchQueries,
 } from "../harness.ts";
@@ -229,7 +230,7 @@ const compaction: Figure = {
       (_, i) => `compare-compact-${round}-${i}`,
     );
     for (const [i, id] of ids.entries()) {
-      const messages = agentSession(round * COMPACTIONS_PER_ROUND + i + 1);
+      const messages = agentSession(round * COMPACTIONS_PER_ROUND + i + 1, ISSUE_SESSION_CHARS);
       for (const subject of subjects) {
         for (let from = 0; from < messages.length; from += APPEND_BATCH) {
           await api(subject.base, "POST", `/v1/sessions/${id}/messages`, {

@@ -36,7 +36,8 @@ export interface EncodingInfo {
 
 interface RankSource {
   readonly pattern: string;
-  readonly ranks: EncodedRanks;
+  /** Builds the compact form's strings (on first use: see the data modules). */
+  readonly ranks: () => EncodedRanks;
   /** The table the compact form codes shared tokens against (see `build-rank-data.ts`). */
   readonly reference?: EncodingName;
 }
@@ -52,8 +53,8 @@ interface Bpe {
 }
 
 // Both data modules are imported statically: counting is synchronous, so a dynamic import()
-// could not serve the first count of a cl100k model. Importing cl100k's compact form costs ~3 ms
-// of parsing; it is decoded only when a cl100k model is counted.
+// could not serve the first count of a cl100k model. Their strings sit inside `ranks()`, which V8
+// only scans at import; they are built and decoded when the encoding is first counted with.
 const sources: Record<EncodingName, RankSource> = {
   o200k_base: o200kBase,
   cl100k_base: { ...cl100kBase, reference: "o200k_base" },
@@ -72,7 +73,7 @@ function tokensOf(encoding: EncodingName): DecodedTokens {
   const existing = decoded.get(encoding);
   if (existing) return existing;
   const { ranks, reference } = sources[encoding];
-  const tokens = decodeRanks(ranks, reference === undefined ? undefined : tokensOf(reference));
+  const tokens = decodeRanks(ranks(), reference === undefined ? undefined : tokensOf(reference));
   decoded.set(encoding, tokens);
   return tokens;
 }

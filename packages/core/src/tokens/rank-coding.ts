@@ -31,8 +31,14 @@ export interface EncodedRanks {
   readonly byteLength: number;
   /** Length of the longest token in bytes. */
   readonly maxTokenLength: number;
-  /** One symbol per token: {@link KIND_MERGE}, {@link KIND_LITERAL} or {@link KIND_REFERENCE}. */
-  readonly kinds: string;
+  /**
+   * Each token's kind ({@link KIND_MERGE}, {@link KIND_LITERAL} or {@link KIND_REFERENCE}), by
+   * runs: the lengths of runs of the three kinds in turn, merges first (a kind absent between two
+   * others has a run of 0). One character per token was 200k of o200k_base's 1.12M characters,
+   * which a fresh process scans and copies before its first count; naming each run's kind cost
+   * cl100k_base 0.6 KiB gzipped more than this, all its runs alternating references and merges.
+   */
+  readonly kinds: CodedNumbers;
   /**
    * The part lists, left first, then right per class ({@link PART_LISTS} in all). Each list
    * is its number of groups, then per group (parts used equally often, most used group first)
@@ -50,14 +56,13 @@ export interface EncodedRanks {
 }
 
 /** The token is the concatenation of two tokens of lower rank. */
-export const KIND_MERGE = "0";
+export const KIND_MERGE = 0;
 /** The token's bytes are stored (single bytes, and any token with no lower-ranked split). */
-export const KIND_LITERAL = "1";
+export const KIND_LITERAL = 1;
 /** The token is the reference table's token of the coded rank. */
-export const KIND_REFERENCE = "2";
-const MERGE_CODE = KIND_MERGE.charCodeAt(0);
-const LITERAL_CODE = KIND_LITERAL.charCodeAt(0);
-const REFERENCE_CODE = KIND_REFERENCE.charCodeAt(0);
+export const KIND_REFERENCE = 2;
+/** Kinds in the order their runs take turns in {@link EncodedRanks.kinds}. */
+export const KIND_CYCLE = 3;
 
 /**
  * Classes of a left part's last byte, each with its own list of right parts: space, lower-case
@@ -139,14 +144,29 @@ function decodePartLists(coded: CodedNumbers, count: number): PartLists {
   if (at !== numbers.length) throw new RangeError("corrupt rank data: part lists too long");
   return { parts, starts };
 }
+/** The kind of each of `count` tokens, from their runs. */
+function decodeKinds(coded: CodedNumbers, count: number): Uint8Array {
+  const runs = decodeNumbers(coded);
+  const kinds = new Uint8Array(count);
+  let rank = 0;
+  for (let i = 0; i < runs.length; i++) {
+    const end = rank + (runs[i] as number);
+    if (end > count) throw new RangeError("corrupt rank data: kinds do not match count");
+    kinds.fill(i % KIND_CYCLE, rank, end);
+    rank = end;
+  }
+  if (rank !== count) throw new RangeError("corrupt rank data: kinds do not match count");
+  return kinds;
+}
+
 /**
  * The tokens of an {@link encodeRanks} result, in one linear pass: lengths and hashes (each
  * from its parts'), their bytes on first use. `reference` is the decoded reference table when
  * the data was encoded with one. Throws on corrupt data.
  */
 export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): DecodedTokens {
-  const { count, kinds, maxTokenLength } = encoded;
-  if (kinds.length !== count) throw new RangeError("corrupt rank data: kinds do not match count");
+  const { count, maxTokenLength } = encoded;
+  const kinds = decodeKinds(encoded.kinds, count);
   if (maxTokenLength > 255) throw new RangeError("rank data with tokens over 255 bytes long");
   const { parts, starts } = decodePartLists(encoded.parts, count);
   const references = decodeNumbers(encoded.references);
@@ -180,9 +200,9 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
   // The hot loop (~200k tokens for o200k, run once, much of it before V8 optimizes it): no
   // calls, no inner loops but a literal's bytes, typed arrays only.
   for (let rank = 0; rank < count; rank++) {
-    const kind = kinds.charCodeAt(rank);
+    const kind = kinds[rank] as number;
     let length = 0;
-    if (kind === MERGE_CODE) {
+    if (kind === KIND_MERGE) {
       const leftCode = nextMerge < left.length ? (left[nextMerge] as number) : leftLength;
       const a = leftCode < leftLength ? (parts[leftCode] as number) : rank;
       if (a >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
@@ -197,7 +217,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
       lastByteClasses[rank] = lastByteClasses[b] as number;
       sources[rank] = a;
       rightParts[rank] = b;
-    } else if (kind === REFERENCE_CODE) {
+    } else if (kind === KIND_REFERENCE) {
       if (reference === undefined) throw new Error("this rank data needs its reference table");
       const other =
         nextReference < references.length ? (references[nextReference++] as number) : -1;
@@ -208,7 +228,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
       hashes[rank] = referenceHashes[other] as number;
       lastByteClasses[rank] = referenceClasses[other] as number;
       sources[rank] = REFERENCE - other;
-    } else if (kind === LITERAL_CODE) {
+    } else if (kind === KIND_LITERAL) {
       length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
       if (
         length === 0 ||

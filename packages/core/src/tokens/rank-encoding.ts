@@ -10,6 +10,7 @@ import { bitLength, NumberWriter } from "./coded-numbers.js";
 import {
   BYTE_CLASS,
   type EncodedRanks,
+  KIND_CYCLE,
   KIND_LITERAL,
   KIND_MERGE,
   KIND_REFERENCE,
@@ -45,7 +46,7 @@ export function encodeRanks(
     referenceRankOf.set(latin1(token), rank);
   });
 
-  const kinds: string[] = [];
+  const kinds: number[] = [];
   const references = new NumberWriter();
   const literals = new NumberWriter();
   // Every split of a merged token into two lower-ranked tokens: any one rebuilds its bytes.
@@ -113,13 +114,29 @@ export function encodeRanks(
     count: tokens.length,
     byteLength,
     maxTokenLength,
-    kinds: kinds.join(""),
+    kinds: kindRuns(kinds),
     parts: parts.finish(),
     left: left.finish(),
     right: right.finish(),
     references: references.finish(),
     literals: literals.finish(),
   };
+}
+
+/** Kinds by runs (see {@link EncodedRanks.kinds}): the three kinds' runs in turn, 0 for one absent. */
+function kindRuns(kinds: readonly number[]): EncodedRanks["kinds"] {
+  const runs = new NumberWriter();
+  let turn = 0;
+  for (let start = 0; start < kinds.length; ) {
+    const kind = kinds[start] as number;
+    for (; turn % KIND_CYCLE !== kind; turn++) runs.write(0);
+    let end = start + 1;
+    while (end < kinds.length && kinds[end] === kind) end++;
+    runs.write(end - start);
+    turn++;
+    start = end;
+  }
+  return runs.finish();
 }
 
 /** A part list: parts by use count, most used first, ties by rank (see {@link EncodedRanks.parts}). */
