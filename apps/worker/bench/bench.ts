@@ -19,6 +19,8 @@
  * `node bench/bench.ts gateway` (or any of `compaction-cpu`, `durable-object`, `service`, `search`)
  * runs only those sections; `cost` (named only: it replays the corpus, ~20 minutes) runs
  * `bench/cost.ts`, the bill of Condense against the peer policies under prompt caching;
+ * `floor` (named only: `bench/request-floor.ts`) what any request costs under `wrangler dev` here, a
+ * hello world beside Condense's own requests, interleaved;
  * `probes` (named only, as long) `bench/probes.ts`, what the agent still knows at checkpoints of
  * the same replays against the same peers, each with its bill; `soak` (named only, with its
  * options: `bench/soak.ts`) runs simulated agents while workerd is killed.
@@ -44,6 +46,7 @@ import {
   searchQueries,
   startWorker,
 } from "./harness.ts";
+import { requestFloor } from "./request-floor.ts";
 
 const LLM_DELAY_MS = 5_000;
 const IDLE_APPENDS = 300;
@@ -363,6 +366,7 @@ if (wanted("durable-object")) await durableObjectCompaction();
 if (wanted("service")) await workerFigures();
 if (wanted("gateway")) await gatewayLatency();
 if (wanted("search")) await searchFigures();
+if (sections.includes("floor")) await requestFloor();
 if (sections.includes("cost")) await import("./cost.ts");
 if (sections.includes("probes")) await import("./probes.ts");
 if (sections.includes("soak")) await import("./soak.ts");

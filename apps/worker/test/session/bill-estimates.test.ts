@@ -66,6 +66,28 @@ describe("a session fed through the API without fetching its context", () => {
     await append(id, { messages: [...toolStep(3, 400), ...toolStep(4, 400)] });
     expect((await report(id)).costSeries.map((point) => point.lastSeq)).toEqual([2, 4, 6, 8]);
   });
+  it("prices an estimated answer with the session's pinned messages, counted when it is billed", async () => {
+    const plain = freshSession("bill-pinned");
+    const pinned = freshSession("bill-pinned");
+    const rules = {
+      role: "system",
+      content: `House rules: ${"keep every test green. ".repeat(200)}`,
+    };
+    await call("PATCH", `/v1/sessions/${pinned}`, { body: { pinned: [rules] } });
+    for (const id of [plain, pinned]) {
+      await append(id, { messages: [SYSTEM, ASK], model: "gpt-4o" });
+      // A user's message bills nothing; the answer after it is estimated.
+      await append(id, { messages: [{ role: "user", content: "And the lint too." }] });
+      await append(id, { messages: toolStep(1, 400) });
+    }
+    const [without, withPinned] = await Promise.all([report(plain), report(pinned)]);
+    expect(without.costSeries).toHaveLength(1);
+    expect(withPinned.costSeries).toHaveLength(1);
+    // The pinned rules (about 1,000 tokens) are part of every request the answer came from.
+    const added =
+      (withPinned.costSeries[0]?.costTokens ?? 0) - (without.costSeries[0]?.costTokens ?? 0);
+    expect(added).toBeGreaterThan(900);
+  });
 });
 
 describe("a context read to look at it", () => {

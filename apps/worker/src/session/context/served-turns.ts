@@ -175,10 +175,16 @@ export function recordServedTurn(
 export function unservedAnswerBilling(
   scope: SessionScope,
   model: string,
-  pinnedTokens: number,
+  /**
+   * The session's pinned messages' tokens, asked for only when an answer is billed: most appends
+   * bill none (a user's or a tool's message, or an answer a fetched context served), and pricing
+   * them took a count of every pinned message on every append.
+   */
+  pinnedTokens: () => number,
 ): (seq: number, now: number) => void {
   const { sql } = scope;
   let previousAnswer: number | undefined;
+  let pinned: number | undefined;
   return (seq, now) => {
     previousAnswer ??=
       sql
@@ -195,10 +201,11 @@ export function unservedAnswerBilling(
     previousAnswer = seq;
     const session = served ? undefined : readSession(sql);
     if (session === undefined) return;
+    pinned ??= pinnedTokens();
     recordServedTurn(
       scope,
       session,
-      { lastSeq: seq - 1, tokens: contextSize(scope).tokens + pinnedTokens, pinnedTokens, model },
+      { lastSeq: seq - 1, tokens: contextSize(scope).tokens + pinned, pinnedTokens: pinned, model },
       now,
       true,
     );

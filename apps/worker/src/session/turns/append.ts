@@ -125,7 +125,7 @@ export function appendMessages(
     // The bench's seam: the same append without the search index, to measure what indexing adds.
     const indexing = env.BENCH_NO_SEARCH_INDEX !== "1";
     const billAnswer = options.billUnservedAnswers
-      ? unservedAnswerBilling(scope, model, messagesTokens(settings.pinned, model))
+      ? unservedAnswerBilling(scope, model, () => messagesTokens(settings.pinned, model))
       : undefined;
     for (const message of input.messages) {
       seq++;
