@@ -8,7 +8,8 @@
  * - hello world: the pass-through's `/healthz`;
  * - Condense's `/healthz`: the middleware chain and the request's log line, no authentication;
  * - a request to a session's object doing little (`GET /compactions` of a one-message session):
- *   authentication, the rate limit, the stub's round trip;
+ *   authentication, the stub's round trip (the rate limit is not bound in benches, see
+ *   `unlimitedConfig`; `BENCH_RATE_LIMITER=bound` adds wrangler dev's emulation of it);
  * - an append of one short message to that session.
  * Each with p50/p99 wall time and the CPU its Worker's processes used per request (from /proc),
  * which a busy machine inflates less than wall time.

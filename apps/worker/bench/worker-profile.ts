@@ -29,6 +29,7 @@ import {
   root,
   searchQueries,
   startWorker,
+  withoutRateLimit,
 } from "./harness.ts";
 
 interface ProfileNode {
@@ -132,12 +133,10 @@ export async function profileWorker(paths: string[]): Promise<void> {
   const upstream = await startInstantUpstream();
   const config = join(root, "wrangler.bench-profile.jsonc");
   const configured = readFileSync(join(root, "wrangler.jsonc"), "utf8");
-  // Not minified, so that the profile names the functions; the rate limit out of reach.
+  // Not minified, so that the profile names the functions; no rate limit (`withoutRateLimit`).
   writeFileSync(
     config,
-    configured
-      .replace(/("simple":\s*\{\s*"limit":\s*)\d+/, "$11000000000")
-      .replace(/"minify":\s*true/, '"minify": false'),
+    withoutRateLimit(configured).replace(/"minify":\s*true/, '"minify": false'),
   );
   const worker = await startWorker(
     {

@@ -88,7 +88,7 @@ export async function compare(args: string[]): Promise<number> {
     GATEWAY_KEY_BENCH: UPSTREAM_KEY,
   };
   const workers = await Promise.allSettled(
-    // Each with its checkout's configuration, the rate limit out of reach (`unlimitedConfig`).
+    // Each with its checkout's configuration, without the rate limit binding (`unlimitedConfig`).
     trees.map((tree) => startWorker(vars, undefined, undefined, join(tree.dir, "apps/worker"))),
   );
   try {
