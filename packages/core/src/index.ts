@@ -31,6 +31,12 @@ export {
 export { extractSummary } from "./compact/assemble.js";
 export { compact } from "./compact/compact.js";
 export type { CacheState } from "./compact/cost-policy.js";
+export {
+  type CachedSummaryTokens,
+  cachedSummaryCostTokens,
+  DEFAULT_OUTPUT_PRICE_RATIO,
+  separateSummaryCostTokens,
+} from "./compact/summarizer-cost.js";
 export { isCutOutput } from "./compact/cut-output.js";
 export { type FitOptions, type FitResult, fitContext } from "./compact/fit-context.js";
 export { type ResolvedOptions, resolveOptions } from "./compact/options.js";
