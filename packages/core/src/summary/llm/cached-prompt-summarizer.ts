@@ -36,7 +36,12 @@ export interface CachedPromptAnswer {
   /** `stop`, `length`, `content_filter`, `tool_calls` (each protocol's reason mapped to these), or null. */
   finishReason: string | null;
   refusal?: string;
-  usage?: { inputTokens: number; cacheReadTokens?: number; outputTokens?: number };
+  usage?: {
+    inputTokens: number;
+    cacheReadTokens?: number;
+    cacheWriteTokens?: number;
+    outputTokens?: number;
+  };
 }
 
 export interface CachedPromptSummarizerOptions {
