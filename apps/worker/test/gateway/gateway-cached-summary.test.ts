@@ -12,6 +12,7 @@ import type Anthropic from "@anthropic-ai/sdk";
 import { parseMessages, SUMMARY_SECTIONS, toAnthropic } from "@condense/core";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
+import type { CompactionsResponseBody } from "../../src/api/schemas";
 import {
   anthropicClient,
   freshTag,
@@ -118,6 +119,18 @@ describe("summaries through the cache", () => {
       outputTokens: 7,
     });
     expect(calls[1]?.tokens ?? 0).toBeGreaterThan(10_000);
+    // The bill shows what the summary cost: the prompt at the read price, the rest in full.
+    const bill = (await call<CompactionsResponseBody>("GET", `/v1/sessions/${session}/compactions`))
+      .body.bill;
+    expect(bill.summaries).toMatchObject({
+      count: 1,
+      cacheReadTokens: calls[1]?.tokens,
+      inputTokens: calls[2]?.tokens,
+    });
+    const read = calls[1]?.tokens ?? 0;
+    const rest = (calls[2]?.tokens ?? 0) - read;
+    // Sonnet: reads at 0.1, output at 5 × the input price.
+    expect(bill.summaries.costTokens).toBeCloseTo(read * 0.1 + rest + 7 * 5, 6);
   });
 
   it("Chat Completions: the same, in the protocol's own messages", async () => {

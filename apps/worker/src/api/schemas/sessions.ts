@@ -356,6 +356,19 @@ export const SessionBill = z
         description:
           "What the provider reported for the turns whose usage reached the session (gateway answers, appends with `usage`), priced as it counted them",
       }),
+    summaries: z
+      .object({
+        count: z.number().int(),
+        inputTokens: z.number().int(),
+        ...cacheTokens,
+        outputTokens: z.number().int(),
+        costTokens: z.number(),
+        dollars: z.number().nullable(),
+      })
+      .openapi({
+        description:
+          "The summaries written through the cache (setting `cachedSummaries`) as the provider counted them, beside the turns (not in `dollars` or `costTokens`): the prompt read at the cache-read price, the rest of the input at the input price, the output at the output price, in the same unit as `costTokens` and in dollars",
+      }),
   })
   .openapi("SessionBill", {
     description:
