@@ -35,6 +35,12 @@ export { isCutOutput } from "./compact/cut-output.js";
 export { type FitOptions, type FitResult, fitContext } from "./compact/fit-context.js";
 export { type ResolvedOptions, resolveOptions } from "./compact/options.js";
 export { isPrunePlaceholder } from "./compact/prune.js";
+export {
+  type CachedSummaryTokens,
+  cachedSummaryCostTokens,
+  DEFAULT_OUTPUT_PRICE_RATIO,
+  separateSummaryCostTokens,
+} from "./compact/summarizer-cost.js";
 export { summaryDigest } from "./compact/summary-anchor.js";
 export { shouldCompact, type TriggerDecision } from "./compact/trigger.js";
 export type {
@@ -178,8 +184,13 @@ export {
 } from "./recall/recall-tool.js";
 export { extractiveSummarizer } from "./summary/extractive/extractive.js";
 export { extractIdentifiers } from "./summary/ledger/identifiers.js";
-
 export type { Ledger } from "./summary/ledger-types.js";
+export {
+  type CachedPromptAnswer,
+  type CachedPromptSummarizerOptions,
+  type CachedPromptTurn,
+  cachedPromptSummarizer,
+} from "./summary/llm/cached-prompt-summarizer.js";
 export { containsSecret, withholdSecrets } from "./summary/redact.js";
 export type {
   IdentifierPolicy,

@@ -26,6 +26,7 @@ describe("a scenario's wire forms", () => {
       slowMs: 40,
       tool: "read_file",
       cache: { read: 100, write: 20 },
+      prefixCache: true,
       bare: true,
     };
     expect(scenarioFromHeaders(scenarioHeaders(scenario))).toEqual(scenario);

@@ -9,7 +9,7 @@
  * | harness | fields it plays | how the scenario reaches it |
  * | --- | --- | --- |
  * | the Worker's summarizer LLM (`apps/worker/test/support/llm-server.ts`) | `hold`, `fail`, `memory`, `malformed` | the session's model name: `scenarioModel` |
- * | the gateway's upstream (`apps/worker/test/support/gateway-upstream.ts`) | `limit`, `scale`, `sumOverflow`, `inject`, `fail`, `hold`, `fault`, `delayMs`, `slowMs`, `tool`, `cache`, `bare` | request headers through the gateway: `scenarioHeaders` |
+ * | the gateway's upstream (`apps/worker/test/support/gateway-upstream.ts`) | `limit`, `scale`, `sumOverflow`, `inject`, `fail`, `hold`, `fault`, `delayMs`, `slowMs`, `tool`, `cache`, `prefixCache`, `bare` | request headers through the gateway: `scenarioHeaders` |
  * | the client's provider (`packages/client/test/scenario-server.ts`) | `limit`, `charsPerToken`, `providers`, `fail`, `tool`, `toolEvery`, `reportUsage`, `answerChars` | registered once (`POST /scenarios`), then the model name is `name` |
  * | the agents' provider (`tests/agents/src/upstream/scripted-upstream.ts`) | `limit` | the base URL's first segment: `scenarioBaseUrl` |
  * | any `startTestServer` (the engine's tests) | `fail`, `fault`, `delayMs`, `slowMs` | `scenarioHandler` |
@@ -60,6 +60,12 @@ export interface Scenario {
   toolEvery?: number;
   /** The answer's usage says this many prompt tokens were read from the prompt cache, and written. */
   cache?: { read: number; write: number };
+  /**
+   * The answer's usage reports as read from the prompt cache the longest prefix of whole messages
+   * an earlier request of this scenario sent with the same model, system, tools and instructions:
+   * a provider's cache, for a test that extends a prompt (a summary through the cache).
+   */
+  prefixCache?: boolean;
   /** Anthropic's answer `diagnostics` say the prompt cache missed `tokens` for `reason`. */
   cacheMiss?: { reason: string; tokens: number };
   /** `false`: OpenAI-protocol answers report no usage. */
@@ -148,6 +154,7 @@ export function scenarioHeaders(scenario: Scenario): Record<string, string> {
   if (scenario.cacheMiss !== undefined) {
     parts.push(`miss=${scenario.cacheMiss.reason}/${scenario.cacheMiss.tokens}`);
   }
+  if (scenario.prefixCache === true) parts.push("prefix-cache");
   if (scenario.bare === true) parts.push("bare");
   return {
     [SCENARIO_NAME_HEADER]: scenario.name,
@@ -166,6 +173,7 @@ export function scenarioFromHeaders(headers: Record<string, string>): Scenario {
     else if (key === "hang" || key === "stall" || key === "drop") scenario.fault = key;
     else if (key === "hold") scenario.hold = true;
     else if (key === "bare") scenario.bare = true;
+    else if (key === "prefix-cache") scenario.prefixCache = true;
     else if (key === "delay") scenario.delayMs = Number(value);
     else if (key === "slow") scenario.slowMs = Number(value);
     else if (key === "tool") scenario.tool = value;

@@ -8,6 +8,7 @@
 
 import type { CachePricing } from "@condense/core";
 import type { PolicyBill } from "./bills.ts";
+import { compact95SummaryCost, summaryCosts } from "./summaries.ts";
 
 /** One replay of a transcript, its session running as one pricing's model. */
 export interface PricedReplay {
@@ -131,6 +132,58 @@ export function checks(input: ReportInput): Check[] {
   return out;
 }
 
+/**
+ * What the summaries add to the bills (`bench/cost/summaries`), per window and pricing: their share
+ * of Condense's bill with them (all replays' sums), sent whole and through the cache, and the 0.8
+ * check again with each side's summaries through the cache added to its bill.
+ */
+function summaryTable(input: ReportInput): string[] {
+  const lines = [
+    "| window | pricing | summaries C / c95 | share of the bill, sent whole | share, through the cache | Condense ÷ compact-at-95, summaries through the cache on both sides |",
+    "|---|---|---|---|---|---|",
+  ];
+  for (const window of new Set(input.records.map((record) => record.window))) {
+    const records = input.records.filter((record) => record.window === window);
+    for (const pricing of input.pricings) {
+      const { name } = pricing;
+      let bills = 0;
+      let whole = 0;
+      let cached = 0;
+      let count = 0;
+      let count95 = 0;
+      const withSummaries = (record: ReplayRecord, policy: string, summaries: number) =>
+        ((record.bills[name]?.[policy]?.cost ?? Number.NaN) + summaries) /
+        (record.bills[name]?.["whole history"]?.cost ?? Number.NaN);
+      const condense: number[] = [];
+      const c95: number[] = [];
+      for (const record of records) {
+        const costs = summaryCosts(record.replays[name], pricing);
+        const compactions95 = record.bills[name]?.["compact-at-95"]?.compactions ?? 0;
+        bills += record.bills[name]?.condense?.cost ?? 0;
+        whole += costs.sentWhole;
+        cached += costs.throughCache;
+        count += costs.count;
+        count95 += compactions95;
+        if (acted(record, name)) {
+          condense.push(withSummaries(record, "condense", costs.throughCache));
+          c95.push(
+            withSummaries(
+              record,
+              "compact-at-95",
+              compact95SummaryCost(compactions95, window, pricing),
+            ),
+          );
+        }
+      }
+      const percent = (part: number) => `${fixed((100 * part) / (bills + part), 1)}%`;
+      lines.push(
+        `| ${window / 1000}k | ${name} | ${count} / ${count95} | ${percent(whole)} | ${percent(cached)} | ${fixed(median(condense) / median(c95))} |`,
+      );
+    }
+  }
+  return lines;
+}
+
 function transcriptTable(records: readonly ReplayRecord[], pricing: CachePricing): string[] {
   const name = pricing.name;
   const lines = [
@@ -189,6 +242,12 @@ export function formatReport(input: ReportInput): string {
       `| ${check.window / 1000}k | ${check.pricing} | ${fixed(check.condenseActed)} | ${fixed(check.compact95Acted)} | ${fixed(check.versusCompact95)} ${pass(check.versusCompact95 <= 0.8)} | ${fixed(check.medianPerReplay)} | ${fixed(check.worstWhereFits)} ${pass(check.worstWhereFits <= 1.05)} | ${fixed(check.headMarkVersusCompact95)} |`,
     );
   }
+  lines.push(
+    "",
+    "What the summaries cost beside the bills above (which count the turns only), had an LLM written each summary the replay's compactions wrote (`bench/cost/summaries`): sent whole (the folded range and the summary prompt to the same model, uncached) or through the cache (the context before the compaction read from the cache, the instruction and the summary in full); compact-at-95's priced through the cache at 95% of the window with a 2,000-token summary.",
+    "",
+    ...summaryTable(input),
+  );
   for (const window of new Set(input.records.map((record) => record.window))) {
     const records = input.records.filter((record) => record.window === window);
     lines.push("", `## ${window / 1000}k`);

@@ -58,13 +58,19 @@ export async function forward(
   for (let retries = 0; ; retries++) {
     const outcome = await post(payload);
     if (retries > 0) plan.headers[GATEWAY_HEADERS.retries] = String(retries);
+    // The answer's handler gets the request as it went, for a summary through the cache.
+    const request = { body: sent, post };
+    const answering: ForwardPlan = {
+      ...plan,
+      answered: (answer) => plan.answered(answer, request),
+    };
     if (outcome.response.ok && plan.recall !== undefined) {
       const send = async (body: RequestBody) => readUpstreamReply(await post(JSON.stringify(body)));
-      return respondAfterRecall(c, protocol, outcome, plan, plan.recall, sent, send);
+      return respondAfterRecall(c, protocol, outcome, answering, plan.recall, sent, send);
     }
     if (outcome.response.ok || retries >= MAX_OVERFLOW_RETRIES) {
       if (!outcome.response.ok && retries > 0) markRetriesSpent(plan.headers, retries);
-      return respond(c, protocol, outcome, plan);
+      return respond(c, protocol, outcome, answering);
     }
     const text = await readUpstreamBody(outcome);
     const status = outcome.response.status;

@@ -129,8 +129,8 @@ export function meteredPlan(c: Context<AppEnv>, plan: ForwardPlan): ForwardPlan 
   };
   return {
     ...plan,
-    answered: async (answer) => {
-      await Promise.all([plan.answered(answer), count(answer)]);
+    answered: async (answer, sent) => {
+      await Promise.all([plan.answered(answer, sent), count(answer)]);
     },
   };
 }

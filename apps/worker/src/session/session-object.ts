@@ -37,6 +37,7 @@ import { logLine } from "../log/log-lines";
 import { userStub } from "../user/user-stub";
 import { deliverDueEvents, eventsPage, nextDeliveryAt } from "./compaction/compaction-events";
 import { compactionCountAndLast, listCompactions } from "./compaction/history";
+import type { CachedSummaryChannel } from "./compaction/local";
 import { type ManualCompactInput, ManualCompactions } from "./compaction/manual";
 import { type MemorySinkFactory, userMemorySink } from "./compaction/memory-flush";
 import type { PendingMark } from "./compaction/pending";
@@ -554,7 +555,37 @@ export class SessionObject extends DurableObject<Env> {
       compactionTier: takeServedCompaction(sql),
       ...served,
       recall: readSettings(sql).recall,
+      cachedSummaries: readSettings(sql).cachedSummaries,
     };
+  }
+
+  /**
+   * After a gateway turn's answer was stored: with the setting `cachedSummaries` on, a compaction
+   * that is due runs now, its summary written through `channel` (the turn's request extended by
+   * the summary instruction, sent by the Worker that holds it: `gateway/plans/cached-summary`). The
+   * channel is a stub valid during this call only; nothing of it is kept. When the run fails, the
+   * compaction stays pending for the alarm, with the deployment's summarizer.
+   */
+  async gatewayCachedSummary(
+    call: SessionCall,
+    channel: CachedSummaryChannel,
+  ): Promise<RpcResult<{ status: string }>> {
+    return rpcResult(async () => {
+      const sql = this.#sql();
+      const session = requireSession(sql, call);
+      const trigger = session.pendingTrigger;
+      if (!readSettings(sql).cachedSummaries || trigger === null) return { status: "not_needed" };
+      try {
+        const result = await this.#scheduler.run(trigger, {
+          ...(call.requestId !== undefined ? { requestId: call.requestId } : {}),
+          cachedSummary: channel,
+        });
+        return { status: result.status };
+      } catch {
+        // Recorded on the session by the run; the alarm retries it.
+        return { status: "failed" };
+      }
+    });
   }
 
   /**

@@ -22,6 +22,9 @@
  * - `delayMs`: waits before answering; `slowMs`: pauses that long between two events of a stream;
  * - `tool`: answers with a call of that tool;
  * - `cache`: the usage reports that many prompt tokens read from the prompt cache, and written;
+ * - `prefixCache`: the usage reports as read from the cache the tokens of the longest prefix of
+ *   whole messages an earlier request of the name sent with the same other fields (model, system,
+ *   tools, instructions; `stream` and the token limits aside), as a provider's prompt cache would;
  * - `cacheMiss`: an Anthropic answer's `diagnostics` say the cache missed that many tokens for a reason;
  * - `scale`: the provider counts a prompt as that many times the engine's count (another tokenizer,
  *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
@@ -180,19 +183,64 @@ function overflow(
   return PROTOCOLS[protocol].overflow(tokens, limit);
 }
 
+/** A request's history as its messages' JSON, and its other fields that a cached prefix depends on. */
+interface CachedPrompt {
+  fields: string;
+  messages: string[];
+}
+
+/** The fields outside the history that must match for a provider to reuse a cached prefix. */
+function cachedPromptOf(protocol: ProtocolName, body: Record<string, unknown>): CachedPrompt {
+  const {
+    messages,
+    input,
+    stream: _stream,
+    stream_options: _options,
+    max_tokens: _max,
+    max_completion_tokens: _completion,
+    max_output_tokens: _output,
+    ...fields
+  } = body;
+  const history = protocol === "responses" ? input : messages;
+  return {
+    fields: JSON.stringify(fields),
+    messages: Array.isArray(history) ? history.map((message) => JSON.stringify(message)) : [],
+  };
+}
+
+/** How many leading messages of `prompt` an earlier prompt with the same fields sent. */
+function cachedMessages(prompt: CachedPrompt, earlier: readonly CachedPrompt[]): number {
+  let best = 0;
+  for (const before of earlier) {
+    if (before.fields !== prompt.fields) continue;
+    let k = 0;
+    while (
+      k < prompt.messages.length &&
+      k < before.messages.length &&
+      prompt.messages[k] === before.messages[k]
+    )
+      k++;
+    best = Math.max(best, k);
+  }
+  return best;
+}
+
 /** The completion that answers request `n`: the queued canonical message, a tool call, or text. */
 function answerFor(
   queued: ChatMessage | undefined,
   scenario: Scenario,
   n: number,
   tokens: number,
+  prefixTokens: number,
 ): Reply {
   const usage = {
     prompt_tokens: tokens,
     completion_tokens: 7,
     ...(scenario.cache !== undefined
       ? { cache_read_tokens: scenario.cache.read, cache_write_tokens: scenario.cache.write }
-      : {}),
+      : scenario.prefixCache === true
+        ? { cache_read_tokens: prefixTokens, cache_write_tokens: 0 }
+        : {}),
   };
   const pace = {
     ...((scenario.slowMs ?? 0) > 0 ? { slowMs: scenario.slowMs } : {}),
@@ -268,6 +316,8 @@ export async function startGatewayUpstream(
   const calls = new Map<string, Array<() => RecordedCall>>();
   const answers = new Map<string, ChatMessage[]>();
   const webhookPosts = new Map<string, number>();
+  /** What each name's answered requests sent (`prefixCache`). */
+  const prompts = new Map<string, CachedPrompt[]>();
   const releases = new Releases();
   /** Tags whose first request was refused by `inject`. */
   const injected = new Set<string>();
@@ -342,7 +392,21 @@ export async function startGatewayUpstream(
     if (scenario.limit !== undefined && counted > scenario.limit) {
       return { type: "error", ...overflow(protocol, counted, scenario.limit, scenario, body) };
     }
-    return answerFor(answers.get(tag)?.shift(), scenario, n, tokens);
+    let prefixTokens = 0;
+    if (scenario.prefixCache === true) {
+      const prompt = cachedPromptOf(protocol, body);
+      const earlier = prompts.get(tag) ?? [];
+      const k = cachedMessages(prompt, earlier);
+      if (k > 0) {
+        const key = protocol === "responses" ? "input" : "messages";
+        const prefix = { ...body, [key]: (body[key] as unknown[]).slice(0, k) };
+        prefixTokens =
+          countMessageTokens(historyOf(protocol, prefix), model) +
+          fieldTokens(protocol, body, model);
+      }
+      prompts.set(tag, [...earlier, prompt]);
+    }
+    return answerFor(answers.get(tag)?.shift(), scenario, n, tokens, prefixTokens);
   };
 
   /**

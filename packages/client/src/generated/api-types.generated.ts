@@ -157,6 +157,12 @@ export type ManualCompactResponseBody = {
     summary: string | null;
     summarizer: string | null;
     summarizerFailure: { kind: string; message: string } | null;
+    summaryUsage: {
+      inputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+      outputTokens: number;
+    } | null;
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
@@ -213,6 +219,7 @@ export type SessionSettingsBody = {
   summarizerModel: string | null;
   strategy: "openai" | "local";
   recall: boolean;
+  cachedSummaries: boolean;
   memory: boolean;
   memoryTokens: number;
   webhookUrl: string | null;
@@ -232,6 +239,7 @@ export type SettingsPatchBody = {
   summarizerModel?: string | null | undefined;
   strategy?: "openai" | "local" | null | undefined;
   recall?: boolean | null | undefined;
+  cachedSummaries?: boolean | null | undefined;
   memory?: boolean | null | undefined;
   memoryTokens?: number | null | undefined;
   webhookUrl?: string | null | undefined;
@@ -254,6 +262,12 @@ export type SessionStatusBody = {
     summary: string | null;
     summarizer: string | null;
     summarizerFailure: { kind: string; message: string } | null;
+    summaryUsage: {
+      inputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+      outputTokens: number;
+    } | null;
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
@@ -301,6 +315,7 @@ export type SessionStatusBody = {
     summarizerModel: string | null;
     strategy: "openai" | "local";
     recall: boolean;
+    cachedSummaries: boolean;
     memory: boolean;
     memoryTokens: number;
     webhookUrl: string | null;
@@ -318,6 +333,15 @@ export type SessionStatusBody = {
       cacheReadTokens: number;
       cacheWriteTokens: number;
       turns: number;
+      inputTokens: number;
+    };
+    summaries: {
+      outputTokens: number;
+      costTokens: number;
+      dollars: number | null;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+      count: number;
       inputTokens: number;
     };
     cacheReadTokens: number;
@@ -361,6 +385,12 @@ export type CompactionEventBody = {
   summary: string | null;
   summarizer: string | null;
   summarizerFailure: { kind: string; message: string } | null;
+  summaryUsage: {
+    inputTokens: number;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    outputTokens: number;
+  } | null;
   prunedToolOutputs: number;
   passes: number;
   durationMs: number | null;
@@ -381,6 +411,12 @@ export type CompactionsResponseBody = {
     summary: string | null;
     summarizer: string | null;
     summarizerFailure: { kind: string; message: string } | null;
+    summaryUsage: {
+      inputTokens: number;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+      outputTokens: number;
+    } | null;
     prunedToolOutputs: number;
     passes: number;
     durationMs: number | null;
@@ -392,6 +428,15 @@ export type CompactionsResponseBody = {
       cacheReadTokens: number;
       cacheWriteTokens: number;
       turns: number;
+      inputTokens: number;
+    };
+    summaries: {
+      outputTokens: number;
+      costTokens: number;
+      dollars: number | null;
+      cacheReadTokens: number;
+      cacheWriteTokens: number;
+      count: number;
       inputTokens: number;
     };
     cacheReadTokens: number;
@@ -423,6 +468,15 @@ export type SessionBillBody = {
     cacheReadTokens: number;
     cacheWriteTokens: number;
     turns: number;
+    inputTokens: number;
+  };
+  summaries: {
+    outputTokens: number;
+    costTokens: number;
+    dollars: number | null;
+    cacheReadTokens: number;
+    cacheWriteTokens: number;
+    count: number;
     inputTokens: number;
   };
   cacheReadTokens: number;

@@ -19,6 +19,15 @@ const bill = (fields: Partial<Bill>): Bill => ({
   measuredTurns: 0,
   coldTurns: 0,
   reported: { turns: 0, inputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, dollars: null },
+  summaries: {
+    count: 0,
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+    costTokens: 0,
+    dollars: null,
+  },
   ...fields,
 });
 

@@ -149,6 +149,18 @@ export const CompactionEvent = z
     summary: z.string().nullable(),
     summarizer: z.string().nullable(),
     summarizerFailure: z.object({ kind: z.string(), message: z.string() }).nullable(),
+    summaryUsage: z
+      .object({
+        inputTokens: z.number().int(),
+        cacheReadTokens: z.number().int(),
+        cacheWriteTokens: z.number().int(),
+        outputTokens: z.number().int(),
+      })
+      .nullable()
+      .openapi({
+        description:
+          "What the summary's requests cost as the provider counted them, when they went through the cache (setting `cachedSummaries`): every prompt token, those read from and written to the cache, and the summary's output tokens; null otherwise",
+      }),
     prunedToolOutputs: z.number().int(),
     passes: z.number().int(),
     durationMs: z.number().int().nullable().openapi({
@@ -220,6 +232,10 @@ export const SessionSettings = z
     recall: z.boolean().openapi({
       description: "The summary says earlier details can be recalled with the `recall` tool",
     }),
+    cachedSummaries: z.boolean().openapi({
+      description:
+        "A gateway session's summaries are written by its own upstream model, as its last request extended by the summary instruction, read from the prompt cache (default false)",
+    }),
     memory: z.boolean().openapi({
       description:
         "The user's memories are flushed before compaction and inserted in `/context` (default false)",
@@ -255,6 +271,10 @@ export const SettingsPatch = z
     recall: z.boolean().nullable().optional().openapi({
       description:
         "The summary says, in one line, that earlier details can be recalled with the `recall` tool",
+    }),
+    cachedSummaries: z.boolean().nullable().optional().openapi({
+      description:
+        "Summaries through the cache: after a gateway turn's answer, a compaction that is due is summarized by the session's own upstream model, the turn's request sent again byte for byte with the summary instruction appended (read from the provider's prompt cache, with the request's own key, never stored); elsewhere (API sessions, a compaction no gateway turn precedes) the deployment's summarizer writes it. The deployment's summarizer stays the fallback tier",
     }),
     memory: z.boolean().nullable().optional().openapi({
       description:
@@ -335,6 +355,19 @@ export const SessionBill = z
       .openapi({
         description:
           "What the provider reported for the turns whose usage reached the session (gateway answers, appends with `usage`), priced as it counted them",
+      }),
+    summaries: z
+      .object({
+        count: z.number().int(),
+        inputTokens: z.number().int(),
+        ...cacheTokens,
+        outputTokens: z.number().int(),
+        costTokens: z.number(),
+        dollars: z.number().nullable(),
+      })
+      .openapi({
+        description:
+          "The summaries written through the cache (setting `cachedSummaries`) as the provider counted them, beside the turns (not in `dollars` or `costTokens`): the prompt read at the cache-read price, the rest of the input at the input price, the output at the output price, in the same unit as `costTokens` and in dollars",
       }),
   })
   .openapi("SessionBill", {

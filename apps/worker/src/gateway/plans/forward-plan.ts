@@ -8,6 +8,17 @@
 
 import type { ProtocolAnswer, RequestBody } from "../protocols/protocol";
 import type { RecallSource } from "../recall/recall-source";
+import type { UpstreamResponse } from "../upstream/upstream-call";
+
+/**
+ * The request an answer came from, as it went upstream, and a way to send another to the same
+ * upstream with the same headers (the caller's credentials): what a summary through the cache
+ * extends (`gateway/plans/cached-summary`). Held only while the answer is handled.
+ */
+export interface SentRequest {
+  body: RequestBody;
+  post(payload: string): Promise<UpstreamResponse>;
+}
 
 /** What a request sends upstream, and what happens to an overflow and to the answer. */
 export interface ForwardPlan {
@@ -18,8 +29,8 @@ export interface ForwardPlan {
   headers: Record<string, string>;
   /** A smaller body after the upstream reported an overflow, or undefined when nothing can help. */
   recover(error: { status: number; text: string }): Promise<RequestBody | undefined>;
-  /** Handles the complete answer (appends it to the session); never rejects. */
-  answered(answer: ProtocolAnswer): Promise<void>;
+  /** Handles the complete answer (appends it to the session) of the request `sent`; never rejects. */
+  answered(answer: ProtocolAnswer, sent?: SentRequest): Promise<void>;
   /** Set when `body` declares the recall tool that the gateway answers (`gateway/recall/recall-rounds`). */
   recall?: RecallSource;
 }

@@ -28,7 +28,8 @@ import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "../protocols/
 import { RECALL_TOOL } from "../recall/recall-rounds";
 import { sessionRecallSource } from "../recall/recall-source";
 import { cacheMarkerPlacement } from "./cache-markers";
-import type { ForwardPlan } from "./forward-plan";
+import { cachedSummaryChannel } from "./cached-summary";
+import type { ForwardPlan, SentRequest } from "./forward-plan";
 import { statelessPlan } from "./plan-stateless";
 import { sessionCacheKey, takesSessionCacheKey } from "./prompt-cache-key";
 import { type MarkersFor, renderReference, renderWhole } from "./render-context";
@@ -157,13 +158,45 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     headers,
     ...(recall !== undefined ? { recall } : {}),
     recover: (error) => recovery.recover(error),
-    answered: (answer) =>
-      storeAnswer(stub, key, protocol, answer, {
+    answered: async (answer, sent) => {
+      await storeAnswer(stub, key, protocol, answer, {
         generation: served.generation,
         afterSeq: served.lastSeq,
         model,
-      }),
+      });
+      if (served.cachedSummaries && sent !== undefined) {
+        await summarizeThroughCache(stub, key, protocol, sent);
+      }
+    },
   };
+}
+
+/**
+ * With the setting `cachedSummaries` on: a compaction due after this turn runs now, its summary
+ * written by the turn's own upstream from the request just sent (`plans/cached-summary`); never
+ * rejects (a failure is logged, and the compaction stays pending for the alarm).
+ */
+async function summarizeThroughCache(
+  stub: SessionStub,
+  key: SessionCall,
+  protocol: GatewayProtocol,
+  sent: SentRequest,
+): Promise<void> {
+  const channel = cachedSummaryChannel(protocol, sent);
+  if (channel === undefined) return;
+  try {
+    const result = await stub.gatewayCachedSummary(key, channel);
+    if (!result.ok || result.value.status === "failed") {
+      logLine({ type: "cached_summary_failed", level: "warn", requestId: key.requestId });
+    }
+  } catch (error) {
+    logLine({
+      type: "cached_summary_failed",
+      level: "warn",
+      requestId: key.requestId,
+      error: error instanceof Error ? error.name : "error",
+    });
+  }
 }
 
 /** Keeps the complete answer with side request `id`; never rejects (a failure is logged). */

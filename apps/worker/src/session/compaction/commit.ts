@@ -31,7 +31,7 @@ import type { SessionScope } from "../store/session-scope";
 import { commitView } from "../store/view-state";
 import { recordCompactionEvent } from "./compaction-events";
 import { compactionReach } from "./exhaustion";
-import { type CompactionFallback, recordCompaction } from "./history";
+import { type CompactionFallback, recordCompaction, type SummaryUsage } from "./history";
 import type { CompactionSnapshot } from "./open-calls";
 import type { Thrashing } from "./thrashing";
 
@@ -58,6 +58,8 @@ export interface NewView {
   stableTokens?: number;
   /** Set when the strategy could not make the context smaller: then only the cooldown is kept. */
   unchangedReason?: string;
+  /** What its summary's requests through the cache cost (`gateway/plans/cached-summary`). */
+  summaryUsage?: SummaryUsage;
 }
 
 /**
@@ -163,6 +165,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
       passes: view.passes,
       durationMs: Date.now() - commit.started,
       fallback: fallback ?? null,
+      summaryUsage: view.summaryUsage ?? null,
     });
     commitView(commit.scope, {
       coveredSeq: snapshot.foldedSeq,

@@ -32,6 +32,8 @@ type CompactionRow = {
   /** Set on a deterministic fallback after the configured compaction threw (schema v6). */
   fallbackAttempts: number | null;
   fallbackError: string | null;
+  /** JSON of the summary's usage through the cache (schema v16), else NULL. */
+  summaryUsage: string | null;
 };
 
 /** `condense_compactions`: the row's fields and their columns. */
@@ -56,6 +58,7 @@ const COMPACTIONS = table<CompactionRow, "id">(
     durationMs: "duration_ms",
     fallbackAttempts: "fallback_attempts",
     fallbackError: "fallback_error",
+    summaryUsage: "summary_usage",
   },
   { generated: ["id"] },
 );
@@ -64,6 +67,21 @@ const COMPACTIONS = table<CompactionRow, "id">(
 export interface CompactionFallback {
   failedAttempts: number;
   error: string;
+}
+
+/** What a summary's requests through the cache cost, as the provider counted them. */
+export interface SummaryUsage {
+  inputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  outputTokens: number;
+}
+
+/** The stored usage, or null when the column holds none (or what it holds is not one). */
+function summaryUsageOf(text: string | null): SummaryUsage | null {
+  if (text === null) return null;
+  const value: unknown = JSON.parse(text);
+  return typeof value === "object" && value !== null ? (value as SummaryUsage) : null;
 }
 
 /** What a commit records; the id and the API shape come back from `recordCompaction`. */
@@ -86,6 +104,8 @@ export interface CompactionRecord {
   durationMs: number;
   /** Set when this is the deterministic fallback. */
   fallback: CompactionFallback | null;
+  /** What the summary's requests through the cache cost; null for any other summary. */
+  summaryUsage: SummaryUsage | null;
 }
 
 function iso(ms: number): string {
@@ -108,6 +128,7 @@ function eventFromRow(row: CompactionRow): CompactionEventBody {
       row.failureKind === null
         ? null
         : { kind: row.failureKind, message: row.failureMessage ?? "" },
+    summaryUsage: summaryUsageOf(row.summaryUsage),
     prunedToolOutputs: row.prunedCount,
     passes: row.passes,
     durationMs: row.durationMs,
@@ -141,6 +162,7 @@ export function recordCompaction(sql: SqlStorage, record: CompactionRecord): Com
       durationMs: record.durationMs,
       fallbackAttempts: record.fallback?.failedAttempts ?? null,
       fallbackError: record.fallback?.error ?? null,
+      summaryUsage: record.summaryUsage === null ? null : JSON.stringify(record.summaryUsage),
     },
     { returning: true },
   ).one();

@@ -9,15 +9,19 @@
  */
 
 import {
+  type CachedPromptAnswer,
+  type CachedPromptTurn,
   type ChatMessage,
   type CompactInput,
   type CompactOptions,
   type CompactResult,
+  cachedPromptSummarizer,
   compact,
   extractiveSummarizer,
   type Ledger,
   messageTokens,
   resolveOptions,
+  type Summarizer,
   summaryDigest,
 } from "@condense/core";
 import { workerConfig } from "../../config/worker-config";
@@ -28,6 +32,7 @@ import { ledgerOf, type SessionRow } from "../store/session-record";
 import { type SessionSettings, settingsOptions } from "../store/settings";
 import { summarizerFor } from "../store/summarizer-config";
 import type { NewView } from "./commit";
+import type { SummaryUsage } from "./history";
 import type { CompactionSnapshot } from "./open-calls";
 import { llmSkippedUntil, type SummarizerBreaker } from "./summarizer-breaker";
 import type { Thrashing } from "./thrashing";
@@ -50,6 +55,36 @@ export interface LocalCompaction {
   breaker: SummarizerBreaker;
   /** The session's time (`SessionScope.now`): the engine's cooldown decisions are taken at it. */
   now: number;
+  /** Summaries through the cache (`gateway/plans/cached-summary`): the channel to the turn's upstream. */
+  cachedSummary?: CachedSummaryChannel | undefined;
+}
+
+/** Sends the live prompt extended by `turns` to the session's upstream; a Workers RPC stub here. */
+export type CachedSummaryChannel = (turns: CachedPromptTurn[]) => Promise<CachedPromptAnswer>;
+
+/** The summarizer through `channel`, and the usage its answers reported, summed as they come. */
+function cachedSummarizer(
+  channel: CachedSummaryChannel,
+  model: string,
+): { summarizer: Summarizer; usage: SummaryUsage } {
+  const usage: SummaryUsage = {
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+  };
+  const send = async (turns: readonly CachedPromptTurn[]): Promise<CachedPromptAnswer> => {
+    const answer = await channel([...turns]);
+    const reported = answer.usage;
+    if (reported !== undefined) {
+      usage.inputTokens += reported.inputTokens;
+      usage.cacheReadTokens += reported.cacheReadTokens ?? 0;
+      usage.cacheWriteTokens += reported.cacheWriteTokens ?? 0;
+      usage.outputTokens += reported.outputTokens ?? 0;
+    }
+    return answer;
+  };
+  return { summarizer: cachedPromptSummarizer({ model, send }), usage };
 }
 
 /** What the engine takes of a snapshot: canonical messages. */
@@ -95,13 +130,18 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
   // The cost policy's state, so the engine decides as the trigger did (`cache-state`).
   const cacheState = cacheStateOf(session);
   const llmSkipped = llmSkippedUntil(session.cooldownUntil, compaction.breaker);
+  const model = compaction.measure.model;
+  const cached =
+    compaction.cachedSummary === undefined
+      ? undefined
+      : cachedSummarizer(compaction.cachedSummary, model);
   const options: CompactOptions = {
     contextWindow: engineWindow(compaction),
     ...settingsOptions(settings),
     // Placeholders name the seq `GET /tool-outputs/{id}?seq=` takes, as ids may be reused.
     toolOutputReference: outputReference(compaction.outputSeqs),
     cutOutputReference: cutOutputReference(compaction.outputSeqs, session.sessionId),
-    summarizer: summarizerFor(env, settings.summarizerModel),
+    summarizer: cached?.summarizer ?? summarizerFor(env, settings.summarizerModel),
     // The cooldown after a failure, or longer while the breaker is open.
     ...(llmSkipped !== undefined ? { cooldownUntil: llmSkipped } : {}),
     cooldownSeconds: workerConfig(env).cooldownSeconds,
@@ -119,8 +159,10 @@ export async function localView(compaction: LocalCompaction): Promise<NewView> {
     ...recallOption(settings),
     ...thrashOption(compaction),
   };
-  const model = compaction.measure.model;
-  return viewOf(await compact(engineInput(compaction.snapshot, model), options), model);
+  const view = viewOf(await compact(engineInput(compaction.snapshot, model), options), model);
+  return cached !== undefined && cached.usage.inputTokens > 0
+    ? { ...view, summaryUsage: cached.usage }
+    : view;
 }
 
 /**

@@ -31,7 +31,7 @@ import { type CommitResult, commitCompaction, type NewView } from "./commit";
 import { recordCompactionEvent } from "./compaction-events";
 import { isCompactionExhausted } from "./exhaustion";
 import type { CompactionFallback } from "./history";
-import { fallbackView, type LocalCompaction, localView } from "./local";
+import { type CachedSummaryChannel, fallbackView, type LocalCompaction, localView } from "./local";
 import { flushMemory, type MemorySinkFactory, noMemorySink } from "./memory-flush";
 import { withoutOpenCalls } from "./open-calls";
 import { openAIView } from "./openai";
@@ -56,6 +56,8 @@ export interface CompactionOptions {
   onFailure?: "throw" | "fallback";
   /** Called once the run recorded its `compaction.started` event (`compaction-events`). */
   onStarted?: () => void;
+  /** Summaries through the cache: the channel to the gateway turn's upstream (`gateway/plans/cached-summary`). */
+  cachedSummary?: CachedSummaryChannel;
 }
 
 /**
@@ -158,6 +160,7 @@ export async function runCompaction(
     force: options.force === true,
     ...(options.instructions !== undefined ? { instructions: options.instructions } : {}),
     ...(options.focus !== undefined ? { focus: options.focus } : {}),
+    ...(options.cachedSummary !== undefined ? { cachedSummary: options.cachedSummary } : {}),
   };
   const run = crypto.randomUUID();
   recordCompactionEvent(

@@ -35,6 +35,13 @@ import { CompactionQueue } from "./queue";
 import { type CompactionOptions, describeFailure, type RunResult, runCompaction } from "./run";
 
 /**
+ * How long the alarm leaves a session with `cachedSummaries` to the gateway's summary through the
+ * cache: Anthropic's cache lifetime, after which the cache is cold and the summary would read
+ * nothing from it anyway.
+ */
+export const CACHED_SUMMARY_GRACE_MS = 5 * 60_000;
+
+/**
  * A background compaction that throws is tried again after these waits; the attempt after the last
  * one falls back to the deterministic tier when the configured compaction throws again.
  */
@@ -185,9 +192,16 @@ export class CompactionScheduler {
     }
   }
 
-  /** `COMPACTION_DELAY_MS` postpones background compactions, so a burst of appends is compacted once. */
+  /**
+   * `COMPACTION_DELAY_MS` postpones background compactions, so a burst of appends is compacted
+   * once. With `cachedSummaries` on, the alarm waits at least `CACHED_SUMMARY_GRACE_MS`: the
+   * gateway's turn compacts through the cache once its answer is in, and the alarm, which has no
+   * channel to the upstream, only takes what that left.
+   */
   #delayMs(): number {
-    return workerConfig(this.deps.env).compactionDelayMs;
+    const delay = workerConfig(this.deps.env).compactionDelayMs;
+    const cached = readSettings(this.deps.scope.open().sql).cachedSummaries;
+    return cached ? Math.max(delay, CACHED_SUMMARY_GRACE_MS) : delay;
   }
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */

@@ -7,8 +7,10 @@
 
 import {
   type ChatMessage,
+  cachedSummaryCostTokens,
   contextWindowFor,
   messageTokens,
+  modelPricing,
   resolveOptions,
   shouldCompact,
   type WarningLevel,
@@ -120,6 +122,12 @@ export function messagesTokens(messages: readonly ChatMessage[], model: string):
   return messages.reduce((sum, message) => sum + messageTokens(message, model), 0);
 }
 
+/**
+ * About what core's summary instruction through the cache takes (`cachedPromptInstruction`: the
+ * template and its rules, ~850 tokens, and a ledger): the part of the summary request no cache holds.
+ */
+const CACHED_SUMMARY_INSTRUCTION_TOKENS = 1_200;
+
 /** A context estimated at `estimate` engine tokens (pinned messages excluded), measured against the session's window. */
 export function measureContext(
   session: SessionRow,
@@ -156,10 +164,24 @@ export function measureContext(
   });
   // The cost policy decides with what the session carried since its last compaction (`cache-state`).
   const cacheState = cacheStateOf(session);
+  // Summaries through the cache: the prompt read from the cache, the instruction and the summary
+  // in full (`compact/summarizer-cost`). The deployment's summarizer is not priced here (its cost
+  // stays out of the decision, as before).
+  const summarizerCostTokens = settings.cachedSummaries
+    ? cachedSummaryCostTokens(
+        {
+          promptTokens: estimate + pinnedTokens + overheadTokens,
+          instructionTokens: CACHED_SUMMARY_INSTRUCTION_TOKENS,
+          outputTokens: resolveOptions(model, options(engineWindow)).summaryMinTokens,
+        },
+        modelPricing(model),
+      )
+    : 0;
   const decision = shouldCompact(
     { model, tokens: estimate },
     {
       ...options(engineWindow),
+      ...(summarizerCostTokens > 0 ? { summarizerCostTokens } : {}),
       ...(cacheState !== undefined ? { cacheState } : {}),
       ...(cacheLastReadAt !== undefined ? { cacheLastReadAt, now: cache?.now } : {}),
     },

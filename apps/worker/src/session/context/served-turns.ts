@@ -21,6 +21,7 @@
 
 import {
   billTurns,
+  cachedSummaryCostTokens,
   cachePricingOf,
   modelPricing,
   type ProviderUsage,
@@ -347,7 +348,7 @@ export function billWithSeries(
   const rows = turnRows(sql);
   const bill = sessionBill(sql, model, rows);
   return {
-    bill: billBody(bill),
+    bill: billBody(bill, summariesBill(sql, model)),
     costSeries: bill.running.map((point, index) => ({
       lastSeq: rows[index]?.lastSeq ?? 0,
       costTokens: point.condense,
@@ -366,10 +367,51 @@ export function billWithSeries(
 
 /** The session's bill as the API reports it (status, `/compactions`). */
 export function sessionBillBody(sql: SqlStorage, model: string): SessionBillBody {
-  return billBody(sessionBill(sql, model));
+  return billBody(sessionBill(sql, model), summariesBill(sql, model));
 }
 
-function billBody(bill: SessionBill): SessionBillBody {
+/** The summaries through the cache the compactions recorded (`summary_usage`), priced under `model`. */
+function summariesBill(sql: SqlStorage, model: string): SessionBillBody["summaries"] {
+  const totals = {
+    count: 0,
+    inputTokens: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    outputTokens: 0,
+  };
+  for (const row of sql.exec<{ usage: string }>(
+    "SELECT summary_usage AS usage FROM condense_compactions WHERE summary_usage IS NOT NULL",
+  )) {
+    const usage = JSON.parse(row.usage) as Partial<typeof totals>;
+    totals.count += 1;
+    totals.inputTokens += usage.inputTokens ?? 0;
+    totals.cacheReadTokens += usage.cacheReadTokens ?? 0;
+    totals.cacheWriteTokens += usage.cacheWriteTokens ?? 0;
+    totals.outputTokens += usage.outputTokens ?? 0;
+  }
+  const pricing = modelPricing(model);
+  const uncached = Math.max(
+    0,
+    totals.inputTokens - totals.cacheReadTokens - totals.cacheWriteTokens,
+  );
+  // Written tokens at the write price join the uncached input: both are new to the cache.
+  const costTokens = cachedSummaryCostTokens(
+    {
+      promptTokens: totals.cacheReadTokens,
+      instructionTokens: uncached + totals.cacheWriteTokens * pricing.cacheWrite,
+      outputTokens: totals.outputTokens,
+    },
+    pricing,
+  );
+  const price = pricing.inputPerMillion;
+  return {
+    ...totals,
+    costTokens,
+    dollars: price === undefined ? null : (costTokens * price) / 1e6,
+  };
+}
+
+function billBody(bill: SessionBill, summaries: SessionBillBody["summaries"]): SessionBillBody {
   const { reported } = bill;
   return {
     model: bill.model,
@@ -392,5 +434,6 @@ function billBody(bill: SessionBill): SessionBillBody {
       cacheWriteTokens: reported.writtenTokens,
       dollars: reported.dollars,
     },
+    summaries,
   };
 }

@@ -99,6 +99,10 @@
  * JSON of their bill's integer sums (core's `TurnTotals`), the row's other columns its last turn's.
  * `cache_miss_reason` and `cache_missed_tokens`: why the provider's cache missed on the turn, when
  * its answer said (Anthropic's `diagnostics.cache_miss_reason`); NULL otherwise and in rollups.
+ *
+ * v16 (summaries through the cache, issue 32): `condense_compactions.summary_usage`, the JSON of
+ * what the summary's requests through the cache cost as the provider counted them (input, cache
+ * read and write, output tokens); NULL for every other summary and before.
  */
 
 import { type Migration, runMigrations } from "../../sqlite/migrations";
@@ -356,6 +360,11 @@ const migrations: Migration[] = [
       "ALTER TABLE condense_turns ADD COLUMN cache_miss_reason TEXT",
       "ALTER TABLE condense_turns ADD COLUMN cache_missed_tokens INTEGER",
     ],
+  },
+  // ---- summaries through the cache (v16): what the summary's requests cost
+  {
+    version: 16,
+    statements: ["ALTER TABLE condense_compactions ADD COLUMN summary_usage TEXT"],
   },
 ];
 

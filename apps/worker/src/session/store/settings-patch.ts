@@ -15,11 +15,23 @@ import { DEFAULT_SETTINGS, type SettingsUpdate } from "./settings";
 /** The change `body` asks for; left-out (undefined) fields keep their value; `webhookSecret` as it is. */
 export function settingsUpdate(body: SettingsPatchBody): SettingsUpdate {
   // Settings stored as sent; the others are converted first.
-  const { contextWindow, pinned, strategy, recall, memory, memoryTokens, ...plain } = body;
+  const {
+    contextWindow,
+    pinned,
+    strategy,
+    recall,
+    cachedSummaries,
+    memory,
+    memoryTokens,
+    ...plain
+  } = body;
   const update: SettingsUpdate = { ...plain };
   if (strategy !== undefined) update.strategy = strategy ?? "local";
   // null restores the default (stored settings of these types are never null).
   if (recall !== undefined) update.recall = recall ?? DEFAULT_SETTINGS.recall;
+  if (cachedSummaries !== undefined) {
+    update.cachedSummaries = cachedSummaries ?? DEFAULT_SETTINGS.cachedSummaries;
+  }
   if (memory !== undefined) update.memory = memory ?? DEFAULT_SETTINGS.memory;
   if (memoryTokens !== undefined) {
     update.memoryTokens = memoryTokens ?? DEFAULT_SETTINGS.memoryTokens;

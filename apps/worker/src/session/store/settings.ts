@@ -39,6 +39,7 @@ export const DEFAULT_SETTINGS: Readonly<SessionSettings> = {
   summarizerModel: null,
   strategy: "local",
   recall: false,
+  cachedSummaries: false,
   memory: false,
   memoryTokens: 2_000,
   webhookUrl: null,

@@ -256,6 +256,11 @@ export type GatewayTurnResult =
       context: { byReference: GatewayContextByReference } | { whole: ContextData };
       /** The session's setting `recall`: the gateway adds the recall tool and answers its calls. */
       recall: boolean;
+      /**
+       * The session's setting `cachedSummaries`: after the answer, the gateway offers a compaction
+       * that is due its channel to the upstream (`gateway/plans/cached-summary`).
+       */
+      cachedSummaries: boolean;
     };
 
 export interface GatewayAnswerInput {

@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../errors/condense-error.js";
 import type { SummarizeRequest } from "../summarizer.js";
 import { missingSections, SUMMARY_SECTIONS } from "../template.js";
-import { looksLikeRefusal, openAISummarizer, unwrapSummary } from "./openai-summarizer.js";
+import { looksLikeRefusal, unwrapSummary } from "./answer-checks.js";
+import { openAISummarizer } from "./openai-summarizer.js";
 
 const summary = SUMMARY_SECTIONS.map((section) => `## ${section}\nNone`).join("\n\n");
 

@@ -22,7 +22,8 @@ import { countTokens } from "../../tokens/count.js";
 import { appendMissingIdentifiers, missingIdentifiers } from "../ledger/ledger.js";
 import { createSecretVault, redactSecrets, restoreSecrets, type SecretVault } from "../redact.js";
 import type { SummarizeRequest, SummarizeResult, Summarizer } from "../summarizer.js";
-import { missingSections, REQUIRED_SECTIONS } from "../template.js";
+import { missingSections } from "../template.js";
+import { acceptSummaryAnswer } from "./answer-checks.js";
 import {
   chunkTokenLimit,
   joinGroups,
@@ -30,7 +31,6 @@ import {
   type RenderedGroup,
   renderGroups,
   squeezeGroup,
-  stripInlineReasoning,
 } from "./chunk.js";
 import { type Connection, openConnection } from "./openai-connection.js";
 import {
@@ -72,34 +72,6 @@ const SMALL_SUMMARY_TOKENS = 512;
 const CHUNK_SUMMARY_SHARE = 0.25;
 const CHUNK_SUMMARY_MIN = 400;
 const CHUNK_SUMMARY_MAX = 4_000;
-/** Text before the first heading longer than this is kept (it is content, not a "Here is the summary:" preamble). */
-const PREAMBLE_MAX_CHARS = 300;
-
-const refusalStart =
-  /^\s*(?:I['’]m sorry|I am sorry|sorry\b|I apologi[sz]e|I can(?:no|['’])t\b|I cannot\b|I won['’]t\b|I will not\b|I['’]m (?:not able|unable)\b|I am (?:not able|unable)\b|As an AI\b)/i;
-
-/** A refusal written as text instead of in the refusal field: refusal wording and none of the template. */
-export function looksLikeRefusal(text: string): boolean {
-  return (
-    refusalStart.test(text.slice(0, 300)) &&
-    missingSections(text).length === REQUIRED_SECTIONS.length
-  );
-}
-
-/**
- * The summary inside a model's answer: inline reasoning dropped, a wrapping
- * ```markdown fence and a short preamble before the first heading removed.
- */
-export function unwrapSummary(answer: string): string {
-  let text = stripInlineReasoning(answer).trim();
-  const fenced = /^```[a-zA-Z]*\n([\s\S]*)\n```$/.exec(text);
-  if (fenced?.[1] !== undefined) text = fenced[1].trim();
-  const heading = /^#{1,4}\s/m.exec(text);
-  if (heading !== null && heading.index > 0 && heading.index <= PREAMBLE_MAX_CHARS)
-    text = text.slice(heading.index);
-  return text;
-}
-
 /** The connection's figures, and how many chunk summaries are written at the same time. */
 interface Settings extends Omit<Connection, "transport"> {
   concurrency: number;
@@ -227,35 +199,7 @@ class SummaryRun {
 
   /** Checks an answer (refusal, content filter, truncation, emptiness) and returns the summary in it. */
   private accept(answer: CallAnswer, what: string): string {
-    const model = this.model;
-    if (answer.refusal.trim() !== "") {
-      throw new SummarizerError(
-        "refusal",
-        `the summarizer (${model}) refused ${what}: ${this.transport.sanitize(answer.refusal.slice(0, 200))}`,
-      );
-    }
-    if (answer.finishReason === "content_filter") {
-      throw new SummarizerError(
-        "refusal",
-        `the summarizer (${model}) stopped ${what} on its content filter`,
-      );
-    }
-    if (answer.finishReason === "length") {
-      throw new SummarizerError(
-        "truncated",
-        `the summarizer (${model}) hit its token limit while writing ${what}; raise the summary size limit or maxOutputTokens`,
-      );
-    }
-    const text = unwrapSummary(answer.content);
-    if (text === "")
-      throw new SummarizerError("empty", `the summarizer (${model}) returned an empty ${what}`);
-    if (looksLikeRefusal(text)) {
-      throw new SummarizerError(
-        "refusal",
-        `the summarizer (${model}) refused ${what}: ${this.transport.sanitize(text.slice(0, 200))}`,
-      );
-    }
-    return text;
+    return acceptSummaryAnswer(answer, what, this.model, (text) => this.transport.sanitize(text));
   }
 
   /** The final call (single or merge): the answer must hold every required section; one retry names what is missing. */
