@@ -13,6 +13,7 @@ import { extractiveSummarizer } from "../summary/extractive/extractive.js";
 import type { Ledger, LedgerCommand, LedgerError } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
 import type { CacheState } from "./cost-policy.js";
+import { RECENT_READ_SHARE } from "./recent-reads.js";
 import type { CompactionPolicy, CompactOptions } from "./types.js";
 
 export const DEFAULTS = {
@@ -79,6 +80,11 @@ export interface ResolvedOptions {
    * the caller sets `tailTokens`, which says how much of the end stays verbatim.
    */
   keepRecentReads: boolean;
+  /**
+   * Tokens the recent reads may take, the newest messages included: half the aim, or the tail
+   * where the cost policy's limit is its floor (small windows: see `recentReadBudget`).
+   */
+  recentReadTokens: number;
   summarizer: Summarizer;
   identifierPolicy: IdentifierPolicy;
   identifierInstructions: string | undefined;
@@ -373,6 +379,7 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     headMessages: nonNegativeInteger("headMessages", options.headMessages, DEFAULTS.headMessages),
     tailTokens,
     keepRecentReads: options.tailTokens === undefined,
+    recentReadTokens: recentReadBudget(policy, floor, contextWindow, limit, target, tailTokens),
     minTailMessages: nonNegativeInteger(
       "minTailMessages",
       options.minTailMessages,
@@ -424,6 +431,28 @@ function reserveFloor(
   }
   const floorTokens = Math.floor(Math.min(floor, threshold) * contextWindow);
   return Math.max(0, Math.min(DEFAULTS.reserveFloor, contextWindow - floorTokens));
+}
+
+/**
+ * What the recent reads may keep (`compact/recent-reads`). Where the limit leaves the cost policy
+ * no room above its floor (windows up to 40k under the default reserve: 16,000 of 32k is both),
+ * every compaction fires at the limit, so the turns to the next one, and with them the busts, are
+ * set by what a compaction keeps: there a kept token costs 5–20% of a turn's bill per thousand,
+ * against 1–3% at 64k and 128k, where the floor binds and the interval is long anyway
+ * (docs/notes/small-windows.md). So there the last turns' outputs stay whole only within the
+ * tail, and elsewhere within half the aim.
+ */
+function recentReadBudget(
+  policy: CompactionPolicy,
+  floor: number,
+  contextWindow: number,
+  limit: number,
+  target: number,
+  tailTokens: number,
+): number {
+  const share = Math.floor(target * RECENT_READ_SHARE);
+  const limitIsFloor = policy === "cost" && limit <= Math.floor(floor * contextWindow);
+  return limitIsFloor ? Math.min(share, tailTokens) : share;
 }
 
 /**
