@@ -81,6 +81,13 @@ describe("resolveOptions", () => {
     expect(resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.4 }).recentReadTokens).toBe(
       6_400,
     );
+    // There the tail's least count of messages is the last turn's two, not four: four held the
+    // turn before's output whatever its size.
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k" }).minTailMessages).toBe(2);
+    expect(resolveOptions("gpt-4o", { contextWindow: "64k" }).minTailMessages).toBe(4);
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: "32k", minTailMessages: 4 }).minTailMessages,
+    ).toBe(4);
     // The window policy compacts late and keeps them within half the aim at every window.
     expect(
       resolveOptions("gpt-4o", { contextWindow: "32k", policy: "window" }).recentReadTokens,

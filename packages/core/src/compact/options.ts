@@ -31,6 +31,11 @@ export const DEFAULTS = {
   headMessages: 3,
   tailTokens: 20_000,
   minTailMessages: 4,
+  /**
+   * Where the cost policy's limit is its floor: the last turn (its call and result); four messages
+   * reach back to the turn before, whatever its output's size (`recentReadBudget`).
+   */
+  smallWindowTailMessages: 2,
   cooldownSeconds: 600,
   summaryMinTokens: 2_000,
   summaryMaxTokens: 12_000,
@@ -383,7 +388,9 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     minTailMessages: nonNegativeInteger(
       "minTailMessages",
       options.minTailMessages,
-      DEFAULTS.minTailMessages,
+      limitIsFloor(policy, floor, contextWindow, limit)
+        ? DEFAULTS.smallWindowTailMessages
+        : DEFAULTS.minTailMessages,
     ),
     summarizer,
     identifierPolicy,
@@ -440,7 +447,8 @@ function reserveFloor(
  * set by what a compaction keeps: there a kept token costs 5–20% of a turn's bill per thousand,
  * against 1–3% at 64k and 128k, where the floor binds and the interval is long anyway
  * (docs/notes/small-windows.md). So there the last turns' outputs stay whole only within the
- * tail, and elsewhere within half the aim.
+ * tail, and elsewhere within half the aim; and there the tail's least count of messages is the
+ * last turn's (`DEFAULTS.smallWindowTailMessages`).
  */
 function recentReadBudget(
   policy: CompactionPolicy,
@@ -451,8 +459,17 @@ function recentReadBudget(
   tailTokens: number,
 ): number {
   const share = Math.floor(target * RECENT_READ_SHARE);
-  const limitIsFloor = policy === "cost" && limit <= Math.floor(floor * contextWindow);
-  return limitIsFloor ? Math.min(share, tailTokens) : share;
+  return limitIsFloor(policy, floor, contextWindow, limit) ? Math.min(share, tailTokens) : share;
+}
+
+/** Whether the cost policy's limit leaves it no room above its floor (windows up to 40k by default). */
+function limitIsFloor(
+  policy: CompactionPolicy,
+  floor: number,
+  contextWindow: number,
+  limit: number,
+): boolean {
+  return policy === "cost" && limit <= Math.floor(floor * contextWindow);
 }
 
 /**

@@ -69,6 +69,19 @@ describe("recent reads stay", () => {
     expect(outputs.has("call_fixture_b")).toBe(true);
     const wide = await compact({ model, messages }, { contextWindow: 64_000, force: true });
     expect(compacted.finalTokens).toBeLessThan(wide.finalTokens - 4_000);
+    // The same when the last turn is one small read: the tail's least four messages would reach
+    // back to the parser's read.
+    const oneRead = [
+      ...messages.slice(0, -4),
+      assistant("Now the tests.", [call("call_tests", "Read", { file_path: "tests/t.py" })]),
+      result("call_tests", bulkyOutput(5, "tests")),
+    ];
+    const small = await compact({ model, messages: oneRead }, { contextWindow: 32_000, force: true });
+    const parser = small.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_parser");
+    expect(parser === undefined ? undefined : messageText(parser)).not.toBe(fresh);
+    expect(small.messages.some((m) => m.role === "tool" && m.tool_call_id === "call_tests")).toBe(
+      true,
+    );
   });
 
   it("lets older reads go, and recent ones too when they alone would not fit", async () => {
