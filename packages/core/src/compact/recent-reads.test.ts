@@ -76,8 +76,13 @@ describe("recent reads stay", () => {
       assistant("Now the tests.", [call("call_tests", "Read", { file_path: "tests/t.py" })]),
       result("call_tests", bulkyOutput(5, "tests")),
     ];
-    const small = await compact({ model, messages: oneRead }, { contextWindow: 32_000, force: true });
-    const parser = small.messages.find((m) => m.role === "tool" && m.tool_call_id === "call_parser");
+    const small = await compact(
+      { model, messages: oneRead },
+      { contextWindow: 32_000, force: true },
+    );
+    const parser = small.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_parser",
+    );
     expect(parser === undefined ? undefined : messageText(parser)).not.toBe(fresh);
     expect(small.messages.some((m) => m.role === "tool" && m.tool_call_id === "call_tests")).toBe(
       true,
