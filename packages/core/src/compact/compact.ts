@@ -39,7 +39,7 @@ import {
 } from "./pass-context.js";
 import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
-import { RECENT_READ_SHARE, recentReadsFrom } from "./recent-reads.js";
+import { recentReadsFrom } from "./recent-reads.js";
 import { summarizePass } from "./summarize-pass.js";
 import { locateSummary, summaryDigest } from "./summary-anchor.js";
 import { seedTokenCounts } from "./token-counts.js";
@@ -84,13 +84,7 @@ async function runPass(
   const newestFrom = protectedFrom(messages, summaryAt);
   // The outputs of the last few turns stay whole too, within their share (`compact/recent-reads`).
   const keepFrom = keepRecent
-    ? recentReadsFrom(
-        messages,
-        tokens,
-        newestFrom,
-        Math.floor(options.target * RECENT_READ_SHARE),
-        summaryAt,
-      )
+    ? recentReadsFrom(messages, tokens, newestFrom, options.recentReadTokens, summaryAt)
     : newestFrom;
   const { headEnd, tailStart } = findBoundaries(messages, tokens, {
     headMessages: options.headMessages,

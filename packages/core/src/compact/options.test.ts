@@ -65,6 +65,35 @@ describe("resolveOptions", () => {
     ).toBe(16_000);
   });
 
+  it("keeps the recent reads within the tail where the limit leaves the cost policy no room", () => {
+    // 32k: the limit (16,000) is the floor (0.5 × 32k), so every compaction fires there and the
+    // interval to the next is what it frees; the last turns' outputs stay whole only within the
+    // tail (docs/notes/small-windows.md). 16k likewise.
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k" }).recentReadTokens).toBe(2_000);
+    expect(resolveOptions("gpt-4o", { contextWindow: "16k" }).recentReadTokens).toBe(2_000);
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.6 }).recentReadTokens).toBe(
+      2_000,
+    );
+    // Room between the floor and the limit (64k, 128k, a floor under a small window's limit):
+    // half the aim.
+    expect(resolveOptions("gpt-4o", { contextWindow: "64k" }).recentReadTokens).toBe(17_600);
+    expect(resolveOptions("gpt-4o").recentReadTokens).toBe(38_400);
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.4 }).recentReadTokens).toBe(
+      6_400,
+    );
+    // There the tail's least count of messages is the last turn's two, not four: four held the
+    // turn before's output whatever its size.
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k" }).minTailMessages).toBe(2);
+    expect(resolveOptions("gpt-4o", { contextWindow: "64k" }).minTailMessages).toBe(4);
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: "32k", minTailMessages: 4 }).minTailMessages,
+    ).toBe(4);
+    // The window policy compacts late and keeps them within half the aim at every window.
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: "32k", policy: "window" }).recentReadTokens,
+    ).toBe(6_400);
+  });
+
   it("caps the default tail at half the aim, as it does an explicit one", () => {
     // A 2,000-token window at threshold 0.25: trigger 500, aim 400.
     const tiny = resolveOptions("gpt-4o", { contextWindow: 2_000, threshold: 0.25 });

@@ -13,6 +13,7 @@ import { extractiveSummarizer } from "../summary/extractive/extractive.js";
 import type { Ledger, LedgerCommand, LedgerError } from "../summary/ledger-types.js";
 import type { IdentifierPolicy, Summarizer } from "../summary/summarizer.js";
 import type { CacheState } from "./cost-policy.js";
+import { RECENT_READ_SHARE } from "./recent-reads.js";
 import type { CompactionPolicy, CompactOptions } from "./types.js";
 
 export const DEFAULTS = {
@@ -30,6 +31,11 @@ export const DEFAULTS = {
   headMessages: 3,
   tailTokens: 20_000,
   minTailMessages: 4,
+  /**
+   * Where the cost policy's limit is its floor: the last turn (its call and result); four messages
+   * reach back to the turn before, whatever its output's size (`recentReadBudget`).
+   */
+  smallWindowTailMessages: 2,
   cooldownSeconds: 600,
   summaryMinTokens: 2_000,
   summaryMaxTokens: 12_000,
@@ -79,6 +85,11 @@ export interface ResolvedOptions {
    * the caller sets `tailTokens`, which says how much of the end stays verbatim.
    */
   keepRecentReads: boolean;
+  /**
+   * Tokens the recent reads may take, the newest messages included: half the aim, or the tail
+   * where the cost policy's limit is its floor (small windows: see `recentReadBudget`).
+   */
+  recentReadTokens: number;
   summarizer: Summarizer;
   identifierPolicy: IdentifierPolicy;
   identifierInstructions: string | undefined;
@@ -373,10 +384,13 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     headMessages: nonNegativeInteger("headMessages", options.headMessages, DEFAULTS.headMessages),
     tailTokens,
     keepRecentReads: options.tailTokens === undefined,
+    recentReadTokens: recentReadBudget(policy, floor, contextWindow, limit, target, tailTokens),
     minTailMessages: nonNegativeInteger(
       "minTailMessages",
       options.minTailMessages,
-      DEFAULTS.minTailMessages,
+      limitIsFloor(policy, floor, contextWindow, limit)
+        ? DEFAULTS.smallWindowTailMessages
+        : DEFAULTS.minTailMessages,
     ),
     summarizer,
     identifierPolicy,
@@ -424,6 +438,38 @@ function reserveFloor(
   }
   const floorTokens = Math.floor(Math.min(floor, threshold) * contextWindow);
   return Math.max(0, Math.min(DEFAULTS.reserveFloor, contextWindow - floorTokens));
+}
+
+/**
+ * What the recent reads may keep (`compact/recent-reads`). Where the limit leaves the cost policy
+ * no room above its floor (windows up to 40k under the default reserve: 16,000 of 32k is both),
+ * every compaction fires at the limit, so the turns to the next one, and with them the busts, are
+ * set by what a compaction keeps: there a kept token costs 5–20% of a turn's bill per thousand,
+ * against 1–3% at 64k and 128k, where the floor binds and the interval is long anyway
+ * (docs/notes/small-windows.md). So there the last turns' outputs stay whole only within the
+ * tail, and elsewhere within half the aim; and there the tail's least count of messages is the
+ * last turn's (`DEFAULTS.smallWindowTailMessages`).
+ */
+function recentReadBudget(
+  policy: CompactionPolicy,
+  floor: number,
+  contextWindow: number,
+  limit: number,
+  target: number,
+  tailTokens: number,
+): number {
+  const share = Math.floor(target * RECENT_READ_SHARE);
+  return limitIsFloor(policy, floor, contextWindow, limit) ? Math.min(share, tailTokens) : share;
+}
+
+/** Whether the cost policy's limit leaves it no room above its floor (windows up to 40k by default). */
+function limitIsFloor(
+  policy: CompactionPolicy,
+  floor: number,
+  contextWindow: number,
+  limit: number,
+): boolean {
+  return policy === "cost" && limit <= Math.floor(floor * contextWindow);
 }
 
 /**

@@ -39,10 +39,10 @@ function session(): { messages: ChatMessage[]; fresh: string } {
 }
 
 describe("recent reads stay", () => {
-  it("keeps a 5.7k-token file read of the turn before whole at 32k: neither pruned nor summarized", async () => {
+  it("keeps a 5.7k-token file read of the turn before whole at 64k: neither pruned nor summarized", async () => {
     const { messages, fresh } = session();
     expect(countTokens(fresh, model)).toBeGreaterThan(5_000);
-    const compacted = await compact({ model, messages }, { contextWindow: 32_000, force: true });
+    const compacted = await compact({ model, messages }, { contextWindow: 64_000, force: true });
     expect(compacted.compacted).toBe(true);
     const kept = compacted.messages.find(
       (m) => m.role === "tool" && m.tool_call_id === "call_parser",
@@ -50,6 +50,42 @@ describe("recent reads stay", () => {
     expect(messageText(kept ?? { role: "tool", content: "" })).toBe(fresh);
     expect(compacted.prunedToolOutputs.map((output) => output.toolCallId)).not.toContain(
       "call_parser",
+    );
+  });
+
+  it("at 32k, where the limit is the floor, keeps only the reads that fit the tail", async () => {
+    // Each compaction at 32k fires at the limit, so what it keeps shortens the interval to the
+    // next bust (docs/notes/small-windows.md): the 5.7k read goes to the summary, the last turn's
+    // small reads stay whole.
+    const { messages, fresh } = session();
+    const compacted = await compact({ model, messages }, { contextWindow: 32_000, force: true });
+    expect(compacted.compacted).toBe(true);
+    const outputs = new Map(
+      compacted.messages
+        .filter((m) => m.role === "tool")
+        .map((m) => [m.tool_call_id, messageText(m)] as const),
+    );
+    expect(outputs.get("call_parser")).not.toBe(fresh);
+    expect(outputs.has("call_fixture_b")).toBe(true);
+    const wide = await compact({ model, messages }, { contextWindow: 64_000, force: true });
+    expect(compacted.finalTokens).toBeLessThan(wide.finalTokens - 4_000);
+    // The same when the last turn is one small read: the tail's least four messages would reach
+    // back to the parser's read.
+    const oneRead = [
+      ...messages.slice(0, -4),
+      assistant("Now the tests.", [call("call_tests", "Read", { file_path: "tests/t.py" })]),
+      result("call_tests", bulkyOutput(5, "tests")),
+    ];
+    const small = await compact(
+      { model, messages: oneRead },
+      { contextWindow: 32_000, force: true },
+    );
+    const parser = small.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_parser",
+    );
+    expect(parser === undefined ? undefined : messageText(parser)).not.toBe(fresh);
+    expect(small.messages.some((m) => m.role === "tool" && m.tool_call_id === "call_tests")).toBe(
+      true,
     );
   });
 

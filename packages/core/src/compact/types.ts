@@ -104,7 +104,8 @@ export interface CompactOptions {
    * Token budget of the verbatim tail. Default: policy `cost`, 5% of the window and at least
    * 2,000; policy `window`, 20,000 (a quarter of small windows). Default or explicit, at most
    * half the aim. Left out, the tail also keeps the outputs of the model's last two turns whole,
-   * within half the aim; set, it is the whole of what stays verbatim (with the newest messages).
+   * within half the aim (policy `cost` where its limit is its floor, as at 32k and under: within
+   * the tail); set, it is the whole of what stays verbatim (with the newest messages).
    */
   tailTokens?: number;
   /** Messages the tail keeps at least. Default 4. */

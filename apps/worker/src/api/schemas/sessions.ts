@@ -217,7 +217,7 @@ export const SessionSettings = z
     reserveTokens: z.number().int().nullable(),
     tailTokens: z.number().int().nullable().openapi({
       description:
-        "Tokens of the newest messages a compaction keeps verbatim (the kept size); default: 5% of the window, at least 2,000 (policy cost)",
+        "Tokens of the newest messages a compaction keeps verbatim (the kept size); default: 5% of the window, at least 2,000 (policy cost), with the last two turns' tool outputs kept whole within half the aim, or within the tail where the limit is the floor (windows up to 40k); set, it is all that stays verbatim",
     }),
     policy: fields.CompactionPolicy.nullable(),
     floor: z.number().nullable().openapi({
