@@ -4,7 +4,7 @@
  * that a folder is one big room, and a reader can no longer find a thing by its
  * folder (it gets rooms by job instead, as `apps/worker/src/session/` did).
  * Production files are the tracked `.ts`/`.tsx`/`.js` files under a `src`
- * folder, at any depth, of any workspace package; tests and declaration files
+ * folder, at any depth, of any workspace package; tests (type tests, `.test-d.ts`, too) and declaration files
  * are not. Run by `pnpm test:fast` and `pnpm test`.
  */
 
@@ -21,7 +21,7 @@ function isProductionSource(path: string): boolean {
   return (
     /(^|\/)src\//.test(path) &&
     /\.(ts|tsx|js)$/.test(path) &&
-    !/\.test\.(ts|tsx|js)$/.test(path) &&
+    !/\.test(-d)?\.(ts|tsx|js)$/.test(path) &&
     !path.endsWith(".d.ts")
   );
 }
@@ -52,6 +52,7 @@ describe("the packages' folders", () => {
       "apps/worker/src/env.d.ts",
       "apps/worker/test/helpers.ts",
       "packages/core/src/summary/c.node.test.ts",
+      "packages/core/src/public-types.test-d.ts",
     ]);
     expect([...sizes]).toEqual([
       ["apps/worker/src/session", 1],

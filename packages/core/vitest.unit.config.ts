@@ -15,5 +15,13 @@ export default defineConfig({
     // token rank tables, the engine) from one test file to the next instead of loading them again.
     isolate: false,
     hookTimeout: 60_000,
+    // The public surface's type tests (`*.test-d.ts`: `compact()`'s overloads, its options), checked
+    // by tsc as tests, so a wrong type fails `pnpm test:fast` too (`pnpm test` checks them with the
+    // package's `tsc` type check).
+    typecheck: {
+      enabled: true,
+      include: ["src/**/*.test-d.ts"],
+      tsconfig: "./tsconfig.type-tests.json",
+    },
   },
 });

@@ -1,7 +1,8 @@
 /**
  * @module scripts/engine-options
  * The engine's input, options and result, from the JSDoc of their declarations in
- * packages/core/src/compact/types.ts (`CompactInput`, `CompactOptions`, `CompactResult`).
+ * packages/core/src/compact/types.ts (`CompactInput`, `CompactOptions`, `CompactResult`), each
+ * member with its `@default` tag.
  */
 
 import { readFileSync } from "node:fs";
@@ -35,9 +36,20 @@ export function engineInterfaceTable(interfaceName: string): string {
         .join(" ")
         .replace(/\s+/g, " ")
         .trim();
-      rows.push([code(name), code(type.replace(/\s+/g, " ")), optional ? "" : "yes", what]);
+      const tag = ts.getJSDocTags(member).find((t) => t.tagName.text === "default");
+      const fallback =
+        tag === undefined
+          ? ""
+          : (ts.getTextOfJSDocComment(tag.comment) ?? "").replace(/\s+/g, " ").trim();
+      rows.push([
+        code(name),
+        code(type.replace(/\s+/g, " ")),
+        optional ? "" : "yes",
+        fallback === "" ? "" : code(fallback),
+        what,
+      ]);
     }
   });
   if (rows.length === 0) throw new Error(`no interface ${interfaceName} in ${ENGINE_TYPES}`);
-  return table(["name", "type", "required", "meaning"], rows);
+  return table(["name", "type", "required", "default", "meaning"], rows);
 }

@@ -23,7 +23,10 @@ export interface CompactInput {
   model: string;
   /** Chat Completions messages, Anthropic `messages`, or Responses input items, per `format`. */
   messages: readonly unknown[];
-  /** Default `openai`. */
+  /**
+   * How `messages` are shaped: Chat Completions, Anthropic Messages, Responses input items or Gemini contents.
+   * @default "openai"
+   */
   format?: MessageFormat;
   /** Anthropic top-level `system` (string or text blocks), when `format` is `anthropic`. */
   system?: unknown;
@@ -44,18 +47,25 @@ export interface CompactInput {
 }
 
 export interface CompactOptions {
-  /** Tokens a request may carry (the input limit), a number or `"128k"`, `"1m"`. Default: from the model table. */
+  /**
+   * Tokens a request may carry (the input limit), a number or `"128k"`, `"1m"`.
+   * @default the model's window in the model table
+   */
   contextWindow?: number | string;
-  /** Default `cost`: see {@link CompactionPolicy}. */
+  /**
+   * When to compact: see {@link CompactionPolicy}.
+   * @default "cost"
+   */
   policy?: CompactionPolicy;
   /**
    * Policy `cost`: the fraction of the window under which the context is left alone, however
-   * cheap a compaction would be. Default 0.5: a deep compaction then leaves the model a quarter
+   * cheap a compaction would be. At the default a deep compaction leaves the model a quarter
    * or less of what it had, at a bill well under compacting at the limit (docs/notes/cost-model.md).
    * With an explicit `threshold` the floor is at least that threshold (the policy never compacts
    * below a threshold the caller set), and an explicit floor under it is refused. An explicit
    * floor above a small window's default limit (16,000 at 32k) lowers the default reserve so the
    * limit reaches it (up to the threshold); an explicit `reserveTokens` is kept.
+   * @default 0.5
    */
   floor?: number;
   /**
@@ -72,7 +82,8 @@ export interface CompactOptions {
   /**
    * Policy `cost`: what an LLM summary costs, in uncached input tokens of the session's model
    * (its input and output tokens at the summarizer's prices); it joins the cache bust in the
-   * decision. Default 0 (the deterministic summarizer costs nothing).
+   * decision. The default fits the deterministic summarizer, which costs nothing.
+   * @default 0
    */
   summarizerCostTokens?: number;
   /**
@@ -84,13 +95,14 @@ export interface CompactOptions {
   cacheLastReadAt?: Date | number;
   /**
    * Fraction of the window over which a compaction is forced (policy `window`: the trigger).
-   * Default 0.75. Set explicitly, it is also where policy `cost` starts: it never compacts below
-   * it (its `floor` rises to it).
+   * Set explicitly, it is also where policy `cost` starts: it never compacts below it (its `floor`
+   * rises to it).
+   * @default 0.75
    */
   threshold?: number;
   /**
-   * Free tokens guaranteed after compaction. Default max(20,000, maxOutputTokens), capped at half
-   * the window (less where an explicit `floor` needs the room).
+   * Free tokens guaranteed after compaction.
+   * @default max(20000, maxOutputTokens), at most half the window (less where an explicit floor needs the room)
    */
   reserveTokens?: number;
   /**
@@ -98,23 +110,34 @@ export interface CompactOptions {
    * quarter of the window, as agents ask for far more than answers use.
    */
   maxOutputTokens?: number;
-  /** Leading messages kept verbatim after system/developer messages. Default 3. */
+  /**
+   * Leading messages kept verbatim after system/developer messages.
+   * @default 3
+   */
   headMessages?: number;
   /**
-   * Token budget of the verbatim tail. Default: policy `cost`, 5% of the window and at least
-   * 2,000; policy `window`, 20,000 (a quarter of small windows). Default or explicit, at most
-   * half the aim. Left out, the tail also keeps the outputs of the model's last two turns whole,
-   * within half the aim (policy `cost` where its limit is its floor, as at 32k and under: within
-   * the tail); set, it is the whole of what stays verbatim (with the newest messages).
+   * Token budget of the verbatim tail; default or explicit, at most half the aim. Left out, the
+   * tail also keeps the outputs of the model's last two turns whole, within half the aim (policy
+   * `cost` where its limit is its floor, as at 32k and under: within the tail); set, it is the
+   * whole of what stays verbatim (with the newest messages).
+   * @default policy cost: 5% of the window, at least 2000; policy window: 20000 (a quarter of small windows)
    */
   tailTokens?: number;
-  /** Messages the tail keeps at least. Default 4. */
+  /**
+   * Messages the tail keeps at least; left out, 2 (the last turn's call and output) under policy
+   * `cost` where its limit is its floor, as at 32k and under.
+   * @default 4
+   */
   minTailMessages?: number;
-  /** Any `Summarizer`; `openAISummarizer({ apiKey, baseURL, model })` for an LLM. Default: `extractiveSummarizer()`. */
+  /**
+   * Any `Summarizer`; `openAISummarizer({ apiKey, baseURL, model })` for an LLM.
+   * @default extractiveSummarizer()
+   */
   summarizer?: Summarizer;
   /**
    * `strict`, `custom` (with `identifierInstructions`) or `off`: what the summarizer is told about
-   * identifiers. The ledger is verified under every policy. Default `strict`.
+   * identifiers. The ledger is verified under every policy.
+   * @default "strict"
    */
   identifierPolicy?: IdentifierPolicy;
   /** Operator text for `identifierPolicy: "custom"`. */
@@ -123,15 +146,24 @@ export interface CompactOptions {
   instructions?: string;
   /** What the summary should focus on. */
   focus?: string;
-  /** Compact even below the threshold. */
+  /**
+   * Compact even below the threshold.
+   * @default false
+   */
   force?: boolean;
   /** Aborts the compaction (and its summarizer calls). */
   signal?: AbortSignal;
-  /** Clock for cooldown decisions, ms since epoch or a Date. Default `Date.now()`. */
+  /**
+   * Clock for cooldown decisions, ms since epoch or a Date.
+   * @default Date.now()
+   */
   now?: number | Date;
   /** While in the future (ms since epoch), the LLM tiers are skipped. */
   cooldownUntil?: number;
-  /** Cooldown after a summarizer failure. Default 600 s. */
+  /**
+   * Cooldown after a summarizer failure, in seconds.
+   * @default 600
+   */
   cooldownSeconds?: number;
   /**
    * The `ledger` an earlier compaction of this conversation returned. Its
@@ -141,21 +173,25 @@ export interface CompactOptions {
    */
   ledger?: Ledger;
   /**
-   * Summary size bounds in tokens (the target is 20% of what the summary replaces). Default 2,000
-   * (a quarter of the aim in small windows).
+   * Summary size bounds in tokens (the target is 20% of what the summary replaces).
+   * @default 2000, at most a quarter of the aim (small windows)
    */
   summaryMinTokens?: number;
-  /** The upper bound of the summary's size in tokens. Default 12,000. */
+  /**
+   * The upper bound of the summary's size in tokens.
+   * @default 12000
+   */
   summaryMaxTokens?: number;
   /**
    * How a prune placeholder names the output it replaced, to fetch it back: a store that serves
-   * pruned outputs gives its own handle. Default: `tool call id <id>`, plus `(call <n> with that id)`
-   * when the conversation reuses the id.
+   * pruned outputs gives its own handle.
+   * @default "tool call id <id>", plus " (call <n> with that id)" when the conversation reuses the id
    */
   toolOutputReference?: (output: ToolOutputKey) => string;
   /**
    * How the marker of a newest output cut to its head and tail (because it alone did not fit)
-   * names the whole output, e.g. with the route that serves it. Default: `toolOutputReference`'s.
+   * names the whole output, e.g. with the route that serves it.
+   * @default toolOutputReference
    */
   cutOutputReference?: (output: ToolOutputKey) => string;
   /**
@@ -163,13 +199,14 @@ export interface CompactOptions {
    * tail's included, by placeholders (the whole outputs come back in `prunedToolOutputs`, for a
    * store to serve them by call id), largest first, until the context reaches its aim. For a
    * conversation whose context refills within a few turns of each compaction (thrashing): what
-   * refills it is its largest outputs, and a new summary every few turns buys little. Default false.
+   * refills it is its largest outputs, and a new summary every few turns buys little.
+   * @default false
    */
   pruneLargestOutputs?: boolean;
   /**
    * The name of a tool the agent has for recalling compacted history (e.g. `recall`): the summary
    * block then says, in one line, that earlier details can be recalled with it by query or by
-   * tool-call id. Letters, digits, `_`, `-` and `.`, at most 64. Default: no such line.
+   * tool-call id. Letters, digits, `_`, `-` and `.`, at most 64. Left out, no such line.
    */
   recallTool?: string;
 }

@@ -1,7 +1,9 @@
 /**
- * The public surface's types, checked by `tsc` (`pnpm typecheck`): `withCompaction` keeps the SDK
- * client's own type beside the compacting methods, `condenseMiddleware` is an AI SDK middleware, and
- * `Condense`'s options need only where and who. Nothing here calls a service.
+ * The public surface's types: `withCompaction` keeps the SDK client's own type beside the compacting
+ * methods, `condenseMiddleware` is an AI SDK middleware, both need the session, and `Condense`'s
+ * options need only where and who. Checked by tsc, as tests in vitest's typecheck mode
+ * (`pnpm test:fast`) and by the package's type check (`pnpm typecheck`, in `pnpm test`). Nothing
+ * here calls a service.
  */
 
 import type { LanguageModelV4Middleware } from "@ai-sdk/provider";
@@ -15,6 +17,7 @@ import {
   type CondenseMiddlewareOptions,
   type CondenseOptions,
   condenseMiddleware,
+  type SessionHandle,
   type WithCompactionOptions,
   withCompaction,
 } from "./index.js";
@@ -41,9 +44,18 @@ describe("the client's public types", () => {
     expectTypeOf(wrap).toBeFunction();
   });
 
+  it("withCompaction needs the session; the rest of its options are optional", () => {
+    expectTypeOf<{ session: SessionHandle }>().toExtend<WithCompactionOptions>();
+    // @ts-expect-error: the session is required
+    expectTypeOf<{ model: string }>().toExtend<WithCompactionOptions>();
+  });
+
   it("condenseMiddleware is an AI SDK language model middleware", () => {
     expectTypeOf(condenseMiddleware).parameter(0).toEqualTypeOf<CondenseMiddlewareOptions>();
     expectTypeOf(condenseMiddleware).returns.toEqualTypeOf<LanguageModelV4Middleware>();
+    expectTypeOf<{ session: SessionHandle }>().toExtend<CondenseMiddlewareOptions>();
+    // @ts-expect-error: the session is required
+    expectTypeOf<{ maxRecoveries: number }>().toExtend<CondenseMiddlewareOptions>();
   });
 
   it("Condense needs a base URL and a key; the rest has defaults", () => {
