@@ -211,6 +211,37 @@ async function snapshot(real: FuzzReal): Promise<unknown[]> {
   ];
 }
 
+/** The session status fields that follow from its window. */
+const WINDOW_FIELDS = ["contextWindow", "learnedContextWindow", "budget", "warningLevel"] as const;
+
+/**
+ * The one refusal that keeps what it learned: an overflow report whose context still cannot be
+ * served (`context_over_window`) has learned the provider's real window from the error (a fact
+ * about the model, true whatever is served next), so `before` with the window's fields as they
+ * are now — provided the window learned is smaller than the one before. Undefined otherwise.
+ */
+function learnedOverflow(
+  path: string,
+  reply: Reply<unknown>,
+  before: unknown[],
+  after: unknown[],
+): unknown[] | undefined {
+  const code = (reply.body as { error?: { code?: unknown } } | undefined)?.error?.code;
+  if (!path.endsWith("/overflow") || reply.status !== 422 || code !== "context_over_window") {
+    return undefined;
+  }
+  const statusOf = (shot: unknown[]) =>
+    (shot[0] as { body?: Record<string, unknown> } | undefined)?.body ?? {};
+  const was = statusOf(before);
+  const now = statusOf(after);
+  const learned = now.learnedContextWindow;
+  if (typeof learned !== "number" || typeof was.contextWindow !== "number") return undefined;
+  if (!(learned < was.contextWindow)) return undefined;
+  const status = { ...was };
+  for (const field of WINDOW_FIELDS) status[field] = now[field];
+  return [{ ...(before[0] as object), body: status }, ...before.slice(1)];
+}
+
 /**
  * One call with the four oracles: checked against its documented reply, a refusal against the
  * state before it, then the contexts.
@@ -229,8 +260,9 @@ export async function step(
   if (reply.status >= 400) fuzzCounts.refusals++;
   expectDocumentedReply(reply, what);
   if (before !== undefined && reply.status >= 400) {
-    expect(await snapshot(real), `${what} was refused (${reply.status}) but changed state`).toEqual(
-      before,
+    const after = await snapshot(real);
+    expect(after, `${what} was refused (${reply.status}) but changed state`).toEqual(
+      learnedOverflow(path, reply, before, after) ?? before,
     );
   }
   await expectValidContexts(real);
