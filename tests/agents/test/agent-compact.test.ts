@@ -28,8 +28,12 @@ const CONTEXT_WINDOW = "32k";
 const GATEWAY_LIMIT = 48_000;
 const RUN_TIMEOUT_MS = 280_000;
 const INSTALL_TIMEOUT_MS = 30 * 60_000;
-/** The fewest messages of the agent's new history a gateway compaction right after it would cover. */
-const NOT_RIGHT_AWAY = 10;
+/**
+ * The fewest messages of the agent's new history a gateway compaction right after it would cover.
+ * 8, not 10: one real Claude Code run covered 9 (it re-attaches the files it read, close to the 32k
+ * trigger); a compaction right after the agent's own covers 1 or 2.
+ */
+const NOT_RIGHT_AWAY = 8;
 const SETUPS = [claudeCodeCompacting, codexCompacting];
 /** Runs only the setups whose name holds this (`claude`, `codex`). */
 const ONLY = process.env.CONDENSE_AGENTS_ONLY;
