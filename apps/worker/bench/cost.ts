@@ -27,7 +27,8 @@ import { type CachePricing, type ChatMessage, countTokens } from "@condense/core
 import { totalTokens } from "./cost/baselines.ts";
 import { benchMessage, billBaselines, billForwarded, type PolicyBill } from "./cost/bills.ts";
 import { PRICINGS } from "./cost/pricings.ts";
-import { formatReport, type PricedReplay, type ReplayRecord } from "./cost/report.ts";
+import type { PricedReplay, ReplayRecord } from "./cost/replay-record.ts";
+import { formatReport } from "./cost/report.ts";
 import { argument, loadCorpus, replaySession, repository } from "./replay/corpus.ts";
 import { replayThroughGateway } from "./replay/gateway-replay.ts";
 import { startReplayServer } from "./replay/replay-server.ts";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { PRICINGS } from "./pricings.ts";
-import type { PricedReplay } from "./report.ts";
+import type { PricedReplay } from "./replay-record.ts";
 import { compact95SummaryCost, SUMMARY_INSTRUCTION_TOKENS, summaryCosts } from "./summaries.ts";
 
 const anthropic = PRICINGS.find((pricing) => pricing.name === "Anthropic");

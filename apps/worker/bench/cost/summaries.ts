@@ -18,7 +18,7 @@ import {
   modelPricing,
   separateSummaryCostTokens,
 } from "@condense/core";
-import type { PricedReplay } from "./report.ts";
+import type { PricedReplay } from "./replay-record.ts";
 
 /** The summary prompt's own tokens (core's instruction and template, a ledger): never cached. */
 export const SUMMARY_INSTRUCTION_TOKENS = 1_200;
