@@ -10,7 +10,7 @@ curl -s -i "$CONDENSE_URL/v1/gateway/anthropic/v1/messages" \
   -H "anthropic-version: 2023-06-01" \
   -H "x-claude-code-session-id: first-run" \
   -H "content-type: application/json" \
-  -d '{"model":"claude-sonnet-4-5","max_tokens":256,"system":"You are a coding agent.","messages":[{"role":"user","content":"Say hello."}]}'
+  -d '{"model":"claude-sonnet-4-6","max_tokens":256,"system":"You are a coding agent.","messages":[{"role":"user","content":"Say hello."}]}'
 
 # See that it worked, with your Condense key (the one `pnpm start` printed; it keeps it in
 # apps/worker/.dev.vars): the session holds the turn.

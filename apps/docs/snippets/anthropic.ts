@@ -9,7 +9,7 @@ const condense = new Condense({
 const claude = withCompaction(new Anthropic(), { session: condense.session("run-43") });
 
 const message = await claude.messages.create({
-  model: "claude-sonnet-4-5",
+  model: "claude-sonnet-4-6",
   max_tokens: 1024,
   system: "You are a coding agent.",
   messages: [{ role: "user", content: "Next step?" }],
@@ -18,7 +18,7 @@ const message = await claude.messages.create({
 const toolUse = message.content.find((block) => block.type === "tool_use");
 const next = await claude.messages
   .stream({
-    model: "claude-sonnet-4-5",
+    model: "claude-sonnet-4-6",
     max_tokens: 1024,
     system: "You are a coding agent.",
     messages: toolUse

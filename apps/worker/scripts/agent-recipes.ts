@@ -239,7 +239,7 @@ export function qwenCodeRecipe(
 /** The recipes `pnpm start` prints, for a local gateway at `origin`. */
 export function localRecipes(origin: string): AgentRecipe[] {
   return [
-    claudeCodeRecipe({ baseUrl: gatewayBase(origin, "anthropic"), model: "claude-sonnet-4-5" }),
+    claudeCodeRecipe({ baseUrl: gatewayBase(origin, "anthropic"), model: "claude-sonnet-4-6" }),
     codexRecipe({ baseUrl: gatewayBase(origin, "openai"), model: "gpt-5.5-codex" }),
     opencodeRecipe({ baseUrl: gatewayBase(origin, "openai"), model: "gpt-5.5" }),
     piRecipe({ baseUrl: gatewayBase(origin, "openai"), model: "gpt-5.5" }, "responses"),

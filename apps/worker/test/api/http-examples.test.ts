@@ -312,7 +312,7 @@ describe("the HTTP API's recorded examples", () => {
           },
           auth: false,
           body: {
-            model: "claude-sonnet-4-5",
+            model: "claude-sonnet-4-6",
             max_tokens: 256,
             system: "You are a coding agent.",
             messages: [{ role: "user", content: "Why does the CSV test fail?" }],
@@ -356,7 +356,7 @@ describe("the HTTP API's recorded examples", () => {
           },
           auth: false,
           body: {
-            model: "claude-sonnet-4-5",
+            model: "claude-sonnet-4-6",
             system: "You are a coding agent.",
             messages: [
               { role: "user", content: "Why does the CSV test fail?" },
