@@ -210,12 +210,15 @@ describe("messageHashes", () => {
         image_url: fc.record({ url: fc.constantFrom("https://a.example/x.png", "data:,1") }),
       }),
     );
-    // Texts that look like the cache key's other parts: JSON, line breaks, a serialized part.
+    // Texts that look like the cache key's other parts: JSON, line breaks, a serialized content.
     const keyLike = fc.constantFrom(
       "null",
       "a\nb",
       '["user",null,null,true]\nx',
       '[{"type":"text","text":"a"}]',
+      '[{"type":"image_url","image_url":{"url":"data:,1"}}]',
+      '""',
+      "[]",
     );
     const text = fc.oneof(fc.string({ maxLength: 12 }), keyLike);
     const content = fc.oneof(

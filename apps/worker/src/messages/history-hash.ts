@@ -23,8 +23,7 @@
 import { type ChatMessage, type MessageContent, stableJson, type ToolCall } from "@condense/core";
 import { sha256 } from "@noble/hashes/sha2.js";
 import { bytesToHex } from "@noble/hashes/utils.js";
-import { TextKeyedCache } from "../cache/text-keyed-cache";
-import { messageKey } from "./message-key";
+import { MessageKeyedCache, messageKey } from "./message-key";
 
 function contentForm(content: MessageContent | undefined): unknown {
   if (content === null || content === undefined) return "";
@@ -93,7 +92,7 @@ const encoder = new TextEncoder();
  * earlier turns' messages are looked up, not digested again (a digest per message cost more than
  * the whole lookup), and `canonicalContent` is built only for the messages not found.
  */
-const hashCache = new TextKeyedCache<string>(8_000_000);
+const hashCache = new MessageKeyedCache<string>(8_000_000);
 
 /**
  * The hex SHA-256 of each message's canonical content, in order: what the Worker computes for a
@@ -116,7 +115,8 @@ export async function messageHashes(messages: readonly ChatMessage[]): Promise<s
     if (digest === undefined) return;
     const hash = bytesToHex(new Uint8Array(digest));
     hashes[index] = hash;
-    hashCache.set(keys[index] ?? "", hash);
+    const key = keys[index];
+    if (key !== undefined) hashCache.set(key, hash);
   });
   return hashes.map((hash) => hash ?? "");
 }

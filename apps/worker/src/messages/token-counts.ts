@@ -10,15 +10,14 @@
  */
 
 import { type ChatMessage, messageTokens } from "@condense/core";
-import { TextKeyedCache } from "../cache/text-keyed-cache";
-import { messageKey } from "./message-key";
+import { MessageKeyedCache, messageKey } from "./message-key";
 
 /**
  * Counts by message key, then by model (about 8 MB of one-byte keys). The key is not joined with
  * the model's name into one text: copying every message's text once more cost as much as the
  * lookup.
  */
-const countCache = new TextKeyedCache<Map<string, number>>(8_000_000);
+const countCache = new MessageKeyedCache<Map<string, number>>(8_000_000);
 
 export interface KnownCounts {
   /** Each message's count, what `messageTokens(message, model)` returns; null where none is known. */
