@@ -33,7 +33,7 @@ import {
 import { z } from "zod";
 import type { CompactionsResponseBody, SessionBillBody } from "../../api/schemas";
 import { afterTurn, cacheStateOf, saveCacheState } from "../store/cache-state";
-import { readSession, type SessionRow } from "../store/session-record";
+import { readSession, type SessionRow, transcriptTotals } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { readViewState } from "../store/view-state";
 import { contextSize } from "./context-measure";
@@ -114,8 +114,10 @@ export function recordServedTurn(
   const { sql, store } = scope;
   const generation = currentGeneration(sql);
   const compactionId = readViewState(sql)?.compactionId ?? 0;
+  const totals = transcriptTotals(sql);
   const whole =
-    store.tokensAfter(generation.firstSeq - 1).tokens - store.tokensAfter(turn.lastSeq).tokens;
+    store.tokensAfter(generation.firstSeq - 1, totals).tokens -
+    store.tokensAfter(turn.lastSeq, totals).tokens;
   const previous = latestTurn(sql);
   const sameGeneration = previous?.generation === generation.generation;
   const again = previous !== undefined && sameGeneration && previous.lastSeq === turn.lastSeq;

@@ -178,7 +178,28 @@ export function setLastModel(sql: SqlStorage, model: string): void {
   sql.exec("UPDATE condense_session SET last_model = ? WHERE id = 1", model);
 }
 
-/** Counts appended messages in; run it in the append's transaction. */
+/** The transcript's size as the session counts it: its messages (seqs 1…count) and their tokens. */
+export interface TranscriptTotals {
+  count: number;
+  tokens: number;
+}
+
+/**
+ * The session's {@link TranscriptTotals}, kept with every message appended (`countAppended`) and
+ * every recount, or undefined before the session exists.
+ */
+export function transcriptTotals(sql: SqlStorage): TranscriptTotals | undefined {
+  return sql
+    .exec<TranscriptTotals>(
+      "SELECT message_count AS count, transcript_tokens AS tokens FROM condense_session WHERE id = 1",
+    )
+    .toArray()[0];
+}
+
+/**
+ * Counts appended messages in; run it in the append's transaction, after each message's row, so the
+ * counters and the transcript agree at every point of it (`transcriptTotals`).
+ */
 export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, now: number): void {
   sql.exec(
     `UPDATE condense_session SET message_count = ?, transcript_tokens = transcript_tokens + ?, updated_at = ?

@@ -121,7 +121,6 @@ export function appendMessages(
 
     const firstSeq = session.messageCount + 1;
     let seq = session.messageCount;
-    let addedTokens = 0;
     // The bench's seam: the same append without the search index, to measure what indexing adds.
     const indexing = env.BENCH_NO_SEARCH_INDEX !== "1";
     const billAnswer = options.billUnservedAnswers
@@ -131,12 +130,12 @@ export function appendMessages(
       seq++;
       if (message.role === "assistant") billAnswer?.(seq, now);
       const tokens = messageTokens(message, model);
-      addedTokens += tokens;
       scope.store.appendTranscript(seq, message, tokens, now);
+      // Counted with its row: a billed answer after it reads the context's size from the counters.
+      countAppended(sql, seq, tokens, now);
       indexToolCalls(sql, message, seq);
       if (indexing) indexMessage(sql, message, seq);
     }
-    countAppended(sql, seq, addedTokens, now);
 
     const decision = decidePending(scope, "append");
     const pending = decision.mark;
