@@ -179,10 +179,10 @@ export function setLastModel(sql: SqlStorage, model: string): void {
 }
 
 /** The transcript's size as the session counts it: its messages (seqs 1…count) and their tokens. */
-export interface TranscriptTotals {
+export type TranscriptTotals = {
   count: number;
   tokens: number;
-}
+};
 
 /**
  * The session's {@link TranscriptTotals}, kept with every message appended (`countAppended`) and

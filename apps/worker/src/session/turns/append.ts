@@ -14,7 +14,7 @@ import type { IdempotencyInput } from "../../api/idempotency-key";
 import type { AppendResponseBody } from "../../api/schemas";
 import { decidePending, type PendingMark } from "../compaction/pending";
 import { compactionStatus } from "../context/context-data";
-import { measureCommitted, messagesTokens } from "../context/context-measure";
+import { type ContextMeasure, measureCommitted, messagesTokens } from "../context/context-measure";
 import { calibrateWithProviderCount } from "../context/provider-counts";
 import { recountIfModelChanged } from "../context/recount";
 import { recordTurnUsage, unservedAnswerBilling } from "../context/served-turns";
@@ -58,6 +58,8 @@ export interface Appended {
   pending: PendingMark | undefined;
   /** Whether this was a retry answered from its idempotency record (nothing was appended). */
   replayed: boolean;
+  /** The committed context's measure the answer reports (none for a replay). */
+  measure?: ContextMeasure;
 }
 
 /**
@@ -158,6 +160,6 @@ export function appendMessages(
       },
     };
     remember(sql, "append", input.idempotency, answer, now);
-    return { answer, pending, replayed: false };
+    return { answer, pending, replayed: false, measure };
   });
 }
