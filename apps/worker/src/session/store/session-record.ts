@@ -102,7 +102,11 @@ export function readSession(sql: SqlStorage): SessionRow | undefined {
 
 /** The session `key` names, or the 404 for a session that does not exist or is not the caller's. */
 export function requireSession(sql: SqlStorage, key: SessionKey): SessionRow {
-  const row = readSession(sql);
+  return ownedSession(readSession(sql), key);
+}
+
+/** `row`, when it is the session `key` names, else the 404. */
+function ownedSession(row: SessionRow | undefined, key: SessionKey): SessionRow {
   // The object's name already encodes the user; the stored owner is checked as defence in depth.
   if (row === undefined || row.userId !== key.userId || row.sessionId !== key.sessionId) {
     throw notFound(key.sessionId);
@@ -110,19 +114,26 @@ export function requireSession(sql: SqlStorage, key: SessionKey): SessionRow {
   return row;
 }
 
-/** The session of `key`, created (empty, with a new epoch) if this object holds none. */
-export function openSession(sql: SqlStorage, key: SessionKey, now: number): SessionRow {
-  if (readSession(sql) === undefined) {
-    sql.exec(
-      `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at)
-       VALUES (1, ?, ?, ?, ?, ?)`,
-      key.userId,
-      key.sessionId,
-      crypto.randomUUID(),
-      now,
-      now,
-    );
-  }
+/**
+ * The session of `key`, created (empty, with a new epoch) if this object holds none. `existing`: the
+ * row the caller read in the same transaction, nothing written since.
+ */
+export function openSession(
+  sql: SqlStorage,
+  key: SessionKey,
+  now: number,
+  existing: SessionRow | undefined = readSession(sql),
+): SessionRow {
+  if (existing !== undefined) return ownedSession(existing, key);
+  sql.exec(
+    `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at)
+     VALUES (1, ?, ?, ?, ?, ?)`,
+    key.userId,
+    key.sessionId,
+    crypto.randomUUID(),
+    now,
+    now,
+  );
   return requireSession(sql, key);
 }
 

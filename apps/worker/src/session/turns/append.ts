@@ -82,7 +82,8 @@ export function appendMessages(
 
     // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
     // that await them, and an id comes back only once its call is answered.
-    const problems = checkToolTraffic(sql, input.messages, readSession(sql)?.messageCount ?? 0);
+    const existing = readSession(sql);
+    const problems = checkToolTraffic(sql, input.messages, existing?.messageCount ?? 0);
     if (problems.length > 0) {
       throw new ApiError(
         400,
@@ -91,7 +92,7 @@ export function appendMessages(
         { problems },
       );
     }
-    let session = openSession(sql, key, now);
+    let session = openSession(sql, key, now, existing);
     const settings = readSettings(sql);
     if (input.model !== undefined && input.model !== session.lastModel) {
       const before = modelFor(settings, session.lastModel, scope.defaultModel);
@@ -139,9 +140,9 @@ export function appendMessages(
       if (indexing) indexMessage(sql, message, seq);
     }
 
-    const decision = decidePending(scope, "append");
+    const decision = decidePending(scope, "append", settings);
     const pending = decision.mark;
-    const after = requireSession(sql, key);
+    const after = decision.session ?? requireSession(sql, key);
     // Measured by the decision when it wrote nothing (the same session and settings, measured again,
     // give the same): every append took it twice.
     const measure = decision.measure ?? measureCommitted(scope, after, settings);
