@@ -321,11 +321,10 @@ export class SessionObject extends DurableObject<Env> {
 
   async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
     return rpcResult(async () => {
-      const created = this.#isNew();
       const appended = appendMessages(this.#appendTarget(), key, input, {
         billUnservedAnswers: true,
       });
-      const { answer, pending, replayed, measure } = appended;
+      const { answer, pending, replayed, measure, created } = appended;
       await this.#afterAppend(replayed ? undefined : answer, pending, created, measure);
       return answer;
     });

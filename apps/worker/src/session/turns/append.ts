@@ -60,6 +60,8 @@ export interface Appended {
   replayed: boolean;
   /** The committed context's measure the answer reports (none for a replay). */
   measure?: ContextMeasure;
+  /** Whether this append created the session (its first). */
+  created: boolean;
 }
 
 /**
@@ -78,7 +80,8 @@ export function appendMessages(
   return inTransaction(scope, (sql): Appended => {
     const now = scope.now();
     const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
-    if (replayed !== undefined) return { answer: replayed, pending: undefined, replayed: true };
+    if (replayed !== undefined)
+      return { answer: replayed, pending: undefined, replayed: true, created: false };
 
     // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
     // that await them, and an id comes back only once its call is answered.
@@ -161,6 +164,6 @@ export function appendMessages(
       },
     };
     remember(sql, "append", input.idempotency, answer, now);
-    return { answer, pending, replayed: false, measure };
+    return { answer, pending, replayed: false, measure, created: existing === undefined };
   });
 }
