@@ -12,9 +12,9 @@
 import { workerConfig } from "../config/worker-config";
 import { nextDeliveryAt } from "./compaction/compaction-events";
 import type { CompactionScheduler } from "./compaction/scheduler";
-import { measureCommitted } from "./context/context-measure";
+import { type ContextMeasure, measureCommitted } from "./context/context-measure";
 import type { DeletionOptions } from "./deletion";
-import { coldCacheAt, lastReadAt } from "./store/cold-cache";
+import { coldCacheAt } from "./store/cold-cache";
 import { armSessionAlarm, isPastRetention } from "./store/retention";
 import { readSession, type SessionKey, type SessionRow } from "./store/session-record";
 import type { SessionScope } from "./store/session-scope";
@@ -39,14 +39,15 @@ export interface AlarmTarget {
 
 /**
  * Sets the alarm at the next retry (a compaction's, an event's delivery) or retention deadline,
- * unless an earlier one is set.
+ * unless an earlier one is set. `measured`: the committed context's measure, when the caller took
+ * one with nothing written since (an append's answer): it is not taken again.
  */
-export async function armAlarm(target: AlarmTarget): Promise<void> {
+export async function armAlarm(target: AlarmTarget, measured?: ContextMeasure): Promise<void> {
   const sql = target.scope.sql;
   const session = readSession(sql);
   const retentionMs = workerConfig(target.env).sessionRetentionMs;
   if (session !== undefined) {
-    const due = [nextDeliveryAt(sql), coldCompactionAt(target, session)].filter(
+    const due = [nextDeliveryAt(sql), coldCompactionAt(target, session, measured)].filter(
       (at) => at !== undefined,
     );
     await armSessionAlarm(
@@ -63,10 +64,15 @@ export async function armAlarm(target: AlarmTarget): Promise<void> {
  * context is past the floor (the policy's trigger) and the moment is still ahead (once passed, the
  * alarm has had its chance and is not set again until a new turn).
  */
-function coldCompactionAt(target: AlarmTarget, session: SessionRow): number | undefined {
-  const sql = target.scope.sql;
-  const measure = measureCommitted(target.scope, session, readSettings(sql));
-  const at = coldCacheAt(lastReadAt(sql), measure.model);
+function coldCompactionAt(
+  target: AlarmTarget,
+  session: SessionRow,
+  measured: ContextMeasure | undefined,
+): number | undefined {
+  const measure =
+    measured ?? measureCommitted(target.scope, session, readSettings(target.scope.sql));
+  // The measure read the cache's last read (`cacheClock`).
+  const at = coldCacheAt(measure.cacheLastReadAt, measure.model);
   return at !== undefined && at > target.scope.now() && measure.tokens >= measure.triggerTokens
     ? at
     : undefined;

@@ -44,7 +44,7 @@ import type { PendingMark } from "./compaction/pending";
 import { CompactionScheduler } from "./compaction/scheduler";
 import type { ContextData, OverflowData } from "./context/context-data";
 import { checkFormatAvailable, checkPartsAvailableNow } from "./context/context-formats";
-import { measureCommitted } from "./context/context-measure";
+import { type ContextMeasure, measureCommitted } from "./context/context-measure";
 import { currentGeneration } from "./context/generations";
 import { type MemoryInsert, memoryFor } from "./context/memory-context";
 import { takeServedCompaction } from "./context/served-compaction";
@@ -218,10 +218,13 @@ export class SessionObject extends DurableObject<Env> {
     appended: { firstSeq: number; lastSeq: number } | undefined,
     pending: PendingMark | undefined,
     created: boolean,
+    /** The committed context's measure the append's answer took, nothing written since. */
+    measured?: ContextMeasure,
   ): Promise<void> {
     if (appended !== undefined) this.#embedAppended(appended.firstSeq, appended.lastSeq);
     if (pending !== undefined) await this.#scheduler.arm(pending);
-    await armAlarm(this.#alarmTarget());
+    // Arming the compaction's alarm writes nothing the measure read: it still holds.
+    await armAlarm(this.#alarmTarget(), measured);
     await this.#reportWrite(created);
   }
 
@@ -318,12 +321,11 @@ export class SessionObject extends DurableObject<Env> {
 
   async append(key: SessionKey, input: AppendInput): Promise<RpcResult<AppendResponseBody>> {
     return rpcResult(async () => {
-      const created = this.#isNew();
       const appended = appendMessages(this.#appendTarget(), key, input, {
         billUnservedAnswers: true,
       });
-      const { answer, pending, replayed } = appended;
-      await this.#afterAppend(replayed ? undefined : answer, pending, created);
+      const { answer, pending, replayed, measure, created } = appended;
+      await this.#afterAppend(replayed ? undefined : answer, pending, created, measure);
       return answer;
     });
   }

@@ -8,9 +8,9 @@
 
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { type ContextMeasure, measureCommitted } from "../context/context-measure";
-import { readSession, setPendingTrigger } from "../store/session-record";
+import { readSession, type SessionRow, setPendingTrigger } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
-import { readSettings } from "../store/settings";
+import { readSettings, type SessionSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 
 /** A background compaction marked pending by this call (`new`) or before it (`pending`). */
@@ -24,17 +24,26 @@ export type PendingMark = "new" | "pending";
 export interface PendingDecision {
   mark: PendingMark | undefined;
   measure?: ContextMeasure;
+  /** The session's row as the decision read it, when it marked nothing new (it is still current). */
+  session?: SessionRow;
 }
 
-/** {@link markPending}, with the measure it took (see {@link PendingDecision}). */
-export function decidePending(scope: SessionScope, trigger: CompactionTrigger): PendingDecision {
+/**
+ * {@link markPending}, with the measure it took (see {@link PendingDecision}). `settings`: the
+ * session's, when the caller in the same transaction read them already.
+ */
+export function decidePending(
+  scope: SessionScope,
+  trigger: CompactionTrigger,
+  settings?: SessionSettings,
+): PendingDecision {
   const { sql, store } = scope;
   const session = readSession(sql);
   if (session === undefined) return { mark: undefined };
-  if (session.pendingTrigger !== null) return { mark: "pending" };
-  const measure = measureCommitted(scope, session, readSettings(sql));
+  if (session.pendingTrigger !== null) return { mark: "pending", session };
+  const measure = measureCommitted(scope, session, settings ?? readSettings(sql));
   if (!measure.compactionDue || isCompactionExhausted(store, session, measure)) {
-    return { mark: undefined, measure };
+    return { mark: undefined, measure, session };
   }
   setPendingTrigger(sql, trigger);
   return { mark: "new" };

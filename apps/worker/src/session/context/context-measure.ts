@@ -18,7 +18,7 @@ import {
 import { cacheStateOf } from "../store/cache-state";
 import { isExactlyCounted } from "../store/calibration";
 import { lastReadAt } from "../store/cold-cache";
-import { learnedWindowOf, type SessionRow } from "../store/session-record";
+import { learnedWindowOf, type SessionRow, transcriptTotals } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { modelFor, type SessionSettings } from "../store/settings";
 import { readViewState, type ViewState } from "../store/view-state";
@@ -80,8 +80,8 @@ export function contextSize(
   scope: SessionScope,
   view: ViewState | undefined = readViewState(scope.sql),
 ): { tokens: number; count: number } {
-  const { store } = scope;
-  const after = store.tokensAfter(view?.coveredSeq ?? 0);
+  const { sql, store } = scope;
+  const after = store.tokensAfter(view?.coveredSeq ?? 0, transcriptTotals(sql));
   return {
     tokens: (view?.tokens ?? 0) + after.tokens,
     count: (view === undefined ? 0 : store.viewCount()) + after.count,

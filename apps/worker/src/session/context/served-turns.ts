@@ -33,11 +33,11 @@ import {
 import { z } from "zod";
 import type { CompactionsResponseBody, SessionBillBody } from "../../api/schemas";
 import { afterTurn, cacheStateOf, saveCacheState } from "../store/cache-state";
-import { readSession, type SessionRow } from "../store/session-record";
+import { readSession, type SessionRow, transcriptTotals } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
-import { readViewState } from "../store/view-state";
+import { readViewState, type ViewState } from "../store/view-state";
 import { contextSize } from "./context-measure";
-import { currentGeneration } from "./generations";
+import { currentGeneration, type Generation } from "./generations";
 
 /** The turn's columns as the row's camelCase fields. */
 const TURN_COLUMNS = `id, at, generation, last_seq AS lastSeq, compaction_id AS compactionId, tokens,
@@ -99,10 +99,26 @@ function latestTurn(sql: SqlStorage): TurnRow | undefined {
     .toArray()[0];
 }
 
+/** What a turn is recorded against: the generation, the committed view and the latest turn. */
+interface TurnPlace {
+  generation: Generation;
+  view: ViewState | undefined;
+  previous: TurnRow | undefined;
+}
+
+function turnPlace(sql: SqlStorage): TurnPlace {
+  return {
+    generation: currentGeneration(sql),
+    view: readViewState(sql),
+    previous: latestTurn(sql),
+  };
+}
+
 /**
  * Records `turn` (see the module) and adds what it read to the cost policy's state, unless it is
  * `estimated`: a request the client made with a history of its own (an answer appended with no
  * context fetched) tells the policy nothing about what the session's context was read for.
+ * `place`: what the caller read of it in the same transaction, nothing written since.
  */
 export function recordServedTurn(
   scope: SessionScope,
@@ -110,13 +126,15 @@ export function recordServedTurn(
   turn: TurnServed,
   now: number,
   estimated = false,
+  place: TurnPlace = turnPlace(scope.sql),
 ): void {
   const { sql, store } = scope;
-  const generation = currentGeneration(sql);
-  const compactionId = readViewState(sql)?.compactionId ?? 0;
+  const { generation, previous } = place;
+  const compactionId = place.view?.compactionId ?? 0;
+  const totals = transcriptTotals(sql);
   const whole =
-    store.tokensAfter(generation.firstSeq - 1).tokens - store.tokensAfter(turn.lastSeq).tokens;
-  const previous = latestTurn(sql);
+    store.tokensAfter(generation.firstSeq - 1, totals).tokens -
+    store.tokensAfter(turn.lastSeq, totals).tokens;
   const sameGeneration = previous?.generation === generation.generation;
   const again = previous !== undefined && sameGeneration && previous.lastSeq === turn.lastSeq;
   // The prefix the cache may hold: the previous request whole while no compaction came between,
@@ -195,20 +213,28 @@ export function unservedAnswerBilling(
         )
         .toArray()[0]?.seq ?? 0;
     const latest = latestTurn(sql);
+    const generation = currentGeneration(sql);
     const served =
       latest !== undefined &&
-      latest.generation === currentGeneration(sql).generation &&
+      latest.generation === generation.generation &&
       latest.lastSeq >= previousAnswer;
     previousAnswer = seq;
     const session = served ? undefined : readSession(sql);
     if (session === undefined) return;
     pinned ??= pinnedTokens();
+    const view = readViewState(sql);
     recordServedTurn(
       scope,
       session,
-      { lastSeq: seq - 1, tokens: contextSize(scope).tokens + pinned, pinnedTokens: pinned, model },
+      {
+        lastSeq: seq - 1,
+        tokens: contextSize(scope, view).tokens + pinned,
+        pinnedTokens: pinned,
+        model,
+      },
       now,
       true,
+      { generation, view, previous: latest },
     );
   };
 }

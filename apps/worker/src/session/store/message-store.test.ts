@@ -1,4 +1,5 @@
 import { env, runInDurableObject } from "cloudflare:test";
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { CHUNK_BYTES, MessageStore } from "./message-store";
 import { migrate } from "./schema";
@@ -40,6 +41,35 @@ describe("MessageStore", () => {
       expect(store.tokensAfter(2)).toEqual({ tokens: 2 + 3 + 4, count: 3 });
       expect(store.transcriptAt(4)?.key).toBe(4);
       expect(store.transcriptAt(9)).toBeUndefined();
+    });
+  });
+
+  it("sums the tokens after any seq the same from the transcript's totals as row by row", async () => {
+    await runInDurableObject(freshObject(), (_instance, state) => {
+      migrate(state.storage);
+      const store = new MessageStore(state.storage.sql);
+      let stored = 0;
+      fc.assert(
+        fc.property(
+          fc.array(fc.nat({ max: 5_000 }), { minLength: 0, maxLength: 40 }),
+          fc.integer({ min: -2, max: 90 }),
+          (more, after) => {
+            more.forEach((tokens) => {
+              stored++;
+              store.appendTranscript(stored, { role: "user", content: "x" }, tokens, 0);
+            });
+            const rows = state.storage.sql
+              .exec<{ tokens: number }>("SELECT tokens FROM condense_transcript ORDER BY seq")
+              .toArray();
+            const totals = { count: rows.length, tokens: rows.reduce((a, r) => a + r.tokens, 0) };
+            const tail = rows.slice(Math.max(0, after));
+            const expected = { tokens: tail.reduce((a, r) => a + r.tokens, 0), count: tail.length };
+            expect(store.tokensAfter(after, totals)).toEqual(expected);
+            expect(store.tokensAfter(after)).toEqual(expected);
+          },
+        ),
+        { numRuns: 60 },
+      );
     });
   });
 

@@ -8,6 +8,7 @@
  */
 
 import type { ChatMessage } from "@condense/core";
+import type { TranscriptTotals } from "./session-record";
 
 export const CHUNK_BYTES = 1024 * 1024;
 
@@ -156,8 +157,28 @@ export class MessageStore {
     this.#sql.exec("UPDATE condense_view SET tokens = ? WHERE pos = ?", tokens, pos);
   }
 
-  /** Token total of transcript messages with seq > `after`. */
-  tokensAfter(after: number): { tokens: number; count: number } {
+  /**
+   * Token total of transcript messages with seq > `after`. With the transcript's `totals` (the
+   * session's counters: seqs run 1…count without a gap), only the shorter side of `after` is
+   * summed, and nothing at either end: a sum over a 200k-token transcript on every append was
+   * most of what an append cost (issue 29).
+   */
+  tokensAfter(after: number, totals?: TranscriptTotals): { tokens: number; count: number } {
+    if (totals === undefined) return this.#sumAfter(after);
+    if (after <= 0) return { ...totals };
+    if (after >= totals.count) return { tokens: 0, count: 0 };
+    const count = totals.count - after;
+    if (count <= after) return this.#sumAfter(after);
+    const before = this.#sql
+      .exec<{ tokens: number | null }>(
+        "SELECT SUM(tokens) AS tokens FROM condense_transcript WHERE seq <= ?",
+        after,
+      )
+      .one();
+    return { tokens: totals.tokens - (before.tokens ?? 0), count };
+  }
+
+  #sumAfter(after: number): { tokens: number; count: number } {
     const row = this.#sql
       .exec<{ tokens: number | null; count: number }>(
         "SELECT SUM(tokens) AS tokens, COUNT(*) AS count FROM condense_transcript WHERE seq > ?",

@@ -102,7 +102,11 @@ export function readSession(sql: SqlStorage): SessionRow | undefined {
 
 /** The session `key` names, or the 404 for a session that does not exist or is not the caller's. */
 export function requireSession(sql: SqlStorage, key: SessionKey): SessionRow {
-  const row = readSession(sql);
+  return ownedSession(readSession(sql), key);
+}
+
+/** `row`, when it is the session `key` names, else the 404. */
+function ownedSession(row: SessionRow | undefined, key: SessionKey): SessionRow {
   // The object's name already encodes the user; the stored owner is checked as defence in depth.
   if (row === undefined || row.userId !== key.userId || row.sessionId !== key.sessionId) {
     throw notFound(key.sessionId);
@@ -110,19 +114,26 @@ export function requireSession(sql: SqlStorage, key: SessionKey): SessionRow {
   return row;
 }
 
-/** The session of `key`, created (empty, with a new epoch) if this object holds none. */
-export function openSession(sql: SqlStorage, key: SessionKey, now: number): SessionRow {
-  if (readSession(sql) === undefined) {
-    sql.exec(
-      `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at)
-       VALUES (1, ?, ?, ?, ?, ?)`,
-      key.userId,
-      key.sessionId,
-      crypto.randomUUID(),
-      now,
-      now,
-    );
-  }
+/**
+ * The session of `key`, created (empty, with a new epoch) if this object holds none. `existing`: the
+ * row the caller read in the same transaction, nothing written since.
+ */
+export function openSession(
+  sql: SqlStorage,
+  key: SessionKey,
+  now: number,
+  existing: SessionRow | undefined = readSession(sql),
+): SessionRow {
+  if (existing !== undefined) return ownedSession(existing, key);
+  sql.exec(
+    `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at)
+     VALUES (1, ?, ?, ?, ?, ?)`,
+    key.userId,
+    key.sessionId,
+    crypto.randomUUID(),
+    now,
+    now,
+  );
   return requireSession(sql, key);
 }
 
@@ -178,7 +189,28 @@ export function setLastModel(sql: SqlStorage, model: string): void {
   sql.exec("UPDATE condense_session SET last_model = ? WHERE id = 1", model);
 }
 
-/** Counts appended messages in; run it in the append's transaction. */
+/** The transcript's size as the session counts it: its messages (seqs 1…count) and their tokens. */
+export type TranscriptTotals = {
+  count: number;
+  tokens: number;
+};
+
+/**
+ * The session's {@link TranscriptTotals}, kept with every message appended (`countAppended`) and
+ * every recount, or undefined before the session exists.
+ */
+export function transcriptTotals(sql: SqlStorage): TranscriptTotals | undefined {
+  return sql
+    .exec<TranscriptTotals>(
+      "SELECT message_count AS count, transcript_tokens AS tokens FROM condense_session WHERE id = 1",
+    )
+    .toArray()[0];
+}
+
+/**
+ * Counts appended messages in; run it in the append's transaction, after each message's row, so the
+ * counters and the transcript agree at every point of it (`transcriptTotals`).
+ */
 export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, now: number): void {
   sql.exec(
     `UPDATE condense_session SET message_count = ?, transcript_tokens = transcript_tokens + ?, updated_at = ?

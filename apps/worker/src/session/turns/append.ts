@@ -14,7 +14,7 @@ import type { IdempotencyInput } from "../../api/idempotency-key";
 import type { AppendResponseBody } from "../../api/schemas";
 import { decidePending, type PendingMark } from "../compaction/pending";
 import { compactionStatus } from "../context/context-data";
-import { measureCommitted, messagesTokens } from "../context/context-measure";
+import { type ContextMeasure, measureCommitted, messagesTokens } from "../context/context-measure";
 import { calibrateWithProviderCount } from "../context/provider-counts";
 import { recountIfModelChanged } from "../context/recount";
 import { recordTurnUsage, unservedAnswerBilling } from "../context/served-turns";
@@ -58,6 +58,10 @@ export interface Appended {
   pending: PendingMark | undefined;
   /** Whether this was a retry answered from its idempotency record (nothing was appended). */
   replayed: boolean;
+  /** The committed context's measure the answer reports (none for a replay). */
+  measure?: ContextMeasure;
+  /** Whether this append created the session (its first). */
+  created: boolean;
 }
 
 /**
@@ -76,11 +80,13 @@ export function appendMessages(
   return inTransaction(scope, (sql): Appended => {
     const now = scope.now();
     const replayed = replay<AppendResponseBody>(sql, "append", input.idempotency, now);
-    if (replayed !== undefined) return { answer: replayed, pending: undefined, replayed: true };
+    if (replayed !== undefined)
+      return { answer: replayed, pending: undefined, replayed: true, created: false };
 
     // Nothing stored is ever overwritten, and the context must stay valid: results answer calls
     // that await them, and an id comes back only once its call is answered.
-    const problems = checkToolTraffic(sql, input.messages, readSession(sql)?.messageCount ?? 0);
+    const existing = readSession(sql);
+    const problems = checkToolTraffic(sql, input.messages, existing?.messageCount ?? 0);
     if (problems.length > 0) {
       throw new ApiError(
         400,
@@ -89,7 +95,7 @@ export function appendMessages(
         { problems },
       );
     }
-    let session = openSession(sql, key, now);
+    let session = openSession(sql, key, now, existing);
     const settings = readSettings(sql);
     if (input.model !== undefined && input.model !== session.lastModel) {
       const before = modelFor(settings, session.lastModel, scope.defaultModel);
@@ -121,7 +127,6 @@ export function appendMessages(
 
     const firstSeq = session.messageCount + 1;
     let seq = session.messageCount;
-    let addedTokens = 0;
     // The bench's seam: the same append without the search index, to measure what indexing adds.
     const indexing = env.BENCH_NO_SEARCH_INDEX !== "1";
     const billAnswer = options.billUnservedAnswers
@@ -131,16 +136,16 @@ export function appendMessages(
       seq++;
       if (message.role === "assistant") billAnswer?.(seq, now);
       const tokens = messageTokens(message, model);
-      addedTokens += tokens;
       scope.store.appendTranscript(seq, message, tokens, now);
+      // Counted with its row: a billed answer after it reads the context's size from the counters.
+      countAppended(sql, seq, tokens, now);
       indexToolCalls(sql, message, seq);
       if (indexing) indexMessage(sql, message, seq);
     }
-    countAppended(sql, seq, addedTokens, now);
 
-    const decision = decidePending(scope, "append");
+    const decision = decidePending(scope, "append", settings);
     const pending = decision.mark;
-    const after = requireSession(sql, key);
+    const after = decision.session ?? requireSession(sql, key);
     // Measured by the decision when it wrote nothing (the same session and settings, measured again,
     // give the same): every append took it twice.
     const measure = decision.measure ?? measureCommitted(scope, after, settings);
@@ -159,6 +164,6 @@ export function appendMessages(
       },
     };
     remember(sql, "append", input.idempotency, answer, now);
-    return { answer, pending, replayed: false };
+    return { answer, pending, replayed: false, measure, created: existing === undefined };
   });
 }
