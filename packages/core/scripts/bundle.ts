@@ -4,24 +4,22 @@
  * (esbuild), with the code both share in one chunk, so that `import("@condense/core")` loads
  * two files instead of ~45 modules (Node spends ~1/3 ms per module; cold start is issue 9).
  * The shared chunk keeps one copy of the token tables and of the error classes for both
- * entry points. The code is written in ASCII only (`scripts/ascii-source.ts` says why).
- * `tsc -p tsconfig.build.json` writes the declarations beside them.
+ * entry points. `tsc -p tsconfig.build.json` writes the declarations beside them.
  *
  *   node scripts/bundle.ts
  */
 
-import { mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
-import { asciiSource } from "./ascii-source.ts";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const outdir = join(root, "dist");
 
 // A clean folder: files of modules that no longer exist must not linger in the package.
 rmSync(outdir, { recursive: true, force: true });
-const { outputFiles } = await build({
+await build({
   entryPoints: [join(root, "src/index.ts"), join(root, "src/openai.ts")],
   outdir,
   bundle: true,
@@ -36,10 +34,4 @@ const { outputFiles } = await build({
   sourcemap: true,
   sourcesContent: false,
   logLevel: "warning",
-  write: false,
 });
-for (const file of outputFiles) {
-  mkdirSync(dirname(file.path), { recursive: true });
-  // ASCII only, so that Node reads the modules on its fast path (see scripts/ascii-source.ts).
-  writeFileSync(file.path, file.path.endsWith(".js") ? asciiSource(file.text) : file.contents);
-}
