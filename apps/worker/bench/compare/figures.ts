@@ -11,11 +11,11 @@
  */
 
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { gzipSync } from "node:zlib";
 import type { ChatMessage } from "@condense/core";
+import { gzippedKiB } from "../../scripts/bundle-budget.ts";
 import {
   agentHistory,
   CONTEXT_WINDOW,
@@ -138,9 +138,7 @@ export function bundleKiB(tree: Tree): number {
       { cwd: worker, encoding: "utf8" },
     );
     if (wrangler.status !== 0) throw new Error(`wrangler in ${worker}: ${wrangler.stderr}`);
-    return readdirSync(outdir)
-      .filter((file) => /\.(?:m?js|wasm|bin)$/.test(file))
-      .reduce((sum, file) => sum + gzipSync(readFileSync(join(outdir, file))).length / 1024, 0);
+    return gzippedKiB(outdir);
   } finally {
     rmSync(outdir, { recursive: true, force: true });
   }
