@@ -9,7 +9,9 @@
  * will not take (another conversation under the same header, or one it cannot
  * append) goes as a stateless request, nothing stored. A session whose
  * setting `recall` is on gets the recall tool added, and its calls answered
- * by the gateway (`gateway/recall/recall-rounds`).
+ * by the gateway (`gateway/recall/recall-rounds`); one whose setting
+ * `cacheDiagnostics` is on opts its Anthropic requests in to cache diagnostics
+ * (`plans/cache-diagnostics`).
  */
 
 import type { ChatMessage } from "@condense/core";
@@ -27,6 +29,7 @@ import { GATEWAY_HEADERS } from "../protocols/condense-headers";
 import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "../protocols/protocol";
 import { RECALL_TOOL } from "../recall/recall-rounds";
 import { sessionRecallSource } from "../recall/recall-source";
+import { diagnosticsOptIn } from "./cache-diagnostics";
 import { cacheMarkerPlacement } from "./cache-markers";
 import { cachedSummaryChannel } from "./cached-summary";
 import type { ForwardPlan, SentRequest } from "./forward-plan";
@@ -133,9 +136,13 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
   const cacheKey = takesSessionCacheKey(protocol, body, model)
     ? await sessionCacheKey(key)
     : undefined;
+  // Anthropic's cache diagnostics, asked for with the last opted-in answer's id (`cache-diagnostics`).
+  const diagnostics = diagnosticsOptIn(protocol, body, served.cacheDiagnostics);
+  const optedIn = diagnostics !== undefined || body.diagnostics != null;
   const outgoing = (next: RequestBody): RequestBody => {
     const keyed = cacheKey === undefined ? next : { ...next, prompt_cache_key: cacheKey };
-    return recall === undefined ? keyed : protocol.tools.withRecallTool(keyed);
+    const asked = diagnostics === undefined ? keyed : { ...keyed, diagnostics };
+    return recall === undefined ? asked : protocol.tools.withRecallTool(asked);
   };
   if (recall !== undefined) headers[GATEWAY_HEADERS.recallRounds] = "0";
   const recovery = new SessionRecovery({
@@ -152,7 +159,7 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     outgoing,
   });
   return {
-    ...(context === undefined && recall === undefined
+    ...(context === undefined && recall === undefined && diagnostics === undefined
       ? { body, text }
       : { body: outgoing(context === undefined ? body : protocol.withContext(body, context)) }),
     headers,
@@ -163,6 +170,7 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
         generation: served.generation,
         afterSeq: served.lastSeq,
         model,
+        ...(optedIn && answer.id !== undefined ? { answerId: answer.id } : {}),
       });
       if (served.cachedSummaries && sent !== undefined) {
         await summarizeThroughCache(stub, key, protocol, sent);
@@ -230,7 +238,7 @@ async function storeAnswer(
   key: SessionCall,
   protocol: GatewayProtocol,
   answer: ProtocolAnswer,
-  turn: { generation: number; afterSeq: number; model: string },
+  turn: { generation: number; afterSeq: number; model: string; answerId?: string },
 ): Promise<void> {
   try {
     const messages = canonicalMessages(answer.messages, protocol.format);

@@ -32,6 +32,8 @@ export interface ProtocolAnswer {
   usage?: ProviderUsage;
   /** The answer's tokens, as the provider reported them (the spending guard counts them with the prompt's). */
   outputTokens?: number;
+  /** The provider's id of the answer (Anthropic's `msg_…`: the next request's `previous_message_id`). */
+  id?: string;
 }
 
 /** Reads a stream's events as they pass and makes the answer of a stream that completed. */
