@@ -30,7 +30,7 @@ export interface Usage {
   completion_tokens: number;
   /** Of `prompt_tokens`, those read from the prompt cache (each protocol reports them its way). */
   cache_read_tokens?: number;
-  /** Of `prompt_tokens`, those written to the prompt cache (only Anthropic reports them). */
+  /** Of `prompt_tokens`, those written to the prompt cache (Anthropic, and OpenAI from GPT-5.6 on). */
   cache_write_tokens?: number;
 }
 

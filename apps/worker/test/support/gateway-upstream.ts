@@ -47,7 +47,10 @@
  * likewise `gemini-missing…` on `:countTokens`, Google's 404 `NOT_FOUND` naming the model.
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
- * (tools, system and messages counted), and Responses input whose outputs do
+ * (tools, system and messages counted), OpenAI's prompt-cache fields
+ * (`prompt_cache_options`, `prompt_cache_breakpoint`) on a model before GPT-5.6 or
+ * malformed (a GPT-5.6 model's usage reports the `cache` writes as `cache_write_tokens`;
+ * earlier models' none), and Responses input whose outputs do
  * not answer an earlier call of their kind or whose calls have no output
  * (the rules of `@condense/test-servers`), and what the engine cannot read.
  * A call whose client went away before the answer was whole is recorded as `aborted`.
@@ -85,6 +88,7 @@ import {
   diagnosticsViolation,
   geminiViolation,
   type Handler,
+  openaiCacheViolation,
   PROTOCOLS,
   type ProtocolName,
   type ReceivedRequest,
@@ -160,7 +164,8 @@ function providerRefusal(
 ): Violation | undefined {
   if (protocol === "anthropic") return diagnosticsViolation(body) ?? cacheControlViolation(body);
   if (protocol === "gemini") return geminiViolation(body);
-  return protocol === "responses" ? callPairingViolation(body) : undefined;
+  if (protocol === "chat") return openaiCacheViolation(body, "chat");
+  return callPairingViolation(body) ?? openaiCacheViolation(body, "responses");
 }
 
 /** Tokens a provider bills beside the messages: the tool definitions, and Responses' `instructions`. */

@@ -149,13 +149,20 @@ export function protocolAnswer(
 
 /**
  * The usage of an OpenAI answer: `total` every prompt token (`prompt_tokens`, `input_tokens`), of
- * which `details.cached_tokens` were read from the cache (OpenAI writes without a premium).
+ * which `details.cached_tokens` were read from the cache and `details.cache_write_tokens` written
+ * to it (reported, and priced at 1.25× input, from the GPT-5.6 family on; earlier models write
+ * without a premium and report none).
  */
 export function openAIUsage(total: unknown, details: unknown): ProviderUsage | undefined {
   const inputTokens = count(total);
   if (inputTokens === undefined) return undefined;
-  const cached = isRecord(details) ? (count(details.cached_tokens) ?? 0) : 0;
-  return { inputTokens, cacheReadTokens: cached, cacheWriteTokens: 0 };
+  const cached = Math.min(inputTokens, isRecord(details) ? (count(details.cached_tokens) ?? 0) : 0);
+  const written = isRecord(details) ? (count(details.cache_write_tokens) ?? 0) : 0;
+  return {
+    inputTokens,
+    cacheReadTokens: cached,
+    cacheWriteTokens: Math.min(written, inputTokens - cached),
+  };
 }
 
 /** Whether `tools` (a request's) has an entry named `name`, at the top or under `function`/`custom`. */
