@@ -392,8 +392,8 @@ export async function startGatewayUpstream(
   const webhookPosts = new Map<string, number>();
   /** What each name's answered requests sent (`prefixCache`). */
   const prompts = new Map<string, CachedPrompt[]>();
-  /** Anthropic answers' ids, with what their requests sent (cache diagnostics). */
-  const fingerprints = new Map<string, Fingerprint>();
+  /** Each tag's Anthropic answers' ids, with what their requests sent (cache diagnostics). */
+  const fingerprints = new Map<string, Map<string, Fingerprint>>();
   const releases = new Releases();
   /** Tags whose first request was refused by `inject`. */
   const injected = new Set<string>();
@@ -484,11 +484,14 @@ export async function startGatewayUpstream(
     }
     let anthropic: { id: string; diagnostics: unknown } | undefined;
     if (protocol === "anthropic") {
-      const id = `msg_gw${n}`;
+      // Numbered within the tag (its calls so far, this one included), so a test's ids are the same
+      // whatever ran before it; the fingerprints are the tag's own.
+      const id = `msg_${calls.get(tag)?.length ?? n}`;
+      const known = fingerprints.get(tag) ?? new Map<string, Fingerprint>();
       const fingerprint = fingerprintOf(body, tokens);
-      const diagnostics = cacheDiagnostics(body, fingerprint, fingerprints);
+      const diagnostics = cacheDiagnostics(body, fingerprint, known);
       // Anthropic keeps a fingerprint only of a request that opted in.
-      if (diagnostics !== undefined) fingerprints.set(id, fingerprint);
+      if (diagnostics !== undefined) fingerprints.set(tag, known.set(id, fingerprint));
       anthropic = { id, diagnostics };
     }
     return answerFor(answers.get(tag)?.shift(), scenario, n, tokens, prefixTokens, anthropic);

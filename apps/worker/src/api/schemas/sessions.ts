@@ -282,7 +282,7 @@ export const SettingsPatch = z
     }),
     cacheDiagnostics: z.boolean().nullable().optional().openapi({
       description:
-        "Anthropic's cache diagnostics: the gateway's Anthropic requests carry `diagnostics.previous_message_id` (null on the first, then the id of the last answer to a request that carried it), and each turn records the `cache_miss_reason` Anthropic answers (shown in the inspector beside the cost chart). Off by default: Anthropic then keeps a fingerprint of each request (hashes and token counts, no content) for a limited time, under your organization; a request that sends its own `diagnostics` keeps them. Other providers: no effect",
+        "Anthropic's cache diagnostics: the gateway's Anthropic requests carry `diagnostics.previous_message_id` (null on the first, then the id of the last answer to a request that carried it), and each turn records the `cache_miss_reason` Anthropic answers (shown in the inspector beside the cost chart). Off by default, because when on Anthropic keeps a fingerprint of each request (hashes and token counts, no content) for a limited time, under your organization. A request that sends its own `diagnostics` keeps them; other providers: no effect",
     }),
     memory: z.boolean().nullable().optional().openapi({
       description:
