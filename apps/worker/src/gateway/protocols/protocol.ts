@@ -156,13 +156,9 @@ export function protocolAnswer(
 export function openAIUsage(total: unknown, details: unknown): ProviderUsage | undefined {
   const inputTokens = count(total);
   if (inputTokens === undefined) return undefined;
-  const cached = Math.min(inputTokens, isRecord(details) ? (count(details.cached_tokens) ?? 0) : 0);
+  const cached = isRecord(details) ? (count(details.cached_tokens) ?? 0) : 0;
   const written = isRecord(details) ? (count(details.cache_write_tokens) ?? 0) : 0;
-  return {
-    inputTokens,
-    cacheReadTokens: cached,
-    cacheWriteTokens: Math.min(written, inputTokens - cached),
-  };
+  return { inputTokens, cacheReadTokens: cached, cacheWriteTokens: written };
 }
 
 /** Whether `tools` (a request's) has an entry named `name`, at the top or under `function`/`custom`. */
