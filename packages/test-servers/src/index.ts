@@ -40,8 +40,13 @@ export {
   type Usage,
 } from "./reply.ts";
 export { lastUserText, requestText } from "./request-text.ts";
-export { cacheControlViolation } from "./rules/anthropic-rules.ts";
+export { cacheControlViolation, diagnosticsViolation } from "./rules/anthropic-rules.ts";
 export { GEMINI_PLACEHOLDERS, geminiViolation } from "./rules/gemini-rules.ts";
+export {
+  breakpointModel,
+  openaiCacheViolation,
+  writtenBreakpoints,
+} from "./rules/openai-cache-rules.ts";
 export { callPairingViolation, inputItems, itemType } from "./rules/responses-rules.ts";
 export { sealReasoning, sign } from "./rules/signatures.ts";
 export type { Violation } from "./rules/violation.ts";

@@ -30,7 +30,7 @@ export interface Usage {
   completion_tokens: number;
   /** Of `prompt_tokens`, those read from the prompt cache (each protocol reports them its way). */
   cache_read_tokens?: number;
-  /** Of `prompt_tokens`, those written to the prompt cache (only Anthropic reports them). */
+  /** Of `prompt_tokens`, those written to the prompt cache (Anthropic, and OpenAI from GPT-5.6 on). */
   cache_write_tokens?: number;
 }
 
@@ -51,6 +51,8 @@ export interface Answer {
   items?: unknown[];
   /** Anthropic: the response's `diagnostics` (why the prompt cache missed), given as they are. */
   diagnostics?: unknown;
+  /** Anthropic: the message's `id` (default `msg_<serial>`), for a harness that must know it ahead. */
+  id?: string;
 }
 
 /** What a `completion` reply may set of its answer; the rest takes the defaults. */
@@ -67,6 +69,7 @@ export interface AnswerFields {
   blocks?: unknown[];
   items?: unknown[];
   diagnostics?: unknown;
+  id?: string;
 }
 
 export type Reply =
@@ -116,5 +119,6 @@ export function answerOf(fields: AnswerFields, roughUsage: (text: string) => Usa
     ...(fields.blocks === undefined ? {} : { blocks: fields.blocks }),
     ...(fields.items === undefined ? {} : { items: fields.items }),
     ...(fields.diagnostics === undefined ? {} : { diagnostics: fields.diagnostics }),
+    ...(fields.id === undefined ? {} : { id: fields.id }),
   };
 }

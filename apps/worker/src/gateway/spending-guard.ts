@@ -8,8 +8,10 @@
  * nothing is planned, stored or sent. Its answer's usage as the upstream
  * reports it (input + output tokens, streamed or not) is added to the day's
  * count in the user's object (`user/token-usage`) after the response, as is
- * the usage of an upstream `/responses/compact` (a model call too). A
- * request with the caller's own provider key is neither checked nor counted.
+ * the usage of an upstream `/responses/compact` (a model call too), and that
+ * of the summaries a session writes through the turn's own upstream
+ * (`cachedSummaries`, `plans/cached-summary`). A request with the caller's
+ * own provider key is neither checked nor counted.
  *
  * The count is of answers that completed: a stream the client abandons, or
  * a Chat Completions stream without `stream_options.include_usage`, reports
@@ -130,7 +132,8 @@ export function meteredPlan(c: Context<AppEnv>, plan: ForwardPlan): ForwardPlan 
   return {
     ...plan,
     answered: async (answer, sent) => {
-      await Promise.all([plan.answered(answer, sent), count(answer)]);
+      const metered = sent === undefined ? undefined : { ...sent, meter: count };
+      await Promise.all([plan.answered(answer, metered), count(answer)]);
     },
   };
 }

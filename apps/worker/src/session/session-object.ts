@@ -49,7 +49,7 @@ import { currentGeneration } from "./context/generations";
 import { type MemoryInsert, memoryFor } from "./context/memory-context";
 import { takeServedCompaction } from "./context/served-compaction";
 import { serveContext } from "./context/served-context";
-import { billWithSeries } from "./context/served-turns";
+import { billWithSeries, previousAnswerId } from "./context/served-turns";
 import { readToolOutput } from "./context/tool-outputs";
 import { type DeletionOptions, deleteSession } from "./deletion";
 import { ListReporter } from "./list-reporter";
@@ -549,6 +549,7 @@ export class SessionObject extends DurableObject<Env> {
         ? gatewayContextAt(this.#scope, session, { generation, lastSeq: match.lastSeq }, memory)
         : undefined;
     const served = byReference ?? this.#wholeContext(call, waited, memory);
+    const settings = readSettings(sql);
     return {
       kind: "context",
       generation,
@@ -556,8 +557,11 @@ export class SessionObject extends DurableObject<Env> {
       appended: match.appended,
       compactionTier: takeServedCompaction(sql),
       ...served,
-      recall: readSettings(sql).recall,
-      cachedSummaries: readSettings(sql).cachedSummaries,
+      recall: settings.recall,
+      cachedSummaries: settings.cachedSummaries,
+      cacheDiagnostics: settings.cacheDiagnostics
+        ? { previousMessageId: previousAnswerId(sql) }
+        : null,
     };
   }
 

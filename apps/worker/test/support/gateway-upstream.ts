@@ -26,6 +26,14 @@
  *   whole messages an earlier request of the name sent with the same other fields (model, system,
  *   tools, instructions; `stream` and the token limits aside), as a provider's prompt cache would;
  * - `cacheMiss`: an Anthropic answer's `diagnostics` say the cache missed that many tokens for a reason;
+ *   without it, an Anthropic request that opts in to cache diagnostics (`diagnostics`) gets them as
+ *   Anthropic computes them: its answer's `id` is remembered with the request's fingerprint (model,
+ *   system, tools, messages; cache markers aside), and a later request naming it as
+ *   `diagnostics.previous_message_id` is told the first of those that changed
+ *   (`model_changed`, `system_changed`, `tools_changed`, `messages_changed` when its messages do not
+ *   extend the earlier ones, with the earlier prompt's tokens as missed), `previous_message_not_found`
+ *   for an id it does not know, and null diagnostics when nothing diverged or on the first turn
+ *   (`previous_message_id: null`); a malformed opt-in is refused as Anthropic refuses it;
  * - `scale`: the provider counts a prompt as that many times the engine's count (another tokenizer,
  *   images, a hidden system prompt), in what `limit` compares and its overflow error states;
  * - `inject`: the name's first request is refused with OpenAI's overflow error saying N tokens
@@ -39,7 +47,10 @@
  * likewise `gemini-missing…` on `:countTokens`, Google's 404 `NOT_FOUND` naming the model.
  * It refuses, as the providers do, what they refuse that the gateway might
  * send: an Anthropic request with more than 4 blocks carrying `cache_control`
- * (tools, system and messages counted), and Responses input whose outputs do
+ * (tools, system and messages counted), OpenAI's prompt-cache fields
+ * (`prompt_cache_options`, `prompt_cache_breakpoint`) on a model before GPT-5.6 or
+ * malformed (a GPT-5.6 model's usage reports the `cache` writes as `cache_write_tokens`;
+ * earlier models' none), and Responses input whose outputs do
  * not answer an earlier call of their kind or whose calls have no output
  * (the rules of `@condense/test-servers`), and what the engine cannot read.
  * A call whose client went away before the answer was whole is recorded as `aborted`.
@@ -74,8 +85,10 @@ import {
   type ControlReply,
   cacheControlViolation,
   callPairingViolation,
+  diagnosticsViolation,
   geminiViolation,
   type Handler,
+  openaiCacheViolation,
   PROTOCOLS,
   type ProtocolName,
   type ReceivedRequest,
@@ -149,9 +162,10 @@ function providerRefusal(
   protocol: ProtocolName,
   body: Record<string, unknown>,
 ): Violation | undefined {
-  if (protocol === "anthropic") return cacheControlViolation(body);
+  if (protocol === "anthropic") return diagnosticsViolation(body) ?? cacheControlViolation(body);
   if (protocol === "gemini") return geminiViolation(body);
-  return protocol === "responses" ? callPairingViolation(body) : undefined;
+  if (protocol === "chat") return openaiCacheViolation(body, "chat");
+  return callPairingViolation(body) ?? openaiCacheViolation(body, "responses");
 }
 
 /** Tokens a provider bills beside the messages: the tool definitions, and Responses' `instructions`. */
@@ -225,6 +239,62 @@ function cachedMessages(prompt: CachedPrompt, earlier: readonly CachedPrompt[]):
   return best;
 }
 
+/** What Anthropic's cache diagnostics remember of a request that opted in to them. */
+interface Fingerprint {
+  model: string;
+  system: string;
+  tools: string;
+  messages: string[];
+  tokens: number;
+}
+
+/** JSON without the cache markers: where the breakpoints sit is no change of the prompt. */
+const unmarked = (value: unknown): string =>
+  JSON.stringify(value ?? null, (key, field: unknown) =>
+    key === "cache_control" ? undefined : field,
+  );
+
+function fingerprintOf(body: Record<string, unknown>, tokens: number): Fingerprint {
+  return {
+    model: String(body.model),
+    system: unmarked(body.system),
+    tools: unmarked(body.tools),
+    messages: (Array.isArray(body.messages) ? body.messages : []).map(unmarked),
+    tokens,
+  };
+}
+
+/**
+ * The `diagnostics` of an answer to a request that opted in (see the module), or undefined when it
+ * did not; null when nothing diverged.
+ */
+function cacheDiagnostics(
+  body: Record<string, unknown>,
+  now: Fingerprint,
+  fingerprints: ReadonlyMap<string, Fingerprint>,
+): unknown {
+  const { diagnostics } = body;
+  if (typeof diagnostics !== "object" || diagnostics === null) return undefined;
+  const previous = (diagnostics as { previous_message_id?: unknown }).previous_message_id;
+  if (typeof previous !== "string") return null;
+  const before = fingerprints.get(previous);
+  if (before === undefined) return { cache_miss_reason: { type: "previous_message_not_found" } };
+  const extends_ = before.messages.every((message, index) => now.messages[index] === message);
+  const reason =
+    before.model !== now.model
+      ? "model_changed"
+      : before.system !== now.system
+        ? "system_changed"
+        : before.tools !== now.tools
+          ? "tools_changed"
+          : !extends_
+            ? "messages_changed"
+            : undefined;
+  return reason === undefined
+    ? null
+    : { cache_miss_reason: { type: reason, cache_missed_input_tokens: before.tokens } };
+}
+
 /** The completion that answers request `n`: the queued canonical message, a tool call, or text. */
 function answerFor(
   queued: ChatMessage | undefined,
@@ -232,6 +302,7 @@ function answerFor(
   n: number,
   tokens: number,
   prefixTokens: number,
+  anthropic: { id: string; diagnostics: unknown } | undefined,
 ): Reply {
   const usage = {
     prompt_tokens: tokens,
@@ -254,7 +325,10 @@ function answerFor(
             },
           },
         }
-      : {}),
+      : anthropic?.diagnostics !== undefined
+        ? { diagnostics: anthropic.diagnostics }
+        : {}),
+    ...(anthropic !== undefined ? { id: anthropic.id } : {}),
   };
   if (queued === undefined) {
     const toolCalls: ToolCallReply[] =
@@ -318,6 +392,8 @@ export async function startGatewayUpstream(
   const webhookPosts = new Map<string, number>();
   /** What each name's answered requests sent (`prefixCache`). */
   const prompts = new Map<string, CachedPrompt[]>();
+  /** Each tag's Anthropic answers' ids, with what their requests sent (cache diagnostics). */
+  const fingerprints = new Map<string, Map<string, Fingerprint>>();
   const releases = new Releases();
   /** Tags whose first request was refused by `inject`. */
   const injected = new Set<string>();
@@ -406,7 +482,19 @@ export async function startGatewayUpstream(
       }
       prompts.set(tag, [...earlier, prompt]);
     }
-    return answerFor(answers.get(tag)?.shift(), scenario, n, tokens, prefixTokens);
+    let anthropic: { id: string; diagnostics: unknown } | undefined;
+    if (protocol === "anthropic") {
+      // Numbered within the tag (its calls so far, this one included), so a test's ids are the same
+      // whatever ran before it; the fingerprints are the tag's own.
+      const id = `msg_${calls.get(tag)?.length ?? n}`;
+      const known = fingerprints.get(tag) ?? new Map<string, Fingerprint>();
+      const fingerprint = fingerprintOf(body, tokens);
+      const diagnostics = cacheDiagnostics(body, fingerprint, known);
+      // Anthropic keeps a fingerprint only of a request that opted in.
+      if (diagnostics !== undefined) fingerprints.set(tag, known.set(id, fingerprint));
+      anthropic = { id, diagnostics };
+    }
+    return answerFor(answers.get(tag)?.shift(), scenario, n, tokens, prefixTokens, anthropic);
   };
 
   /**

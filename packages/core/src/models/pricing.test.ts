@@ -25,6 +25,22 @@ describe("modelPricing", () => {
     expect(gpt4o.cacheRead).toBeCloseTo(0.5);
   });
 
+  it("gives OpenAI's models that price cache writes (GPT-5.6 and later) explicit breakpoints, four written a request", () => {
+    for (const model of ["gpt-5.6", "gpt-5.6-terra-2026-07-01", "gpt-6-luna"]) {
+      const pricing = modelPricing(model);
+      expect(pricing.caching).toEqual({
+        kind: "prefix",
+        minTokens: 1_024,
+        blockTokens: 128,
+        explicitBreakpoints: 4,
+      });
+      expect(pricing.cacheWrite).toBeCloseTo(1.25);
+    }
+    for (const model of ["gpt-5.5", "gpt-5", "gpt-4o", "deepseek-chat", "my-finetune"]) {
+      expect(modelPricing(model).caching).not.toHaveProperty("explicitBreakpoints");
+    }
+  });
+
   it("says a model with no cache price has no caching", () => {
     const pricing = modelPricing("gpt-4-turbo");
     expect(pricing.caching).toEqual({ kind: "none" });

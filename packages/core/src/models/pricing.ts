@@ -20,8 +20,12 @@ export type PromptCaching =
   /**
    * OpenAI, Google, xAI, DeepSeek, Mistral: the longest prefix shared with an earlier request is
    * read from the cache without any marker, from `minTokens` on, in whole `blockTokens` blocks.
+   * `explicitBreakpoints`: OpenAI's GPT-5.6 family and later, which also take explicit breakpoints
+   * (`prompt_cache_breakpoint` on content blocks, `prompt_cache_options.mode`), this many written
+   * a request, and match a cached prefix only at a breakpoint
+   * (developers.openai.com/api/docs/guides/prompt-caching).
    */
-  | { kind: "prefix"; minTokens: number; blockTokens: number }
+  | { kind: "prefix"; minTokens: number; blockTokens: number; explicitBreakpoints?: number }
   /** No caching: every input token costs the input price. */
   | { kind: "none" };
 
@@ -48,7 +52,11 @@ export type PricingOverride = Partial<Omit<ModelPricing, "source" | "catalogId" 
 /** Anthropic's documented minimum for a cached prefix on Sonnet and Opus (Haiku and Opus 4.5+ need more). */
 const ANTHROPIC_MIN_TOKENS = 1_024;
 /** OpenAI's automatic caching: from 1,024 tokens, in 128-token steps. */
-const PREFIX_CACHING: PromptCaching = { kind: "prefix", minTokens: 1_024, blockTokens: 128 };
+const PREFIX_CACHING = {
+  kind: "prefix",
+  minTokens: 1_024,
+  blockTokens: 128,
+} as const satisfies PromptCaching;
 
 /**
  * Models nobody prices: automatic prefix caching at a tenth of the input price, as OpenAI's GPT-5
@@ -63,11 +71,21 @@ export const DEFAULT_PRICING: ModelPricing = {
   caching: PREFIX_CACHING,
 };
 
-/** How a catalog model's provider caches; Anthropic alone needs breakpoints. */
+/** The most explicit breakpoints OpenAI writes in one request (three besides its implicit one). */
+export const OPENAI_BREAKPOINT_WRITES = 4;
+
+/**
+ * How a catalog model's provider caches; Anthropic alone needs breakpoints. OpenAI's models take
+ * explicit ones from the GPT-5.6 family on, the same models whose cache writes are priced (1.25×
+ * input, "no additional fee on models before the GPT-5.6 family"): the catalog's write price is
+ * the rule, so a later family is covered once the catalog lists it.
+ */
 function cachingOf(entry: CatalogModel): PromptCaching {
   if (entry.cacheRead === undefined) return { kind: "none" };
-  return entry.provider === "anthropic"
-    ? { kind: "breakpoints", minTokens: ANTHROPIC_MIN_TOKENS }
+  if (entry.provider === "anthropic")
+    return { kind: "breakpoints", minTokens: ANTHROPIC_MIN_TOKENS };
+  return entry.provider === "openai" && entry.cacheWrite !== undefined
+    ? { ...PREFIX_CACHING, explicitBreakpoints: OPENAI_BREAKPOINT_WRITES }
     : PREFIX_CACHING;
 }
 

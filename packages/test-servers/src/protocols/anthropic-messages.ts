@@ -77,7 +77,7 @@ function stopReason(answer: Answer): StopReason {
 
 function message(answer: Answer, context: AnswerContext): Message {
   return {
-    id: `msg_${context.serial}`,
+    id: answer.id ?? `msg_${context.serial}`,
     type: "message",
     role: "assistant",
     model: context.model,

@@ -17,6 +17,7 @@ import type {
 import { isObject, type JsonObject, objects } from "../json.ts";
 import type { Answer, ToolCallReply } from "../reply.ts";
 import { chatViolation } from "../rules/chat-rules.ts";
+import { breakpointModel, openaiCacheViolation } from "../rules/openai-cache-rules.ts";
 import {
   type AnswerContext,
   CREATED,
@@ -37,22 +38,29 @@ function toolCall(call: ToolCallReply): ChatCompletionMessageToolCall {
     : { id: call.id, type: "function", function: { name: call.name, arguments: call.arguments } };
 }
 
-function usage(answer: Answer) {
+/** The usage; writes to the cache are reported (`cache_write_tokens`) from GPT-5.6 on, as OpenAI does. */
+function usage(answer: Answer, model: string) {
   if (answer.usage === null) return undefined;
-  const { prompt_tokens, completion_tokens, cache_read_tokens } = answer.usage;
+  const { prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens } = answer.usage;
+  const written = breakpointModel(model) ? cache_write_tokens : undefined;
   return {
     prompt_tokens,
     completion_tokens,
     total_tokens: prompt_tokens + completion_tokens,
-    ...(cache_read_tokens !== undefined
-      ? { prompt_tokens_details: { cached_tokens: cache_read_tokens } }
+    ...(cache_read_tokens !== undefined || written !== undefined
+      ? {
+          prompt_tokens_details: {
+            cached_tokens: cache_read_tokens ?? 0,
+            ...(written !== undefined ? { cache_write_tokens: written } : {}),
+          },
+        }
       : {}),
   };
 }
 
 function completion(answer: Answer, context: AnswerContext): ChatCompletion {
   const calls = answer.toolCalls.map(toolCall);
-  const reported = usage(answer);
+  const reported = usage(answer, context.model);
   return {
     id: `chatcmpl-${context.serial}`,
     object: "chat.completion",
@@ -111,7 +119,7 @@ function render(answer: Answer, context: AnswerContext): RenderedAnswer {
   const beforeFinish = events.length;
   delta({}, answer.finishReason);
   const options = context.request.stream_options;
-  const reported = usage(answer);
+  const reported = usage(answer, context.model);
   if (reported !== undefined && isObject(options) && options.include_usage === true) {
     push({ ...base, choices: [], usage: reported });
   }
@@ -134,5 +142,5 @@ export const chatCompletions: WireProtocol = {
   authenticated: (headers, key) => headers.authorization === `Bearer ${key}`,
   prompt: (body) => ({ tools: body.tools, messages: body.messages }),
   items: (body: JsonObject) => objects(body.messages),
-  violation: (body) => chatViolation(body),
+  violation: (body) => chatViolation(body) ?? openaiCacheViolation(body, "chat"),
 };

@@ -20,6 +20,7 @@ import type {
   ResponseUsage,
 } from "openai/resources/responses/responses";
 import type { Answer, Usage } from "../reply.ts";
+import { breakpointModel, openaiCacheViolation } from "../rules/openai-cache-rules.ts";
 import { inputItems, responsesViolation } from "../rules/responses-rules.ts";
 import { sealReasoning } from "../rules/signatures.ts";
 import {
@@ -112,14 +113,19 @@ function response(answer: Answer, context: AnswerContext): Response {
     top_p: null,
     access_programs: null,
   };
-  if (answer.usage !== null) whole.usage = usage(answer.usage);
+  if (answer.usage !== null) whole.usage = usage(answer.usage, context.model);
   return whole;
 }
 
-function usage({ prompt_tokens, completion_tokens, cache_read_tokens }: Usage): ResponseUsage {
+/** The usage; writes to the cache are counted from GPT-5.6 on (earlier models report 0), as OpenAI does. */
+function usage(
+  { prompt_tokens, completion_tokens, cache_read_tokens, cache_write_tokens }: Usage,
+  model: string,
+): ResponseUsage {
+  const written = breakpointModel(model) ? (cache_write_tokens ?? 0) : 0;
   return {
     input_tokens: prompt_tokens,
-    input_tokens_details: { cached_tokens: cache_read_tokens ?? 0, cache_write_tokens: 0 },
+    input_tokens_details: { cached_tokens: cache_read_tokens ?? 0, cache_write_tokens: written },
     output_tokens: completion_tokens,
     output_tokens_details: { reasoning_tokens: 0 },
     total_tokens: prompt_tokens + completion_tokens,
@@ -230,5 +236,5 @@ export const openaiResponses: WireProtocol = {
   authenticated: (headers, key) => headers.authorization === `Bearer ${key}`,
   prompt: (body) => ({ instructions: body.instructions, tools: body.tools, input: body.input }),
   items: (body) => inputItems(body),
-  violation: (body) => responsesViolation(body),
+  violation: (body) => responsesViolation(body) ?? openaiCacheViolation(body, "responses"),
 };

@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import {
   anthropicViolation,
   cacheControlViolation,
+  diagnosticsViolation,
   emptyContentViolation,
   roleViolation,
   thinkingViolation,
@@ -154,5 +155,35 @@ describe("anthropicViolation", () => {
     const good = { messages: [user("go"), toolUse("toolu_1"), toolResult("toolu_1")] };
     expect(anthropicViolation(good, "")).toBeUndefined();
     expect(anthropicViolation({ messages: [] }, "")?.status).toBe(400);
+  });
+});
+
+describe("cache diagnostics (`diagnostics.previous_message_id`)", () => {
+  const messages = [user("a")];
+
+  it("accepts the opt-in as documented: null on the first turn, the previous answer's id after, or none", () => {
+    for (const diagnostics of [
+      { previous_message_id: null },
+      { previous_message_id: "msg_01AbC" },
+      {},
+      null,
+      undefined,
+    ]) {
+      expect(diagnosticsViolation({ messages, diagnostics })).toBeUndefined();
+    }
+  });
+
+  it("refuses a malformed opt-in in Anthropic's words: not an object, an id that is not a string, an unknown field", () => {
+    expect(diagnosticsViolation({ messages, diagnostics: true })?.message).toBe(
+      "diagnostics: Input should be a valid dictionary or object to extract fields from",
+    );
+    expect(
+      diagnosticsViolation({ messages, diagnostics: { previous_message_id: 42 } })?.message,
+    ).toBe("diagnostics.previous_message_id: Input should be a valid string");
+    expect(
+      diagnosticsViolation({ messages, diagnostics: { previousMessageId: "msg_1" } })?.message,
+    ).toBe("diagnostics.previousMessageId: Extra inputs are not permitted");
+    const refused = anthropicViolation({ messages, diagnostics: { previous_message_id: 1 } }, "");
+    expect(refused).toMatchObject({ status: 400, errorType: "invalid_request_error" });
   });
 });

@@ -7,7 +7,11 @@
  * `tool_use` answered by a `tool_result` in the next message and every
  * `tool_result` answering a `tool_use` of the previous one; thinking blocks
  * returned with the signature they were issued with, and, while thinking is
- * on, the last assistant turn of a tool loop starting with its thinking block.
+ * on, the last assistant turn of a tool loop starting with its thinking block;
+ * the cache-diagnostics opt-in (`diagnostics`) an object whose only field,
+ * `previous_message_id`, is a string or null
+ * (platform.claude.com/docs/en/build-with-claude/cache-diagnostics; the SDK's
+ * `DiagnosticsParam`).
  */
 
 import { isObject, type JsonObject, objects } from "../json.ts";
@@ -171,10 +175,35 @@ export function thinkingViolation(body: JsonObject): Violation | undefined {
   );
 }
 
+/**
+ * The cache-diagnostics opt-in: absent or null (no opt-in), or `{ previous_message_id }` with null
+ * (the first turn) or the previous answer's id; an unknown id is no error (the answer's diagnostics
+ * then say `previous_message_not_found`).
+ */
+export function diagnosticsViolation(body: JsonObject): Violation | undefined {
+  const { diagnostics } = body;
+  if (diagnostics === undefined || diagnostics === null) return undefined;
+  if (!isObject(diagnostics)) {
+    return invalid(
+      "diagnostics: Input should be a valid dictionary or object to extract fields from",
+    );
+  }
+  for (const [name, value] of Object.entries(diagnostics)) {
+    if (name !== "previous_message_id") {
+      return invalid(`diagnostics.${name}: Extra inputs are not permitted`);
+    }
+    if (value !== null && typeof value !== "string") {
+      return invalid("diagnostics.previous_message_id: Input should be a valid string");
+    }
+  }
+  return undefined;
+}
+
 /** The first rule `body` breaks, or undefined. `betas` is the request's `anthropic-beta` header. */
 export function anthropicViolation(body: JsonObject, betas: string): Violation | undefined {
   return (
     roleViolation(body, betas) ??
+    diagnosticsViolation(body) ??
     cacheControlViolation(body) ??
     emptyContentViolation(body) ??
     toolPairingViolation(body) ??

@@ -236,6 +236,10 @@ export const SessionSettings = z
       description:
         "A gateway session's summaries are written by its own upstream model, as its last request extended by the summary instruction, read from the prompt cache (default false)",
     }),
+    cacheDiagnostics: z.boolean().openapi({
+      description:
+        "A gateway session's Anthropic requests opt in to Anthropic's cache diagnostics, so each turn records why the prompt cache missed (default false)",
+    }),
     memory: z.boolean().openapi({
       description:
         "The user's memories are flushed before compaction and inserted in `/context` (default false)",
@@ -275,6 +279,10 @@ export const SettingsPatch = z
     cachedSummaries: z.boolean().nullable().optional().openapi({
       description:
         "Summaries through the cache: after a gateway turn's answer, a compaction that is due is summarized by the session's own upstream model, the turn's request sent again byte for byte with the summary instruction appended (read from the provider's prompt cache, with the request's own key, never stored); elsewhere (API sessions, a compaction no gateway turn precedes) the deployment's summarizer writes it. The deployment's summarizer stays the fallback tier",
+    }),
+    cacheDiagnostics: z.boolean().nullable().optional().openapi({
+      description:
+        "Anthropic's cache diagnostics: the gateway's Anthropic requests carry `diagnostics.previous_message_id` (null on the first, then the id of the last answer to a request that carried it), and each turn records the `cache_miss_reason` Anthropic answers (shown in the inspector beside the cost chart). Off by default, because when on Anthropic keeps a fingerprint of each request (hashes and token counts, no content) for a limited time, under your organization. A request that sends its own `diagnostics` keeps them; other providers: no effect",
     }),
     memory: z.boolean().nullable().optional().openapi({
       description:

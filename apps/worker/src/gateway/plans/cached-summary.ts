@@ -11,7 +11,8 @@
  * object only calls it (a Workers RPC stub), and nothing of it is stored.
  *
  * What comes back is the model's answer as data: the summarizer checks it as every summary
- * (sections, size, refusals) and the engine falls to its next tier when it fails.
+ * (sections, size, refusals) and the engine falls to its next tier when it fails. Its usage counts
+ * against the caller's daily cap as the turn's did (`sent.meter`, set by the spending guard).
  */
 
 import { type CachedPromptTurn, isRecord, SummarizerError } from "@condense/core";
@@ -133,6 +134,7 @@ export function cachedSummaryChannel(
         "the upstream's answer to the summary request has no message",
       );
     }
+    await sent.meter?.(answer);
     const usage = answer.usage;
     return {
       text: answerText(protocol, answer.messages),

@@ -18,6 +18,11 @@ import type { UpstreamResponse } from "../upstream/upstream-call";
 export interface SentRequest {
   body: RequestBody;
   post(payload: string): Promise<UpstreamResponse>;
+  /**
+   * Counts the answer of a further request `post` sent against the caller's daily cap, when the
+   * request is guarded (`gateway/spending-guard` sets it); never rejects.
+   */
+  meter?(answer: ProtocolAnswer): Promise<void>;
 }
 
 /** What a request sends upstream, and what happens to an overflow and to the answer. */

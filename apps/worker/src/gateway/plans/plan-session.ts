@@ -9,7 +9,11 @@
  * will not take (another conversation under the same header, or one it cannot
  * append) goes as a stateless request, nothing stored. A session whose
  * setting `recall` is on gets the recall tool added, and its calls answered
- * by the gateway (`gateway/recall/recall-rounds`).
+ * by the gateway (`gateway/recall/recall-rounds`); one whose setting
+ * `cacheDiagnostics` is on opts its Anthropic requests in to cache diagnostics
+ * (`plans/cache-diagnostics`). On OpenAI's models that take explicit cache
+ * breakpoints, a compacted context gets them at the end of its head and on its
+ * summary (`plans/openai-breakpoints`).
  */
 
 import type { ChatMessage } from "@condense/core";
@@ -27,9 +31,11 @@ import { GATEWAY_HEADERS } from "../protocols/condense-headers";
 import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "../protocols/protocol";
 import { RECALL_TOOL } from "../recall/recall-rounds";
 import { sessionRecallSource } from "../recall/recall-source";
+import { diagnosticsOptIn } from "./cache-diagnostics";
 import { cacheMarkerPlacement } from "./cache-markers";
 import { cachedSummaryChannel } from "./cached-summary";
 import type { ForwardPlan, SentRequest } from "./forward-plan";
+import { takesOpenAIBreakpoints, withOpenAIBreakpoints } from "./openai-breakpoints";
 import { statelessPlan } from "./plan-stateless";
 import { sessionCacheKey, takesSessionCacheKey } from "./prompt-cache-key";
 import { type MarkersFor, renderReference, renderWhole } from "./render-context";
@@ -133,9 +139,15 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
   const cacheKey = takesSessionCacheKey(protocol, body, model)
     ? await sessionCacheKey(key)
     : undefined;
+  // Anthropic's cache diagnostics, asked for with the last opted-in answer's id (`cache-diagnostics`).
+  const diagnostics = diagnosticsOptIn(protocol, body, served.cacheDiagnostics);
+  const optedIn = diagnostics !== undefined || body.diagnostics != null;
+  const scanLimit = breakpointScan(protocol, model, served.context);
   const outgoing = (next: RequestBody): RequestBody => {
-    const keyed = cacheKey === undefined ? next : { ...next, prompt_cache_key: cacheKey };
-    return recall === undefined ? keyed : protocol.tools.withRecallTool(keyed);
+    const marked = scanLimit === 0 ? next : withOpenAIBreakpoints(protocol, next, scanLimit);
+    const keyed = cacheKey === undefined ? marked : { ...marked, prompt_cache_key: cacheKey };
+    const asked = diagnostics === undefined ? keyed : { ...keyed, diagnostics };
+    return recall === undefined ? asked : protocol.tools.withRecallTool(asked);
   };
   if (recall !== undefined) headers[GATEWAY_HEADERS.recallRounds] = "0";
   const recovery = new SessionRecovery({
@@ -152,7 +164,7 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     outgoing,
   });
   return {
-    ...(context === undefined && recall === undefined
+    ...(context === undefined && recall === undefined && diagnostics === undefined
       ? { body, text }
       : { body: outgoing(context === undefined ? body : protocol.withContext(body, context)) }),
     headers,
@@ -163,12 +175,34 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
         generation: served.generation,
         afterSeq: served.lastSeq,
         model,
+        ...(optedIn && answer.id !== undefined ? { answerId: answer.id } : {}),
       });
       if (served.cachedSummaries && sent !== undefined) {
         await summarizeThroughCache(stub, key, protocol, sent);
       }
     },
   };
+}
+
+/**
+ * How many leading entries of a request to read for the summary that OpenAI's breakpoints mark
+ * (`plans/openai-breakpoints`): 0 when the model takes none or nothing is compacted; else a bound
+ * on what the compacted view and the pinned messages render to (a message becomes a few Responses
+ * items at most: its text, its calls).
+ */
+function breakpointScan(
+  protocol: GatewayProtocol,
+  model: string,
+  context: Extract<GatewayTurnResult, { kind: "context" }>["context"],
+): number {
+  if (!takesOpenAIBreakpoints(protocol, model)) return 0;
+  const stable =
+    "whole" in context
+      ? context.whole.stablePrefix
+      : context.byReference.view.length > 0
+        ? context.byReference.view.length + context.byReference.pinned.length
+        : 0;
+  return stable === 0 ? 0 : 4 * stable + 8;
 }
 
 /**
@@ -230,7 +264,7 @@ async function storeAnswer(
   key: SessionCall,
   protocol: GatewayProtocol,
   answer: ProtocolAnswer,
-  turn: { generation: number; afterSeq: number; model: string },
+  turn: { generation: number; afterSeq: number; model: string; answerId?: string },
 ): Promise<void> {
   try {
     const messages = canonicalMessages(answer.messages, protocol.format);

@@ -68,6 +68,15 @@ function withMiss(
     : { ...later, cacheMiss: start.cacheMiss };
 }
 
+/** A message id as Anthropic gives it (`msg_…`, bounded: it is stored and sent back), or undefined. */
+function answerId(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" && value.length <= 200 ? value : undefined;
+}
+
+function withId(answer: ProtocolAnswer, id: string | undefined): ProtocolAnswer {
+  return id === undefined ? answer : { ...answer, id };
+}
+
 /** The answer's tokens (a stream's `message_delta` carries the running total). */
 function answerTokens(usage: unknown): number | undefined {
   return isRecord(usage) ? count(usage.output_tokens) : undefined;
@@ -80,6 +89,7 @@ function anthropicAccumulator(): StreamAccumulator {
   const json = new Map<number, string>();
   let usage: ProviderUsage | undefined;
   let outputTokens: number | undefined;
+  let id: string | undefined;
   let started = false;
   let stopped = false;
   let failed = false;
@@ -97,6 +107,7 @@ function anthropicAccumulator(): StreamAccumulator {
             (data as { message?: Partial<Message> }).message?.diagnostics,
           );
           outputTokens = answerTokens((data as { message?: Partial<Message> }).message?.usage);
+          id = answerId((data as { message?: Partial<Message> }).message?.id);
           return;
         case "content_block_start": {
           const start = data as { index?: unknown; content_block?: unknown };
@@ -158,7 +169,7 @@ function anthropicAccumulator(): StreamAccumulator {
     result() {
       if (!started || !stopped || failed || unread) return undefined;
       const content = blocks.filter((block) => block !== undefined);
-      return protocolAnswer([{ role: "assistant", content }], usage, outputTokens);
+      return withId(protocolAnswer([{ role: "assistant", content }], usage, outputTokens), id);
     },
   };
 }
@@ -217,11 +228,12 @@ export const anthropicProtocol: GatewayProtocol = {
   },
   answer(body): ProtocolAnswer | undefined {
     if (!isRecord(body) || !Array.isArray(body.content)) return undefined;
-    return protocolAnswer(
+    const answer = protocolAnswer(
       [{ role: "assistant", content: body.content }],
       promptUsage(body.usage, body.diagnostics),
       answerTokens(body.usage),
     );
+    return withId(answer, answerId(body.id));
   },
   accumulator: anthropicAccumulator,
   tools: anthropicTools,

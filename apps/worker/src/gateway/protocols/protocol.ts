@@ -32,6 +32,8 @@ export interface ProtocolAnswer {
   usage?: ProviderUsage;
   /** The answer's tokens, as the provider reported them (the spending guard counts them with the prompt's). */
   outputTokens?: number;
+  /** The provider's id of the answer (Anthropic's `msg_…`: the next request's `previous_message_id`). */
+  id?: string;
 }
 
 /** Reads a stream's events as they pass and makes the answer of a stream that completed. */
@@ -147,13 +149,16 @@ export function protocolAnswer(
 
 /**
  * The usage of an OpenAI answer: `total` every prompt token (`prompt_tokens`, `input_tokens`), of
- * which `details.cached_tokens` were read from the cache (OpenAI writes without a premium).
+ * which `details.cached_tokens` were read from the cache and `details.cache_write_tokens` written
+ * to it (reported, and priced at 1.25× input, from the GPT-5.6 family on; earlier models write
+ * without a premium and report none).
  */
 export function openAIUsage(total: unknown, details: unknown): ProviderUsage | undefined {
   const inputTokens = count(total);
   if (inputTokens === undefined) return undefined;
   const cached = isRecord(details) ? (count(details.cached_tokens) ?? 0) : 0;
-  return { inputTokens, cacheReadTokens: cached, cacheWriteTokens: 0 };
+  const written = isRecord(details) ? (count(details.cache_write_tokens) ?? 0) : 0;
+  return { inputTokens, cacheReadTokens: cached, cacheWriteTokens: written };
 }
 
 /** Whether `tools` (a request's) has an entry named `name`, at the top or under `function`/`custom`. */

@@ -40,4 +40,16 @@ describe("the Responses answer's usage", () => {
       outputTokens: 30,
     });
   });
+
+  it("counts the tokens written to the cache (`input_tokens_details.cache_write_tokens`, GPT-5.6 and later)", () => {
+    const written = {
+      ...usage,
+      input_tokens_details: { cached_tokens: 20, cache_write_tokens: 90 },
+    };
+    expect(responsesProtocol.answer({ output: [], usage: written })?.usage).toEqual({
+      inputTokens: 120,
+      cacheReadTokens: 20,
+      cacheWriteTokens: 90,
+    });
+  });
 });

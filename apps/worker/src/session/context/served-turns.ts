@@ -243,12 +243,14 @@ export function unservedAnswerBilling(
  * Records the provider's usage on the turn it answered: the latest turn of `generation` ending at
  * `lastSeq` (the gateway's turn), or with `generation` undefined the latest turn when it ends at
  * `lastSeq` (an append's usage is for the context the client last fetched). False when no turn is
- * there, or it has a usage already.
+ * there, or it has a usage already. `answerId`: the provider's id of the answer, kept when the
+ * request opted in to cache diagnostics (the next request names it: {@link previousAnswerId}).
  */
 export function recordTurnUsage(
   sql: SqlStorage,
   at: { generation?: number; lastSeq: number },
   usage: ProviderUsage,
+  answerId?: string,
 ): boolean {
   const turn =
     at.generation === undefined
@@ -266,15 +268,30 @@ export function recordTurnUsage(
   }
   sql.exec(
     `UPDATE condense_turns SET input_tokens = ?, cache_read_tokens = ?, cache_write_tokens = ?,
-       cache_miss_reason = ?, cache_missed_tokens = ? WHERE id = ?`,
+       cache_miss_reason = ?, cache_missed_tokens = ?, answer_id = ? WHERE id = ?`,
     usage.inputTokens,
     usage.cacheReadTokens,
     usage.cacheWriteTokens,
     usage.cacheMiss?.reason ?? null,
     usage.cacheMiss?.missedTokens ?? null,
+    answerId ?? null,
     turn.id,
   );
   return true;
+}
+
+/**
+ * The id of the last answer whose request opted in to cache diagnostics (Anthropic's
+ * `previous_message_id`), or null when none did yet: one row, read backwards by key.
+ */
+export function previousAnswerId(sql: SqlStorage): string | null {
+  return (
+    sql
+      .exec<{ answerId: string }>(
+        "SELECT answer_id AS answerId FROM condense_turns WHERE answer_id IS NOT NULL ORDER BY id DESC LIMIT 1",
+      )
+      .toArray()[0]?.answerId ?? null
+  );
 }
 
 function turnRows(sql: SqlStorage): TurnRow[] {

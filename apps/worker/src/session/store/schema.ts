@@ -103,6 +103,10 @@
  * v16 (summaries through the cache, issue 32): `condense_compactions.summary_usage`, the JSON of
  * what the summary's requests through the cache cost as the provider counted them (input, cache
  * read and write, output tokens); NULL for every other summary and before.
+ *
+ * v17 (cache diagnostics, issue 32): `condense_turns.answer_id`, the provider's id of the turn's
+ * answer (Anthropic's `msg_…`) when its request opted in to cache diagnostics: the next request
+ * names it as `diagnostics.previous_message_id`; NULL otherwise and before.
  */
 
 import { type Migration, runMigrations } from "../../sqlite/migrations";
@@ -365,6 +369,11 @@ const migrations: Migration[] = [
   {
     version: 16,
     statements: ["ALTER TABLE condense_compactions ADD COLUMN summary_usage TEXT"],
+  },
+  // ---- cache diagnostics (v17): the id of an opted-in turn's answer
+  {
+    version: 17,
+    statements: ["ALTER TABLE condense_turns ADD COLUMN answer_id TEXT"],
   },
 ];
 

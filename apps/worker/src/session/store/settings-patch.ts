@@ -21,6 +21,7 @@ export function settingsUpdate(body: SettingsPatchBody): SettingsUpdate {
     strategy,
     recall,
     cachedSummaries,
+    cacheDiagnostics,
     memory,
     memoryTokens,
     ...plain
@@ -31,6 +32,9 @@ export function settingsUpdate(body: SettingsPatchBody): SettingsUpdate {
   if (recall !== undefined) update.recall = recall ?? DEFAULT_SETTINGS.recall;
   if (cachedSummaries !== undefined) {
     update.cachedSummaries = cachedSummaries ?? DEFAULT_SETTINGS.cachedSummaries;
+  }
+  if (cacheDiagnostics !== undefined) {
+    update.cacheDiagnostics = cacheDiagnostics ?? DEFAULT_SETTINGS.cacheDiagnostics;
   }
   if (memory !== undefined) update.memory = memory ?? DEFAULT_SETTINGS.memory;
   if (memoryTokens !== undefined) {

@@ -40,6 +40,7 @@ export const DEFAULT_SETTINGS: Readonly<SessionSettings> = {
   strategy: "local",
   recall: false,
   cachedSummaries: false,
+  cacheDiagnostics: false,
   memory: false,
   memoryTokens: 2_000,
   webhookUrl: null,

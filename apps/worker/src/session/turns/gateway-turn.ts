@@ -261,6 +261,11 @@ export type GatewayTurnResult =
        * that is due its channel to the upstream (`gateway/plans/cached-summary`).
        */
       cachedSummaries: boolean;
+      /**
+       * With the session's setting `cacheDiagnostics` on, the id the request names as Anthropic's
+       * `diagnostics.previous_message_id` (null: the first opted-in turn); null when off.
+       */
+      cacheDiagnostics: { previousMessageId: string | null } | null;
     };
 
 export interface GatewayAnswerInput {
@@ -273,6 +278,8 @@ export interface GatewayAnswerInput {
   model?: string;
   /** The provider's count of the prompt it answered, with its cached tokens. */
   usage?: ProviderUsage;
+  /** The provider's id of the answer, when its request opted in to cache diagnostics. */
+  answerId?: string;
 }
 
 export type GatewayAnswerResult =
@@ -300,6 +307,7 @@ export function appendAnswer(
           sql,
           { generation: input.generation, lastSeq: input.afterSeq },
           input.usage,
+          input.answerId,
         );
       }
       if (currentGeneration(sql).generation !== input.generation) {
