@@ -288,7 +288,7 @@ function countedTurn(
   const started = Date.now();
   return {
     ...plan,
-    answered: (answer) => {
+    answered: (answer, sent) => {
       const log = c.get("log");
       writeDataPoint(c.env, {
         kind: "gateway_turn",
@@ -305,7 +305,7 @@ function countedTurn(
         tier: log.tier,
         durationMs: Date.now() - started,
       });
-      return plan.answered(answer);
+      return plan.answered(answer, sent);
     },
   };
 }

@@ -126,49 +126,57 @@ describe("the spending guard", () => {
     await waitFor(async () => (await spent(token)) >= CAP, "the stream's usage counted");
   });
 
-  it("counts the summaries a session writes through its own upstream (cachedSummaries) against the cap", async () => {
-    const token = await freshUser("summarizer");
-    const tag = freshTag();
-    const session = freshSession("g-summary");
-    const client = openaiClient(tag, {
-      as: null,
-      providerKey: token,
-      fetch: appFetch({ GATEWAY_USER_TOKENS_PER_DAY: "10000000" }),
-      session,
-      scenario: { prefixCache: true },
-    });
-    const messages = prose(40) as unknown as OpenAI.Chat.ChatCompletionMessageParam[];
-    await client.chat.completions.create({ model: "gpt-4o", messages: messages.slice(0, 2) });
-    const settings = {
-      contextWindow: 40_000,
-      policy: "window",
-      threshold: 0.25,
-      reserveTokens: 4_000,
-      tailTokens: 1_500,
-      cachedSummaries: true,
-    };
-    expect(
-      (await call("PATCH", `/v1/sessions/${session}`, { as: token, body: settings })).status,
-    ).toBe(200);
-    const summary = SUMMARY_SECTIONS.map((section) => `## ${section}\nThe migration, part 1.`);
-    await queueAnswers(tag, [
-      { role: "assistant", content: "Noted." },
-      { role: "assistant", content: summary.join("\n\n") },
-    ]);
-    await client.chat.completions.create({ model: "gpt-4o", messages });
-    const compacted = async () =>
-      (
-        await call<{ compactions: unknown[] }>("GET", `/v1/sessions/${session}/compactions`, {
-          as: token,
-        })
-      ).body.compactions.length === 1;
-    await waitFor(compacted, "the compaction");
-    await waitFor(async () => (await upstreamCalls(tag)).length === 3, "the summary request");
-    const calls = await upstreamCalls(tag);
-    // Each answer reports its prompt and 7 tokens of output: the two turns', then the summary's.
-    const total = calls.reduce((sum, recorded) => sum + (recorded.tokens ?? 0) + 7, 0);
-    await waitFor(async () => (await spent(token)) === total, "the summary's tokens counted");
-  });
+  // With the ANALYTICS binding too: the turn's data point wraps the plan's answer, and once dropped
+  // the request it was sent with, so summaries went uncounted in production only.
+  it.each([
+    ["", {}],
+    [", with the ANALYTICS binding", { ANALYTICS: { writeDataPoint: () => {} } }],
+  ])(
+    "counts the summaries a session writes through its own upstream (cachedSummaries) against the cap%s",
+    async (_, analytics) => {
+      const token = await freshUser("summarizer");
+      const tag = freshTag();
+      const session = freshSession("g-summary");
+      const client = openaiClient(tag, {
+        as: null,
+        providerKey: token,
+        fetch: appFetch({ GATEWAY_USER_TOKENS_PER_DAY: "10000000", ...analytics }),
+        session,
+        scenario: { prefixCache: true },
+      });
+      const messages = prose(40) as unknown as OpenAI.Chat.ChatCompletionMessageParam[];
+      await client.chat.completions.create({ model: "gpt-4o", messages: messages.slice(0, 2) });
+      const settings = {
+        contextWindow: 40_000,
+        policy: "window",
+        threshold: 0.25,
+        reserveTokens: 4_000,
+        tailTokens: 1_500,
+        cachedSummaries: true,
+      };
+      expect(
+        (await call("PATCH", `/v1/sessions/${session}`, { as: token, body: settings })).status,
+      ).toBe(200);
+      const summary = SUMMARY_SECTIONS.map((section) => `## ${section}\nThe migration, part 1.`);
+      await queueAnswers(tag, [
+        { role: "assistant", content: "Noted." },
+        { role: "assistant", content: summary.join("\n\n") },
+      ]);
+      await client.chat.completions.create({ model: "gpt-4o", messages });
+      const compacted = async () =>
+        (
+          await call<{ compactions: unknown[] }>("GET", `/v1/sessions/${session}/compactions`, {
+            as: token,
+          })
+        ).body.compactions.length === 1;
+      await waitFor(compacted, "the compaction");
+      await waitFor(async () => (await upstreamCalls(tag)).length === 3, "the summary request");
+      const calls = await upstreamCalls(tag);
+      // Each answer reports its prompt and 7 tokens of output: the two turns', then the summary's.
+      const total = calls.reduce((sum, recorded) => sum + (recorded.tokens ?? 0) + 7, 0);
+      await waitFor(async () => (await spent(token)) === total, "the summary's tokens counted");
+    },
+  );
 
   it("leaves another user unaffected", async () => {
     const spender = await freshUser("spender");
