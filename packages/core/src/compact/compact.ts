@@ -20,14 +20,16 @@
 import { InvalidMessagesError, InvalidOptionsError } from "../errors/condense-error.js";
 import { toCanonical } from "../formats/convert.js";
 import { reusedCallIds, type ToolResultCall, toolResultCalls } from "../messages/call-ids.js";
+import { messageText } from "../messages/content.js";
 import { repairMessages } from "../messages/repair.js";
 import type { ChatMessage, MessageFormat } from "../messages/types.js";
 import { emptyLedger, mergeLedgers } from "../summary/ledger/ledger.js";
 import type { Ledger } from "../summary/ledger-types.js";
 import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import { findBoundaries, smallerTailBudget } from "./boundaries.js";
+import { isCutOutput } from "./cut-output.js";
 import { type CompactRun, finalize } from "./finalize.js";
-import { fitContext } from "./fit-context.js";
+import { cutOutputsWithin, fitContext } from "./fit-context.js";
 import { findLatestUser } from "./latest-user.js";
 import { DEFAULTS, resolveOptions } from "./options.js";
 import {
@@ -39,7 +41,7 @@ import {
 } from "./pass-context.js";
 import { protectedFrom } from "./protected-tail.js";
 import { referenceById } from "./prune.js";
-import { recentReadsFrom } from "./recent-reads.js";
+import { recentReadsFrom, recentTurns } from "./recent-reads.js";
 import { summarizePass } from "./summarize-pass.js";
 import { locateSummary, summaryDigest } from "./summary-anchor.js";
 import { seedTokenCounts } from "./token-counts.js";
@@ -62,7 +64,11 @@ function perMessageTokens(messages: readonly ChatMessage[], model: string): numb
 function recordPruned(context: PassContext, outputs: readonly PrunedToolOutput[]): void {
   for (const output of outputs) {
     const key = `${output.occurrence}:${output.toolCallId}`;
-    if (!context.pruned.has(key)) context.pruned.set(key, output);
+    // An output a recent turn's cut shortened is handed back as it was in the input.
+    const whole = context.recentCuts.get(key);
+    const recorded =
+      whole === undefined ? output : { ...output, content: whole.content, tokens: whole.tokens };
+    if (!context.pruned.has(key)) context.pruned.set(key, recorded);
   }
 }
 
@@ -71,35 +77,21 @@ function recordPruned(context: PassContext, outputs: readonly PrunedToolOutput[]
  * when the context does not fit, tool outputs stripped everywhere. Undefined when nothing changed.
  */
 async function runPass(
-  messages: readonly ChatMessage[],
+  input: readonly ChatMessage[],
   tailTokens: number,
   summarizeOnly: boolean,
   context: PassContext,
   keepRecent: boolean,
 ): Promise<PassResult | undefined> {
   const { model, options } = context;
-  const tokens = perMessageTokens(messages, model);
-  const current = countMessageTokens(messages, model);
-  const summaryAt = await locateSummary(messages, context.anchor);
-  const newestFrom = protectedFrom(messages, summaryAt);
-  // The outputs of the last few turns stay whole too, within their share (`compact/recent-reads`).
-  const keepFrom = keepRecent
-    ? recentReadsFrom(messages, tokens, newestFrom, options.recentReadTokens, summaryAt)
-    : newestFrom;
-  const { headEnd, tailStart } = findBoundaries(messages, tokens, {
-    headMessages: options.headMessages,
-    tailTokens,
-    minTailMessages: options.minTailMessages,
-    summaryAt,
-    newestFrom: keepFrom,
-  });
-
+  const summaryAt = await locateSummary(input, context.anchor);
+  const newestFrom = protectedFrom(input, summaryAt);
   if (options.pruneLargestOutputs) {
     // What refills a thrashing context: its largest outputs, the tail's too, before any summary.
-    const outcome = prune(messages, context, {
+    const outcome = prune(input, context, {
       from: 0,
       to: newestFrom,
-      needToSave: current - options.target,
+      needToSave: countMessageTokens(input, model) - options.target,
       order: "largest",
     });
     if (outcome.saved > 0) {
@@ -114,6 +106,29 @@ async function runPass(
     }
   }
 
+  // Small windows keep the recent turns cut to their share; elsewhere they stay whole within it.
+  const recent =
+    keepRecent && options.recentTurnTokens !== undefined
+      ? cutRecentTurns(input, newestFrom, summaryAt, options.recentTurnTokens, context)
+      : undefined;
+  const messages = recent?.messages ?? input;
+  const cut = recent?.cut ?? [];
+  const tokens = perMessageTokens(messages, model);
+  const current = countMessageTokens(messages, model);
+  // The outputs of the last few turns stay too, within their share (`compact/recent-reads`).
+  const keepFrom =
+    recent?.from ??
+    (keepRecent
+      ? recentReadsFrom(messages, tokens, newestFrom, options.recentReadTokens, summaryAt)
+      : newestFrom);
+  const { headEnd, tailStart } = findBoundaries(messages, tokens, {
+    headMessages: options.headMessages,
+    tailTokens,
+    minTailMessages: options.minTailMessages,
+    summaryAt,
+    newestFrom: keepFrom,
+  });
+
   if (!summarizeOnly) {
     const outcome = prune(messages, context, {
       from: 0,
@@ -127,6 +142,7 @@ async function runPass(
       return {
         messages: outcome.messages,
         tokens: after,
+        cut,
         tier: 1,
         ledger: undefined,
         pruned: outcome.pruned,
@@ -141,7 +157,7 @@ async function runPass(
     summaryAt,
     context,
   );
-  if (summarized) return summarized;
+  if (summarized) return { ...summarized, cut };
 
   // Nothing worth a summary: the only lever left is stripping tool outputs, the tail's included up
   // to the newest messages, and only when the context does not fit (a forced compaction of a small
@@ -156,11 +172,81 @@ async function runPass(
   return {
     messages: outcome.messages,
     tokens: countMessageTokens(outcome.messages, model),
+    cut,
     tier: 1,
     ledger: undefined,
     pruned: outcome.pruned,
     summary: undefined,
   };
+}
+
+/**
+ * Small windows (`recentTurnTokens`): the recent turns (`compact/recent-reads`), newest first,
+ * each kept within `budget` tokens by itself, its tool outputs cut to head and tail past it. A turn
+ * that does not fit even cut (a long reply or request between the calls) is left to the summary,
+ * with every turn before it. `from` is where the kept turns start (`newestFrom` when none is).
+ */
+function cutRecentTurns(
+  messages: readonly ChatMessage[],
+  newestFrom: number,
+  summaryAt: number | undefined,
+  budget: number,
+  context: PassContext,
+): { messages: ChatMessage[]; from: number; cut: CutToolOutput[] } {
+  const { model, options } = context;
+  const tokens = perMessageTokens(messages, model);
+  const naming = namingFor(context, messages);
+  let kept = [...messages];
+  let from = newestFrom;
+  const cut: CutToolOutput[] = [];
+  // The call whose results are the newest messages stays with them whatever its size.
+  const alwaysKept = messages[newestFrom]?.role === "tool" ? newestFrom - 1 : newestFrom;
+  for (const turn of recentTurns(messages, newestFrom, summaryAt)) {
+    let cost = 0;
+    for (let i = turn.from; i < Math.min(turn.to, alwaysKept); i++) cost += tokens[i] ?? 0;
+    if (cost > budget) {
+      const fitted = cutOutputsWithin(
+        kept,
+        { ...turn, tokens: cost },
+        {
+          model,
+          limit: budget,
+          naming,
+          why: "the compacted context stays small",
+          ...(options.cutOutputReference === undefined
+            ? {}
+            : { cutReference: options.cutOutputReference }),
+          ...(options.recallTool === undefined ? {} : { recallTool: options.recallTool }),
+        },
+      );
+      if (!fitted.fits) break;
+      for (let i = turn.from; i < turn.to; i++) {
+        const before = kept[i];
+        const after = fitted.messages[i];
+        if (before !== undefined && after !== undefined && after !== before)
+          context.calls.set(after, naming.callOf(before, i));
+      }
+      kept = fitted.messages;
+      cut.push(...fitted.cut);
+      for (const output of fitted.cut)
+        context.recentCuts.set(`${output.occurrence}:${output.toolCallId}`, output);
+    }
+    from = turn.from;
+  }
+  return { messages: kept, from, cut };
+}
+
+/** The cut outputs of `cut` still in `messages` (a later pass may have summarized them). */
+function cutStillIn(
+  messages: readonly ChatMessage[],
+  cut: readonly CutToolOutput[],
+): CutToolOutput[] {
+  const present = new Set(
+    messages
+      .filter((message) => message.role === "tool" && isCutOutput(messageText(message)))
+      .map((message) => message.tool_call_id),
+  );
+  return cut.filter((output) => present.has(output.toolCallId));
 }
 
 /**
@@ -274,6 +360,7 @@ export async function compact(
     calls,
     reference: resolved.toolOutputReference ?? referenceById(reusedCallIds(repaired)),
     pruned: new Map(),
+    recentCuts: new Map(),
     failure: undefined,
     summarizerCalls: 0,
     summarizerInputTokens: 0,
@@ -318,6 +405,7 @@ export async function compact(
   let ledger: Ledger | undefined;
   let passes = 0;
   let tailTokens = resolved.tailTokens;
+  let recentCut: CutToolOutput[] = [];
   while (passes < DEFAULTS.maxPasses) {
     throwIfAborted(resolved.signal);
     // The cost policy compacts deep: a prune alone leaves the context near the limit, so the next
@@ -349,6 +437,7 @@ export async function compact(
     const saving = (tokens - pass.tokens) / tokens;
     passes++;
     messages = pass.messages;
+    recentCut = cutStillIn(messages, [...recentCut, ...(pass.cut ?? [])]);
     recordPruned(context, pass.pruned);
     tokens = pass.tokens;
     if (pass.tier > 1 || tier === 0) tier = pass.tier;
@@ -390,6 +479,6 @@ export async function compact(
     tier,
     passes,
     ledger: ledger ?? carriedLedger,
-    cut: fitted?.cut ?? [],
+    cut: [...cutStillIn(messages, recentCut), ...(fitted?.cut ?? [])],
   });
 }

@@ -29,15 +29,20 @@ export interface CutFigures {
   cutChars: number;
 }
 
-/** The marker a cut output carries between its head and its tail. */
-export function cutMarker(toolName: string, reference: string, figures: CutFigures): string {
+/** The marker a cut output carries between its head and its tail; `why` ends its "so ...". */
+export function cutMarker(
+  toolName: string,
+  reference: string,
+  figures: CutFigures,
+  why = "the context fits its window",
+): string {
   const what =
     figures.lines === undefined
       ? `${figures.cutChars} characters`
       : figures.lines.from === figures.lines.to
         ? `line ${figures.lines.from} of ${figures.lines.total}`
         : `lines ${figures.lines.from}–${figures.lines.to} of ${figures.lines.total}`;
-  return `[Condense cut ${figures.cutTokens} tokens (${what}) from the middle of this ${toolName} output so the context fits its window; fetch the whole output by ${reference}.]`;
+  return `[Condense cut ${figures.cutTokens} tokens (${what}) from the middle of this ${toolName} output so ${why}; fetch the whole output by ${reference}.]`;
 }
 
 /** Whether `text` holds a cut marker (an output cut before is not cut again). */

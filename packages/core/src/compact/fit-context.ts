@@ -99,16 +99,43 @@ export function fitContext(messages: readonly ChatMessage[], options: FitOptions
   return { ...cut, pruned: pruned.pruned };
 }
 
+/**
+ * The tool outputs of `messages[range.from, range.to)`, which count `range.tokens` together, cut
+ * to their head and tail, to one size, so that the range counts at most `options.limit`; `why`
+ * ends the marker's "so ..." (the recent turns a small window keeps, `compact/recent-reads`).
+ * Outputs cut before are left as they are; `fits` is false when that is not enough.
+ */
+export function cutOutputsWithin(
+  messages: readonly ChatMessage[],
+  range: { from: number; to: number; tokens: number },
+  options: FitOptions & { naming: OutputNaming; why: string },
+): Omit<FitResult, "pruned"> {
+  return cutUnseen(
+    messages,
+    range.tokens,
+    { ...options, unseenFrom: range.from, until: range.to },
+    false,
+  );
+}
+
 /** Step 2 of the module: cuts the unseen outputs of `messages` (counting `tokens`) to one size. */
 function cutUnseen(
   messages: readonly ChatMessage[],
   tokens: number,
-  options: FitOptions & { naming: OutputNaming; unseenFrom: number },
+  options: FitOptions & {
+    naming: OutputNaming;
+    unseenFrom: number;
+    /** One past the last output that may be cut (default: the end). */
+    until?: number;
+    /** How the marker ends its "so ..." (default: the context fits its window). */
+    why?: string;
+  },
   recut: boolean,
 ): Omit<FitResult, "pruned"> {
   const { model, limit, naming } = options;
   const candidates: Array<{ index: number; tokens: number }> = [];
-  for (let index = options.unseenFrom; index < messages.length; index++) {
+  const until = options.until ?? messages.length;
+  for (let index = options.unseenFrom; index < until; index++) {
     const message = messages[index];
     if (message?.role !== "tool" || isOpaqueMessage(message)) continue;
     const text = messageText(message);
@@ -123,7 +150,7 @@ function cutUnseen(
       options.recallTool === undefined
         ? reference
         : `${reference} (the \`${options.recallTool}\` tool takes it as toolCallId)`;
-    return cutMarker(key.toolName ?? "tool", via, figures);
+    return cutMarker(key.toolName ?? "tool", via, figures, options.why);
   };
 
   let result = [...messages];

@@ -92,6 +92,17 @@ describe("resolveOptions", () => {
     expect(
       resolveOptions("gpt-4o", { contextWindow: "32k", policy: "window" }).recentReadTokens,
     ).toBe(6_400);
+    // There each of the last two turns stays, within half the tail by itself (its outputs cut to
+    // head and tail past it); elsewhere they stay whole or go to the summary.
+    expect(resolveOptions("gpt-4o", { contextWindow: "32k" }).recentTurnTokens).toBe(1_000);
+    expect(resolveOptions("gpt-4o", { contextWindow: "16k" }).recentTurnTokens).toBe(1_000);
+    expect(resolveOptions("gpt-4o", { contextWindow: "64k" }).recentTurnTokens).toBeUndefined();
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: "32k", floor: 0.4 }).recentTurnTokens,
+    ).toBeUndefined();
+    expect(
+      resolveOptions("gpt-4o", { contextWindow: "32k", policy: "window" }).recentTurnTokens,
+    ).toBeUndefined();
   });
 
   it("caps the default tail at half the aim, as it does an explicit one", () => {

@@ -36,6 +36,12 @@ export const DEFAULTS = {
    * reach back to the turn before, whatever its output's size (`recentReadBudget`).
    */
   smallWindowTailMessages: 2,
+  /**
+   * There each of the last turns before the newest messages keeps at most this share of the tail,
+   * its outputs cut to head and tail past it: what the model read a turn ago stays in view (the
+   * probe bench's `recent` probes) at a bounded price (`recentTurnTokens`).
+   */
+  recentTurnTailShare: 0.5,
   cooldownSeconds: 600,
   summaryMinTokens: 2_000,
   summaryMaxTokens: 12_000,
@@ -90,6 +96,12 @@ export interface ResolvedOptions {
    * where the cost policy's limit is its floor (small windows: see `recentReadBudget`).
    */
   recentReadTokens: number;
+  /**
+   * Where the cost policy's limit is its floor: the most each of the recent turns before the
+   * newest messages keeps, its outputs cut to head and tail past it (half the tail); undefined
+   * elsewhere, where they stay whole within `recentReadTokens` or go to the summary.
+   */
+  recentTurnTokens: number | undefined;
   summarizer: Summarizer;
   identifierPolicy: IdentifierPolicy;
   identifierInstructions: string | undefined;
@@ -385,6 +397,9 @@ export function resolveOptions(model: string, given: CompactOptions | null = {})
     tailTokens,
     keepRecentReads: options.tailTokens === undefined,
     recentReadTokens: recentReadBudget(policy, floor, contextWindow, limit, target, tailTokens),
+    recentTurnTokens: limitIsFloor(policy, floor, contextWindow, limit)
+      ? Math.floor(tailTokens * DEFAULTS.recentTurnTailShare)
+      : undefined,
     minTailMessages: nonNegativeInteger(
       "minTailMessages",
       options.minTailMessages,
@@ -448,7 +463,8 @@ function reserveFloor(
  * against 1–3% at 64k and 128k, where the floor binds and the interval is long anyway
  * (docs/notes/small-windows.md). So there the last turns' outputs stay whole only within the
  * tail, and elsewhere within half the aim; and there the tail's least count of messages is the
- * last turn's (`DEFAULTS.smallWindowTailMessages`).
+ * last turn's (`DEFAULTS.smallWindowTailMessages`). The turns that do not fit whole are kept cut
+ * (`recentTurnTokens`), not summarized: a summary keeps none of an output's lines.
  */
 function recentReadBudget(
   policy: CompactionPolicy,

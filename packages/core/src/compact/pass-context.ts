@@ -17,7 +17,7 @@ import { countMessageTokens, messageTokens } from "../tokens/count.js";
 import type { LatestUser } from "./latest-user.js";
 import type { ResolvedOptions } from "./options.js";
 import { isPrunePlaceholder, namingOf, type OutputNaming, pruneToolOutputs } from "./prune.js";
-import type { PrunedToolOutput, SummarizerFailure, Tier } from "./types.js";
+import type { CutToolOutput, PrunedToolOutput, SummarizerFailure, Tier } from "./types.js";
 import type { MessageLabels } from "./withhold-secrets.js";
 
 export interface PassContext {
@@ -34,6 +34,8 @@ export interface PassContext {
   reference: OutputNaming["reference"];
   /** Tool outputs removed from the context so far, by occurrence and call id. */
   pruned: Map<string, PrunedToolOutput>;
+  /** The recent turns' outputs a pass cut to head and tail, whole, by occurrence and call id. */
+  recentCuts: Map<string, CutToolOutput>;
   failure: SummarizerFailure | undefined;
   summarizerCalls: number;
   summarizerInputTokens: number;
@@ -52,6 +54,8 @@ export interface PassResult {
   pruned: PrunedToolOutput[];
   /** The text of the summary this pass placed; undefined when it placed none. */
   summary: string | undefined;
+  /** Tool outputs of the recent turns this pass cut to head and tail (`compact/recent-reads`). */
+  cut?: CutToolOutput[];
 }
 
 export function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { messageText } from "../messages/content.js";
 import type { ChatMessage } from "../messages/types.js";
 import { assistant, bulkyOutput, call, result, user } from "../test-support/conversation.js";
-import { countTokens } from "../tokens/count.js";
+import { countMessageTokens, countTokens } from "../tokens/count.js";
 import { compact } from "./compact.js";
 import { recentReadsFrom } from "./recent-reads.js";
 
@@ -87,6 +87,73 @@ describe("recent reads stay", () => {
     expect(small.messages.some((m) => m.role === "tool" && m.tool_call_id === "call_tests")).toBe(
       true,
     );
+  });
+
+  it("at 32k keeps the turn before's large read cut to its head and tail, within half the tail", async () => {
+    // A compaction that fires at the limit keeps little, but the output the model read a turn ago
+    // is what it works from: its head and tail stay (with a marker saying how to fetch the rest),
+    // not a summary line.
+    const { messages, fresh } = session();
+    const compacted = await compact({ model, messages }, { contextWindow: 32_000, force: true });
+    expect(compacted.compacted).toBe(true);
+    const index = compacted.messages.findIndex(
+      (m) => m.role === "tool" && m.tool_call_id === "call_parser",
+    );
+    const kept = compacted.messages[index];
+    const text = kept === undefined ? "" : messageText(kept);
+    expect(text.startsWith(fresh.split("\n").slice(0, 3).join("\n"))).toBe(true);
+    expect(text.endsWith(fresh.split("\n").at(-1) ?? "")).toBe(true);
+    expect(text).toContain("[Condense cut ");
+    const turn = compacted.messages.slice(index - 1, index + 1);
+    expect(turn[0]?.role).toBe("assistant");
+    expect(countMessageTokens(turn, model)).toBeLessThanOrEqual(1_000 + 10);
+    expect(compacted.cutToolOutputs.map((output) => output.toolCallId)).toEqual(["call_parser"]);
+    expect(compacted.cutToolOutputs[0]?.content).toBe(fresh);
+  });
+
+  it("at 32k keeps a small read of the turn before whole behind a large newest output", async () => {
+    // The newest output alone is over the tail: the small read before it stays all the same.
+    const { messages } = session();
+    const small = bulkyOutput(5, "config");
+    const shaped = [
+      ...messages.slice(0, -6),
+      assistant("Checking the config.", [call("call_config", "Read", { file_path: "setup.cfg" })]),
+      result("call_config", small),
+      assistant("Now the parser.", [call("call_parser", "Read", { file_path: "src/parser.py" })]),
+      result("call_parser", bulkyOutput(130, "parser")),
+    ];
+    const compacted = await compact(
+      { model, messages: shaped },
+      { contextWindow: 32_000, force: true },
+    );
+    expect(compacted.compacted).toBe(true);
+    const kept = compacted.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_config",
+    );
+    expect(kept === undefined ? undefined : messageText(kept)).toBe(small);
+    expect(compacted.cutToolOutputs).toEqual([]);
+  });
+
+  it("at 32k keeps the turn before's read behind a newest call with large arguments", async () => {
+    // The newest call (a file written whole) always stays with its result: its size is not the
+    // turn before's to pay.
+    const { messages, fresh } = session();
+    const shaped = [
+      ...messages.slice(0, -4),
+      assistant(null, [
+        call("call_write", "Write", { file_path: "src/parser.py", content: bulkyOutput(120, "w") }),
+      ]),
+      result("call_write", "File written."),
+    ];
+    const compacted = await compact(
+      { model, messages: shaped },
+      { contextWindow: 32_000, force: true },
+    );
+    const kept = compacted.messages.find(
+      (m) => m.role === "tool" && m.tool_call_id === "call_parser",
+    );
+    expect(kept === undefined ? "" : messageText(kept)).toContain(fresh.split("\n")[0]);
+    expect(compacted.cutToolOutputs.map((output) => output.toolCallId)).toEqual(["call_parser"]);
   });
 
   it("lets older reads go, and recent ones too when they alone would not fit", async () => {

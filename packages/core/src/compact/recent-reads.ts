@@ -7,6 +7,11 @@
  * turn before it; so is everything when nothing older can make room (the engine then compacts
  * again without them). The messages between the turns (a reply, the user's next request) come
  * with them; the previous summary never does.
+ *
+ * Where the cost policy's limit is its floor (small windows, `recentTurnTokens`), each of those
+ * turns keeps at most half the tail by itself, its outputs cut to head and tail past it
+ * (`compact/cut-output`, with a marker saying how to fetch the whole): a turn the share would
+ * have sent to the summary whole kept none of its lines there, and the model was reading them.
  */
 
 import type { ChatMessage } from "../messages/types.js";
@@ -50,4 +55,31 @@ export function recentReadsFrom(
     turns++;
   }
   return from;
+}
+
+/** One turn of `recentTurns`: messages `[from, to)`. */
+export interface RecentTurn {
+  from: number;
+  to: number;
+}
+
+/**
+ * The last `RECENT_READ_TURNS` turns with tool calls before `newestFrom`, newest first: each an
+ * assistant message with tool calls, its results and the messages up to the next such turn (the
+ * newest up to `newestFrom`), never at or before `floor` (the previous summary).
+ */
+export function recentTurns(
+  messages: readonly ChatMessage[],
+  newestFrom: number,
+  floor = -1,
+): RecentTurn[] {
+  const turns: RecentTurn[] = [];
+  let to = newestFrom;
+  for (let start = newestFrom - 1; start > floor && turns.length < RECENT_READ_TURNS; start--) {
+    const message = messages[start];
+    if (message?.role !== "assistant" || (message.tool_calls?.length ?? 0) === 0) continue;
+    turns.push({ from: start, to });
+    to = start;
+  }
+  return turns;
 }

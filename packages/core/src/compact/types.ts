@@ -229,8 +229,9 @@ export interface PrunedToolOutput {
 }
 
 /**
- * A tool output the model had not seen yet, cut to its head and tail (a marker between them says
- * how much was cut and how to fetch it) because the context could not fit otherwise.
+ * A tool output cut to its head and tail (a marker between them says how much was cut and how to
+ * fetch it): one the model had not seen yet, because the context could not fit otherwise, or, in
+ * a small window, one of the last turns' (`compact/recent-reads`), kept cut rather than summarized.
  */
 export interface CutToolOutput extends PrunedToolOutput {
   /** Tokens of the cut message now in the context (`tokens`: of the output as it was). */

@@ -119,7 +119,7 @@ export const CompactResponse = z
       )
       .openapi({
         description:
-          "Tool outputs after the last assistant turn (which no tier compacts) that alone did not fit: cut to their head and tail, with a marker saying what was cut and how to fetch it; `content` is the whole output",
+          "Tool outputs cut to their head and tail, with a marker saying what was cut and how to fetch it: those after the last assistant turn (which no tier compacts) that alone did not fit, and in a small window (policy `cost`, limit at its floor) those of the last turns kept cut rather than summarized; `content` is the whole output",
       }),
     ledger: Ledger,
     passes: z.number().int(),
