@@ -220,6 +220,7 @@ export type SessionSettingsBody = {
   strategy: "openai" | "local";
   recall: boolean;
   cachedSummaries: boolean;
+  cacheDiagnostics: boolean;
   memory: boolean;
   memoryTokens: number;
   webhookUrl: string | null;
@@ -240,6 +241,7 @@ export type SettingsPatchBody = {
   strategy?: "openai" | "local" | null | undefined;
   recall?: boolean | null | undefined;
   cachedSummaries?: boolean | null | undefined;
+  cacheDiagnostics?: boolean | null | undefined;
   memory?: boolean | null | undefined;
   memoryTokens?: number | null | undefined;
   webhookUrl?: string | null | undefined;
@@ -316,6 +318,7 @@ export type SessionStatusBody = {
     strategy: "openai" | "local";
     recall: boolean;
     cachedSummaries: boolean;
+    cacheDiagnostics: boolean;
     memory: boolean;
     memoryTokens: number;
     webhookUrl: string | null;
