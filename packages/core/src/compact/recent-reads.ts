@@ -41,18 +41,12 @@ export function recentReadsFrom(
   let from = newestFrom;
   let used = 0;
   for (let i = newestFrom; i < messages.length; i++) used += tokens[i] ?? 0;
-  let turns = 0;
-  let start = newestFrom - 1;
-  let cost = 0;
-  for (; start > floor && turns < RECENT_READ_TURNS; start--) {
-    cost += tokens[start] ?? 0;
-    const message = messages[start];
-    if (message?.role !== "assistant" || (message.tool_calls?.length ?? 0) === 0) continue;
+  for (const turn of recentTurns(messages, newestFrom, floor)) {
+    let cost = 0;
+    for (let i = turn.from; i < turn.to; i++) cost += tokens[i] ?? 0;
     if (used + cost > budget) break;
     used += cost;
-    cost = 0;
-    from = start;
-    turns++;
+    from = turn.from;
   }
   return from;
 }
