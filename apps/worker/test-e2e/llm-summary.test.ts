@@ -99,7 +99,20 @@ describe("the deployed bundle's LLM summarizer", () => {
     const model = scenarioModel({ name: `bundle-memory-${crypto.randomUUID()}`, memory: true });
     const reply = await summarizedSession(model, { memory: true });
     expect(reply.event?.summarizerFailure).toBeNull();
+    expect(reply.event?.summarizer).toBe("llm");
     // The flush (a request offering the `memory` tool) and the summary both reached the model.
     expect(await requestsFor(model)).toBeGreaterThanOrEqual(2);
+  });
+
+  it("names the deterministic tier as the summarizer when the model fails, and the model's failure", async () => {
+    const model = scenarioModel({ name: `bundle-failing-${crypto.randomUUID()}`, fail: 500 });
+    const reply = await summarizedSession(model);
+    expect(reply.compacted).toBe(true);
+    expect(reply.event).toMatchObject({
+      tier: 4,
+      summarizer: "extractive",
+      summarizerFailure: { kind: "server_error" },
+    });
+    expect(await requestsFor(model)).toBeGreaterThan(0);
   });
 });

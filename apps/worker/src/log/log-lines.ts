@@ -31,7 +31,9 @@ export interface CompactionLogLine {
   tokensBefore?: number;
   tokensAfter?: number;
   durationMs: number;
+  /** What wrote the committed summary (`llm`, `extractive`, `openai-responses-compact`); absent when none was written. */
   summarizer?: string;
+  /** Why the configured summarizer failed: the kind of its failure, when the tier degraded past it. */
   summarizerFailure?: string;
   /** Why a `failed` compaction threw: the engine's error code, else the error's class name. */
   error?: string;

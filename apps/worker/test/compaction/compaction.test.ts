@@ -207,6 +207,8 @@ describe("summarizer cooldown", () => {
     expect(first.body.compacted).toBe(true);
     expect(first.body.event?.tier).toBe(4);
     expect(first.body.event?.summarizerFailure?.kind).toBe("server_error");
+    // The deterministic tier wrote the summary the LLM could not.
+    expect(first.body.event?.summarizer).toBe("extractive");
     const calls = await llm.count(model);
     expect(calls).toBeGreaterThan(0);
 
@@ -697,6 +699,46 @@ describe("logs", () => {
     } finally {
       spy.mockRestore();
     }
+  });
+});
+
+describe("the summarizer a compaction names", () => {
+  it("is the deterministic tier when the LLM failed, in the answer, the record and the log line, with the LLM's failure beside it", async () => {
+    const records: unknown[] = [];
+    const spy = vi.spyOn(console, "log").mockImplementation((line: unknown) => {
+      records.push(line);
+    });
+    try {
+      const id = await llmSession(scenarioModel({ name: crypto.randomUUID(), fail: 500 }));
+      const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+        body: {},
+      });
+      expect(manual.body.event).toMatchObject({
+        tier: 4,
+        summarizer: "extractive",
+        summarizerFailure: { kind: "server_error" },
+      });
+      const [record] = await compactions(id);
+      expect(record).toMatchObject({
+        summarizer: "extractive",
+        summarizerFailure: { kind: "server_error" },
+      });
+      const line = records
+        .map((record) => JSON.parse(JSON.stringify(record)) as Record<string, unknown>)
+        .find((parsed) => parsed.type === "compaction" && parsed.outcome === "committed");
+      expect(line).toMatchObject({ summarizer: "extractive", summarizerFailure: "server_error" });
+    } finally {
+      spy.mockRestore();
+    }
+  });
+
+  it("is the LLM when it wrote the summary", async () => {
+    const id = await llmSession(scenarioModel({ name: crypto.randomUUID() }));
+    const manual = await call<ManualCompactResponseBody>("POST", `/v1/sessions/${id}/compact`, {
+      body: {},
+    });
+    expect(manual.body.event).toMatchObject({ summarizer: "llm", summarizerFailure: null });
+    expect((await compactions(id))[0]?.summarizer).toBe("llm");
   });
 });
 

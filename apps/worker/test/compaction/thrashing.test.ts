@@ -96,6 +96,9 @@ describe("thrashing (issue 33)", () => {
     for (const event of after.slice(before)) {
       expect(event.tier).toBe(1);
       expect(event.prunedToolOutputs).toBeGreaterThan(0);
+      // The strip keeps the summary an earlier compaction's LLM wrote: this one wrote none.
+      expect(event.summary).not.toBeNull();
+      expect(event.summarizer).toBeNull();
     }
     expect(await llm.count(model)).toBe(summariesBefore);
     const context = await call<{ messages: Message[] }>("GET", `/v1/sessions/${id}/context`);

@@ -113,6 +113,7 @@ describe("SUMMARIZER=workers-ai", () => {
     // The extractive tier (4) wrote the summary; the event says why the LLM's could not.
     expect(result.event?.tier).toBe(4);
     expect(result.event?.summarizerFailure).toMatchObject({ kind: "server_error" });
+    expect(result.event?.summarizer).toBe("extractive");
     expect(ai.calls.length).toBeGreaterThan(0);
     expect(applied.flat()).toEqual([expect.objectContaining({ text: "Always use pnpm." })]);
   });

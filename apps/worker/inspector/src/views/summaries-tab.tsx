@@ -156,8 +156,8 @@ export function SummariesTab({ route }: TabProps) {
       <section aria-labelledby="latest-title" class="panel">
         <h2 id="latest-title">Latest summary</h2>
         <p class="muted">
-          From compaction #{latest.id} (tier {latest.tier}, {latest.summarizer ?? "no summarizer"}),{" "}
-          {formatTime(latest.at)}.
+          From compaction #{latest.id} (tier {latest.tier},{" "}
+          {latest.summarizer ?? "kept from an earlier compaction"}), {formatTime(latest.at)}.
         </p>
         <SummaryBySection event={latest} />
       </section>

@@ -147,8 +147,14 @@ export const CompactionEvent = z
         "Transcript seqs this compaction folded in: from after the previous view up to the last seq of its snapshot",
     }),
     summary: z.string().nullable(),
-    summarizer: z.string().nullable(),
-    summarizerFailure: z.object({ kind: z.string(), message: z.string() }).nullable(),
+    summarizer: z.string().nullable().openapi({
+      description:
+        "What wrote this compaction's summary: `llm` (tiers 2 and 3), `extractive` (the deterministic tier 4, also when the configured LLM summarizer failed: `summarizerFailure` says why) or `openai-responses-compact` (strategy `openai`); null when it wrote none (a tool strip keeps the summary an earlier compaction wrote)",
+    }),
+    summarizerFailure: z.object({ kind: z.string(), message: z.string() }).nullable().openapi({
+      description:
+        "Why the configured LLM summarizer failed, when it did: the tier degraded past it, and `summarizer` names the one that wrote the summary instead",
+    }),
     summaryUsage: z
       .object({
         inputTokens: z.number().int(),
@@ -689,7 +695,7 @@ export const SessionEvent = z
     run: z.string().openapi({ description: "The compaction run the event belongs to" }),
     data: z.record(z.string(), z.unknown()).openapi({
       description:
-        "started: trigger, tokens, contextWindow, budget, strategy. committed: trigger, compactionId, tier, tokensBefore, tokensAfter, summarizer, summarizerFailure (the LLM summarizer's failure the tier degraded past), fallback, durationMs, bill. unchanged: trigger, reason. failed: trigger, error, failedAttempts, fallback (the deterministic tier runs next)",
+        "started: trigger, tokens, contextWindow, budget, strategy. committed: trigger, compactionId, tier, tokensBefore, tokensAfter, summarizer (what wrote the summary: llm, extractive, openai-responses-compact, or null when none was written), summarizerFailure (the LLM summarizer's failure the tier degraded past), fallback, durationMs, bill. unchanged: trigger, reason. failed: trigger, error, failedAttempts, fallback (the deterministic tier runs next)",
     }),
   })
   .openapi("SessionEvent");

@@ -42,8 +42,9 @@ export interface NewView {
   /** The view's messages (for the OpenAI strategy, its items) with their token counts. */
   entries: readonly { message: ChatMessage; tokens: number }[];
   summary: string | null;
-  /** `llm`, `extractive` or `openai-responses-compact`; null for a local view without a summary. */
+  /** What wrote `summary` in this compaction (`llm`, `extractive`, `openai-responses-compact`); null when nothing did. */
   summarizer: string | null;
+  /** Why the configured LLM summarizer failed, when a later tier wrote the summary instead. */
   summarizerFailure: { kind: string; message: string } | null;
   /** The tool outputs it pruned, marked as pruned by their seqs. */
   prunedOutputs: readonly PrunedToolOutput[];

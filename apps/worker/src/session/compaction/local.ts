@@ -215,6 +215,18 @@ export async function fallbackView(compaction: LocalCompaction): Promise<NewView
   );
 }
 
+/**
+ * The summarizer that wrote the result's summary, by the tier whose pass wrote it (the engine's
+ * `Summarizer.kind`): `llm` for tiers 2 and 3, `extractive` for tier 4, also when the LLM was
+ * called and failed (`summarizerFailure` says why); null when no summarizer wrote one, as in a
+ * tool strip, which keeps the summary an earlier compaction wrote. Calls made are no witness: a
+ * failed LLM call counts too.
+ */
+function summarizerOf(result: CompactResult<ChatMessage>): "llm" | "extractive" | null {
+  if (result.summary === null || result.tier < 2) return null;
+  return result.tier === 4 ? "extractive" : "llm";
+}
+
 /** The engine's result as a view: its messages with their own counts, as stored and reported everywhere else. */
 function viewOf(result: CompactResult<ChatMessage>, model: string): NewView {
   return {
@@ -223,7 +235,7 @@ function viewOf(result: CompactResult<ChatMessage>, model: string): NewView {
     // The engine's totals also count the tokens priming the reply, which no stored context includes.
     entries: result.messages.map((message) => ({ message, tokens: messageTokens(message, model) })),
     summary: result.summary,
-    summarizer: result.summary === null ? null : result.summarizerCalls > 0 ? "llm" : "extractive",
+    summarizer: summarizerOf(result),
     summarizerFailure: result.summarizerFailure ?? null,
     prunedOutputs: result.prunedToolOutputs,
     passes: result.passes,
