@@ -62,7 +62,7 @@ function figures(overrides: Partial<SpeedFigures> = {}): SpeedFigures {
       },
     ],
     floor: [
-      { request: "hello world", p50: 9, p99: 20, cpu: 2 },
+      { request: "hello world", p50: 9, p99: 20, cpu: 16.65 },
       { request: "healthz", p50: 10, p99: 21, cpu: 3 },
       { request: "session object", p50: 11, p99: 25, cpu: 4 },
       { request: "append", p50: 12, p99: 26, cpu: 5 },
@@ -115,6 +115,10 @@ describe("pnpm bench speed's summary", () => {
     const rows = lines.filter((line) => line.startsWith("| "));
     expect(rows).toHaveLength(2 + speedRows(figures()).length);
     for (const row of rows) expect(row.split(" | ")).toHaveLength(5);
+    expect(rows[4]).toContain("a 118,600–118,700-token session");
+    expect(rows[4]).toContain("a 198,300–198,400-token session: 110.0 ms");
+    // Rounded as the floor's own line rounds it (`toFixed`: 16.6, not 16.7).
+    expect(rows.find((row) => row.includes("hello-world"))).toContain("CPU 16.6 ms a request");
     expect(lines.at(-1)).toMatch(/^load average \(1 min\): 9\.2 before the run, 12\.4 after/);
   });
 });

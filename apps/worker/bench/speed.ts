@@ -125,8 +125,16 @@ export function coldStartFigures(): ColdStartFigures {
   return parseColdStart(child.stdout);
 }
 
+/** Rounded as the sections' own lines round (`toFixed`), with thousands separators. */
 const number = (value: number, digits = 1) =>
-  value.toLocaleString("en-US", { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  Number(value.toFixed(digits)).toLocaleString("en-US", {
+    minimumFractionDigits: digits,
+    maximumFractionDigits: digits,
+  });
+const tokens = (min: number, max: number) =>
+  min === max
+    ? min.toLocaleString("en-US")
+    : `${min.toLocaleString("en-US")}–${max.toLocaleString("en-US")}`;
 const ms = (value: number) => `${number(value)} ms`;
 const p = ({ p50, p99 }: Percentiles) => `p50 ${ms(p50)}, p99 ${ms(p99)}`;
 const verdict = (met: boolean): SpeedRow["met"] => (met ? "met" : "not met");
@@ -158,12 +166,12 @@ export function speedRows(figures: SpeedFigures): SpeedRow[] {
   ];
   if (issue !== undefined)
     rows.push({
-      figure: `forced compaction of a ${issue.tokensMin.toLocaleString("en-US")}–${issue.tokensMax.toLocaleString("en-US")}-token session through the Durable Object, durationMs median of ${issue.sessions}`,
+      figure: `forced compaction of a ${tokens(issue.tokensMin, issue.tokensMax)}-token session through the Durable Object, durationMs median of ${issue.sessions}`,
       value: ms(issue.medianMs),
       peer:
         large === undefined
           ? "none"
-          : `a ${large.tokensMax.toLocaleString("en-US")}-token session: ${ms(large.medianMs)}`,
+          : `a ${tokens(large.tokensMin, large.tokensMax)}-token session: ${ms(large.medianMs)}`,
       goal: `≤ ${GOALS.compactionMs} ms`,
       met: verdict(issue.medianMs <= GOALS.compactionMs),
     });
