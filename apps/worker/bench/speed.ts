@@ -152,7 +152,7 @@ export function speedRows(figures: SpeedFigures): SpeedRow[] {
     {
       figure: `cold start: import + first count, median of ${coldStart.runs} fresh processes`,
       value: ms(coldStart.condenseMs),
-      peer: `gpt-tokenizer ${ms(coldStart.gptTokenizerMs)}: ${ratio.toFixed(2)}×`,
+      peer: `gpt-tokenizer ${ms(coldStart.gptTokenizerMs)}: ${ratio.toFixed(3)}×`,
       goal: `≤ ${GOALS.coldStartMs} ms or ≤ ${GOALS.coldStartRatio}× gpt-tokenizer`,
       met: verdict(coldStart.condenseMs <= GOALS.coldStartMs || ratio <= GOALS.coldStartRatio),
     },
