@@ -1,7 +1,7 @@
 /**
  * @module scripts/bench
  * `pnpm bench [section…]`: with no section, the engine's bench and then the Worker's; with
- * sections (`cost`, `probes`, `gateway`, `search`, … and their options, e.g. `pnpm bench cost
+ * sections (`cost`, `probes`, `gateway`, `search`, `speed`, … and their options, e.g. `pnpm bench cost
  * --label after`), only those of the Worker's bench (`apps/worker/bench/bench.ts`).
  */
 

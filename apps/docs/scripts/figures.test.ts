@@ -9,7 +9,15 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, it } from "node:test";
-import { FIGURE_MARKER, loadFigures, unquotedFigures, withFigures } from "./figures.ts";
+import type { BenchRecord } from "./benchmarks.ts";
+import {
+  loadFigures,
+  SPEED_HEADER,
+  speedFigures,
+  staleFigures,
+  unquotedFigures,
+  withFigures,
+} from "./figures.ts";
 import { markdownFiles } from "./snippets.ts";
 import { repoRoot } from "./worker-source.ts";
 
@@ -105,10 +113,86 @@ describe("the measured figures", () => {
   it("hold their current value on every page that quotes them", () => {
     const figures = loadFigures(docsRoot);
     const stale = writtenPages().flatMap((path) =>
-      [...readFileSync(join(docsRoot, path), "utf8").matchAll(FIGURE_MARKER)]
-        .filter(([, name, value]) => figures.get(name ?? "") !== value)
-        .map(([marker]) => `${path}: ${marker}`),
+      staleFigures(readFileSync(join(docsRoot, path), "utf8"), figures).map(
+        (marker) => `${path}: ${marker}`,
+      ),
     );
     assert.deepEqual(stale, [], "run `pnpm --filter @condense/docs generate`");
+  });
+});
+
+/** A `pnpm bench speed` record whose summary table has these rows. */
+function speedRecord(rows: string[], date = "2026-11-29T15:00:00.000Z"): BenchRecord {
+  return {
+    date,
+    durationSeconds: 900,
+    command: "pnpm bench speed",
+    machine: {
+      cpu: "AMD EPYC 7B13",
+      cores: 2,
+      memoryGiB: 8,
+      os: "linux 6.1",
+      node: "v24.21.0",
+      loadAverageBefore: [9.1, 8, 7.5],
+      freeMemoryGiBBefore: 3,
+    },
+    output: [
+      "figures printed by the sections",
+      "",
+      "## Speed figures",
+      "",
+      SPEED_HEADER,
+      "| --- | --- | --- | --- | --- |",
+      ...rows,
+      "",
+      "load average (1 min): 9.1 before the run, 12.0 after; the run took 900 s",
+      "",
+    ].join("\n"),
+  };
+}
+
+describe("issue 29's speed figures", () => {
+  const row =
+    "| cold start | 154.0 ms | gpt-tokenizer 616.0 ms: 0.25× | ≤ 40 ms or ≤ 0.25× | met |";
+
+  it("are the summary table of the newest `pnpm bench speed` run, with its date, machine and command", () => {
+    const block = speedFigures(speedRecord([row])) ?? "";
+    assert.match(
+      block,
+      /^\n\nRecorded 2026-11-29 by `pnpm bench speed` \(900 s, `apps\/docs\/bench-results\/2026-11-29-speed\.json`\) on AMD EPYC 7B13, 2 cores, Node 24\.21\.0, load average 9\.1 \/ 8 \/ 7\.5 \(1, 5 and 15 minutes\) when the recording began; the run's load average \(1 min\): 9\.1 before the run/,
+    );
+    assert.match(block, /the run took 900 s\.\n\n\| figure \| value \|/);
+    assert.ok(block.includes(`\n${row}\n\n`), block);
+    const figures = loadFigures(docsRoot);
+    assert.match(figures.get("speed-figures") ?? "", /\n\| cold start: import \+ first count/);
+    assert.match(figures.get("speed-date") ?? "", /^\d{4}-\d{2}-\d{2}$/);
+  });
+
+  it("are not read from a run whose table is missing or has other columns", () => {
+    assert.equal(speedFigures(speedRecord([])), undefined);
+    assert.equal(speedFigures({ ...speedRecord([row]), output: "no summary" }), undefined);
+    assert.equal(speedFigures(speedRecord(["| cold start | 154.0 ms | met |"])), undefined);
+  });
+
+  it("make `generate --check` fail on the measured-figures page when a newer run is recorded", () => {
+    const page = readFileSync(
+      join(docsRoot, "src/content/docs/benchmarks/measured-figures.md"),
+      "utf8",
+    );
+    const figures = loadFigures(docsRoot);
+    assert.deepEqual(
+      staleFigures(page, figures),
+      [],
+      "run `pnpm --filter @condense/docs generate`",
+    );
+    const newer = new Map(figures);
+    newer.set(
+      "speed-figures",
+      speedFigures(speedRecord([row.replace("154.0", "99.0")], "2026-12-01T09:00:00.000Z")) ?? "",
+    );
+    const stale = staleFigures(page, newer);
+    assert.equal(stale.length, 1);
+    assert.match(stale[0] ?? "", /^<!-- figure:speed-figures -->/);
+    assert.ok(withFigures(page, newer, "page").includes("99.0 ms"));
   });
 });

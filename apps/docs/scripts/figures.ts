@@ -2,8 +2,8 @@
  * @module scripts/figures
  * The measured figures the written pages quote, each taken from the newest recorded bench run
  * (`bench-results/`, the source the benchmarks page is generated from; the demo's from `pnpm
- * --filter @condense/docs bench:record -- pnpm demo`), so a figure has one
- * value on every page. A page quotes one as `<!-- figure:<name> -->1,734 of 1,734<!-- /figure -->`
+ * --filter @condense/docs bench:record -- pnpm demo`; issue 29's speed table from `-- pnpm bench
+ * speed`), so a figure has one value on every page. A page quotes one as `<!-- figure:<name> -->1,734 of 1,734<!-- /figure -->`
  * and `generate` rewrites the text between the markers (`--check` fails on a stale copy); the
  * comments are invisible on the site and on GitHub. `figures.test.ts` fails on a figure of the
  * kinds below written on a page without its markers.
@@ -14,7 +14,7 @@ import { BENCH_RESULTS_DIR, type BenchRecord, newestByName } from "./benchmarks.
 
 /** One figure: the bench run it is read from and how. */
 interface FigureSource {
-  bench: "core" | "worker" | "demo";
+  bench: "core" | "worker" | "demo" | "speed";
   read(record: BenchRecord): string | undefined;
 }
 
@@ -111,7 +111,35 @@ const SOURCES: Record<string, FigureSource> = {
     },
   },
   "demo-date": { bench: "demo", read: (record) => record.date.slice(0, 10) },
+  /** `pnpm bench speed`'s summary, issue 29's figures with their peers, as a table on lines of its own. */
+  "speed-figures": { bench: "speed", read: (record) => speedFigures(record) },
+  "speed-date": { bench: "speed", read: (record) => record.date.slice(0, 10) },
 };
+
+/** The header of `pnpm bench speed`'s summary table (`apps/worker/bench/speed.ts`). */
+export const SPEED_HEADER = "| figure | value | peer in the same run | goal (issue 29) | met |";
+
+/**
+ * The `## Speed figures` block of a `pnpm bench speed` run with the run's date, command and
+ * machine; undefined when the output has no such block or its table is not the expected one.
+ */
+export function speedFigures(record: BenchRecord): string | undefined {
+  const block = /^## Speed figures\n\n((?:\|.*\n)+)\n(load average[^\n]*)/m.exec(record.output);
+  const rows = block?.[1]?.trimEnd().split("\n") ?? [];
+  const fiveCells = (row: string) => row.split(" | ").length === 5 && row.endsWith(" |");
+  if (block === null || rows[0] !== SPEED_HEADER || rows.length < 3 || !rows.every(fiveCells))
+    return undefined;
+  const m = record.machine;
+  return [
+    "",
+    "",
+    `Recorded ${record.date.slice(0, 10)} by \`${record.command}\` (${record.durationSeconds} s, \`apps/docs/${BENCH_RESULTS_DIR}/${record.date.slice(0, 10)}-speed.json\`) on ${m.cpu}, ${m.cores} cores, Node ${m.node.replace(/^v/, "")}, load average ${m.loadAverageBefore.join(" / ")} (1, 5 and 15 minutes) when the recording began; the run's ${block[2]}.`,
+    "",
+    ...rows,
+    "",
+    "",
+  ].join("\n");
+}
 
 /** The demo's bill line: its dollars, the whole history's, the ratio and the turns. */
 const DEMO_BILL =
@@ -148,6 +176,13 @@ export function withFigures(page: string, figures: Figures, where: string): stri
     }
     return `<!-- figure:${name} -->${value}<!-- /figure -->`;
   });
+}
+
+/** The quoted figures of `page` that do not hold their current value: `generate --check` fails on them. */
+export function staleFigures(page: string, figures: Figures): string[] {
+  return [...page.matchAll(FIGURE_MARKER)]
+    .filter(([, name, value]) => figures.get(name ?? "") !== value)
+    .map(([marker]) => marker);
 }
 
 /**

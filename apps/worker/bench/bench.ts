@@ -21,6 +21,9 @@
  * `bench/cost.ts`, the bill of Condense against the peer policies under prompt caching;
  * `floor` (named only: `bench/request-floor.ts`) what any request costs under `wrangler dev` here, a
  * hello world beside Condense's own requests, interleaved;
+ * `speed` (named only: `bench/speed.ts`) issue 29's six figures in one run, each measured as its
+ * section measures it, with the floor and gpt-tokenizer's cold start as the machine's reference
+ * points, ending with one `## Speed figures` table the docs' measured-figures page is generated from;
  * `probes` (named only, as long) `bench/probes.ts`, what the agent still knows at checkpoints of
  * the same replays against the same peers, each with its bill; `soak` (named only, with its
  * options: `bench/soak.ts`) runs simulated agents while workerd is killed.
@@ -32,6 +35,7 @@
 import { rmSync } from "node:fs";
 import { compact, countMessageTokens } from "@condense/core";
 import { startTestServer } from "@condense/test-servers";
+import { bundleKiB } from "./compare/figures.ts";
 import { gatewayLatency } from "./gateway-latency.ts";
 import {
   APPEND_BATCH,
@@ -43,10 +47,20 @@ import {
   ISSUE_SESSION_CHARS,
   ms,
   percentile,
+  percentiles,
   searchQueries,
   startWorker,
 } from "./harness.ts";
 import { requestFloor } from "./request-floor.ts";
+import {
+  coldStartFigures,
+  ISSUE_GATEWAY_RUN,
+  loadNow,
+  type ObjectCompactionFigures,
+  repositoryRoot,
+  type SearchFigures,
+  speedSummary,
+} from "./speed.ts";
 
 const LLM_DELAY_MS = 5_000;
 const IDLE_APPENDS = 300;
@@ -207,11 +221,11 @@ interface CompactionEvent {
  * the deterministic summarizer, the two sizes alternated. The event's `durationMs` spans the snapshot
  * to the commit; with no summarizer I/O it is the object's CPU time on the compaction.
  */
-async function durableObjectCompaction(): Promise<void> {
+async function durableObjectCompaction(): Promise<ObjectCompactionFigures[]> {
   const vars = { COMPACTION_DELAY_MS: "3600000" };
   const sizes = [
-    { size: "issue", chars: ISSUE_SESSION_CHARS },
-    { size: "198k", chars: undefined },
+    { size: "issue" as const, chars: ISSUE_SESSION_CHARS },
+    { size: "198k" as const, chars: undefined },
   ];
   const sessions = Array.from({ length: COMPACTED_SESSIONS }, (_, s) =>
     sizes.map(({ size, chars }) => ({ size, chars, id: `compact-${size}-${s}`, salt: s + 1 })),
@@ -233,7 +247,7 @@ async function durableObjectCompaction(): Promise<void> {
     // whose first use is a cold-start figure of its own (the engine's bench).
     worker = await startWorker(vars, worker.dir);
     await timedAppend(worker.base, "warmup", 0);
-    const events = new Map<string, CompactionEvent[]>();
+    const events = new Map<ObjectCompactionFigures["size"], CompactionEvent[]>();
     for (const { id, size } of sessions) {
       await api(worker.base, "POST", `/v1/sessions/${id}/compact`, {});
       const { compactions } = (await api(worker.base, "GET", `/v1/sessions/${id}/compactions`)) as {
@@ -243,6 +257,7 @@ async function durableObjectCompaction(): Promise<void> {
       if (event === undefined) throw new Error(`${id}: no compaction was committed`);
       events.set(size, [...(events.get(size) ?? []), event]);
     }
+    const figures: ObjectCompactionFigures[] = [];
     for (const [size, list] of events) {
       const durations = list.map((event) => event.durationMs ?? Number.NaN);
       const first = list[0];
@@ -254,7 +269,18 @@ async function durableObjectCompaction(): Promise<void> {
       console.log(
         `compaction of a ${size === "issue" ? "issue-29-sized " : ""}${Math.min(...tokens)}–${Math.max(...tokens)}-token session through the Durable Object (wrangler dev, deterministic summarizer, ${list.length} sessions): durationMs min ${ms(Math.min(...durations))}, median ${ms(percentile(durations, 50))}, max ${ms(Math.max(...durations))} (tier ${first?.tier}, ${first?.tokensBefore} → ${first?.tokensAfter} tokens)`,
       );
+      figures.push({
+        size,
+        sessions: list.length,
+        tokensMin: Math.min(...tokens),
+        tokensMax: Math.max(...tokens),
+        minMs: Math.min(...durations),
+        medianMs: percentile(durations, 50),
+        maxMs: Math.max(...durations),
+        fallbacks,
+      });
     }
+    return figures;
   } finally {
     worker.child.kill("SIGTERM");
     rmSync(worker.dir, { recursive: true, force: true });
@@ -299,7 +325,7 @@ async function timedSearches(
 const searchLine = ({ times, baseline }: { times: number[]; baseline: number[] }) =>
   `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}; a request to the same object doing nothing (GET /compactions), alternated: p50 ${ms(percentile(baseline, 50))}, p99 ${ms(percentile(baseline, 99))}`;
 
-async function searchFigures(): Promise<void> {
+async function searchFigures(): Promise<SearchFigures> {
   const { source, transcripts } = corpusTranscripts();
   const vars = { COMPACTION_DELAY_MS: "3600000" };
   const indexed = await startWorker(vars);
@@ -342,6 +368,15 @@ async function searchFigures(): Promise<void> {
     console.log(
       `search latency, the same session after a compaction (results checked against its view): ${searchLine(after)}`,
     );
+    return {
+      appendWithIndex: percentiles(withIndex),
+      appendWithoutIndex: percentiles(without),
+      appends: withIndex.length,
+      sessionTokens: tokens,
+      searches: SEARCHES,
+      search: percentiles(before.times),
+      doNothing: percentiles(before.baseline),
+    };
   } finally {
     for (const worker of [indexed, plain]) {
       worker.child.kill("SIGTERM");
@@ -367,6 +402,24 @@ if (wanted("service")) await workerFigures();
 if (wanted("gateway")) await gatewayLatency();
 if (wanted("search")) await searchFigures();
 if (sections.includes("floor")) await requestFloor();
+if (sections.includes("speed")) {
+  // Issue 29's figures, each measured as its own section measures it, and the machine's reference
+  // points in the same run; the bundle before any Worker starts (see `bundleKiB`).
+  const started = performance.now();
+  const loadBefore = loadNow();
+  const coldStart = coldStartFigures();
+  const bundle = bundleKiB({ dir: repositoryRoot });
+  console.log(`Worker bundle: ${bundle.toFixed(1)} KiB gzipped`);
+  const compactions = await durableObjectCompaction();
+  const search = await searchFigures();
+  const gateway = await gatewayLatency(ISSUE_GATEWAY_RUN);
+  const floor = await requestFloor();
+  const figures = { coldStart, bundleKiB: bundle, compactions, search, gateway, floor };
+  const load = { before: loadBefore, after: loadNow() };
+  console.log(
+    `\n${speedSummary({ ...figures, load, seconds: (performance.now() - started) / 1000 })}`,
+  );
+}
 if (sections.includes("cost")) await import("./cost.ts");
 if (sections.includes("probes")) await import("./probes.ts");
 if (sections.includes("soak")) await import("./soak.ts");

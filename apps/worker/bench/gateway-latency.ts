@@ -31,10 +31,32 @@ import {
   fromCanonical,
   type MessageFormat,
 } from "@condense/core";
-import { agentSession, KEY, ms, percentile, root, startWorker } from "./harness.ts";
+import {
+  agentSession,
+  KEY,
+  ms,
+  type Percentiles,
+  percentile,
+  percentiles,
+  root,
+  startWorker,
+} from "./harness.ts";
 
-const TURNS = Number(process.env.BENCH_GATEWAY_TURNS ?? 300);
-const FORMATS = process.env.BENCH_GATEWAY_PROTOCOLS?.split(",").map((name) => name.trim());
+/** Which turns `gatewayLatency` takes; by default from `BENCH_GATEWAY_TURNS` and `BENCH_GATEWAY_PROTOCOLS`. */
+export interface GatewayRun {
+  /** Measured turns per protocol. */
+  turns: number;
+  /** The protocols, by format; all of them when undefined. */
+  formats?: readonly string[] | undefined;
+  /** Whether Chat Completions is also measured streamed (the time to the first byte). */
+  streamed: boolean;
+}
+
+const FROM_ENVIRONMENT: GatewayRun = {
+  turns: Number(process.env.BENCH_GATEWAY_TURNS ?? 300),
+  formats: process.env.BENCH_GATEWAY_PROTOCOLS?.split(",").map((name) => name.trim()),
+  streamed: true,
+};
 const WARMUP_TURNS = 5;
 const STREAM_TURNS = 60;
 export const HISTORY_TOKENS = 150_000;
@@ -353,7 +375,24 @@ async function runProtocol(
 /** Per-turn differences a − b. */
 const minus = (a: number[], b: number[]) => a.map((value, i) => value - (b[i] ?? Number.NaN));
 
-export async function gatewayLatency(): Promise<void> {
+/** One protocol's figures, as `gatewayLatency` prints them (milliseconds). */
+export interface GatewayFigures {
+  format: MessageFormat;
+  turns: number;
+  historyTokens: number;
+  /** Added by the gateway over the pass-through, turn by turn. */
+  added: Percentiles;
+  passThrough: Percentiles;
+  /** CPU per turn of each Worker's processes. */
+  cpuGateway: number;
+  cpuPassThrough: number;
+  loadBefore: number;
+  loadAfter: number;
+}
+
+export async function gatewayLatency(
+  run: GatewayRun = FROM_ENVIRONMENT,
+): Promise<GatewayFigures[]> {
   const upstream = await startInstantUpstream();
   const started = await Promise.allSettled([
     startWorker({
@@ -382,15 +421,16 @@ export async function gatewayLatency(): Promise<void> {
     const history = agentHistory(HISTORY_TOKENS);
     const tokens = countMessageTokens(history, "gpt-4.1");
     console.log(
-      `gateway latency: a ${tokens}-token history of ${history.length} messages sent whole every turn, ${TURNS} turns per protocol after ${WARMUP_TURNS} warm-up turns; gateway (with a session) vs a pass-through Worker under the same wrangler dev, and directly; loopback upstream answering at once`,
+      `gateway latency: a ${tokens}-token history of ${history.length} messages sent whole every turn, ${run.turns} turns per protocol after ${WARMUP_TURNS} warm-up turns; gateway (with a session) vs a pass-through Worker under the same wrangler dev, and directly; loopback upstream answering at once`,
     );
     const chosen = PROTOCOLS.filter(
-      (protocol) => FORMATS === undefined || FORMATS.includes(protocol.format),
+      (protocol) => run.formats === undefined || run.formats.includes(protocol.format),
     );
     if (chosen.length === 0)
       throw new Error(
         `BENCH_GATEWAY_PROTOCOLS names no protocol: give some of ${PROTOCOLS.map((protocol) => protocol.format).join(",")}`,
       );
+    const figures: GatewayFigures[] = [];
     for (const protocol of chosen) {
       const loadBefore = loadavg()[0] ?? Number.NaN;
       const paths = (session: string): Path[] => [
@@ -421,7 +461,7 @@ export async function gatewayLatency(): Promise<void> {
         protocol,
         paths(`latency-${protocol.format}`),
         [...history],
-        TURNS,
+        run.turns,
         false,
       );
       const through = whole.get("gateway")?.ms ?? [];
@@ -442,7 +482,18 @@ export async function gatewayLatency(): Promise<void> {
       console.log(
         `    CPU per turn (wrangler dev and workerd, user + system): gateway ${ms(cpuThrough)}, pass-through ${ms(cpuPassed)}, added ${ms(cpuThrough - cpuPassed)}`,
       );
-      if (protocol.format !== "openai") continue;
+      figures.push({
+        format: protocol.format,
+        turns: run.turns,
+        historyTokens: tokens,
+        added: percentiles(added),
+        passThrough: percentiles(passed),
+        cpuGateway: cpuThrough,
+        cpuPassThrough: cpuPassed,
+        loadBefore,
+        loadAfter: loadavg()[0] ?? Number.NaN,
+      });
+      if (protocol.format !== "openai" || !run.streamed) continue;
       const streamed = await runProtocol(
         upstream,
         protocol,
@@ -457,6 +508,7 @@ export async function gatewayLatency(): Promise<void> {
         `    streamed (${STREAM_TURNS} turns), time to the first byte: gateway p50 ${ms(percentile(firstThrough, 50))}, pass-through p50 ${ms(percentile(firstPassed, 50))}; added ${triple(minus(firstThrough, firstPassed))}`,
       );
     }
+    return figures;
   } finally {
     gateway.child.kill("SIGTERM");
     passThrough.child.kill("SIGTERM");

@@ -123,6 +123,17 @@ export function percentile(values: number[], p: number): number {
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
 
+/** A latency's median and tail, in milliseconds. */
+export interface Percentiles {
+  p50: number;
+  p99: number;
+}
+
+export const percentiles = (values: number[]): Percentiles => ({
+  p50: percentile(values, 50),
+  p99: percentile(values, 99),
+});
+
 /** `agentSession`'s length for the issue's forced-compaction figure: about 118.6k tokens for gpt-4o, the issue's 118,893 within a step (issue 29). */
 export const ISSUE_SESSION_CHARS = 314_000;
 

@@ -19,12 +19,24 @@ import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { cpuMs } from "./gateway-latency.ts";
-import { KEY, ms, percentile, root, startWorker } from "./harness.ts";
+import {
+  KEY,
+  ms,
+  type Percentiles,
+  percentile,
+  percentiles,
+  root,
+  startWorker,
+} from "./harness.ts";
 
 const REQUESTS = Number(process.env.BENCH_FLOOR_REQUESTS ?? 200);
 const WARMUP = 20;
 
+/** The requests measured, by what they stand for. */
+export type FloorRequest = "hello world" | "healthz" | "session object" | "append";
+
 interface Probe {
+  request: FloorRequest;
   label: string;
   pid: number | undefined;
   send(i: number): Promise<Response>;
@@ -35,7 +47,14 @@ const load = () =>
     .map((value) => value.toFixed(1))
     .join(" ");
 
-export async function requestFloor(): Promise<void> {
+/** One kind of request's figures, as `requestFloor` prints them (milliseconds). */
+export interface FloorFigures extends Percentiles {
+  request: FloorRequest;
+  /** CPU a request, its Worker's processes. */
+  cpu: number;
+}
+
+export async function requestFloor(): Promise<FloorFigures[]> {
   const workers = await Promise.allSettled([
     startWorker(
       { UPSTREAM_URL: "http://127.0.0.1:9" },
@@ -60,21 +79,25 @@ export async function requestFloor(): Promise<void> {
     if (!appended.ok) throw new Error(`append: ${appended.status} ${await appended.text()}`);
     const probes: Probe[] = [
       {
+        request: "hello world",
         label: "hello world (pass-through /healthz)",
         pid: hello.child.pid,
         send: () => fetch(`${hello.base}/healthz`),
       },
       {
+        request: "healthz",
         label: "Condense /healthz",
         pid: condense.child.pid,
         send: () => fetch(`${condense.base}/healthz`),
       },
       {
+        request: "session object",
         label: "session object, GET /compactions",
         pid: condense.child.pid,
         send: () => fetch(`${session}/compactions`, { headers }),
       },
       {
+        request: "append",
         label: "append of one short message",
         pid: condense.child.pid,
         send: (i) =>
@@ -108,12 +131,13 @@ export async function requestFloor(): Promise<void> {
     console.log(
       `request floor under wrangler dev, ${REQUESTS} requests each after ${WARMUP} warm-up, interleaved (load average ${loadBefore} before, ${load()} after):`,
     );
-    for (const [at, probe] of probes.entries()) {
+    return probes.map((probe, at) => {
       const values = times[at] ?? [];
       console.log(
         `  ${probe.label}: p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))}; CPU ${ms((cpu[at] ?? 0) / REQUESTS)} a request (its wrangler dev's processes)`,
       );
-    }
+      return { request: probe.request, ...percentiles(values), cpu: (cpu[at] ?? 0) / REQUESTS };
+    });
   } finally {
     for (const outcome of workers)
       if (outcome.status === "fulfilled") {

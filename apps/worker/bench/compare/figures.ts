@@ -128,7 +128,7 @@ const coldStart: Figure = {
  * before the Workers start: the dry run rebuilds the inspector's assets, which a running
  * `wrangler dev` watches and reloads on, cutting the requests in flight.
  */
-export function bundleKiB(tree: Tree): number {
+export function bundleKiB(tree: Pick<Tree, "dir">): number {
   const worker = join(tree.dir, "apps/worker");
   const outdir = mkdtempSync(join(tmpdir(), "condense-bundle-"));
   try {
