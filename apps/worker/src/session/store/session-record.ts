@@ -208,8 +208,8 @@ export function transcriptTotals(sql: SqlStorage): TranscriptTotals | undefined 
 }
 
 /**
- * Counts appended messages in; run it in the append's transaction, after each message's row, so the
- * counters and the transcript agree at every point of it (`transcriptTotals`).
+ * Counts appended messages in (the batch up to `lastSeq`, `tokens` in all); run it in the append's
+ * transaction, after their rows and before anything reads the counters (`transcriptTotals`).
  */
 export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, now: number): void {
   sql.exec(
