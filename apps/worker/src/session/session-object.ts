@@ -501,7 +501,7 @@ export class SessionObject extends DurableObject<Env> {
         if (
           match.kind !== "matched" ||
           readSettings(sql).memory ||
-          this.#scheduler.isOverBudget()
+          this.#scheduler.isOverBudget(match.measure)
         ) {
           return { match };
         }

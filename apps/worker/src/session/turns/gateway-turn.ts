@@ -22,6 +22,7 @@ import type { ChatMessage, ProviderUsage } from "@condense/core";
 import { ApiError } from "../../api/errors";
 import type { PendingMark } from "../compaction/pending";
 import type { ContextData } from "../context/context-data";
+import type { ContextMeasure } from "../context/context-measure";
 import { currentGeneration, type Generation, startGeneration } from "../context/generations";
 import { recordTurnUsage } from "../context/served-turns";
 import { checkToolTraffic, type ToolTrafficProblem } from "../context/tool-outputs";
@@ -86,6 +87,8 @@ export type GatewayMatch =
       /** The session's last seq once they were: the generation is then the request's history. */
       lastSeq: number;
       pending: PendingMark | undefined;
+      /** The committed context's measure the append took (none when nothing was appended). */
+      measure?: ContextMeasure;
     };
 
 /** Thrown inside the transaction to roll a new generation back. */
@@ -186,6 +189,8 @@ export function matchAndAppend(
         appended: fresh.length,
         lastSeq: appended?.answer.lastSeq ?? lastSeq,
         pending: appended?.pending,
+        // Nothing the measure read is written after the append (its hashes are not).
+        ...(appended?.measure !== undefined ? { measure: appended.measure } : {}),
       };
     });
   } catch (error) {
