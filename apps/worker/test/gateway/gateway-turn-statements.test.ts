@@ -10,6 +10,7 @@ import { type ChatMessage, toCanonical } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import { messageHashes } from "../../src/messages/history-hash";
 import type { SessionObject } from "../../src/session/session-object";
+import { packHashes } from "../../src/session/turns/packed-hashes";
 import { requestThread } from "../../src/session/turns/threads";
 import { freshSession, stubFor } from "../support/helpers";
 
@@ -53,7 +54,7 @@ async function turnAndAnswer(): Promise<{ turn: string[]; answer: string[] }> {
   const input = async (messages: ChatMessage[], from: number) => {
     const canonical = toCanonical({ messages });
     return {
-      hashes: await messageHashes(canonical),
+      hashes: packHashes(await messageHashes(canonical)),
       from,
       messages: canonical.slice(from),
       ...requestThread(canonical, { model: "gpt-4o", messages }),
@@ -113,8 +114,6 @@ describe("a gateway turn's statements", () => {
 
   it("read the session's row once per RPC", async () => {
     const { turn, answer } = await turnAndAnswer();
-    console.log(`gatewayTurn (${turn.length}):\n${turn.join("\n")}`);
-    console.log(`gatewayAnswer (${answer.length}):\n${answer.join("\n")}`);
     expect(turn.filter((s) => SESSION_READ.test(s))).toHaveLength(1);
     expect(answer.filter((s) => SESSION_READ.test(s))).toHaveLength(1);
   });

@@ -40,11 +40,12 @@ import { readSettings, writeSettings } from "../store/settings";
 import { type Appended, type AppendInput, type AppendTarget, appendMessages } from "./append";
 import type { GatewayContext, GatewayContextByReference } from "./gateway-context";
 import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
+import { type PackedHashes, unpackHashes } from "./packed-hashes";
 import { chooseThread } from "./threads";
 
 export interface GatewayTurnInput {
-  /** The canonical-content hash of every message of the request's history, in order. */
-  hashes: string[];
+  /** The canonical-content hash of every message of the request's history, in order (`packed-hashes`). */
+  hashes: PackedHashes;
   /** The index in the history of `messages[0]`. */
   from: number;
   /** The history from `from` on, canonical. */
@@ -123,18 +124,22 @@ export function matchAndAppend(
 ): GatewayMatch {
   const { scope } = target;
   try {
+    const hashes = unpackHashes(input.hashes);
     return inTransaction(scope, (sql): GatewayMatch => {
       const session = readSession(sql);
       if (session !== undefined) requireSession(sql, key);
       const lastSeq = session?.messageCount ?? 0;
       let generation = currentGeneration(sql);
       const stored = generationHashes(scope, generation.firstSeq, lastSeq);
-      const extendsSession = extendsHashes(stored, input.hashes);
+      const extendsSession = extendsHashes(stored, hashes);
       const side =
         !extendsSession &&
         stored.length > 0 &&
-        chooseThread(sql, { firstSeq: generation.firstSeq, lastSeq, hashes: stored }, input) ===
-          "side-request";
+        chooseThread(
+          sql,
+          { firstSeq: generation.firstSeq, lastSeq, hashes: stored },
+          { ...input, hashes },
+        ) === "side-request";
       if (side) return { kind: "refused", reason: "other-conversation", problems: [] };
       let start = extendsSession ? stored.length : 0;
       if (start < input.from) return { kind: "need", from: start };
@@ -180,7 +185,7 @@ export function matchAndAppend(
         target,
         key,
         { messages: fresh, ...model },
-        input.hashes.slice(start),
+        hashes.slice(start),
       );
       return {
         kind: "matched",
