@@ -225,7 +225,7 @@ export async function profileWorker(paths: string[]): Promise<void> {
       };
       for (let i = 0; i < 5; i++) await turn();
       await profiled("gateway", async () => {
-        for (let i = 0; i < 30; i++) await turn();
+        for (let i = 0; i < Number(process.env.PROFILE_TURNS ?? 30); i++) await turn();
       });
     }
   } finally {

@@ -21,6 +21,7 @@ import type { AppEnv } from "../http/app-env";
 import { messageHashes } from "../messages/history-hash";
 import { sessionStub } from "../session/session-stub";
 import type { GatewayContext } from "../session/turns/gateway-context";
+import { packHashes } from "../session/turns/packed-hashes";
 import { requestSession } from "./agent-identity";
 import { readableHistory } from "./plans/plan-request";
 import { fitStateless } from "./plans/plan-stateless";
@@ -66,7 +67,9 @@ async function sessionContext(
   const hashes = await messageHashes(canonical);
   let served: GatewayContext | undefined;
   try {
-    ({ served } = unwrap<{ served?: GatewayContext }>(await stub.gatewayPreview(key, { hashes })));
+    ({ served } = unwrap<{ served?: GatewayContext }>(
+      await stub.gatewayPreview(key, { hashes: packHashes(hashes) }),
+    ));
   } catch (error) {
     // A session its first request has not created yet: the history is all there is.
     if (error instanceof ApiError && error.code === "not_found") return undefined;

@@ -93,6 +93,7 @@ import {
   type GatewayTurnResult,
   matchAndAppend,
 } from "./turns/gateway-turn";
+import { type PackedHashes, unpackHashes } from "./turns/packed-hashes";
 import {
   listSideRequests,
   readSideRequest,
@@ -501,7 +502,7 @@ export class SessionObject extends DurableObject<Env> {
         if (
           match.kind !== "matched" ||
           readSettings(sql).memory ||
-          this.#scheduler.isOverBudget()
+          this.#scheduler.isOverBudget(match.measure)
         ) {
           return { match };
         }
@@ -631,14 +632,14 @@ export class SessionObject extends DurableObject<Env> {
    */
   async gatewayPreview(
     call: SessionCall,
-    input: { hashes: string[] },
+    input: { hashes: PackedHashes },
   ): Promise<RpcResult<{ served?: GatewayContext }>> {
     return rpcResult(async () => {
       requireSession(this.#sql(), call);
       const memory = await this.#memoryFor(call);
       const sql = this.#sql();
       const session = requireSession(sql, call);
-      const at = extendedGeneration(this.#scope, session, input.hashes);
+      const at = extendedGeneration(this.#scope, session, unpackHashes(input.hashes));
       if (at === undefined) return {};
       const served = gatewayContextAt(this.#scope, session, at, memory, false);
       return served === undefined ? {} : { served };

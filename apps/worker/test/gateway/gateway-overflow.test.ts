@@ -11,6 +11,7 @@ import OpenAI from "openai";
 import { describe, expect, it, vi } from "vitest";
 import { messageHashes } from "../../src/messages/history-hash";
 import type { SessionObject } from "../../src/session/session-object";
+import { packHashes } from "../../src/session/turns/packed-hashes";
 import { requestThread } from "../../src/session/turns/threads";
 import {
   anthropicClient,
@@ -200,7 +201,7 @@ describe("an overflow after an answer another request left behind", () => {
     const hashes = await messageHashes(canonical);
     const r1 = await runInDurableObject(stub, (object: SessionObject) =>
       object.gatewayTurn(key, {
-        hashes,
+        hashes: packHashes(hashes),
         from: 0,
         messages: canonical,
         ...requestThread(canonical, { model: "gpt-4o", messages }),

@@ -12,6 +12,7 @@ import { type ChatMessage, toCanonical } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import { messageHashes } from "../../src/messages/history-hash";
 import type { SessionObject } from "../../src/session/session-object";
+import { packHashes } from "../../src/session/turns/packed-hashes";
 import { requestThread } from "../../src/session/turns/threads";
 import { freshSession, stubFor } from "../support/helpers";
 
@@ -114,7 +115,7 @@ describe("a gateway turn's writes", () => {
       return runInDurableObject(stub, (object: SessionObject, state) =>
         watched(state.storage, () =>
           object.gatewayTurn(key, {
-            hashes,
+            hashes: packHashes(hashes),
             from: 0,
             messages: canonical,
             ...requestThread(canonical, { model: "gpt-4o", messages }),
@@ -153,7 +154,7 @@ describe("a gateway turn's writes", () => {
     const input = async (messages: ChatMessage[]) => {
       const canonical = toCanonical({ messages });
       return {
-        hashes: await messageHashes(canonical),
+        hashes: packHashes(await messageHashes(canonical)),
         from: 0,
         messages: canonical,
         ...requestThread(canonical, { model: "gpt-4o", messages }),

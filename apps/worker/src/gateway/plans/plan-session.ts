@@ -26,6 +26,7 @@ import { messageHashes } from "../../messages/history-hash";
 import { type SessionStub, sessionStub } from "../../session/session-stub";
 import type { SessionCall } from "../../session/store/session-record";
 import type { GatewayTurnResult } from "../../session/turns/gateway-turn";
+import { packHashes } from "../../session/turns/packed-hashes";
 import { requestThread } from "../../session/turns/threads";
 import { GATEWAY_HEADERS } from "../protocols/condense-headers";
 import type { GatewayProtocol, ProtocolAnswer, RequestBody } from "../protocols/protocol";
@@ -75,10 +76,12 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
   const hashes = await messageHashes(canonical);
   const thread = requestThread(canonical, body);
   const overheadTokens = requestOverhead(protocol, body);
+  // One string across the RPC, not one a message (`packed-hashes`).
+  const packed = packHashes(hashes);
   const turnFrom = async (from: number): Promise<GatewayTurnResult> =>
     unwrap(
       await stub.gatewayTurn(key, {
-        hashes,
+        hashes: packed,
         from,
         messages: canonical.slice(from),
         ...thread,

@@ -27,7 +27,7 @@ import {
   setExhaustedSeq,
   setRetryAt,
 } from "../store/session-record";
-import type { SessionScope } from "../store/session-scope";
+import { inTransaction, type SessionScope } from "../store/session-scope";
 import { commitView } from "../store/view-state";
 import { recordCompactionEvent } from "./compaction-events";
 import { compactionReach } from "./exhaustion";
@@ -108,9 +108,7 @@ export function commitCompaction(commit: CompactionCommit): CommitResult {
   const tokensBefore = snapshot.tokens + snapshot.openCallTokens;
   const tokensAfter = viewTokens + snapshot.openCallTokens;
   const reach = compactionReach(commit.measure, tokensAfter);
-  const storage = commit.scope.open();
-  const sql = storage.sql;
-  const result = storage.transactionSync((): CommitResult => {
+  const result = inTransaction(commit.scope, (sql): CommitResult => {
     if (!isCurrent(sql, snapshot)) {
       recordCompactionEvent(
         sql,

@@ -17,7 +17,7 @@
 
 import type { CompactionTrigger } from "../../api/compaction-trigger";
 import { workerConfig } from "../../config/worker-config";
-import { measureCommitted } from "../context/context-measure";
+import { type ContextMeasure, measureCommitted } from "../context/context-measure";
 import {
   clearPendingTrigger,
   readSession,
@@ -26,7 +26,7 @@ import {
   setExhaustedSeq,
   setRetryAt,
 } from "../store/session-record";
-import type { SessionScope } from "../store/session-scope";
+import { inTransaction, type SessionScope } from "../store/session-scope";
 import { readSettings } from "../store/settings";
 import { isCompactionExhausted } from "./exhaustion";
 import type { MemorySinkFactory } from "./memory-flush";
@@ -85,13 +85,17 @@ export class CompactionScheduler {
     return this.#queue.run(() => this.#compact(trigger, options));
   }
 
-  /** Whether the committed context is over window − reserve and a compaction could still help. */
-  isOverBudget(): boolean {
+  /**
+   * Whether the committed context is over window − reserve and a compaction could still help.
+   * `measured`: the committed context's measure, when the caller took one with nothing written since
+   * (an append's): it is not taken again.
+   */
+  isOverBudget(measured?: ContextMeasure): boolean {
     const { scope } = this.deps;
     const sql = scope.open().sql;
     const session = readSession(sql);
     if (session === undefined) return false;
-    const measure = measureCommitted(scope, session, readSettings(sql));
+    const measure = measured ?? measureCommitted(scope, session, readSettings(sql));
     return measure.tokens > measure.budget && !isCompactionExhausted(scope.store, session, measure);
   }
 
@@ -184,7 +188,7 @@ export class CompactionScheduler {
       }
       // Even the deterministic tier failed: nothing more to try until new messages arrive (the
       // failure stays in the status).
-      storage.transactionSync(() => {
+      inTransaction(this.deps.scope, () => {
         setRetryAt(sql, null);
         clearPendingTrigger(sql);
         setExhaustedSeq(sql, readSession(sql)?.messageCount ?? session.messageCount);

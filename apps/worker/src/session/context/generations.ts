@@ -13,7 +13,7 @@
  * generation's unanswered tool calls closed.
  */
 
-import type { SessionRow } from "../store/session-record";
+import { type SessionRow, writeSession } from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { commitView } from "../store/view-state";
 
@@ -96,7 +96,8 @@ export function startGeneration(scope: SessionScope, session: SessionRow, now: n
     strategy: "local",
     entries: [],
   });
-  sql.exec(
+  writeSession(
+    sql,
     `UPDATE condense_session SET epoch = ?, ledger = NULL, pending_trigger = NULL, exhausted_seq = NULL,
        served_tokens = NULL, served_seq = NULL, cache_excess_tokens = NULL,
        cache_compacted_tokens = NULL, cache_stable_tokens = NULL, memory_block = NULL,

@@ -13,7 +13,12 @@ import { type ChatMessage, type MemoryEntry, messageText, messageTokens } from "
 import { errorFields, logLine } from "../../log/log-lines";
 import { memoryMessage } from "../../user/memory-block";
 import type { MessageStore } from "../store/message-store";
-import { requireSession, type SessionKey, type SessionRow } from "../store/session-record";
+import {
+  requireSession,
+  type SessionKey,
+  type SessionRow,
+  writeSession,
+} from "../store/session-record";
 import type { SessionScope } from "../store/session-scope";
 import { modelFor, readSettings, type SessionSettings } from "../store/settings";
 import { readViewState } from "../store/view-state";
@@ -125,7 +130,8 @@ export async function memoryFor(
   // Chosen for the view read before the fetch: a compaction committed meanwhile makes it stale.
   if (insert.status === "included") {
     const block: FrozenBlock = { budget: settings.memoryTokens, insert };
-    sql.exec(
+    writeSession(
+      sql,
       "UPDATE condense_session SET memory_block = ?, memory_block_compaction = ? WHERE id = 1",
       JSON.stringify(block),
       compactionId,

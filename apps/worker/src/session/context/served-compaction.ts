@@ -8,6 +8,8 @@
  * it last served (`condense_session.served_compaction`, schema v10).
  */
 
+import { writeSession } from "../store/session-record";
+
 /**
  * The tier of the compaction whose view the context served now comes from, when the context served
  * before did not come from it (else null), and records it as served. Run it where the context is
@@ -24,7 +26,7 @@ export function takeServedCompaction(sql: SqlStorage): number | null {
   if (row === undefined) return null;
   const viewed = row.viewed ?? 0;
   if (viewed === row.served) return null;
-  sql.exec("UPDATE condense_session SET served_compaction = ? WHERE id = 1", viewed);
+  writeSession(sql, "UPDATE condense_session SET served_compaction = ? WHERE id = 1", viewed);
   if (viewed === 0) return null;
   return (
     sql

@@ -9,7 +9,7 @@
  */
 
 import type { CacheState } from "@condense/core";
-import type { SessionRow } from "./session-record";
+import { type SessionRow, writeSession } from "./session-record";
 
 /** The state the session carries, or undefined before its first compaction. */
 export function cacheStateOf(session: SessionRow): CacheState | undefined {
@@ -28,7 +28,8 @@ export function cacheStateOf(session: SessionRow): CacheState | undefined {
 
 /** Stores `state` (undefined: none, the stateless decision). */
 export function saveCacheState(sql: SqlStorage, state: CacheState | undefined): void {
-  sql.exec(
+  writeSession(
+    sql,
     `UPDATE condense_session SET cache_excess_tokens = ?, cache_compacted_tokens = ?,
        cache_stable_tokens = ? WHERE id = 1`,
     state === undefined ? null : Math.round(state.excessTokens),

@@ -94,10 +94,61 @@ const SESSION_COLUMNS = `
   cache_compacted_tokens AS cacheCompactedTokens, cache_stable_tokens AS cacheStableTokens,
   memory_block AS memoryBlock, memory_block_compaction AS memoryBlockCompaction`;
 
+/**
+ * The row as read in the current synchronous step, per storage (null: no session). A turn's modules
+ * each read the fields they need (the owner, the counters, the calibration, the overhead…): read once,
+ * the row is shared until the step ends (the next await, when another request may write) or until
+ * the session is written (`writeSession`) or a transaction rolls back (`forgetSessionRow`).
+ */
+const rows = new WeakMap<SqlStorage, SessionRow | null>();
+
 export function readSession(sql: SqlStorage): SessionRow | undefined {
-  return sql
+  const cached = rows.get(sql);
+  if (cached !== undefined) return cached ?? undefined;
+  const row = sql
     .exec<SessionRow>(`SELECT ${SESSION_COLUMNS} FROM condense_session WHERE id = 1`)
     .toArray()[0];
+  // Frozen: every reader of the step shares it.
+  rows.set(sql, row === undefined ? null : Object.freeze(row));
+  queueMicrotask(() => rows.delete(sql));
+  return row;
+}
+
+/**
+ * Runs a statement that writes `condense_session` (every write of the row goes through here, so a
+ * read after it sees it: `readSession`).
+ */
+export function writeSession<T extends Record<string, SqlStorageValue>>(
+  sql: SqlStorage,
+  query: string,
+  ...bindings: SqlStorageValue[]
+): T[] {
+  rows.delete(sql);
+  // Run whole here (a cursor runs as it is read), so the row is forgotten after the write.
+  const returned = sql.exec<T>(query, ...bindings).toArray();
+  rows.delete(sql);
+  return returned;
+}
+
+/**
+ * Runs a statement that writes `condense_session` whose effect on the row read in this step is
+ * `patch` (an append's counters, the context served): that row stays read, patched, instead of being
+ * read again by the next reader.
+ */
+function writeSessionKnown(
+  sql: SqlStorage,
+  patch: (row: SessionRow) => Partial<SessionRow>,
+  query: string,
+  ...bindings: SqlStorageValue[]
+): void {
+  const row = rows.get(sql);
+  writeSession(sql, query, ...bindings);
+  if (row) rows.set(sql, Object.freeze({ ...row, ...patch(row) }));
+}
+
+/** Forgets the row read in this step: a transaction that wrote it rolled back. */
+export function forgetSessionRow(sql: SqlStorage): void {
+  rows.delete(sql);
 }
 
 /** The session `key` names, or the 404 for a session that does not exist or is not the caller's. */
@@ -125,7 +176,8 @@ export function openSession(
   existing: SessionRow | undefined = readSession(sql),
 ): SessionRow {
   if (existing !== undefined) return ownedSession(existing, key);
-  sql.exec(
+  writeSession(
+    sql,
     `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at)
      VALUES (1, ?, ?, ?, ?, ?)`,
     key.userId,
@@ -143,7 +195,8 @@ export function isExhausted(session: SessionRow, lastSeq = session.messageCount)
 }
 
 export function saveCalibration(sql: SqlStorage, calibration: Calibration): void {
-  sql.exec(
+  writeSession(
+    sql,
     "UPDATE condense_session SET calibration_ratio = ?, calibration_samples = ? WHERE id = 1",
     calibration.ratio,
     calibration.samples,
@@ -152,7 +205,7 @@ export function saveCalibration(sql: SqlStorage, calibration: Calibration): void
 
 /** Until when the LLM summarizer is skipped after a failure; run it inside the commit's transaction. */
 export function saveCooldown(sql: SqlStorage, cooldownUntil: number): void {
-  sql.exec("UPDATE condense_session SET cooldown_until = ? WHERE id = 1", cooldownUntil);
+  writeSession(sql, "UPDATE condense_session SET cooldown_until = ? WHERE id = 1", cooldownUntil);
 }
 
 export function calibrationOf(session: SessionRow): Calibration {
@@ -161,12 +214,12 @@ export function calibrationOf(session: SessionRow): Calibration {
 
 /** Marks a background compaction as wanted (the caller sets the alarm). */
 export function setPendingTrigger(sql: SqlStorage, trigger: CompactionTrigger): void {
-  sql.exec("UPDATE condense_session SET pending_trigger = ? WHERE id = 1", trigger);
+  writeSession(sql, "UPDATE condense_session SET pending_trigger = ? WHERE id = 1", trigger);
 }
 
 /** A compaction ran (or found nothing to do): no background compaction is pending any more. */
 export function clearPendingTrigger(sql: SqlStorage): void {
-  sql.exec("UPDATE condense_session SET pending_trigger = NULL WHERE id = 1");
+  writeSession(sql, "UPDATE condense_session SET pending_trigger = NULL WHERE id = 1");
 }
 
 /**
@@ -178,7 +231,8 @@ export function setExhaustedSeq(
   exhaustedSeq: number | null,
   updatedAt?: number,
 ): void {
-  sql.exec(
+  writeSession(
+    sql,
     "UPDATE condense_session SET exhausted_seq = ?, updated_at = COALESCE(?, updated_at) WHERE id = 1",
     exhaustedSeq,
     updatedAt ?? null,
@@ -186,7 +240,7 @@ export function setExhaustedSeq(
 }
 
 export function setLastModel(sql: SqlStorage, model: string): void {
-  sql.exec("UPDATE condense_session SET last_model = ? WHERE id = 1", model);
+  writeSession(sql, "UPDATE condense_session SET last_model = ? WHERE id = 1", model);
 }
 
 /** The transcript's size as the session counts it: its messages (seqs 1…count) and their tokens. */
@@ -200,19 +254,24 @@ export type TranscriptTotals = {
  * every recount, or undefined before the session exists.
  */
 export function transcriptTotals(sql: SqlStorage): TranscriptTotals | undefined {
-  return sql
-    .exec<TranscriptTotals>(
-      "SELECT message_count AS count, transcript_tokens AS tokens FROM condense_session WHERE id = 1",
-    )
-    .toArray()[0];
+  const session = readSession(sql);
+  return session === undefined
+    ? undefined
+    : { count: session.messageCount, tokens: session.transcriptTokens };
 }
 
 /**
- * Counts appended messages in; run it in the append's transaction, after each message's row, so the
- * counters and the transcript agree at every point of it (`transcriptTotals`).
+ * Counts appended messages in (the batch up to `lastSeq`, `tokens` in all); run it in the append's
+ * transaction, after their rows and before anything reads the counters (`transcriptTotals`).
  */
 export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, now: number): void {
-  sql.exec(
+  writeSessionKnown(
+    sql,
+    (row) => ({
+      messageCount: lastSeq,
+      transcriptTokens: row.transcriptTokens + tokens,
+      updatedAt: now,
+    }),
     `UPDATE condense_session SET message_count = ?, transcript_tokens = transcript_tokens + ?, updated_at = ?
      WHERE id = 1`,
     lastSeq,
@@ -227,7 +286,8 @@ export function countAppended(sql: SqlStorage, lastSeq: number, tokens: number, 
  * the current context instead.
  */
 export function saveRecountedTokens(sql: SqlStorage, transcriptTokens: number): void {
-  sql.exec(
+  writeSession(
+    sql,
     "UPDATE condense_session SET transcript_tokens = ?, served_tokens = NULL, served_seq = NULL WHERE id = 1",
     transcriptTokens,
   );
@@ -240,7 +300,7 @@ export function ledgerOf(session: SessionRow): Ledger | undefined {
 
 /** Stores a compaction's ledger; run it inside the commit's transaction. */
 export function saveLedger(sql: SqlStorage, ledger: Ledger): void {
-  sql.exec("UPDATE condense_session SET ledger = ? WHERE id = 1", JSON.stringify(ledger));
+  writeSession(sql, "UPDATE condense_session SET ledger = ? WHERE id = 1", JSON.stringify(ledger));
 }
 
 /** The window a provider stated for `model`, if one was learned for that model. */
@@ -252,7 +312,8 @@ export function learnedWindowOf(session: SessionRow, model: string): number | un
 
 /** Remembers the window a provider's overflow error stated for `model`. */
 export function saveLearnedWindow(sql: SqlStorage, window: number, model: string): void {
-  sql.exec(
+  writeSession(
+    sql,
     "UPDATE condense_session SET learned_window = ?, learned_window_model = ? WHERE id = 1",
     window,
     model,
@@ -261,12 +322,14 @@ export function saveLearnedWindow(sql: SqlStorage, window: number, model: string
 
 /** Records the latest gateway request's fixed overhead (engine tokens). */
 export function saveOverhead(sql: SqlStorage, tokens: number): void {
-  sql.exec("UPDATE condense_session SET overhead_tokens = ? WHERE id = 1", tokens);
+  writeSession(sql, "UPDATE condense_session SET overhead_tokens = ? WHERE id = 1", tokens);
 }
 
 /** Records the size of the context just served, which a later overflow report's count refers to. */
 export function saveServed(sql: SqlStorage, tokens: number, lastSeq: number): void {
-  sql.exec(
+  writeSessionKnown(
+    sql,
+    () => ({ servedTokens: tokens, servedSeq: lastSeq }),
     "UPDATE condense_session SET served_tokens = ?, served_seq = ? WHERE id = 1",
     tokens,
     lastSeq,
@@ -285,25 +348,25 @@ export function servedTokens(session: SessionRow): number | undefined {
 
 /** A configured compaction threw: one more failed attempt in a row, and what went wrong. Returns the count. */
 export function recordFailure(sql: SqlStorage, message: string, at: number): number {
-  const row = sql
-    .exec<{ failed_attempts: number }>(
-      `UPDATE condense_session SET failed_attempts = failed_attempts + 1, last_failure_at = ?, last_failure = ?
+  const row = writeSession<{ failed_attempts: number }>(
+    sql,
+    `UPDATE condense_session SET failed_attempts = failed_attempts + 1, last_failure_at = ?, last_failure = ?
        WHERE id = 1 RETURNING failed_attempts`,
-      at,
-      message,
-    )
-    .toArray()[0];
+    at,
+    message,
+  )[0];
   return row?.failed_attempts ?? 0;
 }
 
 /** When the alarm tries again after a failure, or null when it does not. */
 export function setRetryAt(sql: SqlStorage, retryAt: number | null): void {
-  sql.exec("UPDATE condense_session SET retry_at = ? WHERE id = 1", retryAt);
+  writeSession(sql, "UPDATE condense_session SET retry_at = ? WHERE id = 1", retryAt);
 }
 
 /** The configured compaction works (again), or new settings deserve a fresh start: no failure to show. */
 export function clearFailure(sql: SqlStorage): void {
-  sql.exec(
+  writeSession(
+    sql,
     `UPDATE condense_session SET failed_attempts = 0, last_failure_at = NULL, last_failure = NULL,
        retry_at = NULL WHERE id = 1`,
   );

@@ -7,6 +7,8 @@
  */
 
 import type { MessageStore } from "./message-store";
+import { forgetSessionRow } from "./session-record";
+import { forgetSettings } from "./settings";
 
 export interface SessionScope {
   /**
@@ -50,5 +52,12 @@ export function sessionScope(
 /** Runs `work` in one transaction of the session's storage: its writes commit together or not at all. */
 export function inTransaction<T>(scope: SessionScope, work: (sql: SqlStorage) => T): T {
   const durable = scope.open();
-  return durable.transactionSync(() => work(durable.sql));
+  try {
+    return durable.transactionSync(() => work(durable.sql));
+  } catch (error) {
+    // Rolled back: what was read after one of its writes is not the session's any more.
+    forgetSessionRow(durable.sql);
+    forgetSettings(durable.sql);
+    throw error;
+  }
 }

@@ -53,14 +53,32 @@ function isSettingName(name: string): name is keyof SessionSettings {
   return Object.hasOwn(DEFAULT_SETTINGS, name);
 }
 
+/**
+ * The settings as read in the current synchronous step, per storage: a turn's modules each ask for
+ * them; read once, they are shared until the step ends (the next await), a write (`writeSettings`)
+ * or a rollback (`forgetSettings`), as the session's row is (`session-record`).
+ */
+const reads = new WeakMap<SqlStorage, Readonly<SessionSettings>>();
+
 export function readSettings(sql: SqlStorage): SessionSettings {
+  const cached = reads.get(sql);
+  if (cached !== undefined) return cached;
   const settings: SessionSettings = { ...DEFAULT_SETTINGS };
   for (const row of sql.exec<{ key: string; value: string }>(
     "SELECT key, value FROM condense_settings",
   )) {
     if (isSettingName(row.key)) Object.assign(settings, { [row.key]: JSON.parse(row.value) });
   }
+  // Frozen (the pinned messages' list too): every reader of the step shares it.
+  Object.freeze(settings.pinned);
+  reads.set(sql, Object.freeze(settings));
+  queueMicrotask(() => reads.delete(sql));
   return settings;
+}
+
+/** Forgets the settings read in this step: a transaction that wrote them rolled back. */
+export function forgetSettings(sql: SqlStorage): void {
+  reads.delete(sql);
 }
 
 /** `settings` with `update` applied, as `writeSettings` would store them. */
@@ -132,6 +150,7 @@ export function checkSettings(settings: SessionSettings, model: string, env: Env
 
 /** Applies `update`; run it inside the caller's transaction. */
 export function writeSettings(sql: SqlStorage, update: SettingsUpdate): void {
+  reads.delete(sql);
   for (const [name, value] of Object.entries(update)) {
     if (!isSettingName(name) || value === undefined) continue;
     if (value === null) sql.exec("DELETE FROM condense_settings WHERE key = ?", name);

@@ -132,16 +132,30 @@ export function appendMessages(
     const billAnswer = options.billUnservedAnswers
       ? unservedAnswerBilling(scope, model, () => messagesTokens(settings.pinned, model))
       : undefined;
+    // The counters are written once for the batch (one UPDATE, not one a message), and before an
+    // answer is billed: the bill reads the context's size from them, which must hold every message
+    // before the answer.
+    let counted = seq;
+    let uncountedTokens = 0;
+    const count = () => {
+      if (seq === counted) return;
+      countAppended(sql, seq, uncountedTokens, now);
+      counted = seq;
+      uncountedTokens = 0;
+    };
     for (const message of input.messages) {
+      if (message.role === "assistant" && billAnswer !== undefined) {
+        count();
+        billAnswer(seq + 1, now);
+      }
       seq++;
-      if (message.role === "assistant") billAnswer?.(seq, now);
       const tokens = messageTokens(message, model);
       scope.store.appendTranscript(seq, message, tokens, now);
-      // Counted with its row: a billed answer after it reads the context's size from the counters.
-      countAppended(sql, seq, tokens, now);
+      uncountedTokens += tokens;
       indexToolCalls(sql, message, seq);
       if (indexing) indexMessage(sql, message, seq);
     }
+    count();
 
     const decision = decidePending(scope, "append", settings);
     const pending = decision.mark;

@@ -22,6 +22,7 @@ import type { ChatMessage, ProviderUsage } from "@condense/core";
 import { ApiError } from "../../api/errors";
 import type { PendingMark } from "../compaction/pending";
 import type { ContextData } from "../context/context-data";
+import type { ContextMeasure } from "../context/context-measure";
 import { currentGeneration, type Generation, startGeneration } from "../context/generations";
 import { recordTurnUsage } from "../context/served-turns";
 import { checkToolTraffic, type ToolTrafficProblem } from "../context/tool-outputs";
@@ -39,11 +40,12 @@ import { readSettings, writeSettings } from "../store/settings";
 import { type Appended, type AppendInput, type AppendTarget, appendMessages } from "./append";
 import type { GatewayContext, GatewayContextByReference } from "./gateway-context";
 import { hashMissing, saveHashes, storedHashes } from "./message-hashes";
+import { type PackedHashes, unpackHashes } from "./packed-hashes";
 import { chooseThread } from "./threads";
 
 export interface GatewayTurnInput {
-  /** The canonical-content hash of every message of the request's history, in order. */
-  hashes: string[];
+  /** The canonical-content hash of every message of the request's history, in order (`packed-hashes`). */
+  hashes: PackedHashes;
   /** The index in the history of `messages[0]`. */
   from: number;
   /** The history from `from` on, canonical. */
@@ -86,6 +88,8 @@ export type GatewayMatch =
       /** The session's last seq once they were: the generation is then the request's history. */
       lastSeq: number;
       pending: PendingMark | undefined;
+      /** The committed context's measure the append took (none when nothing was appended). */
+      measure?: ContextMeasure;
     };
 
 /** Thrown inside the transaction to roll a new generation back. */
@@ -120,18 +124,22 @@ export function matchAndAppend(
 ): GatewayMatch {
   const { scope } = target;
   try {
+    const hashes = unpackHashes(input.hashes);
     return inTransaction(scope, (sql): GatewayMatch => {
       const session = readSession(sql);
       if (session !== undefined) requireSession(sql, key);
       const lastSeq = session?.messageCount ?? 0;
       let generation = currentGeneration(sql);
       const stored = generationHashes(scope, generation.firstSeq, lastSeq);
-      const extendsSession = extendsHashes(stored, input.hashes);
+      const extendsSession = extendsHashes(stored, hashes);
       const side =
         !extendsSession &&
         stored.length > 0 &&
-        chooseThread(sql, { firstSeq: generation.firstSeq, lastSeq, hashes: stored }, input) ===
-          "side-request";
+        chooseThread(
+          sql,
+          { firstSeq: generation.firstSeq, lastSeq, hashes: stored },
+          { ...input, hashes },
+        ) === "side-request";
       if (side) return { kind: "refused", reason: "other-conversation", problems: [] };
       let start = extendsSession ? stored.length : 0;
       if (start < input.from) return { kind: "need", from: start };
@@ -177,7 +185,7 @@ export function matchAndAppend(
         target,
         key,
         { messages: fresh, ...model },
-        input.hashes.slice(start),
+        hashes.slice(start),
       );
       return {
         kind: "matched",
@@ -186,6 +194,8 @@ export function matchAndAppend(
         appended: fresh.length,
         lastSeq: appended?.answer.lastSeq ?? lastSeq,
         pending: appended?.pending,
+        // Nothing the measure read is written after the append (its hashes are not).
+        ...(appended?.measure !== undefined ? { measure: appended.measure } : {}),
       };
     });
   } catch (error) {
