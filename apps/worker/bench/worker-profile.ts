@@ -32,6 +32,9 @@ import {
   withoutRateLimit,
 } from "./harness.ts";
 
+/** Gateway turns profiled (`BENCH_PROFILE_TURNS`): some 150 give a stable count of samples. */
+const PROFILED_TURNS = Number(process.env.BENCH_PROFILE_TURNS ?? 30);
+
 interface ProfileNode {
   id: number;
   children?: number[];
@@ -225,7 +228,7 @@ export async function profileWorker(paths: string[]): Promise<void> {
       };
       for (let i = 0; i < 5; i++) await turn();
       await profiled("gateway", async () => {
-        for (let i = 0; i < Number(process.env.PROFILE_TURNS ?? 30); i++) await turn();
+        for (let i = 0; i < PROFILED_TURNS; i++) await turn();
       });
     }
   } finally {

@@ -117,6 +117,9 @@ export function quote(value: unknown): string {
 }
 
 const anySurrogate = /[\uD800-\uDFFF]/;
+/** `String.prototype.isWellFormed` (ES2024, newer than this package's ES2023 lib) where the runtime has it. */
+const isWellFormed = (String.prototype as { isWellFormed?: (this: string) => boolean })
+  .isWellFormed;
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /**
@@ -124,8 +127,10 @@ const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\
  * be encoded as UTF-8, so providers reject them or tokenizers choke on them.
  */
 export function toWellFormed(text: string): string {
-  // Most text holds no surrogate at all: one plain scan instead of the lookarounds at every position.
-  if (!anySurrogate.test(text)) return text;
+  // Most text holds no lone surrogate: the runtime's own check (at once for text of one-byte
+  // characters, which holds no surrogate at all), or one plain scan where it has none, instead of
+  // the lookarounds at every position.
+  if (isWellFormed === undefined ? !anySurrogate.test(text) : isWellFormed.call(text)) return text;
   return text.replace(loneSurrogate, "\uFFFD");
 }
 

@@ -3,7 +3,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { validateMessages } from "../formats/validate.js";
 import { INTERRUPTED_RESULT } from "./repair.js";
-import { carriesNothing, sendableMessages } from "./sendable.js";
+import { carriesNothing, isSendable, repairedSendable, sendableMessages } from "./sendable.js";
 import type { ChatMessage } from "./types.js";
 
 const call = (id: string, name = "ls"): ChatMessage => ({
@@ -130,6 +130,67 @@ describe("sendableMessages", () => {
         expect(sendableMessages(sent.messages).messages).toEqual(sent.messages);
       }),
       { numRuns: 300 },
+    );
+  });
+
+  it("takes a history that already follows the rules as it is, and only such a one", () => {
+    const calls = (...ids: string[]): ChatMessage => ({
+      role: "assistant",
+      content: null,
+      tool_calls: ids.map((id) => ({
+        id,
+        type: "function",
+        function: { name: "ls", arguments: "{}" },
+      })),
+    });
+    const answered = [user("go"), calls("a", "b"), result("b", "2"), result("a", "1")];
+    expect(isSendable(answered)).toBe(true);
+    expect(isSendable([...answered, user("more"), call("a"), placeholder("a")])).toBe(true);
+    // The last calls are open while only their results follow.
+    expect(isSendable([...answered, calls("c", "d"), result("d", "4")])).toBe(true);
+    expect(isSendable([...answered, calls("c", "d"), result("d", "4"), user("stop")])).toBe(false);
+    expect(isSendable([user("go"), calls("a", "a"), result("a", "1"), result("a", "2")])).toBe(
+      false,
+    );
+    expect(isSendable([...answered, result("a", "again")])).toBe(false);
+    expect(isSendable([user("go"), result("a", "orphan")])).toBe(false);
+    expect(isSendable([user("go"), user(" ")])).toBe(false);
+    expect(isSendable([{ role: "system", content: "" }, user("go")])).toBe(false);
+  });
+
+  it("sends what the whole way sends, the same objects, for any messages (property)", () => {
+    const id = fc.constantFrom("a", "b", "c");
+    const text = fc.constantFrom("", " ", "text", INTERRUPTED_RESULT);
+    const anyMessage: fc.Arbitrary<ChatMessage> = fc.oneof(
+      text.map((content) => user(content)),
+      text.map((content): ChatMessage => ({ role: "system", content })),
+      text.map((content): ChatMessage => ({ role: "assistant", content })),
+      fc.array(id, { minLength: 1, maxLength: 3 }).map(
+        (ids): ChatMessage => ({
+          role: "assistant",
+          content: null,
+          tool_calls: ids.map((callId) => ({
+            id: callId,
+            type: "function",
+            function: { name: "ls", arguments: "{}" },
+          })),
+        }),
+      ),
+      fc.tuple(id, text).map(([callId, content]) => result(callId, content)),
+    );
+    const histories = fc.oneof(arbAgentConversation, fc.array(anyMessage, { maxLength: 12 }));
+    fc.assert(
+      fc.property(histories, (messages) => {
+        const sent = sendableMessages(messages);
+        const whole = repairedSendable(messages);
+        expect(sent).toEqual(whole);
+        // A message sent unchanged is the request's own object (placeholders are made anew).
+        const given = new Set(messages);
+        sent.messages.forEach((message, index) => {
+          if (given.has(message)) expect(message).toBe(whole.messages[index]);
+        });
+      }),
+      { numRuns: 1000 },
     );
   });
 });

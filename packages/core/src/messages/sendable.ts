@@ -85,8 +85,43 @@ function answersFor(repair: RepairResult, index: number): number {
   ).length;
 }
 
+/**
+ * Whether `messages` already follow the module's rules, so that {@link sendableMessages} would
+ * return them as they are: nothing carries nothing, every tool message answers a distinct call of
+ * the assistant message its run of results follows, and every call is answered before the next
+ * message but the last assistant message's (open while only results follow it). One pass without
+ * the repair's bookkeeping: an agent sends its whole history every turn, and it is almost always
+ * so. A history it is not sure of (a reused id, a result out of place) goes the whole way.
+ */
+export function isSendable(messages: readonly ChatMessage[]): boolean {
+  /** The unanswered calls of the assistant message whose results follow; undefined outside a run. */
+  let awaiting: Set<string> | undefined;
+  for (const message of messages) {
+    if (message.role === "tool") {
+      const id = message.tool_call_id;
+      if (awaiting === undefined || id === undefined || !awaiting.delete(id)) return false;
+      continue;
+    }
+    if (awaiting !== undefined && awaiting.size > 0) return false;
+    awaiting = undefined;
+    if (carriesNothing(message)) return false;
+    const calls =
+      message.role === "assistant" && Array.isArray(message.tool_calls) ? message.tool_calls : [];
+    if (calls.length === 0) continue;
+    awaiting = new Set(calls.map((toolCall) => toolCall.id));
+    if (awaiting.size < calls.length) return false;
+  }
+  return true;
+}
+
 /** `messages` as they can be sent on: see the module's rules. */
 export function sendableMessages(messages: readonly ChatMessage[]): Sendable {
+  if (isSendable(messages)) return { messages: [...messages], changed: false };
+  return repairedSendable(messages);
+}
+
+/** {@link sendableMessages} the whole way: filtered, placeholders placed, repaired. */
+export function repairedSendable(messages: readonly ChatMessage[]): Sendable {
   const meaningful = messages.filter(
     (message) =>
       message.role === "user" || message.role === "assistant" || !carriesNothing(message),
