@@ -48,6 +48,7 @@ import {
   ms,
   percentile,
   percentiles,
+  repositoryRoot,
   searchQueries,
   startWorker,
 } from "./harness.ts";
@@ -57,7 +58,6 @@ import {
   ISSUE_GATEWAY_RUN,
   loadNow,
   type ObjectCompactionFigures,
-  repositoryRoot,
   type SearchFigures,
   speedSummary,
 } from "./speed.ts";

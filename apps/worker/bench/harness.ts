@@ -17,6 +17,8 @@ import { TRANSCRIPTS_DIR } from "@condense/test-fixtures/transcripts";
 
 /** The Worker's folder (apps/worker). */
 export const root = join(dirname(fileURLToPath(import.meta.url)), "..");
+/** The repository's root, two folders above the Worker's. */
+export const repositoryRoot = join(root, "../..");
 /** Messages per append while a session is built. */
 export const APPEND_BATCH = 150;
 /** The Condense key every bench Worker accepts. */

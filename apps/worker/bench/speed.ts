@@ -20,10 +20,8 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { BUNDLE_BUDGET_KIB } from "../scripts/bundle-budget.ts";
 import type { GatewayFigures, GatewayRun } from "./gateway-latency.ts";
-import { type Percentiles, root } from "./harness.ts";
+import { type Percentiles, repositoryRoot } from "./harness.ts";
 import type { FloorFigures } from "./request-floor.ts";
-
-export const repositoryRoot = join(root, "../..");
 
 /** Issue 29's gateway figure: 100 Chat Completions turns, not streamed. */
 export const ISSUE_GATEWAY_RUN: GatewayRun = { turns: 100, formats: ["openai"], streamed: false };

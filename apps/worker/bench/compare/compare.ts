@@ -13,7 +13,7 @@ import { rmSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import { join } from "node:path";
 import { startInstantUpstream, UPSTREAM_KEY } from "../gateway-latency.ts";
-import { root, startWorker } from "../harness.ts";
+import { repositoryRoot, startWorker } from "../harness.ts";
 import { bundleKiB, FIGURES, gatewayTurn, type Record, type Subject } from "./figures.ts";
 import { baseTree, buildPackages, changeTree, resolveBase, type Tree } from "./trees.ts";
 import { formatRows, type Samples, verdicts } from "./verdict.ts";
@@ -27,7 +27,7 @@ export async function compare(args: string[]): Promise<number> {
   const rounds = Number(option(args, "--rounds") ?? 5);
   const wanted = option(args, "--figures")?.split(",");
   const keep = args.includes("--keep");
-  const repo = join(root, "../..");
+  const repo = repositoryRoot;
   const baseDir = option(args, "--base-dir");
   const { commit, how } =
     baseDir === undefined
