@@ -15,7 +15,8 @@
  * - recall (`search`): append latency with the search index against the same append path with
  *   indexing switched off (the `BENCH_NO_SEARCH_INDEX` seam, a second Worker, appends alternated), and
  *   `GET /search` latency over a 200k-token session of corpus transcripts (../shared/corpus when
- *   present, else the engine's fixtures), before and after a compaction.
+ *   present, else the engine's fixtures), before and after a compaction, each search alternated
+ *   with a do-nothing request to the same object (`DO_NOTHING`) and its own work over it printed.
  * `node bench/bench.ts gateway` (or any of `compaction-cpu`, `durable-object`, `service`, `search`)
  * runs only those sections; `cost` (named only: it replays the corpus, ~20 minutes) runs
  * `bench/cost.ts`, the bill of Condense against the peer policies under prompt caching;
@@ -44,6 +45,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  DO_NOTHING,
   ISSUE_SESSION_CHARS,
   ms,
   percentile,
@@ -58,6 +60,7 @@ import {
   ISSUE_GATEWAY_RUN,
   loadNow,
   type ObjectCompactionFigures,
+  ownWork,
   type SearchFigures,
   speedSummary,
 } from "./speed.ts";
@@ -294,8 +297,9 @@ const SEARCHES = 300;
 const SEARCH_SESSION_TOKENS = 200_000;
 
 /**
- * Searches `queries` in turn, each paired with a request that reaches the same object and does almost
- * nothing there (`GET /compactions`, an empty list): the search's own cost is the difference.
+ * Searches `queries` in turn, each alternated with a request that reaches the same object and does
+ * almost nothing there (`DO_NOTHING`), the order flipped every time: the search's own cost is the
+ * difference.
  */
 async function timedSearches(
   base: string,
@@ -305,11 +309,13 @@ async function timedSearches(
   const times: number[] = [];
   const baseline: number[] = [];
   let found = 0;
-  for (const query of queries) {
-    let started = performance.now();
-    await api(base, "GET", `/v1/sessions/${session}/compactions`);
+  const peer = async () => {
+    const started = performance.now();
+    await api(base, "GET", DO_NOTHING.path(session));
     baseline.push(performance.now() - started);
-    started = performance.now();
+  };
+  const search = async (query: string) => {
+    const started = performance.now();
     const answer = (await api(
       base,
       "GET",
@@ -317,13 +323,26 @@ async function timedSearches(
     )) as { results: unknown[] };
     times.push(performance.now() - started);
     if (answer.results.length > 0) found++;
+  };
+  for (const [i, query] of queries.entries()) {
+    if (i % 2 === 0) {
+      await peer();
+      await search(query);
+    } else {
+      await search(query);
+      await peer();
+    }
   }
   console.log(`  (${found} of ${queries.length} queries found something)`);
   return { times, baseline };
 }
 
-const searchLine = ({ times, baseline }: { times: number[]; baseline: number[] }) =>
-  `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}; a request to the same object doing nothing (GET /compactions), alternated: p50 ${ms(percentile(baseline, 50))}, p99 ${ms(percentile(baseline, 99))}`;
+function searchLine({ times, baseline }: { times: number[]; baseline: number[] }): string {
+  const search = percentiles(times);
+  const peer = percentiles(baseline);
+  const own = ownWork(search, peer);
+  return `p50 ${ms(search.p50)}, p99 ${ms(search.p99)}; a request to the same object doing nothing (${DO_NOTHING.label}), alternated: p50 ${ms(peer.p50)}, p99 ${ms(peer.p99)}; own work (search minus peer): p50 ${ms(own.p50)}, p99 ${ms(own.p99)}`;
+}
 
 async function searchFigures(): Promise<SearchFigures> {
   const { source, transcripts } = corpusTranscripts();

@@ -31,6 +31,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  DO_NOTHING,
   ISSUE_SESSION_CHARS,
   KEY,
   searchQueries,
@@ -196,6 +197,10 @@ const appends: Figure = {
   },
 };
 
+/**
+ * Searches, then as many do-nothing requests to the same object (`DO_NOTHING`): the searches'
+ * peer in the same round, so a search's own work reads as the difference on each side.
+ */
 const searches: Figure = {
   name: "search",
   async round(subjects, round, record) {
@@ -206,6 +211,13 @@ const searches: Figure = {
       record,
       (subject, i) =>
         search(subject, queries[(5 + round * SEARCHES_PER_ROUND + i) % queries.length]),
+    );
+    await interleaved(
+      subjects,
+      SEARCHES_PER_ROUND,
+      "peer: a do-nothing request to the same object",
+      record,
+      (subject) => api(subject.base, "GET", DO_NOTHING.path(session200k)),
     );
   },
 };
