@@ -267,8 +267,11 @@ export interface CompactResult<M = ChatMessage> {
   /** The tool outputs that left the context, so a store can serve them back by call id. */
   prunedToolOutputs: PrunedToolOutput[];
   /**
-   * Outputs after the last assistant turn (never compacted) that did not fit the window: cut to
-   * their head and tail, so that the context fits its budget, rather than dropped or sent whole.
+   * Tool outputs cut to their head and tail, with a marker saying how to fetch the whole one:
+   * those after the last assistant turn (never compacted) that did not fit the window, cut so that
+   * the context fits its budget, rather than dropped or sent whole; and, in a small window (policy
+   * `cost`, limit at its floor), those of the last turns kept cut rather than summarized, which
+   * promise no budget.
    */
   cutToolOutputs: CutToolOutput[];
   /**

@@ -1,7 +1,7 @@
 import { SUMMARY_CLOSE, SUMMARY_OPEN } from "@condense/core";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { diffSummaries, summarySections } from "./summary-diff.ts";
+import { diffSummaries, summarySections, writtenSummaries } from "./summary-diff.ts";
 
 const first = `## Goal
 Fix the failing test in src/app.ts
@@ -95,6 +95,42 @@ describe("diffSummaries", () => {
           lines(after).sort(),
         );
       }),
+    );
+  });
+});
+
+describe("writtenSummaries", () => {
+  it("leaves out a compaction that kept the summary before it (a tool strip), and those with none", () => {
+    const events = [
+      { id: 1, summary: null },
+      { id: 2, summary: first },
+      // A tool strip: the summary it hands back is the one compaction #2 wrote.
+      { id: 3, summary: first },
+      { id: 4, summary: "  " },
+      { id: 5, summary: second },
+      { id: 6, summary: second },
+    ];
+    expect(writtenSummaries(events).map((event) => event.id)).toEqual([2, 5]);
+  });
+
+  it("keeps a summary that comes back after another one (property: no two neighbours equal)", () => {
+    fc.assert(
+      fc.property(
+        fc.array(fc.option(fc.constantFrom("a", "b", "c"), { nil: null }), { maxLength: 12 }),
+        (texts) => {
+          const events = texts.map((summary, id) => ({ id, summary }));
+          const written = writtenSummaries(events);
+          for (let i = 1; i < written.length; i++)
+            expect(written[i]?.summary).not.toBe(written[i - 1]?.summary);
+          // Every distinct run of summaries is there, in order, by its first compaction.
+          const runs = events.filter(
+            (event, i) =>
+              event.summary !== null &&
+              event.summary !== events.slice(0, i).findLast((e) => e.summary !== null)?.summary,
+          );
+          expect(written.map((event) => event.id)).toEqual(runs.map((event) => event.id));
+        },
+      ),
     );
   });
 });

@@ -79,3 +79,22 @@ export function diffSummaries(before: string, after: string): SectionDiff[] {
   }
   return diffs;
 }
+
+/**
+ * The compactions that wrote their summary, in order: those without one are left out, and so is a
+ * compaction that hands back the summary before it unchanged (a tool strip keeps it), so that each
+ * neighbouring pair is a summary and the one that replaced it. By text, not by `summarizer`:
+ * records kept from before it was null for a tool strip name a summarizer.
+ */
+export function writtenSummaries<E extends { summary: string | null }>(
+  events: readonly E[],
+): Array<E & { summary: string }> {
+  const written: Array<E & { summary: string }> = [];
+  for (const event of events) {
+    const { summary } = event;
+    if (summary === null || summary.trim() === "") continue;
+    if (summary === written.at(-1)?.summary) continue;
+    written.push({ ...event, summary });
+  }
+  return written;
+}

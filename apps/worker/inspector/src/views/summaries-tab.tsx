@@ -10,16 +10,17 @@ import { useApi } from "../components/api-context.ts";
 import { ErrorNote } from "../components/error-note.tsx";
 import { useLoad } from "../components/use-load.ts";
 import { formatTime } from "../format.ts";
-import { diffSummaries, type SectionDiff, summarySections } from "../model/summary-diff.ts";
+import {
+  diffSummaries,
+  type SectionDiff,
+  summarySections,
+  writtenSummaries,
+} from "../model/summary-diff.ts";
 import { navigate } from "../routing/use-route.ts";
 import { LongText } from "./message-body.tsx";
 import type { TabProps } from "./tab-props.ts";
 
 type WithSummary = CompactionEvent & { summary: string };
-
-function hasSummary(event: CompactionEvent): event is WithSummary {
-  return event.summary !== null && event.summary.trim() !== "";
-}
 
 function SummaryBySection({ event }: { event: WithSummary }) {
   return (
@@ -109,7 +110,7 @@ export function SummariesTab({ route }: TabProps) {
   if (events.state === "error")
     return <ErrorNote error={events.error} what="Loading the compactions" />;
 
-  const summaries = events.value.filter(hasSummary);
+  const summaries = writtenSummaries(events.value);
   const latest = summaries.at(-1);
   if (latest === undefined) {
     return (
