@@ -37,7 +37,7 @@ import { rmSync } from "node:fs";
 import { compact, countMessageTokens } from "@condense/core";
 import { startTestServer } from "@condense/test-servers";
 import { bundleKiB } from "./compare/figures.ts";
-import { gatewayLatency } from "./gateway-latency.ts";
+import { cpuMs, gatewayLatency } from "./gateway-latency.ts";
 import {
   APPEND_BATCH,
   agentSession,
@@ -296,32 +296,44 @@ const SEARCH_APPENDS = 400;
 const SEARCHES = 300;
 const SEARCH_SESSION_TOKENS = 200_000;
 
+/** A search run's samples: wall times (ms) and the CPU its Worker used, summed over them. */
+interface TimedSearches {
+  times: number[];
+  baseline: number[];
+  /** CPU milliseconds the Worker's processes used during the searches, and during the peers. */
+  cpu: { search: number; doNothing: number };
+}
+
 /**
  * Searches `queries` in turn, each alternated with a request that reaches the same object and does
  * almost nothing there (`DO_NOTHING`), the order flipped every time: the search's own cost is the
- * difference.
+ * difference, in wall time and in the CPU the Worker's processes used (from /proc, read around
+ * each request and summed; a tick of 10 ms falls in one request or the next, so only the sum
+ * over many tells).
  */
 async function timedSearches(
-  base: string,
+  worker: { base: string; child: { pid?: number | undefined } },
   session: string,
   queries: string[],
-): Promise<{ times: number[]; baseline: number[] }> {
+): Promise<TimedSearches> {
+  const { base } = worker;
   const times: number[] = [];
   const baseline: number[] = [];
+  const cpu = { search: 0, doNothing: 0 };
   let found = 0;
-  const peer = async () => {
+  const timed = async (kind: keyof typeof cpu, request: () => Promise<unknown>) => {
+    const cpuBefore = cpuMs(worker.child.pid);
     const started = performance.now();
-    await api(base, "GET", DO_NOTHING.path(session));
-    baseline.push(performance.now() - started);
+    const answer = await request();
+    (kind === "search" ? times : baseline).push(performance.now() - started);
+    cpu[kind] += cpuMs(worker.child.pid) - cpuBefore;
+    return answer;
   };
+  const peer = () => timed("doNothing", () => api(base, "GET", DO_NOTHING.path(session)));
   const search = async (query: string) => {
-    const started = performance.now();
-    const answer = (await api(
-      base,
-      "GET",
-      `/v1/sessions/${session}/search?q=${encodeURIComponent(query)}&limit=10`,
+    const answer = (await timed("search", () =>
+      api(base, "GET", `/v1/sessions/${session}/search?q=${encodeURIComponent(query)}&limit=10`),
     )) as { results: unknown[] };
-    times.push(performance.now() - started);
     if (answer.results.length > 0) found++;
   };
   for (const [i, query] of queries.entries()) {
@@ -334,14 +346,15 @@ async function timedSearches(
     }
   }
   console.log(`  (${found} of ${queries.length} queries found something)`);
-  return { times, baseline };
+  return { times, baseline, cpu };
 }
 
-function searchLine({ times, baseline }: { times: number[]; baseline: number[] }): string {
+function searchLine({ times, baseline, cpu }: TimedSearches): string {
   const search = percentiles(times);
   const peer = percentiles(baseline);
   const own = ownWork(search, peer);
-  return `p50 ${ms(search.p50)}, p99 ${ms(search.p99)}; a request to the same object doing nothing (${DO_NOTHING.label}), alternated: p50 ${ms(peer.p50)}, p99 ${ms(peer.p99)}; own work (search minus peer): p50 ${ms(own.p50)}, p99 ${ms(own.p99)}`;
+  const perRequest = (total: number, count: number) => ms(total / count);
+  return `p50 ${ms(search.p50)}, p99 ${ms(search.p99)}; a request to the same object doing nothing (${DO_NOTHING.label}), alternated: p50 ${ms(peer.p50)}, p99 ${ms(peer.p99)}; own work (search minus peer): p50 ${ms(own.p50)}, p99 ${ms(own.p99)}; CPU a request (its wrangler dev's processes): search ${perRequest(cpu.search, times.length)}, peer ${perRequest(cpu.doNothing, baseline.length)}, own work ${ms((cpu.search - cpu.doNothing) / times.length)}`;
 }
 
 async function searchFigures(): Promise<SearchFigures> {
@@ -377,13 +390,13 @@ async function searchFigures(): Promise<SearchFigures> {
     const session = "search-bench";
     await appendAll(indexed.base, session, messages);
     const queries = searchQueries(messages, SEARCHES);
-    await timedSearches(indexed.base, session, queries.slice(0, 20));
-    const before = await timedSearches(indexed.base, session, queries);
+    await timedSearches(indexed, session, queries.slice(0, 20));
+    const before = await timedSearches(indexed, session, queries);
     console.log(
       `search latency, ${tokens}-token session of ${messages.length} corpus messages (${SEARCHES} queries of 1-3 words or a tool-call id, limit 10, loopback): ${searchLine(before)} (goal p99 ≤ 20 ms)`,
     );
     await api(indexed.base, "POST", `/v1/sessions/${session}/compact`, {});
-    const after = await timedSearches(indexed.base, session, queries);
+    const after = await timedSearches(indexed, session, queries);
     console.log(
       `search latency, the same session after a compaction (results checked against its view): ${searchLine(after)}`,
     );
@@ -395,6 +408,10 @@ async function searchFigures(): Promise<SearchFigures> {
       searches: SEARCHES,
       search: percentiles(before.times),
       doNothing: percentiles(before.baseline),
+      cpu: {
+        search: before.cpu.search / before.times.length,
+        doNothing: before.cpu.doNothing / before.baseline.length,
+      },
     };
   } finally {
     for (const worker of [indexed, plain]) {

@@ -48,6 +48,7 @@ function figures(overrides: Partial<SpeedFigures> = {}): SpeedFigures {
       searches: 300,
       search: percentiles(13, 31),
       doNothing: percentiles(10, 22),
+      cpu: { search: 26.5, doNothing: 24 },
     },
     gateway: [
       {
@@ -118,10 +119,10 @@ describe("pnpm bench speed's summary", () => {
   it("shows the search beside its do-nothing peer and its own work over it", () => {
     const row = speedRows(figures()).find((r) => r.figure.startsWith("search,"));
     expect(row?.value).toBe(
-      "p50 13.0 ms, p99 31.0 ms; own work (minus the peer) p50 3.0 ms, p99 9.0 ms",
+      "p50 13.0 ms, p99 31.0 ms; own work (minus the peer) p50 3.0 ms, p99 9.0 ms, CPU 2.5 ms a search",
     );
     expect(row?.peer).toBe(
-      `a request to the same object doing nothing (${DO_NOTHING.label}), alternated: p50 10.0 ms, p99 22.0 ms`,
+      `a request to the same object doing nothing (${DO_NOTHING.label}), alternated: p50 10.0 ms, p99 22.0 ms, CPU 24.0 ms a request`,
     );
     // The goal is the search's own figure, peer and all.
     expect(row?.met).toBe("not met");

@@ -68,6 +68,8 @@ export interface SearchFigures {
   search: Percentiles;
   /** The request to the same object doing nothing (`DO_NOTHING`), alternated with the searches. */
   doNothing: Percentiles;
+  /** CPU milliseconds a request, the Worker's processes (from /proc): a search, and its peer. */
+  cpu: { search: number; doNothing: number };
 }
 
 /**
@@ -195,8 +197,8 @@ export function speedRows(figures: SpeedFigures): SpeedRow[] {
   rows.push(
     {
       figure: `search, ${search.sessionTokens.toLocaleString("en-US")}-token session, ${search.searches} queries`,
-      value: `${p(search.search)}; own work (minus the peer) ${p(ownWork(search.search, search.doNothing))}`,
-      peer: `a request to the same object doing nothing (${DO_NOTHING.label}), alternated: ${p(search.doNothing)}`,
+      value: `${p(search.search)}; own work (minus the peer) ${p(ownWork(search.search, search.doNothing))}, CPU ${ms(search.cpu.search - search.cpu.doNothing)} a search`,
+      peer: `a request to the same object doing nothing (${DO_NOTHING.label}), alternated: ${p(search.doNothing)}, CPU ${ms(search.cpu.doNothing)} a request`,
       goal: `p99 ≤ ${GOALS.searchP99Ms} ms`,
       met: verdict(search.search.p99 <= GOALS.searchP99Ms),
     },
