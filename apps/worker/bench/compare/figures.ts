@@ -149,7 +149,12 @@ export function bundleKiB(tree: Pick<Tree, "dir">): number {
 
 const SESSION_TOKENS = 200_000;
 const APPENDS_PER_ROUND = 12;
-const SEARCHES_PER_ROUND = 12;
+/**
+ * Searches (and as many peers) a round; `BENCH_COMPARE_SEARCHES` takes more: a search's own CPU is
+ * a few ms of a request's ~25 under `wrangler dev`, and /proc counts in ticks of 10 ms, so a batch
+ * of 12 tells it to within about 0.8 ms a request only.
+ */
+const SEARCHES_PER_ROUND = Number(process.env.BENCH_COMPARE_SEARCHES ?? 12);
 const session200k = "compare-200k";
 let stream: ChatMessage[] = [];
 let queries: string[] = [];
