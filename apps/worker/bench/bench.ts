@@ -15,7 +15,8 @@
  * - recall (`search`): append latency with the search index against the same append path with
  *   indexing switched off (the `BENCH_NO_SEARCH_INDEX` seam, a second Worker, appends alternated), and
  *   `GET /search` latency over a 200k-token session of corpus transcripts (../shared/corpus when
- *   present, else the engine's fixtures), before and after a compaction.
+ *   present, else the engine's fixtures), before and after a compaction, each search alternated
+ *   with a do-nothing request to the same object (`DO_NOTHING`) and its own work over it printed.
  * `node bench/bench.ts gateway` (or any of `compaction-cpu`, `durable-object`, `service`, `search`)
  * runs only those sections; `cost` (named only: it replays the corpus, ~20 minutes) runs
  * `bench/cost.ts`, the bill of Condense against the peer policies under prompt caching;
@@ -36,7 +37,7 @@ import { rmSync } from "node:fs";
 import { compact, countMessageTokens } from "@condense/core";
 import { startTestServer } from "@condense/test-servers";
 import { bundleKiB } from "./compare/figures.ts";
-import { gatewayLatency } from "./gateway-latency.ts";
+import { cpuMs, gatewayLatency } from "./gateway-latency.ts";
 import {
   APPEND_BATCH,
   agentSession,
@@ -44,6 +45,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  DO_NOTHING,
   ISSUE_SESSION_CHARS,
   ms,
   percentile,
@@ -58,6 +60,7 @@ import {
   ISSUE_GATEWAY_RUN,
   loadNow,
   type ObjectCompactionFigures,
+  ownWork,
   type SearchFigures,
   speedSummary,
 } from "./speed.ts";
@@ -293,37 +296,66 @@ const SEARCH_APPENDS = 400;
 const SEARCHES = 300;
 const SEARCH_SESSION_TOKENS = 200_000;
 
-/**
- * Searches `queries` in turn, each paired with a request that reaches the same object and does almost
- * nothing there (`GET /compactions`, an empty list): the search's own cost is the difference.
- */
-async function timedSearches(
-  base: string,
-  session: string,
-  queries: string[],
-): Promise<{ times: number[]; baseline: number[] }> {
-  const times: number[] = [];
-  const baseline: number[] = [];
-  let found = 0;
-  for (const query of queries) {
-    let started = performance.now();
-    await api(base, "GET", `/v1/sessions/${session}/compactions`);
-    baseline.push(performance.now() - started);
-    started = performance.now();
-    const answer = (await api(
-      base,
-      "GET",
-      `/v1/sessions/${session}/search?q=${encodeURIComponent(query)}&limit=10`,
-    )) as { results: unknown[] };
-    times.push(performance.now() - started);
-    if (answer.results.length > 0) found++;
-  }
-  console.log(`  (${found} of ${queries.length} queries found something)`);
-  return { times, baseline };
+/** A search run's samples: wall times (ms) and the CPU its Worker used, summed over them. */
+interface TimedSearches {
+  times: number[];
+  baseline: number[];
+  /** CPU milliseconds the Worker's processes used during the searches, and during the peers. */
+  cpu: { search: number; doNothing: number };
 }
 
-const searchLine = ({ times, baseline }: { times: number[]; baseline: number[] }) =>
-  `p50 ${ms(percentile(times, 50))}, p99 ${ms(percentile(times, 99))}; a request to the same object doing nothing (GET /compactions), alternated: p50 ${ms(percentile(baseline, 50))}, p99 ${ms(percentile(baseline, 99))}`;
+/**
+ * Searches `queries` in turn, each alternated with a request that reaches the same object and does
+ * almost nothing there (`DO_NOTHING`), the order flipped every time: the search's own cost is the
+ * difference, in wall time and in the CPU the Worker's processes used (from /proc, read around
+ * each request and summed; a tick of 10 ms falls in one request or the next, so only the sum
+ * over many tells).
+ */
+async function timedSearches(
+  worker: { base: string; child: { pid?: number | undefined } },
+  session: string,
+  queries: string[],
+): Promise<TimedSearches> {
+  const { base } = worker;
+  const times: number[] = [];
+  const baseline: number[] = [];
+  const cpu = { search: 0, doNothing: 0 };
+  let found = 0;
+  const timed = async (kind: keyof typeof cpu, request: () => Promise<unknown>) => {
+    const cpuBefore = cpuMs(worker.child.pid);
+    const started = performance.now();
+    const answer = await request();
+    (kind === "search" ? times : baseline).push(performance.now() - started);
+    cpu[kind] += cpuMs(worker.child.pid) - cpuBefore;
+    return answer;
+  };
+  const peer = () => timed("doNothing", () => api(base, "GET", DO_NOTHING.path(session)));
+  const search = async (query: string) => {
+    const answer = (await timed("search", () =>
+      api(base, "GET", `/v1/sessions/${session}/search?q=${encodeURIComponent(query)}&limit=10`),
+    )) as { results: unknown[] };
+    if (answer.results.length > 0) found++;
+  };
+  for (const [i, query] of queries.entries()) {
+    if (i % 2 === 0) {
+      await peer();
+      await search(query);
+    } else {
+      await search(query);
+      await peer();
+    }
+  }
+  console.log(`  (${found} of ${queries.length} queries found something)`);
+  return { times, baseline, cpu };
+}
+
+function searchLine({ times, baseline, cpu }: TimedSearches): string {
+  const search = percentiles(times);
+  const peer = percentiles(baseline);
+  const own = ownWork(search, peer);
+  const perRequest = (total: number, count: number) => ms(total / count);
+  return `p50 ${ms(search.p50)}, p99 ${ms(search.p99)}; a request to the same object doing nothing (${DO_NOTHING.label}), alternated: p50 ${ms(peer.p50)}, p99 ${ms(peer.p99)}; own work (search minus peer): p50 ${ms(own.p50)}, p99 ${ms(own.p99)}; CPU a request (its wrangler dev's processes): search ${perRequest(cpu.search, times.length)}, peer ${perRequest(cpu.doNothing, baseline.length)}, own work ${ms((cpu.search - cpu.doNothing) / times.length)}`;
+}
 
 async function searchFigures(): Promise<SearchFigures> {
   const { source, transcripts } = corpusTranscripts();
@@ -358,13 +390,13 @@ async function searchFigures(): Promise<SearchFigures> {
     const session = "search-bench";
     await appendAll(indexed.base, session, messages);
     const queries = searchQueries(messages, SEARCHES);
-    await timedSearches(indexed.base, session, queries.slice(0, 20));
-    const before = await timedSearches(indexed.base, session, queries);
+    await timedSearches(indexed, session, queries.slice(0, 20));
+    const before = await timedSearches(indexed, session, queries);
     console.log(
       `search latency, ${tokens}-token session of ${messages.length} corpus messages (${SEARCHES} queries of 1-3 words or a tool-call id, limit 10, loopback): ${searchLine(before)} (goal p99 ≤ 20 ms)`,
     );
     await api(indexed.base, "POST", `/v1/sessions/${session}/compact`, {});
-    const after = await timedSearches(indexed.base, session, queries);
+    const after = await timedSearches(indexed, session, queries);
     console.log(
       `search latency, the same session after a compaction (results checked against its view): ${searchLine(after)}`,
     );
@@ -376,6 +408,10 @@ async function searchFigures(): Promise<SearchFigures> {
       searches: SEARCHES,
       search: percentiles(before.times),
       doNothing: percentiles(before.baseline),
+      cpu: {
+        search: before.cpu.search / before.times.length,
+        doNothing: before.cpu.doNothing / before.baseline.length,
+      },
     };
   } finally {
     for (const worker of [indexed, plain]) {

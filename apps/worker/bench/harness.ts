@@ -192,6 +192,20 @@ export async function api(
   return JSON.parse(text) as unknown;
 }
 
+/**
+ * A request that reaches a session's object and does almost nothing there, the peer of a search or
+ * an append to the same object: `GET /side-requests?limit=1` goes through what every session route
+ * goes through (authentication, routing, the query's validation, the stub's round trip, the session
+ * row read) and then reads one row by primary key of a table the benches' sessions leave empty
+ * (they make no gateway requests), answering some 60 bytes. It stays that size as the session
+ * grows, unlike `GET /compactions`, whose bill and cost series (one point per billed turn) made the
+ * peer of a 314k-token session 2.6 ms slower at p50 and 9 ms at p99 than a one-message session's.
+ */
+export const DO_NOTHING = {
+  label: "GET /side-requests?limit=1",
+  path: (session: string) => `/v1/sessions/${session}/side-requests?limit=1`,
+};
+
 /** The corpus transcripts (../shared/corpus/normalized when present, else the engine's fixtures). */
 export function corpusTranscripts(): { source: string; transcripts: ChatMessage[][] } {
   const shared = join(root, "../../../shared/corpus/normalized");

@@ -7,9 +7,9 @@
  * world, and Condense; the requests alternate, the order flipped every time:
  * - hello world: the pass-through's `/healthz`;
  * - Condense's `/healthz`: the middleware chain and the request's log line, no authentication;
- * - a request to a session's object doing little (`GET /compactions` of a one-message session):
- *   authentication, the stub's round trip (the rate limit is not bound in benches, see
- *   `unlimitedConfig`; `BENCH_RATE_LIMITER=bound` adds wrangler dev's emulation of it);
+ * - a request to a session's object doing little (`DO_NOTHING` of a one-message session, as the
+ *   search's peer): authentication, the stub's round trip (the rate limit is not bound in benches,
+ *   see `unlimitedConfig`; `BENCH_RATE_LIMITER=bound` adds wrangler dev's emulation of it);
  * - an append of one short message to that session.
  * Each with p50/p99 wall time and the CPU its Worker's processes used per request (from /proc),
  * which a busy machine inflates less than wall time.
@@ -20,6 +20,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { cpuMs } from "./gateway-latency.ts";
 import {
+  DO_NOTHING,
   KEY,
   ms,
   type Percentiles,
@@ -92,9 +93,9 @@ export async function requestFloor(): Promise<FloorFigures[]> {
       },
       {
         request: "session object",
-        label: "session object, GET /compactions",
+        label: `session object, ${DO_NOTHING.label}`,
         pid: condense.child.pid,
-        send: () => fetch(`${session}/compactions`, { headers }),
+        send: () => fetch(`${condense.base}${DO_NOTHING.path("floor")}`, { headers }),
       },
       {
         request: "append",

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { parseColdStart, type SpeedFigures, speedRows, speedSummary } from "./speed.ts";
+import { DO_NOTHING } from "./harness.ts";
+import { ownWork, parseColdStart, type SpeedFigures, speedRows, speedSummary } from "./speed.ts";
 
 /** The engine's cold-start section as `bench/bench.ts --cold-start` prints it. */
 const COLD_START = `
@@ -47,6 +48,7 @@ function figures(overrides: Partial<SpeedFigures> = {}): SpeedFigures {
       searches: 300,
       search: percentiles(13, 31),
       doNothing: percentiles(10, 22),
+      cpu: { search: 26.5, doNothing: 24 },
     },
     gateway: [
       {
@@ -112,6 +114,19 @@ describe("pnpm bench speed's summary", () => {
       search: { ...figures().search, appendWithIndex: percentiles(9, 17.5) },
     });
     expect(verdicts(slower)).toMatchObject({ "Worker bundle": "not met", append: "not met" });
+  });
+
+  it("shows the search beside its do-nothing peer and its own work over it", () => {
+    const row = speedRows(figures()).find((r) => r.figure.startsWith("search,"));
+    expect(row?.value).toBe(
+      "p50 13.0 ms, p99 31.0 ms; own work (minus the peer) p50 3.0 ms, p99 9.0 ms, CPU 2.5 ms a search",
+    );
+    expect(row?.peer).toBe(
+      `a request to the same object doing nothing (${DO_NOTHING.label}), alternated: p50 10.0 ms, p99 22.0 ms, CPU 24.0 ms a request`,
+    );
+    // The goal is the search's own figure, peer and all.
+    expect(row?.met).toBe("not met");
+    expect(ownWork({ p50: 5, p99: 12 }, { p50: 4.5, p99: 14 })).toEqual({ p50: 0.5, p99: -2 });
   });
 
   it("prints one table under `## Speed figures`, a row per figure", () => {

@@ -7,7 +7,8 @@
  *   packages/core (import + first count against gpt-tokenizer, a fresh process per sample);
  * - the Worker bundle gzipped, as the build's budget measures it (`scripts/bundle-budget.ts`);
  * - the forced compaction of the ~119k-token session through the Durable Object (`durable-object`);
- * - append and search at 200k+ tokens, with the do-nothing request alternated (`search`);
+ * - append and search at 200k+ tokens, with a do-nothing request to the same object alternated
+ *   (`search`; `DO_NOTHING` in the harness), and the search's own work over it;
  * - a gateway turn over the pass-through, 100 Chat Completions turns (`gateway`);
  * - the request floor under `wrangler dev` (`floor`).
  * It ends with one table under `## Speed figures` (figure, value, peer, goal, met), which the
@@ -20,7 +21,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import { BUNDLE_BUDGET_KIB } from "../scripts/bundle-budget.ts";
 import type { GatewayFigures, GatewayRun } from "./gateway-latency.ts";
-import { type Percentiles, repositoryRoot } from "./harness.ts";
+import { DO_NOTHING, type Percentiles, repositoryRoot } from "./harness.ts";
 import type { FloorFigures } from "./request-floor.ts";
 
 /** Issue 29's gateway figure: 100 Chat Completions turns, not streamed. */
@@ -65,8 +66,18 @@ export interface SearchFigures {
   sessionTokens: number;
   searches: number;
   search: Percentiles;
-  /** The request to the same object doing nothing, alternated with the searches. */
+  /** The request to the same object doing nothing (`DO_NOTHING`), alternated with the searches. */
   doNothing: Percentiles;
+  /** CPU milliseconds a request, the Worker's processes (from /proc): a search, and its peer. */
+  cpu: { search: number; doNothing: number };
+}
+
+/**
+ * A request's own work over its peer's: each percentile minus the peer's (a difference of
+ * percentiles, not a percentile of differences: the two are sampled alternately, not in pairs).
+ */
+export function ownWork(request: Percentiles, peer: Percentiles): Percentiles {
+  return { p50: request.p50 - peer.p50, p99: request.p99 - peer.p99 };
 }
 
 export interface SpeedFigures {
@@ -186,8 +197,8 @@ export function speedRows(figures: SpeedFigures): SpeedRow[] {
   rows.push(
     {
       figure: `search, ${search.sessionTokens.toLocaleString("en-US")}-token session, ${search.searches} queries`,
-      value: p(search.search),
-      peer: `a request to the same object doing nothing, alternated: ${p(search.doNothing)}`,
+      value: `${p(search.search)}; own work (minus the peer) ${p(ownWork(search.search, search.doNothing))}, CPU ${ms(search.cpu.search - search.cpu.doNothing)} a search`,
+      peer: `a request to the same object doing nothing (${DO_NOTHING.label}), alternated: ${p(search.doNothing)}, CPU ${ms(search.cpu.doNothing)} a request`,
       goal: `p99 ≤ ${GOALS.searchP99Ms} ms`,
       met: verdict(search.search.p99 <= GOALS.searchP99Ms),
     },
@@ -205,7 +216,10 @@ export function speedRows(figures: SpeedFigures): SpeedRow[] {
   const references: Array<[FloorFigures["request"], string]> = [
     ["hello world", "reference: a hello-world Worker under wrangler dev"],
     ["healthz", "reference: Condense's /healthz"],
-    ["session object", "reference: a do-nothing request to a session's object (GET /compactions)"],
+    [
+      "session object",
+      `reference: a do-nothing request to a session's object (${DO_NOTHING.label})`,
+    ],
   ];
   for (const [request, figure] of references) {
     const found = floor(request);

@@ -11,11 +11,12 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, SearchResponseBody } from "../../src/api/schemas";
 import { indexToolCalls } from "../../src/session/context/tool-outputs";
-import { searchSession } from "../../src/session/recall/search";
+import { matchExpressions, searchSession } from "../../src/session/recall/search";
 import {
   backfillStep,
   indexMessage,
   isBackfillComplete,
+  PIECES_PER_SEQ,
 } from "../../src/session/recall/search-index";
 import { MessageStore } from "../../src/session/store/message-store";
 import { migrate } from "../../src/session/store/schema";
@@ -388,6 +389,84 @@ describe("search", () => {
     expect(none.status).toBe(404);
     // Bob's 404 created nothing: Alice's session is unchanged.
     expect((await search(id, q("orchid"))).body.results).toHaveLength(1);
+  });
+
+  it("answers as one ranked statement with its snippets would: each result its best piece's snippet", async () => {
+    const id = freshSession();
+    // Messages of several pieces each (8 Ki characters a piece), the words spread over them, so
+    // that a message's pieces rank side by side and the limit cuts among them.
+    const words = ["otter", "heron", "kelp", "tide", "reef"];
+    const messages: Message[] = [];
+    for (let i = 0; i < 16; i++) {
+      const parts = Array.from({ length: 1 + (i % 4) }, (_, piece) => {
+        const word = words[(i + piece) % words.length] ?? "otter";
+        const shore = Array.from({ length: 300 }, (_, k) => `sand${i} and stone${k} on the shore;`);
+        return `marker${i}p${piece} ${word} ${shore.join(" ")}`;
+      });
+      messages.push({ role: i % 3 === 0 ? "assistant" : "user", content: parts.join(" ") });
+    }
+    await append(id, { messages });
+    const reference = (sql: SqlStorage, input: { q: string; limit: number; role?: string }) => {
+      const { all, any } = matchExpressions(input.q);
+      const run = (match: string) =>
+        sql
+          .exec<{ seq: number; role: string; snippet: string; rank: number }>(
+            `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role,
+               snippet(condense_search, -1, '«', '»', '…', 16) AS snippet, rank
+             FROM condense_search WHERE condense_search MATCH ? AND rank MATCH 'bm25(1.0, 2.0)'
+               ${input.role === undefined ? "" : "AND role = ?"}
+             ORDER BY rank LIMIT ?`,
+            ...(input.role === undefined ? [match] : [match, input.role]),
+            input.limit * 2,
+          )
+          .toArray()
+          .filter((row, index, rows) => rows.findIndex((other) => other.seq === row.seq) === index)
+          .slice(0, input.limit)
+          .map((row) => ({ seq: row.seq, role: row.role, snippet: row.snippet, score: -row.rank }));
+      const rows = run(all);
+      return rows.length === 0 && any !== all ? run(any) : rows;
+    };
+    const inputs = fc.record({
+      q: fc
+        .array(fc.constantFrom(...words, "marker3p1", "shore", "nowhere"), {
+          minLength: 1,
+          maxLength: 3,
+        })
+        .map((picked) => picked.join(" ")),
+      limit: fc.integer({ min: 1, max: 12 }),
+      role: fc.option(fc.constantFrom("user" as const, "assistant" as const), {
+        nil: undefined,
+      }),
+    });
+    const samples = [
+      { q: "shore", limit: 12, role: undefined },
+      { q: "otter", limit: 3, role: undefined },
+      ...fc.sample(inputs, { numRuns: 60, seed: 29 }),
+    ];
+    const compared = await runInDurableObject(stubFor("alice", id), (_instance, state) =>
+      samples.map((input) => {
+        const asked = input.role === undefined ? { q: input.q, limit: input.limit } : input;
+        const answer = searchSession(state.storage.sql, asked).results;
+        return {
+          input,
+          got: answer.map((r) => ({
+            seq: r.seq,
+            role: r.role,
+            snippet: r.snippet,
+            score: r.score,
+          })),
+          want: reference(state.storage.sql, input),
+        };
+      }),
+    );
+    for (const { input, got, want } of compared) expect(got, JSON.stringify(input)).toEqual(want);
+    // Not vacuous: pieces of one message compete, and the snippets differ from one message to another.
+    const shore = compared[0]?.got ?? [];
+    // Twice the limit in pieces, fewer messages: pieces of one message took some of the 24 rows.
+    expect(shore.length).toBeGreaterThan(6);
+    expect(shore.length).toBeLessThan(12);
+    expect(new Set(shore.map((r) => r.snippet)).size).toBe(shore.length);
+    expect(compared.filter((c) => c.want.length > 0).length).toBeGreaterThan(30);
   });
 
   it("indexes nothing twice when an append is retried with its Idempotency-Key", async () => {

@@ -53,14 +53,18 @@ export function matchExpressions(q: string): { all: string; any: string } {
   return { all, any };
 }
 
+/** A message's best piece among a match's, ranked (its snippet is taken later: `withSnippets`). */
 type MatchRow = {
+  rowid: number;
   seq: number;
   role: string;
   toolCallId: string | null;
   toolName: string | null;
-  snippet: string | null;
   rank: number;
 };
+
+/** The rows of a BM25 search and the match expression (all words, or any) that found them. */
+type Bm25Match = { match: string; rows: MatchRow[] };
 
 /**
  * The `WHERE` clause of a search of `condense_search`: `conditions` (with their `args`) and the
@@ -84,6 +88,15 @@ function whereClause(
   return { where: all.join(" AND "), args: values };
 }
 
+/** The query's words as `match` found no statement could search them: the query's 400. */
+function unsearchable(error: unknown) {
+  // Quoting leaves FTS5 nothing to parse; whatever still fails is the query's, not a 500.
+  return invalidQuery(
+    "the query could not be searched: send plain words in `q` (every word is searched as text)",
+    { reason: error instanceof Error ? error.message : String(error) },
+  );
+}
+
 function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[] {
   const { where, args } = whereClause(
     ["condense_search MATCH ?", "rank MATCH 'bm25(1.0, 2.0)'"],
@@ -91,12 +104,13 @@ function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[
     input,
   );
   try {
-    // `ORDER BY rank` is sorted inside FTS5, so SQLite stops at the limit and computes snippets (which
-    // read and tokenize the whole text) for the rows returned only.
+    // `ORDER BY rank` is sorted inside FTS5, so SQLite stops at the limit. No snippet here: a
+    // snippet reads and tokenizes its piece's whole text (twice), and of these rows only the best
+    // piece of each message, up to the limit, is answered (`withSnippets`).
     return sql
       .exec<MatchRow>(
-        `SELECT rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id AS toolCallId, tool_name AS toolName,
-           snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet, rank
+        `SELECT rowid, rowid / ${PIECES_PER_SEQ} AS seq, role, tool_call_id AS toolCallId,
+           tool_name AS toolName, rank
          FROM condense_search WHERE ${where}
          ORDER BY rank LIMIT ?`,
         ...args,
@@ -107,11 +121,31 @@ function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[
       .filter((row, index, rows) => rows.findIndex((other) => other.seq === row.seq) === index)
       .slice(0, input.limit);
   } catch (error) {
-    // Quoting leaves FTS5 nothing to parse; whatever still fails is the query's, not a 500.
-    throw invalidQuery(
-      "the query could not be searched: send plain words in `q` (every word is searched as text)",
-      { reason: error instanceof Error ? error.message : String(error) },
+    throw unsearchable(error);
+  }
+}
+
+/**
+ * The snippets of the pieces `rowids` for `match` (the expression that found them), by rowid: the
+ * same `snippet()` the ranked statement would have taken, for the rows answered only.
+ */
+function snippetsOf(
+  sql: SqlStorage,
+  match: string,
+  rowids: readonly number[],
+): Map<number, string | null> {
+  if (rowids.length === 0) return new Map();
+  try {
+    const rows = sql.exec<{ rowid: number; snippet: string | null }>(
+      `SELECT rowid, snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet
+       FROM condense_search
+       WHERE condense_search MATCH ? AND rowid IN (${rowids.map(() => "?").join(", ")})`,
+      match,
+      ...rowids,
     );
+    return new Map([...rows].map((row) => [row.rowid, row.snippet]));
+  } catch (error) {
+    throw unsearchable(error);
   }
 }
 
@@ -208,13 +242,25 @@ function storedRows(sql: SqlStorage, rowids: readonly number[], input: SearchInp
     .toArray();
 }
 
-type RankedRow = Omit<MatchRow, "rank"> & { score: number };
+type RankedRow = Omit<MatchRow, "rank" | "rowid"> & { snippet: string | null; score: number };
 
 /** The BM25 matches of `input.q` (all words, else any), best first, at most `limit` messages. */
-function bm25Rows(sql: SqlStorage, input: SearchInput): MatchRow[] {
+function bm25Rows(sql: SqlStorage, input: SearchInput): Bm25Match {
   const { all, any } = matchExpressions(input.q);
   const rows = runMatch(sql, all, input);
-  return rows.length === 0 && any !== all ? runMatch(sql, any, input) : rows;
+  return rows.length === 0 && any !== all
+    ? { match: any, rows: runMatch(sql, any, input) }
+    : { match: all, rows };
+}
+
+/** `rows` of `found`'s, each with its snippet, as answered. */
+function withSnippets(sql: SqlStorage, found: Bm25Match, rows: readonly MatchRow[]) {
+  const snippets = snippetsOf(
+    sql,
+    found.match,
+    rows.map((row) => row.rowid),
+  );
+  return rows.map(({ rowid, ...row }) => ({ ...row, snippet: snippets.get(rowid) ?? null }));
 }
 
 /**
@@ -223,7 +269,7 @@ function bm25Rows(sql: SqlStorage, input: SearchInput): MatchRow[] {
  */
 function fusedRows(sql: SqlStorage, input: SearchInput, nearest: readonly number[]): RankedRow[] {
   const bm25 = bm25Rows(sql, { ...input, limit: input.limit * BM25_CANDIDATES_PER_RESULT });
-  const bySeq = new Map(bm25.map((row) => [row.seq, row]));
+  const bySeq = new Map(bm25.rows.map((row) => [row.seq, row]));
   const stored = new Map(storedRows(sql, nearest, input).map((row) => [row.rowid, row]));
   const vectorSeqs: number[] = [];
   const vectorRows = new Map<number, StoredRow>();
@@ -234,11 +280,20 @@ function fusedRows(sql: SqlStorage, input: SearchInput, nearest: readonly number
     vectorSeqs.push(seq);
     vectorRows.set(seq, row);
   }
-  const fused = fuseRankings([bm25.map((row) => String(row.seq)), vectorSeqs.map(String)]);
-  return fused.slice(0, input.limit).flatMap(([id, score]): RankedRow[] => {
+  const fused = fuseRankings([
+    bm25.rows.map((row) => String(row.seq)),
+    vectorSeqs.map(String),
+  ]).slice(0, input.limit);
+  // Snippets of the BM25 candidates answered only.
+  const candidates = fused.flatMap(([id]) => bySeq.get(Number(id)) ?? []);
+  const answered = new Map(withSnippets(sql, bm25, candidates).map((row) => [row.seq, row]));
+  return fused.flatMap(([id, score]): RankedRow[] => {
     const seq = Number(id);
-    const matched = bySeq.get(seq);
-    if (matched !== undefined) return [{ ...matched, score }];
+    const matched = answered.get(seq);
+    if (matched !== undefined) {
+      const { role, toolCallId, toolName, snippet } = matched;
+      return [{ seq, role, toolCallId, toolName, snippet, score }];
+    }
     const row = vectorRows.get(seq);
     if (row === undefined) return [];
     return [
@@ -265,10 +320,14 @@ export function searchSession(
   input: SearchInput,
   nearest?: readonly number[],
 ): SearchResponseBody {
-  const rows: RankedRow[] =
-    nearest === undefined
-      ? bm25Rows(sql, input).map(({ rank, ...row }) => ({ ...row, score: -rank }))
-      : fusedRows(sql, input, nearest);
+  let rows: RankedRow[];
+  if (nearest === undefined) {
+    const found = bm25Rows(sql, input);
+    rows = withSnippets(sql, found, found.rows).map(({ rank, ...row }) => ({
+      ...row,
+      score: -rank,
+    }));
+  } else rows = fusedRows(sql, input, nearest);
   const view = readViewState(sql);
   const coveredSeq = view?.coveredSeq ?? 0;
   const firstSeq = currentGeneration(sql).firstSeq;
