@@ -366,6 +366,7 @@ export async function compact(
     summarizerInputTokens: 0,
     anchor,
     labels,
+    passLedger: undefined,
   };
   // What a result that wrote no summary hands back: the caller's ledger, so passing it on loses nothing.
   const carriedLedger =
@@ -441,7 +442,10 @@ export async function compact(
     recordPruned(context, pass.pruned);
     tokens = pass.tokens;
     if (pass.tier > 1 || tier === 0) tier = pass.tier;
-    if (pass.ledger) ledger = mergeLedgers(ledger ?? emptyLedger(), pass.ledger);
+    if (pass.ledger) {
+      ledger = mergeLedgers(ledger ?? emptyLedger(), pass.ledger);
+      context.passLedger = ledger;
+    }
     if (pass.summary !== undefined) context.anchor = await summaryDigest(pass.summary);
     if (tokens <= resolved.limit || saving < DEFAULTS.minPassSaving) break;
     tailTokens = Math.floor(tailTokens / 2);

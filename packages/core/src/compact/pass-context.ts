@@ -43,6 +43,12 @@ export interface PassContext {
   anchor: string | undefined;
   /** Where each input message is, for the pointers of withheld secrets. */
   labels: MessageLabels;
+  /**
+   * The ledger the kept passes of this compaction wrote so far: the next pass's summary carries it
+   * as it carries a caller's stored one (an entry an earlier pass's summary only counted in a
+   * "left out for size" line is not in its text).
+   */
+  passLedger: Ledger | undefined;
 }
 
 export interface PassResult {

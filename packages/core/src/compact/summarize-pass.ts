@@ -190,8 +190,11 @@ function setUpSummary(
   if (middle.length === 0) return undefined;
 
   // Identifiers of earlier compactions are carried by code: from the caller's stored ledger when it has
-  // one, and from the previous summary's text in any case.
-  const stored = options.ledger === undefined ? undefined : withholdInLedger(options.ledger);
+  // one (an earlier pass's ledger, which holds it, once one is written), and from the previous
+  // summary's text in any case.
+  const stored =
+    context.passLedger ??
+    (options.ledger === undefined ? undefined : withholdInLedger(options.ledger));
   const carried = carriedLedger(stored, previousSummary);
 
   const available = options.target - countMessageTokens([...head, ...tail], model) - 200;
