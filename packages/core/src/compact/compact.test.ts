@@ -1007,29 +1007,29 @@ describe("compact: validity for every provider (property)", () => {
   });
 });
 
+/** Compacts a random conversation at one of three windows, forced or not, and checks it. */
+const compactsValidly = fc.asyncProperty(
+  arbConversation(40),
+  fc.constantFrom(8_000, 16_000, 32_000),
+  fc.boolean(),
+  async (messages, window, force) => {
+    const result = await compact({ model, messages }, { contextWindow: window, force });
+    expect(validateMessages(result.messages, "openai").ok).toBe(true);
+    expect(result.finalTokens).toBeLessThanOrEqual(result.originalTokens);
+    expect(result.compacted).toBe(result.finalTokens < result.originalTokens);
+    expect(result.passes).toBeLessThanOrEqual(3);
+    if (result.compacted) {
+      expectPrunedGone(result);
+      expect(result.messages[0]?.role).toBe(messages[0]?.role);
+      expectLatestUserKept(result, messages);
+      expectLedgerComplete(result);
+    }
+  },
+);
+
 describe("compact: properties", () => {
   it("output is valid, head and last message kept, tokens never grow, ledger complete", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        arbConversation(40),
-        fc.constantFrom(8_000, 16_000, 32_000),
-        fc.boolean(),
-        async (messages, window, force) => {
-          const result = await compact({ model, messages }, { contextWindow: window, force });
-          expect(validateMessages(result.messages, "openai").ok).toBe(true);
-          expect(result.finalTokens).toBeLessThanOrEqual(result.originalTokens);
-          expect(result.compacted).toBe(result.finalTokens < result.originalTokens);
-          expect(result.passes).toBeLessThanOrEqual(3);
-          if (result.compacted) {
-            expectPrunedGone(result);
-            expect(result.messages[0]?.role).toBe(messages[0]?.role);
-            expectLatestUserKept(result, messages);
-            expectLedgerComplete(result);
-          }
-        },
-      ),
-      { numRuns: 40 },
-    );
+    await fc.assert(compactsValidly, { numRuns: 40 });
   });
 
   // A soak (the property above at 50x its runs) failed once in 725 cases: an 8k window, not forced,
@@ -1038,22 +1038,11 @@ describe("compact: properties", () => {
   // (the second pass carried only that text). Replayed from fast-check's seed and path (the shrunk
   // case): it fails the same way on every run without the fix (`PassContext.passLedger`).
   it("keeps the ledger complete on the soak's counterexample (seed 1930618880)", async () => {
-    await fc.assert(
-      fc.asyncProperty(
-        arbConversation(40),
-        fc.constantFrom(8_000, 16_000, 32_000),
-        fc.boolean(),
-        async (messages, window, force) => {
-          const result = await compact({ model, messages }, { contextWindow: window, force });
-          if (result.compacted) expectLedgerComplete(result);
-        },
-      ),
-      {
-        seed: 1930618880,
-        path: "724:0:0:0:0:0:4:3:3:7:8:8:8:11:11:14:16:16:16:18:19:18:6:40:17:17:17:17:17:19:23:18:24:18:18:19:19:19:18:24:21:17:18:18:18:19:20:20:17:17:17:18:17:18:19:17:17:19:23:20:19:19:21:23:19:19:21:20:22:17:17:25:21:19:19:19:20:19:20:19:17:17:18:19:19:18:17:20:19:17:17:18:17:18:19:19:20:20:20:22:22:24:23:5:25:32:19:20:13:13:24:20:21:18:18:18:18:18:19:18:18:19:19:25:21:19:18:19:21:19:18:20:18:23:19:18:18:18:18:19:19:19:19:27:19:20:20:19:19:19:19:19:20:22:22:18:13:13:13:17:33:22:18:17:17:21:21:25:23:23:22:25:27:26:26:26:26:28:29:25:28:30:31:31:31",
-        endOnFailure: true,
-      },
-    );
+    await fc.assert(compactsValidly, {
+      seed: 1930618880,
+      path: "724:0:0:0:0:0:4:3:3:7:8:8:8:11:11:14:16:16:16:18:19:18:6:40:17:17:17:17:17:19:23:18:24:18:18:19:19:19:18:24:21:17:18:18:18:19:20:20:17:17:17:18:17:18:19:17:17:19:23:20:19:19:21:23:19:19:21:20:22:17:17:25:21:19:19:19:20:19:20:19:17:17:18:19:19:18:17:20:19:17:17:18:17:18:19:19:20:20:20:22:22:24:23:5:25:32:19:20:13:13:24:20:21:18:18:18:18:18:19:18:18:19:19:25:21:19:18:19:21:19:18:20:18:23:19:18:18:18:18:19:19:19:19:27:19:20:20:19:19:19:19:19:20:22:22:18:13:13:13:17:33:22:18:17:17:21:21:25:23:23:22:25:27:26:26:26:26:28:29:25:28:30:31:31:31",
+      endOnFailure: true,
+    });
   });
 });
 
