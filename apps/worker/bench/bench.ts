@@ -37,7 +37,7 @@ import { rmSync } from "node:fs";
 import { compact, countMessageTokens } from "@condense/core";
 import { startTestServer } from "@condense/test-servers";
 import { bundleKiB } from "./compare/figures.ts";
-import { cpuMs, gatewayLatency } from "./gateway-latency.ts";
+import { gatewayLatency } from "./gateway-latency.ts";
 import {
   APPEND_BATCH,
   agentSession,
@@ -45,6 +45,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  cpuMs,
   DO_NOTHING,
   ISSUE_SESSION_CHARS,
   ms,

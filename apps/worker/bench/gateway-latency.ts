@@ -20,7 +20,7 @@
  * beside each protocol's figures: wall times on a busy machine are several times a quiet one's.
  */
 
-import { readdirSync, readFileSync, rmSync } from "node:fs";
+import { rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { loadavg } from "node:os";
@@ -33,6 +33,7 @@ import {
 } from "@condense/core";
 import {
   agentSession,
+  cpuMs,
   KEY,
   ms,
   type Percentiles,
@@ -269,35 +270,6 @@ interface Path {
   headers: Record<string, string>;
   /** The process serving it (`wrangler dev`), whose CPU time is counted with its descendants'. */
   pid?: number;
-}
-
-/** The processes under `pid`, itself included (Linux /proc). */
-function processTree(pid: number): number[] {
-  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
-    readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean),
-  );
-  return [pid, ...children.flatMap((child) => processTree(Number(child)))];
-}
-
-/**
- * CPU milliseconds (user and system) `pid` and its descendants have used: the work done, which a
- * busy machine does not inflate as it inflates wall time. NaN where /proc cannot tell.
- */
-export function cpuMs(pid: number | undefined): number {
-  if (pid === undefined) return Number.NaN;
-  try {
-    let ticks = 0;
-    for (const id of processTree(pid)) {
-      const stat = readFileSync(`/proc/${id}/stat`, "utf8");
-      // Fields after the command's closing parenthesis start at the state (field 3); utime is 14.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      ticks += Number(fields[11]) + Number(fields[12]);
-    }
-    // Linux counts in clock ticks of 1/100 s (USER_HZ).
-    return ticks * 10;
-  } catch {
-    return Number.NaN;
-  }
 }
 
 /** Sends `text` and reads the whole answer; its time, and the time to the answer's first byte. */

@@ -125,6 +125,35 @@ export function percentile(values: number[], p: number): number {
 
 export const ms = (value: number) => `${value.toFixed(1)} ms`;
 
+/** The processes under `pid`, itself included (Linux /proc). */
+function processTree(pid: number): number[] {
+  const children = readdirSync(`/proc/${pid}/task`).flatMap((task) =>
+    readFileSync(`/proc/${pid}/task/${task}/children`, "utf8").split(" ").filter(Boolean),
+  );
+  return [pid, ...children.flatMap((child) => processTree(Number(child)))];
+}
+
+/**
+ * CPU milliseconds (user and system) `pid` and its descendants have used: the work done, which a
+ * busy machine does not inflate as it inflates wall time. NaN where /proc cannot tell.
+ */
+export function cpuMs(pid: number | undefined): number {
+  if (pid === undefined) return Number.NaN;
+  try {
+    let ticks = 0;
+    for (const id of processTree(pid)) {
+      const stat = readFileSync(`/proc/${id}/stat`, "utf8");
+      // Fields after the command's closing parenthesis start at the state (field 3); utime is 14.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      ticks += Number(fields[11]) + Number(fields[12]);
+    }
+    // Linux counts in clock ticks of 1/100 s (USER_HZ).
+    return ticks * 10;
+  } catch {
+    return Number.NaN;
+  }
+}
+
 /** A latency's median and tail, in milliseconds. */
 export interface Percentiles {
   p50: number;

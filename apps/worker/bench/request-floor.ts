@@ -18,8 +18,8 @@
 import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
-import { cpuMs } from "./gateway-latency.ts";
 import {
+  cpuMs,
   DO_NOTHING,
   KEY,
   ms,

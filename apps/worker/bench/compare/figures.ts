@@ -19,7 +19,6 @@ import { gzippedKiB } from "../../scripts/bundle-budget.ts";
 import {
   agentHistory,
   CONTEXT_WINDOW,
-  cpuMs,
   HISTORY_TOKENS,
   type InstantUpstream,
   PROTOCOLS,
@@ -31,6 +30,7 @@ import {
   appendAll,
   corpusSession,
   corpusTranscripts,
+  cpuMs,
   DO_NOTHING,
   ISSUE_SESSION_CHARS,
   KEY,
