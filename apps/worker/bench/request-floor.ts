@@ -24,7 +24,6 @@ import {
   KEY,
   ms,
   type Percentiles,
-  percentile,
   percentiles,
   root,
   startWorker,
@@ -132,12 +131,16 @@ export async function requestFloor(): Promise<FloorFigures[]> {
     console.log(
       `request floor under wrangler dev, ${REQUESTS} requests each after ${WARMUP} warm-up, interleaved (load average ${loadBefore} before, ${load()} after):`,
     );
-    return probes.map((probe, at) => {
-      const values = times[at] ?? [];
+    return probes.map((probe, at): FloorFigures => {
+      const figures = {
+        request: probe.request,
+        ...percentiles(times[at] ?? []),
+        cpu: (cpu[at] ?? 0) / REQUESTS,
+      };
       console.log(
-        `  ${probe.label}: p50 ${ms(percentile(values, 50))}, p99 ${ms(percentile(values, 99))}; CPU ${ms((cpu[at] ?? 0) / REQUESTS)} a request (its wrangler dev's processes)`,
+        `  ${probe.label}: p50 ${ms(figures.p50)}, p99 ${ms(figures.p99)}; CPU ${ms(figures.cpu)} a request (its wrangler dev's processes)`,
       );
-      return { request: probe.request, ...percentiles(values), cpu: (cpu[at] ?? 0) / REQUESTS };
+      return figures;
     });
   } finally {
     for (const outcome of workers)
