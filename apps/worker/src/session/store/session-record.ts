@@ -123,8 +123,8 @@ export function writeSession<T extends Record<string, SqlStorageValue>>(
   query: string,
   ...bindings: SqlStorageValue[]
 ): T[] {
-  rows.delete(sql);
-  // Run whole here (a cursor runs as it is read), so the row is forgotten after the write.
+  // Run whole here (a cursor runs as it is read), so the row is forgotten after the write. (A
+  // statement that throws wrote nothing: the row read before it still holds.)
   const returned = sql.exec<T>(query, ...bindings).toArray();
   rows.delete(sql);
   return returned;
