@@ -36,6 +36,7 @@ import {
   KEY,
   searchQueries,
 } from "../harness.ts";
+import { checkoutsWithout } from "./missing-route.ts";
 import { retriedOnce } from "./retry.ts";
 import type { Tree } from "./trees.ts";
 
@@ -158,6 +159,11 @@ const SEARCHES_PER_ROUND = Number(process.env.BENCH_COMPARE_SEARCHES ?? 12);
 const session200k = "compare-200k";
 let stream: ChatMessage[] = [];
 let queries: string[] = [];
+/**
+ * Whether both checkouts answer the searches' peer: a base older than its route (`DO_NOTHING`)
+ * answers 404, and the peer, a reference that gates nothing, is then left out rather than the run.
+ */
+let peerAnswered = true;
 
 /** Both Workers get the same 200k-token session of corpus transcripts, and the same warm-up. */
 const session: Figure = {
@@ -173,6 +179,16 @@ const session: Figure = {
       for (const query of queries.slice(0, 5)) await search(subject, query);
       for (const message of stream.slice(0, 5)) await append(subject, message);
     }
+    const missing = await checkoutsWithout(
+      subjects.map(({ base, tree }) => ({ base, name: `the ${tree.name} (${tree.label})` })),
+      DO_NOTHING.path(session200k),
+      KEY,
+    );
+    peerAnswered = missing.length === 0;
+    if (!peerAnswered)
+      console.log(
+        `peer left out: ${missing.join(" and ")} has no ${DO_NOTHING.label} (it answered 404), so the searches are compared without it`,
+      );
   },
 };
 
@@ -217,6 +233,7 @@ const searches: Figure = {
       (subject, i) =>
         search(subject, queries[(5 + round * SEARCHES_PER_ROUND + i) % queries.length]),
     );
+    if (!peerAnswered) return;
     await interleaved(
       subjects,
       SEARCHES_PER_ROUND,
