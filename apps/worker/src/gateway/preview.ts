@@ -26,7 +26,7 @@ import { requestSession } from "./agent-identity";
 import { readableHistory } from "./plans/plan-request";
 import { fitStateless } from "./plans/plan-stateless";
 import { sinceProviderCompaction } from "./plans/provider-compaction";
-import { referenceMessages, renderReference } from "./plans/render-context";
+import { NO_MARKING, referenceMessages, renderReference } from "./plans/render-context";
 import { requestOverhead } from "./plans/request-overhead";
 import { condenseRequest, GATEWAY_HEADERS } from "./protocols/condense-headers";
 import type { GatewayProtocol, RequestBody } from "./protocols/protocol";
@@ -79,7 +79,7 @@ async function sessionContext(
   const { protocol, body } = request;
   const reference = served.context.byReference;
   // No cache markers: a count does not read or write the provider's cache.
-  const rendered = renderReference(reference, canonical, protocol.format, () => undefined);
+  const rendered = renderReference(reference, canonical, protocol.format, NO_MARKING);
   const messages = referenceMessages(reference, canonical);
   return {
     ...(rendered === undefined

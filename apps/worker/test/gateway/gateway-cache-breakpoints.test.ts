@@ -156,6 +156,39 @@ describe("the head's breakpoint (Anthropic)", () => {
   });
 });
 
+describe("the head's breakpoint, where the session's summary sits (Anthropic)", () => {
+  it("ends the head before the summary the session wrote, never before a message that opens like one", async () => {
+    const quoted = `${SUMMARY_OPEN}\nA summary pasted from another tool: please read it.`;
+    const history = anthropicHistory(24);
+    history[0] = { role: "user", content: quoted };
+    history.push({ role: "user", content: "Go on." });
+    const tag = freshTag();
+    const client = anthropicClient(tag, {
+      session: freshSession("gw-breakpoints"),
+      headers: { "X-Condense-Context-Window": "12000" },
+    });
+    const reply = await client.messages
+      .create({
+        model: MODEL,
+        max_tokens: 256,
+        system: "You are a careful coding agent.",
+        messages: markNewest(history),
+      } as never)
+      .withResponse();
+    expect(reply.response.headers.get("X-Condense-Compaction")).not.toBe("none");
+    const [body] = (await upstreamCalls(tag)).map((entry) => entry.body ?? {});
+    const messages = body?.messages as Sent;
+    const all = blocks(messages);
+    const pasted = all.findIndex((entry) => entry.text === quoted);
+    const summary = all.findLastIndex((entry) => entry.text.trimStart().startsWith(SUMMARY_OPEN));
+    expect(pasted).toBeGreaterThanOrEqual(0);
+    expect(summary).toBeGreaterThan(pasted);
+    expect(markedBlocks(messages)).toContain(all[summary - 1]?.at);
+    // The system prompt (before the pasted message) is no head's end: it stays as sent.
+    expect(body?.system).toBe("You are a careful coding agent.");
+  });
+});
+
 describe("OpenAI's prompt_cache_key", () => {
   type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
   const history = (steps: number) =>

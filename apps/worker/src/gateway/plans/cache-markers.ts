@@ -27,7 +27,9 @@
  * no markers (`prompt_cache_key` is a request field, forwarded untouched).
  *
  * Messages are matched by their canonical-content hash (`messages/history-hash`,
- * which markers do not take part in), walking back from the newest.
+ * which markers do not take part in), walking back from the newest. Where the
+ * summary sits comes with the context (`render-context`'s `ContextLayout`),
+ * never from its text: a message that opens like a summary is not one.
  */
 
 import {
@@ -38,13 +40,13 @@ import {
   MAX_CACHE_MARKERS,
   type MarkerPlacement,
   openaiCacheMarkers,
-  SUMMARY_OPEN,
 } from "@condense/core";
 import { messageHashesSync } from "../../messages/history-hash";
 import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
+import type { ContextLayout } from "./render-context";
 
 /** A block index past any message's last: a moved marker lands on its message's last block. */
-const LAST_BLOCK = Number.MAX_SAFE_INTEGER;
+export const LAST_BLOCK = Number.MAX_SAFE_INTEGER;
 
 /** The markers the request carries on its history, by its canonical message index. */
 function requestMarkers(protocol: GatewayProtocol, body: RequestBody): CacheMarker[] {
@@ -109,16 +111,40 @@ function targetOf(
   return contextLength > 0 ? { at: contextLength - 1, moved: true } : undefined;
 }
 
-export interface MarkerInput {
-  protocol: GatewayProtocol;
-  body: RequestBody;
+/** The request's history and the context that goes upstream in its place. */
+export interface MarkedHistories {
   /** The request's history, canonical, and the hash of each of its messages. */
   request: readonly ChatMessage[];
   requestHashes: readonly string[];
   /** What goes upstream in its place, canonical. */
   context: readonly ChatMessage[];
-  /** How many leading messages of `context` are the compacted view with system and pinned messages (0: none). */
-  stablePrefix: number;
+}
+
+export interface MarkerInput extends MarkedHistories {
+  protocol: GatewayProtocol;
+  body: RequestBody;
+  /** Where the context's stable prefix ends and its summary sits (`render-context`). */
+  layout: ContextLayout;
+}
+
+/**
+ * Where a marker on a request message lands on the context: its own message (`moved` false), or
+ * the one kept right before the next kept, or nowhere (undefined).
+ */
+export function markerTargets(
+  input: MarkedHistories,
+): (message: number) => { at: number; moved: boolean } | undefined {
+  // Messages of the request's own history are the same objects in the context: their hash is known.
+  const byObject = new Map(input.request.map((message, index) => [message, index]));
+  const unknown = input.context.filter((message) => !byObject.has(message));
+  const computed = messageHashesSync(unknown);
+  let next = 0;
+  const contextKeys = input.context.map((message) => {
+    const index = byObject.get(message);
+    return index !== undefined ? (input.requestHashes[index] ?? "") : (computed[next++] ?? "");
+  });
+  const found = alignment(input.requestHashes, contextKeys);
+  return (message) => targetOf(message, found, input.request.length, input.context.length);
 }
 
 /** Whether the request carries cache markers (on its history, its tools or at its top level). */
@@ -131,20 +157,10 @@ export function cacheMarkerPlacement(input: MarkerInput): MarkerPlacement | unde
   const marked = requestMarkers(input.protocol, input.body);
   const reserved = reservedMarkers(input.body);
   if (marked.length === 0 && reserved === 0) return undefined;
-  // Messages of the request's own history are the same objects in the context: their hash is known.
-  const byObject = new Map(input.request.map((message, index) => [message, index]));
-  const unknown = input.context.filter((message) => !byObject.has(message));
-  const computed = messageHashesSync(unknown);
-  let next = 0;
-  const contextKeys = input.context.map((message) => {
-    const index = byObject.get(message);
-    return index !== undefined ? (input.requestHashes[index] ?? "") : (computed[next++] ?? "");
-  });
-  const found = alignment(input.requestHashes, contextKeys);
-
+  const targetOfMarker = markerTargets(input);
   const placed: CacheMarker[] = [];
   for (const marker of marked) {
-    const target = targetOf(marker.message, found, input.request.length, input.context.length);
+    const target = targetOfMarker(marker.message);
     if (target === undefined) continue;
     placed.push({
       message: target.at,
@@ -155,11 +171,12 @@ export function cacheMarkerPlacement(input: MarkerInput): MarkerPlacement | unde
   // Newest first: the marker on the newest message is what the next turn reads from.
   const ordered = [...placed].sort((a, b) => b.message - a.message || b.block - a.block);
   const [newest, ...older] = ordered;
+  const { stablePrefix, summary } = input.layout;
   const prefix =
-    input.stablePrefix > 0 && input.stablePrefix <= input.context.length
-      ? prefixBreakpoint(input.stablePrefix - 1, placed)
+    stablePrefix > 0 && stablePrefix <= input.context.length
+      ? prefixBreakpoint(stablePrefix - 1, placed)
       : undefined;
-  const headEnd = prefix === undefined ? -1 : summaryAt(input.context, input.stablePrefix) - 1;
+  const headEnd = prefix === undefined || summary < 0 ? -1 : summary - 1;
   const head = headEnd >= 0 ? prefixBreakpoint(headEnd, placed) : undefined;
   const cacheMarkers = [
     ...(newest !== undefined ? [newest] : []),
@@ -168,20 +185,6 @@ export function cacheMarkerPlacement(input: MarkerInput): MarkerPlacement | unde
     ...(head !== undefined ? [head] : []),
   ];
   return { cacheMarkers, slots: MAX_CACHE_MARKERS - reserved };
-}
-
-/** The index of the compaction's summary among the first `within` messages of `context`, or -1. */
-function summaryAt(context: readonly ChatMessage[], within: number): number {
-  return context.slice(0, within).findIndex((message) => {
-    const { content } = message;
-    const text =
-      typeof content === "string"
-        ? content
-        : Array.isArray(content)
-          ? content.map((part) => ("text" in part ? part.text : "")).join("")
-          : "";
-    return message.role === "user" && text.trimStart().startsWith(SUMMARY_OPEN);
-  });
 }
 
 /**

@@ -12,8 +12,8 @@
  * by the gateway (`gateway/recall/recall-rounds`); one whose setting
  * `cacheDiagnostics` is on opts its Anthropic requests in to cache diagnostics
  * (`plans/cache-diagnostics`). On OpenAI's models that take explicit cache
- * breakpoints, a compacted context gets them at the end of its head and on its
- * summary (`plans/openai-breakpoints`).
+ * breakpoints, the context keeps the client's and, once compacted, gets the
+ * gateway's at the end of its head and on its summary (`plans/openai-breakpoints`).
  */
 
 import type { ChatMessage } from "@condense/core";
@@ -39,7 +39,7 @@ import type { ForwardPlan, SentRequest } from "./forward-plan";
 import { takesOpenAIBreakpoints, withOpenAIBreakpoints } from "./openai-breakpoints";
 import { statelessPlan } from "./plan-stateless";
 import { sessionCacheKey, takesSessionCacheKey } from "./prompt-cache-key";
-import { type MarkersFor, renderReference, renderWhole } from "./render-context";
+import { type Marking, renderReference, renderWhole } from "./render-context";
 import { requestOverhead } from "./request-overhead";
 import { SessionRecovery } from "./session-recovery";
 
@@ -120,19 +120,17 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     [GATEWAY_HEADERS.compaction]:
       served.compactionTier === null ? "none" : String(served.compactionTier),
   };
-  const markersFor: MarkersFor = (context, stablePrefix) =>
-    cacheMarkerPlacement({
-      protocol,
-      body,
-      request: canonical,
-      requestHashes: hashes,
-      context,
-      stablePrefix,
-    });
+  const histories = { protocol, body, request: canonical, requestHashes: hashes };
+  const breakpoints = takesOpenAIBreakpoints(protocol, model);
+  const marking: Marking = {
+    markers: (context, layout) => cacheMarkerPlacement({ ...histories, context, layout }),
+    breakpoints: (rendered, context, layout) =>
+      breakpoints ? withOpenAIBreakpoints(rendered, { ...histories, context, layout }) : rendered,
+  };
   const context =
     "whole" in served.context
-      ? renderWhole(served.context.whole, protocol.format, markersFor)
-      : renderReference(served.context.byReference, canonical, protocol.format, markersFor);
+      ? renderWhole(served.context.whole, protocol.format, marking)
+      : renderReference(served.context.byReference, canonical, protocol.format, marking);
   // Never for a request that declares a tool named recall itself: that one is the client's to answer.
   const recall =
     served.recall && !protocol.tools.declares(body, RECALL_TOOL)
@@ -145,10 +143,8 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
   // Anthropic's cache diagnostics, asked for with the last opted-in answer's id (`cache-diagnostics`).
   const diagnostics = diagnosticsOptIn(protocol, body, served.cacheDiagnostics);
   const optedIn = diagnostics !== undefined || body.diagnostics != null;
-  const scanLimit = breakpointScan(protocol, model, served.context);
   const outgoing = (next: RequestBody): RequestBody => {
-    const marked = scanLimit === 0 ? next : withOpenAIBreakpoints(protocol, next, scanLimit);
-    const keyed = cacheKey === undefined ? marked : { ...marked, prompt_cache_key: cacheKey };
+    const keyed = cacheKey === undefined ? next : { ...next, prompt_cache_key: cacheKey };
     const asked = diagnostics === undefined ? keyed : { ...keyed, diagnostics };
     return recall === undefined ? asked : protocol.tools.withRecallTool(asked);
   };
@@ -163,7 +159,7 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
     overheadTokens,
     served,
     headers,
-    markersFor,
+    marking,
     outgoing,
   });
   return {
@@ -185,27 +181,6 @@ export async function sessionPlan(request: SessionRequest): Promise<ForwardPlan>
       }
     },
   };
-}
-
-/**
- * How many leading entries of a request to read for the summary that OpenAI's breakpoints mark
- * (`plans/openai-breakpoints`): 0 when the model takes none or nothing is compacted; else a bound
- * on what the compacted view and the pinned messages render to (a message becomes a few Responses
- * items at most: its text, its calls).
- */
-function breakpointScan(
-  protocol: GatewayProtocol,
-  model: string,
-  context: Extract<GatewayTurnResult, { kind: "context" }>["context"],
-): number {
-  if (!takesOpenAIBreakpoints(protocol, model)) return 0;
-  const stable =
-    "whole" in context
-      ? context.whole.stablePrefix
-      : context.byReference.view.length > 0
-        ? context.byReference.view.length + context.byReference.pinned.length
-        : 0;
-  return stable === 0 ? 0 : 4 * stable + 8;
 }
 
 /**

@@ -28,6 +28,7 @@ import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
 import { cacheMarkerPlacement, carriesCacheMarkers } from "./cache-markers";
 import { type ForwardPlan, nothingToStore } from "./forward-plan";
 import { markPassedThrough, upstreamCount } from "./overflow-count";
+import { NO_LAYOUT } from "./render-context";
 import { requestOverhead } from "./request-overhead";
 
 export interface StatelessFit {
@@ -131,7 +132,7 @@ export async function statelessPlan(
       request: canonical,
       requestHashes,
       context: messages,
-      stablePrefix: 0,
+      layout: NO_LAYOUT,
     });
     return protocol.withContext(body, renderMessages(messages, protocol.format, { markers }));
   };

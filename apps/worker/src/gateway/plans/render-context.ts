@@ -3,7 +3,9 @@
  * The context a session serves a gateway request, in the request's protocol:
  * given whole, or by reference to the request's own history (the messages
  * the session holds of it are not shipped back), with the request's cache
- * markers placed on it (`gateway/plans/cache-markers`).
+ * markers placed on it (`gateway/plans/cache-markers`) and, on OpenAI's models
+ * that take them, the explicit breakpoints (`gateway/plans/openai-breakpoints`),
+ * both from where the context's parts sit (`ContextLayout`), never from its text.
  */
 
 import {
@@ -13,16 +15,51 @@ import {
   sendableMessages,
 } from "@condense/core";
 import { renderMessages } from "../../api/formats";
-import { type ContextData, stableCount, withPinned } from "../../session/context/context-data";
+import {
+  type ContextData,
+  stableCount,
+  summaryIndex,
+  withPinned,
+} from "../../session/context/context-data";
 import { renderContext } from "../../session/context/context-formats";
 import type { GatewayContextByReference } from "../../session/turns/gateway-context";
 import type { RequestHistory } from "../protocols/protocol";
 
-/** Where a request's cache markers go on a context (`gateway/plans/cache-markers`). */
-export type MarkersFor = (
+/** Where a served context's parts sit, by index in its canonical messages. */
+export interface ContextLayout {
+  /** How many leading messages are the compacted view with system and pinned messages (0: none). */
+  stablePrefix: number;
+  /** The message holding the view's summary (within the stable prefix), or -1. */
+  summary: number;
+}
+
+/** The layout of a context nothing was compacted in (a stateless fit's). */
+export const NO_LAYOUT: ContextLayout = { stablePrefix: 0, summary: -1 };
+
+/** How a request's markers go on a context it is served. */
+export interface Marking {
+  /** The request's cache markers, placed as the context is rendered (`cache-markers`). */
+  markers(context: ChatMessage[], layout: ContextLayout): MarkerPlacement | undefined;
+  /** The rendered messages with OpenAI's explicit breakpoints placed (`openai-breakpoints`). */
+  breakpoints(rendered: unknown[], context: ChatMessage[], layout: ContextLayout): unknown[];
+}
+
+/** No markers, no breakpoints (a count, which neither reads nor writes the provider's cache). */
+export const NO_MARKING: Marking = {
+  markers: () => undefined,
+  breakpoints: (rendered) => rendered,
+};
+
+/** `context` rendered in `format` with the request's markers and breakpoints. */
+export function renderMarked(
   context: ChatMessage[],
-  stablePrefix: number,
-) => MarkerPlacement | undefined;
+  format: MessageFormat,
+  marking: Marking,
+  layout: ContextLayout,
+): RequestHistory {
+  const rendered = renderMessages(context, format, { markers: marking.markers(context, layout) });
+  return { ...rendered, messages: marking.breakpoints(rendered.messages, context, layout) };
+}
 
 /** How a gateway client asks for the Responses format, which alone carries OpenAI compaction items. */
 const ASK_FOR_RESPONSES = "use /responses";
@@ -31,11 +68,14 @@ const ASK_FOR_RESPONSES = "use /responses";
 export function renderWhole(
   data: ContextData,
   format: MessageFormat,
-  markersFor: MarkersFor,
+  marking: Marking,
 ): RequestHistory {
-  const markers =
-    data.responsesItems === undefined ? markersFor(data.messages, data.stablePrefix) : undefined;
-  return renderContext(data, format, { markers, askFor: ASK_FOR_RESPONSES });
+  if (data.responsesItems !== undefined) {
+    return renderContext(data, format, { askFor: ASK_FOR_RESPONSES });
+  }
+  const { stablePrefix } = data;
+  const summary = summaryIndex(data.messages, data.summary, stablePrefix);
+  return renderMarked(data.messages, format, marking, { stablePrefix, summary });
 }
 
 /** The request's history from where the view ends, with the messages the session fitted in place. */
@@ -71,7 +111,7 @@ export function renderReference(
   reference: GatewayContextByReference,
   canonical: ChatMessage[],
   format: MessageFormat,
-  markersFor: MarkersFor,
+  marking: Marking,
 ): RequestHistory | undefined {
   const history = historyOf(reference, canonical);
   if (reference.openaiItems !== undefined) {
@@ -92,5 +132,9 @@ export function renderReference(
   // (`sendableMessages` passes unchanged messages through as the same objects).
   const stable = new Set<ChatMessage>([...reference.view, ...reference.pinned]);
   const stablePrefix = reference.view.length > 0 ? stableCount(context, stable) : 0;
-  return renderMessages(context, format, { markers: markersFor(context, stablePrefix) });
+  const summary = reference.summary === undefined ? undefined : reference.view[reference.summary];
+  return renderMarked(context, format, marking, {
+    stablePrefix,
+    summary: summary === undefined ? -1 : context.slice(0, stablePrefix).indexOf(summary),
+  });
 }

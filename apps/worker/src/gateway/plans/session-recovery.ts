@@ -21,7 +21,13 @@ import { GATEWAY_HEADERS } from "../protocols/condense-headers";
 import type { GatewayProtocol, RequestBody } from "../protocols/protocol";
 import { markNoFit, markPassedThrough, type UpstreamCount, upstreamCount } from "./overflow-count";
 import { fitStateless } from "./plan-stateless";
-import { type MarkersFor, referenceMessages, renderReference } from "./render-context";
+import {
+  type Marking,
+  NO_LAYOUT,
+  referenceMessages,
+  renderMarked,
+  renderReference,
+} from "./render-context";
 
 /** The overflow error the upstream answered with. */
 type UpstreamError = { status: number; text: string };
@@ -40,7 +46,7 @@ export interface RecoveryTurn {
   served: { generation: number; lastSeq: number; tokens: number };
   /** The answer's headers, which the recovery updates. */
   headers: Record<string, string>;
-  markersFor: MarkersFor;
+  marking: Marking;
   /** The body as it goes upstream (with the recall tool, when the session's recall is on). */
   outgoing(next: RequestBody): RequestBody;
 }
@@ -79,7 +85,7 @@ export class SessionRecovery {
     const fitted = await this.#fitReference(reference, recovered.tokens, count);
     if (fitted !== "not-fitted") return fitted;
     if (!this.#smaller(count, recovered.tokens)) return undefined;
-    const retried = renderReference(reference, canonical, protocol.format, this.turn.markersFor);
+    const retried = renderReference(reference, canonical, protocol.format, this.turn.marking);
     // Nothing compacted: the same request would be refused the same way.
     if (retried === undefined) {
       markPassedThrough(headers, count, this.#sentTokens, recovered.tokens);
@@ -135,9 +141,11 @@ export class SessionRecovery {
     }
     if (fit.tokens >= tokens) return "not-fitted";
     this.#sent(fit.tokens);
-    const markers = this.turn.markersFor(fit.messages, 0);
     return this.turn.outgoing(
-      protocol.withContext(body, renderMessages(fit.messages, protocol.format, { markers })),
+      protocol.withContext(
+        body,
+        renderMarked(fit.messages, protocol.format, this.turn.marking, NO_LAYOUT),
+      ),
     );
   }
 

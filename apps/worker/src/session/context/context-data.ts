@@ -7,6 +7,7 @@
 
 import {
   type ChatMessage,
+  extractSummary,
   type MessageFormat,
   sendableMessages,
   type WarningLevel,
@@ -79,6 +80,27 @@ export function stableCount(
 ): number {
   const first = messages.findIndex((message) => !stable.has(message));
   return first === -1 ? messages.length : first;
+}
+
+/**
+ * The index of the message holding the view's summary (`summary`, the text the session stored)
+ * among the first `within` of `messages`, or -1: the first non-tool message whose summary block
+ * holds exactly that text, as the engine recognises its summary by its anchor
+ * (core `compact/summary-anchor`). The block's opening proves nothing: any text can start with it.
+ */
+export function summaryIndex(
+  messages: readonly ChatMessage[],
+  summary: string | null,
+  within = messages.length,
+): number {
+  if (summary === null) return -1;
+  const end = Math.min(within, messages.length);
+  for (let index = 0; index < end; index++) {
+    const message = messages[index];
+    if (message === undefined || message.role === "tool") continue;
+    if (extractSummary(message)?.summary === summary) return index;
+  }
+  return -1;
 }
 
 /** The context of `snapshot` as the Worker renders it. */

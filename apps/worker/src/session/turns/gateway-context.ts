@@ -21,6 +21,7 @@
  */
 
 import type { ChatMessage } from "@condense/core";
+import { summaryIndex } from "../context/context-data";
 import { contextSize, measureContext } from "../context/context-measure";
 import { fitServed } from "../context/fit-served";
 import { currentGeneration } from "../context/generations";
@@ -48,6 +49,11 @@ export interface GatewayContextByReference {
    * pruned or cut so the context fits), by index in that part of the history.
    */
   fitted?: Array<{ index: number; message: ChatMessage }>;
+  /**
+   * The index in `view` of the message holding the view's summary (`context-data`'s
+   * `summaryIndex`), where the gateway's cache breakpoints go; absent when the view has none.
+   */
+  summary?: number;
 }
 
 export interface GatewayContext {
@@ -138,6 +144,8 @@ export function gatewayContextAt(
       ? { view: [], openaiItems: stored, pinned: measure.pinned, historyFrom }
       : { view: rows, pinned: measure.pinned, historyFrom };
   if (fitted.length > 0) byReference.fitted = fitted;
+  const summary = summaryIndex(rows, view?.summary ?? null);
+  if (summary >= 0 && view?.strategy !== "openai") byReference.summary = summary;
   return { tokens: measure.tokens, lastSeq: request.lastSeq, context: { byReference } };
 }
 
