@@ -469,6 +469,54 @@ describe("search", () => {
     expect(compared.filter((c) => c.want.length > 0).length).toBeGreaterThan(30);
   });
 
+  it("takes the answered pieces' snippets over the match alone, never handing FTS5 their rowids", async () => {
+    // FTS5 given a rowid (`rowid = ?`, or `IN`, which SQLite runs as one `=` per value) beside a
+    // MATCH positions the match on that row, and snippet() there cost milliseconds a row on a word
+    // of many rows (issue 29: search's CPU over the previous round's). Scanning the match and
+    // keeping the answered rowids takes the same snippets.
+    const id = freshSession();
+    const messages: Message[] = Array.from({ length: 8 }, (_, i) => ({
+      role: "user" as const,
+      content: `entry${i}: the lamp was trimmed at dusk and the fog horn tested at station${i}`,
+    }));
+    await append(id, { messages });
+    const plans = await runInDurableObject(stubFor("alice", id), (_instance, state) => {
+      const sql = state.storage.sql;
+      const statements: { query: string; bindings: SqlStorageValue[] }[] = [];
+      const recording = new Proxy(sql, {
+        get(target, property) {
+          if (property === "exec") {
+            return (query: string, ...bindings: SqlStorageValue[]) => {
+              statements.push({ query, bindings });
+              return target.exec(query, ...bindings);
+            };
+          }
+          const value: unknown = Reflect.get(target, property, target);
+          return typeof value === "function" ? value.bind(target) : value;
+        },
+      });
+      // One result (one rowid: `=`), and several (`IN`).
+      for (const limit of [1, 4]) {
+        expect(searchSession(recording, { q: "lamp", limit }).results).toHaveLength(limit);
+      }
+      return statements
+        .filter((statement) => statement.query.includes("snippet("))
+        .map((statement) =>
+          sql
+            .exec<{ detail: string }>(
+              `EXPLAIN QUERY PLAN ${statement.query}`,
+              ...statement.bindings,
+            )
+            .toArray()
+            .map((row) => row.detail)
+            .join("; "),
+        );
+    });
+    expect(plans).toHaveLength(2);
+    // FTS5's plan string: `M` a MATCH, `=` a rowid it was given (`<`, `>` a range).
+    for (const plan of plans) expect(plan).toMatch(/VIRTUAL TABLE INDEX \d+:M\d+$/);
+  });
+
   it("indexes nothing twice when an append is retried with its Idempotency-Key", async () => {
     const id = freshSession();
     const body = { messages: [{ role: "user", content: "the pelican report" }] };

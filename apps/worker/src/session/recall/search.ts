@@ -127,7 +127,10 @@ function runMatch(sql: SqlStorage, match: string, input: SearchInput): MatchRow[
 
 /**
  * The snippets of the pieces `rowids` for `match` (the expression that found them), by rowid: the
- * same `snippet()` the ranked statement would have taken, for the rows answered only.
+ * same `snippet()` the ranked statement would have taken, for the rows answered only. `+rowid`
+ * keeps the rowids from FTS5: handed one (`IN` runs as one `rowid = ?` per value), its snippet()
+ * took milliseconds a row on a word of many rows (measured); scanning the match and keeping these
+ * rows walks its doclists once, as the ranked statement does.
  */
 function snippetsOf(
   sql: SqlStorage,
@@ -139,7 +142,7 @@ function snippetsOf(
     const rows = sql.exec<{ rowid: number; snippet: string | null }>(
       `SELECT rowid, snippet(condense_search, -1, '«', '»', '…', ${SNIPPET_TOKENS}) AS snippet
        FROM condense_search
-       WHERE condense_search MATCH ? AND rowid IN (${rowids.map(() => "?").join(", ")})`,
+       WHERE condense_search MATCH ? AND +rowid IN (${rowids.map(() => "?").join(", ")})`,
       match,
       ...rowids,
     );
