@@ -22,7 +22,15 @@
  */
 
 import { type CodedNumbers, decodeNumbers } from "./coded-numbers.js";
-import { DecodedTokens, REFERENCE, WRITTEN } from "./decoded-tokens.js";
+import {
+  CHECKPOINT_SHIFT,
+  DecodedTokens,
+  KIND_LITERAL,
+  KIND_MERGE,
+  KIND_REFERENCE,
+} from "./decoded-tokens.js";
+
+export { KIND_LITERAL, KIND_MERGE, KIND_REFERENCE };
 
 /** A rank table in compact form (see the module comment). Ranks are 0 to `count - 1`. */
 export interface EncodedRanks {
@@ -55,12 +63,6 @@ export interface EncodedRanks {
   readonly literals: CodedNumbers;
 }
 
-/** The token is the concatenation of two tokens of lower rank. */
-export const KIND_MERGE = 0;
-/** The token's bytes are stored (single bytes, and any token with no lower-ranked split). */
-export const KIND_LITERAL = 1;
-/** The token is the reference table's token of the coded rank. */
-export const KIND_REFERENCE = 2;
 /** Kinds in the order their runs take turns in {@link EncodedRanks.kinds}. */
 export const KIND_CYCLE = 3;
 
@@ -181,8 +183,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
   const lengths = new Uint8Array(count);
   const hashes = new Int32Array(count);
   const lastByteClasses = new Uint8Array(count);
-  const sources = new Int32Array(count);
-  const rightParts = new Int32Array(count);
+  const checkpoints = new Int32Array(2 * ((count >>> CHECKPOINT_SHIFT) + 1));
   // Only literal tokens are written now; the others' room is touched when they are written.
   const bytes = new Uint8Array(encoded.byteLength);
   const positions = new Int32Array(count);
@@ -201,6 +202,10 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
   // calls, no inner loops but a literal's bytes, typed arrays only.
   for (let rank = 0; rank < count; rank++) {
     const kind = kinds[rank] as number;
+    if ((rank & ((1 << CHECKPOINT_SHIFT) - 1)) === 0) {
+      checkpoints[rank >>> (CHECKPOINT_SHIFT - 1)] = nextMerge;
+      checkpoints[(rank >>> (CHECKPOINT_SHIFT - 1)) + 1] = nextReference;
+    }
     let length = 0;
     if (kind === KIND_MERGE) {
       const leftCode = nextMerge < left.length ? (left[nextMerge] as number) : leftLength;
@@ -215,8 +220,6 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
       hashes[rank] =
         (Math.imul(hashes[a] as number, powers[bLength] as number) + (hashes[b] as number)) | 0;
       lastByteClasses[rank] = lastByteClasses[b] as number;
-      sources[rank] = a;
-      rightParts[rank] = b;
     } else if (kind === KIND_REFERENCE) {
       if (reference === undefined) throw new Error("this rank data needs its reference table");
       const other =
@@ -227,7 +230,6 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
       length = referenceLengths[other] as number;
       hashes[rank] = referenceHashes[other] as number;
       lastByteClasses[rank] = referenceClasses[other] as number;
-      sources[rank] = REFERENCE - other;
     } else if (kind === KIND_LITERAL) {
       length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
       if (
@@ -238,7 +240,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
         throw new RangeError(`corrupt rank data: no bytes for token ${rank}`);
       }
       let hash = 0;
-      positions[rank] = written;
+      positions[rank] = written + 1;
       for (let i = 0; i < length; i++) {
         const byte = literals[nextLiteral++] as number;
         hash = (Math.imul(hash, MULTIPLIER) + byte) | 0;
@@ -246,7 +248,6 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
       }
       hashes[rank] = hash;
       lastByteClasses[rank] = BYTE_CLASS[bytes[written - 1] as number] as number;
-      sources[rank] = WRITTEN;
     } else {
       throw new RangeError(`corrupt rank data: token ${rank} has no kind`);
     }
@@ -265,8 +266,13 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
     hashes,
     maxTokenLength,
     lastByteClasses,
-    sources,
-    rightParts,
+    kinds,
+    checkpoints,
+    left,
+    right,
+    parts,
+    partStarts: starts,
+    references,
     bytes,
     written,
     positions,
