@@ -17,8 +17,16 @@ export const KIND_MERGE = 0;
 export const KIND_LITERAL = 1;
 /** The token is the reference table's token of the coded rank. */
 export const KIND_REFERENCE = 2;
-/** Ranks per entry of {@link DecodedFields.checkpoints} (a power of two). */
-export const CHECKPOINT_SHIFT = 5;
+/** Kinds in the order their runs take turns in the rank data (merges first, see `rank-coding.ts`). */
+export const KIND_CYCLE = 3;
+
+/** Tokens by runs of one kind: run `i` is of kind `i % KIND_CYCLE`. */
+export interface KindRuns {
+  /** Each run's first rank, then the count of tokens (a run may be empty). */
+  readonly starts: Int32Array;
+  /** Per run: how many tokens of its kind rank below its first (its first's index in its kind). */
+  readonly firsts: Int32Array;
+}
 
 /** What the decoder hands over; see the fields of {@link DecodedTokens}. */
 export interface DecodedFields {
@@ -26,13 +34,8 @@ export interface DecodedFields {
   readonly hashes: Int32Array;
   readonly maxTokenLength: number;
   readonly lastByteClasses: Uint8Array;
-  /** Each token's kind ({@link KIND_MERGE}, {@link KIND_LITERAL} or {@link KIND_REFERENCE}). */
-  readonly kinds: Uint8Array;
-  /**
-   * Per `2^CHECKPOINT_SHIFT` ranks, the merged and the referenced tokens before the first of
-   * them (two entries each): a token's index among its kind is counted from there.
-   */
-  readonly checkpoints: Int32Array;
+  /** The tokens' kinds ({@link KIND_MERGE}, {@link KIND_LITERAL}, {@link KIND_REFERENCE}) by runs. */
+  readonly runs: KindRuns;
   /** The merged tokens' part codes and the part lists they index (see `rank-coding.ts`). */
   readonly left: Int32Array;
   readonly right: Int32Array;
@@ -89,9 +92,17 @@ export class DecodedTokens {
     const written = this.positions[rank] as number;
     if (written !== 0) return written - 1;
     const { bytes, lengths } = this;
-    const { kinds, left, right, parts, partStarts } = this.fields;
-    const kind = kinds[rank] as number;
-    const index = this.indexInKind(rank, kind);
+    const { runs, left, right, parts, partStarts } = this.fields;
+    // The last run starting at or before `rank` holds it (empty runs start where the next does).
+    let low = 0;
+    let high = runs.firsts.length - 1;
+    while (low < high) {
+      const middle = (low + high + 1) >>> 1;
+      if ((runs.starts[middle] as number) <= rank) low = middle;
+      else high = middle - 1;
+    }
+    const kind = low % KIND_CYCLE;
+    const index = (runs.firsts[low] as number) + rank - (runs.starts[low] as number);
     let at: number;
     if (kind === KIND_MERGE) {
       // The decoder checked these codes: both parts exist and rank below this token.
@@ -120,14 +131,5 @@ export class DecodedTokens {
   tokenBytes(rank: number): Uint8Array {
     const at = this.position(rank);
     return this.bytes.subarray(at, at + (this.lengths[rank] as number));
-  }
-
-  /** How many tokens of `kind` (a merge or a reference) rank below `rank`. */
-  private indexInKind(rank: number, kind: number): number {
-    const { kinds, checkpoints } = this.fields;
-    const block = rank >>> CHECKPOINT_SHIFT;
-    let index = checkpoints[2 * block + (kind === KIND_MERGE ? 0 : 1)] as number;
-    for (let r = block << CHECKPOINT_SHIFT; r < rank; r++) if (kinds[r] === kind) index++;
-    return index;
   }
 }

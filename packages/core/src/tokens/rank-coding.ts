@@ -23,14 +23,15 @@
 
 import { type CodedNumbers, decodeNumbers } from "./coded-numbers.js";
 import {
-  CHECKPOINT_SHIFT,
   DecodedTokens,
+  KIND_CYCLE,
   KIND_LITERAL,
   KIND_MERGE,
   KIND_REFERENCE,
+  type KindRuns,
 } from "./decoded-tokens.js";
 
-export { KIND_LITERAL, KIND_MERGE, KIND_REFERENCE };
+export { KIND_CYCLE, KIND_LITERAL, KIND_MERGE, KIND_REFERENCE };
 
 /** A rank table in compact form (see the module comment). Ranks are 0 to `count - 1`. */
 export interface EncodedRanks {
@@ -63,8 +64,6 @@ export interface EncodedRanks {
   readonly literals: CodedNumbers;
 }
 
-/** Kinds in the order their runs take turns in {@link EncodedRanks.kinds}. */
-export const KIND_CYCLE = 3;
 
 /**
  * Classes of a left part's last byte, each with its own list of right parts: space, lower-case
@@ -146,19 +145,24 @@ function decodePartLists(coded: CodedNumbers, count: number): PartLists {
   if (at !== numbers.length) throw new RangeError("corrupt rank data: part lists too long");
   return { parts, starts };
 }
-/** The kind of each of `count` tokens, from their runs. */
-function decodeKinds(coded: CodedNumbers, count: number): Uint8Array {
+/** The runs of kinds (see {@link KindRuns}), checked against `count`. */
+function decodeKinds(coded: CodedNumbers, count: number): KindRuns {
   const runs = decodeNumbers(coded);
-  const kinds = new Uint8Array(count);
+  const starts = new Int32Array(runs.length + 1);
+  const firsts = new Int32Array(runs.length);
+  const before = new Int32Array(KIND_CYCLE);
   let rank = 0;
   for (let i = 0; i < runs.length; i++) {
-    const end = rank + (runs[i] as number);
-    if (end > count) throw new RangeError("corrupt rank data: kinds do not match count");
-    kinds.fill(i % KIND_CYCLE, rank, end);
-    rank = end;
+    const length = runs[i] as number;
+    if (rank + length > count) throw new RangeError("corrupt rank data: kinds do not match count");
+    starts[i] = rank;
+    firsts[i] = before[i % KIND_CYCLE] as number;
+    before[i % KIND_CYCLE] = (before[i % KIND_CYCLE] as number) + length;
+    rank += length;
   }
+  starts[runs.length] = rank;
   if (rank !== count) throw new RangeError("corrupt rank data: kinds do not match count");
-  return kinds;
+  return { starts, firsts };
 }
 
 /**
@@ -168,7 +172,7 @@ function decodeKinds(coded: CodedNumbers, count: number): Uint8Array {
  */
 export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): DecodedTokens {
   const { count, maxTokenLength } = encoded;
-  const kinds = decodeKinds(encoded.kinds, count);
+  const runs = decodeKinds(encoded.kinds, count);
   if (maxTokenLength > 255) throw new RangeError("rank data with tokens over 255 bytes long");
   const { parts, starts } = decodePartLists(encoded.parts, count);
   const references = decodeNumbers(encoded.references);
@@ -183,7 +187,6 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
   const lengths = new Uint8Array(count);
   const hashes = new Int32Array(count);
   const lastByteClasses = new Uint8Array(count);
-  const checkpoints = new Int32Array(2 * ((count >>> CHECKPOINT_SHIFT) + 1));
   // Only literal tokens are written now; the others' room is touched when they are written.
   const bytes = new Uint8Array(encoded.byteLength);
   const positions = new Int32Array(count);
@@ -198,64 +201,77 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
   let total = 0;
   let written = 0;
 
-  // The hot loop (~200k tokens for o200k, run once, much of it before V8 optimizes it): no
-  // calls, no inner loops but a literal's bytes, typed arrays only.
-  for (let rank = 0; rank < count; rank++) {
-    const kind = kinds[rank] as number;
-    if ((rank & ((1 << CHECKPOINT_SHIFT) - 1)) === 0) {
-      checkpoints[rank >>> (CHECKPOINT_SHIFT - 1)] = nextMerge;
-      checkpoints[(rank >>> (CHECKPOINT_SHIFT - 1)) + 1] = nextReference;
-    }
-    let length = 0;
+  // The hot loops (~200k tokens for o200k, run once, much of it before V8 optimizes them): a
+  // loop per run of one kind (o200k_base has one run of literals and one of merges), no calls,
+  // no inner loops but a literal's bytes, typed arrays only.
+  for (let run = 0; run + 1 < runs.starts.length; run++) {
+    const kind = run % KIND_CYCLE;
+    const end = runs.starts[run + 1] as number;
     if (kind === KIND_MERGE) {
-      const leftCode = nextMerge < left.length ? (left[nextMerge] as number) : leftLength;
-      const a = leftCode < leftLength ? (parts[leftCode] as number) : rank;
-      if (a >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
-      const list = 1 + (lastByteClasses[a] as number);
-      const rightCode = (starts[list] as number) + (right[nextMerge++] as number);
-      const b = rightCode < (starts[list + 1] as number) ? (parts[rightCode] as number) : rank;
-      if (b >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
-      const bLength = lengths[b] as number;
-      length = (lengths[a] as number) + bLength;
-      hashes[rank] =
-        (Math.imul(hashes[a] as number, powers[bLength] as number) + (hashes[b] as number)) | 0;
-      lastByteClasses[rank] = lastByteClasses[b] as number;
+      for (let rank = runs.starts[run] as number; rank < end; rank++) {
+        const leftCode = nextMerge < left.length ? (left[nextMerge] as number) : leftLength;
+        const a = leftCode < leftLength ? (parts[leftCode] as number) : rank;
+        if (a >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
+        const list = 1 + (lastByteClasses[a] as number);
+        const rightCode = (starts[list] as number) + (right[nextMerge++] as number);
+        const b = rightCode < (starts[list + 1] as number) ? (parts[rightCode] as number) : rank;
+        if (b >= rank) throw new RangeError(`corrupt rank data: bad parts for token ${rank}`);
+        const bLength = lengths[b] as number;
+        const length = (lengths[a] as number) + bLength;
+        if (length > maxTokenLength) {
+          throw new RangeError(`corrupt rank data: token ${rank} is longer than the longest`);
+        }
+        hashes[rank] =
+          (Math.imul(hashes[a] as number, powers[bLength] as number) + (hashes[b] as number)) | 0;
+        lastByteClasses[rank] = lastByteClasses[b] as number;
+        lengths[rank] = length;
+        total += length;
+      }
     } else if (kind === KIND_REFERENCE) {
-      if (reference === undefined) throw new Error("this rank data needs its reference table");
-      const other =
-        nextReference < references.length ? (references[nextReference++] as number) : -1;
-      if (other < 0 || other >= referenceLengths.length) {
-        throw new RangeError(`corrupt rank data: no token ${other} in the reference table`);
+      if (reference === undefined && end > (runs.starts[run] as number)) {
+        throw new Error("this rank data needs its reference table");
       }
-      length = referenceLengths[other] as number;
-      hashes[rank] = referenceHashes[other] as number;
-      lastByteClasses[rank] = referenceClasses[other] as number;
-    } else if (kind === KIND_LITERAL) {
-      length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
-      if (
-        length === 0 ||
-        nextLiteral + length > literals.length ||
-        written + length > bytes.length
-      ) {
-        throw new RangeError(`corrupt rank data: no bytes for token ${rank}`);
+      for (let rank = runs.starts[run] as number; rank < end; rank++) {
+        const other =
+          nextReference < references.length ? (references[nextReference++] as number) : -1;
+        if (other < 0 || other >= referenceLengths.length) {
+          throw new RangeError(`corrupt rank data: no token ${other} in the reference table`);
+        }
+        const length = referenceLengths[other] as number;
+        if (length > maxTokenLength) {
+          throw new RangeError(`corrupt rank data: token ${rank} is longer than the longest`);
+        }
+        hashes[rank] = referenceHashes[other] as number;
+        lastByteClasses[rank] = referenceClasses[other] as number;
+        lengths[rank] = length;
+        total += length;
       }
-      let hash = 0;
-      positions[rank] = written + 1;
-      for (let i = 0; i < length; i++) {
-        const byte = literals[nextLiteral++] as number;
-        hash = (Math.imul(hash, MULTIPLIER) + byte) | 0;
-        bytes[written++] = byte;
-      }
-      hashes[rank] = hash;
-      lastByteClasses[rank] = BYTE_CLASS[bytes[written - 1] as number] as number;
     } else {
-      throw new RangeError(`corrupt rank data: token ${rank} has no kind`);
+      for (let rank = runs.starts[run] as number; rank < end; rank++) {
+        const length = nextLiteral < literals.length ? (literals[nextLiteral++] as number) : 0;
+        if (
+          length === 0 ||
+          nextLiteral + length > literals.length ||
+          written + length > bytes.length
+        ) {
+          throw new RangeError(`corrupt rank data: no bytes for token ${rank}`);
+        }
+        if (length > maxTokenLength) {
+          throw new RangeError(`corrupt rank data: token ${rank} is longer than the longest`);
+        }
+        let hash = 0;
+        positions[rank] = written + 1;
+        for (let i = 0; i < length; i++) {
+          const byte = literals[nextLiteral++] as number;
+          hash = (Math.imul(hash, MULTIPLIER) + byte) | 0;
+          bytes[written++] = byte;
+        }
+        hashes[rank] = hash;
+        lastByteClasses[rank] = BYTE_CLASS[bytes[written - 1] as number] as number;
+        lengths[rank] = length;
+        total += length;
+      }
     }
-    if (length > maxTokenLength) {
-      throw new RangeError(`corrupt rank data: token ${rank} is longer than the longest`);
-    }
-    lengths[rank] = length;
-    total += length;
   }
   if (total !== bytes.length) throw new RangeError("corrupt rank data: lengths do not add up");
   if (nextMerge !== left.length) {
@@ -266,8 +282,7 @@ export function decodeRanks(encoded: EncodedRanks, reference?: DecodedTokens): D
     hashes,
     maxTokenLength,
     lastByteClasses,
-    kinds,
-    checkpoints,
+    runs,
     left,
     right,
     parts,
