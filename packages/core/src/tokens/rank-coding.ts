@@ -64,7 +64,6 @@ export interface EncodedRanks {
   readonly literals: CodedNumbers;
 }
 
-
 /**
  * Classes of a left part's last byte, each with its own list of right parts: space, lower-case
  * letter, capital, digit, byte of a multi-byte character, anything else.
