@@ -35,7 +35,7 @@ import type { ContextLayout } from "./render-context";
 
 const BREAKPOINT = { mode: "explicit" } as const;
 /** The most explicit breakpoints OpenAI takes in one request. */
-export const MAX_BREAKPOINTS = 4;
+const MAX_BREAKPOINTS = 4;
 /** Roles whose content parts take the gateway's breakpoints (the model's own output parts do not). */
 const MARKABLE = new Set(["system", "developer", "user"]);
 
