@@ -61,7 +61,11 @@ describe("running sums", () => {
     // 5, 7, 7, 2: differences 5, 2, 0, -5 (coded 2^24 - 5, as long as any number can be).
     const stream = coded([5, 7, 7, 2], true);
     expect(decodeNumbers(stream)).toEqual(Int32Array.of(5, 2, 0, 2 ** 24 - 5));
-    expect(decodeRunningSums(stream)).toEqual({ values: Int32Array.of(5, 7, 7, 2), min: 2, max: 7 });
+    expect(decodeRunningSums(stream)).toEqual({
+      values: Int32Array.of(5, 7, 7, 2),
+      min: 2,
+      max: 7,
+    });
   });
 
   it("refuse a difference that signed 24 bits cannot hold", () => {
