@@ -55,7 +55,7 @@ export const bitLength = (value: number): number => 32 - Math.clz32(value);
 /** The values of a stream of running sums (see {@link decodeRunningSums}) and their bounds. */
 export interface RunningSums {
   readonly values: Int32Array;
-  /** The least and the greatest value (`min > max` when there is none). */
+  /** The least and the greatest of 0 and the values. */
   readonly min: number;
   readonly max: number;
 }
@@ -149,8 +149,10 @@ function decodeStream(coded: CodedNumbers, runningSums: boolean): RunningSums {
   const shift = runningSums ? DIFFERENCE_SHIFT : 0;
   const keep = runningSums ? -1 : 0;
   let value = 0;
-  let min = 0x7fffffff;
-  let max = -0x80000000;
+  // Bounds from 0, not from ±2^31, which are no small integers (V8's Smis: 31 bits) and made
+  // the first, interpreted call ~0.5 ms slower (measured).
+  let min = 0;
+  let max = 0;
   let next = 0;
   let buffer = 0;
   let buffered = 0;

@@ -135,7 +135,7 @@ function decodePartLists(coded: CodedNumbers, count: number): PartLists {
   const end = starts[PART_LISTS] as number;
   if (end > parts.length) throw new RangeError("corrupt rank data: part lists end early");
   if (end < parts.length) throw new RangeError("corrupt rank data: part lists too long");
-  // The bounds cover the ends too, which a small table's may pass: only then look for the rank.
+  // The bounds cover 0 and the ends too, which a small table's may pass: only then look further.
   if (min < 0 || max >= count) {
     for (const rank of parts) {
       if (rank < 0 || rank >= count) {
