@@ -121,7 +121,7 @@ interface PartLists {
 }
 
 function decodePartLists(coded: CodedNumbers, count: number): PartLists {
-  const { values, min, max } = decodeRunningSums(coded);
+  const { values, unsignedMax } = decodeRunningSums(coded);
   if (values.length < PART_LISTS) throw new RangeError("corrupt rank data: part lists end early");
   const starts = new Int32Array(PART_LISTS + 1);
   for (let list = 0; list < PART_LISTS; list++) {
@@ -135,8 +135,8 @@ function decodePartLists(coded: CodedNumbers, count: number): PartLists {
   const end = starts[PART_LISTS] as number;
   if (end > parts.length) throw new RangeError("corrupt rank data: part lists end early");
   if (end < parts.length) throw new RangeError("corrupt rank data: part lists too long");
-  // The bounds cover 0 and the ends too, which a small table's may pass: only then look further.
-  if (min < 0 || max >= count) {
+  // The bound covers the ends too, which a small table's may pass: only then look further.
+  if (unsignedMax >= count) {
     for (const rank of parts) {
       if (rank < 0 || rank >= count) {
         throw new RangeError(`corrupt rank data: no token ${rank} to be a part`);
