@@ -52,8 +52,8 @@ export interface EncodedRanks {
    * The part lists, left first, then right per class ({@link PART_LISTS} in all), as running
    * sums (each number the difference from the previous one): where each list ends, then every
    * list's parts in turn, each list's most used first (ties by rank, so ranks mostly rise).
-   * The running sum is added up in the numbers' own decoding loop: adding up differences in a
-   * loop of its own cost a fresh process ~2.5 ms, which V8 spent interpreting it.
+   * No groups of equally used parts, sizes or counts: the decoder needs only the order, and the
+   * running sums are added up in the numbers' own decoding loop (`decodeRunningSums`).
    */
   readonly parts: CodedNumbers;
   /** Position of each merged token's left part in the left list. */
@@ -125,11 +125,11 @@ function decodePartLists(coded: CodedNumbers, count: number): PartLists {
   if (values.length < PART_LISTS) throw new RangeError("corrupt rank data: part lists end early");
   const starts = new Int32Array(PART_LISTS + 1);
   for (let list = 0; list < PART_LISTS; list++) {
-    const end = values[list] as number;
-    if (end < (starts[list] as number)) {
+    const listEnd = values[list] as number;
+    if (listEnd < (starts[list] as number)) {
       throw new RangeError(`corrupt rank data: part list ${list + 1} ends before it starts`);
     }
-    starts[list + 1] = end;
+    starts[list + 1] = listEnd;
   }
   const parts = values.subarray(PART_LISTS);
   const end = starts[PART_LISTS] as number;
