@@ -2,7 +2,7 @@ import fc from "fast-check";
 import cl100kTiktoken from "js-tiktoken/ranks/cl100k_base";
 import o200kTiktoken from "js-tiktoken/ranks/o200k_base";
 import { describe, expect, it } from "vitest";
-import { NumberWriter } from "./coded-numbers.js";
+import { decodeRunningSums, NumberWriter } from "./coded-numbers.js";
 import type { DecodedTokens } from "./decoded-tokens.js";
 import { concatHash, decodeRanks, type EncodedRanks, hashBytes } from "./rank-coding.js";
 import * as cl100kData from "./rank-data/cl100k-base.js";
@@ -171,6 +171,31 @@ describe("encodeRanks and decodeRanks", () => {
     expect(() => decodeRanks({ ...encoded, kinds: kindRuns([0, 0, 4]) })).toThrow(
       /reference table/,
     );
+  });
+
+  it("stores the part lists as running sums: the lists' ends, then each list's parts", () => {
+    const tokens = [[97], [98], [97, 98], [98, 98]].map((t) => Uint8Array.from(t));
+    const encoded = encodeRanks(tokens);
+    // "ab" = a ‖ b, "bb" = b ‖ b: left parts [a, b]; right parts after a letter (list 2) [b].
+    expect([...decodeRunningSums(encoded.parts).values]).toEqual([2, 2, 3, 3, 3, 3, 3, 0, 1, 1]);
+    const parts = (values: readonly number[]): EncodedRanks["parts"] => {
+      const writer = new NumberWriter(true);
+      for (const value of values) writer.write(value);
+      return writer.finish();
+    };
+    const decode = (values: readonly number[]) => () =>
+      decodeRanks({ ...encoded, parts: parts(values) });
+    expect(sameBytes(tokenList(decode([2, 2, 3, 3, 3, 3, 3, 0, 1, 1])()), tokens)).toBe(true);
+    // A running rank below 0 or past the last token, wherever it is in the lists.
+    expect(decode([2, 2, 3, 3, 3, 3, 3, 0, -1, 1])).toThrow(/no token -1 to be a part/);
+    expect(decode([2, 2, 3, 3, 3, 3, 3, -5, 1, 1])).toThrow(/no token -5 to be a part/);
+    expect(decode([2, 2, 3, 3, 3, 3, 3, 0, 1, 4])).toThrow(/no token 4 to be a part/);
+    // Ends that do not match the parts, or fall.
+    expect(decode([2, 2, 3, 3, 3, 3, 3, 0, 1])).toThrow(/part lists end early/);
+    expect(decode([2, 2, 3, 3, 3, 3])).toThrow(/part lists end early/);
+    expect(decode([2, 2, 3, 3, 3, 3, 3, 0, 1, 1, 0])).toThrow(/part lists too long/);
+    expect(decode([2, 1, 3, 3, 3, 3, 3, 0, 1, 1])).toThrow(/part list 2 ends before it starts/);
+    expect(decode([-1, 2, 3, 3, 3, 3, 3, 0, 1, 1])).toThrow(/part list 1 ends before it starts/);
   });
 
   it("writes only printable ASCII without quotes or backslashes, so data modules embed it as is (property)", () => {

@@ -21,7 +21,7 @@
  * `tokens/rank-encoding`. This module holds the format and reads it.
  */
 
-import { type CodedNumbers, decodeNumbers } from "./coded-numbers.js";
+import { type CodedNumbers, decodeNumbers, decodeRunningSums } from "./coded-numbers.js";
 import {
   DecodedTokens,
   KIND_CYCLE,
@@ -49,9 +49,11 @@ export interface EncodedRanks {
    */
   readonly kinds: CodedNumbers;
   /**
-   * The part lists, left first, then right per class ({@link PART_LISTS} in all). Each list
-   * is its number of groups, then per group (parts used equally often, most used group first)
-   * its size and its parts' ranks in ascending order as differences from the previous one.
+   * The part lists, left first, then right per class ({@link PART_LISTS} in all), as running
+   * sums (each number the difference from the previous one): where each list ends, then every
+   * list's parts in turn, each list's most used first (ties by rank, so ranks mostly rise).
+   * No groups of equally used parts, sizes or counts: the decoder needs only the order, and the
+   * running sums are added up in the numbers' own decoding loop (`decodeRunningSums`).
    */
   readonly parts: CodedNumbers;
   /** Position of each merged token's left part in the left list. */
@@ -119,29 +121,28 @@ interface PartLists {
 }
 
 function decodePartLists(coded: CodedNumbers, count: number): PartLists {
-  const numbers = decodeNumbers(coded);
-  // Fewer parts than numbers: each list and group also codes its size.
-  const parts = new Int32Array(numbers.length);
+  const { values, unsignedMax } = decodeRunningSums(coded);
+  if (values.length < PART_LISTS) throw new RangeError("corrupt rank data: part lists end early");
   const starts = new Int32Array(PART_LISTS + 1);
-  let at = 0;
-  let length = 0;
   for (let list = 0; list < PART_LISTS; list++) {
-    const groups = numbers[at++] ?? 0;
-    for (let group = 0; group < groups; group++) {
-      const size = numbers[at++] ?? 0;
-      if (at + size > numbers.length) {
-        throw new RangeError("corrupt rank data: part lists end early");
-      }
-      let rank = 0;
-      for (let i = 0; i < size; i++) {
-        rank += numbers[at++] as number;
-        if (rank >= count) throw new RangeError(`corrupt rank data: no token ${rank} to be a part`);
-        parts[length++] = rank;
+    const listEnd = values[list] as number;
+    if (listEnd < (starts[list] as number)) {
+      throw new RangeError(`corrupt rank data: part list ${list + 1} ends before it starts`);
+    }
+    starts[list + 1] = listEnd;
+  }
+  const parts = values.subarray(PART_LISTS);
+  const end = starts[PART_LISTS] as number;
+  if (end > parts.length) throw new RangeError("corrupt rank data: part lists end early");
+  if (end < parts.length) throw new RangeError("corrupt rank data: part lists too long");
+  // The bound covers the ends too, which a small table's may pass: only then look further.
+  if (unsignedMax >= count) {
+    for (const rank of parts) {
+      if (rank < 0 || rank >= count) {
+        throw new RangeError(`corrupt rank data: no token ${rank} to be a part`);
       }
     }
-    starts[list + 1] = length;
   }
-  if (at !== numbers.length) throw new RangeError("corrupt rank data: part lists too long");
   return { parts, starts };
 }
 /** The runs of kinds (see {@link KindRuns}), checked against `count`. */

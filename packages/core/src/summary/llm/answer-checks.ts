@@ -14,8 +14,10 @@ import { stripInlineReasoning } from "./chunk.js";
 /** Text before the first heading longer than this is kept (it is content, not a "Here is the summary:" preamble). */
 const PREAMBLE_MAX_CHARS = 300;
 
+// \u2019 is the typographic apostrophe, escaped: this module shares its bundle chunk with the
+// rank data, which must stay ASCII (see scripts/bundle.ts).
 const refusalStart =
-  /^\s*(?:I['’]m sorry|I am sorry|sorry\b|I apologi[sz]e|I can(?:no|['’])t\b|I cannot\b|I won['’]t\b|I will not\b|I['’]m (?:not able|unable)\b|I am (?:not able|unable)\b|As an AI\b)/i;
+  /^\s*(?:I['\u2019]m sorry|I am sorry|sorry\b|I apologi[sz]e|I can(?:no|['\u2019])t\b|I cannot\b|I won['\u2019]t\b|I will not\b|I['\u2019]m (?:not able|unable)\b|I am (?:not able|unable)\b|As an AI\b)/i;
 
 /** A refusal written as text instead of in the refusal field: refusal wording and none of the template. */
 export function looksLikeRefusal(text: string): boolean {
