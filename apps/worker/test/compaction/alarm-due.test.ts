@@ -40,9 +40,10 @@ describe("a pending background compaction and an alarm that fires before it is d
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     expect(await compactions(id)).toHaveLength(0);
     expect((await status(id)).compaction.status).toBe("scheduled");
+    // Set again, in the future, no later than the compaction is due (sooner when something else is).
     const rearmed = await alarmOf(id);
     expect(rearmed).not.toBeNull();
-    expect(rearmed ?? Number.POSITIVE_INFINITY).toBeGreaterThanOrEqual(before + delayMs);
+    expect(rearmed ?? 0).toBeGreaterThan(before);
     expect(rearmed ?? Number.POSITIVE_INFINITY).toBeLessThanOrEqual(after + delayMs);
 
     // The object's clock past the due time: the alarm compacts.
