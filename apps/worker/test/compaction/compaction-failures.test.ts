@@ -171,6 +171,10 @@ describe("a compaction that throws", () => {
     expect(retry).toBeGreaterThan(Date.now());
     expect(await alarmAt()).toBe(retry);
     expect(await compactions(id)).toHaveLength(0);
+    // An alarm sooner than the retry (fired for something else) leaves it until its backoff ends.
+    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect((await status(id)).compaction.failure?.failedAttempts).toBe(1);
+    expect(await alarmAt()).toBe(retry);
 
     expect(await runAlarmWhenDue(stub)).toBe(true);
     const after = await sessionNow(stub);
