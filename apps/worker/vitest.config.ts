@@ -48,7 +48,8 @@ export default defineConfig({
           GATEWAY_KEY_UP: "sk-up-deployment",
           TEST_GATEWAY_UPSTREAM_URL: inject<string>("gatewayUpstreamUrl"),
           COOLDOWN_SECONDS: "600",
-          // Background compactions run only when a test fires the alarm (runDurableObjectAlarm).
+          // Background compactions run only when a test fires the alarm once they are due
+          // (runAlarmWhenDue moves the session's clock on to that time).
           COMPACTION_DELAY_MS: "3600000",
           // Session list reports coalesce over a short interval, so tests see the trailing report soon.
           SESSION_LIST_REPORT_MS: "50",

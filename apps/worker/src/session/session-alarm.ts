@@ -3,10 +3,11 @@
  * What the session object's one alarm does when it fires, and where it is
  * set after each write (`retention` picks the time): it deletes a session
  * idle past its retention, else runs the background compaction an append
- * scheduled when it is due (`compaction/scheduler`) or the one a cache gone cold makes worth it
- * (`cold-cache`), retries the compaction
- * events' deliveries that are due (`compaction-events`) and sets the next
- * alarm; on an empty object it expires a deleted session's tombstone.
+ * scheduled once it is due (`compaction/scheduler`; one not yet due waits, the
+ * alarm set again for it) or the one a cache gone cold makes worth it
+ * (`cold-cache`), retries the compaction events' deliveries that are due
+ * (`compaction-events`) and sets the next alarm; on an empty object it expires
+ * a deleted session's tombstone.
  */
 
 import { workerConfig } from "../config/worker-config";
@@ -38,9 +39,10 @@ export interface AlarmTarget {
 }
 
 /**
- * Sets the alarm at the next retry (a compaction's, an event's delivery) or retention deadline,
- * unless an earlier one is set. `measured`: the committed context's measure, when the caller took
- * one with nothing written since (an append's answer): it is not taken again.
+ * Sets the alarm at the next time something is due (a pending compaction or its retry, an event's
+ * delivery, the cold-cache moment) or the retention deadline, unless an earlier one is set.
+ * `measured`: the committed context's measure, when the caller took one with nothing written since
+ * (an append's answer): it is not taken again.
  */
 export async function armAlarm(target: AlarmTarget, measured?: ContextMeasure): Promise<void> {
   const sql = target.scope.sql;
@@ -92,11 +94,13 @@ export async function runAlarm(target: AlarmTarget): Promise<void> {
     await target.erase(key, { expiredAfterMs: now - session.updatedAt });
     return;
   }
-  // A cache gone cold since the last turn (`cold-cache`): the policy may compact now, free of bust.
-  if (!target.scheduler.isBackgroundPending(session))
-    await target.scheduler.scheduleIfNeeded("cold_cache");
+  // A cache gone cold since the last turn (`cold-cache`): the policy may compact now, free of bust
+  // (due at once; this run arms the alarm after it).
+  if (!target.scheduler.isBackgroundPending(session)) target.scheduler.markPending("cold_cache");
   const current = readSession(target.scope.sql) ?? session;
-  if (target.scheduler.isBackgroundPending(current)) await target.scheduler.runBackground(current);
+  // A compaction not yet due (its delay, its grace, its retry's backoff) waits: the alarm fired
+  // sooner for something else, and `armAlarm` sets it again for that time.
+  if (target.scheduler.isBackgroundDue(current)) await target.scheduler.runBackground(current);
   await target.deliverEvents();
   await armAlarm(target);
 }

@@ -7,19 +7,17 @@
  * alarm or while it compacts, are kept and do not push the alarm back.
  *
  * The suite's `COMPACTION_DELAY_MS` is an hour (background compactions run only when a test
- * fires the alarm), which hides the grace: the alarm's time is read from a scheduler built on
+ * fires the alarm, the object's clock moved on to when they are due), which hides the grace: the alarm's time is read from a scheduler built on
  * the session's own storage with the deployment's delay (0 by default, `wrangler.jsonc`).
  */
 
-import { env, runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { env, runInDurableObject } from "cloudflare:test";
 import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody } from "../../src/api/schemas";
 import { noMemorySink } from "../../src/session/compaction/memory-flush";
-import {
-  CACHED_SUMMARY_GRACE_MS,
-  CompactionScheduler,
-} from "../../src/session/compaction/scheduler";
+import { CACHED_SUMMARY_GRACE_MS } from "../../src/session/compaction/pending";
+import { CompactionScheduler } from "../../src/session/compaction/scheduler";
 import { MessageStore } from "../../src/session/store/message-store";
 import { clearPendingTrigger } from "../../src/session/store/session-record";
 import { sessionScope } from "../../src/session/store/session-scope";
@@ -31,6 +29,7 @@ import {
   createSmallSession,
   freshSession,
   llm,
+  runAlarmWhenDue,
   status,
   stubFor,
   textOf,
@@ -106,7 +105,7 @@ describe("the alarm's grace for summaries through the cache", () => {
     expect(await compactions(id)).toHaveLength(0);
 
     // The alarm fires; its summary is held while another append arrives.
-    const firing = runDurableObjectAlarm(stubFor("alice", id));
+    const firing = runAlarmWhenDue(stubFor("alice", id));
     await llm.waitForRequests(model);
     const during = await append(id, {
       messages: [{ role: "user", content: "while compacting: keep the tests green" }],

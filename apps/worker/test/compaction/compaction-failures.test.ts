@@ -22,6 +22,9 @@ import {
   conversation,
   createSmallSession,
   freshSession,
+  moveClockToDue,
+  runAlarmWhenDue,
+  sessionNow,
   status,
   stubFor,
 } from "../support/helpers";
@@ -156,7 +159,8 @@ describe("a compaction that throws", () => {
     const stub = stubFor("alice", id);
     const alarmAt = () => runInDurableObject(stub, (_instance, state) => state.storage.getAlarm());
 
-    const before = Date.now();
+    // Times by the object's clock, moved on to when each attempt is due.
+    const before = await moveClockToDue(stub);
     expect(await runDurableObjectAlarm(stub)).toBe(true);
     const first = await status(id);
     expect(first.compaction).toMatchObject({
@@ -167,16 +171,20 @@ describe("a compaction that throws", () => {
     expect(retry).toBeGreaterThan(Date.now());
     expect(await alarmAt()).toBe(retry);
     expect(await compactions(id)).toHaveLength(0);
-
+    // An alarm sooner than the retry (fired for something else) leaves it until its backoff ends.
     expect(await runDurableObjectAlarm(stub)).toBe(true);
-    const after = Date.now();
+    expect((await status(id)).compaction.failure?.failedAttempts).toBe(1);
+    expect(await alarmAt()).toBe(retry);
+
+    expect(await runAlarmWhenDue(stub)).toBe(true);
+    const after = await sessionNow(stub);
     const second = await status(id);
     expect(second.compaction.failure?.failedAttempts).toBe(2);
     // Backoff: the second wait is longer than the first.
     const secondWait = Date.parse(second.compaction.failure?.nextAttemptAt ?? "") - after;
     expect(secondWait).toBeGreaterThan(retry - before);
 
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runAlarmWhenDue(stub)).toBe(true);
     const history = await compactions(id);
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({
@@ -190,7 +198,7 @@ describe("a compaction that throws", () => {
       failure: { failedAttempts: 3, nextAttemptAt: null },
     });
     expect(third.contextTokens).toBeLessThan(history[0]?.tokensBefore ?? 0);
-    expect(await runDurableObjectAlarm(stub)).toBe(false);
+    expect(await runAlarmWhenDue(stub)).toBe(false);
 
     // Fixing the settings clears the failure.
     expect((await patch(id, { identifierInstructions: "Keep OPS ids exact." })).status).toBe(200);

@@ -27,6 +27,7 @@ import {
   llmSession,
   type Message,
   prose,
+  runAlarmWhenDue,
   status,
   stubFor,
   textOf,
@@ -124,7 +125,7 @@ describe("background compaction (alarm)", () => {
     expect(alarm).not.toBeNull();
     expect(await compactions(id)).toHaveLength(0);
 
-    expect(await runDurableObjectAlarm(stub)).toBe(true);
+    expect(await runAlarmWhenDue(stub)).toBe(true);
     const history = await compactions(id);
     expect(history).toHaveLength(1);
     expect(history[0]).toMatchObject({
@@ -138,7 +139,7 @@ describe("background compaction (alarm)", () => {
     expect(after.contextTokens).toBeLessThanOrEqual(after.budget);
     expect(after.coveredSeq).toBe(crossing.body.lastSeq);
     // Nothing more to do: a second alarm run is a no-op.
-    expect(await runDurableObjectAlarm(stub)).toBe(false);
+    expect(await runAlarmWhenDue(stub)).toBe(false);
 
     // A deep compaction (a summary, not a prune alone); the outputs it took stay retrievable,
     // exactly as appended.
@@ -183,7 +184,7 @@ describe("calibration against what the client sent", () => {
     expect(served.body.compaction.waited).toBe(false);
 
     // While the model answers, the background compaction commits a much smaller context.
-    expect(await runDurableObjectAlarm(stubFor("alice", id))).toBe(true);
+    expect(await runAlarmWhenDue(stubFor("alice", id))).toBe(true);
     expect((await status(id)).contextTokens).toBeLessThan(served.body.tokens * 0.7);
 
     // The provider counted exactly what we estimated for the context it was sent.
@@ -798,7 +799,7 @@ describe("a real transcript replayed turn by turn", () => {
           body: { contextWindow: 24_000, threshold: 0.4 },
         });
       }
-      if (due && (await runDurableObjectAlarm(stub))) compacted++;
+      if (due && (await runAlarmWhenDue(stub))) compacted++;
       due = reply.body.compaction.status === "scheduled";
       const next = messages[index + 1];
       const callsTool = message.role === "assistant" && message.tool_calls !== undefined;
@@ -894,7 +895,7 @@ describe("tool calls still awaiting their results", () => {
       ],
     });
     expect(crossing.body.compaction.status).toBe("scheduled");
-    expect(await runDurableObjectAlarm(stubFor("alice", id))).toBe(true);
+    expect(await runAlarmWhenDue(stubFor("alice", id))).toBe(true);
     const history = await compactions(id);
     expect(history).toHaveLength(1);
     expect(history[0]?.range.toSeq).toBe(crossing.body.lastSeq - 2);

@@ -10,12 +10,7 @@
  * file has its own runner, so the abort reaches only its objects.
  */
 
-import {
-  abortAllDurableObjects,
-  evictDurableObject,
-  runDurableObjectAlarm,
-  runInDurableObject,
-} from "cloudflare:test";
+import { abortAllDurableObjects, evictDurableObject, runInDurableObject } from "cloudflare:test";
 import { scenarioModel } from "@condense/test-servers";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody } from "../../src/api/schemas";
@@ -24,6 +19,8 @@ import {
   compactions,
   llm,
   llmSession,
+  moveClockToDue,
+  runAlarmWhenDue,
   status,
   stubFor,
   textOf,
@@ -42,7 +39,9 @@ describe("eviction in the middle of a compaction", () => {
     const lastSeq = contextBefore.body.lastSeq;
     expect((await status(id)).compaction.status).toBe("scheduled");
 
-    // The runtime fires the alarm by itself; the background compaction reaches the LLM and waits there.
+    // Once the compaction is due, the runtime fires the alarm by itself; the background compaction
+    // reaches the LLM and waits there.
+    await moveClockToDue(stub);
     await runInDurableObject(stub, (_instance, state) => state.storage.setAlarm(Date.now()));
     await llm.waitForRequests(model);
     const during = await call("POST", `/v1/sessions/${id}/messages`, {
@@ -69,7 +68,8 @@ describe("eviction in the middle of a compaction", () => {
     // The compaction is still owed: the retried (or re-armed) alarm completes it once the LLM answers.
     await llm.release(tag);
     await waitFor(async () => {
-      await runDurableObjectAlarm(fresh);
+      // The new instance's clock is the machine's again.
+      await runAlarmWhenDue(fresh);
       return (await compactions(id)).length > 0;
     }, "the compaction after the abort");
     const history = await compactions(id);

@@ -5,11 +5,17 @@
  * are those of the context sent.
  */
 
-import { runDurableObjectAlarm } from "cloudflare:test";
 import type OpenAI from "openai";
 import { describe, expect, it } from "vitest";
 import { freshTag, openaiClient, upstreamCalls } from "../support/gateway-helpers";
-import { call, compactions, conversation, freshSession, stubFor } from "../support/helpers";
+import {
+  call,
+  compactions,
+  conversation,
+  freshSession,
+  runAlarmWhenDue,
+  stubFor,
+} from "../support/helpers";
 
 type ChatParam = OpenAI.Chat.Completions.ChatCompletionMessageParam;
 
@@ -37,7 +43,7 @@ describe("the compaction headers of a gateway turn", () => {
     if (answer === undefined) throw new Error("no answer");
 
     // The background compaction the turn scheduled runs between two turns.
-    expect(await runDurableObjectAlarm(stubFor("alice", session))).toBe(true);
+    expect(await runAlarmWhenDue(stubFor("alice", session))).toBe(true);
     const [event] = await compactions(session);
     expect(event?.trigger).not.toBe("gateway");
 

@@ -9,10 +9,15 @@
  * turns, the prefix changing on 61).
  */
 
-import { runDurableObjectAlarm } from "cloudflare:test";
 import { describe, expect, it, vi } from "vitest";
 import { freshTag, queueAnswers, upstreamCalls } from "../support/gateway-helpers";
-import { compactions, freshSession, status, stubFor } from "../support/helpers";
+import {
+  compactions,
+  freshSession,
+  runAlarmWithoutDelay,
+  status,
+  stubFor,
+} from "../support/helpers";
 import { sendAgentRequest } from "./agent-requests";
 import claudeCodeTools from "./fixtures/agents/claude-code-tools.json";
 
@@ -113,7 +118,7 @@ async function runNotesTask(tools: unknown[]) {
     );
     expect(reply.status, reply.text.slice(0, 400)).toBe(200);
     expect(reply.headers.get("X-Condense-Generation")).toBe("1");
-    await runDurableObjectAlarm(stubFor("alice", session));
+    await runAlarmWithoutDelay(stubFor("alice", session));
     messages.push(resentAt(turn), resultAt(turn));
   }
   const calls = await upstreamCalls(tag);

@@ -6,7 +6,7 @@
  * retries index nothing twice.
  */
 
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { ContextResponseBody, SearchResponseBody } from "../../src/api/schemas";
@@ -29,6 +29,7 @@ import {
   freshSession,
   llmSession,
   type Message,
+  runAlarmWhenDue,
   status,
   stubFor,
 } from "../support/helpers";
@@ -199,7 +200,7 @@ describe("search", () => {
     for (let i = 1; i <= 14; i++) steps.push(...uniqueStep(i, 3_000));
     const crossing = await append(id, { messages: steps });
     expect(crossing.body.compaction.status).toBe("scheduled");
-    expect(await runDurableObjectAlarm(stubFor("alice", id))).toBe(true);
+    expect(await runAlarmWhenDue(stubFor("alice", id))).toBe(true);
     const coveredSeq = (await status(id)).coveredSeq;
     expect(coveredSeq).toBeGreaterThan(0);
     const context = JSON.stringify(

@@ -7,12 +7,20 @@
  * the messages on the shorter side of the compaction's cut are summed. The figures stay exact.
  */
 
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import { contextSize } from "../../src/session/context/context-measure";
 import { MessageStore } from "../../src/session/store/message-store";
 import { sessionScope } from "../../src/session/store/session-scope";
-import { append, call, conversation, freshSession, stubFor, toolStep } from "../support/helpers";
+import {
+  append,
+  call,
+  conversation,
+  freshSession,
+  runAlarmWhenDue,
+  stubFor,
+  toolStep,
+} from "../support/helpers";
 
 type Exec = (query: string, ...bindings: unknown[]) => unknown;
 
@@ -106,7 +114,7 @@ describe("an append's reads", () => {
     await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
     for (let step = 3; step <= 14; step++) {
       await append(id, { messages: toolStep(step, 2_400) });
-      await runDurableObjectAlarm(stubFor("alice", id));
+      await runAlarmWhenDue(stubFor("alice", id));
     }
     const compacted = await call<{ compactions: unknown[] }>(
       "GET",

@@ -7,11 +7,19 @@
  * without changing the bill.
  */
 
-import { runDurableObjectAlarm, runInDurableObject } from "cloudflare:test";
+import { runInDurableObject } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import type { CompactionsResponseBody } from "../../src/api/schemas";
 import { rollUpTurnLog, TURN_LOG } from "../../src/session/context/served-turns";
-import { append, call, freshSession, status, stubFor, toolStep } from "../support/helpers";
+import {
+  append,
+  call,
+  freshSession,
+  runAlarmWithoutDelay,
+  status,
+  stubFor,
+  toolStep,
+} from "../support/helpers";
 
 const SYSTEM = { role: "system", content: "You are a build assistant." };
 const ASK = { role: "user", content: "Run the tests and fix what fails." };
@@ -26,8 +34,9 @@ async function fedThroughAppends(steps: number): Promise<string> {
   await call("PATCH", `/v1/sessions/${id}`, { body: { contextWindow: 16_000 } });
   for (let step = 1; step <= steps; step++) {
     await append(id, { messages: toolStep(step, 2_400) });
-    // Background compactions wait an hour in tests: run the one the append scheduled.
-    await runDurableObjectAlarm(stubFor("alice", id));
+    // Background compactions wait an hour in tests: run the one the append scheduled as a
+    // deployment without a delay does, the cache still warm (an hour later it would be cold).
+    await runAlarmWithoutDelay(stubFor("alice", id));
   }
   return id;
 }

@@ -15,6 +15,7 @@ import {
   compactions,
   conversation,
   freshSession,
+  runAlarmWhenDue,
   stubFor,
   waitFor,
 } from "../support/helpers";
@@ -115,7 +116,7 @@ describe("SESSION_RETENTION_DAYS", () => {
     await append(id, { messages: [{ role: "user", content: "one more thing" }] });
     expect(((await alarmOf(id)) ?? 0) - Date.now()).toBeLessThanOrEqual(3_600_000);
 
-    expect(await runDurableObjectAlarm(stubFor("alice", id))).toBe(true);
+    expect(await runAlarmWhenDue(stubFor("alice", id))).toBe(true);
     expect(await compactions(id)).toHaveLength(1);
     // After the compaction, the retention's alarm is set again.
     expect(((await alarmOf(id)) ?? 0) - Date.now()).toBeGreaterThan(29 * DAY_MS);

@@ -6,7 +6,6 @@
  * an earlier one, through compactions that prune them.
  */
 
-import { runDurableObjectAlarm } from "cloudflare:test";
 import { validateMessages } from "@condense/core";
 import { describe, expect, it } from "vitest";
 import type {
@@ -21,6 +20,7 @@ import {
   conversation,
   freshSession,
   type Message,
+  runAlarmWhenDue,
   status,
   stubFor,
   textOf,
@@ -180,7 +180,7 @@ describe("reused tool-call ids", () => {
     const crossing = await append(id, { messages });
     expect(crossing.status).toBe(200);
     expect(crossing.body.compaction.status).toBe("scheduled");
-    expect(await runDurableObjectAlarm(stubFor("alice", id))).toBe(true);
+    expect(await runAlarmWhenDue(stubFor("alice", id))).toBe(true);
     const history = (await call<CompactionsResponseBody>("GET", `/v1/sessions/${id}/compactions`))
       .body.compactions;
     expect(history).toHaveLength(1);

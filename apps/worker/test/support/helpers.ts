@@ -5,7 +5,7 @@
  * work without timing assertions.
  */
 
-import { env, SELF } from "cloudflare:test";
+import { env, runDurableObjectAlarm, runInDurableObject, SELF } from "cloudflare:test";
 import type {
   AppendResponseBody,
   CompactionsResponseBody,
@@ -13,7 +13,9 @@ import type {
   TranscriptResponseBody,
 } from "../../src/api/schemas";
 import { createApp } from "../../src/app";
+import type { SessionObject } from "../../src/session/session-object";
 import { sessionStub } from "../../src/session/session-stub";
+import { pendingDueAt, readSession } from "../../src/session/store/session-record";
 
 export const BASE = "https://condense.test";
 
@@ -77,6 +79,61 @@ export function freshSession(prefix = "s"): string {
 
 export function stubFor(user: string, sessionId: string) {
   return sessionStub(env, { userId: user, sessionId });
+}
+
+type SessionStub = ReturnType<typeof sessionStub>;
+
+/**
+ * Moves the clock of session object `stub` on to when its pending background compaction (or that
+ * one's retry) is due, when that is still ahead: the suite's `COMPACTION_DELAY_MS` is an hour, so no
+ * alarm fires by itself and the alarm leaves a compaction until it is due. Time only moves forward.
+ * Returns the object's time after the move.
+ */
+export function moveClockToDue(stub: SessionStub): Promise<number> {
+  return runInDurableObject(stub, (instance: SessionObject, state) => {
+    const sql = state.storage.sql;
+    // A deleted session's object holds no tables (its tombstone only).
+    const tables = sql.exec("SELECT 1 FROM sqlite_master WHERE name = 'condense_session'");
+    const session = tables.toArray().length > 0 ? readSession(sql) : undefined;
+    const due = session !== undefined ? pendingDueAt(session) : undefined;
+    const ahead = due === undefined ? 0 : due - instance.clock();
+    if (ahead > 0) {
+      const before = instance.clock;
+      instance.clock = () => before() + ahead;
+    }
+    return instance.clock();
+  });
+}
+
+/** The time by the clock of session object `stub` (moved on by {@link moveClockToDue}). */
+export function sessionNow(stub: SessionStub): Promise<number> {
+  return runInDurableObject(stub, (instance: SessionObject) => instance.clock());
+}
+
+/**
+ * Fires the alarm of session object `stub` as the runtime does once its pending background
+ * compaction is due ({@link moveClockToDue} first). What `runDurableObjectAlarm` answers: whether
+ * an alarm was set.
+ */
+export async function runAlarmWhenDue(stub: SessionStub): Promise<boolean> {
+  await moveClockToDue(stub);
+  return runDurableObjectAlarm(stub);
+}
+
+/**
+ * Fires the alarm of session object `stub` as a deployment with `COMPACTION_DELAY_MS` 0 (and no
+ * `cachedSummaries` grace) would right after the append: its pending background compaction's due
+ * time is moved back to the object's time, where {@link runAlarmWhenDue} moves an hour on and so
+ * lets the provider's cache go cold.
+ */
+export async function runAlarmWithoutDelay(stub: SessionStub): Promise<boolean> {
+  await runInDurableObject(stub, (instance: SessionObject, state) => {
+    state.storage.sql.exec(
+      "UPDATE condense_session SET pending_due_at = MIN(pending_due_at, ?) WHERE pending_due_at IS NOT NULL",
+      instance.clock(),
+    );
+  });
+  return runDurableObjectAlarm(stub);
 }
 
 // ---------------------------------------------------------------- session calls

@@ -6,20 +6,22 @@
  * alarm, or at once for a caller that waits for the context.
  *
  * A write that puts the context over its trigger marks a background
- * compaction pending (`compaction/pending`) and arms the alarm, postponed by
- * `COMPACTION_DELAY_MS` so a burst of appends is compacted once; the runtime
- * retries an alarm whose object was evicted mid-way. A background compaction
- * that throws is tried again after a backoff, and its last attempt falls back
- * to the deterministic tier; a caller that waits (context, manual, overflow,
- * gateway) gets that fallback at once. After each compaction the next is
- * scheduled if one is due.
+ * compaction pending (`compaction/pending`), due after `COMPACTION_DELAY_MS`
+ * so a burst of appends is compacted once (longer with `cachedSummaries`), and
+ * arms the alarm for that time; the alarm, which fires sooner for other work
+ * too, runs it only once it is due (and a failed one's retry once its backoff
+ * ended). The runtime retries an alarm whose object was evicted mid-way. A
+ * background compaction that throws is tried again after a backoff, and its
+ * last attempt falls back to the deterministic tier; a caller that waits
+ * (context, manual, overflow, gateway) gets that fallback at once. After each
+ * compaction the next is scheduled if one is due.
  */
 
 import type { CompactionTrigger } from "../../api/compaction-trigger";
-import { workerConfig } from "../../config/worker-config";
 import { type ContextMeasure, measureCommitted } from "../context/context-measure";
 import {
   clearPendingTrigger,
+  pendingDueAt,
   readSession,
   recordFailure,
   type SessionRow,
@@ -33,13 +35,6 @@ import type { MemorySinkFactory } from "./memory-flush";
 import { markPending, type PendingMark } from "./pending";
 import { CompactionQueue } from "./queue";
 import { type CompactionOptions, describeFailure, type RunResult, runCompaction } from "./run";
-
-/**
- * How long the alarm leaves a session with `cachedSummaries` to the gateway's summary through the
- * cache: Anthropic's cache lifetime, after which the cache is cold and the summary would read
- * nothing from it anyway.
- */
-export const CACHED_SUMMARY_GRACE_MS = 5 * 60_000;
 
 /**
  * A background compaction that throws is tried again after these waits; the attempt after the last
@@ -123,37 +118,53 @@ export class CompactionScheduler {
   }
 
   /**
-   * The alarm of a pending compaction: set for a new one, and again for an older one whose alarm is
-   * gone or later than it is due (the alarm may be the retention's, days away: `retention`).
+   * The alarm of a pending compaction, at the time it is due: set for a new one, and again for an
+   * older one whose alarm is gone or later than it is due (the alarm may be the retention's, days
+   * away: `retention`). An alarm that fires sooner runs only what is due, and sets itself again for
+   * the rest (`session-alarm`).
    */
   async arm(mark: PendingMark): Promise<void> {
     const storage = this.deps.scope.open();
-    const due = this.deps.scope.now() + this.#delayMs();
+    const session = readSession(storage.sql);
+    const at = (session !== undefined ? pendingDueAt(session) : undefined) ?? this.deps.scope.now();
     // Self-healing: a pending compaction (not running) whose alarm is gone or late gets its own, at
     // its retry time if it failed before.
     if (mark === "pending") {
       if (this.running) return;
-      const at = Math.max(due, readSession(storage.sql)?.retryAt ?? 0);
       const current = await storage.getAlarm();
       if (current !== null && current <= at) return;
-      await storage.setAlarm(at);
-      return;
     }
-    await storage.setAlarm(due);
+    await storage.setAlarm(at);
+  }
+
+  /** Whether a background compaction is pending, due or not. */
+  isBackgroundPending(session: SessionRow): boolean {
+    return session.pendingTrigger !== null;
   }
 
   /**
-   * Whether the alarm has a background compaction to run: one is pending. (An alarm set for the
-   * retention may run a failed one's retry before its backoff ends; the retry is no worse for it.)
+   * Whether the alarm has a background compaction to run now: one is pending and due, and a failed
+   * one's backoff has ended. An alarm that fires sooner (an event's delivery, the cold-cache moment)
+   * leaves it for its own time.
    */
-  isBackgroundPending(session: SessionRow): boolean {
-    return session.pendingTrigger !== null;
+  isBackgroundDue(session: SessionRow): boolean {
+    if (!this.isBackgroundPending(session)) return false;
+    const due = pendingDueAt(session);
+    return due === undefined || due <= this.deps.scope.now();
+  }
+
+  /**
+   * Marks a background compaction pending without setting the alarm: for the alarm itself, which
+   * runs what is due and sets itself again after.
+   */
+  markPending(trigger: CompactionTrigger): PendingMark | undefined {
+    return markPending(this.deps.scope, this.deps.env, trigger);
   }
 
   /** Schedules a background compaction (an alarm) when the context is over the trigger and none is pending. */
   async scheduleIfNeeded(trigger: CompactionTrigger): Promise<boolean> {
     const { scope } = this.deps;
-    const mark = markPending(scope, trigger);
+    const mark = markPending(scope, this.deps.env, trigger);
     if (mark === undefined) return false;
     await this.arm(mark);
     return true;
@@ -194,18 +205,6 @@ export class CompactionScheduler {
         setExhaustedSeq(sql, readSession(sql)?.messageCount ?? session.messageCount);
       });
     }
-  }
-
-  /**
-   * `COMPACTION_DELAY_MS` postpones background compactions, so a burst of appends is compacted
-   * once. With `cachedSummaries` on, the alarm waits at least `CACHED_SUMMARY_GRACE_MS`: the
-   * gateway's turn compacts through the cache once its answer is in, and the alarm, which has no
-   * channel to the upstream, only takes what that left.
-   */
-  #delayMs(): number {
-    const delay = workerConfig(this.deps.env).compactionDelayMs;
-    const cached = readSettings(this.deps.scope.open().sql).cachedSummaries;
-    return cached ? Math.max(delay, CACHED_SUMMARY_GRACE_MS) : delay;
   }
 
   /** Runs one compaction (the caller holds the queue), then schedules the next if one is due. */

@@ -20,6 +20,7 @@ function session(overrides: Partial<SessionRow> = {}): SessionRow {
     calibrationRatio: 1,
     calibrationSamples: 0,
     pendingTrigger: null,
+    pendingDueAt: null,
     exhaustedSeq: null,
     ledger: null,
     learnedWindow: null,

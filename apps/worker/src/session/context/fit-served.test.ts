@@ -28,6 +28,7 @@ function session(): SessionRow {
     calibrationRatio: 1,
     calibrationSamples: 0,
     pendingTrigger: null,
+    pendingDueAt: null,
     exhaustedSeq: null,
     ledger: null,
     learnedWindow: null,

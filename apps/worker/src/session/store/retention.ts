@@ -4,7 +4,7 @@
  * alarm of a session's object shared with its background compactions
  * (`compaction/scheduler`): a Durable Object has a single alarm, so each
  * write and each alarm run leaves it at the earliest time something is due —
- * a failed compaction's retry, else the retention deadline (the last
+ * a pending compaction (or a failed one's retry), else the retention deadline (the last
  * activity plus the retention) — unless an earlier alarm is already set (a
  * compaction's, whose run arms the alarm again). The alarm at the deadline
  * deletes the session only if it is still idle; one active since arms the
@@ -12,7 +12,7 @@
  * deadline at its next write.
  */
 
-import type { SessionRow } from "./session-record";
+import { pendingDueAt, type SessionRow } from "./session-record";
 
 /** When `session` is past its retention: its last activity plus `retentionMs`; undefined when kept forever. */
 export function retentionDeadline(
@@ -33,8 +33,8 @@ export function isPastRetention(
 }
 
 /**
- * Sets the alarm to the earliest time something is due for `session` (a pending compaction's retry,
- * `also`: an event's delivery, the retention deadline), unless one at or before it is already set.
+ * Sets the alarm to the earliest time something is due for `session` (a pending compaction, or its
+ * retry: `pendingDueAt`; `also`: an event's delivery; the retention deadline), unless one at or before it is already set.
  */
 export async function armSessionAlarm(
   storage: DurableObjectStorage,
@@ -42,11 +42,9 @@ export async function armSessionAlarm(
   retentionMs: number | undefined,
   also?: number,
 ): Promise<void> {
-  const due = [
-    retentionDeadline(session, retentionMs),
-    session.pendingTrigger !== null ? (session.retryAt ?? undefined) : undefined,
-    also,
-  ].filter((at) => at !== undefined);
+  const due = [retentionDeadline(session, retentionMs), pendingDueAt(session), also].filter(
+    (at) => at !== undefined,
+  );
   if (due.length === 0) return;
   const at = Math.min(...due);
   const current = await storage.getAlarm();

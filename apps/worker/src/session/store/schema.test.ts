@@ -4,7 +4,7 @@ import { listCompactions } from "../compaction/history";
 import { checkToolTraffic, indexToolCalls, readToolOutput } from "../context/tool-outputs";
 import { MessageStore } from "./message-store";
 import { migrate, SCHEMA_VERSION } from "./schema";
-import { ledgerOf, readSession } from "./session-record";
+import { ledgerOf, pendingDueAt, readSession } from "./session-record";
 import { sessionScope } from "./session-scope";
 
 /** A fresh, never-used session object to borrow storage from. */
@@ -145,5 +145,21 @@ describe("schema", () => {
       lastFailure: null,
       retryAt: null,
     });
+  });
+
+  it("upgrades a v17 session whose background compaction is pending: it is due at once, as it was", async () => {
+    const upgraded = await runInDurableObject(freshObject(), (_instance, state) => {
+      migrate(state.storage, 17);
+      state.storage.sql.exec(
+        `INSERT INTO condense_session (id, user_id, session_id, epoch, created_at, updated_at, message_count,
+           pending_trigger)
+         VALUES (1, 'alice', 's', 'e', 1, 2, 7, 'append')`,
+      );
+      migrate(state.storage);
+      const session = readSession(state.storage.sql);
+      return { session, due: session === undefined ? "missing" : pendingDueAt(session) };
+    });
+    expect(upgraded.session).toMatchObject({ pendingTrigger: "append", pendingDueAt: null });
+    expect(upgraded.due).toBeUndefined();
   });
 });

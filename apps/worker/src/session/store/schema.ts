@@ -107,6 +107,11 @@
  * v17 (cache diagnostics, issue 32): `condense_turns.answer_id`, the provider's id of the turn's
  * answer (Anthropic's `msg_…`) when its request opted in to cache diagnostics: the next request
  * names it as `diagnostics.previous_message_id`; NULL otherwise and before.
+ *
+ * v18 (the alarm's due times): `condense_session.pending_due_at`, when the pending background
+ * compaction is due (its mark's time plus `COMPACTION_DELAY_MS`, or the grace of `cachedSummaries`),
+ * so that the alarm, fired sooner for something else, leaves it until then; NULL when none is pending,
+ * and for one marked before (due at once, as it was).
  */
 
 import { type Migration, runMigrations } from "../../sqlite/migrations";
@@ -374,6 +379,11 @@ const migrations: Migration[] = [
   {
     version: 17,
     statements: ["ALTER TABLE condense_turns ADD COLUMN answer_id TEXT"],
+  },
+  // ---- the alarm's due times (v18): when the pending background compaction is due
+  {
+    version: 18,
+    statements: ["ALTER TABLE condense_session ADD COLUMN pending_due_at INTEGER"],
   },
 ];
 

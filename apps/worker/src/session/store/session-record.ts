@@ -43,6 +43,8 @@ export type SessionRow = {
   calibrationRatio: number;
   calibrationSamples: number;
   pendingTrigger: CompactionTrigger | null;
+  /** When the pending background compaction is due (schema v18; NULL: at once, or none pending). */
+  pendingDueAt: number | null;
   exhaustedSeq: number | null;
   /** JSON of the `ledger` the last summarizing compaction returned (schema v2). */
   ledger: string | null;
@@ -86,7 +88,7 @@ const SESSION_COLUMNS = `
   updated_at AS updatedAt, last_model AS lastModel, message_count AS messageCount,
   transcript_tokens AS transcriptTokens, cooldown_until AS cooldownUntil,
   calibration_ratio AS calibrationRatio, calibration_samples AS calibrationSamples,
-  pending_trigger AS pendingTrigger, exhausted_seq AS exhaustedSeq, ledger,
+  pending_trigger AS pendingTrigger, pending_due_at AS pendingDueAt, exhausted_seq AS exhaustedSeq, ledger,
   learned_window AS learnedWindow, learned_window_model AS learnedWindowModel,
   served_tokens AS servedTokens, served_seq AS servedSeq, failed_attempts AS failedAttempts,
   last_failure_at AS lastFailureAt, last_failure AS lastFailure, retry_at AS retryAt,
@@ -212,14 +214,37 @@ export function calibrationOf(session: SessionRow): Calibration {
   return { ratio: session.calibrationRatio, samples: session.calibrationSamples };
 }
 
-/** Marks a background compaction as wanted (the caller sets the alarm). */
-export function setPendingTrigger(sql: SqlStorage, trigger: CompactionTrigger): void {
-  writeSession(sql, "UPDATE condense_session SET pending_trigger = ? WHERE id = 1", trigger);
+/** Marks a background compaction as wanted from `dueAt` on (the caller sets the alarm). */
+export function setPendingTrigger(
+  sql: SqlStorage,
+  trigger: CompactionTrigger,
+  dueAt: number,
+): void {
+  writeSession(
+    sql,
+    "UPDATE condense_session SET pending_trigger = ?, pending_due_at = ? WHERE id = 1",
+    trigger,
+    dueAt,
+  );
 }
 
 /** A compaction ran (or found nothing to do): no background compaction is pending any more. */
 export function clearPendingTrigger(sql: SqlStorage): void {
-  writeSession(sql, "UPDATE condense_session SET pending_trigger = NULL WHERE id = 1");
+  writeSession(
+    sql,
+    "UPDATE condense_session SET pending_trigger = NULL, pending_due_at = NULL WHERE id = 1",
+  );
+}
+
+/**
+ * When the alarm may run `session`'s pending background compaction: its due time, or its retry's
+ * after a failure, whichever is later; undefined when none is pending, or when one marked before
+ * due times were stored has no retry (it is due at once).
+ */
+export function pendingDueAt(session: SessionRow): number | undefined {
+  if (session.pendingTrigger === null) return undefined;
+  const times = [session.pendingDueAt, session.retryAt].filter((at) => at !== null);
+  return times.length > 0 ? Math.max(...times) : undefined;
 }
 
 /**

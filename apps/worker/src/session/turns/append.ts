@@ -157,7 +157,7 @@ export function appendMessages(
     }
     count();
 
-    const decision = decidePending(scope, "append", settings);
+    const decision = decidePending(scope, env, "append", settings);
     const pending = decision.mark;
     const after = decision.session ?? requireSession(sql, key);
     // Measured by the decision when it wrote nothing (the same session and settings, measured again,
