@@ -30,11 +30,7 @@ export const CACHED_SUMMARY_GRACE_MS = 5 * 60_000;
  * upstream, only takes what that left. A cache gone cold (`cold_cache`) is the moment itself: due
  * at once.
  */
-export function pendingDelayMs(
-  env: Env,
-  settings: SessionSettings,
-  trigger: CompactionTrigger,
-): number {
+function pendingDelayMs(env: Env, settings: SessionSettings, trigger: CompactionTrigger): number {
   if (trigger === "cold_cache") return 0;
   const delay = workerConfig(env).compactionDelayMs;
   return settings.cachedSummaries ? Math.max(delay, CACHED_SUMMARY_GRACE_MS) : delay;

@@ -4,8 +4,8 @@
  * alarm of a session's object shared with its background compactions
  * (`compaction/scheduler`): a Durable Object has a single alarm, so each
  * write and each alarm run leaves it at the earliest time something is due —
- * a pending compaction (or a failed one's retry), else the retention deadline (the last
- * activity plus the retention) — unless an earlier alarm is already set (a
+ * a pending compaction (or a failed one's retry), else the retention deadline
+ * (the last activity plus the retention) — unless an earlier alarm is already set (a
  * compaction's, whose run arms the alarm again). The alarm at the deadline
  * deletes the session only if it is still idle; one active since arms the
  * next deadline. A session written before retention was configured gets its
@@ -34,7 +34,8 @@ export function isPastRetention(
 
 /**
  * Sets the alarm to the earliest time something is due for `session` (a pending compaction, or its
- * retry: `pendingDueAt`; `also`: an event's delivery; the retention deadline), unless one at or before it is already set.
+ * retry: `pendingDueAt`; `also`: an event's delivery; the retention deadline), unless one at or
+ * before it is already set.
  */
 export async function armSessionAlarm(
   storage: DurableObjectStorage,
